@@ -1,0 +1,46 @@
+"""Atomic file output: write to a temporary file in the same folder, then rename over the target.
+
+A failure part-way never leaves a half-written file, and an existing file is replaced only by a
+complete new one (``os.replace`` is atomic on POSIX and Windows within one file system).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import InputError, Problem
+
+
+def check_writable(path: str | Path, what: str = "output") -> Path:
+    """Fail early — before any solving — when ``path`` cannot be written."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.exists():
+        raise InputError([Problem(str(path), what, f"folder {str(folder)!r} does not exist")])
+    if not folder.is_dir():
+        raise InputError([Problem(str(path), what, f"{str(folder)!r} is not a folder")])
+    if path.is_dir():
+        raise InputError([Problem(str(path), what, "is a folder; give a file name")])
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError([Problem(str(path), what, "no permission to write here")])
+    return path
+
+
+def atomic_write(path: str | Path, data: bytes) -> None:
+    path = Path(path)
+    check_writable(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

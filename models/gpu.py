@@ -1,0 +1,104 @@
+"""The GPU table: canonical GPU ids, their aliases and the datasheet figures sizing relies on.
+
+The data lives in ``data/gpus.yaml`` with a ``source`` per row. Memory is the datasheet capacity;
+``bf16_dense_tflops`` is the dense (not 2:4-sparse) BF16 tensor throughput.
+"""
+
+from __future__ import annotations
+
+import difflib
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import InputError, unknown_choice
+from .validation import problems_from
+from .yamlio import line_of, load_yaml
+
+IntraNode = Literal["nvswitch", "nvlink", "pcie"]
+InterNode = Literal["none", "eth-25g", "eth-100g", "roce-200g", "roce-400g", "ib-hdr", "ib-ndr"]
+
+#: Line rate of one fabric port in Gbit/s (IEEE 802.3 / InfiniBand Trade Association HDR = 200, NDR = 400).
+FABRIC_GBPS: dict[str, float] = {
+    "none": 0.0,
+    "eth-25g": 25.0,
+    "eth-100g": 100.0,
+    "roce-200g": 200.0,
+    "roce-400g": 400.0,
+    "ib-hdr": 200.0,
+    "ib-ndr": 400.0,
+}
+
+
+class GPU(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    aliases: list[str] = Field(default_factory=list)
+    vendor: Literal["nvidia", "amd"]
+    form_factor: Literal["sxm", "pcie", "consumer", "oam"]
+    memory_gb: float = Field(gt=0, description="datasheet memory capacity, GB")
+    memory_bandwidth_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
+    bf16_dense_tflops: float = Field(gt=0, description="dense BF16 tensor throughput, TFLOP/s")
+    gpu_link_gbs: float = Field(gt=0, description="GPU-to-GPU bandwidth per GPU (datasheet, bidirectional), GB/s")
+    pcie_gbs: float = Field(gt=0, description="host PCIe x16 bandwidth (bidirectional), GB/s")
+    tdp_w: float = Field(gt=0, description="board power, W")
+    ecc: bool
+    default_gpus_per_node: int = Field(gt=0)
+    default_intra_node: IntraNode
+    default_inter_node: InterNode
+    source: str = Field(min_length=1)
+
+
+class GPUTable:
+    """Canonical GPUs plus a case-insensitive alias index."""
+
+    def __init__(self, gpus: list[GPU]):
+        self.gpus = {g.id: g for g in gpus}
+        self._index: dict[str, str] = {}
+        for g in gpus:
+            for name in [g.id, *g.aliases]:
+                self._index[_norm(name)] = g.id
+
+    def __iter__(self):
+        return iter(self.gpus.values())
+
+    def __getitem__(self, gpu_id: str) -> GPU:
+        return self.gpus[gpu_id]
+
+    def resolve(self, name: str) -> str | None:
+        """Canonical id for an id or alias, or None."""
+        return self._index.get(_norm(str(name)))
+
+    def unknown_message(self, name: str) -> str:
+        """Unknown GPU, with a did-you-mean that also looks at aliases ('H1OO' → H100-SXM-80GB)."""
+        typed = _norm(str(name)).replace("o", "0")  # 'H1OO' is a common typo of 'H100'
+        keys = {k.replace("o", "0"): k for k in self._index}
+        hits = [keys[h] for h in difflib.get_close_matches(typed, list(keys), n=1, cutoff=0.6)]
+        msg = unknown_choice("GPU", name, self.gpus)
+        if hits and "did you mean" not in msg:
+            msg = msg.replace(";", f" (did you mean {self._index[hits[0]]!r}?);", 1)
+        return msg
+
+
+def _norm(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+@lru_cache(maxsize=1)
+def gpu_table() -> GPUTable:
+    """The bundled GPU table (``models/data/gpus.yaml``)."""
+    path = Path(str(resources.files("models") / "data" / "gpus.yaml"))
+    data, lines = load_yaml(path, "GPU table")
+    gpus, problems = [], []
+    for i, row in enumerate(data.get("gpus", [])):
+        try:
+            gpus.append(GPU.model_validate(row))
+        except Exception as exc:  # a broken bundled table is a packaging bug; still report it clearly
+            problems += problems_from(exc, str(path), ("gpus", i), lambda loc: line_of(lines, loc))
+    if problems:
+        raise InputError(problems)
+    return GPUTable(gpus)

@@ -1,0 +1,82 @@
+"""Transformer architectures: the numbers sizing needs, and the bundled presets.
+
+``ffn_hidden_size`` is the FFN width one token activates: the dense ``intermediate_size``, or for a
+mixture-of-experts model (n_shared + top_k) · moe_intermediate_size. Presets carry their config source.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .errors import InputError, unknown_choice
+from .validation import problems_from
+from .yamlio import line_of, load_yaml
+
+
+class ModelSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str | None = Field(default=None, description="preset id, when the model came from a preset")
+    params_b: float = Field(gt=0, description="total parameters, billions")
+    active_params_b: float | None = Field(default=None, gt=0, description="parameters active per token, billions (mixture-of-experts); default: params_b")
+    layers: int = Field(gt=0)
+    hidden_size: int = Field(gt=0)
+    heads: int = Field(gt=0)
+    kv_heads: int | None = Field(default=None, gt=0, description="key/value heads (grouped-query attention); default: heads")
+    ffn_hidden_size: int = Field(gt=0, description="FFN width one token activates")
+    vocab_size: int = Field(gt=0)
+    source: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "ModelSpec":
+        if self.active_params_b is not None and self.active_params_b > self.params_b:
+            raise ValueError(f"active_params_b ({self.active_params_b}) cannot exceed params_b ({self.params_b})")
+        if self.kv_heads is not None and self.kv_heads > self.heads:
+            raise ValueError(f"kv_heads ({self.kv_heads}) cannot exceed heads ({self.heads})")
+        return self
+
+    @property
+    def params(self) -> float:
+        return self.params_b * 1e9
+
+    @property
+    def active_params(self) -> float:
+        return (self.active_params_b or self.params_b) * 1e9
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params_b is not None and self.active_params_b < self.params_b
+
+    @property
+    def label(self) -> str:
+        return self.id or f"custom {self.params_b:g}B"
+
+
+@lru_cache(maxsize=1)
+def model_presets() -> dict[str, ModelSpec]:
+    """The bundled presets (``models/data/model_presets.yaml``) by id."""
+    path = Path(str(resources.files("models") / "data" / "model_presets.yaml"))
+    data, lines = load_yaml(path, "model presets")
+    out, problems = {}, []
+    for i, row in enumerate(data.get("presets", [])):
+        try:
+            spec = ModelSpec.model_validate(row)
+            out[spec.id] = spec
+        except Exception as exc:
+            problems += problems_from(exc, str(path), ("presets", i), lambda loc: line_of(lines, loc))
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def resolve_preset(name: str) -> ModelSpec:
+    presets = model_presets()
+    key = str(name).strip().lower()
+    for pid, spec in presets.items():
+        if pid.lower() == key:
+            return spec
+    raise ValueError(unknown_choice("model preset", name, presets))

@@ -1,0 +1,150 @@
+"""``workload.yaml``: the training jobs to place and the finance settings of the project.
+
+Field names are a contract other tools read. Days are counted from ``start_date`` (day 0).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import InputError, Problem
+from .gpu import gpu_table
+from .model_spec import ModelSpec, resolve_preset
+from .offer import MODES, Mode
+from .units import months_to_days
+from .validation import problems_from
+from .yamlio import line_of, load_yaml
+
+Method = Literal["pretrain", "full", "lora", "qlora"]
+
+
+class Workload(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=80)
+    model: ModelSpec = Field(description="a preset id (see `procure size --help`) or an inline architecture")
+    method: Method
+    tokens_b: float = Field(gt=0, description="total tokens processed, billions (dataset tokens x epochs)")
+    seq_len: int = Field(default=4096, gt=0, le=1_048_576)
+    lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA/QLoRA adapter rank")
+    earliest_start_days: int = Field(default=0, ge=0)
+    deadline_days: int = Field(gt=0, description="the job must finish by this day (from start_date)")
+    dataset_tb: float = Field(default=0.1, ge=0, description="training data on local disk, TB")
+    checkpoint_every_hours: float = Field(default=4.0, gt=0)
+    checkpoints_kept: int = Field(default=2, ge=1)
+    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1)")
+    allowed_gpus: list[str] | None = Field(default=None, min_length=1)
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _preset(cls, value: object) -> object:
+        if isinstance(value, str):
+            return resolve_preset(value)
+        return value
+
+    @field_validator("allowed_gpus", mode="before")
+    @classmethod
+    def _gpus(cls, value: object) -> object:
+        if not isinstance(value, list):
+            return value
+        table, out, bad = gpu_table(), [], []
+        for name in value:
+            gid = table.resolve(str(name))
+            if gid is None:
+                bad.append(table.unknown_message(str(name)))
+            else:
+                out.append(gid)
+        if bad:
+            raise ValueError("; ".join(bad))
+        return out
+
+    @model_validator(mode="after")
+    def _window(self) -> "Workload":
+        if self.deadline_days <= self.earliest_start_days:
+            raise ValueError(
+                f"deadline_days ({self.deadline_days}) must be after earliest_start_days ({self.earliest_start_days})"
+            )
+        return self
+
+
+class SizingSettings(BaseModel):
+    """Fit-check thresholds (the seeds' rules of thumb), overridable per project."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host_ram_ratio: float = Field(default=1.5, gt=0, description="host RAM >= ratio x the node's GPU memory")
+    cpu_cores_per_gpu: float = Field(default=4.0, ge=0)
+    min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
+    min_inter_node_gbps: float = Field(default=100.0, ge=0, description="multi-node jobs need at least this fabric per node")
+    max_nodes_per_job: int = Field(default=64, gt=0)
+    premium_lines: list[str] = Field(default_factory=lambda: ["cn2-gia", "iplc", "cn2"], description="network lines good enough for a team across the mainland-China border")
+    global_batch_tokens_m: float | None = Field(default=None, gt=0, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
+
+
+class Project(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    start_date: dt.date = Field(default_factory=dt.date.today)
+    horizon_months: int = Field(default=36, gt=0, le=120)
+    period_days: int = Field(default=7, gt=0, le=92)
+    discount_rate: float = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV")
+    budget: float | None = Field(default=None, gt=0, description="cap on total cost over the horizon")
+    electricity_price_per_kwh: float = Field(default=0.12, ge=0)
+    pue: float = Field(default=1.3, ge=1, le=3)
+    team_region: str | None = None
+    allowed_modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1)
+    offers: list[str] | None = Field(default=None, min_length=1, description="catalog files, relative to the workload file")
+    sizing: SizingSettings = Field(default_factory=SizingSettings)
+    workloads: list[Workload] = Field(min_length=1)
+
+    @field_validator("team_region", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _checks(self) -> "Project":
+        names = [w.name for w in self.workloads]
+        dups = sorted({n for n in names if names.count(n) > 1})
+        if dups:
+            raise ValueError(f"workload names must be unique; repeated: {', '.join(dups)}")
+        horizon_days = self.horizon_days
+        late = [w.name for w in self.workloads if w.deadline_days > horizon_days]
+        if late:
+            raise ValueError(
+                f"deadline_days of {', '.join(late)} lies beyond the horizon ({self.horizon_months} months = {horizon_days} days); raise horizon_months"
+            )
+        return self
+
+    @property
+    def horizon_days(self) -> int:
+        return months_to_days(self.horizon_months)
+
+    @property
+    def team_area(self) -> str | None:
+        return self.team_region.split("-", 1)[0] if self.team_region else None
+
+
+def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
+    """Load and validate ``workload.yaml``. Raises InputError with every problem; returns warnings."""
+    path = Path(path)
+    data, lines = load_yaml(path, "workload file")
+    if not isinstance(data, dict):
+        raise InputError([Problem(str(path), "", "expected a mapping with `name` and `workloads` at the top level")])
+    try:
+        project = Project.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(problems_from(exc, str(path), (), lambda loc: line_of(lines, loc))) from None
+    warnings = []
+    for i, w in enumerate(project.workloads):
+        if w.dataset_tb > 5000:
+            warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))
+        if w.tokens_b > 100_000:
+            warnings.append(Problem(str(path), f"workloads[{i}].tokens_b", f"{w.tokens_b:g} billion tokens is implausibly large; is the unit billions?", line=line_of(lines, ("workloads", i, "tokens_b")), warning=True))
+    return project, warnings

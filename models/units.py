@@ -1,0 +1,36 @@
+"""Unit conversions, defined once.
+
+A month is 365/12 days (30.4167 d, 730 h), the convention cloud providers use to quote monthly
+prices from hourly ones (e.g. AWS: "730 hours in a month").
+"""
+
+from __future__ import annotations
+
+import math
+
+DAYS_PER_YEAR = 365.0
+MONTHS_PER_YEAR = 12
+DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR
+HOURS_PER_DAY = 24.0
+HOURS_PER_MONTH = DAYS_PER_MONTH * HOURS_PER_DAY  # 730
+GB = 1e9
+GIB = 2.0**30
+TB = 1e12
+
+
+def months_to_days(months: float) -> int:
+    """Whole days in ``months`` months (rounded down)."""
+    return int(math.floor(months * DAYS_PER_MONTH + 1e-9))
+
+
+def day_to_month(day: float) -> int:
+    """0-based month index that contains ``day`` (day 0 is in month 0)."""
+    return int(math.floor(day / DAYS_PER_MONTH + 1e-9))
+
+
+def days_to_hours(days: float) -> float:
+    return days * HOURS_PER_DAY
+
+
+def hours_to_days(hours: float) -> float:
+    return hours / HOURS_PER_DAY

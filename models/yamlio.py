@@ -1,0 +1,122 @@
+"""Safe, bounded YAML loading that remembers where every value came from.
+
+ruamel.yaml's round-trip loader records the line of each key and item; we convert its tree to plain
+Python while recording ``path -> line`` so validation errors can point at a line. Loading is bounded:
+files over ``MAX_FILE_BYTES`` are refused, and alias expansion (the "billion laughs" attack) is cut off
+after ``MAX_NODES`` values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .errors import InputError, Problem
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_NODES = 2_000_000
+
+Path_ = tuple[Any, ...]
+
+
+def read_text(path: Path, what: str = "file") -> str:
+    """Read a UTF-8 text file within the size limit, or raise InputError saying why not."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise InputError([Problem(str(path), "", f"{what} not found")]) from None
+    except OSError as exc:
+        raise InputError([Problem(str(path), "", f"cannot read {what}: {exc.strerror}")]) from None
+    if path.is_dir():
+        raise InputError([Problem(str(path), "", f"{what} is a folder, expected a file")])
+    if size > MAX_FILE_BYTES:
+        raise InputError([Problem(str(path), "", f"{what} is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")])
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError([Problem(str(path), "", f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8", line=line)]) from None
+    return text
+
+
+def load_yaml(path: Path, what: str = "file") -> tuple[Any, dict[Path_, int]]:
+    """Parse a YAML file safely. Returns (plain data, {field path tuple: 1-based line})."""
+    text = read_text(path, what)
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    try:
+        tree = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        msg = (exc.problem or exc.context or "malformed YAML").strip()
+        raise InputError([Problem(str(path), "", f"malformed YAML: {msg}", line=line)]) from None
+    except YAMLError as exc:
+        raise InputError([Problem(str(path), "", f"malformed YAML: {exc}")]) from None
+    lines: dict[Path_, int] = {}
+    budget = [MAX_NODES]
+
+    def plain(node: Any, at: Path_) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise InputError([Problem(str(path), "", f"document expands to more than {MAX_NODES:,} values (YAML aliases?); refusing to load it")])
+        if isinstance(node, CommentedMap):
+            out = {}
+            for key, value in node.items():
+                try:
+                    lines[at + (key,)] = node.lc.key(key)[0] + 1
+                except (KeyError, TypeError, AttributeError):
+                    pass
+                out[key] = plain(value, at + (key,))
+            return out
+        if isinstance(node, CommentedSeq):
+            out_l = []
+            for i, value in enumerate(node):
+                try:
+                    lines[at + (i,)] = node.lc.item(i)[0] + 1
+                except (KeyError, TypeError, AttributeError, IndexError):
+                    pass
+                out_l.append(plain(value, at + (i,)))
+            return out_l
+        if isinstance(node, str):
+            return str(node)
+        if hasattr(node, "value") and type(node).__name__ == "TaggedScalar":
+            return str(node.value)
+        # ruamel scalar subclasses (ScalarFloat, ScalarBoolean...) -> plain Python
+        if isinstance(node, bool):
+            return bool(node)
+        if isinstance(node, int):
+            return int(node)
+        if isinstance(node, float):
+            return float(node)
+        return node
+
+    data = plain(tree, ())
+    return data, lines
+
+
+def line_of(lines: dict[Path_, int], loc: Path_) -> int | None:
+    """The line of the deepest known prefix of ``loc``."""
+    loc = tuple(loc)
+    while loc:
+        if loc in lines:
+            return lines[loc]
+        loc = loc[:-1]
+    return None
+
+
+def field_path(loc: Path_) -> str:
+    """('workloads', 0, 'method') -> 'workloads[0].method'."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out

@@ -1,0 +1,308 @@
+"""Load offer catalogs from YAML, CSV or XLSX — one row per offer, the same columns in all three.
+
+Every problem in every row is collected and reported at once, with the file and the YAML line or the
+table row (the row number a spreadsheet shows; the header is row 1).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+from pydantic import ValidationError
+
+from models.errors import InputError, Problem
+from models.offer import COLUMNS, MODES, Offer
+from models.validation import problems_from
+from models.yamlio import MAX_FILE_BYTES, line_of, load_yaml, read_text
+
+SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
+
+
+def bundled_catalog_path() -> Path:
+    return Path(str(resources.files("offers") / "data" / "catalog.yaml"))
+
+
+@dataclass
+class Catalog:
+    offers: list[Offer]
+    files: list[Path]
+    warnings: list[Problem] = field(default_factory=list)
+    origin: dict[str, str] = field(default_factory=dict)  # offer id -> "file row N" / "file:line"
+
+    def by_id(self) -> dict[str, Offer]:
+        return {o.id: o for o in self.offers}
+
+
+def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
+    """Load and validate one or more catalog files (default: the bundled catalog)."""
+    paths = [Path(p) for p in paths] if paths else [bundled_catalog_path()]
+    offers: list[Offer] = []
+    problems: list[Problem] = []
+    origin: dict[str, str] = {}
+    warnings: list[Problem] = []
+    for path in paths:
+        try:
+            rows = read_rows(path)
+        except InputError as exc:
+            problems += exc.problems
+            continue
+        if not rows:
+            problems.append(Problem(str(path), "", "the catalog has no offers"))
+            continue
+        for row in rows:
+            try:
+                offer = Offer.model_validate(row.values)
+            except ValidationError as exc:
+                problems += problems_from(exc, str(path), (), row.line_for, row=row.row)
+                continue
+            where = f"{path.name} row {row.row}" if row.row else f"{path.name}:{row.line}"
+            if offer.id in origin:
+                problems.append(Problem(str(path), "id", f"duplicate offer id {offer.id!r} (first defined at {origin[offer.id]})", line=row.line, row=row.row))
+                continue
+            origin[offer.id] = where
+            offers.append(offer)
+            warnings += _plausibility(offer, path, row)
+    if problems:
+        raise InputError(problems)
+    return Catalog(offers=offers, files=paths, warnings=warnings, origin=origin)
+
+
+@dataclass
+class Row:
+    values: dict[str, Any]
+    row: int | None = None  # table row (CSV/XLSX)
+    line: int | None = None  # YAML line
+    lines: dict | None = None
+    prefix: tuple = ()
+
+    def line_for(self, loc: tuple) -> int | None:
+        if self.lines is None:
+            return None
+        return line_of(self.lines, self.prefix + tuple(loc)) or self.line
+
+
+def read_rows(path: Path) -> list[Row]:
+    """Raw rows of a catalog file, with where each came from."""
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return _yaml_rows(path)
+    if suffix == ".csv":
+        return _csv_rows(path)
+    if suffix == ".xlsx":
+        return _xlsx_rows(path)
+    raise InputError([Problem(str(path), "", f"unsupported catalog format {suffix or '(none)'!r}; use .yaml, .yml, .csv or .xlsx")])
+
+
+def _yaml_rows(path: Path) -> list[Row]:
+    data, lines = load_yaml(path, "catalog")
+    if isinstance(data, dict) and "offers" in data:
+        unknown = set(data) - {"offers", "catalog_date", "notes"}
+        if unknown:
+            raise InputError([Problem(str(path), k, "unknown top-level key; allowed: offers, catalog_date, notes", line=line_of(lines, (k,))) for k in sorted(unknown)])
+        items, prefix = data["offers"], ("offers",)
+    elif isinstance(data, list):
+        items, prefix = data, ()
+    elif data is None:
+        return []
+    else:
+        raise InputError([Problem(str(path), "", "expected a list of offers, or a mapping with an `offers:` list")])
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise InputError([Problem(str(path), "offers", "expected a list of offers", line=line_of(lines, prefix))])
+    rows = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InputError([Problem(str(path), f"offers[{i}]", "each offer must be a mapping of column: value", line=line_of(lines, prefix + (i,)))])
+        rows.append(Row(values=item, line=line_of(lines, prefix + (i,)), lines=lines, prefix=prefix + (i,)))
+    return rows
+
+
+def _clean_cells(header: list[str], cells: list[Any], path: Path, rownum: int) -> dict[str, Any] | None:
+    values: dict[str, Any] = {}
+    for name, cell in zip(header, cells):
+        if name is None or name == "":
+            if cell not in (None, ""):
+                raise InputError([Problem(str(path), "", "a value stands in a column without a header", row=rownum)])
+            continue
+        if isinstance(cell, str):
+            cell = cell.strip()
+            if cell == "":
+                cell = None
+        if isinstance(cell, dt.datetime):
+            cell = cell.date()
+        if cell is not None:
+            values[name] = cell
+    return values or None  # all-empty row
+
+
+def _check_header(header: list[str], path: Path) -> list[str]:
+    cleaned = [str(h).strip() if h is not None else "" for h in header]
+    seen, problems = set(), []
+    for h in cleaned:
+        if h and h in seen:
+            problems.append(Problem(str(path), h, "column appears twice in the header", row=1))
+        seen.add(h)
+    if "id" not in seen:
+        hint = " (the file looks semicolon-separated; save it with commas)" if any(";" in h for h in cleaned) else ""
+        problems.append(Problem(str(path), "id", f"the header row has no `id` column{hint}; expected columns: {', '.join(COLUMNS)}", row=1))
+    if problems:
+        raise InputError(problems)
+    return cleaned
+
+
+def _csv_rows(path: Path) -> list[Row]:
+    text = read_text(path, "catalog")  # strips a UTF-8 byte-order mark
+    sample = text[:4096]
+    delimiter = ","
+    first = sample.splitlines()[0] if sample else ""
+    if first.count(";") > first.count(","):
+        delimiter = ";"  # European spreadsheet exports
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        table = list(reader)
+    except csv.Error as exc:
+        raise InputError([Problem(str(path), "", f"malformed CSV: {exc}", row=reader.line_num)]) from None
+    if not table:
+        return []
+    header = _check_header(table[0], path)
+    rows = []
+    for i, cells in enumerate(table[1:], start=2):
+        if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
+            raise InputError([Problem(str(path), "", f"row has {len(cells)} cells but the header has {len(header)} columns", row=i)])
+        values = _clean_cells(header, cells, path, i)
+        if values is not None:
+            rows.append(Row(values=values, row=i))
+    return rows
+
+
+def _xlsx_rows(path: Path) -> list[Row]:
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+    import zipfile
+
+    size = path.stat().st_size if path.exists() else 0
+    if not path.exists():
+        raise InputError([Problem(str(path), "", "catalog not found")])
+    if size > MAX_FILE_BYTES:
+        raise InputError([Problem(str(path), "", f"catalog is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")])
+    try:
+        wb = openpyxl.load_workbook(path, data_only=False, read_only=False)
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError) as exc:
+        raise InputError([Problem(str(path), "", f"not a readable .xlsx workbook ({exc.__class__.__name__})")]) from None
+    sheet = wb["offers"] if "offers" in wb.sheetnames else wb.worksheets[0]
+    problems = []
+    if sheet.merged_cells.ranges:
+        for rng in sheet.merged_cells.ranges:
+            problems.append(Problem(str(path), "", f"merged cells {rng.coord} on sheet {sheet.title!r}; unmerge them so each cell holds one value", row=rng.min_row))
+    table = list(sheet.iter_rows(values_only=True))
+    if not table:
+        return []
+    for r, cells in enumerate(table, start=1):
+        for c, cell in enumerate(cells, start=1):
+            if isinstance(cell, str) and cell.startswith("="):
+                col = table[0][c - 1] if table[0] and c - 1 < len(table[0]) else f"column {c}"
+                problems.append(Problem(str(path), str(col), f"cell holds a formula ({cell[:40]}); enter the value itself (paste as values)", row=r))
+    if problems:
+        raise InputError(problems)
+    header = _check_header(list(table[0]), path)
+    rows = []
+    for i, cells in enumerate(table[1:], start=2):
+        values = _clean_cells(header, list(cells), path, i)
+        if values is not None:
+            rows.append(Row(values=values, row=i))
+    return rows
+
+
+def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
+    """Values that validate but are probably a unit mistake: warnings, not errors."""
+    out = []
+
+    def warn(fieldname: str, msg: str) -> None:
+        out.append(Problem(str(path), fieldname, f"offer {offer.id!r}: {msg}", line=row.line, row=row.row, warning=True))
+
+    if offer.ram_gb < 16:
+        warn("ram_gb", f"{offer.ram_gb:g} GB of host RAM per node is implausibly small; is the unit GB?")
+    if offer.nvme_tb > 2000:
+        warn("nvme_tb", f"{offer.nvme_tb:g} TB of NVMe per node is implausibly large; is the unit TB?")
+    if offer.mode == "cloud" and offer.price_per_node_hour and offer.price_per_node_hour > 1000:
+        warn("price_per_node_hour", f"{offer.price_per_node_hour:g} per node-hour is implausibly high; is this a monthly price?")
+    if offer.mode == "rent" and offer.price_per_node_month and offer.price_per_node_month < 50:
+        warn("price_per_node_month", f"{offer.price_per_node_month:g} per node-month is implausibly low; is this an hourly price?")
+    return out
+
+
+# --- template -----------------------------------------------------------------------------------
+
+EXAMPLE_ROW: dict[str, Any] = {
+    "id": "my-vendor-8xh100",
+    "vendor": "My Vendor",
+    "mode": "rent",
+    "region": "us-east",
+    "gpu": "H100-SXM-80GB",
+    "gpus_per_node": 8,
+    "intra_node": "nvswitch",
+    "inter_node": "ib-ndr",
+    "inter_node_rails": 8,
+    "ram_gb": 2048,
+    "nvme_tb": 30,
+    "cpu_cores": 112,
+    "network_line": "standard",
+    "max_nodes": 4,
+    "lead_time_days": 7,
+    "price_per_node_month": 16000,
+    "setup_fee_per_node": 500,
+    "min_term_months": 1,
+    "source": "quote Q-123 from My Vendor",
+    "quoted_on": "2026-11-01",
+}
+
+
+def write_template(fmt: str, out: Path) -> None:
+    """An empty, documented catalog in ``fmt`` (csv, xlsx, yaml) to type vendor quotes into."""
+    from models.fileio import atomic_write
+
+    cols = list(COLUMNS)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(cols)
+        atomic_write(out, buf.getvalue().encode("utf-8"))
+    elif fmt == "yaml":
+        lines = ["# procure offer catalog: one entry per offer under `offers:`.", "# Columns (omit those that do not apply to the offer's mode):"]
+        lines += [f"#   {c}: {d}" for c, d in COLUMNS.items()]
+        lines += ["# Example (remove the leading '# ' to use it):", "# offers:", "#   - " + "\n#     ".join(f"{k}: {v}" for k, v in EXAMPLE_ROW.items()), "offers: []", ""]
+        atomic_write(out, "\n".join(lines).encode("utf-8"))
+    elif fmt == "xlsx":
+        import openpyxl
+        from openpyxl.styles import Font, PatternFill
+        from openpyxl.comments import Comment
+
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.title = "offers"
+        ws.append(cols)
+        for i, c in enumerate(cols, start=1):
+            cell = ws.cell(row=1, column=i)
+            cell.font = Font(bold=True)
+            cell.fill = PatternFill("solid", fgColor="DDEBF7")
+            cell.comment = Comment(COLUMNS[c], "procure")
+            ws.column_dimensions[cell.column_letter].width = max(12, len(c) + 2)
+        ws.freeze_panes = "A2"
+        help_ws = wb.create_sheet("columns")
+        help_ws.append(["column", "meaning"])
+        for c, d in COLUMNS.items():
+            help_ws.append([c, d])
+        help_ws.column_dimensions["A"].width = 28
+        help_ws.column_dimensions["B"].width = 100
+        buf = io.BytesIO()
+        wb.save(buf)
+        atomic_write(out, buf.getvalue())
+    else:
+        raise InputError([Problem(str(out), "--format", f"unknown format {fmt!r}; allowed: csv, xlsx, yaml")])
