@@ -1,0 +1,49 @@
+"""The plan as JSON — a contract other tools read (field names documented in the README)."""
+
+from __future__ import annotations
+
+from solver.costs import CATEGORIES
+
+
+def _r(x: float | None, nd: int = 2) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+def result_to_json(result) -> dict:
+    p, h = result.project, result.hybrid
+    plan = h.plan
+    info = h.solve
+    out: dict = {
+        "status": h.status,
+        "currency": p.currency,
+        "objective": result.objective,
+        "total_cost": _r(plan.total_cost) if plan else None,
+        "npv_cost": _r(plan.npv_cost) if plan else None,
+        "cost_breakdown": {c: _r(plan.breakdown.get(c, 0.0)) for c in CATEGORIES} if plan else None,
+        "purchases": [],
+        "rentals": [],
+        "assignments": [],
+        "strategies": {},
+        "rejected": [{"workload": r.workload, "offer": r.offer_id, "reason": r.reason} for r in result.rejections],
+        "infeasible": h.reasons,
+        "solver": {
+            "name": info.name if info else None,
+            "status": info.status if info else h.status,
+            "seconds": _r(info.seconds, 3) if info else None,
+            "gap": info.gap if info else None,
+        },
+    }
+    if plan:
+        out["purchases"] = [{"offer": x.offer_id, "nodes": x.nodes, "cost": _r(x.cost)} for x in plan.purchases]
+        out["rentals"] = [{"offer": r.offer_id, "nodes": r.nodes, "start_day": _r(r.start_day, 3), "months": r.months, "cost": _r(r.cost)} for r in plan.rentals]
+        out["assignments"] = [
+            {
+                "workload": a.workload, "offer": a.offer_id, "mode": a.mode, "gpu": a.gpu, "nodes": a.nodes, "gpus": a.gpus,
+                "start_day": _r(a.start_day, 3), "end_day": _r(a.end_day, 3), "deadline_day": a.deadline_day,
+                "hours": _r(a.hours, 3), "gpu_hours": _r(a.gpu_hours, 3), "cost": _r(a.cost),
+            }
+            for a in plan.assignments
+        ]
+    for name, s in result.strategies.items():
+        out["strategies"][name] = {"status": s.status, "total_cost": _r(s.total_cost)}
+    return out

@@ -1,0 +1,8 @@
+"""Sizing and optimization.
+
+- ``sizing``  — from a training job to GPU memory, FLOPs, hours and fit on each cluster shape.
+- ``costs``   — the cost model: every cost formula, shared by the optimizer, verifier, reports and tests.
+- ``milp``    — the mixed-integer program (PuLP; CBC by default, HiGHS optional).
+- ``verify``  — the independent checker every plan must pass before it is shown.
+- ``plan``    — result objects the reports read.
+"""

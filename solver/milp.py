@@ -1,0 +1,377 @@
+r"""The mixed-integer program: place every workload on one shape and one start, at least total cost.
+
+Glossary
+    w ∈ W          workloads                      i ∈ I_w       options of w (offer o(i), nodes n_i)
+    s ∈ S_i        allowed start periods of i     B_i(s)        periods option i occupies if it starts in s
+    t ∈ T          periods of ``period_days``     m ∈ 0..M−1    project months (M = horizon_months)
+    O_buy, O_rent, O_cloud                        offers by mode; ``cap_o`` = max_nodes of offer o
+    L_o            minimum rental term (months)   p_o           price per node-month; f_o setup fee per node
+
+Variables
+    x[w,i,s] ∈ {0,1}     w runs option i starting in period s
+    y[w,i]   ∈ {0,1}     w runs option i of a cloud offer whose cap can never bind (no start index:
+                         the job starts as early as allowed)
+    b[o]     ∈ ℤ, 0..cap_o            nodes bought of o ∈ O_buy (ordered day 0, owned to the horizon end)
+    S[o,m]   ∈ ℤ≥0, m = 0..M−1        rental node-contracts of o ∈ O_rent started in months ≤ m (cumulative)
+    E[o,m]   ∈ ℤ≥0, m = 0..M          rental node-contracts ended before month m (cumulative)
+    rented in month m:  R[o,m] = S[o,m] − E[o,m]
+
+Objective (``tco``; with ``npv`` every coefficient is the present value of its cash flows, see costs.py)
+    min  Σ_o b[o]·C^own_o + Σ_o Σ_m R[o,m]·p_o + Σ_o f_o·S[o,M−1] + Σ x[w,i,s]·c_{i,s} + Σ y[w,i]·c_i
+    C^own_o: capex − residual + maintenance + colocation + idle energy of one node (costs.purchase_flows)
+    c_{i,s}: busy energy of the job on bought nodes, or its cloud bill (costs.job_flows)
+
+Constraints (one function each, named ``<family>[_<keys>]``)
+    assign_w:          Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1
+    buy_cap_o_t:       Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ b[o]
+    rent_cap_o_t_m:    Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ R[o,m]   for every month m that period t touches
+    cloud_cap_o_t:     Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ cap_o
+    rent_order_o_m:    S[o,m−1] ≤ S[o,m],  E[o,m−1] ≤ E[o,m],  E[o,0] = 0
+    rent_term_o_m:     E[o,m] ≤ S[o,m−L_o] (m ≥ L_o), E[o,m] = 0 (m < L_o) — matching contract ends to
+                       starts first-in first-out, the k-th contract to end began ≥ L_o months earlier
+    rent_close_o:      E[o,M] = S[o,M−1]   (contracts end within the horizon)
+    rent_avail_o_m:    R[o,m] ≤ cap_o
+    budget:            total cost (undiscounted TCO) ≤ budget
+
+Start periods already respect earliest_start_days, the offer's lead time and the deadline (options.py),
+so release, lead-time and deadline rules need no rows.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import pulp
+
+from models.offer import Offer
+from models.project import Project
+
+from . import costs
+from .options import Grid, Option
+from .plan import Decision, contracts_from_profile
+
+TOL = 1e-6
+
+
+@dataclass
+class SolveInfo:
+    name: str
+    version: str
+    status: str  # optimal | feasible | infeasible | no_solution
+    seconds: float
+    gap: float | None
+    objective: float | None
+    build_seconds: float = 0.0
+    variables: int = 0
+    constraints: int = 0
+
+
+@dataclass
+class Model:
+    prob: pulp.LpProblem
+    x: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)
+    y: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    b: dict[str, pulp.LpVariable] = field(default_factory=dict)
+    S: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    E: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    options: dict[str, list[Option]] = field(default_factory=dict)
+    usage: dict[tuple[str, int], list[tuple[pulp.LpVariable, int]]] = field(default_factory=dict)
+    total_cost: pulp.LpAffineExpression | None = None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", text)
+
+
+class Builder:
+    """Builds the model: variables first, then one ``add_<family>`` per constraint family, then the objective."""
+
+    def __init__(self, project: Project, options: dict[str, list[Option]], offers: dict[str, Offer], objective: str = "tco"):
+        self.project = project
+        self.options = options
+        self.offers = offers
+        self.objective = objective
+        self.grid = Grid.of(project)
+        self.df = costs.discount_factors(project)
+        self.m = Model(pulp.LpProblem(_slug(project.name) or "procure", pulp.LpMinimize), options=options)
+        self.widx = {w: k for k, w in enumerate(options)}
+        self.oidx = {o: k for k, o in enumerate(sorted(offers))}
+        self.cost_terms: list[tuple[pulp.LpVariable, float]] = []  # undiscounted
+        self.obj_terms: list[tuple[pulp.LpVariable, float]] = []
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _value(self, flows) -> float:
+        return costs.present_value(flows, self.project) if self.objective == "npv" else costs.total(flows)
+
+    def _cost(self, var: pulp.LpVariable, flows) -> None:
+        tot = costs.total(flows)
+        if tot:
+            self.cost_terms.append((var, tot))
+        val = self._value(flows)
+        if val:
+            self.obj_terms.append((var, val))
+
+    def _uncapped_cloud(self) -> set[str]:
+        demand: dict[str, int] = {}
+        for opts in self.options.values():
+            most: dict[str, int] = {}
+            for o in opts:
+                if o.mode == "cloud":
+                    most[o.offer_id] = max(most.get(o.offer_id, 0), o.nodes)
+            for oid, n in most.items():
+                demand[oid] = demand.get(oid, 0) + n
+        return {oid for oid, n in demand.items() if n <= self.offers[oid].max_nodes}
+
+    # --- variables -----------------------------------------------------------------------------
+    def add_variables(self) -> None:
+        m, grid = self.m, self.grid
+        uncapped = self._uncapped_cloud()
+        used_offers = {o.offer_id for opts in self.options.values() for o in opts}
+        for w, opts in self.options.items():
+            wi = self.widx[w]
+            for i, opt in enumerate(opts):
+                if opt.mode == "cloud" and opt.offer_id in uncapped:
+                    var = pulp.LpVariable(f"y_{wi}_{i}", cat=pulp.LpBinary)
+                    m.y[(w, i)] = var
+                    self._cost(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(opt.starts[0])))
+                    continue
+                for s in opt.starts:
+                    var = pulp.LpVariable(f"x_{wi}_{i}_{s}", cat=pulp.LpBinary)
+                    m.x[(w, i, s)] = var
+                    self._cost(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)))
+                    for t in grid.busy_periods(s, opt.wall_days):
+                        m.usage.setdefault((opt.offer_id, t), []).append((var, opt.nodes))
+        for oid in sorted(used_offers):
+            offer = self.offers[oid]
+            k = self.oidx[oid]
+            if offer.mode == "buy":
+                var = pulp.LpVariable(f"b_{k}", lowBound=0, upBound=offer.max_nodes, cat=pulp.LpInteger)
+                m.b[oid] = var
+                self._cost(var, costs.purchase_flows(offer, self.project))
+            elif offer.mode == "rent":
+                M = grid.n_months
+                ub = offer.max_nodes * (M // offer.min_term + 1)
+                for mm in range(M):
+                    m.S[(oid, mm)] = pulp.LpVariable(f"S_{k}_{mm}", lowBound=0, upBound=ub, cat=pulp.LpInteger)
+                for mm in range(M + 1):
+                    m.E[(oid, mm)] = pulp.LpVariable(f"E_{k}_{mm}", lowBound=0, upBound=(0 if mm < offer.min_term else ub), cat=pulp.LpInteger)
+                price, setup = costs.rental_month_cost(offer), costs.rental_setup_cost(offer)
+                for mm in range(M):
+                    # R[m]·p = S[m]·p − E[m]·p ; setup on S[M−1] (discounted: setup · Σ_m (S[m] − S[m−1])·df[m])
+                    self.cost_terms += [(m.S[(oid, mm)], price), (m.E[(oid, mm)], -price)]
+                    f_now = self.df[mm] if self.objective == "npv" else 1.0
+                    self.obj_terms += [(m.S[(oid, mm)], price * f_now), (m.E[(oid, mm)], -price * f_now)]
+                    if setup:
+                        if self.objective == "npv":
+                            nxt = self.df[mm + 1] if mm + 1 < M else 0.0
+                            self.obj_terms.append((m.S[(oid, mm)], setup * (self.df[mm] - nxt)))
+                        elif mm == M - 1:
+                            self.obj_terms.append((m.S[(oid, mm)], setup))
+                        if mm == M - 1:
+                            self.cost_terms.append((m.S[(oid, mm)], setup))
+
+    # --- constraint families -------------------------------------------------------------------
+    def add_assign(self) -> None:
+        """assign_w: Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1"""
+        terms: dict[str, list] = {w: [] for w in self.options}
+        for (w, _i, _s), v in self.m.x.items():
+            terms[w].append((v, 1))
+        for (w, _i), v in self.m.y.items():
+            terms[w].append((v, 1))
+        for w, t in terms.items():
+            self.m.prob += (_expr(t) == 1, f"assign_{self.widx[w]}")
+
+    def add_capacity(self) -> None:
+        """buy_cap / rent_cap / cloud_cap: nodes in use in period t ≤ bought / rented / available."""
+        m, grid = self.m, self.grid
+        for (oid, t), terms in sorted(m.usage.items(), key=lambda kv: (self.oidx[kv[0][0]], kv[0][1])):
+            offer = self.offers[oid]
+            k = self.oidx[oid]
+            use = _expr(terms)
+            if offer.mode == "buy":
+                if sum(n for _v, n in terms) <= 0:
+                    continue
+                m.prob += (use - m.b[oid] <= 0, f"buy_cap_{k}_{t}")
+            elif offer.mode == "rent":
+                for mm in grid.months_of_period(t):
+                    m.prob += (use - m.S[(oid, mm)] + m.E[(oid, mm)] <= 0, f"rent_cap_{k}_{t}_{mm}")
+            else:
+                if _max_possible(terms) <= offer.max_nodes:
+                    continue
+                m.prob += (use <= offer.max_nodes, f"cloud_cap_{k}_{t}")
+
+    def add_rentals(self) -> None:
+        """rent_order, rent_term (FIFO minimum term), rent_close, rent_avail."""
+        m, M = self.m, self.grid.n_months
+        for oid in sorted({o for o, _ in m.S}, key=self.oidx.get):
+            offer, k, L = self.offers[oid], self.oidx[oid], self.offers[oid].min_term
+            for mm in range(1, M):
+                m.prob += (m.S[(oid, mm - 1)] - m.S[(oid, mm)] <= 0, f"rent_order_S_{k}_{mm}")
+            for mm in range(1, M + 1):
+                m.prob += (m.E[(oid, mm - 1)] - m.E[(oid, mm)] <= 0, f"rent_order_E_{k}_{mm}")
+            for mm in range(L, M + 1):
+                m.prob += (m.E[(oid, mm)] - m.S[(oid, mm - L)] <= 0, f"rent_term_{k}_{mm}")
+            m.prob += (m.E[(oid, M)] - m.S[(oid, M - 1)] == 0, f"rent_close_{k}")
+            for mm in range(M):
+                m.prob += (m.S[(oid, mm)] - m.E[(oid, mm)] <= offer.max_nodes, f"rent_avail_{k}_{mm}")
+
+    def add_budget(self) -> None:
+        """budget: undiscounted TCO ≤ budget."""
+        if self.project.budget is None:
+            return
+        self.m.prob += (self.m.total_cost <= self.project.budget, "budget")
+
+    def add_objective(self) -> None:
+        self.m.total_cost = _expr(self.cost_terms)
+        self.m.prob += _expr(self.obj_terms)
+
+    def build(self) -> Model:
+        self.add_variables()
+        self.add_objective()
+        self.add_assign()
+        self.add_capacity()
+        self.add_rentals()
+        self.add_budget()
+        return self.m
+
+
+def _expr(terms: list[tuple[pulp.LpVariable, float]]) -> pulp.LpAffineExpression:
+    """A linear expression from (variable, coefficient) pairs, summing repeated variables
+    (``LpAffineExpression(list)`` would keep only the last coefficient of a repeated variable)."""
+    acc: dict[pulp.LpVariable, float] = {}
+    for v, c in terms:
+        acc[v] = acc.get(v, 0.0) + c
+    return pulp.LpAffineExpression([(v, c) for v, c in acc.items() if c != 0])
+
+
+def _max_possible(terms: list[tuple[pulp.LpVariable, int]]) -> int:
+    """Upper bound on usage: one option per workload can be active, so sum the largest per workload."""
+    per_w: dict[str, int] = {}
+    for v, n in terms:
+        w = v.name.split("_")[1]
+        per_w[w] = max(per_w.get(w, 0), n)
+    return sum(per_w.values())
+
+
+def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None):
+    if name == "cbc":
+        cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, logPath=log_path, warmStart=True)
+        if not cmd.available():
+            raise SolverUnavailable("the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs")
+        return cmd
+    if name == "highs":
+        try:
+            import highspy  # noqa: F401
+        except ImportError:
+            raise SolverUnavailable("HiGHS is not installed; install it with: pip install 'procure[highs]'") from None
+        return pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap)
+    raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc, highs")
+
+
+class SolverUnavailable(Exception):
+    pass
+
+
+class SolverFailed(Exception):
+    pass
+
+
+def solver_version(name: str) -> str:
+    if name == "highs":
+        try:
+            import highspy
+
+            h = highspy.Highs()
+            return f"HiGHS {h.version()}" if hasattr(h, "version") else "HiGHS"
+        except Exception:
+            return "HiGHS"
+    return f"CBC (PuLP {pulp.__version__})"
+
+
+def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6) -> SolveInfo:
+    """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution."""
+    fd, log_path = tempfile.mkstemp(prefix="procure-cbc-", suffix=".log")
+    os.close(fd)
+    try:
+        cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None)
+        t0 = time.perf_counter()
+        try:
+            model.prob.solve(cmd)
+        except pulp.PulpSolverError as exc:
+            raise SolverFailed(f"the {solver.upper()} solver failed: {exc}") from None
+        seconds = time.perf_counter() - t0
+        log = open(log_path, encoding="utf-8", errors="replace").read() if solver == "cbc" else ""
+    finally:
+        try:
+            os.unlink(log_path)
+        except OSError:
+            pass
+    status, sol = model.prob.status, model.prob.sol_status
+    objective = pulp.value(model.prob.objective) if sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible) else None
+    bound = None
+    if solver == "cbc":
+        stopped = bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions)", log))
+        mb = re.search(r"Lower bound:\s*([-0-9.eE+]+)", log)
+        bound = float(mb.group(1)) if mb else None
+    else:
+        info = model.prob.solverModel.getInfo()
+        stopped = str(model.prob.solverModel.getModelStatus()).endswith(("kTimeLimit", "kIterationLimit", "kSolutionLimit"))
+        bound = getattr(info, "mip_dual_bound", None)
+    if status == pulp.LpStatusInfeasible or sol == pulp.LpSolutionInfeasible:
+        mapped = "infeasible"
+    elif sol == pulp.LpSolutionOptimal and status == pulp.LpStatusOptimal and not stopped:
+        mapped = "optimal"
+    elif objective is not None and sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        mapped = "feasible"
+    elif status == pulp.LpStatusUnbounded:
+        raise SolverFailed("the model is unbounded; this is a bug in procure")
+    else:
+        mapped = "no_solution"
+    gap_value: float | None = None
+    if objective is not None:
+        if mapped == "optimal":
+            gap_value = 0.0
+            if bound is not None and math.isfinite(bound) and abs(objective) > 1e-9:
+                gap_value = max(0.0, (objective - bound) / abs(objective))
+        elif bound is not None and math.isfinite(bound) and abs(objective) > 1e-9:
+            gap_value = max(0.0, (objective - bound) / abs(objective))
+    if mapped == "feasible" and gap_value is not None and gap_value <= gap + 1e-12 and not stopped:
+        mapped = "optimal"
+    return SolveInfo(solver, solver_version(solver), mapped, seconds, gap_value, objective,
+                     variables=len(model.prob.variables()), constraints=len(model.prob.constraints))
+
+
+def extract(model: Model, project: Project, offers: dict[str, Offer]):
+    """Decisions, purchases and rental contracts from the solved model, by key."""
+    grid = Grid.of(project)
+    decisions = []
+    for (w, i, s), v in model.x.items():
+        if (v.value() or 0) > 0.5:
+            decisions.append(_decision(model.options[w][i], grid.start_day(s)))
+    for (w, i), v in model.y.items():
+        if (v.value() or 0) > 0.5:
+            opt = model.options[w][i]
+            decisions.append(_decision(opt, grid.start_day(opt.starts[0])))
+    purchases = {oid: int(round(v.value() or 0)) for oid, v in model.b.items() if round(v.value() or 0) > 0}
+    contracts = []
+    M = grid.n_months
+    for oid in sorted({o for o, _ in model.S}):
+        S = [int(round(model.S[(oid, mm)].value() or 0)) for mm in range(M)]
+        E = [int(round(model.E[(oid, mm)].value() or 0)) for mm in range(M + 1)]
+        starts = [S[0]] + [S[mm] - S[mm - 1] for mm in range(1, M)] + [0]
+        ends = [E[0]] + [E[mm] - E[mm - 1] for mm in range(1, M + 1)]
+        contracts += contracts_from_profile(oid, starts, ends)
+    return decisions, purchases, contracts
+
+
+def _decision(opt: Option, start_day: float) -> Decision:
+    c = opt.candidate
+    return Decision(
+        workload=opt.workload, offer_id=opt.offer_id, nodes=opt.nodes, gpus=opt.gpus, hours=opt.hours, start_day=start_day,
+        strategy=getattr(c, "strategy", None), efficiency=getattr(c, "efficiency", None), per_gpu_memory_gb=getattr(c, "per_gpu_memory_gb", None),
+    )

@@ -1,0 +1,195 @@
+"""Options: every fitting shape of a workload turned into something the planner can schedule.
+
+An option is (workload, offer, nodes, strategy) with its wall-clock duration on the nodes, the start
+periods that respect ``earliest_start_days``, the offer's lead time and the deadline, and its
+stand-alone cost (the job alone on that shape, starting as early as allowed). Shapes that fit but can
+never meet the deadline become rejections with the day they would finish.
+
+Dominance (per workload and offer): a shape that needs at least as many nodes, node-days and days as
+another shape of the same offer cannot be in any optimal plan — it takes more capacity for longer at
+no lower cost — so it is dropped before the MILP is built.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from models.offer import Offer
+from models.project import Project
+from models.units import DAYS_PER_MONTH, HOURS_PER_DAY
+
+from . import costs
+from .costs import RentalContract
+
+EPS = 1e-9
+
+
+@dataclass
+class Option:
+    workload: str
+    offer: Offer
+    nodes: int
+    gpus: int
+    hours: float  # compute hours on the shape
+    wall_days: float  # days the nodes are occupied (spot overhead included)
+    starts: list[int]  # allowed start periods
+    candidate: object = field(repr=False, default=None)  # solver.sizing.Candidate
+    standalone_cost: float = 0.0
+
+    @property
+    def offer_id(self) -> str:
+        return self.offer.id
+
+    @property
+    def mode(self) -> str:
+        return self.offer.mode
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The planning grid: periods of ``period_days`` days over the horizon, and project months."""
+
+    period_days: int
+    n_periods: int
+    n_months: int
+    horizon_days: int
+
+    @classmethod
+    def of(cls, project: Project) -> "Grid":
+        return cls(project.period_days, math.ceil(project.horizon_days / project.period_days), project.horizon_months, project.horizon_days)
+
+    def start_day(self, s: int) -> float:
+        return float(s * self.period_days)
+
+    def busy_periods(self, s: int, wall_days: float) -> range:
+        end = s * self.period_days + wall_days
+        last = max(s, math.ceil(end / self.period_days - EPS) - 1)
+        return range(s, last + 1)
+
+    def months_of_period(self, t: int) -> range:
+        lo = costs.month_of(t * self.period_days)
+        hi = costs.month_of((t + 1) * self.period_days - 1e-6)
+        return range(min(lo, self.n_months - 1), min(hi, self.n_months - 1) + 1)
+
+    def months_of_days(self, start_day: float, end_day: float) -> range:
+        lo = costs.month_of(start_day)
+        hi = costs.month_of(max(start_day, end_day - 1e-6))
+        return range(min(lo, self.n_months - 1), min(hi, self.n_months - 1) + 1)
+
+
+def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_days: float) -> tuple[list[int], float]:
+    """Start periods for a job, and the earliest day it could finish (for the rejection reason)."""
+    release = max(workload.earliest_start_days, offer.lead_time_days)
+    s_min = math.ceil(release / grid.period_days - EPS)
+    earliest_finish = s_min * grid.period_days + wall_days
+    s_max = math.floor((workload.deadline_days - wall_days) / grid.period_days + EPS)
+    return list(range(s_min, s_max + 1)), earliest_finish
+
+
+def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> float:
+    """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud."""
+    job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day))
+    if offer.mode == "buy":
+        return job + nodes * costs.total(costs.purchase_flows(offer, project))
+    if offer.mode == "rent":
+        end = costs.job_end_day(offer, start_day, hours)
+        months = grid.months_of_days(start_day, end)
+        length = max(len(months), offer.min_term)
+        first = months.start
+        if first + length > grid.n_months:
+            first = max(0, grid.n_months - length)
+        return job + costs.total(costs.rental_flows(offer, RentalContract(offer.id, nodes, first, length)))
+    return job
+
+
+def rental_fits_horizon(grid: Grid, offer: Offer) -> bool:
+    return offer.min_term <= grid.n_months
+
+
+@dataclass
+class Rejection:
+    workload: str
+    offer_id: str
+    reason: str
+
+
+def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...] | list[str] | None = None) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
+    """Returns (kept options per workload, rejections, every deadline-feasible option per workload)."""
+    grid = Grid.of(project)
+    modes = tuple(project.allowed_modes if modes is None else modes)
+    kept: dict[str, list[Option]] = {}
+    every: dict[str, list[Option]] = {}
+    rejections: list[Rejection] = []
+    for sz in sizings:
+        w = sz.workload
+        per_offer: dict[str, list[Option]] = {}
+        seen_reason: dict[str, str] = {}
+        for c in sz.candidates:
+            offer = offers[c.offer_id]
+            if offer.mode not in modes:
+                seen_reason.setdefault(offer.id, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})")
+                continue
+            if not c.fits:
+                seen_reason.setdefault(offer.id, c.reason or "does not fit")
+                continue
+            if offer.mode == "rent" and not rental_fits_horizon(grid, offer):
+                seen_reason.setdefault(offer.id, f"minimum rental term {offer.min_term} months exceeds the {project.horizon_months}-month horizon")
+                continue
+            wall_days = costs.wall_hours(offer, c.hours) / HOURS_PER_DAY
+            starts, earliest_finish = allowed_starts(project, grid, w, offer, wall_days)
+            if not starts:
+                release = max(w.earliest_start_days, offer.lead_time_days)
+                why = f"lead time {offer.lead_time_days} days, " if offer.lead_time_days > w.earliest_start_days else ""
+                seen_reason[offer.id + f"#{c.nodes}"] = (
+                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}"
+                )
+                continue
+            opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c)
+            opt.standalone_cost = standalone_cost(project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]))
+            per_offer.setdefault(offer.id, []).append(opt)
+        options: list[Option] = []
+        all_opts: list[Option] = []
+        for oid, opts in per_offer.items():
+            all_opts += opts
+            options += pareto(opts)
+        # offers with no deadline-feasible option: one rejection per offer, the fastest shape's reason
+        offer_ids = {c.offer_id for c in sz.candidates}
+        for oid in sorted(offer_ids - set(per_offer)):
+            reasons = [r for k, r in seen_reason.items() if k == oid or k.startswith(oid + "#")]
+            if not reasons:
+                continue
+            deadline_reasons = [r for k, r in seen_reason.items() if k.startswith(oid + "#")]
+            reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
+            rejections.append(Rejection(w.name, oid, reason))
+        options.sort(key=lambda o: (o.standalone_cost, o.wall_days, o.offer_id, o.nodes))
+        all_opts.sort(key=lambda o: (o.standalone_cost, o.wall_days, o.offer_id, o.nodes))
+        kept[w.name] = options
+        every[w.name] = all_opts
+    return kept, rejections, every
+
+
+def _fastest(reasons: list[str]) -> str:
+    def finish(r: str) -> float:
+        try:
+            return float(r.split("finishes day ")[1].split(" ")[0])
+        except (IndexError, ValueError):
+            return math.inf
+
+    return min(reasons, key=finish)
+
+
+def pareto(opts: list[Option]) -> list[Option]:
+    """Drop options dominated in (nodes, node-days, duration): another shape of the same offer that
+    needs no more nodes, no more node-days (energy, cloud bill) and no more time is never worse."""
+
+    def key(o: Option) -> tuple[float, float, float]:
+        return (o.nodes, o.nodes * o.wall_days, o.wall_days)
+
+    out: list[Option] = []
+    for o in sorted(opts, key=key):
+        k = key(o)
+        if any(all(a <= b + EPS for a, b in zip(key(p), k)) for p in out):
+            continue
+        out.append(o)
+    return out

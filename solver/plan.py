@@ -1,0 +1,188 @@
+"""Result objects: what the planner decided, costed by the cost model. Reports read only these.
+
+``build_plan`` turns decisions (each workload's shape and start day, the purchases, the rental
+contracts) into a costed ``Plan``. The optimizer, the greedy baseline and the brute-force tests all go
+through it, so a plan's figures always come from the one cost model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from models.offer import Offer
+from models.project import Project
+from models.units import DAYS_PER_MONTH
+
+from . import costs
+from .costs import Flows, RentalContract
+
+# Sizing types are imported lazily by type checkers only; plans keep plain fields.
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One workload placed on one shape, starting on ``start_day``."""
+
+    workload: str
+    offer_id: str
+    nodes: int
+    gpus: int
+    hours: float  # compute hours on this shape (before spot overhead)
+    start_day: float
+    strategy: Any = None  # solver.sizing.Strategy
+    efficiency: float | None = None
+    per_gpu_memory_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    workload: str
+    offer_id: str
+    mode: str
+    vendor: str
+    gpu: str
+    nodes: int
+    gpus: int
+    strategy: Any
+    start_day: float
+    end_day: float
+    deadline_day: int
+    hours: float  # wall-clock hours on the nodes (spot overhead included)
+    gpu_hours: float
+    direct_cost: float  # cloud bill or busy energy
+    cost: float  # direct cost + this job's node-hour share of its offer's purchase or rental cost
+    efficiency: float | None = None
+    per_gpu_memory_gb: float | None = None
+
+    @property
+    def slack_days(self) -> float:
+        return self.deadline_day - self.end_day
+
+
+@dataclass(frozen=True)
+class Purchase:
+    offer_id: str
+    nodes: int
+    cost: float  # all costs of owning the nodes over the horizon, energy of the jobs on them included
+    flows: Flows = field(repr=False, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rental:
+    offer_id: str
+    nodes: int
+    start_month: int
+    months: int
+    cost: float
+
+    @property
+    def start_day(self) -> float:
+        return self.start_month * DAYS_PER_MONTH
+
+
+@dataclass
+class Plan:
+    assignments: list[Assignment]
+    purchases: list[Purchase]
+    rentals: list[Rental]
+    flows: Flows
+    total_cost: float
+    npv_cost: float
+    breakdown: dict[str, float]
+    decisions: list[Decision] = field(default_factory=list)
+
+    def modes(self) -> set[str]:
+        return {a.mode for a in self.assignments}
+
+
+def build_plan(
+    project: Project,
+    offers: dict[str, Offer],
+    decisions: list[Decision],
+    purchases: dict[str, int],
+    contracts: list[RentalContract],
+) -> Plan:
+    """Cost a set of decisions with the cost model (nothing here is optimized)."""
+    deadline = {w.name: w.deadline_days for w in project.workloads}
+    parts: list[Flows] = []
+    job_direct: dict[str, float] = {}
+    per_offer_flows: dict[str, list[Flows]] = {}
+    for d in decisions:
+        o = offers[d.offer_id]
+        f = costs.job_flows(o, project, d.nodes, d.hours, d.start_day)
+        job_direct[d.workload] = costs.total(f)
+        parts.append(f)
+        per_offer_flows.setdefault(o.id, []).append(f)
+    purchase_rows = []
+    for oid, n in sorted(purchases.items()):
+        if n <= 0:
+            continue
+        f = costs.scale(costs.purchase_flows(offers[oid], project), n)
+        parts.append(f)
+        owned = costs.add_flows([f, *per_offer_flows.get(oid, [])])
+        purchase_rows.append(Purchase(oid, n, costs.total(owned), owned))
+    rental_rows = []
+    for c in sorted(contracts, key=lambda c: (c.offer_id, c.start_month, c.months)):
+        f = costs.rental_flows(offers[c.offer_id], c)
+        parts.append(f)
+        rental_rows.append(Rental(c.offer_id, c.nodes, c.start_month, c.months, costs.total(f)))
+    flows = costs.add_flows(parts)
+
+    # allocate each offer's capacity cost (purchase or rentals) to its jobs by node-hours
+    capacity_cost: dict[str, float] = {}
+    for p in purchase_rows:
+        capacity_cost[p.offer_id] = capacity_cost.get(p.offer_id, 0.0) + costs.total(costs.scale(costs.purchase_flows(offers[p.offer_id], project), p.nodes))
+    for r in rental_rows:
+        capacity_cost[r.offer_id] = capacity_cost.get(r.offer_id, 0.0) + r.cost
+    node_hours: dict[str, float] = {}
+    for d in decisions:
+        node_hours[d.offer_id] = node_hours.get(d.offer_id, 0.0) + d.nodes * costs.wall_hours(offers[d.offer_id], d.hours)
+    assignments = []
+    for d in decisions:
+        o = offers[d.offer_id]
+        wh = costs.wall_hours(o, d.hours)
+        share = capacity_cost.get(o.id, 0.0) * (d.nodes * wh / node_hours[o.id]) if node_hours.get(o.id) else 0.0
+        assignments.append(
+            Assignment(
+                workload=d.workload, offer_id=o.id, mode=o.mode, vendor=o.vendor, gpu=o.gpu, nodes=d.nodes, gpus=d.gpus,
+                strategy=d.strategy, start_day=d.start_day, end_day=costs.job_end_day(o, d.start_day, d.hours),
+                deadline_day=deadline[d.workload], hours=wh, gpu_hours=d.gpus * wh,
+                direct_cost=job_direct[d.workload], cost=job_direct[d.workload] + share,
+                efficiency=d.efficiency, per_gpu_memory_gb=d.per_gpu_memory_gb,
+            )
+        )
+    order = {w.name: i for i, w in enumerate(project.workloads)}
+    assignments.sort(key=lambda a: order[a.workload])
+    return Plan(
+        assignments=assignments,
+        purchases=purchase_rows,
+        rentals=rental_rows,
+        flows=flows,
+        total_cost=costs.total(flows),
+        npv_cost=costs.present_value(flows, project),
+        breakdown=costs.by_category(flows),
+        decisions=list(decisions),
+    )
+
+
+def contracts_from_profile(offer_id: str, starts: list[int], ends: list[int]) -> list[RentalContract]:
+    """Match contract starts and ends first-in first-out. ``starts[m]`` nodes begin in month m,
+    ``ends[m]`` nodes stop before month m (their last month is m − 1)."""
+    queue: list[list[int]] = []  # [start_month, nodes]
+    out: dict[tuple[int, int], int] = {}
+    for m in range(max(len(starts), len(ends))):
+        n_end = ends[m] if m < len(ends) else 0
+        while n_end > 0:
+            head = queue[0]
+            take = min(n_end, head[1])
+            out[(head[0], m - head[0])] = out.get((head[0], m - head[0]), 0) + take
+            head[1] -= take
+            n_end -= take
+            if head[1] == 0:
+                queue.pop(0)
+        if m < len(starts) and starts[m] > 0:
+            queue.append([m, starts[m]])
+    if queue:
+        raise ValueError("rental contracts left open at the horizon end")
+    return [RentalContract(offer_id, n, s, length) for (s, length), n in sorted(out.items())]

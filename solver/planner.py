@@ -1,0 +1,181 @@
+"""The planning pipeline: size → options → MILP → solve → extract → verify, for the free (hybrid)
+strategy and for buy-only, rent-only and cloud-only, plus the explanations a person needs when a
+workload cannot be placed and the runner-up options of every workload."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from models.offer import MODES, Offer
+from models.project import Project
+
+from .milp import Builder, SolveInfo, extract, solve
+from .options import Option, Rejection, build_options
+from .plan import Plan, build_plan
+from .sizing import size_project, size_workload
+from .verify import VerificationError, verify_plan
+
+STRATEGIES: tuple[str, ...] = ("hybrid", "buy", "rent", "cloud")
+
+
+@dataclass
+class StrategyResult:
+    name: str
+    modes: tuple[str, ...]
+    status: str  # optimal | feasible | infeasible | no_solution
+    plan: Plan | None = None
+    solve: SolveInfo | None = None
+    reasons: dict[str, list[str]] = field(default_factory=dict)  # workload -> why it cannot be placed
+
+    @property
+    def total_cost(self) -> float | None:
+        return self.plan.total_cost if self.plan else None
+
+
+@dataclass
+class RunnerUp:
+    option: Option
+    extra_cost: float  # stand-alone cost minus the chosen shape's stand-alone cost
+
+
+@dataclass
+class Result:
+    project: Project
+    offers: dict[str, Offer]
+    sizings: list
+    objective: str
+    hybrid: StrategyResult
+    strategies: dict[str, StrategyResult]
+    rejections: list[Rejection]
+    every_option: dict[str, list[Option]]
+    runner_ups: dict[str, list[RunnerUp]]
+
+    @property
+    def status(self) -> str:
+        return self.hybrid.status
+
+    @property
+    def plan(self) -> Plan | None:
+        return self.hybrid.plan
+
+
+def make_resizer(project: Project):
+    """The verifier's independent view of a shape: size this workload on this offer again."""
+
+    def resize(workload, offer: Offer, nodes: int):
+        sz = size_workload(workload, [offer], project.sizing, project.team_area)
+        for c in sz.candidates:
+            if c.nodes == nodes:
+                return c
+        return None
+
+    return resize
+
+
+def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str, modes: tuple[str, ...], *, resize,
+                 solver: str, time_limit: float | None, gap: float, objective: str) -> StrategyResult:
+    options, rejections, _ = build_options(project, offers, sizings, modes)
+    missing = {w: opts for w, opts in options.items() if not opts}
+    if missing:
+        reasons = {w: explain_unplaceable(w, rejections, sizings) for w in missing}
+        return StrategyResult(name, modes, "infeasible", reasons=reasons)
+    model = Builder(project, options, offers, objective).build()
+    info = solve(model, solver, time_limit, gap)
+    if info.status in ("infeasible", "no_solution"):
+        res = StrategyResult(name, modes, info.status, solve=info)
+        if info.status == "infeasible":
+            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective)
+        return res
+    decisions, purchases, contracts = extract(model, project, offers)
+    plan = build_plan(project, offers, decisions, purchases, contracts)
+    verify_plan(project, offers, plan, resize)
+    claimed = plan.npv_cost if objective == "npv" else plan.total_cost
+    if info.objective is not None and abs(info.objective - claimed) > 1e-6 * max(1.0, abs(claimed)) + 0.01:
+        raise VerificationError([f"objective: the solver reports {info.objective:,.2f} but the plan recomputed by the cost model costs {claimed:,.2f}"])
+    return StrategyResult(name, modes, info.status, plan=plan, solve=info)
+
+
+def explain_unplaceable(workload: str, rejections: list[Rejection], sizings) -> list[str]:
+    """Why no shape of any offer can run ``workload``: each offer's reason, grouped."""
+    mine = [r for r in rejections if r.workload == workload]
+    if not mine:
+        return ["no offer in the catalog can run it"]
+    groups: dict[str, list[str]] = {}
+    for r in mine:
+        groups.setdefault(_kind(r.reason), []).append(r)
+    out = []
+    for kind, rs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        example = rs[0]
+        out.append(f"{len(rs)} offer(s) {kind}; e.g. {example.offer_id}: {example.reason}")
+    return out
+
+
+def _kind(reason: str) -> str:
+    r = reason.lower()
+    if "deadline" in r:
+        return "cannot finish by the deadline"
+    if "per gpu" in r or "memory" in r:
+        return "lack GPU memory"
+    if "not allowed" in r:
+        return "are in a mode that is not allowed"
+    if "allowed_gpus" in r:
+        return "have a GPU outside allowed_gpus"
+    if "network line" in r or "team" in r:
+        return "are excluded by region / network line"
+    if "interconnect" in r or "fabric" in r:
+        return "are interconnect-bound"
+    return "do not fit"
+
+
+def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[str, list[str]]:
+    """Every workload has options, yet the whole is infeasible: the budget, or shared capacity."""
+    if project.budget is not None:
+        relaxed = project.model_copy(update={"budget": None})
+        free = run_strategy(relaxed, offers, sizings, name, modes, **kw)
+        if free.plan is not None:
+            short = free.plan.total_cost - project.budget
+            return {"(budget)": [f"the cheapest plan costs {free.plan.total_cost:,.0f} {project.currency}; budget {project.budget:,.0f} is short by {short:,.0f} {project.currency}"]}
+    return {"(capacity)": ["the workloads cannot all be scheduled within the offers' max_nodes at the same time before their deadlines"]}
+
+
+def runner_ups(plan: Plan | None, every: dict[str, list[Option]], n: int = 3) -> dict[str, list[RunnerUp]]:
+    """Per workload, the ``n`` cheapest other shapes (one per offer), by stand-alone cost."""
+    out: dict[str, list[RunnerUp]] = {}
+    if plan is None:
+        return out
+    for a in plan.assignments:
+        opts = every.get(a.workload, [])
+        chosen = next((o for o in opts if o.offer_id == a.offer_id and o.nodes == a.nodes), None)
+        base = chosen.standalone_cost if chosen else a.cost
+        seen, rows = {a.offer_id}, []
+        for o in opts:
+            if o.offer_id in seen:
+                continue
+            seen.add(o.offer_id)
+            rows.append(RunnerUp(o, o.standalone_cost - base))
+            if len(rows) == n:
+                break
+        out[a.workload] = rows
+    return out
+
+
+def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
+                 gap: float = 1e-6, objective: str = "tco", compare: bool = True) -> Result:
+    """Size every workload on every offer, then plan (see ``plan_from_sizings``)."""
+    sizings = size_project(project, offers)
+    return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, time_limit=time_limit,
+                             gap=gap, objective=objective, compare=compare)
+
+
+def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
+                      gap: float = 1e-6, objective: str = "tco", compare: bool = True) -> Result:
+    """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only."""
+    by_id = {o.id: o for o in offers}
+    kw = dict(resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective)
+    hybrid = run_strategy(project, by_id, sizings, "hybrid", tuple(project.allowed_modes), **kw)
+    strategies = {"hybrid": hybrid}
+    if compare:
+        for mode in MODES:
+            strategies[mode] = run_strategy(project, by_id, sizings, mode, (mode,), **kw)
+    _, rejections, every = build_options(project, by_id, sizings)
+    return Result(project, by_id, sizings, objective, hybrid, strategies, rejections, every, runner_ups(hybrid.plan, every))

@@ -1,0 +1,165 @@
+"""The independent checker: every plan is verified against the inputs before anyone sees it.
+
+It trusts nothing the optimizer produced except the plan itself. From the inputs it re-sizes every
+chosen shape, re-derives start and end days, sweeps the actual job intervals (not the optimizer's
+period grid) to check node usage against purchases, rental contracts and availability caps, checks
+every rental contract's term, and recomputes the total cost from the cost model. Any violation raises
+``VerificationError`` with the rules that failed — a bug, never a result.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from models.offer import Offer
+from models.project import Project
+from models.units import DAYS_PER_MONTH, HOURS_PER_DAY
+
+from . import costs
+from .costs import RentalContract
+from .plan import Plan
+
+REL_TOL = 1e-6
+DAY_TOL = 1e-6
+
+
+class VerificationError(Exception):
+    def __init__(self, violations: list[str]):
+        self.violations = violations
+        super().__init__("; ".join(violations))
+
+
+def _close(a: float, b: float, tol: float = REL_TOL) -> bool:
+    return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
+
+
+def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=None) -> None:
+    """Raise VerificationError if ``plan`` breaks any rule. ``resize(workload, offer, nodes)`` returns
+    the sizing engine's candidate for that shape (fits, hours)."""
+    bad: list[str] = []
+    workloads = {w.name: w for w in project.workloads}
+    seen = defaultdict(int)
+    for a in plan.assignments:
+        seen[a.workload] += 1
+    for name in workloads:
+        if seen[name] != 1:
+            bad.append(f"assign: workload {name!r} is placed {seen[name]} times (must be exactly once)")
+    for name in seen:
+        if name not in workloads:
+            bad.append(f"assign: unknown workload {name!r} in plan")
+
+    decisions = {d.workload: d for d in plan.decisions}
+    for a in plan.assignments:
+        w = workloads.get(a.workload)
+        offer = offers.get(a.offer_id)
+        if w is None or offer is None:
+            bad.append(f"assign: {a.workload!r} uses unknown offer {a.offer_id!r}")
+            continue
+        if offer.mode not in project.allowed_modes:
+            bad.append(f"mode: {a.workload!r} uses a {offer.mode} offer but allowed_modes is {project.allowed_modes}")
+        if w.allowed_gpus and offer.gpu not in w.allowed_gpus:
+            bad.append(f"gpu: {a.workload!r} runs on {offer.gpu}, not in its allowed_gpus")
+        if a.nodes > offer.max_nodes:
+            bad.append(f"nodes: {a.workload!r} uses {a.nodes} nodes of {offer.id} (max_nodes {offer.max_nodes})")
+        if a.gpus != a.nodes * offer.gpus_per_node:
+            bad.append(f"gpus: {a.workload!r} reports {a.gpus} GPUs on {a.nodes} × {offer.gpus_per_node}")
+        d = decisions.get(a.workload)
+        hours = d.hours if d else None
+        if resize is not None:
+            cand = resize(w, offer, a.nodes)
+            if cand is None or not cand.fits:
+                bad.append(f"fit: {a.workload!r} on {a.nodes} × {offer.id} does not fit: {getattr(cand, 'reason', 'no such shape')}")
+            elif hours is not None and not _close(cand.hours, hours):
+                bad.append(f"hours: {a.workload!r} on {offer.id} takes {cand.hours:.3f} h per sizing, plan says {hours:.3f} h")
+        release = max(w.earliest_start_days, offer.lead_time_days)
+        if a.start_day < release - DAY_TOL:
+            bad.append(f"release: {a.workload!r} starts day {a.start_day:g} before day {release} (earliest start / lead time)")
+        if hours is not None:
+            end = a.start_day + costs.wall_hours(offer, hours) / HOURS_PER_DAY
+            if not _close(end, a.end_day):
+                bad.append(f"end: {a.workload!r} ends day {a.end_day:.3f}, recomputed {end:.3f}")
+        if a.end_day > w.deadline_days + DAY_TOL:
+            bad.append(f"deadline: {a.workload!r} ends day {a.end_day:.2f} after its deadline day {w.deadline_days}")
+
+    horizon = costs.horizon_end_day(project)
+    bought = defaultdict(int)
+    for p in plan.purchases:
+        o = offers[p.offer_id]
+        bought[p.offer_id] += p.nodes
+        if o.mode != "buy":
+            bad.append(f"purchase: {p.offer_id} is a {o.mode} offer")
+    for oid, n in bought.items():
+        if n > offers[oid].max_nodes:
+            bad.append(f"purchase: {n} nodes of {oid} exceed max_nodes {offers[oid].max_nodes}")
+    rented = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
+    for r in plan.rentals:
+        o = offers[r.offer_id]
+        if o.mode != "rent":
+            bad.append(f"rental: {r.offer_id} is a {o.mode} offer")
+            continue
+        if r.months < o.min_term:
+            bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month} lasts {r.months} months < minimum {o.min_term}")
+        if r.start_month < 0 or r.start_month + r.months > project.horizon_months:
+            bad.append(f"rent_horizon: contract of {r.offer_id} months {r.start_month}–{r.start_month + r.months - 1} leaves the horizon")
+        for m in range(r.start_month, r.start_month + r.months):
+            rented[r.offer_id][m] += r.nodes
+    for oid, per in rented.items():
+        for m, n in per.items():
+            if n > offers[oid].max_nodes:
+                bad.append(f"rent_avail: {n} nodes of {oid} rented in month {m} (max_nodes {offers[oid].max_nodes})")
+
+    # sweep actual intervals per offer; capacity changes at month boundaries for rentals
+    by_offer = defaultdict(list)
+    for a in plan.assignments:
+        by_offer[a.offer_id].append(a)
+    for oid, jobs in by_offer.items():
+        o = offers[oid]
+        points = sorted({j.start_day for j in jobs} | {j.end_day for j in jobs} | {m * DAYS_PER_MONTH for m in range(int(horizon / DAYS_PER_MONTH) + 1)})
+        for lo, hi in zip(points, points[1:]):
+            if hi - lo <= DAY_TOL:
+                continue
+            mid = (lo + hi) / 2
+            use = sum(j.nodes for j in jobs if j.start_day <= mid < j.end_day)
+            if not use:
+                continue
+            if o.mode == "buy":
+                cap, what = bought.get(oid, 0), "bought"
+            elif o.mode == "rent":
+                cap, what = rented[oid].get(costs.month_of(mid), 0), f"rented in month {costs.month_of(mid)}"
+            else:
+                cap, what = o.max_nodes, "available"
+            if use > cap:
+                bad.append(f"capacity: {use} nodes of {oid} in use on days {lo:.1f}–{hi:.1f} but {cap} {what}")
+                break
+
+    # costs, recomputed from the plan through the cost model
+    parts = []
+    for a in plan.assignments:
+        d = decisions.get(a.workload)
+        if d is not None and a.offer_id in offers:
+            parts.append(costs.job_flows(offers[a.offer_id], project, d.nodes, d.hours, d.start_day))
+    for oid, n in bought.items():
+        parts.append(costs.scale(costs.purchase_flows(offers[oid], project), n))
+    for r in plan.rentals:
+        parts.append(costs.rental_flows(offers[r.offer_id], RentalContract(r.offer_id, r.nodes, r.start_month, r.months)))
+    flows = costs.add_flows(parts)
+    total = costs.total(flows)
+    if not _close(total, plan.total_cost):
+        bad.append(f"cost: plan total {plan.total_cost:,.2f} but recomputed {total:,.2f}")
+    if not _close(sum(plan.breakdown.values()), plan.total_cost):
+        bad.append("cost: breakdown does not add up to the total")
+    if not _close(sum(a.cost for a in plan.assignments), plan.total_cost):
+        bad.append("cost: per-workload costs do not add up to the total")
+    lines = sum(p.cost for p in plan.purchases) + sum(r.cost for r in plan.rentals) + sum(a.direct_cost for a in plan.assignments if a.mode == "cloud")
+    if not _close(lines, plan.total_cost):
+        bad.append(f"cost: line items add up to {lines:,.2f}, total is {plan.total_cost:,.2f}")
+    npv = costs.present_value(flows, project)
+    if not _close(npv, plan.npv_cost):
+        bad.append(f"npv: plan NPV {plan.npv_cost:,.2f} but recomputed {npv:,.2f}")
+    if project.budget is not None and total > project.budget * (1 + REL_TOL):
+        bad.append(f"budget: total {total:,.2f} exceeds budget {project.budget:,.2f}")
+    if not math.isfinite(total):
+        bad.append("cost: total is not finite")
+    if bad:
+        raise VerificationError(bad)

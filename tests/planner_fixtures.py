@@ -1,0 +1,149 @@
+"""Planner test fixtures: workloads with hours fixed by hand (a stand-in for the sizing engine), so the
+optimal answers can be worked out on paper; and an independent brute force for random instances."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from solver import costs
+from solver.options import Grid, allowed_starts
+from solver.planner import plan_from_sizings
+
+
+@dataclass
+class FixedCandidate:
+    workload: str
+    offer_id: str
+    gpu: str
+    nodes: int
+    gpus: int
+    hours: float
+    fits: bool = True
+    reason: str | None = None
+    strategy: object = None
+    per_gpu_memory_gb: float | None = None
+    efficiency: float | None = None
+    memory: object = None
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.hours * self.gpus
+
+
+@dataclass
+class FixedSizing:
+    workload: object
+    candidates: list = field(default_factory=list)
+    total_flops: float = 0.0
+
+
+def fixed_sizings(project, offers, hours: dict[tuple[str, str, int], float]):
+    """hours[(workload, offer_id, nodes)] = compute hours on that shape."""
+    by_name = {w.name: w for w in project.workloads}
+    out = {w.name: FixedSizing(w) for w in project.workloads}
+    offer_by_id = {o.id: o for o in offers}
+    for (w, oid, n), h in hours.items():
+        o = offer_by_id[oid]
+        out[w].candidates.append(FixedCandidate(w, oid, o.gpu, n, n * o.gpus_per_node, h))
+    table = {(w, oid, n): h for (w, oid, n), h in hours.items()}
+
+    def resize(workload, offer, nodes):
+        h = table.get((workload.name, offer.id, nodes))
+        return None if h is None else FixedCandidate(workload.name, offer.id, offer.gpu, nodes, nodes * offer.gpus_per_node, h)
+
+    assert set(out) == set(by_name)
+    return list(out.values()), resize
+
+
+def solve_fixed(project, offers, hours, **kw):
+    sizings, resize = fixed_sizings(project, offers, hours)
+    return plan_from_sizings(project, offers, sizings, resize, **kw)
+
+
+# --- brute force -----------------------------------------------------------------------------------
+
+def rental_min_cost(need: tuple[int, ...], price: float, setup: float, term: int) -> float:
+    """Cheapest whole-month contracts (each ≥ ``term`` months, all ended by the horizon) covering ``need[m]``
+    nodes in every month m — by dynamic programming over the ages of the open contracts.
+
+    State before month m: ages[a] = open contracts that have run a+1 months (a < term−1); the last slot
+    holds those that have run ≥ term months and may end."""
+    M, top = len(need), max(need) if need else 0
+
+    @lru_cache(maxsize=None)
+    def best(m: int, ages: tuple[int, ...]) -> float:
+        if m == M:
+            return 0.0 if sum(ages[:-1]) == 0 else math.inf
+        result = math.inf
+        for end in range(ages[-1] + 1):
+            kept = list(ages)
+            kept[-1] -= end
+            active = sum(kept)
+            for new in range(max(0, need[m] - active), max(0, top - active) + 1):
+                nxt = [0] * term
+                nxt[0] += new
+                for a in range(term):
+                    nxt[min(a + 1, term - 1)] += kept[a]
+                result = min(result, (active + new) * price + new * setup + best(m + 1, tuple(nxt)))
+        return result
+
+    return best(0, tuple([0] * term))
+
+
+def brute_force_tco(project, offers, hours) -> float:
+    """Enumerate every shape and start of every workload; cost capacity exactly; return the least TCO."""
+    grid = Grid.of(project)
+    offer_by_id = {o.id: o for o in offers}
+    per_w = []
+    for w in project.workloads:
+        choices = []
+        for (wn, oid, n), h in hours.items():
+            if wn != w.name:
+                continue
+            o = offer_by_id[oid]
+            if o.mode not in project.allowed_modes:
+                continue
+            wall_days = costs.wall_hours(o, h) / 24.0
+            starts, _ = allowed_starts(project, grid, w, o, wall_days)
+            for s in starts:
+                choices.append((o, n, h, s, wall_days))
+        per_w.append(choices)
+    best = math.inf
+    for combo in itertools.product(*per_w):
+        total = 0.0
+        usage: dict[tuple[str, int], int] = {}
+        for o, n, h, s, wall_days in combo:
+            total += costs.total(costs.job_flows(o, project, n, h, grid.start_day(s)))
+            for t in grid.busy_periods(s, wall_days):
+                usage[(o.id, t)] = usage.get((o.id, t), 0) + n
+        ok = True
+        for oid in {k[0] for k in usage}:
+            o = offer_by_id[oid]
+            per_t = {t: u for (x, t), u in usage.items() if x == oid}
+            if o.mode == "buy":
+                nodes = max(per_t.values())
+                if nodes > o.max_nodes:
+                    ok = False
+                    break
+                total += nodes * costs.total(costs.purchase_flows(o, project))
+            elif o.mode == "rent":
+                need = [0] * grid.n_months
+                for t, u in per_t.items():
+                    for m in grid.months_of_period(t):
+                        need[m] = max(need[m], u)
+                if max(need) > o.max_nodes:
+                    ok = False
+                    break
+                total += rental_min_cost(tuple(need), o.price_per_node_month, o.setup_fee, o.min_term)
+            else:
+                if max(per_t.values()) > o.max_nodes:
+                    ok = False
+                    break
+        if ok and total < best:
+            best = total
+    if project.budget is not None and best > project.budget:
+        return math.inf
+    return best

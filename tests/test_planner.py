@@ -1,0 +1,199 @@
+"""The planner on tiny cases whose optimum is worked out by hand, and against a brute force.
+
+Hours per shape are fixed in the tests (a stand-in for the sizing engine) so every expected figure can
+be derived on paper from the offer prices; the arithmetic is in each test.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from solver import costs
+from solver.plan import build_plan
+from solver.verify import VerificationError, verify_plan
+
+from conftest import offer, project
+from planner_fixtures import brute_force_tco, fixed_sizings, solve_fixed
+
+
+def wl(name, deadline, earliest=0):
+    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest)
+
+
+def test_short_job_is_cheapest_on_cloud():
+    # 10 h on one node: cloud 10 h × 30/h = 300; renting costs ≥ one month (14,000); buying 250,000 less resale.
+    p = project([wl("a", 30)], electricity_price_per_kwh=0)
+    offers = [offer(mode="cloud", id="c", price_per_node_hour=30), offer(mode="rent", id="r"), offer(mode="buy", id="b")]
+    res = solve_fixed(p, offers, {("a", "c", 1): 10, ("a", "r", 1): 10, ("a", "b", 1): 10})
+    assert res.status == "optimal"
+    assert res.plan.total_cost == pytest.approx(300.0)
+    assert [a.offer_id for a in res.plan.assignments] == ["c"]
+    assert res.plan.breakdown["cloud"] == pytest.approx(300.0)
+
+
+def test_three_jobs_share_purchased_servers_so_buying_wins():
+    # Three 90-day jobs on 2 nodes, one after another. Buying 2 nodes at 100,000 with 50% resale and no
+    # running costs: 2 × 100,000 × (1 − 0.5) = 100,000 for all three. Cloud: 3 × 2 × 2,160 h × 20 = 259,200.
+    # Renting at 20,000/node-month needs ≥ 3 months per job: ≥ 3 × 2 × 3 × 20,000 = 360,000.
+    p = project([wl("a", 95), wl("b", 195, 100), wl("c", 295, 200)], electricity_price_per_kwh=0)
+    buy = offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    cloud = offer(mode="cloud", id="c", price_per_node_hour=20)
+    rent = offer(mode="rent", id="r", price_per_node_month=20_000)
+    hours = {(w, o, 2): 2160 for w in "abc" for o in "bcr"}
+    res = solve_fixed(p, [buy, cloud, rent], hours)
+    assert res.plan.total_cost == pytest.approx(100_000)
+    assert [(x.offer_id, x.nodes) for x in res.plan.purchases] == [("b", 2)]
+    assert res.strategies["cloud"].total_cost == pytest.approx(259_200)
+    assert res.strategies["rent"].total_cost >= 360_000 - 1e-6
+    # the buy capacity is shared: each job's allocated cost is a third (equal node-hours)
+    assert [a.cost for a in res.plan.assignments] == pytest.approx([100_000 / 3] * 3)
+
+
+def test_lead_time_forces_renting():
+    # 20-day job due day 30. Buying costs only 10,000 × (1 − 0.9) = 1,000 but delivery takes 60 days.
+    # Rent (lead 3 days → first weekly start day 7, ends day 27, inside month 0): 1 × 5,000.
+    # Cloud: 480 h × 20 = 9,600.
+    p = project([wl("a", 30)], electricity_price_per_kwh=0)
+    buy = offer(mode="buy", id="b", price_per_node=10_000, residual_value_pct=0.9, maintenance_pct_per_year=0, colocation_per_node_month=0, lead_time_days=60)
+    rent = offer(mode="rent", id="r", price_per_node_month=5_000, lead_time_days=3)
+    cloud = offer(mode="cloud", id="c", price_per_node_hour=20)
+    res = solve_fixed(p, [buy, rent, cloud], {("a", o, 1): 480 for o in "brc"})
+    assert res.plan.total_cost == pytest.approx(5_000)
+    a = res.plan.assignments[0]
+    assert (a.offer_id, a.start_day) == ("r", 7)
+    assert [(r.nodes, r.start_month, r.months) for r in res.plan.rentals] == [(1, 0, 1)]
+    assert any(r.offer_id == "b" and "lead time 60" in r.reason for r in res.rejections)
+
+
+def test_minimum_rental_term_makes_cloud_cheaper():
+    # 10-day job: a 3-month minimum term costs 3 × 5,000 = 15,000; cloud 240 h × 40 = 9,600.
+    p = project([wl("a", 30)])
+    cloud = offer(mode="cloud", id="c", price_per_node_hour=40)
+    hours = {("a", "c", 1): 240, ("a", "r", 1): 240}
+    res = solve_fixed(p, [offer(mode="rent", id="r", price_per_node_month=5_000, min_term_months=3), cloud], hours)
+    assert res.plan.total_cost == pytest.approx(9_600) and res.plan.assignments[0].mode == "cloud"
+    assert res.strategies["rent"].total_cost == pytest.approx(15_000)
+    # with a one-month term renting wins: 5,000
+    res1 = solve_fixed(p, [offer(mode="rent", id="r", price_per_node_month=5_000, min_term_months=1), cloud], hours)
+    assert res1.plan.total_cost == pytest.approx(5_000)
+
+
+def test_budget_makes_it_infeasible_with_the_shortfall():
+    p = project([wl("a", 30)], budget=100)
+    res = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 10}, compare=False)
+    assert res.status == "infeasible" and res.plan is None
+    text = " ".join(r for rs in res.hybrid.reasons.values() for r in rs)
+    assert "costs 300" in text and "short by 200" in text
+
+
+def test_deadline_infeasibility_names_the_finish_day():
+    # 41 days of work at the earliest start day 0 cannot meet day 30.
+    p = project([wl("a", 30)])
+    res = solve_fixed(p, [offer(mode="cloud", id="c")], {("a", "c", 1): 41 * 24}, compare=False)
+    assert res.status == "infeasible"
+    text = " ".join(res.hybrid.reasons["a"])
+    assert "finishes day 41.0 > deadline day 30" in text
+
+
+def test_capacity_is_shared_over_time_not_double_counted():
+    # Two 14-day jobs on the same bought offer, windows that allow running one after the other: 1 node suffices.
+    p = project([wl("a", 40), wl("b", 40)], electricity_price_per_kwh=0)
+    buy = offer(mode="buy", id="b", price_per_node=50_000, residual_value_pct=0, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    res = solve_fixed(p, [buy], {("a", "b", 1): 14 * 24, ("b", "b", 1): 14 * 24}, compare=False)
+    assert res.plan.total_cost == pytest.approx(50_000)
+    a, b = res.plan.assignments
+    assert a.end_day <= b.start_day + 1e-9 or b.end_day <= a.start_day + 1e-9
+
+
+def test_energy_of_bought_nodes_follows_the_cost_model():
+    # One node, 100 h busy, 10 kW max, PUE 1.5, 0.2/kWh: busy draw above idle 10 × (0.75 − 0.15) × 100 × 1.5 × 0.2 = 180.
+    p = project([wl("a", 30)], electricity_price_per_kwh=0.2, pue=1.5, horizon_months=12)
+    buy = offer(mode="buy", id="b", price_per_node=1000, power_kw_per_node=10, residual_value_pct=0, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    res = solve_fixed(p, [buy], {("a", "b", 1): 100}, compare=False)
+    idle = 10 * 0.15 * costs.horizon_end_day(p) * 24 * 1.5 * 0.2  # owned all year (lead time 0)
+    assert res.plan.breakdown["energy"] == pytest.approx(180 + idle)
+    assert res.plan.total_cost == pytest.approx(1000 + 180 + idle)
+
+
+def test_verifier_rejects_a_plan_that_breaks_a_rule():
+    p = project([wl("a", 30)], electricity_price_per_kwh=0)
+    offers = [offer(mode="buy", id="b", price_per_node=1000)]
+    res = solve_fixed(p, offers, {("a", "b", 1): 100}, compare=False)
+    plan = res.plan
+    by_id = {o.id: o for o in offers}
+    # remove the purchase: the job now runs on nodes nobody bought
+    broken = build_plan(p, by_id, plan.decisions, {}, [])
+    _, resize = fixed_sizings(p, offers, {("a", "b", 1): 100})
+    with pytest.raises(VerificationError, match="capacity"):
+        verify_plan(p, by_id, broken, resize)
+    # a start after the deadline
+    late = build_plan(p, by_id, [plan.decisions[0].__class__(**{**plan.decisions[0].__dict__, "start_day": 28.0})], {"b": 1}, [])
+    with pytest.raises(VerificationError, match="deadline"):
+        verify_plan(p, by_id, late, resize)
+
+
+def test_json_totals_add_up_and_output_is_deterministic():
+    from reports.json_report import result_to_json
+
+    p = project([wl("a", 95), wl("b", 195, 100)], electricity_price_per_kwh=0.1)
+    offers = [offer(mode="buy", id="b", price_per_node=100_000), offer(mode="cloud", id="c", price_per_node_hour=20), offer(mode="rent", id="r", price_per_node_month=20_000, setup_fee_per_node=1000)]
+    hours = {(w, o, n): 1000 / n for w in "ab" for o in "bcr" for n in (1, 2)}
+    j1 = result_to_json(solve_fixed(p, offers, hours))
+    j2 = result_to_json(solve_fixed(p, offers, hours))
+    for j in (j1, j2):
+        j["solver"]["seconds"] = None
+    assert json.dumps(j1, sort_keys=True) == json.dumps(j2, sort_keys=True)
+    total = j1["total_cost"]
+    assert sum(j1["cost_breakdown"].values()) == pytest.approx(total, abs=0.05)
+    lines = sum(x["cost"] for x in j1["purchases"]) + sum(x["cost"] for x in j1["rentals"]) + sum(a["cost"] for a in j1["assignments"] if a["mode"] == "cloud")
+    assert lines == pytest.approx(total, abs=0.05)
+    assert sum(a["cost"] for a in j1["assignments"]) == pytest.approx(total, abs=0.05)
+    assert set(j1["strategies"]) == {"hybrid", "buy", "rent", "cloud"}
+
+
+# --- seeded brute force ------------------------------------------------------------------------------
+
+def random_instance(seed: int):
+    rng = random.Random(seed)
+    n_w = 2 if seed % 5 else 3
+    n_o = rng.randint(3, 6) if n_w == 2 else rng.randint(3, 4)
+    p_kw = dict(horizon_months=4, period_days=14, electricity_price_per_kwh=rng.choice([0.0, 0.1]), pue=1.2)
+    workloads = []
+    for k in range(n_w):
+        e = rng.choice([0, 14, 28])
+        workloads.append(wl(f"w{k}", e + rng.choice([28, 42, 56]), e))
+    offers = []
+    for k in range(n_o):
+        mode = rng.choice(["buy", "rent", "cloud"])
+        kw = dict(mode=mode, id=f"o{k}", max_nodes=rng.choice([1, 2, 3]), lead_time_days=rng.choice([0, 0, 10]))
+        if mode == "buy":
+            kw.update(price_per_node=rng.randint(20, 80) * 1000, residual_value_pct=rng.choice([0, 0.4]), maintenance_pct_per_year=0.05, colocation_per_node_month=rng.choice([0, 500]))
+        elif mode == "rent":
+            kw.update(price_per_node_month=rng.randint(5, 20) * 1000, setup_fee_per_node=rng.choice([0, 2000]), min_term_months=rng.choice([1, 1, 2]))
+        else:
+            kw.update(price_per_node_hour=rng.randint(10, 40), spot=False, spot_overhead_pct=rng.choice([0, 0.2]))
+        offers.append(offer(**kw))
+    hours = {}
+    for w in workloads:
+        for o in offers:
+            if rng.random() < 0.8:
+                base = rng.randint(5, 30) * 24
+                for n in (1, 2):
+                    if n <= o.max_nodes:
+                        hours[(w["name"], o.id, n)] = base / (n * rng.choice([0.8, 0.95, 1.0])) if n > 1 else base
+    return project(workloads, **p_kw), offers, hours
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_milp_matches_brute_force(seed):
+    p, offers, hours = random_instance(seed)
+    brute = brute_force_tco(p, offers, hours)
+    res = solve_fixed(p, offers, hours, compare=False)
+    if brute == float("inf"):
+        assert res.status == "infeasible"
+    else:
+        assert res.status == "optimal"
+        assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
