@@ -1,0 +1,132 @@
+"""Sizing results for people (rich console) and programs (JSON).
+
+Reads ``solver.sizing`` result objects only. Memory is GB = 10^9 bytes per GPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from rich.console import Console
+from rich.table import Table
+
+#: Rejected shapes shown per offer in the console (the rest are counted, not listed).
+REJECTIONS_PER_OFFER = 1
+
+
+def _r(x: float | None, nd: int = 3) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+def _strategy_json(st) -> dict[str, Any] | None:
+    if st is None:
+        return None
+    return {
+        "zero_stage": st.zero_stage,
+        "tensor_parallel": st.tensor_parallel,
+        "checkpointing": st.checkpointing,
+        "micro_batch": st.micro_batch,
+    }
+
+
+def _memory_json(m) -> dict[str, float]:
+    return {
+        "weights": _r(m.weights),
+        "gradients": _r(m.gradients),
+        "optimizer": _r(m.optimizer),
+        "activations": _r(m.activations),
+        "overhead": _r(m.overhead),
+    }
+
+
+def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
+    """``{"workloads": [{name, total_flops, memory_gb{...}, candidates[...]}]}`` (see docs/sizing.md)."""
+    out = []
+    for sz in sizings:
+        out.append(
+            {
+                "name": sz.workload.name,
+                "total_flops": float(sz.total_flops),
+                "memory_gb": _memory_json(sz.memory_gb),
+                "candidates": [
+                    {
+                        "gpu": c.gpu,
+                        "gpus": c.gpus,
+                        "nodes": c.nodes,
+                        "offer": c.offer_id,
+                        "strategy": _strategy_json(c.strategy),
+                        "per_gpu_memory_gb": _r(c.per_gpu_memory_gb),
+                        "fits": c.fits,
+                        "reason": c.reason,
+                        "hours": _r(c.hours),
+                        "gpu_hours": _r(c.gpu_hours),
+                        "efficiency": _r(c.efficiency),
+                    }
+                    for c in sz.candidates
+                ],
+            }
+        )
+    return {"workloads": out}
+
+
+def _num(x: float | None, fmt: str = "{:,.1f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+def _shown(candidates: list) -> tuple[list, int]:
+    """Every fitting shape plus the first REJECTIONS_PER_OFFER rejected shapes of each offer; returns
+    (rows, number of rejected shapes left out)."""
+    shown, hidden, rejected_seen = [], 0, {}
+    for c in candidates:
+        if c.fits:
+            shown.append(c)
+            continue
+        n = rejected_seen.get(c.offer_id, 0)
+        if n < REJECTIONS_PER_OFFER:
+            shown.append(c)
+        else:
+            hidden += 1
+        rejected_seen[c.offer_id] = n + 1
+    return shown, hidden
+
+
+def print_sizing(console: Console, sizings: Iterable) -> None:
+    """Per workload: the unsharded memory breakdown and a table of shapes."""
+    for sz in sizings:
+        w = sz.workload
+        m = sz.memory_gb
+        console.print(
+            f"[bold]{w.name}[/bold] — {w.model.label}, {w.method}, {w.tokens_b:g}B tokens, seq {w.seq_len}: "
+            f"{sz.total_flops:.3g} FLOPs"
+        )
+        console.print(
+            f"  one GPU, plain DP, micro-batch 1, no checkpointing: weights {m.weights:,.1f} + gradients {m.gradients:,.1f} + "
+            f"optimizer {m.optimizer:,.1f} + activations {m.activations:,.1f} + overhead {m.overhead:,.1f} = [bold]{m.total:,.1f} GB[/bold]"
+        )
+        shown, hidden = _shown(sz.candidates)
+        table = Table(show_lines=False, header_style="bold")
+        for col, justify in (
+            ("GPU", "left"), ("GPUs", "right"), ("nodes", "right"), ("offer", "left"), ("strategy", "left"),
+            ("GB/GPU", "right"), ("hours", "right"), ("GPU-hours", "right"), ("eff.", "right"), ("fits / reason", "left"),
+        ):
+            table.add_column(col, justify=justify, overflow="fold")
+        for c in shown:
+            table.add_row(
+                c.gpu,
+                str(c.gpus),
+                str(c.nodes),
+                c.offer_id,
+                c.strategy.label() if c.strategy else "—",
+                _num(c.per_gpu_memory_gb),
+                _num(c.hours),
+                _num(c.gpu_hours, "{:,.0f}"),
+                _num(c.efficiency, "{:.2f}"),
+                "[green]fits[/green]" if c.fits else f"[red]{c.reason}[/red]",
+            )
+        console.print(table)
+        n_fit = sum(1 for c in sz.candidates if c.fits)
+        note = f"  {n_fit} of {len(sz.candidates)} shapes fit"
+        if hidden:
+            note += f"; {hidden} further rejected shapes not listed (first rejection per offer shown)"
+        console.print(note)
+        console.print()
