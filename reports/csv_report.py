@@ -1,0 +1,131 @@
+"""The workbook's tables as CSV files, for tools that do not read Excel.
+
+``write_csv(result, folder)`` writes, each atomically (complete file or nothing):
+
+    summary.csv      key figures and the recommendation
+    strategies.csv   hybrid / buy only / rent only / cloud only with their totals and differences
+    plan.csv         per workload: offer, mode, shape, strategy, dates, slack, GPU-hours, cost
+    capacity.csv     nodes bought and rental contracts
+    costs.csv        every line item: quantity, unit price, rate and the cost model's amount
+    cash_flow.csv    one row per project month: each cost category, total, cumulative, discount factor
+    options.csv      every feasible shape (stand-alone cost, difference to the chosen) and every rejection
+    assumptions.csv  the Assumptions sheet, one row per entry
+
+The tables are built by the same functions as the Excel workbook (``reports.excel``). Numbers are
+written unrounded; dates as ISO 8601. Text that a spreadsheet would run as a formula (it begins with
+=, +, -, @, a tab or a carriage return) is prefixed with an apostrophe, as OWASP recommends against
+CSV injection.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from pathlib import Path
+from typing import Any, Iterable
+
+from models.errors import InputError, Problem
+from models.fileio import atomic_write
+from solver import costs
+from solver.costs import CATEGORIES
+
+from . import excel
+from .console import recommendation
+
+
+def _cell(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (dt.date, dt.datetime)):
+        return v.isoformat()
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str) and v.startswith(excel.FORMULA_PREFIXES):
+        return "'" + v
+    return v
+
+
+def _csv_bytes(columns: list[str], rows: Iterable[Iterable[Any]]) -> bytes:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([_cell(v) for v in r])
+    return buf.getvalue().encode("utf-8")
+
+
+def _dict_table(rows: list[dict], columns: list[str]) -> bytes:
+    return _csv_bytes(columns, ([r.get(c) for c in columns] for r in rows))
+
+
+def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dict[str, bytes]:
+    """File name → CSV bytes."""
+    p, plan = result.project, result.plan
+    now = now or dt.datetime.now()
+    out: dict[str, bytes] = {}
+    summary = [("recommendation", recommendation(result), ""), ("status", result.status, "")]
+    if plan is not None:
+        summary.append(("total_cost", plan.total_cost, p.currency))
+        if p.discount_rate > 0:
+            summary.append(("npv_cost", plan.npv_cost, p.currency))
+        for c in CATEGORIES:
+            summary.append((c, plan.breakdown.get(c, 0.0), p.currency))
+    _, be_text = excel.break_even(result)
+    if be_text:
+        summary.append(("break_even", be_text, ""))
+    out["summary.csv"] = _csv_bytes(["figure", "value", "unit"], summary)
+    out["strategies.csv"] = _dict_table(excel.strategy_rows(result), ["name", "strategy", "status", "total_cost", "npv_cost", "vs_recommended",
+                                                                       "vs_recommended_pct", "modes", "note"])
+    out["plan.csv"] = _dict_table(excel.plan_rows(result), ["workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start",
+                                                             "end", "deadline", "start_day", "end_day", "deadline_day", "slack_days",
+                                                             "wall_hours", "gpu_hours", "cost"])
+    out["capacity.csv"] = _dict_table(excel.capacity_rows(result), ["what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"])
+    items = excel.line_items(result)
+    out["costs.csv"] = _csv_bytes(
+        ["category", "line_item", "offer", "nodes", "quantity", "quantity_unit", "unit_price", "price_unit", "rate", "rate_unit", "amount", "how"],
+        ([i.category, i.item, i.ref, i.nodes, i.quantity, i.quantity_unit, i.unit_price, i.price_unit, i.rate, i.rate_unit, i.amount, i.how]
+         for i in items),
+    )
+    if plan is not None:
+        n = p.horizon_months
+        df = costs.discount_factors(p)
+        totals = excel.monthly_totals(plan, n)
+        cum = excel.cumulative(totals)
+        rows = []
+        for m in range(n):
+            rows.append([m + 1, excel.month_start(p, m)] + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES] + [totals[m], cum[m], df[m]])
+        out["cash_flow.csv"] = _csv_bytes(["month", "month_start"] + list(CATEGORIES) + ["total", "cumulative", "discount_factor"], rows)
+    opt_rows = [["feasible", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"],
+                 r["hours"], r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], r["chosen"], ""]
+                for r in excel.option_rows(result)]
+    opt_rows += [["rejected", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], None, None, None, None, None, None, None, None, None,
+                  False, r["reason"]] for r in excel.rejection_rows(result)]
+    out["options.csv"] = _csv_bytes(["status", "workload", "offer", "vendor", "mode", "gpu", "nodes", "gpus", "strategy", "days", "compute_hours",
+                                     "gpu_hours", "efficiency", "standalone_cost", "vs_chosen", "chosen", "reason"], opt_rows)
+    arows = []
+    for title, cols, rows in excel.assumption_sections(result, inputs, now):
+        for r in rows:
+            detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:]) if v not in (None, ""))
+            arows.append([title, r[0], r[1] if len(r) > 1 else "", detail])
+    out["assumptions.csv"] = _csv_bytes(["section", "item", "value", "detail"], arows)
+    return out
+
+
+def write_csv(result, folder, inputs: Iterable = ()) -> list[Path]:
+    """Write every table into ``folder`` (created when its parent exists); returns the files written."""
+    folder = Path(folder)
+    if not folder.exists():
+        parent = folder.parent if str(folder.parent) else Path(".")
+        if not parent.is_dir():
+            raise InputError([Problem(str(folder), "--csv", f"folder {str(parent)!r} does not exist")])
+        folder.mkdir(exist_ok=True)
+    elif not folder.is_dir():
+        raise InputError([Problem(str(folder), "--csv", "is a file; give a folder")])
+    written = []
+    for name, data in tables(result, inputs).items():
+        atomic_write(folder / name, data)
+        written.append(folder / name)
+    return written

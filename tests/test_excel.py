@@ -1,0 +1,356 @@
+"""The Excel workbook (and its CSV twin): recalculated by LibreOffice, its formulas reproduce the cost
+model to the cent, stay live when a price changes, keep input text as text, and are written atomically."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from models.errors import InputError
+from models.offer import Offer
+from models.project import Project, load_project
+from offers.catalog import load_catalog
+from reports import excel
+from reports.csv_report import write_csv
+from reports.excel import write_workbook
+from solver import costs
+from solver.costs import CATEGORIES
+from solver.planner import plan_project
+
+from conftest import EXAMPLES
+
+CENT = 0.01
+EVIL_VENDOR = '=HYPERLINK("http://x","y")'
+SOFFICE = shutil.which("soffice")
+needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")
+
+
+def _offer(**kw) -> Offer:
+    mode = kw["mode"]
+    base = dict(region="us-east", gpu="H100-SXM-80GB", gpus_per_node=8, intra_node="nvswitch", inter_node="ib-ndr", inter_node_rails=8,
+                ram_gb=2048, nvme_tb=30, cpu_cores=112, max_nodes=8, lead_time_days=0, source="test quote", quoted_on="2026-11-01")
+    if mode == "buy":
+        base.update(price_per_node=150_000, power_kw_per_node=10.2, residual_value_pct=0.4, maintenance_pct_per_year=0.05,
+                    colocation_per_node_month=600, lead_time_days=30)
+    elif mode == "rent":
+        base.update(price_per_node_month=16_000, setup_fee_per_node=900, min_term_months=2)
+    else:
+        base.update(price_per_node_hour=98.0, max_nodes=4)
+    base.update(kw)
+    return Offer.model_validate(base)
+
+
+OFFERS = [
+    _offer(id="buy-h100", vendor=EVIL_VENDOR, mode="buy"),
+    _offer(id="rent-h100", vendor="@RentCo", mode="rent"),
+    _offer(id="cloud-h100", vendor="+CloudCo", mode="cloud", spot=True, spot_overhead_pct=0.15),
+]
+
+
+def _project(**kw) -> Project:
+    """A long pretraining run (owning pays off) and two short fine-tunes; names that look like formulas."""
+    base = dict(
+        name="-excel test", start_date="2027-01-01", horizon_months=24, period_days=7, discount_rate=0.07,
+        workloads=[
+            dict(name="-pretrain", model="llama-2-7b", method="pretrain", tokens_b=4000, earliest_start_days=35, deadline_days=700),
+            dict(name="@ft-early", model="llama-2-7b", method="full", tokens_b=2, deadline_days=45),
+            dict(name="ft-late", model="llama-2-7b", method="full", tokens_b=20, earliest_start_days=300, deadline_days=400),
+        ],
+    )
+    base.update(kw)
+    return Project.model_validate(base)
+
+
+def _example_result(path: Path):
+    project, _ = load_project(path)
+    cat = load_catalog([path.parent / p for p in project.offers] if project.offers else None)
+    return plan_project(project, cat.offers), [path, *cat.files]
+
+
+@pytest.fixture(scope="session")
+def results():
+    """name -> (Result, input files): hand-built projects covering buy, rent and spot cloud, plus every example."""
+    out = {
+        "buy": (plan_project(_project(), OFFERS), []),
+        # no buy offer: rentals (and buy only shown as infeasible)
+        "rent": (plan_project(_project(discount_rate=0.0), OFFERS[1:]), []),
+    }
+    for path in EXAMPLES:
+        out[path.stem] = _example_result(path)
+    return out
+
+
+@pytest.fixture(scope="session")
+def written(results, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("workbooks")
+    paths = {}
+    for name, (result, inputs) in results.items():
+        paths[name] = folder / f"{name}.xlsx"
+        write_workbook(result, paths[name], inputs=inputs)
+    return paths
+
+
+def recalc(paths: list[Path], tmp_path_factory) -> dict[Path, Path]:
+    """Open the workbooks in LibreOffice Calc, recalculate, save as xlsx (one soffice call for all)."""
+    out = tmp_path_factory.mktemp("recalculated")
+    profile = tmp_path_factory.mktemp("lo-profile")
+    cmd = [SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc", "--convert-to", "xlsx", "--outdir", str(out),
+           *map(str, paths)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=240)
+    done = {p: out / p.name for p in paths}
+    missing = [str(p) for p in done.values() if not p.exists()]
+    assert not missing, f"LibreOffice did not write {missing}"
+    return done
+
+
+@pytest.fixture(scope="session")
+def recalculated(written, tmp_path_factory):
+    if SOFFICE is None:
+        pytest.skip("LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")
+    done = recalc(list(written.values()), tmp_path_factory)
+    return {name: openpyxl.load_workbook(done[p], data_only=True) for name, p in written.items()}
+
+
+def named_value(wb, name: str):
+    ((sheet, coord),) = list(wb.defined_names[name].destinations)
+    return wb[sheet][coord.replace("$", "")].value
+
+
+def category_totals(wb) -> dict[str, float]:
+    ws = wb["Costs"]
+    start = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "Totals by category")
+    return {ws.cell(r, 1).value: ws.cell(r, 11).value for r in range(start + 1, start + 1 + len(CATEGORIES))}
+
+
+CASES = ["buy", "rent", *[p.stem for p in EXAMPLES]]
+
+
+# --- the formulas reproduce the cost model --------------------------------------------------------
+
+
+def test_examples_and_cases_exist(results):
+    assert len(EXAMPLES) >= 3
+    buy_plan = results["buy"][0].plan
+    rent_plan = results["rent"][0].plan
+    assert buy_plan.purchases, "the buy case must exercise purchase line items"
+    assert rent_plan.rentals, "the rent case must exercise rental line items"
+    assert any(a.mode == "cloud" for r, _ in results.values() for a in r.plan.assignments)
+
+
+@needs_soffice
+@pytest.mark.parametrize("name", CASES)
+def test_recalculated_totals_equal_the_solver(name, results, recalculated):
+    plan = results[name][0].plan
+    project = results[name][0].project
+    wb = recalculated[name]
+    assert named_value(wb, "total_cost") == pytest.approx(plan.total_cost, abs=CENT)
+    got = category_totals(wb)
+    for c in CATEGORIES:
+        assert got[c] == pytest.approx(plan.breakdown[c], abs=CENT), c
+    if project.discount_rate > 0:
+        assert named_value(wb, "npv_cost") == pytest.approx(plan.npv_cost, abs=CENT)
+    else:
+        assert "npv_cost" not in wb.defined_names
+
+
+@needs_soffice
+@pytest.mark.parametrize("name", CASES)
+def test_recalculated_cash_flow_equals_the_cost_model_month_by_month(name, results, recalculated):
+    result = results[name][0]
+    plan, n = result.plan, result.project.horizon_months
+    ws = recalculated[name]["Cash flow"]
+    rows = {ws.cell(r, 2).value: r for r in range(5, 5 + len(CATEGORIES))}
+    assert set(rows) == set(CATEGORIES)
+    for c in CATEGORIES:
+        for m in range(n):
+            want = plan.flows.get(c, {}).get(m, 0.0)
+            assert ws.cell(rows[c], 4 + m).value == pytest.approx(want, abs=CENT), (c, m)
+    total_row = 5 + len(CATEGORIES)
+    cum_row = total_row + 1
+    assert ws.cell(total_row, 3).value == pytest.approx(plan.total_cost, abs=CENT)
+    assert ws.cell(cum_row, 3 + n).value == pytest.approx(plan.total_cost, abs=CENT)
+
+
+@needs_soffice
+def test_summary_figures_are_live_formulas(results, recalculated, written):
+    plan = results["buy"][0].plan
+    ws = recalculated["buy"]["Summary"]
+    row = next(r for r in range(1, 40) if ws.cell(r, 1).value == "Total cost of ownership")
+    assert ws.cell(row, 2).value == pytest.approx(plan.total_cost, abs=CENT)
+    raw = openpyxl.load_workbook(written["buy"])["Summary"]
+    assert str(raw.cell(row, 2).value).startswith("=")
+
+
+# --- changing an input moves the total by quantity × change ---------------------------------------
+
+
+def _find_row(ws, category: str, offer_id: str) -> int:
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, 1).value == category and ws.cell(r, 3).value == offer_id and ws.cell(r, 11).value is not None:
+            return r
+    raise AssertionError(f"no {category} row for {offer_id}")
+
+
+@needs_soffice
+def test_changing_unit_prices_moves_the_total(results, written, tmp_path_factory):
+    rent_result = results["rent"][0]
+    buy_result = results["buy"][0]
+    folder = tmp_path_factory.mktemp("edited")
+    # rent: +1,000 per node-month on the first contract's price cell (every contract of the offer reuses it)
+    rent_wb = openpyxl.load_workbook(written["rent"])
+    ws = rent_wb["Costs"]
+    r = _find_row(ws, "rent", "rent-h100")
+    assert ws.cell(r, 7).fill.fgColor.rgb.endswith(excel.INPUT_FILL.fgColor.rgb[-6:]), "the price is an input cell"
+    ws.cell(r, 7).value = ws.cell(r, 7).value + 1000
+    rent_wb.save(folder / "rent-edited.xlsx")
+    # buy: +10,000 on the purchase price, which residual value and maintenance reuse
+    buy_wb = openpyxl.load_workbook(written["buy"])
+    ws = buy_wb["Costs"]
+    r = _find_row(ws, "capex", "buy-h100")
+    ws.cell(r, 7).value = ws.cell(r, 7).value + 10_000
+    buy_wb.save(folder / "buy-edited.xlsx")
+
+    done = recalc([folder / "rent-edited.xlsx", folder / "buy-edited.xlsx"], tmp_path_factory)
+    rent_total = named_value(openpyxl.load_workbook(done[folder / "rent-edited.xlsx"], data_only=True), "total_cost")
+    node_months = sum(x.nodes * x.months for x in rent_result.plan.rentals if x.offer_id == "rent-h100")
+    assert node_months > 0
+    assert rent_total == pytest.approx(rent_result.plan.total_cost + 1000 * node_months, abs=CENT)
+
+    buy_total = named_value(openpyxl.load_workbook(done[folder / "buy-edited.xlsx"], data_only=True), "total_cost")
+    o = buy_result.offers["buy-h100"]
+    nodes = next(p.nodes for p in buy_result.plan.purchases if p.offer_id == o.id)
+    years = costs.owned_days(o, buy_result.project) / 365.0
+    per_unit = nodes * (1 - o.residual + o.maintenance * years)
+    assert buy_total == pytest.approx(buy_result.plan.total_cost + 10_000 * per_unit, abs=CENT)
+
+
+# --- text from inputs stays text ------------------------------------------------------------------
+
+
+def _text_cells(wb, text: str):
+    return [(ws.title, c.coordinate, c) for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value == text]
+
+
+def test_formula_like_input_text_is_written_as_text(written):
+    wb = openpyxl.load_workbook(written["buy"])
+    for text in (EVIL_VENDOR, "-pretrain", "@ft-early", "-excel test — GPU compute procurement"):
+        cells = _text_cells(wb, text)
+        assert cells, f"{text!r} should appear in the workbook"
+        for sheet, coord, c in cells:
+            assert c.data_type == "s", (sheet, coord)
+    # nothing that came from the inputs became a formula anywhere
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type == "f":
+                    assert "HYPERLINK" not in str(c.value) and "pretrain" not in str(c.value), (ws.title, c.coordinate)
+
+
+@needs_soffice
+def test_formula_like_text_survives_recalculation(recalculated):
+    wb = recalculated["buy"]
+    plan_ws = wb["Plan"]
+    assert plan_ws["A4"].value == "-pretrain"
+    assert plan_ws["A5"].value == "@ft-early"
+    assert plan_ws["C4"].value == EVIL_VENDOR
+    assert _text_cells(wb, EVIL_VENDOR)
+
+
+# --- atomic writes --------------------------------------------------------------------------------
+
+
+def test_failed_write_keeps_the_old_report_and_leaves_no_temp_file(results, tmp_path, monkeypatch):
+    target = tmp_path / "report.xlsx"
+    target.write_bytes(b"previous report")
+    result = results["buy"][0]
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(openpyxl.Workbook, "save", boom)
+    with pytest.raises((OSError, InputError)):
+        write_workbook(result, target)
+    monkeypatch.undo()
+    assert target.read_bytes() == b"previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.xlsx"]
+
+    monkeypatch.setattr(os, "replace", boom)  # the temp file is complete, the rename fails
+    with pytest.raises((OSError, InputError)):
+        write_workbook(result, target)
+    monkeypatch.undo()
+    assert target.read_bytes() == b"previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.xlsx"]
+
+    write_workbook(result, target)
+    assert openpyxl.load_workbook(target).sheetnames == list(excel.SHEETS)
+
+
+# --- structure a reader relies on -----------------------------------------------------------------
+
+
+def test_workbook_layout(written, results):
+    wb = openpyxl.load_workbook(written["buy"])
+    assert wb.sheetnames == ["Summary", "Plan", "Costs", "Cash flow", "Options", "Assumptions"]
+    for ws in wb.worksheets:
+        assert ws.page_setup.orientation == "landscape"
+        assert ws.sheet_properties.pageSetUpPr.fitToPage
+    assert wb["Costs"].freeze_panes == "A4"
+    assert wb["Summary"]._charts, "TCO and cumulative cash-out charts"
+    costs_ws = wb["Costs"]
+    grand = list(wb.defined_names["total_cost"].destinations)[0][1].replace("$", "")
+    assert costs_ws[grand].value.startswith("=SUM(")
+    # every line amount is a formula over its own row
+    r = _find_row(costs_ws, "maintenance", "buy-h100")
+    assert costs_ws.cell(r, 11).value.startswith("=") and f"E{r}" in costs_ws.cell(r, 11).value
+    # plan dates are real dates
+    assert results["buy"][0].project.start_date <= wb["Plan"]["I4"].value.date()
+    # the assumptions name the solver and hash the inputs
+    text = " ".join(str(c.value) for row in wb["Assumptions"].iter_rows() for c in row if c.value is not None)
+    assert "cbc" in text and "procure version" in text
+
+
+def test_example_workbook_hashes_its_inputs(written, results):
+    name = EXAMPLES[0].stem
+    wb = openpyxl.load_workbook(written[name])
+    values = [c.value for row in wb["Assumptions"].iter_rows() for c in row]
+    digest = excel.sha256_of(EXAMPLES[0])
+    assert digest in values
+
+
+# --- CSV ------------------------------------------------------------------------------------------
+
+
+def test_csv_tables(results, tmp_path):
+    result = results["buy"][0]
+    folder = tmp_path / "tables"
+    written = write_csv(result, folder)
+    names = {p.name for p in written}
+    assert {"summary.csv", "strategies.csv", "plan.csv", "costs.csv", "cash_flow.csv", "options.csv", "assumptions.csv"} <= names
+    with open(folder / "costs.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert sum(float(r["amount"]) for r in rows) == pytest.approx(result.plan.total_cost, abs=CENT)
+    with open(folder / "cash_flow.csv", newline="", encoding="utf-8") as fh:
+        flows = list(csv.DictReader(fh))
+    assert len(flows) == result.project.horizon_months
+    assert float(flows[-1]["cumulative"]) == pytest.approx(result.plan.total_cost, abs=CENT)
+    with open(folder / "plan.csv", newline="", encoding="utf-8") as fh:
+        plan = list(csv.DictReader(fh))
+    # formula-like text is defused for spreadsheet programs that open the CSV
+    assert plan[0]["workload"] == "'-pretrain" and plan[0]["vendor"] == "'" + EVIL_VENDOR
+    assert not list(folder.glob(".*.tmp"))
+
+
+def test_line_items_reproduce_the_breakdown(results):
+    for name, (result, _) in results.items():
+        items = excel.line_items(result)
+        for c in CATEGORIES:
+            got = sum(i.amount for i in items if i.category == c)
+            assert got == pytest.approx(result.plan.breakdown[c], abs=CENT), (name, c)
+        for i in items:
+            assert sum(i.months.values()) == pytest.approx(1.0, abs=1e-9), (name, i.key)
