@@ -28,19 +28,26 @@ def check_writable(path: str | Path, what: str = "output") -> Path:
     return path
 
 
-def atomic_write(path: str | Path, data: bytes) -> None:
+def atomic_write(path: str | Path, data: bytes, what: str = "output") -> None:
+    """Write ``data`` to ``path`` completely or not at all. An OS failure (disk full, permission lost)
+    becomes an InputError that says the previous file, if any, is unchanged."""
     path = Path(path)
-    check_writable(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    check_writable(path, what)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+    except BaseException as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+        if isinstance(exc, OSError):
+            why = exc.strerror or str(exc)
+            raise InputError([Problem(str(path), what, f"could not write the file ({why}); any previous file there is unchanged")]) from None
         raise

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from .errors import Problem
+from .errors import Problem, did_you_mean
 from .yamlio import field_path
 
 
@@ -19,7 +20,8 @@ def _message(err: dict[str, Any]) -> str:
         return "required field is missing"
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
-        return f"got {err.get('input')!r}; allowed: {expected}"
+        hint = did_you_mean(err.get("input"), re.findall(r"'([^']*)'", expected)) if isinstance(err.get("input"), str) else ""
+        return f"got {err.get('input')!r}{hint}; allowed: {expected}"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if msg.startswith("Assertion failed, "):

@@ -35,7 +35,7 @@ def read_text(path: Path, what: str = "file") -> str:
     if path.is_dir():
         raise InputError([Problem(str(path), "", f"{what} is a folder, expected a file")])
     if size > MAX_FILE_BYTES:
-        raise InputError([Problem(str(path), "", f"{what} is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")])
+        raise InputError([Problem(str(path), "", f"{what} is {size / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MiB")])
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")
@@ -52,6 +52,8 @@ def load_yaml(path: Path, what: str = "file") -> tuple[Any, dict[Path_, int]]:
     yaml.allow_duplicate_keys = False
     try:
         tree = yaml.load(text)
+    except RecursionError:
+        raise InputError([Problem(str(path), "", "malformed YAML: nested too deeply to read")]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -59,6 +61,8 @@ def load_yaml(path: Path, what: str = "file") -> tuple[Any, dict[Path_, int]]:
         raise InputError([Problem(str(path), "", f"malformed YAML: {msg}", line=line)]) from None
     except YAMLError as exc:
         raise InputError([Problem(str(path), "", f"malformed YAML: {exc}")]) from None
+    if _expanded_size(tree) > MAX_NODES:
+        raise InputError([Problem(str(path), "", f"document expands to more than {MAX_NODES:,} values (YAML aliases?); refusing to load it")])
     lines: dict[Path_, int] = {}
     budget = [MAX_NODES]
 
@@ -97,8 +101,39 @@ def load_yaml(path: Path, what: str = "file") -> tuple[Any, dict[Path_, int]]:
             return float(node)
         return node
 
-    data = plain(tree, ())
+    try:
+        data = plain(tree, ())
+    except RecursionError:
+        raise InputError([Problem(str(path), "", "malformed YAML: nested too deeply to read")]) from None
     return data, lines
+
+
+def _expanded_size(tree: Any) -> int:
+    """Values the document would have once every alias is expanded, counted without expanding: an
+    alias shares its anchor's node, so each distinct node is sized once (a billion laughs costs
+    microseconds). A node that contains itself counts as unbounded."""
+    sizes: dict[int, int] = {}
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if isinstance(node, (CommentedMap, CommentedSeq)):
+            sizes[key] = MAX_NODES + 1  # while visiting: reaching it again means a cycle
+            children = node.values() if isinstance(node, CommentedMap) else node
+            total = 1
+            for child in children:
+                total += size(child)
+                if total > MAX_NODES:
+                    break
+            sizes[key] = total
+            return total
+        return 1
+
+    try:
+        return size(tree)
+    except RecursionError:
+        return MAX_NODES + 1
 
 
 def line_of(lines: dict[Path_, int], loc: Path_) -> int | None:

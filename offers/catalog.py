@@ -191,7 +191,7 @@ def _xlsx_rows(path: Path) -> list[Row]:
     if not path.exists():
         raise InputError([Problem(str(path), "", "catalog not found")])
     if size > MAX_FILE_BYTES:
-        raise InputError([Problem(str(path), "", f"catalog is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")])
+        raise InputError([Problem(str(path), "", f"catalog is {size / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MiB")])
     try:
         wb = openpyxl.load_workbook(path, data_only=False, read_only=False)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError) as exc:

@@ -13,9 +13,12 @@ from typing import Annotated, Optional
 
 import typer
 
-EXIT_CODES = """Exit codes: 0 ok; 1 bad input (file, field, line/row and what is allowed are printed);
-2 infeasible (the reasons are printed); 3 no solution within the time limit; 4 internal verification
-failure (a bug: the plan broke a rule and is not shown)."""
+EXIT_CODES = """Exit codes:
+0 ok (a plan: optimal, or feasible with its proven gap at the time limit)
+1 bad input: file, field, line/row and what is allowed are printed; also an output path that cannot be written
+2 infeasible: the reasons are printed
+3 no solution within the time limit, or the solver is missing or failed
+4 internal verification failure: a bug; the plan broke a rule and is not shown"""
 
 app = typer.Typer(
     name="procure",
@@ -52,10 +55,17 @@ def _console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
 
 
+def _esc(text) -> str:
+    """User text (names, paths, values) must print as typed, never as rich markup ('[/b]' would crash)."""
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
 def _fail_input(exc) -> None:
     err = _console(stderr=True)
     for p in exc.problems:
-        err.print(f"[red]✗[/red] {p}", markup=True, highlight=False, soft_wrap=True)
+        err.print(f"[red]✗[/red] {_esc(p)}", markup=True, highlight=False, soft_wrap=True)
     n = len(exc.problems)
     err.print(f"{n} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
     raise typer.Exit(EXIT_INPUT)
@@ -66,7 +76,7 @@ def _print_warnings(warnings) -> None:
         return
     err = _console(stderr=True)
     for w in warnings:
-        err.print(f"[yellow]![/yellow] {w}", soft_wrap=True)
+        err.print(f"[yellow]![/yellow] {_esc(w)}", soft_wrap=True)
 
 
 def _version(value: bool) -> None:
@@ -113,9 +123,9 @@ def offers_list(
         if gpu is not None:
             gid = gpu_table().resolve(gpu)
             if gid is None:
-                problems.append(Problem("--gpu", "gpu", gpu_table().unknown_message(gpu)))
+                problems.append(Problem("command line", "--gpu", gpu_table().unknown_message(gpu)))
         if mode is not None and mode not in MODES:
-            problems.append(Problem("--mode", "mode", unknown_choice("mode", mode, MODES)))
+            problems.append(Problem("command line", "--mode", unknown_choice("mode", mode, MODES)))
         if problems:
             raise InputError(problems)
         cat = _load_offers(offers)
@@ -126,6 +136,13 @@ def offers_list(
     rows = [o for o in cat.offers if (gid is None or o.gpu == gid) and (mode is None or o.mode == mode)]
     print_offers(_console(), rows, cat)
     _print_warnings(cat.warnings)
+    if not rows:
+        parts = []
+        if gid:
+            parts.append(f"{sum(o.gpu == gid for o in cat.offers)} have GPU {gid}")
+        if mode:
+            parts.append(f"{sum(o.mode == mode for o in cat.offers)} are {mode} offers")
+        _console(stderr=True).print(f"no offer matches the filters: of the catalog's {len(cat.offers)} offers, {' and '.join(parts)}", markup=False, soft_wrap=True)
 
 
 @offers_app.command("validate")
@@ -217,7 +234,10 @@ def size(
             return
         from models.fileio import atomic_write
 
-        atomic_write(json_out, text.encode("utf-8"))
+        try:
+            atomic_write(json_out, text.encode("utf-8"), "--json")
+        except InputError as exc:
+            _fail_input(exc)
     print_sizing(_console(), sizings)
 
 
@@ -230,7 +250,7 @@ def solve(
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the Excel workbook for the approval meeting here (.xlsx).")] = None,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the plan as JSON here.")] = None,
     csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")] = None,
-    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure[highs]').")] = SolverName.cbc,
+    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")] = SolverName.cbc,
     time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Seconds per solve; at the limit the best plan found is reported as 'feasible' with its proven gap.", min=0.1)] = None,
     gap: Annotated[float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
@@ -266,12 +286,12 @@ def solve(
     try:
         result = plan_project(project, cat.offers, solver=solver.value, time_limit=time_limit, gap=gap, objective=objective.value, compare=compare)
     except (SolverUnavailable, SolverFailed) as exc:
-        err.print(f"[red]✗[/red] solver problem: {exc}", soft_wrap=True)
+        err.print(f"[red]✗[/red] solver problem: {_esc(exc)}", soft_wrap=True)
         raise typer.Exit(EXIT_NO_SOLUTION)
     except VerificationError as exc:
         err.print("[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]", soft_wrap=True)
         for v in exc.violations:
-            err.print(f"  - {v}", soft_wrap=True)
+            err.print(f"  - {_esc(v)}", soft_wrap=True)
         err.print("This is a bug in procure; please report it with your input files.", soft_wrap=True)
         raise typer.Exit(EXIT_VERIFY)
 
@@ -287,18 +307,18 @@ def solve(
 
             from models.fileio import atomic_write
 
-            atomic_write(json_out, json.dumps(result_to_json(result), indent=2).encode("utf-8"))
-            console.print(f"wrote {json_out}")
+            atomic_write(json_out, json.dumps(result_to_json(result), indent=2).encode("utf-8"), "--json")
+            console.print(f"wrote {_esc(json_out)}")
         if result.plan is not None and out is not None:
             from reports.excel import write_workbook
 
             write_workbook(result, out, inputs=[workload, *cat.files])
-            console.print(f"wrote {out}")
+            console.print(f"wrote {_esc(out)}")
         if result.plan is not None and csv_dir is not None:
             from reports.csv_report import write_csv
 
             write_csv(result, csv_dir)
-            console.print(f"wrote CSV tables to {csv_dir}")
+            console.print(f"wrote CSV tables to {_esc(csv_dir)}")
     except InputError as exc:
         _fail_input(exc)
     if status in ("optimal", "feasible"):

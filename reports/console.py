@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from rich.console import Console
+from rich.markup import escape as esc
 from rich.table import Table
 
 from solver.costs import CATEGORIES
@@ -40,10 +41,10 @@ def print_offers(console: Console, offers, catalog) -> None:
         else:
             price = f"{o.price_per_node_hour:,.2f} /node-hour" + (" spot" if o.spot else "")
         fabric = o.inter_node + (f" ×{o.inter_node_rails}" if o.inter_node_rails > 1 else "")
-        t.add_row(o.id, o.vendor, o.mode, o.region, f"{o.gpu} × {o.gpus_per_node}", fabric, f"{o.ram_gb:g}", f"{o.nvme_tb:g}",
+        t.add_row(esc(o.id), esc(o.vendor), o.mode, esc(o.region), f"{o.gpu} × {o.gpus_per_node}", fabric, f"{o.ram_gb:g}", f"{o.nvme_tb:g}",
                   str(o.max_nodes), str(o.lead_time_days), price, o.quoted_on.isoformat())
     console.print(t)
-    console.print(f"catalog: {', '.join(str(f) for f in catalog.files)}")
+    console.print(f"catalog: {esc(', '.join(str(f) for f in catalog.files))}")
 
 
 def recommendation(result) -> str:
@@ -90,30 +91,30 @@ def recommendation(result) -> str:
 def print_result(console: Console, result, inputs=()) -> None:
     p = result.project
     h = result.hybrid
-    console.print(f"[bold]{p.name}[/bold] — {len(p.workloads)} workload(s), {len(result.offers)} offers, horizon {p.horizon_months} months from {p.start_date}")
+    console.print(f"[bold]{esc(p.name)}[/bold] — {len(p.workloads)} workload(s), {len(result.offers)} offers, horizon {p.horizon_months} months from {p.start_date}")
     if h.plan is None:
         label = "INFEASIBLE" if h.status == "infeasible" else "NO SOLUTION within the time limit"
         console.print(f"[red bold]{label}[/red bold]")
         for w, reasons in h.reasons.items():
-            console.print(f"  [bold]{w}[/bold]:")
+            console.print(f"  [bold]{esc(w)}[/bold]:")
             for r in reasons:
-                console.print(f"    - {r}", soft_wrap=True)
+                console.print(f"    - {esc(r)}", soft_wrap=True)
         if h.status == "no_solution":
-            console.print("  the solver found no plan before --time-limit; raise it (or --gap) and run again")
+            console.print("  the solver found no plan before --time-limit; raise --time-limit and run again")
         _print_strategies(console, result)
         return
     plan = h.plan
     info = h.solve
     gap = f", proven gap {info.gap:.4%}" if info and info.gap is not None else ""
     console.print(f"status: [bold]{h.status}[/bold] ({info.name if info else ''}{gap}, {info.seconds:.2f} s); plan verified independently")
-    console.print(f"[bold green]Recommendation:[/bold green] {recommendation(result)}", soft_wrap=True)
+    console.print(f"[bold green]Recommendation:[/bold green] {esc(recommendation(result))}", soft_wrap=True)
 
     t = Table(title="Plan per workload")
     for col in ("workload", "offer", "vendor", "mode", "GPU × count", "strategy", "start", "end", "deadline", "slack d", "GPU-hours", "cost"):
         t.add_column(col, justify="right" if col in ("slack d", "GPU-hours", "cost") else "left")
     for a in plan.assignments:
         strat = a.strategy.label() if a.strategy is not None and hasattr(a.strategy, "label") else ""
-        t.add_row(a.workload, a.offer_id, a.vendor, a.mode, f"{a.gpu} × {a.gpus} ({a.nodes} node{'s' if a.nodes > 1 else ''})", strat,
+        t.add_row(esc(a.workload), esc(a.offer_id), esc(a.vendor), a.mode, f"{a.gpu} × {a.gpus} ({a.nodes} node{'s' if a.nodes > 1 else ''})", strat,
                   day_date(p.start_date, a.start_day), day_date(p.start_date, a.end_day), day_date(p.start_date, a.deadline_day),
                   f"{a.slack_days:.1f}", f"{a.gpu_hours:,.0f}", money(a.cost))
     console.print(t)
@@ -124,9 +125,9 @@ def print_result(console: Console, result, inputs=()) -> None:
             t.add_column(col, justify="right" if col in ("nodes", "months", "cost") else "left")
         for pur in plan.purchases:
             o = result.offers[pur.offer_id]
-            t.add_row("buy", pur.offer_id, str(pur.nodes), day_date(p.start_date, o.lead_time_days) + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost))
+            t.add_row("buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days) + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost))
         for r in plan.rentals:
-            t.add_row("rent", r.offer_id, str(r.nodes), day_date(p.start_date, r.start_day), str(r.months), money(r.cost))
+            t.add_row("rent", esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day), str(r.months), money(r.cost))
         console.print(t)
 
     t = Table(title=f"Cost breakdown ({p.currency})")
@@ -148,7 +149,7 @@ def print_result(console: Console, result, inputs=()) -> None:
         for w, rows in result.runner_ups.items():
             for r in rows:
                 o = r.option
-                t.add_row(w, o.offer_id, o.mode, f"{o.offer.gpu} × {o.gpus}", f"{o.wall_days:.1f}", money(o.standalone_cost), ("+" if r.extra_cost >= 0 else "") + money(r.extra_cost))
+                t.add_row(esc(w), esc(o.offer_id), o.mode, f"{o.offer.gpu} × {o.gpus}", f"{o.wall_days:.1f}", money(o.standalone_cost), ("+" if r.extra_cost >= 0 else "") + money(r.extra_cost))
         console.print(t)
     n_rej = len(result.rejections)
     if n_rej:
@@ -174,6 +175,6 @@ def _print_strategies(console: Console, result) -> None:
         why = ""
         if s.plan is None and s.reasons:
             first_w, rs = next(iter(s.reasons.items()))
-            why = f" — {first_w}: {rs[0]}"
+            why = esc(f" — {first_w}: {rs[0]}")
         t.add_row(STRATEGY_LABEL[name], s.status + why, money(s.total_cost, p.currency), diff)
     console.print(t)

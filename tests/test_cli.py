@@ -1,0 +1,202 @@
+"""The command line through typer's CliRunner: exit codes, the phrases a user reads, the JSON contract."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import openpyxl
+import pytest
+from typer.testing import CliRunner
+
+from procure import __version__
+from procure.cli import EXIT_CODES, app
+
+from conftest import EXAMPLES
+
+STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
+BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud"}
+TOP_KEYS = {"status", "currency", "total_cost", "npv_cost", "cost_breakdown", "purchases", "rentals", "assignments", "strategies", "rejected", "solver"}
+PURCHASE_KEYS = {"offer", "nodes", "cost"}
+RENTAL_KEYS = {"offer", "nodes", "start_day", "months", "cost"}
+ASSIGNMENT_KEYS = {"workload", "offer", "mode", "gpu", "nodes", "gpus", "start_day", "end_day", "deadline_day", "hours", "gpu_hours", "cost"}
+REJECTED_KEYS = {"workload", "offer", "reason"}
+SOLVER_KEYS = {"name", "status", "seconds", "gap"}
+
+
+def cli(*args):
+    res = CliRunner().invoke(app, [str(a) for a in args])
+    assert "Traceback" not in res.output
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return res
+
+
+# --- version and help --------------------------------------------------------------------------
+
+def test_version():
+    res = cli("--version")
+    assert res.exit_code == 0 and res.output.strip() == f"procure {__version__}"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["solve", "--help"]])
+def test_help_lists_every_exit_code(args):
+    res = cli(*args)
+    assert res.exit_code == 0
+    text = " ".join(res.output.split())
+    for line in EXIT_CODES.splitlines()[1:]:
+        code = line.split(" ", 1)[0]
+        assert f" {code} " in text
+    for phrase in ("Exit codes:", "0 ok", "1 bad input", "2 infeasible", "3 no solution within the time limit", "4 internal verification failure"):
+        assert phrase in text
+
+
+def test_help_keeps_brackets_of_the_highs_extra():
+    res = cli("solve", "--help")
+    flat = "".join(ch for ch in res.output if ch not in " │\n")
+    assert "procure[highs]" in flat
+
+
+# --- offers ------------------------------------------------------------------------------------
+
+def test_offers_list_shows_the_bundled_catalog():
+    res = cli("offers", "list")
+    assert res.exit_code == 0
+    assert "offers" in res.output and "catalog:" in res.output and "H100-SXM-80GB" in res.output
+
+
+def test_offers_list_filters_by_gpu_alias_and_mode():
+    res = cli("offers", "list", "--gpu", "h100", "--mode", "cloud")
+    assert res.exit_code == 0
+    body = [line for line in res.output.splitlines() if line.startswith("│")]
+    assert body and all("H100-SXM-80GB" in line and "cloud" in line for line in body if "│ " in line and "×" in line)
+    assert "A100" not in res.output and " buy " not in res.output
+
+
+def test_offers_list_says_when_no_offer_matches():
+    res = cli("offers", "list", "--gpu", "B200", "--mode", "cloud")
+    assert res.exit_code == 0
+    assert "no offer matches the filters: of the catalog's" in res.output
+    assert "have GPU B200-SXM-180GB and" in res.output and "are cloud offers" in res.output
+
+
+def test_offers_list_bad_gpu_and_mode_suggest_the_close_name():
+    res = cli("offers", "list", "--gpu", "H1OO")
+    assert res.exit_code == 1
+    assert "command line: error: --gpu: unknown GPU 'H1OO' (did you mean 'H100-SXM-80GB'?)" in res.output
+    res = cli("offers", "list", "--mode", "rnet")
+    assert res.exit_code == 1
+    assert "command line: error: --mode: unknown mode 'rnet' (did you mean 'rent'?); allowed: buy, cloud, rent" in res.output
+
+
+def test_offers_validate_bundled_catalog():
+    from offers.catalog import bundled_catalog_path
+
+    res = cli("offers", "validate", bundled_catalog_path())
+    assert res.exit_code == 0
+    assert res.output.strip().endswith("in 1 file(s)") and "ok:" in res.output and "(buy, cloud, rent)" in res.output
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx", "yaml"])
+def test_offers_template_writes_each_format(tmp_path, fmt):
+    out = tmp_path / f"offers.{fmt}"
+    res = cli("offers", "template", "--format", fmt, "--out", out)
+    assert res.exit_code == 0
+    assert f"wrote {out}: fill one row per offer, then run: procure offers validate {out}" in " ".join(res.output.split())
+    if fmt == "csv":
+        header = next(csv.reader(out.open()))
+        assert header[0] == "id" and "price_per_node_month" in header
+    elif fmt == "xlsx":
+        wb = openpyxl.load_workbook(out)
+        assert wb.sheetnames == ["offers", "columns"] and wb["offers"]["A1"].value == "id"
+    else:
+        assert "offers: []" in out.read_text()
+    # an empty template is a clear error, not a crash
+    res = cli("offers", "validate", out)
+    assert res.exit_code == 1 and "the catalog has no offers" in res.output
+
+
+def test_offers_template_into_a_missing_folder(tmp_path):
+    res = cli("offers", "template", "--format", "csv", "--out", tmp_path / "no" / "t.csv")
+    assert res.exit_code == 1 and "does not exist" in res.output
+
+
+# --- solve ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_solve_each_example_writes_the_json_contract(tmp_path, example):
+    out = tmp_path / "plan.json"
+    res = cli("solve", example, "--json", out)
+    assert res.exit_code == 0, res.output
+    assert "Recommendation:" in res.output and "plan verified independently" in res.output
+    j = json.loads(out.read_text())
+    assert TOP_KEYS <= set(j)
+    assert j["status"] in ("optimal", "feasible") and j["currency"]
+    assert set(j["cost_breakdown"]) == BREAKDOWN_KEYS
+    assert sum(j["cost_breakdown"].values()) == pytest.approx(j["total_cost"], abs=0.05)
+    assert set(j["strategies"]) == STRATEGY_KEYS
+    for s in j["strategies"].values():
+        assert {"status", "total_cost"} <= set(s)
+    assert j["strategies"]["hybrid"]["total_cost"] == j["total_cost"]
+    for name in ("buy", "rent", "cloud"):
+        s = j["strategies"][name]
+        assert s["total_cost"] is None or s["total_cost"] >= j["total_cost"] * (1 - 1e-6)
+    for x in j["purchases"]:
+        assert set(x) >= PURCHASE_KEYS
+    for x in j["rentals"]:
+        assert set(x) >= RENTAL_KEYS
+    assert j["assignments"]
+    for a in j["assignments"]:
+        assert set(a) >= ASSIGNMENT_KEYS
+        assert a["end_day"] <= a["deadline_day"] + 1e-6 and a["gpus"] >= a["nodes"] >= 1
+    for r in j["rejected"]:
+        assert set(r) == REJECTED_KEYS and r["reason"]
+    assert set(j["solver"]) >= SOLVER_KEYS and j["solver"]["name"] == "cbc"
+    assert j["solver"]["status"] == j["status"]
+
+
+def test_solve_no_compare_solves_only_the_hybrid(tmp_path):
+    out = tmp_path / "plan.json"
+    res = cli("solve", EXAMPLES[0], "--no-compare", "--json", out)
+    assert res.exit_code == 0
+    assert set(json.loads(out.read_text())["strategies"]) == {"hybrid"}
+
+
+def test_infeasible_workload_exits_2_with_reasons(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: too soon\nhorizon_months: 12\nworkloads:\n"
+        "  - {name: huge, model: llama-2-70b, method: pretrain, tokens_b: 2000, deadline_days: 3}\n"
+    )
+    out = tmp_path / "plan.json"
+    res = cli("solve", path, "--no-compare", "--json", out)
+    assert res.exit_code == 2
+    assert "INFEASIBLE" in res.output and "huge:" in res.output
+    assert "cannot finish by the deadline" in res.output and "> deadline day 3" in res.output
+    j = json.loads(out.read_text())
+    assert j["status"] == "infeasible" and j["total_cost"] is None and j["assignments"] == []
+    assert j["infeasible"]["huge"] and j["rejected"]
+
+
+def test_budget_infeasible_exits_2_with_the_shortfall(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: thrifty\nhorizon_months: 12\nbudget: 1\nworkloads:\n"
+        "  - {name: a, model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30}\n"
+    )
+    res = cli("solve", path, "--no-compare")
+    assert res.exit_code == 2
+    assert "(budget)" in res.output and "budget 1 is short by" in res.output
+
+
+def test_solve_npv_objective_with_zero_discount_warns(tmp_path):
+    qlora = next(p for p in EXAMPLES if p.stem == "qlora-7b-week")  # discount_rate: 0.0
+    res = cli("solve", qlora, "--no-compare", "--objective", "npv")
+    assert res.exit_code == 0
+    assert "warning: discount_rate: --objective npv with discount_rate 0 is the same as tco" in res.output
+
+
+def test_solve_rejects_unknown_solver_choice():
+    res = cli("solve", EXAMPLES[0], "--solver", "gurobi")
+    assert res.exit_code == 2  # click's usage error: the allowed choices are printed
+    assert "gurobi" in res.output and "cbc" in res.output
