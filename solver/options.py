@@ -87,19 +87,23 @@ def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_da
     return list(range(s_min, s_max + 1)), earliest_finish
 
 
+def standalone_contract(grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> RentalContract:
+    """The whole-month contract one job alone needs: the months it runs, at least the minimum term,
+    moved earlier if it would run past the horizon."""
+    end = costs.job_end_day(offer, start_day, hours)
+    months = grid.months_of_days(start_day, end)
+    length = max(len(months), offer.min_term)
+    first = min(months.start, max(0, grid.n_months - length))
+    return RentalContract(offer.id, nodes, first, length)
+
+
 def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> float:
     """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud."""
     job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day))
     if offer.mode == "buy":
         return job + nodes * costs.total(costs.purchase_flows(offer, project))
     if offer.mode == "rent":
-        end = costs.job_end_day(offer, start_day, hours)
-        months = grid.months_of_days(start_day, end)
-        length = max(len(months), offer.min_term)
-        first = months.start
-        if first + length > grid.n_months:
-            first = max(0, grid.n_months - length)
-        return job + costs.total(costs.rental_flows(offer, RentalContract(offer.id, nodes, first, length)))
+        return job + costs.total(costs.rental_flows(offer, standalone_contract(grid, offer, nodes, hours, start_day)))
     return job
 
 

@@ -1,0 +1,100 @@
+"""Planner benchmark: build and solve seeded random instances of sizes S, M, L, XL and print a table.
+
+    python bench/run.py --sizes S,M,L,XL [--solver cbc|highs] [--json FILE] [--time-limit 120] [--gap 0.01]
+
+Per size: variables, constraints, model build seconds, solve seconds, status, proven gap, TCO, the
+greedy (analyst's) TCO and the saving, and the peak resident memory of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generate import SIZES, generate  # noqa: E402
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0) -> dict:
+    from solver.greedy import greedy_plan
+    from solver.milp import Builder, extract, solve
+    from solver.options import build_options
+    from solver.plan import build_plan
+    from solver.planner import make_resizer
+    from solver.sizing import size_project
+    from solver.verify import verify_plan
+
+    project, offers = generate(size, seed)
+    by_id = {o.id: o for o in offers}
+    t0 = time.perf_counter()
+    sizings = size_project(project, offers)
+    t1 = time.perf_counter()
+    options, _rej, _every = build_options(project, by_id, sizings)
+    greedy = greedy_plan(project, by_id, options)
+    builder = Builder(project, options, by_id, warm_start=greedy)
+    model = builder.build()
+    t2 = time.perf_counter()
+    info = solve(model, solver, time_limit, gap)
+    tco = None
+    if info.status in ("optimal", "feasible"):
+        decisions, purchases, contracts = extract(model, project, by_id)
+        plan = build_plan(project, by_id, decisions, purchases, contracts)
+        verify_plan(project, by_id, plan, make_resizer(project))
+        tco = plan.total_cost
+    n_w, n_o, n_p = SIZES[size]
+    return {
+        "size": size, "workloads": n_w, "offers": n_o, "periods": n_p,
+        "variables": info.variables, "constraints": info.constraints,
+        "sizing_s": round(t1 - t0, 3), "build_s": round(t2 - t1, 3), "solve_s": round(info.seconds, 3),
+        "status": info.status, "gap": info.gap, "tco": None if tco is None else round(tco, 2),
+        "greedy_tco": None if greedy is None else round(greedy.total_cost, 2),
+        "saving_pct": None if (greedy is None or tco is None) else round((greedy.total_cost - tco) / greedy.total_cost * 100, 2),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="S,M,L,XL")
+    ap.add_argument("--solver", default="cbc", choices=["cbc", "highs"])
+    ap.add_argument("--json", dest="json_out")
+    ap.add_argument("--time-limit", type=float, default=120.0)
+    ap.add_argument("--gap", type=float, default=None, help="relative gap; default: 1e-6 for S/M/L, 0.01 for XL")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = []
+    console = Console(width=200)
+    for size in [s.strip().upper() for s in args.sizes.split(",") if s.strip()]:
+        if size not in SIZES:
+            console.print(f"unknown size {size!r}; allowed: {', '.join(SIZES)}")
+            return 1
+        gap = args.gap if args.gap is not None else (0.01 if size == "XL" else 1e-6)
+        row = run_one(size, args.solver, args.time_limit, gap, args.seed)
+        rows.append(row)
+        t = Table(title=f"size {size}: {row['workloads']} workloads × {row['offers']} offers × {row['periods']} periods ({args.solver})")
+        for k in ("variables", "constraints", "sizing_s", "build_s", "solve_s", "status", "gap", "tco", "greedy_tco", "saving_pct", "peak_rss_mb"):
+            t.add_column(k, justify="right")
+        fmt = lambda v: "—" if v is None else (f"{v:,.2f}" if isinstance(v, float) else str(v))  # noqa: E731
+        t.add_row(*[fmt(row[k]) if k != "gap" else ("—" if row[k] is None else f"{row[k]:.4%}") for k in
+                    ("variables", "constraints", "sizing_s", "build_s", "solve_s", "status", "gap", "tco", "greedy_tco", "saving_pct", "peak_rss_mb")])
+        console.print(t)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""The analyst's baseline: what a careful person builds in a spreadsheet, without an optimizer.
+
+Workloads in order of deadline; each takes the shape with the lowest stand-alone cost (its own
+purchase, its own rental contract, or its cloud bill) that meets its deadline from the earliest start
+that still respects every offer's max_nodes. Nothing is shared: servers bought for one job are not
+reused by the next. The plan is costed by the cost model and verified like any other; the benchmark
+prints it next to the optimum, and the MILP can start from it (a warm start).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from models.offer import Offer
+from models.project import Project
+
+from .options import Grid, Option, standalone_contract
+from .plan import Decision, Plan, build_plan
+
+
+def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str, list[Option]]) -> list[tuple[Option, int]] | None:
+    """(option, start period) per workload, or None when the greedy rule strands a workload."""
+    grid = Grid.of(project)
+    usage: dict[tuple[str, int], int] = defaultdict(int)  # cloud: nodes in use per period
+    rented: dict[tuple[str, int], int] = defaultdict(int)  # rent: nodes under contract per month
+    bought: dict[str, int] = defaultdict(int)
+    chosen: list[tuple[Option, int]] = []
+    for w in sorted(project.workloads, key=lambda w: (w.deadline_days, w.name)):
+        pick = None
+        for opt in sorted(options.get(w.name, []), key=lambda o: (o.standalone_cost, o.wall_days)):
+            o = opt.offer
+            for s in opt.starts:
+                if o.mode == "buy":
+                    ok = bought[o.id] + opt.nodes <= o.max_nodes
+                elif o.mode == "rent":
+                    c = standalone_contract(grid, o, opt.nodes, opt.hours, grid.start_day(s))
+                    ok = all(rented[(o.id, m)] + opt.nodes <= o.max_nodes for m in range(c.start_month, c.start_month + c.months))
+                else:
+                    ok = all(usage[(o.id, t)] + opt.nodes <= o.max_nodes for t in grid.busy_periods(s, opt.wall_days))
+                if ok:
+                    pick = (opt, s)
+                    break
+            if pick:
+                break
+        if pick is None:
+            return None
+        opt, s = pick
+        o = opt.offer
+        if o.mode == "buy":
+            bought[o.id] += opt.nodes
+        elif o.mode == "rent":
+            c = standalone_contract(grid, o, opt.nodes, opt.hours, grid.start_day(s))
+            for m in range(c.start_month, c.start_month + c.months):
+                rented[(o.id, m)] += opt.nodes
+        else:
+            for t in grid.busy_periods(s, opt.wall_days):
+                usage[(o.id, t)] += opt.nodes
+        chosen.append(pick)
+    return chosen
+
+
+def greedy_plan(project: Project, offers: dict[str, Offer], options: dict[str, list[Option]]) -> Plan | None:
+    choices = greedy_choices(project, offers, options)
+    if choices is None:
+        return None
+    grid = Grid.of(project)
+    decisions, purchases, contracts = [], defaultdict(int), []
+    for opt, s in choices:
+        c = opt.candidate
+        decisions.append(Decision(opt.workload, opt.offer_id, opt.nodes, opt.gpus, opt.hours, grid.start_day(s),
+                                  getattr(c, "strategy", None), getattr(c, "efficiency", None), getattr(c, "per_gpu_memory_gb", None)))
+        if opt.mode == "buy":
+            purchases[opt.offer_id] += opt.nodes
+        elif opt.mode == "rent":
+            contracts.append(standalone_contract(grid, opt.offer, opt.nodes, opt.hours, grid.start_day(s)))
+    return build_plan(project, offers, decisions, dict(purchases), contracts)
