@@ -267,8 +267,9 @@ def solve(
             check_writable(out, "--out")
         if json_out is not None:
             check_writable(json_out, "--json")
-        if csv_dir is not None and not csv_dir.is_dir():
-            check_writable(csv_dir / "plan.csv", "--csv")
+        if csv_dir is not None:
+            # the folder itself may be new (write_csv creates it); its parent must be writable
+            check_writable(csv_dir / "plan.csv" if csv_dir.is_dir() else csv_dir, "--csv")
         project, warnings = load_project(workload)
         cat = _load_offers(offers, project, workload)
         warnings += cat.warnings
@@ -317,7 +318,7 @@ def solve(
         if result.plan is not None and csv_dir is not None:
             from reports.csv_report import write_csv
 
-            write_csv(result, csv_dir)
+            write_csv(result, csv_dir, inputs=[workload, *cat.files])
             console.print(f"wrote CSV tables to {_esc(csv_dir)}")
     except InputError as exc:
         _fail_input(exc)

@@ -56,6 +56,7 @@ from .options import Grid, Option
 from .plan import Decision, contracts_from_profile
 
 TOL = 1e-6
+CBC_OPTIONS = ["preprocess off", "heur off"]
 OPTIMAL_GAP = 1e-6  # a proven relative gap at or below this is called optimal
 
 
@@ -296,9 +297,12 @@ def _max_possible(terms: list[tuple[pulp.LpVariable, int]]) -> int:
     return sum(per_w.values())
 
 
-def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None):
+def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None, options: list[str] | None = None):
     if name == "cbc":
-        cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, logPath=log_path, warmStart=True)
+        # CBC's presolve and primal heuristics cost ~65 s at the root of the XL benchmark before any
+        # branching, while this model's LP relaxation is nearly integral and the greedy plan is a warm
+        # start: without them XL solves in ~10 s (docs/performance.md).
+        cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, logPath=log_path, warmStart=True, options=list(options or []))
         if not cmd.available():
             raise SolverUnavailable("the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs")
         return cmd
@@ -335,13 +339,22 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
     """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution."""
     fd, log_path = tempfile.mkstemp(prefix="procure-cbc-", suffix=".log")
     os.close(fd)
+    # CBC 2.10 without presolve can die on a model whose LP relaxation is infeasible (seen with a
+    # budget below every plan): then the same model is solved again with CBC's defaults.
+    attempts = [CBC_OPTIONS, []] if solver == "cbc" else [None]
     try:
-        cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None)
         t0 = time.perf_counter()
-        try:
-            model.prob.solve(cmd)
-        except pulp.PulpSolverError as exc:
-            raise SolverFailed(f"the {solver.upper()} solver failed: {exc}") from None
+        for k, options in enumerate(attempts):
+            cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None, options)
+            try:
+                model.prob.solve(cmd)
+                break
+            except pulp.PulpSolverError as exc:
+                if k + 1 < len(attempts):
+                    continue
+                detail = str(exc).split(",")[0]
+                raise SolverFailed(f"the {solver.upper()} solver stopped with an error (it may have crashed or run out of memory); "
+                                   f"try --solver {'highs' if solver == 'cbc' else 'cbc'} or report it with your input files (detail: {detail})") from None
         seconds = time.perf_counter() - t0
         log = open(log_path, encoding="utf-8", errors="replace").read() if solver == "cbc" else ""
     finally:

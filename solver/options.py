@@ -135,7 +135,9 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
                 seen_reason.setdefault(offer.id, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})")
                 continue
             if not c.fits:
-                seen_reason.setdefault(offer.id, c.reason or "does not fit")
+                reason = c.reason or "does not fit"
+                if offer.id not in seen_reason or reason.count("; ") < seen_reason[offer.id].count("; "):
+                    seen_reason[offer.id] = reason  # the shape that fails the fewest rules says most
                 continue
             if offer.mode == "rent" and not rental_fits_horizon(grid, offer):
                 seen_reason.setdefault(offer.id, f"minimum rental term {offer.min_term} months exceeds the {project.horizon_months}-month horizon")

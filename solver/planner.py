@@ -11,6 +11,7 @@ from models.project import Project
 
 from .milp import Builder, SolveInfo, extract, solve
 from .options import Option, Rejection, build_options
+from .greedy import greedy_plan
 from .plan import Plan, build_plan
 from .sizing import size_project, size_workload
 from .verify import VerificationError, verify_plan
@@ -77,9 +78,10 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str,
     options, rejections, _ = build_options(project, offers, sizings, modes)
     missing = {w: opts for w, opts in options.items() if not opts}
     if missing:
-        reasons = {w: explain_unplaceable(w, rejections, sizings) for w in missing}
+        reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
         return StrategyResult(name, modes, "infeasible", reasons=reasons)
-    model = Builder(project, options, offers, objective).build()
+    warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
+    model = Builder(project, options, offers, objective, warm_start=warm).build()
     info = solve(model, solver, time_limit, gap)
     if info.status in ("infeasible", "no_solution"):
         res = StrategyResult(name, modes, info.status, solve=info)
@@ -88,43 +90,49 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str,
         return res
     decisions, purchases, contracts = extract(model, project, offers)
     plan = build_plan(project, offers, decisions, purchases, contracts)
-    verify_plan(project, offers, plan, resize)
+    verify_plan(project, offers, plan, resize, modes)
     claimed = plan.npv_cost if objective == "npv" else plan.total_cost
     if info.objective is not None and abs(info.objective - claimed) > 1e-6 * max(1.0, abs(claimed)) + 0.01:
         raise VerificationError([f"objective: the solver reports {info.objective:,.2f} but the plan recomputed by the cost model costs {claimed:,.2f}"])
     return StrategyResult(name, modes, info.status, plan=plan, solve=info)
 
 
-def explain_unplaceable(workload: str, rejections: list[Rejection], sizings) -> list[str]:
-    """Why no shape of any offer can run ``workload``: each offer's reason, grouped."""
-    mine = [r for r in rejections if r.workload == workload]
+def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple[str, ...]) -> list[str]:
+    """Why no shape of any offer can run ``workload``: a count per rule, then one example of each."""
+    mine = [r for r in rejections if r.workload == workload and _kind(r.reason) != MODE_KIND]
     if not mine:
-        return ["no offer in the catalog can run it"]
-    groups: dict[str, list[str]] = {}
+        return [f"the catalog has no {' / '.join(modes)} offer for it"]
+    groups: dict[str, list[Rejection]] = {}
     for r in mine:
         groups.setdefault(_kind(r.reason), []).append(r)
-    out = []
-    for kind, rs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        example = rs[0]
-        out.append(f"{len(rs)} offer(s) {kind}; e.g. {example.offer_id}: {example.reason}")
+    ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    out = ["no offer can run it: " + ", ".join(f"{len(rs)} {kind}" for kind, rs in ordered)]
+    for kind, rs in ordered:
+        out.append(f"{len(rs)} offer(s) {kind}; e.g. {rs[0].offer_id}: {rs[0].reason}")
     return out
 
 
+MODE_KIND = "are in a mode that is not allowed"
+#: (phrase in a sizing/option reason, how a group of such offers is described) — first match wins
+_KINDS: tuple[tuple[str, str], ...] = (
+    ("is not allowed (allowed_modes", MODE_KIND),
+    ("allowed_gpus", "have a GPU outside allowed_gpus"),
+    ("mainland-china border", "are excluded by region / network line"),
+    ("host ram", "lack host RAM"),
+    ("cpu cores per gpu", "lack CPU cores"),
+    ("per gpu even with", "lack GPU memory"),
+    ("gb/s fabric", "lack an inter-node fabric"),
+    ("interconnect-bound", "are interconnect-bound"),
+    ("of nvme per node", "lack local NVMe storage"),
+    ("minimum rental term", "have a minimum rental term longer than the horizon"),
+)
+
+
 def _kind(reason: str) -> str:
-    r = reason.lower()
-    if "deadline" in r:
+    if "> deadline day" in reason:
         return "cannot finish by the deadline"
-    if "per gpu" in r or "memory" in r:
-        return "lack GPU memory"
-    if "not allowed" in r:
-        return "are in a mode that is not allowed"
-    if "allowed_gpus" in r:
-        return "have a GPU outside allowed_gpus"
-    if "network line" in r or "team" in r:
-        return "are excluded by region / network line"
-    if "interconnect" in r or "fabric" in r:
-        return "are interconnect-bound"
-    return "do not fit"
+    first = reason.split("; ")[0].lower()
+    return next((kind for phrase, kind in _KINDS if phrase in first), "do not fit")
 
 
 def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[str, list[str]]:

@@ -34,9 +34,11 @@ def _close(a: float, b: float, tol: float = REL_TOL) -> bool:
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
-def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=None) -> None:
+def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=None, modes=None) -> None:
     """Raise VerificationError if ``plan`` breaks any rule. ``resize(workload, offer, nodes)`` returns
-    the sizing engine's candidate for that shape (fits, hours)."""
+    the sizing engine's candidate for that shape (fits, hours); ``modes`` are the deployment modes the
+    plan may use (default: the project's allowed_modes; a buy-only comparison passes ("buy",))."""
+    modes = tuple(project.allowed_modes if modes is None else modes)
     bad: list[str] = []
     workloads = {w.name: w for w in project.workloads}
     seen = defaultdict(int)
@@ -56,8 +58,8 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         if w is None or offer is None:
             bad.append(f"assign: {a.workload!r} uses unknown offer {a.offer_id!r}")
             continue
-        if offer.mode not in project.allowed_modes:
-            bad.append(f"mode: {a.workload!r} uses a {offer.mode} offer but allowed_modes is {project.allowed_modes}")
+        if offer.mode not in modes:
+            bad.append(f"mode: {a.workload!r} uses a {offer.mode} offer but this plan may use only {', '.join(modes)}")
         if w.allowed_gpus and offer.gpu not in w.allowed_gpus:
             bad.append(f"gpu: {a.workload!r} runs on {offer.gpu}, not in its allowed_gpus")
         if a.nodes > offer.max_nodes:

@@ -387,7 +387,7 @@ def test_cbc_crash_exits_3(monkeypatch):
     monkeypatch.setattr(pulp.PULP_CBC_CMD, "actualSolve", crash)
     res = cli("solve", QLORA, "--no-compare")
     assert res.exit_code == 3
-    assert "solver problem: the CBC solver failed:" in res.output
+    assert "solver problem: the CBC solver stopped with an error" in res.output and "try --solver highs" in res.output
 
 
 def test_highs_missing_exits_3_and_names_the_extra(monkeypatch):
