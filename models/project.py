@@ -99,6 +99,7 @@ class Project(BaseModel):
     pue: float = Field(default=1.3, ge=1, le=3)
     team_region: str | None = None
     allowed_modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1)
+    allow_spot: bool = Field(default=True, description="false: never place a job on spot/preemptible cloud capacity")
     offers: list[str] | None = Field(default=None, min_length=1, description="catalog files, relative to the workload file")
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)

@@ -134,6 +134,9 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
             if offer.mode not in modes:
                 seen_reason.setdefault(offer.id, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})")
                 continue
+            if offer.spot and not project.allow_spot:
+                seen_reason.setdefault(offer.id, "spot capacity is excluded (allow_spot: false)")
+                continue
             if not c.fits:
                 reason = c.reason or "does not fit"
                 if offer.id not in seen_reason or reason.count("; ") < seen_reason[offer.id].count("; "):

@@ -116,6 +116,7 @@ MODE_KIND = "are in a mode that is not allowed"
 #: (phrase in a sizing/option reason, how a group of such offers is described) — first match wins
 _KINDS: tuple[tuple[str, str], ...] = (
     ("is not allowed (allowed_modes", MODE_KIND),
+    ("allow_spot", "are spot capacity, excluded by allow_spot"),
     ("allowed_gpus", "have a GPU outside allowed_gpus"),
     ("mainland-china border", "are excluded by region / network line"),
     ("host ram", "lack host RAM"),

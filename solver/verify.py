@@ -60,6 +60,8 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
             continue
         if offer.mode not in modes:
             bad.append(f"mode: {a.workload!r} uses a {offer.mode} offer but this plan may use only {', '.join(modes)}")
+        if offer.spot and not project.allow_spot:
+            bad.append(f"spot: {a.workload!r} runs on spot offer {offer.id} but allow_spot is false")
         if w.allowed_gpus and offer.gpu not in w.allowed_gpus:
             bad.append(f"gpu: {a.workload!r} runs on {offer.gpu}, not in its allowed_gpus")
         if a.nodes > offer.max_nodes:

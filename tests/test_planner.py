@@ -15,7 +15,7 @@ from solver import costs
 from solver.plan import build_plan
 from solver.verify import VerificationError, verify_plan
 
-from conftest import offer, project
+from conftest import EXAMPLES, ROOT, offer, project
 from planner_fixtures import brute_force_tco, fixed_sizings, solve_fixed
 
 
@@ -197,3 +197,35 @@ def test_milp_matches_brute_force(seed):
     else:
         assert res.status == "optimal"
         assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
+
+
+# --- a second solver ---------------------------------------------------------------------------------
+
+highspy = pytest.importorskip("highspy", reason="HiGHS is optional: pip install 'procure[highs]'")
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 4))
+def test_cbc_and_highs_agree_on_random_instances(seed):
+    p, offers, hours = random_instance(seed)
+    a = solve_fixed(p, offers, hours, compare=False, solver="cbc")
+    b = solve_fixed(p, offers, hours, compare=False, solver="highs")
+    assert a.status == b.status
+    if a.plan is not None:
+        assert a.plan.total_cost == pytest.approx(b.plan.total_cost, rel=1e-6)
+
+
+@pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
+def test_cbc_and_highs_agree_on_the_examples(example):
+    from models.project import load_project
+    from offers.catalog import load_catalog
+    from solver.planner import plan_project
+
+    project, _ = load_project(ROOT / "examples" / example)
+    offers = load_catalog().offers
+    a = plan_project(project, offers, solver="cbc")
+    b = plan_project(project, offers, solver="highs")
+    for name in ("hybrid", "buy", "rent", "cloud"):
+        sa, sb = a.strategies[name], b.strategies[name]
+        assert sa.status == sb.status, name
+        if sa.plan is not None:
+            assert sa.plan.total_cost == pytest.approx(sb.plan.total_cost, rel=1e-6), name
