@@ -329,27 +329,27 @@ def usable_memory_gb(gpu: GPU) -> float:
 # --- memory ---------------------------------------------------------------------------------------
 
 
+def zero_shard(weights: float, grads: float, optimizer: float, stage: int, dp: int) -> tuple[float, float, float]:
+    """ZeRO partitioning over ``dp`` data-parallel ranks (Rajbhandari et al. 2020, §5): stage 1 shards
+    the optimizer state, stage 2 also the gradients, stage 3 also the weights."""
+    if stage >= 1:
+        optimizer /= dp
+    if stage >= 2:
+        grads /= dp
+    if stage >= 3:
+        weights /= dp
+    return weights, grads, optimizer
+
+
 def _state_bytes(p: _Profile, zero: int, t: int, nd: int) -> tuple[float, float, float]:
     """(weights, gradients, optimizer) bytes per GPU."""
+    gather = ZERO3_GATHER_BYTES_PER_PARAM * p.largest / t if zero >= 3 else 0.0
     if p.adapter:
-        aw, ag, ao = BF16_BYTES * p.A / t, BF16_BYTES * p.A / t, OPTIMIZER_BYTES * p.A / t
-        base = p.base_bytes / t
-        if zero >= 1:
-            ao /= nd
-        if zero >= 2:
-            ag /= nd
-        if zero >= 3:
-            aw /= nd
-            base = base / nd + ZERO3_GATHER_BYTES_PER_PARAM * p.largest / t
-        return base + aw, ag, ao
-    w, g, o = BF16_BYTES * p.P / t, BF16_BYTES * p.P / t, OPTIMIZER_BYTES * p.P / t
-    if zero >= 1:
-        o /= nd
-    if zero >= 2:
-        g /= nd
-    if zero >= 3:
-        w = w / nd + ZERO3_GATHER_BYTES_PER_PARAM * p.largest / t
-    return w, g, o
+        aw, ag, ao = zero_shard(BF16_BYTES * p.A / t, BF16_BYTES * p.A / t, OPTIMIZER_BYTES * p.A / t, zero, nd)
+        base = p.base_bytes / t / (nd if zero >= 3 else 1)  # the frozen base is sharded only by ZeRO-3
+        return base + gather + aw, ag, ao
+    w, g, o = zero_shard(BF16_BYTES * p.P / t, BF16_BYTES * p.P / t, OPTIMIZER_BYTES * p.P / t, zero, nd)
+    return w + gather, g, o
 
 
 def _activation_bytes(p: _Profile, t: int, ckpt: bool, mb: int) -> float:
@@ -383,14 +383,7 @@ def memory_breakdown(workload: Workload, strategy: Strategy, gpus: int) -> Memor
 
 def zero_model_state_gb(params: float, stage: int, dp: int) -> float:
     """Mixed-precision Adam model state per GPU (ZeRO paper §5): 16P, 4P+12P/N_d, 2P+14P/N_d, 16P/N_d."""
-    w, g, o = float(BF16_BYTES), float(BF16_BYTES), float(OPTIMIZER_BYTES)
-    if stage >= 1:
-        o /= dp
-    if stage >= 2:
-        g /= dp
-    if stage >= 3:
-        w /= dp
-    return params * (w + g + o) / GB
+    return params * sum(zero_shard(float(BF16_BYTES), float(BF16_BYTES), float(OPTIMIZER_BYTES), stage, dp)) / GB
 
 
 # --- time -----------------------------------------------------------------------------------------
