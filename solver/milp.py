@@ -24,7 +24,7 @@ Objective (``tco``; with ``npv`` every coefficient is the present value of its c
 Constraints (one function each, named ``<family>[_<keys>]``)
     assign_w:          Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1
     buy_cap_o_t:       Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ b[o]
-    rent_cap_o_t_m:    Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ R[o,m]   for every month m that period t touches
+    rent_cap_o_t_m:    Σ_{(w,i,s): o(i)=o, i runs in month m during period t} n_i·x[w,i,s] ≤ R[o,m]
     cloud_cap_o_t:     Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ cap_o
     rent_order_o_m:    S[o,m−1] ≤ S[o,m],  E[o,m−1] ≤ E[o,m],  E[o,0] = 0
     rent_term_o_m:     E[o,m] ≤ S[o,m−L_o] (m ≥ L_o), E[o,m] = 0 (m < L_o) — matching contract ends to
@@ -32,6 +32,12 @@ Constraints (one function each, named ``<family>[_<keys>]``)
     rent_close_o:      E[o,M] = S[o,M−1]   (contracts end within the horizon)
     rent_avail_o_m:    R[o,m] ≤ cap_o
     budget:            total cost (undiscounted TCO) ≤ budget
+
+Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
+spread one job over many starts so that no single period or month carries all of it):
+    buy_job_o_w:        Σ_{i∈I_w: o(i)=o} Σ_s n_i·x[w,i,s] ≤ b[o]          — whenever w runs on o, its nodes are bought
+    rent_job_o_m_w:     Σ_{i∈I_w: o(i)=o} Σ_{s: i started in s touches m} n_i·x[w,i,s] ≤ R[o,m]
+On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with them.
 
 Start periods already respect earliest_start_days, the offer's lead time and the deadline (options.py),
 so release, lead-time and deadline rules need no rows.
@@ -82,7 +88,9 @@ class Model:
     S: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     E: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     options: dict[str, list[Option]] = field(default_factory=dict)
-    usage: dict[tuple[str, int], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)  # (offer, period) -> (x, nodes, workload index)
+    # (offer, period, month or -1) -> [(x, nodes, workload index)]: jobs busy in that period (for rent
+    # offers: in the part of the period that lies in that month)
+    usage: dict[tuple[str, int, int], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)
     total_cost: pulp.LpAffineExpression | None = None
 
 
@@ -136,6 +144,17 @@ class Builder:
                 demand[oid] = demand.get(oid, 0) + n
         return {oid for oid, n in demand.items() if n <= self.offers[oid].max_nodes}
 
+    def _usage_keys(self, opt: Option, s: int, span: int):
+        """Where a job started in period s occupies its offer. Starts lie on period boundaries, so all
+        jobs busy in a period overlap at its start and per-period sums are exact concurrency. A rental
+        is counted in a month only if the job really runs in it: the part of each period inside that
+        month, up to the job's actual end (not the end of its last period)."""
+        if opt.mode != "rent":
+            return [(opt.offer_id, t, -1) for t in range(s, s + span)]
+        grid, P = self.grid, self.grid.period_days
+        end = grid.start_day(s) + opt.wall_days
+        return [(opt.offer_id, t, mm) for t in range(s, s + span) for mm in grid.months_of_days(t * P, min((t + 1) * P, end))]
+
     # --- variables -----------------------------------------------------------------------------
     def add_variables(self) -> None:
         m, grid = self.m, self.grid
@@ -162,8 +181,7 @@ class Builder:
                         pv = costs.present_value(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)), self.project)
                         if pv:
                             self.obj_terms.append((var, pv))
-                    for t in range(s, s + span):
-                        key = (opt.offer_id, t)
+                    for key in self._usage_keys(opt, s, span):
                         if key in usage:
                             usage[key].append((var, opt.nodes, wi))
                         else:
@@ -211,19 +229,35 @@ class Builder:
     def add_capacity(self) -> None:
         """buy_cap / rent_cap / cloud_cap: nodes in use in period t ≤ bought / rented / available."""
         m, grid = self.m, self.grid
-        for (oid, t), terms in sorted(m.usage.items(), key=lambda kv: (self.oidx[kv[0][0]], kv[0][1])):
+        for (oid, t, mm), terms in sorted(m.usage.items(), key=lambda kv: (self.oidx[kv[0][0]], kv[0][1], kv[0][2])):
             offer = self.offers[oid]
             k = self.oidx[oid]
             use = pulp.LpAffineExpression({v: n for v, n, _w in terms})
             if offer.mode == "buy":
                 m.prob += (use - m.b[oid] <= 0, f"buy_cap_{k}_{t}")
             elif offer.mode == "rent":
-                for mm in grid.months_of_period(t):
-                    m.prob += (use - m.S[(oid, mm)] + m.E[(oid, mm)] <= 0, f"rent_cap_{k}_{t}_{mm}")
+                m.prob += (use - m.S[(oid, mm)] + m.E[(oid, mm)] <= 0, f"rent_cap_{k}_{t}_{mm}")
             else:
                 if _max_possible(terms) <= offer.max_nodes:
                     continue
                 m.prob += (use <= offer.max_nodes, f"cloud_cap_{k}_{t}")
+
+    def add_job_cuts(self) -> None:
+        """buy_job and rent_job (see the module docstring): one job's nodes against the capacity it needs."""
+        m, grid = self.m, self.grid
+        buy_rows: dict[tuple[str, str], dict] = {}
+        rent_rows: dict[tuple[str, int, str], dict] = {}
+        for (w, i, s), v in m.x.items():
+            opt = self.options[w][i]
+            if opt.mode == "buy":
+                buy_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes
+            elif opt.mode == "rent":
+                for mm in grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days):
+                    rent_rows.setdefault((opt.offer_id, mm, w), {})[v] = opt.nodes
+        for (oid, w), terms in buy_rows.items():
+            m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, f"buy_job_{self.oidx[oid]}_{self.widx[w]}")
+        for (oid, mm, w), terms in rent_rows.items():
+            m.prob += (pulp.LpAffineExpression(terms) - m.S[(oid, mm)] + m.E[(oid, mm)] <= 0, f"rent_job_{self.oidx[oid]}_{mm}_{self.widx[w]}")
 
     def add_rentals(self) -> None:
         """rent_order, rent_term (FIFO minimum term), rent_close, rent_avail."""
@@ -255,6 +289,7 @@ class Builder:
         self.add_objective()
         self.add_assign()
         self.add_capacity()
+        self.add_job_cuts()
         self.add_rentals()
         self.add_budget()
         self.set_warm_start()

@@ -115,10 +115,12 @@ def brute_force_tco(project, offers, hours) -> float:
     for combo in itertools.product(*per_w):
         total = 0.0
         usage: dict[tuple[str, int], int] = {}
+        intervals: dict[str, list[tuple[float, float, int]]] = {}
         for o, n, h, s, wall_days in combo:
             total += costs.total(costs.job_flows(o, project, n, h, grid.start_day(s)))
             for t in grid.busy_periods(s, wall_days):
                 usage[(o.id, t)] = usage.get((o.id, t), 0) + n
+            intervals.setdefault(o.id, []).append((grid.start_day(s), grid.start_day(s) + wall_days, n))
         ok = True
         for oid in {k[0] for k in usage}:
             o = offer_by_id[oid]
@@ -130,10 +132,12 @@ def brute_force_tco(project, offers, hours) -> float:
                     break
                 total += nodes * costs.total(costs.purchase_flows(o, project))
             elif o.mode == "rent":
-                need = [0] * grid.n_months
-                for t, u in per_t.items():
-                    for m in grid.months_of_period(t):
-                        need[m] = max(need[m], u)
+                need = [0] * grid.n_months  # most nodes running at once in each month, from the real intervals
+                jobs = intervals[oid]
+                for m in range(grid.n_months):
+                    lo, hi = m * 365 / 12, (m + 1) * 365 / 12
+                    for point in {lo} | {a for a, _b, _n in jobs if lo <= a < hi}:
+                        need[m] = max(need[m], sum(n for a, b, n in jobs if a <= point < b))
                 if max(need) > o.max_nodes:
                     ok = False
                     break

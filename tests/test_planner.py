@@ -229,3 +229,28 @@ def test_cbc_and_highs_agree_on_the_examples(example):
         assert sa.status == sb.status, name
         if sa.plan is not None:
             assert sa.plan.total_cost == pytest.approx(sb.plan.total_cost, rel=1e-6), name
+
+
+def test_rental_pays_only_the_months_the_job_really_runs():
+    # A 29-day job from day 0 ends on day 29, inside month 0 (days 0–30.4), although its last weekly
+    # period (days 28–35) reaches into month 1: one month of rent, 5,000 — not two.
+    p = project([wl("a", 60)])
+    res = solve_fixed(p, [offer(mode="rent", id="r", price_per_node_month=5_000)], {("a", "r", 1): 29 * 24}, compare=False)
+    assert res.plan.total_cost == pytest.approx(5_000)
+    assert [(r.start_month, r.months) for r in res.plan.rentals] == [(0, 1)]
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 6))
+def test_greedy_baseline_is_verified_and_never_beats_the_optimum(seed):
+    from solver.greedy import greedy_plan
+    from solver.options import build_options
+
+    p, offers, hours = random_instance(seed)
+    sizings, resize = fixed_sizings(p, offers, hours)
+    by_id = {o.id: o for o in offers}
+    options, _, _ = build_options(p, by_id, sizings)
+    greedy = greedy_plan(p, by_id, options)
+    res = solve_fixed(p, offers, hours, compare=False)
+    if greedy is not None:
+        verify_plan(p, by_id, greedy, resize)
+        assert res.plan is not None and res.plan.total_cost <= greedy.total_cost * (1 + 1e-9)
