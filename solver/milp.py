@@ -437,15 +437,14 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
     else:
         mapped = "no_solution"
     gap_value: float | None = None
-    if objective is not None:
-        if mapped == "optimal":
-            gap_value = 0.0
-            if bound is not None and math.isfinite(bound) and abs(objective) > 1e-9:
-                gap_value = max(0.0, (objective - bound) / abs(objective))
-        elif bound is not None and math.isfinite(bound) and abs(objective) > 1e-9:
-            gap_value = max(0.0, (objective - bound) / abs(objective))
+    if objective is not None and bound is not None and math.isfinite(bound):
+        gap_value = max(0.0, (objective - bound) / max(abs(objective), 1e-9))
+    elif mapped == "optimal":
+        # no bound printed: CBC proved optimality outright, unless it stopped at a looser --gap, which
+        # then only bounds the true gap
+        gap_value = 0.0 if gap <= OPTIMAL_GAP else gap
     # "optimal" means proven optimal: a solver that stopped at a looser --gap reports "feasible" with its gap
-    if mapped == "optimal" and gap_value is not None and gap_value > OPTIMAL_GAP and abs(objective - (bound or objective)) > 0.01:
+    if mapped == "optimal" and gap_value is not None and gap_value > OPTIMAL_GAP and objective is not None and objective - (bound if bound is not None else -math.inf) > 0.01:
         mapped = "feasible"
     return SolveInfo(solver, solver_version(solver), mapped, seconds, gap_value, objective,
                      variables=len(model.prob.variables()), constraints=len(model.prob.constraints))
