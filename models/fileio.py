@@ -28,6 +28,15 @@ def check_writable(path: str | Path, what: str = "output") -> Path:
     return path
 
 
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def atomic_write(path: str | Path, data: bytes, what: str = "output") -> None:
     """Write ``data`` to ``path`` completely or not at all. An OS failure (disk full, permission lost)
     becomes an InputError that says the previous file, if any, is unchanged."""
@@ -40,6 +49,9 @@ def atomic_write(path: str | Path, data: bytes, what: str = "output") -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+            # mkstemp makes the file private (0600); give it the mode a plain new file would get, or
+            # keep the mode of the file it replaces
+            os.fchmod(fh.fileno(), _mode_for(path))
         os.replace(tmp, path)
     except BaseException as exc:
         if tmp is not None:

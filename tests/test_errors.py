@@ -542,3 +542,20 @@ def test_absurdly_deep_nesting_is_an_input_error(tmp_path):
     path = write(tmp_path, "name: x\nworkloads: " + "[" * 5000 + "]" * 5000 + "\n")
     res = cli("solve", path)
     assert res.exit_code == 1 and "workload.yaml: error: malformed YAML: nested too deeply to read" in res.output
+
+
+def test_reports_get_ordinary_file_permissions(tmp_path):
+    # the temporary file behind an atomic write is private; the finished report must not be
+    from models.fileio import atomic_write
+
+    old = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "new.json", b"{}")
+        assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.json"
+        kept.write_bytes(b"old")
+        kept.chmod(0o640)
+        atomic_write(kept, b"new")
+        assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_bytes() == b"new"
+    finally:
+        os.umask(old)
