@@ -124,9 +124,6 @@ class Offer(BaseModel):
         for f in MODE_REQUIRED[self.mode]:
             if getattr(self, f) is None:
                 problems.append(f"{f} is required for a {self.mode} offer")
-        if self.inter_node == "none" and self.max_nodes > 1:
-            # single-node boxes: allowed, but they can only serve one-node shapes (sizing says so)
-            pass
         if problems:
             raise ValueError("; ".join(problems))
         return self

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from pydantic import ValidationError
 
 from models.errors import InputError, Problem
-from models.offer import COLUMNS, MODES, Offer
+from models.offer import COLUMNS, Offer
 from models.validation import problems_from
 from models.yamlio import MAX_FILE_BYTES, line_of, load_yaml, read_text
 

@@ -61,7 +61,6 @@ from . import costs
 from .options import Grid, Option
 from .plan import Decision, contracts_from_profile
 
-TOL = 1e-6
 CBC_OPTIONS = ["preprocess off", "heur off"]
 OPTIMAL_GAP = 1e-6  # a proven relative gap at or below this is called optimal
 
@@ -74,7 +73,6 @@ class SolveInfo:
     seconds: float
     gap: float | None
     objective: float | None
-    build_seconds: float = 0.0
     variables: int = 0
     constraints: int = 0
 
@@ -228,7 +226,7 @@ class Builder:
 
     def add_capacity(self) -> None:
         """buy_cap / rent_cap / cloud_cap: nodes in use in period t ≤ bought / rented / available."""
-        m, grid = self.m, self.grid
+        m = self.m
         for (oid, t, mm), terms in sorted(m.usage.items(), key=lambda kv: (self.oidx[kv[0][0]], kv[0][1], kv[0][2])):
             offer = self.offers[oid]
             k = self.oidx[oid]

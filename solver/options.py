@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from models.offer import Offer
 from models.project import Project
-from models.units import DAYS_PER_MONTH, HOURS_PER_DAY
+from models.units import HOURS_PER_DAY
 
 from . import costs
 from .costs import RentalContract
