@@ -527,17 +527,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
 # --- workbook helpers ------------------------------------------------------------------------------
 
 
-def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, font: Font | None = None,
-        fill: PatternFill | None = None, align: Alignment | None = None):
-    """Write a value; text is always text (never a formula), whatever it starts with."""
-    c = ws.cell(row=row, column=col)
-    if isinstance(value, dt.datetime):
-        value = value.replace(tzinfo=None)
-    if isinstance(value, str):
-        value = ILLEGAL_CHARACTERS_RE.sub("?", value)  # control characters cannot be stored in xlsx
-    c.value = value
-    if isinstance(value, str):
-        c.data_type = "s"
+def _style(c, fmt: str | None, font: Font | None, fill: PatternFill | None, align: Alignment | None = None):
     if fmt:
         c.number_format = fmt
     if font:
@@ -549,17 +539,26 @@ def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, f
     return c
 
 
+def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, font: Font | None = None,
+        fill: PatternFill | None = None, align: Alignment | None = None):
+    """Write a value; text is always text (never a formula), whatever it starts with."""
+    c = ws.cell(row=row, column=col)
+    if isinstance(value, dt.datetime):
+        value = value.replace(tzinfo=None)
+    if isinstance(value, str):
+        value = ILLEGAL_CHARACTERS_RE.sub("?", value)  # control characters cannot be stored in xlsx
+    c.value = value
+    if isinstance(value, str):
+        c.data_type = "s"
+    return _style(c, fmt, font, fill, align)
+
+
 def formula(ws: Worksheet, row: int, col: int, text: str, fmt: str | None = None, font: Font | None = None,
             fill: PatternFill | None = None):
-    assert text.startswith("=")  # our own formula text, never input
-    c = ws.cell(row=row, column=col, value=text)
-    if fmt:
-        c.number_format = fmt
-    if font:
-        c.font = font
-    if fill:
-        c.fill = fill
-    return c
+    """Write one of our own formulas (never text from the inputs: that goes through ``put``)."""
+    if not text.startswith("="):
+        raise ValueError(f"not a formula: {text[:40]!r}")
+    return _style(ws.cell(row=row, column=col, value=text), fmt, font, fill)
 
 
 def as_input(cell) -> None:
