@@ -61,7 +61,7 @@ from . import costs
 from .options import Grid, Option
 from .plan import Decision, contracts_from_profile
 
-CBC_OPTIONS = ["preprocess off", "heur off"]
+CBC_OPTIONS = ["preprocess off", "heur off", "cuts off"]
 OPTIMAL_GAP = 1e-6  # a proven relative gap at or below this is called optimal
 
 
