@@ -22,6 +22,9 @@ from models.validation import problems_from
 from models.yamlio import MAX_FILE_BYTES, line_of, load_yaml, read_text
 
 SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
+#: top-level keys of a YAML catalog; residual_value_horizon_months says after how many months of
+#: ownership the file's residual_value_pct figures hold (the bundled catalog: 36)
+TOP_LEVEL = ("offers", "catalog_date", "notes", "residual_value_horizon_months")
 
 
 def bundled_catalog_path() -> Path:
@@ -34,6 +37,7 @@ class Catalog:
     files: list[Path]
     warnings: list[Problem] = field(default_factory=list)
     origin: dict[str, str] = field(default_factory=dict)  # offer id -> "file row N" / "file:line"
+    residual_months: dict[str, int] = field(default_factory=dict)  # offer id -> months its residual value assumes
 
     def by_id(self) -> dict[str, Offer]:
         return {o.id: o for o in self.offers}
@@ -45,6 +49,7 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
     offers: list[Offer] = []
     problems: list[Problem] = []
     origin: dict[str, str] = {}
+    residual_months: dict[str, int] = {}
     warnings: list[Problem] = []
     for path in paths:
         try:
@@ -66,11 +71,29 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
                 problems.append(Problem(str(path), "id", f"duplicate offer id {offer.id!r} (first defined at {origin[offer.id]})", line=row.line, row=row.row))
                 continue
             origin[offer.id] = where
+            if row.residual_months is not None:
+                residual_months[offer.id] = row.residual_months
             offers.append(offer)
             warnings += _plausibility(offer, path, row)
     if problems:
         raise InputError(problems)
-    return Catalog(offers=offers, files=paths, warnings=warnings, origin=origin)
+    return Catalog(offers=offers, files=paths, warnings=warnings, origin=origin, residual_months=residual_months)
+
+
+def horizon_warnings(catalog: Catalog, horizon_months: int) -> list[Problem]:
+    """A warning per catalog file whose residual values assume another holding period than the horizon."""
+    out, seen = [], set()
+    for o in catalog.offers:
+        months = catalog.residual_months.get(o.id)
+        if o.mode != "buy" or not o.residual or months is None or months == horizon_months:
+            continue
+        file = catalog.origin[o.id].split(" row ")[0].split(":")[0]
+        if file in seen:
+            continue
+        seen.add(file)
+        way = "understated" if horizon_months < months else "overstated"
+        out.append(Problem(file, "residual_value_pct", f"the purchase offers' resale values assume {months} months of ownership, but the horizon is {horizon_months} months: their residual value is probably {way}", warning=True))
+    return out
 
 
 @dataclass
@@ -80,6 +103,7 @@ class Row:
     line: int | None = None  # YAML line
     lines: dict | None = None
     prefix: tuple = ()
+    residual_months: int | None = None  # the holding period the file's residual_value_pct assumes
 
     def line_for(self, loc: tuple) -> int | None:
         if self.lines is None:
@@ -102,9 +126,12 @@ def read_rows(path: Path) -> list[Row]:
 def _yaml_rows(path: Path) -> list[Row]:
     data, lines = load_yaml(path, "catalog")
     if isinstance(data, dict) and "offers" in data:
-        unknown = set(data) - {"offers", "catalog_date", "notes"}
+        unknown = set(data) - set(TOP_LEVEL)
         if unknown:
-            raise InputError([Problem(str(path), k, "unknown top-level key; allowed: offers, catalog_date, notes", line=line_of(lines, (k,))) for k in sorted(unknown)])
+            raise InputError([Problem(str(path), k, f"unknown top-level key; allowed: {', '.join(TOP_LEVEL)}", line=line_of(lines, (k,))) for k in sorted(unknown)])
+        months = data.get("residual_value_horizon_months")
+        if months is not None and (not isinstance(months, int) or isinstance(months, bool) or months <= 0):
+            raise InputError([Problem(str(path), "residual_value_horizon_months", f"expected a whole number of months > 0 (got {months!r})", line=line_of(lines, ("residual_value_horizon_months",)))])
         items, prefix = data["offers"], ("offers",)
     elif isinstance(data, list):
         items, prefix = data, ()
@@ -120,7 +147,8 @@ def _yaml_rows(path: Path) -> list[Row]:
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise InputError([Problem(str(path), f"offers[{i}]", "each offer must be a mapping of column: value", line=line_of(lines, prefix + (i,)))])
-        rows.append(Row(values=item, line=line_of(lines, prefix + (i,)), lines=lines, prefix=prefix + (i,)))
+        rows.append(Row(values=item, line=line_of(lines, prefix + (i,)), lines=lines, prefix=prefix + (i,),
+                        residual_months=data.get("residual_value_horizon_months") if isinstance(data, dict) else None))
     return rows
 
 

@@ -273,6 +273,9 @@ def solve(
         project, warnings = load_project(workload)
         cat = _load_offers(offers, project, workload)
         warnings += cat.warnings
+        from offers.catalog import horizon_warnings
+
+        warnings += horizon_warnings(cat, project.horizon_months)
         if objective == Objective.npv and project.discount_rate == 0:
             warnings.append(Problem(str(workload), "discount_rate", "--objective npv with discount_rate 0 is the same as tco", warning=True))
     except InputError as exc:

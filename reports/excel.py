@@ -645,8 +645,7 @@ def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None
     write_options(sheets["Options"], result)
     write_assumptions(sheets["Assumptions"], result, inputs, now)
     wb.defined_names["total_cost"] = DefinedName("total_cost", attr_text=refs.grand_total)
-    if result.project.discount_rate > 0:
-        wb.defined_names["npv_cost"] = DefinedName("npv_cost", attr_text=refs.npv)
+    wb.defined_names["npv_cost"] = DefinedName("npv_cost", attr_text=refs.npv)
     wb.active = 0
     return wb
 
@@ -802,15 +801,15 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], refs: Refs) ->
         prev = f"{L(col - 1)}{cum_row}+" if m > 0 else ""
         formula(ws, cum_row, col, f"={prev}{L(col)}{total_row}", money, font=BOLD)
     refs.total_row, refs.cumulative_row = total_row, cum_row
-    if p.discount_rate > 0:
-        put(ws, row, 1, "annual discount rate")
-        as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
-        put(ws, row + 1, 1, "monthly rate (1+r)^(1/12)−1")
-        formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%")
-        put(ws, row + 2, 1, "net present value (end of month)", font=BOLD)
-        formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL)
-        refs.npv = abs_ref("Cash flow", "C", row + 2)
-        refs.monthly_rate = abs_ref("Cash flow", "C", row + 1)
+    # always present (at a 0% rate the NPV equals the total), so `npv_cost` is there for every project
+    put(ws, row, 1, "annual discount rate")
+    as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
+    put(ws, row + 1, 1, "monthly rate (1+r)^(1/12)−1")
+    formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%")
+    put(ws, row + 2, 1, "net present value (end of month)", font=BOLD)
+    formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL)
+    refs.npv = abs_ref("Cash flow", "C", row + 2)
+    refs.monthly_rate = abs_ref("Cash flow", "C", row + 1)
     # cumulative cash out by strategy (the Summary's line chart)
     put(ws, strat_row0, 1, "Cumulative cash out by strategy", font=SECTION_FONT)
     r = strat_row0 + 1

@@ -10,7 +10,7 @@ Glossary
 Variables
     x[w,i,s] ∈ {0,1}     w runs option i starting in period s
     y[w,i]   ∈ {0,1}     w runs option i of a cloud offer whose cap can never bind (no start index:
-                         the job starts as early as allowed)
+                         the job starts as early as allowed; with ``npv`` as late as allowed)
     b[o]     ∈ ℤ, 0..cap_o            nodes bought of o ∈ O_buy (ordered day 0, owned to the horizon end)
     S[o,m]   ∈ ℤ≥0, m = 0..M−1        rental node-contracts of o ∈ O_rent started in months ≤ m (cumulative)
     E[o,m]   ∈ ℤ≥0, m = 0..M          rental node-contracts ended before month m (cumulative)
@@ -45,8 +45,10 @@ so release, lead-time and deadline rules need no rows.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import sys
 import re
 import tempfile
 import time
@@ -82,6 +84,7 @@ class Model:
     prob: pulp.LpProblem
     x: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)
     y: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    y_start: dict[tuple[str, int], int] = field(default_factory=dict)  # the start period a y option runs at
     b: dict[str, pulp.LpVariable] = field(default_factory=dict)
     S: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     E: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
@@ -164,7 +167,10 @@ class Builder:
                 if opt.mode == "cloud" and opt.offer_id in uncapped:
                     var = self._var(f"y_{wi}_{i}", cat=pulp.LpBinary)
                     m.y[(w, i)] = var
-                    self._cost(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(opt.starts[0])))
+                    # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
+                    # latest for NPV (the later a cost, the smaller its present value)
+                    m.y_start[(w, i)] = opt.starts[-1] if self.objective == "npv" else opt.starts[0]
+                    self._cost(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(m.y_start[(w, i)])))
                     continue
                 # the undiscounted cost of a job does not depend on its start: cost it once per option
                 tco = costs.total(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(opt.starts[0])))
@@ -362,7 +368,7 @@ def solver_command(name: str, time_limit: float | None, gap: float, log_path: st
             import highspy  # noqa: F401
         except ImportError:
             raise SolverUnavailable("HiGHS is not installed; install it with: pip install 'procure[highs]'") from None
-        return pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap)
+        return pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap, warmStart=True)
     raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc, highs")
 
 
@@ -386,6 +392,23 @@ def solver_version(name: str) -> str:
     return f"CBC (PuLP {pulp.__version__})"
 
 
+@contextlib.contextmanager
+def _quiet_stdout(active: bool):
+    """Silence what a solver library writes to the process's stdout (file descriptor 1) meanwhile."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6) -> SolveInfo:
     """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution."""
     fd, log_path = tempfile.mkstemp(prefix="procure-cbc-", suffix=".log")
@@ -398,7 +421,8 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
         for k, options in enumerate(attempts):
             cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None, options)
             try:
-                model.prob.solve(cmd)
+                with _quiet_stdout(solver == "highs"):  # HiGHS prints a banner even with msg=False
+                    model.prob.solve(cmd)
                 break
             except pulp.PulpSolverError as exc:
                 if k + 1 < len(attempts):
@@ -457,8 +481,7 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
             decisions.append(_decision(model.options[w][i], grid.start_day(s)))
     for (w, i), v in model.y.items():
         if (v.value() or 0) > 0.5:
-            opt = model.options[w][i]
-            decisions.append(_decision(opt, grid.start_day(opt.starts[0])))
+            decisions.append(_decision(model.options[w][i], grid.start_day(model.y_start[(w, i)])))
     purchases = {oid: int(round(v.value() or 0)) for oid, v in model.b.items() if round(v.value() or 0) > 0}
     contracts = []
     M = grid.n_months

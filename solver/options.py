@@ -150,8 +150,10 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
             if not starts:
                 release = max(w.earliest_start_days, offer.lead_time_days)
                 why = f"lead time {offer.lead_time_days} days, " if offer.lead_time_days > w.earliest_start_days else ""
+                first = earliest_finish - wall_days
+                grid_note = f" (the first start on the {grid.period_days}-day planning grid: day {first:g}; a smaller period_days starts sooner)" if first > release else ""
                 seen_reason[offer.id + f"#{c.nodes}"] = (
-                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}"
+                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}"
                 )
                 continue
             opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c)

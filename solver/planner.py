@@ -86,15 +86,25 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str,
     if info.status in ("infeasible", "no_solution"):
         res = StrategyResult(name, modes, info.status, solve=info)
         if info.status == "infeasible":
-            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective)
+            # the budget caps undiscounted cost, so the shortfall is measured against the cheapest TCO
+            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective="tco")
         return res
     decisions, purchases, contracts = extract(model, project, offers)
-    plan = build_plan(project, offers, decisions, purchases, contracts)
-    verify_plan(project, offers, plan, resize, modes)
-    claimed = plan.npv_cost if objective == "npv" else plan.total_cost
+    as_solved = build_plan(project, offers, decisions, purchases, contracts)
+    claimed = as_solved.npv_cost if objective == "npv" else as_solved.total_cost
     if info.objective is not None and abs(info.objective - claimed) > 1e-6 * max(1.0, abs(claimed)) + 0.01:
         raise VerificationError([f"objective: the solver reports {info.objective:,.2f} but the plan recomputed by the cost model costs {claimed:,.2f}"])
+    # a solve stopped early may hold capacity no job uses: dropping it keeps the plan feasible and cheaper
+    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+    plan = build_plan(project, offers, decisions, purchases, contracts)
+    verify_plan(project, offers, plan, resize, modes)
     return StrategyResult(name, modes, info.status, plan=plan, solve=info)
+
+
+def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
+    """Purchases and rental contracts of offers that no job runs on."""
+    used = {d.offer_id for d in decisions}
+    return {o: n for o, n in purchases.items() if o in used}, [c for c in contracts if c.offer_id in used]
 
 
 def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple[str, ...]) -> list[str]:

@@ -88,11 +88,16 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
 
     horizon = costs.horizon_end_day(project)
     bought = defaultdict(int)
+    used = {a.offer_id for a in plan.assignments}
     for p in plan.purchases:
         o = offers[p.offer_id]
         bought[p.offer_id] += p.nodes
         if o.mode != "buy":
             bad.append(f"purchase: {p.offer_id} is a {o.mode} offer")
+        if "buy" not in modes:
+            bad.append(f"mode: the plan buys {p.offer_id} but may use only {', '.join(modes)}")
+        if p.offer_id not in used:
+            bad.append(f"idle: the plan buys {p.nodes} × {p.offer_id} but no job runs on them")
     for oid, n in bought.items():
         if n > offers[oid].max_nodes:
             bad.append(f"purchase: {n} nodes of {oid} exceed max_nodes {offers[oid].max_nodes}")
@@ -102,6 +107,10 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         if o.mode != "rent":
             bad.append(f"rental: {r.offer_id} is a {o.mode} offer")
             continue
+        if "rent" not in modes:
+            bad.append(f"mode: the plan rents {r.offer_id} but may use only {', '.join(modes)}")
+        if r.offer_id not in used:
+            bad.append(f"idle: the plan rents {r.nodes} × {r.offer_id} but no job runs on them")
         if r.months < o.min_term:
             bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month} lasts {r.months} months < minimum {o.min_term}")
         if r.start_month < 0 or r.start_month + r.months > project.horizon_months:

@@ -247,3 +247,12 @@ def test_template_is_accepted_once_a_row_is_filled(tmp_path, fmt):
         text = path.read_text().replace("offers: []", "offers:\n  - " + "\n    ".join(f"{k}: {v}" for k, v in GOOD_ROW.items()))
         path.write_text(text)
     assert load_catalog([path]).offers[0].id == "v-8xh100"
+
+
+def test_residual_values_warn_when_the_horizon_differs_from_their_holding_period():
+    from offers.catalog import horizon_warnings
+
+    cat = load_catalog()  # residual_value_horizon_months: 36
+    assert horizon_warnings(cat, 36) == []
+    (w,) = horizon_warnings(cat, 12)
+    assert w.warning and "assume 36 months" in w.message and "understated" in w.message

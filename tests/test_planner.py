@@ -254,3 +254,31 @@ def test_greedy_baseline_is_verified_and_never_beats_the_optimum(seed):
     if greedy is not None:
         verify_plan(p, by_id, greedy, resize)
         assert res.plan is not None and res.plan.total_cost <= greedy.total_cost * (1 + 1e-9)
+
+
+def test_idle_capacity_is_trimmed_and_never_passes_verification():
+    # A solve stopped early may buy nodes no job uses: such a plan is valid but wasteful. The planner
+    # drops that capacity, and the verifier refuses a plan that still carries it.
+    from solver.planner import trim_idle_capacity
+
+    p = project([wl("a", 30)], electricity_price_per_kwh=0)
+    offers = [offer(mode="cloud", id="c", price_per_node_hour=30), offer(mode="buy", id="b", price_per_node=1000)]
+    res = solve_fixed(p, offers, {("a", "c", 1): 10}, compare=False)
+    by_id = {o.id: o for o in offers}
+    _, resize = fixed_sizings(p, offers, {("a", "c", 1): 10})
+    padded = build_plan(p, by_id, res.plan.decisions, {"b": 2}, [])
+    with pytest.raises(VerificationError, match="idle"):
+        verify_plan(p, by_id, padded, resize)
+    purchases, contracts = trim_idle_capacity(res.plan.decisions, {"b": 2}, [])
+    assert purchases == {} and contracts == []
+
+
+def test_npv_objective_delays_uncapped_cloud_work_to_its_latest_start():
+    # With a 50% discount rate, a cloud bill paid later is worth less today; the job can start as late as
+    # day 294 (weekly grid: 294 + 100/24 = 298.2) and still finish before day 300.
+    p = project([wl("a", 300)], discount_rate=0.5)
+    res = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100}, compare=False, objective="npv")
+    assert res.plan.assignments[0].start_day == 294
+    tco = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100}, compare=False)
+    assert tco.plan.assignments[0].start_day == 0 and tco.plan.total_cost == pytest.approx(res.plan.total_cost)
+    assert res.plan.npv_cost < tco.plan.npv_cost
