@@ -67,11 +67,6 @@ class Grid:
         last = max(s, math.ceil(end / self.period_days - EPS) - 1)
         return range(s, last + 1)
 
-    def months_of_period(self, t: int) -> range:
-        lo = costs.month_of(t * self.period_days)
-        hi = costs.month_of((t + 1) * self.period_days - 1e-6)
-        return range(min(lo, self.n_months - 1), min(hi, self.n_months - 1) + 1)
-
     def months_of_days(self, start_day: float, end_day: float) -> range:
         lo = costs.month_of(start_day)
         hi = costs.month_of(max(start_day, end_day - 1e-6))

@@ -115,10 +115,12 @@ def build_plan(
         parts.append(f)
         per_offer_flows.setdefault(o.id, []).append(f)
     purchase_rows = []
+    capacity_cost: dict[str, float] = {}  # per offer: what its purchase or rentals cost, shared by its jobs
     for oid, n in sorted(purchases.items()):
         if n <= 0:
             continue
         f = costs.scale(costs.purchase_flows(offers[oid], project), n)
+        capacity_cost[oid] = costs.total(f)
         parts.append(f)
         owned = costs.add_flows([f, *per_offer_flows.get(oid, [])])
         purchase_rows.append(Purchase(oid, n, costs.total(owned), owned))
@@ -130,9 +132,6 @@ def build_plan(
     flows = costs.add_flows(parts)
 
     # allocate each offer's capacity cost (purchase or rentals) to its jobs by node-hours
-    capacity_cost: dict[str, float] = {}
-    for p in purchase_rows:
-        capacity_cost[p.offer_id] = capacity_cost.get(p.offer_id, 0.0) + costs.total(costs.scale(costs.purchase_flows(offers[p.offer_id], project), p.nodes))
     for r in rental_rows:
         capacity_cost[r.offer_id] = capacity_cost.get(r.offer_id, 0.0) + r.cost
     node_hours: dict[str, float] = {}

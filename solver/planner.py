@@ -27,6 +27,8 @@ class StrategyResult:
     plan: Plan | None = None
     solve: SolveInfo | None = None
     reasons: dict[str, list[str]] = field(default_factory=dict)  # workload -> why it cannot be placed
+    rejections: list[Rejection] = field(default_factory=list)  # (workload, offer) pairs no shape of which can be used
+    every_option: dict[str, list[Option]] = field(default_factory=dict)  # every deadline-feasible shape per workload
 
     @property
     def total_cost(self) -> float | None:
@@ -75,16 +77,17 @@ def make_resizer(project: Project):
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str, modes: tuple[str, ...], *, resize,
                  solver: str, time_limit: float | None, gap: float, objective: str) -> StrategyResult:
-    options, rejections, _ = build_options(project, offers, sizings, modes)
+    options, rejections, every = build_options(project, offers, sizings, modes)
+    considered = dict(rejections=rejections, every_option=every)
     missing = {w: opts for w, opts in options.items() if not opts}
     if missing:
         reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
-        return StrategyResult(name, modes, "infeasible", reasons=reasons)
+        return StrategyResult(name, modes, "infeasible", reasons=reasons, **considered)
     warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
     model = Builder(project, options, offers, objective, warm_start=warm).build()
     info = solve(model, solver, time_limit, gap)
     if info.status in ("infeasible", "no_solution"):
-        res = StrategyResult(name, modes, info.status, solve=info)
+        res = StrategyResult(name, modes, info.status, solve=info, **considered)
         if info.status == "infeasible":
             # the budget caps undiscounted cost, so the shortfall is measured against the cheapest TCO
             res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective="tco")
@@ -98,7 +101,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str,
     purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
     plan = build_plan(project, offers, decisions, purchases, contracts)
     verify_plan(project, offers, plan, resize, modes)
-    return StrategyResult(name, modes, info.status, plan=plan, solve=info)
+    return StrategyResult(name, modes, info.status, plan=plan, solve=info, **considered)
 
 
 def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
@@ -196,5 +199,5 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     if compare:
         for mode in MODES:
             strategies[mode] = run_strategy(project, by_id, sizings, mode, (mode,), **kw)
-    _, rejections, every = build_options(project, by_id, sizings)
-    return Result(project, by_id, sizings, objective, hybrid, strategies, rejections, every, runner_ups(hybrid.plan, every))
+    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option,
+                  runner_ups(hybrid.plan, hybrid.every_option))
