@@ -11,9 +11,9 @@ import datetime as dt
 import math
 import random
 
-from models.offer import Offer
-from models.project import Project
-from offers.catalog import load_catalog
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.offers.catalog import load_catalog
 
 SIZES: dict[str, tuple[int, int, int]] = {  # workloads, offers, weekly periods
     "S": (3, 12, 26),

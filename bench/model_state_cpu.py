@@ -3,7 +3,7 @@ sizing engine's estimates for the same shape.
 
 Needs PyTorch (CPU build is enough); not a test dependency. Run:
 
-    python bench/model_state_cpu.py
+    python -m bench.model_state_cpu
 
 1. Model state: one real AdamW step in the mixed-precision layout the ZeRO paper counts (bf16 weights
    and grads, fp32 master weights + Adam m and v), and in plain fp32. Bytes are summed over the actual
@@ -15,10 +15,6 @@ Needs PyTorch (CPU build is enough); not a test dependency. Run:
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 try:
     import torch
@@ -28,8 +24,8 @@ except ImportError:  # pragma: no cover
     print("PyTorch is not installed; nothing to measure.")
     raise SystemExit(0)
 
-from models.project import Workload  # noqa: E402
-from solver.sizing import activation_coefficient, zero_model_state_gb  # noqa: E402
+from procure.models.project import Workload  # noqa: E402
+from procure.solver.sizing import activation_coefficient, zero_model_state_gb  # noqa: E402
 
 VOCAB, HIDDEN, HEADS, KV_HEADS, FFN, LAYERS = 4096, 512, 8, 8, 1376, 4
 SEQ, BATCH = 256, 2

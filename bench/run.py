@@ -1,6 +1,6 @@
 """Planner benchmark: build and solve seeded random instances of sizes S, M, L, XL and print a table.
 
-    python bench/run.py --sizes S,M,L,XL [--solver cbc|highs] [--json FILE] [--time-limit 120] [--gap 0.01]
+    python -m bench.run --sizes S,M,L,XL [--solver cbc|highs] [--json FILE] [--time-limit 120] [--gap 0.01]
 
 Per size: variables, constraints, model build seconds, solve seconds, status, proven gap, TCO, the
 greedy (analyst's) TCO and the saving, and the peak resident memory of the process.
@@ -11,14 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from generate import SIZES, generate  # noqa: E402
+from bench.generate import SIZES, generate
 
 
 def peak_rss_mb() -> float:
@@ -26,13 +22,13 @@ def peak_rss_mb() -> float:
 
 
 def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0) -> dict:
-    from solver.greedy import greedy_plan
-    from solver.milp import Builder, extract, solve
-    from solver.options import build_options
-    from solver.plan import build_plan
-    from solver.planner import make_resizer
-    from solver.sizing import size_project
-    from solver.verify import verify_plan
+    from procure.solver.greedy import greedy_plan
+    from procure.solver.milp import Builder, extract, solve
+    from procure.solver.options import build_options
+    from procure.solver.plan import build_plan
+    from procure.solver.planner import make_resizer
+    from procure.solver.sizing import size_project
+    from procure.solver.verify import verify_plan
 
     project, offers = generate(size, seed)
     by_id = {o.id: o for o in offers}

@@ -91,7 +91,7 @@ def _norm(name: str) -> str:
 @lru_cache(maxsize=1)
 def gpu_table() -> GPUTable:
     """The bundled GPU table (``models/data/gpus.yaml``)."""
-    path = Path(str(resources.files("models") / "data" / "gpus.yaml"))
+    path = Path(str(resources.files("procure.models") / "data" / "gpus.yaml"))
     data, lines = load_yaml(path, "GPU table")
     gpus, problems = [], []
     for i, row in enumerate(data.get("gpus", [])):

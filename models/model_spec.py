@@ -59,7 +59,7 @@ class ModelSpec(BaseModel):
 @lru_cache(maxsize=1)
 def model_presets() -> dict[str, ModelSpec]:
     """The bundled presets (``models/data/model_presets.yaml``) by id."""
-    path = Path(str(resources.files("models") / "data" / "model_presets.yaml"))
+    path = Path(str(resources.files("procure.models") / "data" / "model_presets.yaml"))
     data, lines = load_yaml(path, "model presets")
     out, problems = {}, []
     for i, row in enumerate(data.get("presets", [])):

@@ -16,10 +16,10 @@ from typing import Any, Iterable
 
 from pydantic import ValidationError
 
-from models.errors import InputError, Problem
-from models.offer import COLUMNS, Offer
-from models.validation import problems_from
-from models.yamlio import MAX_FILE_BYTES, line_of, load_yaml, read_text
+from procure.models.errors import InputError, Problem
+from procure.models.offer import COLUMNS, Offer
+from procure.models.validation import problems_from
+from procure.models.yamlio import MAX_FILE_BYTES, line_of, load_yaml, read_text
 
 SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
 #: top-level keys of a YAML catalog; residual_value_horizon_months says after how many months of
@@ -28,7 +28,7 @@ TOP_LEVEL = ("offers", "catalog_date", "notes", "residual_value_horizon_months")
 
 
 def bundled_catalog_path() -> Path:
-    return Path(str(resources.files("offers") / "data" / "catalog.yaml"))
+    return Path(str(resources.files("procure.offers") / "data" / "catalog.yaml"))
 
 
 @dataclass
@@ -294,7 +294,7 @@ EXAMPLE_ROW: dict[str, Any] = {
 
 def write_template(fmt: str, out: Path) -> None:
     """An empty, documented catalog in ``fmt`` (csv, xlsx, yaml) to type vendor quotes into."""
-    from models.fileio import atomic_write
+    from procure.models.fileio import atomic_write
 
     cols = list(COLUMNS)
     if fmt == "csv":

@@ -95,7 +95,7 @@ def _root(
 
 
 def _load_offers(offer_paths: list[Path] | None, project=None, project_path: Path | None = None):
-    from offers.catalog import load_catalog
+    from procure.offers.catalog import load_catalog
 
     paths = offer_paths or None
     if paths is None and project is not None and project.offers:
@@ -113,9 +113,9 @@ def offers_list(
     mode: Annotated[Optional[str], typer.Option(help="Only offers of this mode: buy, rent or cloud.")] = None,
 ) -> None:
     """Show the offers of a catalog as a table."""
-    from models.errors import InputError, Problem, unknown_choice
-    from models.gpu import gpu_table
-    from models.offer import MODES
+    from procure.models.errors import InputError, Problem, unknown_choice
+    from procure.models.gpu import gpu_table
+    from procure.models.offer import MODES
 
     try:
         problems = []
@@ -131,7 +131,7 @@ def offers_list(
         cat = _load_offers(offers)
     except InputError as exc:
         _fail_input(exc)
-    from reports.console import print_offers
+    from procure.reports.console import print_offers
 
     rows = [o for o in cat.offers if (gid is None or o.gpu == gid) and (mode is None or o.mode == mode)]
     print_offers(_console(), rows, cat)
@@ -148,8 +148,8 @@ def offers_list(
 @offers_app.command("validate")
 def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog files to check (.yaml, .csv, .xlsx).")]) -> None:
     """Check catalog files; report every problem with its file, row or line; exit 1 if any."""
-    from models.errors import InputError
-    from offers.catalog import load_catalog
+    from procure.models.errors import InputError
+    from procure.offers.catalog import load_catalog
 
     try:
         cat = load_catalog(paths)
@@ -166,8 +166,8 @@ def offers_template(
     out: Annotated[Path, typer.Option("--out", help="File to write.")] = Path("offers.xlsx"),
 ) -> None:
     """Write an empty, documented catalog to type vendor quotes into."""
-    from models.errors import InputError
-    from offers.catalog import write_template
+    from procure.models.errors import InputError
+    from procure.offers.catalog import write_template
 
     try:
         write_template(format.value, out)
@@ -187,10 +187,10 @@ def size(
     gpus: Annotated[Optional[int], typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
 ) -> None:
     """Size each workload: GPU memory, FLOPs, and hours and fit on every cluster shape."""
-    from models.errors import InputError, Problem
-    from models.fileio import check_writable
-    from models.gpu import gpu_table
-    from models.project import load_project
+    from procure.models.errors import InputError, Problem
+    from procure.models.fileio import check_writable
+    from procure.models.gpu import gpu_table
+    from procure.models.project import load_project
 
     try:
         if json_out and json_out != "-":
@@ -202,7 +202,7 @@ def size(
             gid = gpu_table().resolve(gpu)
             if gid is None:
                 raise InputError([Problem("--gpu", "gpu", gpu_table().unknown_message(gpu))])
-            from solver.sizing import reference_offer
+            from procure.solver.sizing import reference_offer
 
             ref, _nodes = reference_offer(gid, gpus)
             offer_list, only_nodes = [ref], _nodes
@@ -213,7 +213,7 @@ def size(
     except InputError as exc:
         _fail_input(exc)
     _print_warnings(warnings)
-    from solver.sizing import size_project, size_workload
+    from procure.solver.sizing import size_project, size_workload
 
     if only_nodes is not None:
         sizings = []
@@ -223,7 +223,7 @@ def size(
             sizings.append(sz)
     else:
         sizings = size_project(project, offer_list)
-    from reports.sizing_report import print_sizing, sizing_to_json
+    from procure.reports.sizing_report import print_sizing, sizing_to_json
 
     if json_out:
         import json
@@ -232,7 +232,7 @@ def size(
         if json_out == "-":
             typer.echo(text)
             return
-        from models.fileio import atomic_write
+        from procure.models.fileio import atomic_write
 
         try:
             atomic_write(json_out, text.encode("utf-8"), "--json")
@@ -256,9 +256,9 @@ def solve(
     objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
     compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
 ) -> None:
-    from models.errors import InputError, Problem
-    from models.fileio import check_writable
-    from models.project import load_project
+    from procure.models.errors import InputError, Problem
+    from procure.models.fileio import check_writable
+    from procure.models.project import load_project
 
     try:
         if out is not None:
@@ -273,7 +273,7 @@ def solve(
         project, warnings = load_project(workload)
         cat = _load_offers(offers, project, workload)
         warnings += cat.warnings
-        from offers.catalog import horizon_warnings
+        from procure.offers.catalog import horizon_warnings
 
         warnings += horizon_warnings(cat, project.horizon_months)
         if objective == Objective.npv and project.discount_rate == 0:
@@ -282,9 +282,9 @@ def solve(
         _fail_input(exc)
     _print_warnings(warnings)
 
-    from solver.milp import SolverFailed, SolverUnavailable
-    from solver.planner import plan_project
-    from solver.verify import VerificationError
+    from procure.solver.milp import SolverFailed, SolverUnavailable
+    from procure.solver.planner import plan_project
+    from procure.solver.verify import VerificationError
 
     err = _console(stderr=True)
     try:
@@ -299,8 +299,8 @@ def solve(
         err.print("This is a bug in procure; please report it with your input files.", soft_wrap=True)
         raise typer.Exit(EXIT_VERIFY)
 
-    from reports.console import print_result
-    from reports.json_report import result_to_json
+    from procure.reports.console import print_result
+    from procure.reports.json_report import result_to_json
 
     console = _console()
     print_result(console, result, inputs=[workload, *cat.files])
@@ -309,17 +309,17 @@ def solve(
         if json_out is not None:
             import json
 
-            from models.fileio import atomic_write
+            from procure.models.fileio import atomic_write
 
             atomic_write(json_out, json.dumps(result_to_json(result), indent=2).encode("utf-8"), "--json")
             console.print(f"wrote {_esc(json_out)}")
         if result.plan is not None and out is not None:
-            from reports.excel import write_workbook
+            from procure.reports.excel import write_workbook
 
             write_workbook(result, out, inputs=[workload, *cat.files])
             console.print(f"wrote {_esc(out)}")
         if result.plan is not None and csv_dir is not None:
-            from reports.csv_report import write_csv
+            from procure.reports.csv_report import write_csv
 
             write_csv(result, csv_dir, inputs=[workload, *cat.files])
             console.print(f"wrote CSV tables to {_esc(csv_dir)}")

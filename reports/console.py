@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
-from solver.costs import CATEGORIES
+from procure.solver.costs import CATEGORIES
 
 STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
 CATEGORY_LABEL = {

@@ -25,10 +25,10 @@ import io
 from pathlib import Path
 from typing import Any, Iterable
 
-from models.errors import InputError, Problem
-from models.fileio import atomic_write
-from solver import costs
-from solver.costs import CATEGORIES
+from procure.models.errors import InputError, Problem
+from procure.models.fileio import atomic_write
+from procure.solver import costs
+from procure.solver.costs import CATEGORIES
 
 from . import excel
 from .console import recommendation

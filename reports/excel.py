@@ -43,10 +43,10 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
-from models.fileio import atomic_write
-from models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
-from solver import costs
-from solver.costs import CATEGORIES, RentalContract
+from procure.models.fileio import atomic_write
+from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
+from procure.solver import costs
+from procure.solver.costs import CATEGORIES, RentalContract
 
 from .console import CATEGORY_LABEL, STRATEGY_LABEL, recommendation
 
@@ -420,7 +420,7 @@ PRICE_FIELDS = ("price_per_node", "power_kw_per_node", "residual_value_pct", "ma
 
 def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tuple[str, list[str], list[list[Any]]]]:
     """(section title, column headers, rows) — everything the figures rest on."""
-    from models.gpu import gpu_table
+    from procure.models.gpu import gpu_table
 
     p = result.project
     out: list[tuple[str, list[str], list[list[Any]]]] = []
@@ -464,7 +464,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
             mfu = w.mfu
             if mfu is None:
                 try:
-                    from solver.sizing import default_mfu
+                    from procure.solver.sizing import default_mfu
 
                     mfu = default_mfu(table[a.gpu], w.method)
                 except (ImportError, KeyError):
@@ -474,7 +474,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
     out.append(("Sizing settings (project.sizing)", ["setting", "value", "meaning"],
                 [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()]))
     try:
-        from solver import sizing as sizing_mod
+        from procure.solver import sizing as sizing_mod
 
         const_rows = [[k, _fmt_value(v), ""] for k, v in vars(sizing_mod).items()
                       if k.isupper() and not k.startswith("_") and isinstance(v, (int, float, tuple, dict)) and not isinstance(v, bool)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from solver.costs import CATEGORIES
+from procure.solver.costs import CATEGORIES
 
 
 def _r(x: float | None, nd: int = 2) -> float | None:

@@ -36,9 +36,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from models.offer import Offer
-from models.project import Project
-from models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 
 CATEGORIES: tuple[str, ...] = ("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud")
 BUSY_POWER_FRACTION = 0.75

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from models.offer import Offer
-from models.project import Project
+from procure.models.offer import Offer
+from procure.models.project import Project
 
 from .options import Grid, Option, standalone_contract
 from .plan import Decision, Plan, build_plan

@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 
 import pulp
 
-from models.offer import Offer
-from models.project import Project
+from procure.models.offer import Offer
+from procure.models.project import Project
 
 from . import costs
 from .options import Grid, Option

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from models.offer import Offer
-from models.project import Project
-from models.units import HOURS_PER_DAY
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.models.units import HOURS_PER_DAY
 
 from . import costs
 from .costs import RentalContract

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from models.offer import Offer
-from models.project import Project
-from models.units import DAYS_PER_MONTH
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH
 
 from . import costs
 from .costs import Flows, RentalContract

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.offer import MODES, Offer
-from models.project import Project
+from procure.models.offer import MODES, Offer
+from procure.models.project import Project
 
 from .milp import Builder, SolveInfo, extract, solve
 from .options import Option, Rejection, build_options

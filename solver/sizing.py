@@ -89,9 +89,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from models.gpu import GPU, gpu_table
-from models.offer import Offer
-from models.project import Project, SizingSettings, Workload
+from procure.models.gpu import GPU, gpu_table
+from procure.models.offer import Offer
+from procure.models.project import Project, SizingSettings, Workload
 
 # --- constants (each with its source) -------------------------------------------------------------
 

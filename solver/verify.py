@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from models.offer import Offer
-from models.project import Project
-from models.units import DAYS_PER_MONTH, HOURS_PER_DAY
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs
 from .costs import RentalContract

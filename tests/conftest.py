@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from models.offer import Offer
-from models.project import Project
+from procure.models.offer import Offer
+from procure.models.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))

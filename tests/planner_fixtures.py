@@ -8,9 +8,9 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from solver import costs
-from solver.options import Grid, allowed_starts
-from solver.planner import plan_from_sizings
+from procure.solver import costs
+from procure.solver.options import Grid, allowed_starts
+from procure.solver.planner import plan_from_sizings
 
 
 @dataclass

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
-
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "bench"))
 
 KEYS = {"size", "variables", "constraints", "build_s", "solve_s", "status", "gap", "tco", "greedy_tco", "peak_rss_mb"}
 
 
 def test_generator_is_seeded_and_valid():
-    from generate import SIZES, generate
+    from bench.generate import SIZES, generate
 
     p1, o1 = generate("S", 3)
     p2, o2 = generate("S", 3)
@@ -23,7 +18,7 @@ def test_generator_is_seeded_and_valid():
 
 
 def test_benchmark_table_runs_and_the_optimum_is_no_worse_than_greedy(tmp_path, capsys):
-    import run
+    from bench import run
 
     out = tmp_path / "bench.json"
     assert run.main(["--sizes", "S", "--json", str(out)]) == 0

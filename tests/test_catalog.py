@@ -8,8 +8,8 @@ import openpyxl
 import pytest
 from pydantic import ValidationError
 
-from models.errors import InputError
-from offers.catalog import bundled_catalog_path, load_catalog, write_template
+from procure.models.errors import InputError
+from procure.offers.catalog import bundled_catalog_path, load_catalog, write_template
 
 from conftest import offer
 
@@ -85,7 +85,7 @@ def test_valid_offer_of_each_mode(mode):
     ],
 )
 def test_invalid_offer_rows(mode, field, value, needle):
-    from models.validation import problems_from
+    from procure.models.validation import problems_from
 
     kw = {"mode": mode, field: value}
     with pytest.raises(ValidationError) as exc:
@@ -98,7 +98,7 @@ def test_invalid_offer_rows(mode, field, value, needle):
 def test_mode_price_is_required(mode, missing):
     base = offer(mode=mode).model_dump()
     base.pop(missing)
-    from models.offer import Offer
+    from procure.models.offer import Offer
 
     with pytest.raises(ValidationError, match=f"{missing} is required"):
         Offer.model_validate(base)
@@ -250,7 +250,7 @@ def test_template_is_accepted_once_a_row_is_filled(tmp_path, fmt):
 
 
 def test_residual_values_warn_when_the_horizon_differs_from_their_holding_period():
-    from offers.catalog import horizon_warnings
+    from procure.offers.catalog import horizon_warnings
 
     cat = load_catalog()  # residual_value_horizon_months: 36
     assert horizon_warnings(cat, 36) == []

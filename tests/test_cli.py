@@ -90,7 +90,7 @@ def test_offers_list_bad_gpu_and_mode_suggest_the_close_name():
 
 
 def test_offers_validate_bundled_catalog():
-    from offers.catalog import bundled_catalog_path
+    from procure.offers.catalog import bundled_catalog_path
 
     res = cli("offers", "validate", bundled_catalog_path())
     assert res.exit_code == 0

@@ -18,9 +18,9 @@ import pulp
 import pytest
 from typer.testing import CliRunner
 
-from models.errors import InputError
-from models.fileio import atomic_write, check_writable
-from offers.catalog import load_catalog
+from procure.models.errors import InputError
+from procure.models.fileio import atomic_write, check_writable
+from procure.offers.catalog import load_catalog
 from procure.cli import app
 
 from conftest import ROOT
@@ -306,12 +306,12 @@ def test_every_offer_filtered_out_says_which_rule_removed_how_many(tmp_path):
 # --- output paths: checked before any solving ------------------------------------------------------
 
 def test_output_in_missing_folder_fails_fast_before_solving(monkeypatch):
-    import solver.planner
+    import procure.solver.planner
 
     def must_not_run(*a, **k):  # pragma: no cover - the point is that it is never called
         raise AssertionError("solving started before the output path was checked")
 
-    monkeypatch.setattr(solver.planner, "plan_project", must_not_run)
+    monkeypatch.setattr(procure.solver.planner, "plan_project", must_not_run)
     res = cli("solve", QLORA, "--json", "/nonexistent/x.json")
     assert res.exit_code == 1
     assert "/nonexistent/x.json: error: --json: folder '/nonexistent' does not exist" in res.output
@@ -479,7 +479,7 @@ def test_real_time_limit_on_a_hard_instance_is_reported_honestly():
     """30 jobs sharing bought and rented servers on a daily grid: CBC cannot prove optimality in 0.5 s
     (on the reference machine it stops without a plan; on a faster one it may stop with one)."""
     from planner_fixtures import fixed_sizings, solve_fixed
-    from solver.verify import verify_plan
+    from procure.solver.verify import verify_plan
 
     p, offers, hours = hard_instance(seed=0, n_workloads=30)
     res = solve_fixed(p, offers, hours, compare=False, time_limit=0.5)
@@ -498,13 +498,13 @@ def test_real_time_limit_on_a_hard_instance_is_reported_honestly():
 
 
 def test_verification_failure_exits_4_and_hides_the_plan(tmp_path, monkeypatch):
-    import solver.planner
-    from solver.verify import VerificationError
+    import procure.solver.planner
+    from procure.solver.verify import VerificationError
 
     def broken(*a, **k):
         raise VerificationError(["capacity: 3 nodes of x in use on days 0.0–7.0 but 2 bought"])
 
-    monkeypatch.setattr(solver.planner, "verify_plan", broken)
+    monkeypatch.setattr(procure.solver.planner, "verify_plan", broken)
     out = tmp_path / "plan.json"
     res = cli("solve", QLORA, "--no-compare", "--json", out)
     assert res.exit_code == 4
@@ -530,10 +530,10 @@ def test_names_with_brackets_print_as_typed(tmp_path):
 
 def test_no_write_permission_message(monkeypatch, tmp_path):
     """The same check where the test user may write anywhere (root): the OS answer is simulated."""
-    import models.fileio
+    import procure.models.fileio
 
     real = os.access
-    monkeypatch.setattr(models.fileio.os, "access", lambda path, mode: False if mode == os.W_OK else real(path, mode))
+    monkeypatch.setattr(procure.models.fileio.os, "access", lambda path, mode: False if mode == os.W_OK else real(path, mode))
     res = cli("solve", QLORA, "--json", tmp_path / "x.json")
     assert res.exit_code == 1 and "x.json: error: --json: no permission to write here" in res.output
 
@@ -546,7 +546,7 @@ def test_absurdly_deep_nesting_is_an_input_error(tmp_path):
 
 def test_reports_get_ordinary_file_permissions(tmp_path):
     # the temporary file behind an atomic write is private; the finished report must not be
-    from models.fileio import atomic_write
+    from procure.models.fileio import atomic_write
 
     old = os.umask(0o022)
     try:

@@ -12,16 +12,16 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from models.errors import InputError
-from models.offer import Offer
-from models.project import Project, load_project
-from offers.catalog import load_catalog
-from reports import excel
-from reports.csv_report import write_csv
-from reports.excel import write_workbook
-from solver import costs
-from solver.costs import CATEGORIES
-from solver.planner import plan_project
+from procure.models.errors import InputError
+from procure.models.offer import Offer
+from procure.models.project import Project, load_project
+from procure.offers.catalog import load_catalog
+from procure.reports import excel
+from procure.reports.csv_report import write_csv
+from procure.reports.excel import write_workbook
+from procure.solver import costs
+from procure.solver.costs import CATEGORIES
+from procure.solver.planner import plan_project
 
 from conftest import EXAMPLES
 

@@ -7,10 +7,10 @@ import textwrap
 import pytest
 from pydantic import ValidationError
 
-from models.errors import InputError
-from models.gpu import gpu_table
-from models.model_spec import model_presets
-from models.project import Project, load_project
+from procure.models.errors import InputError
+from procure.models.gpu import gpu_table
+from procure.models.model_spec import model_presets
+from procure.models.project import Project, load_project
 
 from conftest import project, workload
 
@@ -117,7 +117,7 @@ def test_inline_model_is_accepted():
 def test_invalid_workloads_are_rejected(bad, needle):
     with pytest.raises(ValidationError) as exc:
         project([workload(**bad)])
-    from models.validation import problems_from
+    from procure.models.validation import problems_from
 
     text = " ".join(p.message for p in problems_from(exc.value, "w.yaml"))
     assert needle in text

@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from solver import costs
-from solver.plan import build_plan
-from solver.verify import VerificationError, verify_plan
+from procure.solver import costs
+from procure.solver.plan import build_plan
+from procure.solver.verify import VerificationError, verify_plan
 
 from conftest import EXAMPLES, ROOT, offer, project
 from planner_fixtures import brute_force_tco, fixed_sizings, solve_fixed
@@ -136,7 +136,7 @@ def test_verifier_rejects_a_plan_that_breaks_a_rule():
 
 
 def test_json_totals_add_up_and_output_is_deterministic():
-    from reports.json_report import result_to_json
+    from procure.reports.json_report import result_to_json
 
     p = project([wl("a", 95), wl("b", 195, 100)], electricity_price_per_kwh=0.1)
     offers = [offer(mode="buy", id="b", price_per_node=100_000), offer(mode="cloud", id="c", price_per_node_hour=20), offer(mode="rent", id="r", price_per_node_month=20_000, setup_fee_per_node=1000)]
@@ -216,9 +216,9 @@ def test_cbc_and_highs_agree_on_random_instances(seed):
 
 @pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
 def test_cbc_and_highs_agree_on_the_examples(example):
-    from models.project import load_project
-    from offers.catalog import load_catalog
-    from solver.planner import plan_project
+    from procure.models.project import load_project
+    from procure.offers.catalog import load_catalog
+    from procure.solver.planner import plan_project
 
     project, _ = load_project(ROOT / "examples" / example)
     offers = load_catalog().offers
@@ -242,8 +242,8 @@ def test_rental_pays_only_the_months_the_job_really_runs():
 
 @pytest.mark.parametrize("seed", range(0, 120, 6))
 def test_greedy_baseline_is_verified_and_never_beats_the_optimum(seed):
-    from solver.greedy import greedy_plan
-    from solver.options import build_options
+    from procure.solver.greedy import greedy_plan
+    from procure.solver.options import build_options
 
     p, offers, hours = random_instance(seed)
     sizings, resize = fixed_sizings(p, offers, hours)
@@ -259,7 +259,7 @@ def test_greedy_baseline_is_verified_and_never_beats_the_optimum(seed):
 def test_idle_capacity_is_trimmed_and_never_passes_verification():
     # A solve stopped early may buy nodes no job uses: such a plan is valid but wasteful. The planner
     # drops that capacity, and the verifier refuses a plan that still carries it.
-    from solver.planner import trim_idle_capacity
+    from procure.solver.planner import trim_idle_capacity
 
     p = project([wl("a", 30)], electricity_price_per_kwh=0)
     offers = [offer(mode="cloud", id="c", price_per_node_hour=30), offer(mode="buy", id="b", price_per_node=1000)]

@@ -18,11 +18,11 @@ import math
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from offers.catalog import load_catalog
-from solver import costs
-from solver.costs import RentalContract
-from solver.planner import plan_project
-from solver.verify import verify_plan
+from procure.offers.catalog import load_catalog
+from procure.solver import costs
+from procure.solver.costs import RentalContract
+from procure.solver.planner import plan_project
+from procure.solver.verify import verify_plan
 
 from conftest import offer, project
 from planner_fixtures import fixed_sizings, solve_fixed
@@ -201,7 +201,7 @@ def test_real_sizing_gives_a_verified_plan_or_reasons(picks, jobs, team_region):
                  for k, (m, meth, tok, e, d) in enumerate(jobs)]
     p = project(workloads, horizon_months=6, period_days=7, team_region=team_region)
     res = plan_project(p, offers, compare=False)
-    from solver.planner import make_resizer
+    from procure.solver.planner import make_resizer
 
     check_answer(p, offers, res, make_resizer(p))
     event(f"real sizing: {res.status}")

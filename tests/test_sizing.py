@@ -11,10 +11,10 @@ import io
 import pytest
 from rich.console import Console
 
-from models.offer import Offer
-from models.project import SizingSettings, Workload
-from reports.sizing_report import print_sizing, sizing_to_json
-from solver.sizing import (
+from procure.models.offer import Offer
+from procure.models.project import SizingSettings, Workload
+from procure.reports.sizing_report import print_sizing, sizing_to_json
+from procure.solver.sizing import (
     GIB,
     GB,
     Strategy,

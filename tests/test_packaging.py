@@ -1,0 +1,29 @@
+"""The wheel installs one import root, ``procure``: no generic top-level ``models``/``solver``/... packages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_wheel_holds_only_the_procure_package(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert res.returncode == 0, res.stderr
+    (wheel,) = tmp_path.glob("procure-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert top == {"procure"}
+    for sub in ("models", "offers", "solver", "reports"):
+        assert f"procure/{sub}/__init__.py" in names
+    # the data files travel with their packages
+    assert "procure/models/data/gpus.yaml" in names and "procure/offers/data/catalog.yaml" in names
