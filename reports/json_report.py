@@ -24,7 +24,7 @@ def result_to_json(result) -> dict:
         "rentals": [],
         "assignments": [],
         "strategies": {},
-        "rejected": [{"workload": r.workload, "offer": r.offer_id, "reason": r.reason} for r in result.rejections],
+        "rejected": [{"workload": r.workload, "offer": r.offer_id, "reason": r.reason, "rule": str(r.rule)} for r in result.rejections],
         "infeasible": h.reasons,
         "solver": {
             "name": info.name if info else None,

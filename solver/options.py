@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import HOURS_PER_DAY
+from procure.solver.reasons import Reason, Rule, render
 
 from . import costs
 from .costs import RentalContract
@@ -110,7 +111,16 @@ def rental_fits_horizon(grid: Grid, offer: Offer) -> bool:
 class Rejection:
     workload: str
     offer_id: str
-    reason: str
+    reasons: tuple[Reason, ...]
+
+    @property
+    def rule(self) -> Rule:
+        """The rule that says most: the first one broken."""
+        return self.reasons[0].rule
+
+    @property
+    def reason(self) -> str:
+        return render(self.reasons)
 
 
 def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...] | list[str] | None = None) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
@@ -123,22 +133,22 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
     for sz in sizings:
         w = sz.workload
         per_offer: dict[str, list[Option]] = {}
-        seen_reason: dict[str, str] = {}
+        seen_reason: dict[str, tuple[Reason, ...]] = {}
         for c in sz.candidates:
             offer = offers[c.offer_id]
             if offer.mode not in modes:
-                seen_reason.setdefault(offer.id, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})")
+                seen_reason.setdefault(offer.id, (Reason(Rule.MODE_NOT_ALLOWED, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})"),))
                 continue
             if offer.spot and not project.allow_spot:
-                seen_reason.setdefault(offer.id, "spot capacity is excluded (allow_spot: false)")
+                seen_reason.setdefault(offer.id, (Reason(Rule.SPOT_EXCLUDED, "spot capacity is excluded (allow_spot: false)"),))
                 continue
             if not c.fits:
-                reason = c.reason or "does not fit"
-                if offer.id not in seen_reason or reason.count("; ") < seen_reason[offer.id].count("; "):
-                    seen_reason[offer.id] = reason  # the shape that fails the fewest rules says most
+                broken = c.reasons or (Reason(Rule.OTHER, "does not fit"),)
+                if offer.id not in seen_reason or len(broken) < len(seen_reason[offer.id]):
+                    seen_reason[offer.id] = broken  # the shape that fails the fewest rules says most
                 continue
             if offer.mode == "rent" and not rental_fits_horizon(grid, offer):
-                seen_reason.setdefault(offer.id, f"minimum rental term {offer.min_term} months exceeds the {project.horizon_months}-month horizon")
+                seen_reason.setdefault(offer.id, (Reason(Rule.RENT_TERM, f"minimum rental term {offer.min_term} months exceeds the {project.horizon_months}-month horizon"),))
                 continue
             wall_days = costs.wall_hours(offer, c.hours) / HOURS_PER_DAY
             starts, earliest_finish = allowed_starts(project, grid, w, offer, wall_days)
@@ -147,9 +157,11 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
                 why = f"lead time {offer.lead_time_days} days, " if offer.lead_time_days > w.earliest_start_days else ""
                 first = earliest_finish - wall_days
                 grid_note = f" (the first start on the {grid.period_days}-day planning grid: day {first:g}; a smaller period_days starts sooner)" if first > release else ""
-                seen_reason[offer.id + f"#{c.nodes}"] = (
-                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}"
-                )
+                seen_reason[offer.id + f"#{c.nodes}"] = (Reason(
+                    Rule.DEADLINE,
+                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}",
+                    finish_day=earliest_finish,
+                ),)
                 continue
             opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c)
             opt.standalone_cost = standalone_cost(project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]))
@@ -175,12 +187,13 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
     return kept, rejections, every
 
 
-def _fastest(reasons: list[str]) -> str:
-    def finish(r: str) -> float:
-        try:
-            return float(r.split("finishes day ")[1].split(" ")[0])
-        except (IndexError, ValueError):
-            return math.inf
+def _fastest(reasons: list[tuple[Reason, ...]]) -> tuple[Reason, ...]:
+    """The deadline rejection of the shape that would finish soonest."""
+
+    def finish(rs: tuple[Reason, ...]) -> float:
+        # to the tenth of a day the reason shows; among equals the first (fewest nodes) is kept
+        day = rs[0].finish_day
+        return math.inf if day is None else round(day, 1)
 
     return min(reasons, key=finish)
 

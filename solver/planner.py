@@ -13,6 +13,7 @@ from .milp import Builder, SolveInfo, extract, solve
 from .options import Option, Rejection, build_options
 from .greedy import greedy_plan
 from .plan import Plan, build_plan
+from .reasons import Rule
 from .sizing import size_project, size_workload
 from .verify import VerificationError, verify_plan
 
@@ -112,41 +113,17 @@ def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
 
 def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple[str, ...]) -> list[str]:
     """Why no shape of any offer can run ``workload``: a count per rule, then one example of each."""
-    mine = [r for r in rejections if r.workload == workload and _kind(r.reason) != MODE_KIND]
+    mine = [r for r in rejections if r.workload == workload and r.rule is not Rule.MODE_NOT_ALLOWED]
     if not mine:
         return [f"the catalog has no {' / '.join(modes)} offer for it"]
-    groups: dict[str, list[Rejection]] = {}
+    groups: dict[Rule, list[Rejection]] = {}
     for r in mine:
-        groups.setdefault(_kind(r.reason), []).append(r)
+        groups.setdefault(r.rule, []).append(r)
     ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-    out = ["no offer can run it: " + ", ".join(f"{len(rs)} {kind}" for kind, rs in ordered)]
-    for kind, rs in ordered:
-        out.append(f"{len(rs)} offer(s) {kind}; e.g. {rs[0].offer_id}: {rs[0].reason}")
+    out = ["no offer can run it: " + ", ".join(f"{len(rs)} {rule.group}" for rule, rs in ordered)]
+    for rule, rs in ordered:
+        out.append(f"{len(rs)} offer(s) {rule.group}; e.g. {rs[0].offer_id}: {rs[0].reason}")
     return out
-
-
-MODE_KIND = "are in a mode that is not allowed"
-#: (phrase in a sizing/option reason, how a group of such offers is described) — first match wins
-_KINDS: tuple[tuple[str, str], ...] = (
-    ("is not allowed (allowed_modes", MODE_KIND),
-    ("allow_spot", "are spot capacity, excluded by allow_spot"),
-    ("allowed_gpus", "have a GPU outside allowed_gpus"),
-    ("mainland-china border", "are excluded by region / network line"),
-    ("host ram", "lack host RAM"),
-    ("cpu cores per gpu", "lack CPU cores"),
-    ("per gpu even with", "lack GPU memory"),
-    ("gb/s fabric", "lack an inter-node fabric"),
-    ("interconnect-bound", "are interconnect-bound"),
-    ("of nvme per node", "lack local NVMe storage"),
-    ("minimum rental term", "have a minimum rental term longer than the horizon"),
-)
-
-
-def _kind(reason: str) -> str:
-    if "> deadline day" in reason:
-        return "cannot finish by the deadline"
-    first = reason.split("; ")[0].lower()
-    return next((kind for phrase, kind in _KINDS if phrase in first), "do not fit")
 
 
 def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[str, list[str]]:

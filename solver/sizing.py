@@ -92,6 +92,7 @@ from dataclasses import dataclass, field
 from procure.models.gpu import GPU, gpu_table
 from procure.models.offer import Offer
 from procure.models.project import Project, SizingSettings, Workload
+from procure.solver.reasons import Reason, Rule, render
 
 # --- constants (each with its source) -------------------------------------------------------------
 
@@ -208,10 +209,15 @@ class Candidate:
     per_gpu_memory_gb: float | None
     memory: MemoryBreakdown | None
     fits: bool
-    reason: str | None
+    reasons: tuple[Reason, ...]
     hours: float | None
     gpu_hours: float | None
     efficiency: float | None
+
+    @property
+    def reason(self) -> str | None:
+        """Why the shape does not fit, as one sentence (None when it fits)."""
+        return render(self.reasons) if self.reasons else None
 
 
 @dataclass(frozen=True)
@@ -557,7 +563,7 @@ def is_reference(offer: Offer) -> bool:
     return offer.source == REFERENCE_SOURCE
 
 
-def _region_reason(offer: Offer, team_area: str | None, settings: SizingSettings) -> str | None:
+def _region_reason(offer: Offer, team_area: str | None, settings: SizingSettings) -> Reason | None:
     if not team_area or is_reference(offer):
         return None
     area = offer.area
@@ -565,10 +571,10 @@ def _region_reason(offer: Offer, team_area: str | None, settings: SizingSettings
         return None
     if offer.network_line in {x.strip().lower() for x in settings.premium_lines}:
         return None
-    return (
+    return Reason(Rule.REGION, (
         f"team in {team_area} and offer in {offer.region} are on opposite sides of the mainland-China border; "
         f"network line '{offer.network_line}' is not a premium line ({', '.join(settings.premium_lines)})"
-    )
+    ))
 
 
 def _fmt(x: float) -> str:
@@ -595,23 +601,23 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
         if ref and cap not in counts:
             counts.append(cap)
         # offer-level reasons
-        offer_reasons = []
+        offer_reasons: list[Reason] = []
         if p.allowed is not None and offer.gpu not in p.allowed:
-            offer_reasons.append(f"{offer.gpu} is not in the workload's allowed_gpus ({', '.join(sorted(p.allowed))})")
+            offer_reasons.append(Reason(Rule.GPU_NOT_ALLOWED, f"{offer.gpu} is not in the workload's allowed_gpus ({', '.join(sorted(p.allowed))})"))
         region = _region_reason(offer, team_area, settings)
         if region:
             offer_reasons.append(region)
         node_gpu_gb = gpn * g.memory_gb
         need_ram = settings.host_ram_ratio * node_gpu_gb
         if offer.ram_gb < need_ram - 1e-9:
-            offer_reasons.append(
+            offer_reasons.append(Reason(Rule.HOST_RAM,
                 f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's {_fmt(node_gpu_gb)} GB of GPU memory = {_fmt(need_ram)} GB"
-            )
+            ))
         cores_per_gpu = offer.cpu_cores / gpn
         if cores_per_gpu < settings.cpu_cores_per_gpu - 1e-9:
-            offer_reasons.append(
+            offer_reasons.append(Reason(Rule.CPU_CORES,
                 f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {settings.cpu_cores_per_gpu:g} required"
-            )
+            ))
         bw_intra = _intra_bw(g, offer.intra_node, gpn)
         fabric = offer.fabric_gbps
         mfu = workload.mfu if workload.mfu is not None else default_mfu(g, workload.method)
@@ -621,7 +627,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
             reasons = list(offer_reasons)
             if nodes > 1 and fabric < settings.min_inter_node_gbps - 1e-9:
                 have = "no inter-node fabric" if offer.inter_node == "none" else f"{offer.inter_node} ({fabric:g} Gb/s per node)"
-                reasons.append(f"multi-node needs ≥{settings.min_inter_node_gbps:g} Gb/s fabric; offer has {have}")
+                reasons.append(Reason(Rule.FABRIC, f"multi-node needs ≥{settings.min_inter_node_gbps:g} Gb/s fabric; offer has {have}"))
             key = (g.id, gpn, nodes, bw_intra, fabric, mfu)
             hit = cache.get(key)
             if hit is None:
@@ -649,22 +655,22 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
                     how = f"{ck} and micro-batch {least.micro_batch} on one GPU"
                 reasons.insert(
                     len(offer_reasons),
-                    f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap / GB:.1f} GB usable ({g.memory_gb:g} GB datasheet)",
+                    Reason(Rule.GPU_MEMORY, f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap / GB:.1f} GB usable ({g.memory_gb:g} GB datasheet)"),
                 )
             else:
                 hours = third
                 gpu_hours = hours * n_gpus
                 if eff < settings.min_efficiency - 1e-12:
                     link = offer.intra_node + (f" inside, {offer.inter_node} between nodes" if nodes > 1 else " inside the node")
-                    reasons.append(
+                    reasons.append(Reason(Rule.INTERCONNECT_BOUND,
                         f"interconnect-bound: scaling efficiency {eff:.2f} < {settings.min_efficiency:g} on {nodes} × {gpn} × {g.id} ({link})"
-                    )
+                    ))
             need_tb = (p.dataset_tb + p.kept * p.ckpt_bytes / TB) / nodes
             if offer.nvme_tb < need_tb - 1e-9:
-                reasons.append(
+                reasons.append(Reason(Rule.NVME,
                     f"needs {need_tb:.3g} TB of NVMe per node (dataset {p.dataset_tb:g} TB + {p.kept} checkpoint(s) of "
                     f"{p.ckpt_bytes / TB:.3g} TB, sharded over {nodes} node(s)); offer has {offer.nvme_tb:g} TB"
-                )
+                ))
             fits = not reasons
             candidates.append(
                 Candidate(
@@ -677,7 +683,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
                     per_gpu_memory_gb=mem.total,
                     memory=mem,
                     fits=fits,
-                    reason=None if fits else "; ".join(reasons),
+                    reasons=tuple(reasons),
                     hours=hours,
                     gpu_hours=gpu_hours,
                     efficiency=eff,

@@ -20,7 +20,7 @@ TOP_KEYS = {"status", "currency", "total_cost", "npv_cost", "cost_breakdown", "p
 PURCHASE_KEYS = {"offer", "nodes", "cost"}
 RENTAL_KEYS = {"offer", "nodes", "start_day", "months", "cost"}
 ASSIGNMENT_KEYS = {"workload", "offer", "mode", "gpu", "nodes", "gpus", "start_day", "end_day", "deadline_day", "hours", "gpu_hours", "cost"}
-REJECTED_KEYS = {"workload", "offer", "reason"}
+REJECTED_KEYS = {"workload", "offer", "reason", "rule"}
 SOLVER_KEYS = {"name", "status", "seconds", "gap"}
 
 

@@ -1,0 +1,69 @@
+"""Why an option was rejected: a rule, plus the text a person reads.
+
+Code groups, counts and compares rejections by ``Rule`` and by the structured fields of ``Reason``
+(``finish_day`` for the deadline rule); the English text is only ever rendered, never parsed back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Rule(StrEnum):
+    """Every rule that can remove an option. The value is the JSON ``rejected[].rule``."""
+
+    MODE_NOT_ALLOWED = "mode_not_allowed"
+    SPOT_EXCLUDED = "spot_excluded"
+    GPU_NOT_ALLOWED = "gpu_not_allowed"
+    REGION = "region"
+    PRECISION = "precision"
+    HOST_RAM = "host_ram"
+    CPU_CORES = "cpu_cores"
+    GPU_MEMORY = "gpu_memory"
+    FABRIC = "fabric"
+    INTERCONNECT_BOUND = "interconnect_bound"
+    NVME = "nvme"
+    RENT_TERM = "rent_term"
+    DEADLINE = "deadline"
+    OTHER = "other"
+
+    @property
+    def group(self) -> str:
+        """How a group of offers removed by this rule is described ("3 offer(s) <group>")."""
+        return _GROUPS[self]
+
+
+_GROUPS: dict[Rule, str] = {
+    Rule.MODE_NOT_ALLOWED: "are in a mode that is not allowed",
+    Rule.SPOT_EXCLUDED: "are spot capacity, excluded by allow_spot",
+    Rule.GPU_NOT_ALLOWED: "have a GPU outside allowed_gpus",
+    Rule.REGION: "are excluded by region / network line",
+    Rule.PRECISION: "have a GPU without the workload's precision",
+    Rule.HOST_RAM: "lack host RAM",
+    Rule.CPU_CORES: "lack CPU cores",
+    Rule.GPU_MEMORY: "lack GPU memory",
+    Rule.FABRIC: "lack an inter-node fabric",
+    Rule.INTERCONNECT_BOUND: "are interconnect-bound",
+    Rule.NVME: "lack local NVMe storage",
+    Rule.RENT_TERM: "have a minimum rental term longer than the horizon",
+    Rule.DEADLINE: "cannot finish by the deadline",
+    Rule.OTHER: "do not fit",
+}
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One broken rule. ``text`` is what a person reads; ``finish_day`` is set for ``Rule.DEADLINE``."""
+
+    rule: Rule
+    text: str
+    finish_day: float | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def render(reasons: tuple[Reason, ...] | list[Reason]) -> str:
+    """The reasons of one shape as one sentence, most telling first."""
+    return "; ".join(r.text for r in reasons)
