@@ -325,7 +325,7 @@ def solve(
             console.print(f"wrote CSV tables to {_esc(csv_dir)}")
     except InputError as exc:
         _fail_input(exc)
-    if status in ("optimal", "feasible"):
+    if status.has_plan:
         raise typer.Exit(EXIT_OK)
     if status == "infeasible":
         raise typer.Exit(EXIT_INFEASIBLE)

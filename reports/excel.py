@@ -47,6 +47,7 @@ from procure.models.fileio import atomic_write
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES, RentalContract
+from procure.solver.enums import STRATEGIES
 
 from .console import CATEGORY_LABEL, STRATEGY_LABEL, recommendation
 
@@ -278,7 +279,7 @@ def strategy_rows(result) -> list[dict]:
     """The strategies side by side; differences are against the recommended (hybrid) plan."""
     base = result.plan.total_cost if result.plan else None
     rows = []
-    for name in ("hybrid", "buy", "rent", "cloud"):
+    for name in STRATEGIES:
         s = result.strategies.get(name)
         if s is None:
             continue
@@ -506,7 +507,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         ["rental timing", "", "whole project months; setup fee in the first month"],
     ]))
     solver_rows = []
-    for name in ("hybrid", "buy", "rent", "cloud"):
+    for name in STRATEGIES:
         s = result.strategies.get(name)
         if s is None:
             continue
@@ -777,7 +778,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], refs: Refs) ->
     cum_row = total_row + 1
     row = cum_row + 2
     npv_rows = 3 if p.discount_rate > 0 else 0
-    strat_names = [s for s in ("hybrid", "buy", "rent", "cloud") if s in result.strategies and result.strategies[s].plan is not None]
+    strat_names = [s for s in STRATEGIES if s in result.strategies and result.strategies[s].plan is not None]
     strat_row0 = row + npv_rows + 1
     be_month, _ = break_even(result)
     n_strat_rows = len(strat_names) + (1 if be_month is not None else 0)
