@@ -10,7 +10,8 @@ from procure.models.offer import Offer
 from procure.models.project import Project
 
 from .enums import STRATEGIES, SolveStatus, Strategy
-from .milp import Builder, SolveInfo, extract, solve
+from .milp import Builder, SolveInfo, extract, solve, solver_version
+from .runtime import Budget
 from .options import Option, Rejection, build_options
 from .greedy import greedy_plan
 from .plan import Plan, build_plan
@@ -31,6 +32,12 @@ class StrategyResult:
     reasons: dict[str, list[str]] = field(default_factory=dict)  # workload -> why it cannot be placed
     rejections: list[Rejection] = field(default_factory=list)  # (workload, offer) pairs no shape of which can be used
     every_option: dict[str, list[Option]] = field(default_factory=dict)  # every deadline-feasible shape per workload
+    build_seconds: float = 0.0  # options, greedy plan and model build
+
+    @property
+    def gap(self) -> float | None:
+        """The proven relative gap of the plan (None: unknown, e.g. a heuristic plan without a bound)."""
+        return self.solve.gap if self.solve is not None and self.plan is not None else None
 
     @property
     def total_cost(self) -> float | None:
@@ -77,8 +84,27 @@ def make_resizer(project: Project):
     return resize
 
 
+# Share of the time left that the hybrid gets when the comparators follow: the answer comes first.
+HYBRID_SHARE = 0.55
+# Model build (PuLP objects and the MPS file CBC reads) per start column, measured on the daily
+# benchmark (docs/performance.md): a strategy whose share cannot pay for it goes straight to the greedy plan.
+BUILD_SECONDS_PER_COLUMN = 6e-5
+# Seconds kept back from the solver for reading its solution, extracting and verifying the plan.
+FINISH_MARGIN = 0.5
+
+
+def output_reserve(budget: Budget) -> float:
+    """Seconds of a limited budget kept for writing the outputs (console, JSON, workbook)."""
+    return 0.0 if budget.seconds is None else min(5.0, max(0.5, 0.05 * budget.seconds))
+
+
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
-                 solver: str, time_limit: float | None, gap: float, objective: str) -> StrategyResult:
+                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None) -> StrategyResult:
+    """Plan one strategy within ``budget`` (wall clock, including the model build). When the solver
+    has no plan at the budget's end, the greedy plan is used if there is one, verified and marked
+    ``heuristic`` with the gap to the solver's bound where it proved one."""
+    budget = budget or Budget(None)
+    t0 = budget.elapsed()
     options, rejections, every = build_options(project, offers, sizings, modes)
     considered = dict(rejections=rejections, every_option=every)
     missing = {w: opts for w, opts in options.items() if not opts}
@@ -86,13 +112,29 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
         reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
         return StrategyResult(name, modes, SolveStatus.INFEASIBLE, reasons=reasons, **considered)
     warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
+    if progress is not None:
+        progress.strategy_started(name, budget)
+    columns = sum(len(o.starts) for opts in options.values() for o in opts)
+    left = budget.remaining()
+    if left is not None and columns * BUILD_SECONDS_PER_COLUMN > left:
+        # no time to build and solve the model: the greedy plan is the answer, if there is one
+        info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
+        if warm is not None:
+            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, budget.elapsed() - t0)
+        return StrategyResult(name, modes, SolveStatus.NO_SOLUTION, solve=info, build_seconds=budget.elapsed() - t0, **considered)
     model = Builder(project, options, offers, objective, warm_start=warm).build()
-    info = solve(model, solver, time_limit, gap)
+    build_seconds = budget.elapsed() - t0
+    deadline = budget.deadline()
+    on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
+    info = solve(model, solver, None if deadline is None else max(0.1, budget.remaining() - FINISH_MARGIN), gap,
+                 hard_deadline=deadline, on_progress=on_progress)
     if not info.status.has_plan:
-        res = StrategyResult(name, modes, info.status, solve=info, **considered)
+        if info.status == SolveStatus.NO_SOLUTION and warm is not None:
+            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds)
+        res = StrategyResult(name, modes, info.status, solve=info, build_seconds=build_seconds, **considered)
         if info.status == SolveStatus.INFEASIBLE:
             # the budget caps undiscounted cost, so the shortfall is measured against the cheapest TCO
-            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective="tco")
+            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, budget=budget, gap=gap, objective="tco")
         return res
     decisions, purchases, contracts = extract(model, project, offers)
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
@@ -103,7 +145,18 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
     plan = build_plan(project, offers, decisions, purchases, contracts)
     verify_plan(project, offers, plan, resize, modes)
-    return StrategyResult(name, modes, info.status, plan=plan, solve=info, **considered)
+    return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
+
+
+def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, resize, objective, considered, build_seconds) -> StrategyResult:
+    """The greedy plan, verified, when the solver stopped without one: ``feasible`` and ``heuristic``,
+    its gap measured against the solver's bound if it proved one (else unknown)."""
+    verify_plan(project, offers, warm, resize, modes)
+    cost = warm.npv_cost if objective == "npv" else warm.total_cost
+    gap = max(0.0, (cost - info.bound) / max(abs(cost), 1e-9)) if info.bound is not None else None
+    info = SolveInfo(info.name, info.version, SolveStatus.FEASIBLE, info.seconds, gap, cost, info.variables, info.constraints,
+                     bound=info.bound, stopped_by_deadline=info.stopped_by_deadline, heuristic=True)
+    return StrategyResult(name, modes, SolveStatus.FEASIBLE, plan=warm, solve=info, build_seconds=build_seconds, **considered)
 
 
 def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
@@ -160,22 +213,42 @@ def runner_ups(plan: Plan | None, every: dict[str, list[Option]], n: int = 3) ->
 
 
 def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
-                 gap: float = 1e-6, objective: str = "tco", compare: bool = True) -> Result:
-    """Size every workload on every offer, then plan (see ``plan_from_sizings``)."""
+                 gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
+                 progress=None, on_hybrid=None) -> Result:
+    """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
+    an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
+    budget = budget or Budget(time_limit)
+    if progress is not None:
+        progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
-    return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, time_limit=time_limit,
-                             gap=gap, objective=objective, compare=compare)
+    return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget,
+                             gap=gap, objective=objective, compare=compare, progress=progress, on_hybrid=on_hybrid)
 
 
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
-                      gap: float = 1e-6, objective: str = "tco", compare: bool = True) -> Result:
-    """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only."""
+                      gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
+                      progress=None, on_hybrid=None) -> Result:
+    """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only.
+
+    Time: of what ``budget`` leaves after the outputs' reserve, the hybrid gets ``HYBRID_SHARE`` (all
+    of it without ``compare``), and each comparator then an equal part of what is left, so time a
+    strategy does not use goes to the next. ``on_hybrid(StrategyResult)`` is called as soon as the
+    hybrid plan is verified: the answer never waits for the comparisons."""
+    budget = budget or Budget(time_limit)
     by_id = {o.id: o for o in offers}
-    kw = dict(resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective)
-    hybrid = run_strategy(project, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), **kw)
-    strategies = {Strategy.HYBRID: hybrid}
-    if compare:
-        for name in STRATEGIES[1:]:  # the single-mode comparators: buy, rent, cloud
-            strategies[name] = run_strategy(project, by_id, sizings, name, (name.value,), **kw)
+    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, progress=progress)
+    reserve = output_reserve(budget)
+    names = list(STRATEGIES) if compare else [Strategy.HYBRID]
+    strategies: dict[Strategy, StrategyResult] = {}
+    for k, name in enumerate(names):
+        left = len(names) - k
+        fraction = 1.0 if left == 1 else (HYBRID_SHARE if name == Strategy.HYBRID else 1.0 / left)
+        modes = tuple(project.allowed_modes) if name == Strategy.HYBRID else (name.value,)
+        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(fraction, reserve), **kw)
+        if progress is not None:
+            progress.strategy_done(strategies[name])
+        if name == Strategy.HYBRID and on_hybrid is not None:
+            on_hybrid(strategies[name])
+    hybrid = strategies[Strategy.HYBRID]
     return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option,
                   runner_ups(hybrid.plan, hybrid.every_option))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import pulp
 
 from ..enums import SolveStatus
+from .cbc import DeadlineCBC
 from .formulation import Model
 
 CBC_OPTIONS = ["preprocess off", "heur off", "cuts off"]
@@ -37,14 +38,22 @@ class SolveInfo:
     objective: float | None
     variables: int = 0
     constraints: int = 0
+    bound: float | None = None  # the best proven bound on the objective (objective units), if any
+    stopped_by_deadline: bool = False  # stopped by procure at its share of --time-limit
+    heuristic: bool = False  # the plan is the greedy one (the solver found none in time)
 
 
-def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None, options: list[str] | None = None):
+def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None, options: list[str] | None = None,
+                   hard_deadline: float | None = None, on_progress=None):
+    """The PuLP command for ``name``; CBC runs as ``DeadlineCBC`` (stopped at ``hard_deadline``, a
+    ``time.monotonic()`` reading, with ``on_progress(cbc.Progress)`` called while it runs)."""
     if name == "cbc":
         # CBC's presolve and primal heuristics cost ~65 s at the root of the XL benchmark before any
         # branching, while this model's LP relaxation is nearly integral and the greedy plan is a warm
         # start: without them XL solves in ~10 s (docs/performance.md).
-        cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, logPath=log_path, warmStart=True, options=list(options or []))
+        # timeMode elapsed: the limit is wall-clock seconds, as --time-limit is (CBC's default counts CPU seconds)
+        cmd = DeadlineCBC(msg=False, timeLimit=time_limit, timeMode="elapsed", gapRel=gap, logPath=log_path, warmStart=True, options=list(options or []),
+                          hard_deadline=hard_deadline, on_progress=on_progress)
         if not cmd.available():
             raise SolverUnavailable("the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs")
         return cmd
@@ -94,8 +103,12 @@ def _quiet_stdout(active: bool):
         os.close(saved)
 
 
-def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6) -> SolveInfo:
-    """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution."""
+def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
+          hard_deadline: float | None = None, on_progress=None) -> SolveInfo:
+    """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution.
+
+    ``time_limit`` is the solver's own limit (seconds); ``hard_deadline`` (a ``time.monotonic()``
+    reading) is when procure stops a CBC child that has not stopped by itself (see cbc.py)."""
     fd, log_path = tempfile.mkstemp(prefix="procure-cbc-", suffix=".log")
     os.close(fd)
     # CBC 2.10 without presolve can die on a model whose LP relaxation is infeasible (seen with a
@@ -104,13 +117,13 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
     try:
         t0 = time.perf_counter()
         for k, options in enumerate(attempts):
-            cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None, options)
+            cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None, options, hard_deadline, on_progress)
             try:
                 with _quiet_stdout(solver == "highs"):  # HiGHS prints a banner even with msg=False
                     model.prob.solve(cmd)
                 break
             except pulp.PulpSolverError as exc:
-                if k + 1 < len(attempts):
+                if k + 1 < len(attempts) and not (hard_deadline is not None and time.monotonic() >= hard_deadline):
                     continue
                 detail = str(exc).split(",")[0]
                 raise SolverFailed(f"the {solver.upper()} solver stopped with an error (it may have crashed or run out of memory); "
@@ -125,10 +138,13 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
     status, sol = model.prob.status, model.prob.sol_status
     objective = pulp.value(model.prob.objective) if sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible) else None
     bound = None
+    by_deadline = False
     if solver == "cbc":
-        stopped = bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions)", log))
+        seen = cmd.progress
+        by_deadline = seen.stopped_by_deadline
+        stopped = by_deadline or bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions|ctrl-c)", log, re.I))
         mb = re.search(r"Lower bound:\s*([-0-9.eE+]+)", log)
-        bound = float(mb.group(1)) if mb else None
+        bound = float(mb.group(1)) if mb else seen.bound if stopped else None
     else:
         info = model.prob.solverModel.getInfo()
         stopped = str(model.prob.solverModel.getModelStatus()).endswith(("kTimeLimit", "kIterationLimit", "kSolutionLimit"))
@@ -154,4 +170,5 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
     if mapped == SolveStatus.OPTIMAL and gap_value is not None and gap_value > OPTIMAL_GAP and objective is not None and objective - (bound if bound is not None else -math.inf) > 0.01:
         mapped = SolveStatus.FEASIBLE
     return SolveInfo(solver, solver_version(solver), mapped, seconds, gap_value, objective,
-                     variables=len(model.prob.variables()), constraints=len(model.prob.constraints))
+                     variables=len(model.prob.variables()), constraints=len(model.prob.constraints),
+                     bound=bound if bound is not None and math.isfinite(bound) else None, stopped_by_deadline=by_deadline)

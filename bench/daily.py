@@ -1,0 +1,50 @@
+"""The daily-grid programme: 2 pretraining runs and 36 monthly fine-tunes over 3 years, bundled catalog.
+
+A programme a finance team would write down with ``period_days: 1`` (a day is the natural unit of a
+schedule): pretrain a 33B model on 1.5 T tokens in the first eight months and a 7B model on 1 T tokens
+in the second year, and fine-tune one model every month, cycling 7B–72B models through full, LoRA and
+QLoRA fine-tuning, each within its month. ``period_days`` may be set to 7 for the weekly variant.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH
+from procure.offers.catalog import load_catalog
+
+MONTHS = 36
+FINE_TUNES = [  # (preset, method, tokens_b): 7B–72B, full / LoRA / QLoRA
+    ("qwen2.5-7b", "full", 20),
+    ("llama-3.1-8b", "lora", 10),
+    ("llama-2-13b", "full", 10),
+    ("deepseek-coder-33b", "qlora", 5),
+    ("deepseek-llm-67b", "lora", 5),
+    ("qwen2.5-72b", "qlora", 3),
+    ("llama-3.1-70b", "full", 2),
+    ("deepseek-llm-7b", "qlora", 5),
+    ("qwen2.5-72b", "lora", 4),
+]
+
+
+def programme(period_days: int = 1) -> tuple[Project, list[Offer]]:
+    workloads = [
+        dict(name="pretrain-33b", model="deepseek-coder-33b", method="pretrain", tokens_b=1500, seq_len=4096,
+             earliest_start_days=0, deadline_days=240, dataset_tb=6, checkpoint_every_hours=4, checkpoints_kept=3),
+        dict(name="pretrain-7b", model="deepseek-llm-7b", method="pretrain", tokens_b=1000, seq_len=4096,
+             earliest_start_days=365, deadline_days=545, dataset_tb=4, checkpoint_every_hours=4, checkpoints_kept=3),
+    ]
+    horizon_days = int(MONTHS * DAYS_PER_MONTH)
+    for k in range(MONTHS):
+        preset, method, tokens = FINE_TUNES[k % len(FINE_TUNES)]
+        earliest = int(round(k * DAYS_PER_MONTH))
+        workloads.append(dict(name=f"finetune-{k + 1:02d}-{preset}-{method}", model=preset, method=method, tokens_b=tokens,
+                              seq_len=4096, earliest_start_days=earliest, deadline_days=min(horizon_days, earliest + 30),
+                              dataset_tb=0.1, checkpoints_kept=2))
+    project = Project.model_validate(dict(
+        name=f"daily programme ({period_days}-day grid)", start_date=dt.date(2027, 1, 4), horizon_months=MONTHS,
+        period_days=period_days, electricity_price_per_kwh=0.11, pue=1.25, team_region="us-east", workloads=workloads,
+    ))
+    return project, list(load_catalog().offers)
