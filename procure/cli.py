@@ -314,7 +314,7 @@ def solve(
             atomic_write(json_out, json.dumps(result_to_json(result), indent=2).encode("utf-8"), "--json")
             console.print(f"wrote {_esc(json_out)}")
         if result.plan is not None and out is not None:
-            from procure.reports.excel import write_workbook
+            from procure.reports.xlsx import write_workbook
 
             write_workbook(result, out, inputs=[workload, *cat.files])
             console.print(f"wrote {_esc(out)}")
