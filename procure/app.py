@@ -140,7 +140,7 @@ def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, js
         atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
         written.append(f"wrote {json_out}")
     if result.plan is not None and out is not None:
-        from procure.reports.excel import write_workbook
+        from procure.reports.xlsx import write_workbook
 
         write_workbook(result, out, inputs=inputs.files)
         written.append(f"wrote {out}")
