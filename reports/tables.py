@@ -402,14 +402,10 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         out.append(("Sizing of the chosen shapes", ["workload", "offer", "strategy", "MFU", "scaling efficiency", "memory per GPU (GB)", "wall hours"], run_rows))
     out.append(("Sizing settings (project.sizing)", ["setting", "value", "meaning"],
                 [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()]))
-    try:
-        from procure.solver import sizing as sizing_mod
+    from procure.solver.sizing.constants import constant_rows
 
-        const_rows = [[k, _fmt_value(v), ""] for k, v in vars(sizing_mod).items()
-                      if k.isupper() and not k.startswith("_") and isinstance(v, (int, float, tuple, dict)) and not isinstance(v, bool)]
-    except ImportError:
-        const_rows = []
-    out.append(("Sizing constants (solver.sizing; sources in its documentation)", ["constant", "value", ""], const_rows))
+    const_rows = [[name, _fmt_value(value), unit, source] for name, value, unit, source in constant_rows()]
+    out.append(("Sizing constants (solver/sizing/constants.yaml)", ["constant", "value", "unit", "source"], const_rows))
     offers = used_offers(result)
     table = gpu_table()
     gpu_ids = list(dict.fromkeys(o.gpu for o in offers))
