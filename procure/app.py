@@ -19,6 +19,7 @@ from procure.models.errors import ExitCode, InputError, Problem
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
     from procure.offers.catalog import Catalog
+    from procure.solver.enums import SolveStatus
     from procure.solver.planner import Result
     from procure.solver.sizing import WorkloadSizing
 
@@ -152,10 +153,12 @@ def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, js
     return written
 
 
-def exit_code_for(status: str) -> ExitCode:
+def exit_code_for(status: SolveStatus) -> ExitCode:
     """A plan (optimal, or feasible at the limit) is success; infeasible and no-solution have their codes."""
-    if status in ("optimal", "feasible"):
+    from procure.solver.enums import SolveStatus
+
+    if SolveStatus(status).has_plan:
         return ExitCode.OK
-    if status == "infeasible":
+    if status == SolveStatus.INFEASIBLE:
         return ExitCode.INFEASIBLE
     return ExitCode.NO_SOLUTION
