@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import pulp
 
+from procure.models.errors import ExitCode, ProcureError
+
 from ..enums import SolveStatus
 from .cbc import DeadlineCBC
 from .formulation import Model
@@ -66,12 +68,16 @@ def solver_command(name: str, time_limit: float | None, gap: float, log_path: st
     raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc, highs")
 
 
-class SolverUnavailable(Exception):
-    pass
+class SolverUnavailable(ProcureError):
+    """The chosen solver is not installed or cannot run here."""
+
+    exit_code = ExitCode.NO_SOLUTION
 
 
-class SolverFailed(Exception):
-    pass
+class SolverFailed(ProcureError):
+    """The solver ran but crashed or returned nothing usable."""
+
+    exit_code = ExitCode.NO_SOLUTION
 
 
 def solver_version(name: str) -> str:
