@@ -29,7 +29,8 @@ FINE_TUNES = [  # (preset, method, tokens_b): 7B–72B, full / LoRA / QLoRA
 ]
 
 
-def programme(period_days: int = 1) -> tuple[Project, list[Offer]]:
+def programme_dict(period_days: int = 1) -> dict:
+    """The programme as a workload.yaml mapping (the bundled catalog is used when it names no offers)."""
     workloads = [
         dict(name="pretrain-33b", model="deepseek-coder-33b", method="pretrain", tokens_b=1500, seq_len=4096,
              earliest_start_days=0, deadline_days=240, dataset_tb=6, checkpoint_every_hours=4, checkpoints_kept=3),
@@ -43,8 +44,23 @@ def programme(period_days: int = 1) -> tuple[Project, list[Offer]]:
         workloads.append(dict(name=f"finetune-{k + 1:02d}-{preset}-{method}", model=preset, method=method, tokens_b=tokens,
                               seq_len=4096, earliest_start_days=earliest, deadline_days=min(horizon_days, earliest + 30),
                               dataset_tb=0.1, checkpoints_kept=2))
-    project = Project.model_validate(dict(
-        name=f"daily programme ({period_days}-day grid)", start_date=dt.date(2027, 1, 4), horizon_months=MONTHS,
-        period_days=period_days, electricity_price_per_kwh=0.11, pue=1.25, team_region="us-east", workloads=workloads,
-    ))
-    return project, list(load_catalog().offers)
+    return dict(name=f"daily programme ({period_days}-day grid)", start_date=dt.date(2027, 1, 4), horizon_months=MONTHS,
+                period_days=period_days, electricity_price_per_kwh=0.11, pue=1.25, team_region="us-east", workloads=workloads)
+
+
+def programme(period_days: int = 1) -> tuple[Project, list[Offer]]:
+    return Project.model_validate(programme_dict(period_days)), list(load_catalog().offers)
+
+
+def write_yaml(path, period_days: int = 1) -> None:
+    """The programme as a workload file, to run ``procure solve`` on it."""
+    from ruamel.yaml import YAML
+
+    with open(path, "w", encoding="utf-8") as fh:
+        YAML().dump(programme_dict(period_days), fh)
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_yaml(sys.argv[1] if len(sys.argv) > 1 else "daily-programme.yaml", int(sys.argv[2]) if len(sys.argv) > 2 else 1)

@@ -115,14 +115,31 @@ def sizing_json(sizings: list[WorkloadSizing]) -> str:
     return json.dumps(sizing_to_json(sizings), indent=2)
 
 
+def parse_time_limit(text: str | float | None) -> float | None:
+    """``--time-limit``: seconds for the whole command (> 0), or 0 / ``none`` for no limit."""
+    if text is None:
+        return None
+    value = str(text).strip().lower()
+    if value in ("none", "0", "0.0", "unlimited"):
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+        raise InputError([Problem("command line", "--time-limit", f"{text!r} is not a time limit; give seconds > 0 (e.g. 120), or 0 or none for no limit")])
+    return seconds
+
+
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          objective: str = "tco", compare: bool = True) -> Result:
-    """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified."""
+          objective: str = "tco", compare: bool = True, budget=None, progress=None) -> Result:
+    """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
+    ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds."""
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
     return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                        objective=objective, compare=compare)
+                        objective=objective, compare=compare, budget=budget, progress=progress)
 
 
 def result_json(result: Result) -> str:

@@ -239,34 +239,44 @@ def solve(
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the plan as JSON here.")] = None,
     csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")] = SolverName.cbc,
-    time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Seconds per solve; at the limit the best plan found is reported as 'feasible' with its proven gap.", min=0.1)] = None,
+    time_limit: Annotated[str, typer.Option("--time-limit", help="Seconds for the whole command (sizing, every strategy, the outputs); 0 or none: no limit. At its share of the limit a strategy reports its best plan as 'feasible' with its proven gap, or the greedy plan as 'heuristic'.")] = "120",
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     gap: Annotated[float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
     compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
+    from procure.progress import Reporter
+    from procure.solver.runtime import Budget, Interrupted, guarded_run
 
     try:
+        budget = Budget(use.parse_time_limit(time_limit))  # the clock starts before anything is loaded
         use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
     except ProcureError as exc:
         _fail(exc)
     _print_warnings(inputs.warnings)
+    progress = Reporter.for_stderr(quiet, inputs.project.currency)
     try:
-        result = use.solve(inputs, solver=solver.value, time_limit=time_limit, gap=gap, objective=objective.value, compare=compare)
+        with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
+            try:
+                result = use.solve(inputs, solver=solver.value, gap=gap, objective=objective.value, compare=compare,
+                                   budget=budget, progress=progress)
+            finally:
+                progress.close()
+            from procure.reports.console import print_result
+
+            console = _console()
+            print_result(console, result, inputs=inputs.files)
+            for line in use.write_outputs(result, inputs, out=out, json_out=json_out, csv_dir=csv_dir):
+                console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
-
-    from procure.reports.console import print_result
-
-    console = _console()
-    print_result(console, result, inputs=inputs.files)
-    try:
-        for line in use.write_outputs(result, inputs, out=out, json_out=json_out, csv_dir=csv_dir):
-            console.print(_esc(line))
-    except ProcureError as exc:
-        _fail(exc)
+    except Interrupted as stop:
+        _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
+                                    markup=False, soft_wrap=True)
+        raise typer.Exit(stop.exit_code) from None
     raise typer.Exit(use.exit_code_for(result.status))
 
 

@@ -104,6 +104,8 @@ def print_result(console: Console, result, inputs=()) -> None:
     plan = h.plan
     info = h.solve
     gap = f", proven gap {info.gap:.4%}" if info and info.gap is not None else ""
+    if info and info.heuristic:
+        gap = ", heuristic (greedy) plan: the solver found none in its time share" + (", gap unknown" if info.gap is None else f", gap ≤ {info.gap:.2%} to its bound")
     console.print(f"status: [bold]{h.status}[/bold] ({info.name if info else ''}{gap}, {info.seconds:.2f} s); plan verified independently")
     console.print(f"[bold green]Recommendation:[/bold green] {esc(recommendation(result))}", soft_wrap=True)
 
@@ -155,6 +157,7 @@ def print_result(console: Console, result, inputs=()) -> None:
 
 
 def _print_strategies(console: Console, result) -> None:
+    from .tables import strategy_quality  # tables imports this module's labels
     if len(result.strategies) <= 1:
         return
     p = result.project
@@ -174,5 +177,7 @@ def _print_strategies(console: Console, result) -> None:
         if s.plan is None and s.reasons:
             first_w, rs = next(iter(s.reasons.items()))
             why = esc(f" — {first_w}: {rs[0]}")
+        elif strategy_quality(s):
+            why = esc(f" ({strategy_quality(s)})")
         t.add_row(STRATEGY_LABEL[name], s.status + why, money(s.total_cost, p.currency), diff)
     console.print(t)

@@ -32,6 +32,7 @@ def result_to_json(result) -> dict:
             "status": info.status if info else h.status,
             "seconds": _r(info.seconds, 3) if info else None,
             "gap": info.gap if info else None,
+            "heuristic": bool(info and info.heuristic),
         },
     }
     if plan:
@@ -46,5 +47,5 @@ def result_to_json(result) -> dict:
             for a in plan.assignments
         ]
     for name, s in result.strategies.items():
-        out["strategies"][name] = {"status": s.status, "total_cost": _r(s.total_cost)}
+        out["strategies"][name] = {"status": s.status, "total_cost": _r(s.total_cost), "gap": s.gap}
     return out

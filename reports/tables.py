@@ -18,6 +18,7 @@ from procure.models import units
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES, RentalContract
+from procure.solver.enums import STRATEGIES
 
 from .console import STRATEGY_LABEL
 
@@ -199,9 +200,26 @@ def cumulative(values: Iterable[float]) -> list[float]:
     return out
 
 
+def strategy_quality(s) -> str:
+    """How sure a strategy's cost is: "" when proven optimal, else the proven gap, "heuristic" for the
+    greedy plan, and the bound as "≥ cost" where only that is known."""
+    info = s.solve
+    if s.plan is None or info is None:
+        if info is not None and info.bound is not None and s.status == "no_solution":
+            return f"no plan in time; its optimum is ≥ {info.bound:,.0f}"
+        return ""
+    if info.heuristic:
+        return "heuristic, gap unknown" if info.gap is None else f"heuristic, gap ≤ {info.gap:.1%}"
+    if s.status == "optimal" or info.gap is None or info.gap <= 1e-6:
+        return ""
+    tco_objective = info.objective is not None and abs(info.objective - s.plan.total_cost) <= 0.01 + 1e-6 * abs(s.plan.total_cost)
+    bound = f"; its optimum is ≥ {s.plan.total_cost * (1 - info.gap):,.0f}" if tco_objective else ""
+    return f"stopped at its time share: proven gap {info.gap:.1%}{bound}"
+
+
 def strategy_note(s) -> str:
     if s.plan is not None:
-        return ""
+        return strategy_quality(s)
     if s.status == "no_solution":
         return "no plan found within the time limit"
     if not s.reasons:
@@ -214,7 +232,7 @@ def strategy_rows(result) -> list[dict]:
     """The strategies side by side; differences are against the recommended (hybrid) plan."""
     base = result.plan.total_cost if result.plan else None
     rows = []
-    for name in ("hybrid", "buy", "rent", "cloud"):
+    for name in STRATEGIES:
         s = result.strategies.get(name)
         if s is None:
             continue
@@ -224,7 +242,7 @@ def strategy_rows(result) -> list[dict]:
             "strategy": STRATEGY_LABEL[name], "name": name, "status": s.status, "total_cost": tco,
             "npv_cost": s.plan.npv_cost if s.plan else None, "vs_recommended": diff,
             "vs_recommended_pct": diff / base if diff is not None and base else None,
-            "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s),
+            "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s), "gap": s.gap,
         })
     return rows
 
@@ -438,7 +456,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         ["rental timing", "", "whole project months; setup fee in the first month"],
     ]))
     solver_rows = []
-    for name in ("hybrid", "buy", "rent", "cloud"):
+    for name in STRATEGIES:
         s = result.strategies.get(name)
         if s is None:
             continue

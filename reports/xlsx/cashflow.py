@@ -10,6 +10,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.solver.costs import CATEGORIES
+from procure.solver.enums import STRATEGIES
 
 from ..console import CATEGORY_LABEL, STRATEGY_LABEL
 from ..tables import LineItem, break_even, cumulative, month_start, monthly_totals
@@ -64,7 +65,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     names.npv = define(ws, "npv_cost", "C", row + 2)
     row += 3
     # cumulative cash out by strategy (the Summary's line chart)
-    strat_names = [s for s in ("hybrid", "buy", "rent", "cloud") if s in result.strategies and result.strategies[s].plan is not None]
+    strat_names = [s for s in STRATEGIES if s in result.strategies and result.strategies[s].plan is not None]
     row += 1
     put(ws, row, 1, "Cumulative cash out by strategy", font=SECTION_FONT)
     row += 1
