@@ -1,0 +1,82 @@
+"""Clean interrupts: SIGINT / SIGTERM / SIGHUP during a real solve stop the CBC child (its whole process
+group), remove every temp file, leave an existing output untouched, print one line and exit 128 + signal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.daily import write_yaml
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command name) of the live processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1: stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append((int(entry.name), name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the solver child")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_signal_mid_solve_stops_the_solver_and_leaves_no_temp_file(tmp_path, sig):
+    work = tmp_path / "work"
+    tmp = tmp_path / "tmp"
+    work.mkdir()
+    tmp.mkdir()
+    write_yaml(work / "programme.yaml", period_days=1)  # the daily programme: CBC runs for minutes
+    old = work / "plan.json"
+    old.write_text("the previous plan\n")
+    env = dict(os.environ, TMPDIR=str(tmp), TMP=str(tmp), TEMP=str(tmp))
+    proc = subprocess.Popen([sys.executable, "-m", "procure", "solve", "programme.yaml", "--no-compare", "--time-limit", "none",
+                             "--json", "plan.json"], cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        cbc = None
+        end = time.monotonic() + 240
+        while cbc is None and time.monotonic() < end and proc.poll() is None:
+            kids = [pid for pid, name in _children(proc.pid) if name.startswith("cbc")]
+            cbc = kids[0] if kids else None
+            time.sleep(0.2)
+        assert cbc is not None, "the solver child never started"
+        time.sleep(1.0)  # mid-solve
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + sig
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[-1].startswith(f"interrupted ({signal.Signals(sig).name}): the solver was stopped and its temp files removed")
+    for _ in range(50):  # the kernel reaps the killed group at once; allow it a moment
+        if not _alive(cbc):
+            break
+        time.sleep(0.1)
+    assert not _alive(cbc), "the CBC child survived"
+    assert list(tmp.iterdir()) == []  # the run's temp dir (MPS, MST, solution, log) is gone
+    assert old.read_text() == "the previous plan\n"  # the existing output is untouched
+    assert sorted(p.name for p in work.iterdir()) == ["plan.json", "programme.yaml"]  # nothing half-written
