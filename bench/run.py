@@ -1,6 +1,13 @@
 """Planner benchmark: build and solve seeded random instances of sizes S, M, L, XL and print a table.
 
     python -m bench.run --sizes S,M,L,XL [--solver cbc|highs] [--json FILE] [--time-limit 120] [--gap 0.01]
+    python -m bench.run --case daily|weekly|xl [--time-limit 120] [--no-reduce] [--json FILE]
+
+``--case`` runs a whole ``procure solve`` as the command line does (one wall-clock budget for sizing
+and all four strategies, hybrid first) and prints one row per strategy: model build s, solve s,
+status, proven gap, TCO and the solver child's peak memory, with the whole run's wall time and the
+process's peak RSS. ``daily`` is the 38-job, 3-year programme of bench/daily.py on a daily grid,
+``weekly`` the same on a weekly grid, ``xl`` the XL random instance (weekly).
 
 Per size: variables, constraints, model build seconds, solve seconds, status, proven gap, TCO, the
 greedy (analyst's) TCO and the saving, and the peak resident memory of the process.
@@ -59,8 +66,67 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
     }
 
 
+def children_peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0  # the largest solver child so far
+
+
+def run_case(case: str, time_limit: float | None, solver: str, reduce: bool = True) -> dict:
+    """A whole planning run within one budget, as ``procure solve`` does; a row per strategy."""
+    from procure.solver import planner
+    from procure.solver.runtime import Budget, guarded_run
+
+    if case in ("daily", "weekly"):
+        from bench.daily import programme
+
+        project, offers = programme(1 if case == "daily" else 7)
+    else:
+        project, offers = generate("XL", 0)
+    rows: list[dict] = []
+
+    class Recorder:  # the planner's progress hooks: note each strategy as it ends
+        def sizing_started(self, *a): pass
+        def strategy_started(self, *a): pass
+        def solver_progress(self, *a): pass
+
+        def strategy_done(self, s):
+            info = s.solve
+            rows.append({
+                "strategy": str(s.name), "status": str(s.status), "heuristic": bool(info and info.heuristic),
+                "build_s": round(s.build_seconds, 2), "solve_s": round(info.seconds, 2) if info else None,
+                "variables": info.variables if info else None, "constraints": info.constraints if info else None,
+                "gap": s.gap, "tco": None if s.plan is None else round(s.plan.total_cost, 2),
+                "solver_peak_rss_mb": round(children_peak_rss_mb(), 1),
+            })
+
+    t0 = time.perf_counter()
+    budget = Budget(time_limit)
+    with guarded_run():
+        planner.plan_project(project, offers, solver=solver, budget=budget, progress=Recorder(), reduce=reduce)
+    wall = time.perf_counter() - t0
+    return {"case": case, "workloads": len(project.workloads), "offers": len(offers), "period_days": project.period_days,
+            "time_limit": time_limit, "wall_s": round(wall, 2), "peak_rss_mb": round(peak_rss_mb(), 1), "strategies": rows}
+
+
+def print_case(console, res: dict) -> None:
+    from rich.table import Table
+
+    t = Table(title=f"{res['case']}: {res['workloads']} workloads × {res['offers']} offers, {res['period_days']}-day grid, "
+                    f"--time-limit {res['time_limit']}: {res['wall_s']:.1f} s wall, peak RSS {res['peak_rss_mb']:.0f} MB")
+    cols = ("strategy", "build_s", "solve_s", "variables", "constraints", "status", "gap", "tco", "solver_peak_rss_mb")
+    for k in cols:
+        t.add_column(k, justify="left" if k in ("strategy", "status") else "right")
+    for r in res["strategies"]:
+        status = r["status"] + (" (heuristic)" if r["heuristic"] else "")
+        gap = "—" if r["gap"] is None else f"{r['gap']:.2%}"
+        t.add_row(*[status if k == "status" else gap if k == "gap" else ("—" if r[k] is None else f"{r[k]:,}" if isinstance(r[k], (int, float)) else str(r[k]))
+                    for k in cols])
+    console.print(t)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--case", choices=["daily", "weekly", "xl"], help="a whole solve of this case within --time-limit (all four strategies)")
+    ap.add_argument("--no-reduce", action="store_true", help="with --case: build the model without the exact start/row reduction")
     ap.add_argument("--sizes", default="S,M,L,XL")
     ap.add_argument("--solver", default="cbc", choices=["cbc", "highs"])
     ap.add_argument("--json", dest="json_out")
@@ -71,8 +137,14 @@ def main(argv=None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    rows = []
     console = Console(width=200)
+    if args.case:
+        res = run_case(args.case, args.time_limit or None, args.solver, reduce=not args.no_reduce)
+        print_case(console, res)
+        if args.json_out:
+            Path(args.json_out).write_text(json.dumps(res, indent=2))
+        return 0
+    rows = []
     for size in [s.strip().upper() for s in args.sizes.split(",") if s.strip()]:
         if size not in SIZES:
             console.print(f"unknown size {size!r}; allowed: {', '.join(SIZES)}")

@@ -99,7 +99,7 @@ def output_reserve(budget: Budget) -> float:
 
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
-                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None) -> StrategyResult:
+                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool = True) -> StrategyResult:
     """Plan one strategy within ``budget`` (wall clock, including the model build). When the solver
     has no plan at the budget's end, the greedy plan is used if there is one, verified and marked
     ``heuristic`` with the gap to the solver's bound where it proved one."""
@@ -122,7 +122,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
         if warm is not None:
             return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, budget.elapsed() - t0)
         return StrategyResult(name, modes, SolveStatus.NO_SOLUTION, solve=info, build_seconds=budget.elapsed() - t0, **considered)
-    model = Builder(project, options, offers, objective, warm_start=warm).build()
+    model = Builder(project, options, offers, objective, warm_start=warm, reduce=reduce).build()
     build_seconds = budget.elapsed() - t0
     deadline = budget.deadline()
     on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
@@ -214,7 +214,7 @@ def runner_ups(plan: Plan | None, every: dict[str, list[Option]], n: int = 3) ->
 
 def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
                  gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
-                 progress=None, on_hybrid=None) -> Result:
+                 progress=None, on_hybrid=None, reduce: bool = True) -> Result:
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
     budget = budget or Budget(time_limit)
@@ -222,12 +222,12 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
     return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget,
-                             gap=gap, objective=objective, compare=compare, progress=progress, on_hybrid=on_hybrid)
+                             gap=gap, objective=objective, compare=compare, progress=progress, on_hybrid=on_hybrid, reduce=reduce)
 
 
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
                       gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
-                      progress=None, on_hybrid=None) -> Result:
+                      progress=None, on_hybrid=None, reduce: bool = True) -> Result:
     """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only.
 
     Time: of what ``budget`` leaves after the outputs' reserve, the hybrid gets ``HYBRID_SHARE`` (all
@@ -236,7 +236,7 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     hybrid plan is verified: the answer never waits for the comparisons."""
     budget = budget or Budget(time_limit)
     by_id = {o.id: o for o in offers}
-    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, progress=progress)
+    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, progress=progress, reduce=reduce)
     reserve = output_reserve(budget)
     names = list(STRATEGIES) if compare else [Strategy.HYBRID]
     strategies: dict[Strategy, StrategyResult] = {}

@@ -53,7 +53,7 @@ def test_rows_of_lookalike_ids_stay_apart_and_read_without_index_maps(tmp_path):
     model = _model()  # PuLP raises "overlapping constraint names" if two rows got one name
     rows = model.prob.constraints
     families = {"assign", "buy_cap", "rent_cap", "cloud_cap", "buy_job", "rent_job", "rent_order_S", "rent_order_E",
-                "rent_term", "rent_close", "rent_avail", "budget"}
+                "rent_term", "rent_close", "rent_avail", "buy_sym", "budget"}
     for name in rows:
         assert re.fullmatch(r"[A-Za-z0-9_.,~]+", name), name
         assert any(name == f or name.startswith(f + "_") for f in families), name

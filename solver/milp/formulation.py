@@ -32,6 +32,7 @@ Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids
                        starts first-in first-out, the k-th contract to end began ≥ L_o months earlier
     rent_close[o]:     E[o,M] = S[o,M−1]   (contracts end within the horizon)
     rent_avail[o,m]:   R[o,m] ≤ cap_o
+    buy_sym[o]:        b[o] ≤ b[o′] where o′ precedes o among identical buy offers (symmetry)
     budget:            total cost (undiscounted TCO) ≤ budget
 
 Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
@@ -42,6 +43,9 @@ On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with
 
 Start periods already respect earliest_start_days, the offer's lead time and the deadline (options.py),
 so release, lead-time and deadline rules need no rows.
+
+Before any variable is made, reduce.py merges starts that enter the same capacity rows and drops the
+rows that other rows imply (exactly: same optimum, same LP bound). ``Builder(reduce=False)`` keeps them.
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ from .. import costs
 from ..options import Grid, Option
 from ..plan import Decision, contracts_from_profile
 from .names import Names, slug
+from .reduce import Reduction, reduce_model
+
+# What tells otherwise identical offers apart without changing what they are (add_symmetry).
+IDENTITY_FIELDS = {"id", "vendor", "source", "quoted_on"}
 
 
 @dataclass
@@ -78,7 +86,10 @@ class Model:
 class Builder:
     """Builds the model: variables first, then one ``add_<family>`` per constraint family, then the objective."""
 
-    def __init__(self, project: Project, options: dict[str, list[Option]], offers: dict[str, Offer], objective: str = "tco", warm_start=None):
+    def __init__(self, project: Project, options: dict[str, list[Option]], offers: dict[str, Offer], objective: str = "tco", warm_start=None,
+                 reduce: bool = True):
+        self.reduce = reduce  # exact start/row reduction (reduce.py)
+        self.reduction: Reduction | None = None
         self.warm_start = warm_start  # a feasible Plan (e.g. the greedy one) to start the search from
         self.project = project
         self.options = options
@@ -138,6 +149,28 @@ class Builder:
         m, grid = self.m, self.grid
         uncapped = self._uncapped_cloud()
         used_offers = {o.offer_id for opts in self.options.values() for o in opts}
+        # every start column's capacity rows first, so that reduce.py can merge starts and drop rows
+        footprints: dict[tuple[str, int, int], tuple[list, tuple, int]] = {}
+        pv: dict[tuple[str, int, int], float] = {}
+        for w, opts in self.options.items():
+            for i, opt in enumerate(opts):
+                if opt.mode == "cloud" and opt.offer_id in uncapped:
+                    continue
+                span = len(grid.busy_periods(opt.starts[0], opt.wall_days))  # starts lie on period boundaries
+                for s in opt.starts:
+                    months = tuple(grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days)) if opt.mode == "rent" else ()
+                    footprints[(w, i, s)] = (self._usage_keys(opt, s, span), months, opt.nodes)
+                    if self.objective == "npv":
+                        pv[(w, i, s)] = costs.present_value(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)), self.project)
+        capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
+        if self.reduce:
+            red = reduce_model(footprints, capped, pv if self.objective == "npv" else None)
+        else:
+            red = Reduction(starts={}, representative={c: c[2] for c in footprints}, rows={k for f in footprints.values() for k in f[0]},
+                            columns_before=len(footprints))
+            for (w, i, s) in footprints:
+                red.starts.setdefault((w, i), []).append(s)
+        self.reduction = red
         for w, opts in self.options.items():
             wi = self.widx[w]
             for i, opt in enumerate(opts):
@@ -152,17 +185,16 @@ class Builder:
                 # the undiscounted cost of a job does not depend on its start: cost it once per option
                 tco = costs.total(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(opt.starts[0])))
                 usage = m.usage
-                span = len(grid.busy_periods(opt.starts[0], opt.wall_days))  # starts lie on period boundaries
-                for s in opt.starts:
+                for s in red.starts[(w, i)]:
                     var = self._var(f"x_{wi}_{i}_{s}", cat=pulp.LpBinary)
                     m.x[(w, i, s)] = var
                     if tco:
                         self.cost_terms.append((var, tco))
-                    if self.objective == "npv":
-                        pv = costs.present_value(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)), self.project)
-                        if pv:
-                            self.obj_terms.append((var, pv))
-                    for key in self._usage_keys(opt, s, span):
+                    if self.objective == "npv" and pv[(w, i, s)]:
+                        self.obj_terms.append((var, pv[(w, i, s)]))
+                    for key in footprints[(w, i, s)][0]:
+                        if key not in red.rows:
+                            continue
                         if key in usage:
                             usage[key].append((var, opt.nodes, wi))
                         else:
@@ -248,6 +280,20 @@ class Builder:
             for mm in range(M):
                 m.prob += (m.S[(oid, mm)] - m.E[(oid, mm)] <= offer.max_nodes, row("rent_avail", o, mm))
 
+    def add_symmetry(self) -> None:
+        """buy_sym[o]: b[o] ≤ b[o′] for the offer o′ listed before o among identical buy offers.
+
+        Offers that differ only in id, vendor, source and quote date have the same options, costs and
+        caps, so any plan can swap their roles: ordering their purchases keeps one of each set of
+        mirror-image plans, which the search would otherwise prove suboptimal one by one."""
+        groups: dict[tuple, list[str]] = {}
+        for oid in sorted(self.m.b):
+            key = tuple(sorted(self.offers[oid].model_dump(exclude=IDENTITY_FIELDS).items()))
+            groups.setdefault(key, []).append(oid)
+        for ids in groups.values():
+            for before, oid in zip(ids, ids[1:]):
+                self.m.prob += (self.m.b[oid] - self.m.b[before] <= 0, self.names.row("buy_sym", self.names.offer[oid]))
+
     def add_budget(self) -> None:
         """budget: undiscounted TCO ≤ budget."""
         if self.project.budget is None:
@@ -265,6 +311,7 @@ class Builder:
         self.add_capacity()
         self.add_job_cuts()
         self.add_rentals()
+        self.add_symmetry()
         self.add_budget()
         self.set_warm_start()
         return self.m
@@ -280,8 +327,9 @@ class Builder:
                 v.setInitialValue(0)
         for d in plan.decisions:
             opts = self.options.get(d.workload, [])
-            s = int(round(d.start_day / grid.period_days))
+            s0 = int(round(d.start_day / grid.period_days))
             for i, opt in enumerate(opts):
+                s = self.reduction.representative.get((d.workload, i, s0), s0) if self.reduction else s0
                 if opt.offer_id == d.offer_id and opt.nodes == d.nodes:
                     if (d.workload, i) in m.y:
                         m.y[(d.workload, i)].setInitialValue(1)
