@@ -70,7 +70,7 @@ def children_peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0  # the largest solver child so far
 
 
-def run_case(case: str, time_limit: float | None, solver: str, reduce: bool = True) -> dict:
+def run_case(case: str, time_limit: float | None, solver: str, reduce: bool | None = None) -> dict:
     """A whole planning run within one budget, as ``procure solve`` does; a row per strategy."""
     from procure.solver import planner
     from procure.solver.runtime import Budget, guarded_run
@@ -126,7 +126,7 @@ def print_case(console, res: dict) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--case", choices=["daily", "weekly", "xl"], help="a whole solve of this case within --time-limit (all four strategies)")
-    ap.add_argument("--no-reduce", action="store_true", help="with --case: build the model without the exact start/row reduction")
+    ap.add_argument("--no-reduce", action="store_true", help="with --case: build the model without the exact start/row reduction (on by default below a 7-day grid)")
     ap.add_argument("--sizes", default="S,M,L,XL")
     ap.add_argument("--solver", default="cbc", choices=["cbc", "highs"])
     ap.add_argument("--json", dest="json_out")
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
 
     console = Console(width=200)
     if args.case:
-        res = run_case(args.case, args.time_limit or None, args.solver, reduce=not args.no_reduce)
+        res = run_case(args.case, args.time_limit or None, args.solver, reduce=False if args.no_reduce else None)
         print_case(console, res)
         if args.json_out:
             Path(args.json_out).write_text(json.dumps(res, indent=2))

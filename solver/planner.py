@@ -99,7 +99,7 @@ def output_reserve(budget: Budget) -> float:
 
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
-                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool = True) -> StrategyResult:
+                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool | None = None) -> StrategyResult:
     """Plan one strategy within ``budget`` (wall clock, including the model build). When the solver
     has no plan at the budget's end, the greedy plan is used if there is one, verified and marked
     ``heuristic`` with the gap to the solver's bound where it proved one."""
@@ -214,7 +214,7 @@ def runner_ups(plan: Plan | None, every: dict[str, list[Option]], n: int = 3) ->
 
 def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
                  gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
-                 progress=None, on_hybrid=None, reduce: bool = True) -> Result:
+                 progress=None, on_hybrid=None, reduce: bool | None = None) -> Result:
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
     budget = budget or Budget(time_limit)
@@ -227,7 +227,7 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
 
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
                       gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
-                      progress=None, on_hybrid=None, reduce: bool = True) -> Result:
+                      progress=None, on_hybrid=None, reduce: bool | None = None) -> Result:
     """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only.
 
     Time: of what ``budget`` leaves after the outputs' reserve, the hybrid gets ``HYBRID_SHARE`` (all

@@ -41,49 +41,62 @@ class Reduction:
 
 
 def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps: dict[str, int],
-                 exact_cost: dict[Col, float] | None = None, rounds: int = 4) -> Reduction:
-    """``footprints[(w, i, s)] = (capacity row keys, extra signature (months of a rental), nodes)``;
-    ``cloud_caps[offer]`` = max_nodes of each capped cloud offer; ``exact_cost`` (for ``npv``) the
-    objective coefficient of each column, which must be equal for two starts to merge."""
+                 exact_cost: dict[Col, float] | None = None, rounds: int = 2) -> Reduction:
+    """``footprints[(w, i, s)] = (capacity row keys, first period's keys first; extra signature (the
+    months of a rental); nodes)``; ``cloud_caps[offer]`` = max_nodes of each capped cloud offer;
+    ``exact_cost`` (for ``npv``) the objective coefficient of each column, equal for starts that merge.
+
+    A column's rows are contiguous in (period, month) order (a job is busy over consecutive periods;
+    only its last period may lack a month), so the kept rows it enters are fixed by the first and the
+    last of them: that pair is its signature. Rule 2 is applied through its equivalent: the columns of row (o, t, m) not in row (o, t−1, m) are
+    the ones that start in period t, since a job is busy over contiguous periods."""
     red = Reduction(columns_before=len(footprints))
-    # rule 1: rows more than one workload can touch (cloud: whose largest options can exceed the cap)
+    # rule 1: rows more than one workload can touch (cloud: whose largest options can exceed the cap);
+    # per option the union of its starts' rows, built in C (set.update), then counted per workload
+    by_option: dict[tuple[str, int], tuple[set[Key], int]] = {}
+    for (w, i, _s), (keys, _extra, nodes) in footprints.items():
+        entry = by_option.get((w, i))
+        if entry is None:
+            by_option[(w, i)] = (set(keys), nodes)
+        else:
+            entry[0].update(keys)
     touch: dict[Key, dict[str, int]] = {}
-    for (w, _i, _s), (keys, _extra, nodes) in footprints.items():
+    for (w, _i), (keys, nodes) in by_option.items():
         for k in keys:
-            per = touch.setdefault(k, {})
-            if nodes > per.get(w, 0):
+            per = touch.get(k)
+            if per is None:
+                touch[k] = {w: nodes}
+            elif nodes > per.get(w, 0):
                 per[w] = nodes
     red.rows_before = len(touch)
     rows = {k for k, per in touch.items() if len(per) > 1 and (k[0] not in cloud_caps or sum(per.values()) > cloud_caps[k[0]])}
     live = dict.fromkeys(footprints)  # the columns still in the model, in order
     rep: dict[Col, Col] = {c: c for c in footprints}
     for _ in range(rounds):
-        # rule 3: merge the starts of one option with equal signatures
+        # rule 3: merge the starts of one option that enter the same kept rows
         groups: dict[tuple, Col] = {}
         merged = 0
         for col in list(live):
             keys, extra, _n = footprints[col]
-            sig = (col[0], col[1], tuple(k for k in keys if k in rows), extra,
-                   None if exact_cost is None else exact_cost[col])
+            sig = (col[0], col[1], _kept_ends(keys, rows), extra, None if exact_cost is None else exact_cost[col])
             first = groups.setdefault(sig, col)
             if first is not col:
                 rep[col] = first
                 del live[col]
                 merged += 1
-        # rule 2: drop a row whose live columns all sit in the previous period's row (same offer, month)
-        members: dict[Key, set[Col]] = {}
+        # rule 2: drop row (o, t, m) when row (o, t−1, m) is there and no live column starts in t with it
+        starting: set[Key] = set()
         for col in live:
-            for k in footprints[col][0]:
-                if k in rows:
-                    members.setdefault(k, set()).add(col)
-        dropped = 0
-        for k in sorted(members, key=lambda k: (k[0], k[2], k[1])):
-            prev = (k[0], k[1] - 1, k[2])
-            if prev in members and members[k] <= members[prev]:
-                rows.discard(k)
-                dropped += 1
-        rows &= set(members)
-        if not merged and not dropped:
+            keys = footprints[col][0]
+            t0 = keys[0][1] if keys else None
+            for k in keys:
+                if k[1] != t0:
+                    break
+                starting.add(k)
+        before = set(rows)
+        drop = {k for k in before if (k[0], k[1] - 1, k[2]) in before and k not in starting}
+        rows -= drop
+        if not merged and not drop:
             break
     for col in footprints:  # follow merges to the final representative
         r = rep[col]
@@ -94,3 +107,11 @@ def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps
         red.starts.setdefault((w, i), []).append(s)
     red.rows = rows
     return red
+
+
+def _kept_ends(keys: list[Key], rows: set[Key]) -> tuple[Key, Key] | None:
+    """The first and last of ``keys`` that are kept rows (None if none is)."""
+    first = next((k for k in keys if k in rows), None)
+    if first is None:
+        return None
+    return first, next(k for k in reversed(keys) if k in rows)
