@@ -22,7 +22,8 @@ EXIT_CODES = """Exit codes:
 1 bad input or usage: file, field, line/row and what is allowed are printed; also an output path that cannot be written
 2 infeasible: the reasons are printed
 3 no solution within the time limit, or the solver is missing or failed
-4 internal verification failure: a bug; the plan broke a rule and is not shown"""
+4 internal verification failure: a bug; the plan broke a rule and is not shown
+129, 130, 143 interrupted by SIGHUP, SIGINT or SIGTERM: the solver stopped, temp files removed"""
 
 app = typer.Typer(
     name="procure",

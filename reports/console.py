@@ -105,7 +105,7 @@ def print_result(console: Console, result, inputs=()) -> None:
     info = h.solve
     gap = f", proven gap {info.gap:.4%}" if info and info.gap is not None else ""
     if info and info.heuristic:
-        gap = ", heuristic (greedy) plan: the solver found none in its time share" + (", gap unknown" if info.gap is None else f", gap ≤ {info.gap:.2%} to its bound")
+        gap = ", heuristic plan (greedy, or the weekly stage's): the solver found none in its time share" + (", gap unknown" if info.gap is None else f", gap ≤ {info.gap:.2%} to its bound")
     console.print(f"status: [bold]{h.status}[/bold] ({info.name if info else ''}{gap}, {info.seconds:.2f} s); plan verified independently")
     console.print(f"[bold green]Recommendation:[/bold green] {esc(recommendation(result))}", soft_wrap=True)
 

@@ -89,6 +89,10 @@ HYBRID_SHARE = 0.55
 # Model build (PuLP objects and the MPS file CBC reads) per start column, measured on the daily
 # benchmark (docs/performance.md): a strategy whose share cannot pay for it goes straight to the greedy plan.
 BUILD_SECONDS_PER_COLUMN = 6e-5
+# Two-stage solve on grids finer than a week: a weekly solve first, within this share of the strategy's
+# time, gives the fine solve its incumbent (coarse_plan).
+COARSE_DAYS = 7
+COARSE_SHARE = 0.3
 # Seconds kept back from the solver for reading its solution, extracting and verifying the plan.
 FINISH_MARGIN = 0.5
 
@@ -114,6 +118,12 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
     if progress is not None:
         progress.strategy_started(name, budget)
+    if budget.limited and project.period_days < COARSE_DAYS:
+        coarse = coarse_plan(project, offers, sizings, modes, resize=resize, solver=solver, gap=gap, objective=objective,
+                             budget=budget.share(COARSE_SHARE))
+        value = (lambda p: p.npv_cost) if objective == "npv" else (lambda p: p.total_cost)
+        if coarse is not None and (warm is None or value(coarse) < value(warm)):
+            warm = coarse
     columns = sum(len(o.starts) for opts in options.values() for o in opts)
     left = budget.remaining()
     if left is not None and columns * BUILD_SECONDS_PER_COLUMN > left:
@@ -148,9 +158,37 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
 
 
+def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, resize, solver: str, gap: float, objective: str,
+                budget: Budget) -> Plan | None:
+    """Stage one of a fine-grid solve: the same strategy on a ``COARSE_DAYS`` grid, within ``budget``.
+
+    Its plans are plans of the fine grid too: a weekly start is a daily start, a job occupies no more
+    daily periods than weekly ones, and release, lead time and deadline are checked on days. The plan
+    is costed and verified on the fine grid and becomes the fine solve's incumbent (and fallback). It
+    proves nothing about the fine grid's optimum: the gap reported is the fine model's own."""
+    coarse = project.model_copy(update={"period_days": COARSE_DAYS})
+    options, _rej, _every = build_options(coarse, offers, sizings, modes)
+    if any(not opts for opts in options.values()):
+        return None
+    model = Builder(coarse, options, offers, objective, warm_start=greedy_plan(coarse, offers, options)).build()
+    left = budget.remaining()
+    info = solve(model, solver, None if left is None else max(0.1, left - FINISH_MARGIN), gap, hard_deadline=budget.deadline())
+    if not info.status.has_plan:
+        return None
+    decisions, purchases, contracts = extract(model, coarse, offers)
+    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+    plan = build_plan(project, offers, decisions, purchases, contracts)
+    try:
+        verify_plan(project, offers, plan, resize, modes)
+    except VerificationError:
+        return None
+    return plan
+
+
 def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, resize, objective, considered, build_seconds) -> StrategyResult:
-    """The greedy plan, verified, when the solver stopped without one: ``feasible`` and ``heuristic``,
-    its gap measured against the solver's bound if it proved one (else unknown)."""
+    """The warm-start plan (the greedy one, or the weekly stage's), verified, when the solver stopped
+    without a plan: ``feasible`` and ``heuristic``, its gap measured against the solver's bound if it
+    proved one (else unknown)."""
     verify_plan(project, offers, warm, resize, modes)
     cost = warm.npv_cost if objective == "npv" else warm.total_cost
     gap = max(0.0, (cost - info.bound) / max(abs(cost), 1e-9)) if info.bound is not None else None
