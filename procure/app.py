@@ -140,6 +140,10 @@ def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, js
     if json_out is not None:
         atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
         written.append(f"wrote {json_out}")
+    if result.plan is None and (out is not None or csv_dir is not None):
+        # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
+        skipped = " and ".join(str(x) for x in (out, csv_dir) if x is not None)
+        written.append(f"no workbook: no plan ({result.status}); {skipped} not written; the reasons are above and in --json")
     if result.plan is not None and out is not None:
         from procure.reports.xlsx import write_workbook
 

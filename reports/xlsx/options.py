@@ -21,7 +21,8 @@ def write_options(ws: Worksheet, result) -> None:
     header(ws, 3, cols, height=30)
     ws.freeze_panes = "B4"
     row = 4
-    for r in option_rows(result):
+    orows = option_rows(result)
+    for r in orows:
         fill = CHOSEN_FILL if r["chosen"] else None
         vals = [r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"], r["hours"],
                 r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], "chosen" if r["chosen"] else ""]
@@ -42,5 +43,9 @@ def write_options(ws: Worksheet, result) -> None:
         ws.merge_cells(start_row=row, start_column=6, end_row=row, end_column=15)
         ws.row_dimensions[row].height = 15 * max(1, math.ceil(len(r["reason"]) / 150))
         row += 1
-    widths(ws, {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26, "I": 10, "J": 10, "K": 11, "L": 10, "M": 14, "N": 12, "O": 9})
+    def fit(key: str, least: float) -> float:  # wide enough for the longest number of a column (else it prints ###)
+        return max(least, max((len(f"{abs(r[key] or 0):,.0f}") + 2 for r in orows), default=0) * 1.1)
+
+    widths(ws, {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26, "I": 10, "J": fit("hours", 10), "K": fit("gpu_hours", 11),
+                "L": 10, "M": fit("standalone_cost", 14), "N": fit("vs_chosen", 12), "O": 9})
     print_setup(ws, "3:3")
