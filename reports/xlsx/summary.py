@@ -175,6 +175,8 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
             formula(ws, row, 4, f"=IF({base}=0,0,(B{row}-{base})/{base})", "+0%;-0%;0%", fill=fill,
                     value=(c.cost - rec_cost) / rec_cost if rec_cost else 0)
         status = "recommended" if rec else str(c.status)
+        if c.status == "feasible" and c.gap is not None:
+            status += f", gap {c.gap:.1%}"
         put(ws, row, 6, status, font=BOLD if rec else None, fill=fill, align=Alignment(indent=1, wrap_text=True, vertical="top"))
         put(ws, row, 7, "live" if rec else ("—" if c.cost is None else "as solved"), fill=fill, font=BOLD if rec else None)
         note = strategy_note(s)
