@@ -3,12 +3,11 @@ four strategies side by side, runner-ups, and — when nothing can be placed —
 
 from __future__ import annotations
 
-import datetime as dt
-
 from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
+from procure.models.units import day_date
 from procure.solver.costs import CATEGORIES
 
 from .headline import (
@@ -16,16 +15,11 @@ from .headline import (
 )
 
 __all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_result", "recommendation"]
-from procure.solver.enums import STRATEGIES
 
 CATEGORY_LABEL = {
     "capex": "capex (purchases)", "residual_value": "residual value", "maintenance": "maintenance", "colocation": "colocation",
     "energy": "energy", "rent": "rent", "setup": "setup fees", "cloud": "cloud",
 }
-
-
-def day_date(start: dt.date, day: float) -> str:
-    return (start + dt.timedelta(days=day)).isoformat()
 
 
 def print_offers(console: Console, offers, catalog) -> None:
@@ -109,7 +103,7 @@ def print_result(console: Console, result, inputs=()) -> None:
     for a in plan.assignments:
         strat = a.strategy.label() if a.strategy is not None and hasattr(a.strategy, "label") else ""
         rows.append([esc(a.workload), esc(a.offer_id), esc(a.vendor), str(a.mode), f"{a.gpu} × {a.gpus} ({a.nodes} node{'s' if a.nodes > 1 else ''})", strat,
-                     day_date(p.start_date, a.start_day), day_date(p.start_date, a.end_day), day_date(p.start_date, a.deadline_day),
+                     day_date(p.start_date, a.start_day).isoformat(), day_date(p.start_date, a.end_day).isoformat(), day_date(p.start_date, a.deadline_day).isoformat(),
                      f"{a.slack_days:.1f}", f"{a.gpu_hours:,.0f}", money(a.cost)])
     cols = [("workload", "text"), ("offer", "text"), ("vendor", "text"), ("mode", "short"), ("GPU × count", "text"), ("strategy", "text"),
             ("start", "num"), ("end", "num"), ("deadline", "num"), ("slack d", "num"), ("GPU-hours", "num"), ("cost", "num")]
@@ -119,9 +113,9 @@ def print_result(console: Console, result, inputs=()) -> None:
         rows = []
         for pur in plan.purchases:
             o = result.offers[pur.offer_id]
-            rows.append(["buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days) + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost)])
+            rows.append(["buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days).isoformat() + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost)])
         for r in plan.rentals:
-            rows.append(["rent", esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day), str(r.months), money(r.cost)])
+            rows.append(["rent", esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost)])
         if rows:
             console.print(_table(console, "Capacity", [("what", "short"), ("offer", "text"), ("nodes", "num"), ("from", "num"), ("months", "num"),
                                                        ("cost", "num")], rows))
