@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import StrEnum
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .gpu import FABRIC_GBPS, InterNode, IntraNode, gpu_table
 from .regions import normalize_token
+
 
 class Mode(StrEnum):
     """How capacity is obtained: bought servers, bare metal rented by the month, or cloud hours."""
@@ -128,7 +128,7 @@ class Offer(BaseModel):
         return normalize_token(value) if isinstance(value, str) else value
 
     @model_validator(mode="after")
-    def _mode_fields(self) -> "Offer":
+    def _mode_fields(self) -> Offer:
         problems = []
         for mode, fields in MODE_FIELDS.items():
             if mode == self.mode:

@@ -6,9 +6,8 @@ Field names are a contract other tools read. Days are counted from ``start_date`
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from enum import StrEnum
-from typing import Literal
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -20,6 +19,7 @@ from .regions import normalize_token, resolve_region
 from .units import months_to_days
 from .validation import problems_from
 from .yamlio import line_of, load_yaml
+
 
 class Method(StrEnum):
     """How a model is trained: from scratch, full fine-tune, or adapters (LoRA, QLoRA on a 4-bit base)."""
@@ -71,7 +71,7 @@ class Workload(BaseModel):
         return out
 
     @model_validator(mode="after")
-    def _window(self) -> "Workload":
+    def _window(self) -> Workload:
         if self.deadline_days <= self.earliest_start_days:
             raise ValueError(
                 f"deadline_days ({self.deadline_days}) must be after earliest_start_days ({self.earliest_start_days})"
@@ -130,7 +130,7 @@ class Project(BaseModel):
 
 
     @model_validator(mode="after")
-    def _checks(self) -> "Project":
+    def _checks(self) -> Project:
         if self.budget is not None:
             # `budget` is the deprecated name of budget_tco (load_project warns); one cap, one field to read
             if self.budget_tco is not None and self.budget_tco != self.budget:

@@ -11,7 +11,16 @@ from procure.models.units import day_date
 from procure.solver.costs import CATEGORIES
 
 from .headline import (
-    OBJECTIVE_SHORT, STRATEGY_LABEL, comparisons, money, npv_timing_note, objective_phrase, peaks, recommendation, spot_risk, stale_text,
+    OBJECTIVE_SHORT,
+    STRATEGY_LABEL,
+    comparisons,
+    money,
+    npv_timing_note,
+    objective_phrase,
+    peaks,
+    recommendation,
+    spot_risk,
+    stale_text,
 )
 
 __all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_result", "recommendation"]

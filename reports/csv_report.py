@@ -22,8 +22,9 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from procure.models.errors import InputError, Problem
 from procure.models.fileio import atomic_write
@@ -114,7 +115,7 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
     arows = []
     for title, cols, rows in shared.assumption_sections(result, inputs, now):
         for r in rows:
-            detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:]) if v not in (None, ""))
+            detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, ""))
             arows.append([title, r[0], r[1] if len(r) > 1 else "", detail])
     out["assumptions.csv"] = _csv_bytes(["section", "item", "value", "detail"], arows)
     return out

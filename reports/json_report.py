@@ -7,7 +7,6 @@ from procure.solver.costs import CATEGORIES
 from .headline import comparisons, peaks, spot_risk, stale_offers
 from .tables import rounded
 
-
 _r = rounded
 
 

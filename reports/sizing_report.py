@@ -5,7 +5,8 @@ Reads ``solver.sizing`` result objects only. Memory is GB = 10^9 bytes per GPU.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from procure.models.offer import Offer
 from procure.models.project import Project
 
-from .enums import STRATEGIES, SolveStatus, Strategy
 from . import costs
+from .enums import STRATEGIES, SolveStatus, Strategy
+from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve
 from .options import Option, Rejection, build_options
-from .greedy import greedy_plan
 from .plan import Assignment, Plan, build_plan
 from .reasons import Rule
 from .sizing import size_project, size_workload

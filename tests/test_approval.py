@@ -12,26 +12,23 @@ import sys
 
 import openpyxl
 import pytest
+from conftest import EXAMPLES, offer, project, workload
+from planner_fixtures import solve_fixed
 from rich.console import Console
 
 from procure.models.errors import InputError
-from procure.models.offer import Offer
 from procure.models.project import load_project
 from procure.offers.catalog import load_catalog
 from procure.reports.console import print_result
 from procure.reports.headline import comparisons, peaks, recommendation, spot_risk, stale_text
 from procure.reports.json_report import result_to_json
 from procure.reports.xlsx import write_workbook
-from procure.solver import costs
+from procure.solver.costs import RentalContract
 from procure.solver.enums import SolveStatus
 from procure.solver.milp import SolveInfo
-from procure.solver.planner import budget_measure, plan_project
 from procure.solver.plan import Decision, build_plan
-from procure.solver.costs import RentalContract
+from procure.solver.planner import budget_measure, plan_project
 from procure.solver.verify import VerificationError, verify_plan
-
-from conftest import EXAMPLES, offer, project, workload
-from planner_fixtures import solve_fixed
 
 HOURS_PER_MONTH = 730.0
 

@@ -11,20 +11,18 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from conftest import EXAMPLES
 
 from procure.models.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import Project, load_project
 from procure.offers.catalog import load_catalog
 from procure.reports import tables
-from procure.reports.xlsx import SHEETS, style
 from procure.reports.csv_report import write_csv
-from procure.reports.xlsx import write_workbook
+from procure.reports.xlsx import SHEETS, style, write_workbook
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 from procure.solver.planner import plan_project
-
-from conftest import EXAMPLES
 
 CENT = 0.01
 EVIL_VENDOR = '=HYPERLINK("http://x","y")'

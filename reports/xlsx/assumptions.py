@@ -4,7 +4,7 @@ constants, the solver, the tool version, the run time and a SHA-256 of each inpu
 from __future__ import annotations
 
 import datetime as dt
-from typing import Iterable
+from collections.abc import Iterable
 
 from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
@@ -12,7 +12,6 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from ..tables import assumption_sections
 from .style import DATE_FMT, NOTE_FONT, SECTION_FONT, TITLE_FONT, WRAP, fit_row, header, print_setup, put, widths
-
 
 WIDTHS = {"A": 30, "B": 24, "C": 40, "D": 24, "E": 16, "F": 40, "G": 14, "H": 14, "I": 12, "J": 40, "K": 14, "L": 14, "M": 16}
 

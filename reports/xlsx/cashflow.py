@@ -15,8 +15,27 @@ from ..console import CATEGORY_LABEL, STRATEGY_LABEL
 from ..tables import LineItem, break_even, cumulative, month_start, monthly_totals
 from .names import Names
 from .style import (
-    BOLD, CENTER, HEADER_FILL, HEADER_FONT, INT_FMT, MONTH_FMT, NOTE_FONT, PCT_FMT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL,
-    as_input, define, formula, header, money_fmt, money_width, print_setup, put, widths,
+    BOLD,
+    CENTER,
+    HEADER_FILL,
+    HEADER_FONT,
+    INT_FMT,
+    MONTH_FMT,
+    NOTE_FONT,
+    PCT_FMT,
+    SECTION_FONT,
+    TITLE_FONT,
+    TOP_RULE,
+    TOTAL_FILL,
+    as_input,
+    define,
+    formula,
+    header,
+    money_fmt,
+    money_width,
+    print_setup,
+    put,
+    widths,
 )
 
 

@@ -16,8 +16,23 @@ from ..console import CATEGORY_LABEL
 from ..tables import LineItem, cost_parameters
 from .names import Names
 from .style import (
-    BOLD, INT_FMT, NOTE_FONT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL, as_input, define, formula, header, money_fmt, money_width,
-    name_for, print_setup, put, widths,
+    BOLD,
+    INT_FMT,
+    NOTE_FONT,
+    SECTION_FONT,
+    TITLE_FONT,
+    TOP_RULE,
+    TOTAL_FILL,
+    as_input,
+    define,
+    formula,
+    header,
+    money_fmt,
+    money_width,
+    name_for,
+    print_setup,
+    put,
+    widths,
 )
 
 COST_COLS = ["category", "line item", "offer", "nodes", "quantity", "quantity unit", "unit price", "price unit", "rate",

@@ -27,7 +27,7 @@ def write_options(ws: Worksheet, result) -> None:
         vals = [r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"], r["hours"],
                 r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], "chosen" if r["chosen"] else ""]
         fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, NUM_FMT, NUM_FMT, INT_FMT, "0.00", INT_FMT, "+#,##0;-#,##0;0", None]
-        for j, (v, f) in enumerate(zip(vals, fmts)):
+        for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
             put(ws, row, j + 1, v, f, fill=fill)
         row += 1
     row += 1

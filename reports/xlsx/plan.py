@@ -13,8 +13,26 @@ from procure.solver import costs
 from ..headline import peaks
 from ..tables import capacity_rows, day_date, month_start, plan_rows
 from .style import (
-    BOLD, CAPACITY_FILL, CENTER, DATE_FMT, INT_FMT, MODE_FILL, NOTE_FONT, NUM_FMT, SECTION_FONT, THIN, TITLE_FONT, TOTAL_FILL, WRAP,
-    align_top, fit_row, formula, header, print_setup, put, widths,
+    BOLD,
+    CAPACITY_FILL,
+    CENTER,
+    DATE_FMT,
+    INT_FMT,
+    MODE_FILL,
+    NOTE_FONT,
+    NUM_FMT,
+    SECTION_FONT,
+    THIN,
+    TITLE_FONT,
+    TOTAL_FILL,
+    WRAP,
+    align_top,
+    fit_row,
+    formula,
+    header,
+    print_setup,
+    put,
+    widths,
 )
 
 
@@ -34,7 +52,7 @@ def write_plan(ws: Worksheet, result) -> None:
         vals = [r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["gpus"], r["nodes"], r["strategy"], r["start"], r["end"],
                 r["deadline"], r["slack_days"], r["gpu_hours"], r["cost"]]
         fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, DATE_FMT, DATE_FMT, DATE_FMT, NUM_FMT, INT_FMT, INT_FMT]
-        for j, (v, f) in enumerate(zip(vals, fmts)):
+        for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
             put(ws, row, j + 1, v, f, align=Alignment(wrap_text=True, vertical="top", horizontal="center") if j in (5, 6) else WRAP)
         put(ws, row, 4, r["mode"], fill=MODE_FILL.get(r["mode"]))
         ws.row_dimensions[row].height = 26

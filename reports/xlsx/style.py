@@ -117,7 +117,7 @@ def with_cached_values(xlsx: bytes, wb) -> bytes:
             data = src.read(item.filename)
             values = by_file.get(item.filename)
             if values:
-                def fill(m: re.Match) -> str:
+                def fill(m: re.Match, values: dict[str, Any] = values) -> str:
                     coord, attrs, f, end = m.groups()
                     if coord not in values:
                         return m.group(0)

@@ -17,13 +17,38 @@ from openpyxl.worksheet.worksheet import Worksheet
 from procure.solver.costs import CATEGORIES
 
 from ..headline import (
-    OBJECTIVE_LABEL, OBJECTIVE_SHORT, STRATEGY_LABEL, comparisons, npv_timing_note, objective_phrase, spot_risk, stale_text, what_to_do,
+    OBJECTIVE_LABEL,
+    OBJECTIVE_SHORT,
+    STRATEGY_LABEL,
+    comparisons,
+    npv_timing_note,
+    objective_phrase,
+    spot_risk,
+    stale_text,
+    what_to_do,
 )
 from ..tables import break_even, cumulative, day_date, monthly_totals, strategy_note
 from .names import Names
 from .style import (
-    BAD_FONT, BOLD, CHOSEN_FILL, DATE_FMT, NOTE_FONT, NUM_FMT, SECTION_FONT, TITLE_FONT, TOTAL_FILL, WRAP, align_top, fit_row, formula,
-    header, money_fmt, money_width, print_setup, put, widths,
+    BAD_FONT,
+    BOLD,
+    CHOSEN_FILL,
+    DATE_FMT,
+    NOTE_FONT,
+    NUM_FMT,
+    SECTION_FONT,
+    TITLE_FONT,
+    TOTAL_FILL,
+    WRAP,
+    align_top,
+    fit_row,
+    formula,
+    header,
+    money_fmt,
+    money_width,
+    print_setup,
+    put,
+    widths,
 )
 
 

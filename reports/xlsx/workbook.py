@@ -20,8 +20,8 @@ in memory and replaces the target atomically.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from io import BytesIO
-from typing import Iterable
 
 from openpyxl import Workbook
 
