@@ -116,13 +116,13 @@ def sizing_json(sizings: list[WorkloadSizing]) -> str:
 
 
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          objective: str = "tco", compare: bool = True) -> Result:
+          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified."""
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
     return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                        objective=objective, compare=compare)
+                        objective=objective, compare=compare, n_runner_ups=n_runner_ups)
 
 
 def result_json(result: Result) -> str:

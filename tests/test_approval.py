@@ -285,3 +285,12 @@ def test_stale_quotes_are_flagged_on_console_and_summary(tmp_path):
     assert any("Stale prices" in str(summary.cell(r, 1).value) for r in range(1, 15))
     fresh = plan_project(proj.model_copy(update={"stale_quote_days": 400}), [o], compare=False, n_runner_ups=0)
     assert stale_text(fresh) == ""
+
+
+def test_runner_ups_option_sets_how_many_offers_are_re_solved():
+    path = next(p for p in EXAMPLES if p.stem == "qlora-7b-week")
+    runs = {n: subprocess.run([sys.executable, "-m", "procure", "solve", str(path), "--runner-ups", str(n), "--no-compare"], capture_output=True,
+                              text=True, timeout=300) for n in (0, 1)}
+    assert runs[0].returncode == 0 and runs[1].returncode == 0
+    assert "Runner-up offers" not in runs[0].stdout
+    assert "Runner-up offers" in runs[1].stdout
