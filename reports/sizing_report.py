@@ -27,6 +27,11 @@ def _strategy_json(st) -> dict[str, Any] | None:
         "tensor_parallel": st.tensor_parallel,
         "checkpointing": st.checkpointing,
         "micro_batch": st.micro_batch,
+        "pipeline_parallel": st.pipeline_parallel,
+        "expert_parallel": st.expert_parallel,
+        "precision": st.precision,
+        "pipeline_schedule": st.schedule or None,
+        "virtual_stages": st.virtual_stages,
     }
 
 
@@ -57,6 +62,7 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "offer": c.offer_id,
                         "strategy": _strategy_json(c.strategy),
                         "per_gpu_memory_gb": _r(c.per_gpu_memory_gb),
+                        "memory_gb": _memory_json(c.memory) if c.memory is not None else None,
                         "fits": c.fits,
                         "reason": c.reason,
                         "hours": _r(c.hours),

@@ -47,6 +47,9 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
     region = region_reason(offer, team_area, settings)
     if region:
         out.append(region)
+    precision = precision_reason(p, g)
+    if precision:
+        out.append(precision)
     node_gpu_gb = gpn * g.memory_gb
     need_ram = settings.host_ram_ratio * node_gpu_gb
     if offer.ram_gb < need_ram - 1e-9:
@@ -69,16 +72,33 @@ def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason 
     return None
 
 
-def memory_reason(least: Strategy, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float) -> Reason:
-    """No strategy fits: quote the leanest one's per-GPU need against the usable capacity."""
+def memory_reason(p: Profile, least: Strategy, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float) -> Reason:
+    """No strategy fits: quote the leanest one's per-GPU need against the usable capacity. When the
+    activations of one sequence alone overflow the GPU, say that the sequence needs context parallelism,
+    which the engine does not model (an honest rejection rather than a made-up fit)."""
     ck = "checkpointing" if least.checkpointing else "no checkpointing"
-    if n_gpus // least.tensor_parallel > 1:
-        how = f"ZeRO-{least.zero_stage}, TP{least.tensor_parallel}, {ck} and micro-batch {least.micro_batch} on {n_gpus} GPUs"
-    elif least.tensor_parallel > 1:
-        how = f"TP{least.tensor_parallel} over all {n_gpus} GPUs, {ck} and micro-batch {least.micro_batch}"
+    extra = ""
+    if least.pipeline_parallel > 1:
+        extra += f", PP{least.pipeline_parallel}"
+    if least.expert_parallel > 1:
+        extra += f", EP{least.expert_parallel}"
+    if n_gpus // (least.tensor_parallel * least.pipeline_parallel) > 1:
+        how = f"ZeRO-{least.zero_stage}, TP{least.tensor_parallel}{extra}, {ck} and micro-batch {least.micro_batch} on {n_gpus} GPUs"
+    elif least.tensor_parallel > 1 or least.pipeline_parallel > 1:
+        how = f"TP{least.tensor_parallel}{extra} over all {n_gpus} GPUs, {ck} and micro-batch {least.micro_batch}"
     else:
         how = f"{ck} and micro-batch {least.micro_batch} on one GPU"
-    return Reason(Rule.GPU_MEMORY, f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable ({g.memory_gb:g} GB datasheet)")
+    text = f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable ({g.memory_gb:g} GB datasheet)"
+    if mem.activations * GB > mem_cap_bytes / 2:
+        text += f"; sequence length {p.s:,} needs context parallelism, which is not modelled"
+    return Reason(Rule.GPU_MEMORY, text)
+
+
+def precision_reason(p: Profile, g: GPU) -> Reason | None:
+    """precision fp8 needs FP8 tensor cores (a GPU row with fp8_dense_tflops)."""
+    if not p.fp8 or g.fp8_dense_tflops is not None:
+        return None
+    return Reason(Rule.PRECISION, f"{g.id} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU (or use precision bf16)")
 
 
 def efficiency_reason(eff: float, offer: Offer, nodes: int, g: GPU, settings: SizingSettings) -> Reason | None:
