@@ -10,9 +10,10 @@ optimizer and DeepSeek's HAI-LLM; DeepSpeed does not combine ZeRO-2/3 with pipel
 off/on; micro-batch ∈ MICRO_BATCHES sequences.
 
 Branch and bound: hours ≥ compute × (stage imbalance) × (1 + bubble at the largest micro-batch count) /
-effective_time, so a (checkpointing, pp, schedule) family is skipped when its bound cannot beat the best
-found; within a family larger micro-batches only need more memory, so the loop stops at the first that
-does not fit.
+effective_time. Layouts are tried in order of that bound and the loop stops at the first whose bound
+cannot beat the best found; within a layout larger micro-batches only need more memory, so the loop stops
+at the first that does not fit, and they are tried only under ZeRO-2/3 (elsewhere the step time does not
+improve with the micro-batch, and ties go to less memory).
 """
 
 from __future__ import annotations
@@ -74,19 +75,34 @@ def best_strategy(p: Profile, sh: Shape):
         floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
         if floor > best_h * (1 + REL_TIE):
             break
-        for t, pp, ep, sched, v in layouts:
+        bounded = []
+        for lay in layouts:
+            t, pp, ep, sched, v = lay
             d = sh.gpus // (t * pp)
             m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
-            bound = floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v))
+            bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
+        bounded.sort(key=lambda x: x[0])  # most promising first, so the bound prunes the rest
+        for bound, (t, pp, ep, sched, v) in bounded:
             if bound > best_h * (1 + REL_TIE):
-                continue
+                break
+            d = sh.gpus // (t * pp)
             bucket = comm_bucket_bytes(p, t, sh.gpus, pp)
             copies = DUALPIPE_PARAM_COPIES if sched == "dualpipe" else 1.0
-            zeros = (1, 2, 3) if pp == 1 and ep == 1 else (1,)
-            for zero in (zeros if d > 1 else (0,)):
+            zeros = ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
+            act1 = activation_bytes(p, t, ckpt, 1, pp, sched, v)
+            if total_bytes(sum(state_bytes(p, zeros[-1], t, pp, ep, d, copies)) + bucket, act1) > cap:
+                continue  # not even the most sharded state at micro-batch 1 fits
+            # ZeRO-1 at micro-batch 1 is this layout's fastest option (ZeRO-2/3 move at least as many bytes,
+            # larger micro-batches only shorten their extra traffic): skip the layout when it cannot win.
+            first = step_time(p, zeros[0], t, pp, ep, ckpt, 1, sched, v, sh)
+            if first is None or first[0] > best_h * (1 + REL_TIE):
+                continue
+            for zero in zeros:
                 w, g, o = state_bytes(p, zero, t, pp, ep, d, copies)
                 fixed = w + g + o + bucket
-                for mb in MICRO_BATCHES:
+                # Only ZeRO-2/3 traffic falls with a larger micro-batch (fewer micro-steps); otherwise the
+                # step time is the same or (pipelines: more bubble) worse, and memory only grows.
+                for mb in (MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]):
                     mem = total_bytes(fixed, activation_bytes(p, t, ckpt, mb, pp, sched, v))
                     if mem > cap:
                         break  # larger micro-batches only need more
