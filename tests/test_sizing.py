@@ -419,3 +419,17 @@ def test_long_context_is_rejected_honestly():
     w = workload(model="llama-2-7b", method="full", seq_len=1_048_576)
     c = shape(size_workload(w, [offer()], SETTINGS, None), 1)
     assert not c.fits and "context parallelism" in c.reason
+
+
+def test_inline_moe_without_layout_warns_and_is_sized_as_before(tmp_path):
+    from procure.models.project import load_project
+
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: x\nworkloads:\n  - name: moe\n    model: {params_b: 16, active_params_b: 3, layers: 28, hidden_size: 2048,"
+        " heads: 16, ffn_hidden_size: 11264, vocab_size: 102400}\n    method: full\n    tokens_b: 1\n    deadline_days: 30\n"
+    )
+    project, warnings = load_project(path)
+    assert any(w.warning and "expert parallelism" in w.message for w in warnings)
+    c = shape(size_workload(project.workloads[0], [offer()], SETTINGS, None), 2)
+    assert c.strategy is None or c.strategy.expert_parallel == 1
