@@ -40,7 +40,7 @@ class ModelSpec(BaseModel):
     source: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "ModelSpec":
+    def _check(self) -> ModelSpec:
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError(f"active_params_b ({self.active_params_b}) cannot exceed params_b ({self.params_b})")
         if self.kv_heads is not None and self.kv_heads > self.heads:

@@ -6,6 +6,7 @@ Field names are a contract other tools read. Days are counted from ``start_date`
 from __future__ import annotations
 
 import datetime as dt
+from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
@@ -19,7 +20,14 @@ from .units import months_to_days
 from .validation import problems_from
 from .yamlio import line_of, load_yaml
 
-Method = Literal["pretrain", "full", "lora", "qlora"]
+
+class Method(StrEnum):
+    """How a model is trained: from scratch, full fine-tune, or adapters (LoRA, QLoRA on a 4-bit base)."""
+
+    PRETRAIN = "pretrain"
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
 
 
 class Workload(BaseModel):
@@ -66,7 +74,7 @@ class Workload(BaseModel):
         return out
 
     @model_validator(mode="after")
-    def _window(self) -> "Workload":
+    def _window(self) -> Workload:
         if self.deadline_days <= self.earliest_start_days:
             raise ValueError(
                 f"deadline_days ({self.deadline_days}) must be after earliest_start_days ({self.earliest_start_days})"
@@ -115,7 +123,7 @@ class Project(BaseModel):
         return value.strip().lower() if isinstance(value, str) else value
 
     @model_validator(mode="after")
-    def _checks(self) -> "Project":
+    def _checks(self) -> Project:
         names = [w.name for w in self.workloads]
         dups = sorted({n for n in names if names.count(n) > 1})
         if dups:

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from procure.models.project import Workload
 from procure.solver.reasons import Reason, render
 
-
 #: Pipeline schedules: "1f1b" (PipeDream-Flush), "interleaved" (Megatron virtual stages), "zb1p"
 #: (zero bubble, DeepSeek-V2), "dualpipe" (DeepSeek-V3); "" when there is no pipeline.
 SCHEDULES = ("1f1b", "interleaved", "zb1p", "dualpipe")
