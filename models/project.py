@@ -89,8 +89,8 @@ class SizingSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    host_ram_ratio: float = Field(default=1.5, gt=0, description="host RAM >= ratio x the node's GPU memory")
-    cpu_cores_per_gpu: float = Field(default=4.0, ge=0)
+    host_ram_ratio: float | None = Field(default=None, gt=0, description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate")
+    cpu_cores_per_gpu: float | None = Field(default=None, ge=0, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
     min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
     min_inter_node_gbps: float = Field(default=100.0, ge=0, description="multi-node jobs need at least this fabric per node")
     max_nodes_per_job: int = Field(default=64, gt=0)

@@ -169,13 +169,57 @@ def test_seed_67b_full_training_needs_more_than_one_node():
 # --- fit checks: one passing and one failing shape each ----------------------------------------------
 
 
-def test_host_ram_ratio():
+def test_host_ram_ratio_when_the_project_sets_it():
     w = workload()
+    ratio = SizingSettings(host_ram_ratio=1.5)
     # 8 × 80 GB × 1.5 = 960 GB
-    bad = shape(size_workload(w, [offer(ram_gb=900)], SETTINGS, None), 1)
-    good = shape(size_workload(w, [offer(ram_gb=960)], SETTINGS, None), 1)
+    bad = shape(size_workload(w, [offer(ram_gb=900)], ratio, None), 1)
+    good = shape(size_workload(w, [offer(ram_gb=960)], ratio, None), 1)
     assert not bad.fits and "host RAM" in bad.reason
     assert good.fits, good.reason
+
+
+def test_host_ram_follows_what_the_job_keeps_in_host_memory():
+    # Per node: 16 GB system + per GPU 8 GB (training process, data loaders, pinned buffers) + the GPU's
+    # checkpoint shard staged in CPU memory (weights + optimizer). A 7B QLoRA stages a few hundred MB, so one
+    # RTX 4090 with 32 GB of RAM is enough (16 + 8 + 0.4 ≈ 25 GB); the old 1.5 × GPU-memory rule asked 36 GB.
+    q = shape(size_workload(workload(model="deepseek-llm-7b", method="qlora", seq_len=2048),
+                            [offer(gpu="RTX-4090-24GB", gpus_per_node=1, intra_node="pcie", inter_node="none", ram_gb=32, cpu_cores=4)], SETTINGS, None), 1)
+    assert q.fits, q.reason
+    # A full fine-tune stages its whole model state: the rule moves with it.
+    full = shape(size_workload(workload(model="llama-2-7b", method="full"), [offer()], SETTINGS, None), 1)
+    need = 16 + 8 * (8 + full.memory.weights + full.memory.optimizer)
+    assert need > 100
+    short = shape(size_workload(workload(model="llama-2-7b", method="full"), [offer(ram_gb=need - 1)], SETTINGS, None), 1)
+    enough = shape(size_workload(workload(model="llama-2-7b", method="full"), [offer(ram_gb=need + 1)], SETTINGS, None), 1)
+    assert not short.fits and "host RAM" in short.reason and "stage a checkpoint" in short.reason
+    assert enough.fits, enough.reason
+
+
+# Reasonable jobs, from the seeds' table: a 7B QLoRA and LoRA, a 7B full fine-tune, a 70B LoRA, a 7B and a
+# 70B pretraining run, each with a deadline a buyer would give it.
+REASONABLE_JOBS = [
+    dict(name="qlora-7b", model="deepseek-llm-7b", method="qlora", tokens_b=0.3, seq_len=2048, deadline_days=30, dataset_tb=0.01),
+    dict(name="lora-7b", model="llama-2-7b", method="lora", tokens_b=1, deadline_days=30, dataset_tb=0.01),
+    dict(name="full-7b", model="deepseek-llm-7b", method="full", tokens_b=2, deadline_days=30, dataset_tb=0.05),
+    dict(name="lora-70b", model="llama-2-70b", method="lora", tokens_b=1, deadline_days=60, dataset_tb=0.05),
+    dict(name="pretrain-7b", model="llama-2-7b", method="pretrain", tokens_b=200, deadline_days=90, dataset_tb=1),
+    dict(name="pretrain-70b", model="llama-3.1-70b", method="pretrain", tokens_b=1000, seq_len=8192, deadline_days=180, dataset_tb=5),
+]
+
+
+def test_every_bundled_offer_is_chosen_able():
+    # Each bundled offer must fit, and finish by the deadline, for at least one reasonable job; the old
+    # 1.5 × GPU-memory RAM rule rejected the DGX B200 and 8× MI300X for every job, and RAM and CPU rules
+    # meant for 8-GPU servers rejected the single-RTX-4090 clouds for a 7B QLoRA.
+    from procure.offers.catalog import load_catalog
+
+    jobs = [Workload.model_validate(j) for j in REASONABLE_JOBS]
+    for o in load_catalog().offers:
+        ok = [w.name for w in jobs for c in size_workload(w, [o], SETTINGS, None).candidates if c.fits and c.hours <= w.deadline_days * 24]
+        assert ok, o.id
+    for oid in ("buy-dgx-b200-us-east", "buy-8x-mi300x-us-east", "vastai-1x-rtx-4090", "runpod-1x-rtx-4090"):
+        assert any(o.id == oid for o in load_catalog().offers), oid  # the offers the issue names are still bundled
 
 
 def test_nvme_dataset_sharded_over_nodes():
@@ -196,11 +240,14 @@ def test_nvme_counts_retained_checkpoints():
 
 
 def test_cpu_cores_per_gpu():
+    # One core per GPU for its training process plus two data-loader workers: 3 per GPU by default.
     w = workload()
-    bad = shape(size_workload(w, [offer(cpu_cores=24)], SETTINGS, None), 1)
-    good = shape(size_workload(w, [offer(cpu_cores=32)], SETTINGS, None), 1)
-    assert not bad.fits and "CPU cores per GPU" in bad.reason
+    bad = shape(size_workload(w, [offer(cpu_cores=16)], SETTINGS, None), 1)
+    good = shape(size_workload(w, [offer(cpu_cores=24)], SETTINGS, None), 1)
+    assert not bad.fits and "CPU cores per GPU" in bad.reason and "< 3 required" in bad.reason
     assert good.fits, good.reason
+    strict = shape(size_workload(w, [offer(cpu_cores=24)], SizingSettings(cpu_cores_per_gpu=4), None), 1)
+    assert not strict.fits and "< 4 required" in strict.reason
 
 
 def test_multi_node_needs_fabric():

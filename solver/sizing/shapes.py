@@ -101,6 +101,9 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
             else:
                 hours = third
                 gpu_hours = hours * n_gpus
+                ram = fit.host_ram_reason(offer, mem, settings)
+                if ram:
+                    reasons.append(ram)
                 eff_reason = fit.efficiency_reason(eff, offer, nodes, g, settings)
                 if eff_reason:
                     reasons.append(eff_reason)
