@@ -94,3 +94,27 @@ def test_deepseek_v3_published_layout_fits_with_its_breakdown():
     ref, nodes = reference_offer("H800-SXM-80GB", 2048)
     hours, eff, _ = evaluate_strategy(v3_job(global_batch_tokens=15360 * 4096), ref, nodes, st)
     assert hours * 2048 == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.25)
+
+
+def test_procure_size_on_deepseek_v3_2048_h800(tmp_path):
+    # The done criterion through the command line: fits, lands within ±25 % of the report's 2,664K
+    # H800 GPU-hours, and the JSON strategy names the layout.
+    import json
+
+    from typer.testing import CliRunner
+
+    from procure.cli import app
+
+    path = tmp_path / "v3.yaml"
+    path.write_text(
+        "name: v3\nworkloads:\n  - name: v3-pretrain\n    model: deepseek-v3\n    method: pretrain\n    tokens_b: 14800\n"
+        "    seq_len: 4096\n    precision: fp8\n    deadline_days: 120\n    dataset_tb: 60\n"
+    )
+    res = CliRunner().invoke(app, ["size", str(path), "--gpu", "H800-SXM-80GB", "--gpus", "2048", "--json", "-"])
+    assert res.exit_code == 0, res.output
+    (c,) = json.loads(res.output)["workloads"][0]["candidates"]
+    assert c["fits"] and c["gpus"] == 2048
+    assert c["gpu_hours"] == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.25)
+    st = c["strategy"]
+    assert st["expert_parallel"] > 1 and st["pipeline_parallel"] > 1 and st["precision"] == "fp8"
+    assert c["memory_gb"]["weights"] > 0 and c["per_gpu_memory_gb"] < 85.5
