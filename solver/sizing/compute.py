@@ -7,25 +7,21 @@ weight-gradient GEMMs: 4·N + 6·A (+ the same attention term). Checkpointing ad
 +2·N + 4·L·s·h. QLoRA multiplies the total by QLORA_DEQUANT_OVERHEAD (NF4 → bf16 dequantization
 before every base GEMM). Total = per-token FLOPs × D, D = tokens_b·1e9.
 
-hours = FLOPs / (G · bf16_dense_tflops·1e12 · MFU · efficiency) / 3600, MFU from ``default_mfu`` or
-``workload.mfu``. efficiency = compute / (compute + exposed communication) per optimizer step:
+Step time (``step_time``; every constant with its source in constants.yaml): with d = G/(t·pp)
+data-parallel replicas and m = ceil(B / (d·s·b)) micro-batches per replica per optimizer step of B tokens
+(the workload's global_batch_tokens, the project's, or the DeepSeek LLM batch law for pretraining),
 
-* step: global batch B_g tokens (GLOBAL_BATCH_TOKENS per method, or ``SizingSettings.
-  global_batch_tokens_m``), at least one sequence per data-parallel rank (when N_d·s > B_g the global
-  batch grows to N_d·s); k = ceil(B_g / (N_d·s·b)) micro-steps. A micro-batch that would push the step
-  beyond max(B_g, N_d·s) tokens is not considered.
-* gradient all-reduce of W bytes (bf16 grads of the trainable params), ring 2(n−1)/n·W, hierarchical:
-  inside the node over the GPU link among the node's gpn/t ranks of one DP group, then across nodes
-  2(n−1)/n·W over the node's fabric fabric_gbps/8 GB/s shared by its GPUs. Volume per step: DP and
-  ZeRO-1 once; ZeRO-2 a reduce-scatter every micro-step plus one all-gather ((k+1)/2 all-reduces);
-  ZeRO-3 two all-gathers and one reduce-scatter every micro-step (1.5·k; ZeRO §7). lora/qlora reduce
-  only adapter gradients, and under ZeRO-3 also gather the frozen base each micro-step (1·k
-  all-reduce-equivalents of it).
-* tensor parallel: 4 all-reduces of 2·s·b·h bytes per layer per micro-batch (2 forward, 2 backward;
-  Megatron-LM, Shoeybi et al. 2019 §3), 6 with checkpointing (the recomputed forward), inside the
-  node; not overlapped (they sit on the critical path).
-* exposed DP communication = comm − COMM_OVERLAP · min(comm, compute): bucketed gradient reduction
-  overlaps the backward pass (PyTorch DDP, Li et al. 2020, VLDB).
+* compute = (GEMM FLOPs / gemm_speed + attention FLOPs / ATTENTION_RELATIVE_EFFICIENCY) × B /
+  (G · bf16 peak · MFU) × ceil(L/pp)·pp/L (the slowest pipeline stage); gemm_speed > 1 only for FP8;
+* + pipeline bubble (``bubble_fraction``: 1F1B, interleaved, ZB1P, DualPipe) and point-to-point sends;
+* + exposed data-parallel gradient traffic (``allreduce_s``, hierarchical ring over the GPU link and the
+  GPU's share of the node fabric; ZeRO-1 once per step, ZeRO-2 (m+1)/2, ZeRO-3 1.5·m, ZeRO §7) minus
+  COMM_OVERLAP of it hidden behind compute (PyTorch DDP, Li et al. 2020; FSDP prefetch);
+* + tensor-parallel all-reduces (4, or 6 with checkpointing, of 2·s·b·h bytes per layer per micro-batch;
+  Megatron-LM, Shoeybi et al. 2019 §3), TP_COMM_OVERLAP of them hidden (Megatron-Core --tp-comm-overlap);
+* + expert all-to-all (``a2a_s``), hidden by DualPipe or by the shared experts' compute.
+
+efficiency = compute / step time; hours = steps × step time / effective_time.
 """
 
 from __future__ import annotations

@@ -7,7 +7,14 @@ CUDA context, communication buffers and allocator fragmentation are charged agai
 
 Symbols: P total params, N active params per token (MoE), A adapter params, L layers, h hidden size,
 a heads, kv KV heads, f FFN width one token activates, V vocab, s sequence length, b micro-batch,
-t tensor-parallel degree, N_d = GPUs / t data-parallel degree.
+t tensor-parallel degree, pp pipeline degree, ep expert-parallel degree, N_d = GPUs / (t·pp)
+data-parallel degree.
+
+Layout: a GPU holds (P − P_e)/(t·pp) + P_e/(t·pp·ep) parameters (P_e the routed experts); ZeRO shards
+the non-expert state over N_d and the expert state over N_d/ep (``state_bytes``). precision fp8 follows
+DeepSeek-V3 (arXiv:2412.19437 §3.3): bf16 working weights, fp32 gradients, fp32 master + bf16 Adam
+moments (2 + 4 + 8 B/param). Activations are those of the micro-batches in flight (``inflight_factor``).
+The bullets below are the single-stage, bf16 case.
 
 * full / pretrain, mixed-precision Adam: 16 B/param = 2 bf16 weights + 2 bf16 grads + 12 fp32
   master/m/v (Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054 §3.1). TP divides P first, then ZeRO
