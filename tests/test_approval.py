@@ -186,10 +186,15 @@ def test_a_comparator_stopped_at_a_gap_is_quoted_as_at_most():
     assert "at most" in recommendation(result)
 
 
-def test_runner_ups_cost_the_whole_plan_with_the_other_offer():
+def test_runner_ups_cost_the_whole_plan_with_the_other_offer(tmp_path):
     """Like with like: the plan re-solved with the workload held to another offer can never beat the optimum."""
     proj, cat = _example("qlora-7b-week")
     result = plan_project(proj, cat.offers)
+    write_workbook(result, tmp_path / "o.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "o.xlsx")["Options"]
+    start = next(r for r in range(1, ws.max_row + 1) if str(ws.cell(r, 1).value).startswith("Runner-up offers"))
+    listed = [ws.cell(r, 10).value for r in range(start + 2, start + 2 + sum(len(u) for u in result.runner_ups.values()))]
+    assert listed and all(isinstance(v, (int, float)) and v >= -0.01 for v in listed if v != "—")
     assert result.runner_ups
     for w, ups in result.runner_ups.items():
         for r in ups:
