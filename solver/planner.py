@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 from procure.models.offer import Offer
 from procure.models.project import Project
 
+from . import costs
 from .enums import STRATEGIES, SolveStatus, Strategy
-from .milp import Builder, SolveInfo, extract, solve, solver_version
-from .runtime import Budget
-from .options import Option, Rejection, build_options
 from .greedy import greedy_plan
-from .plan import Plan, build_plan
+from .milp import Builder, SolveInfo, extract, solve, solver_version
+from .options import Option, Rejection, build_options
+from .plan import Assignment, Plan, build_plan
 from .reasons import Rule
+from .runtime import Budget
 from .sizing import size_project, size_workload
 from .verify import VerificationError, verify_plan
 
@@ -46,8 +47,15 @@ class StrategyResult:
 
 @dataclass
 class RunnerUp:
-    option: Option
-    extra_cost: float  # stand-alone cost minus the chosen shape's stand-alone cost
+    """Another offer for one workload, costed like with like: the whole plan re-solved with the
+    workload held to that offer (``plan_cost``), against the chosen plan's cost on the same objective."""
+
+    option: Option  # the cheapest stand-alone shape of that offer
+    assignment: Assignment | None  # where the workload runs in the re-solved plan
+    extra_cost: float | None  # plan_cost − the chosen plan's cost (objective units); None: no plan with it
+    plan_cost: float | None = None  # the re-solved plan's cost on the objective (TCO or NPV)
+    status: SolveStatus | None = None  # how that re-solve ended (a gap makes extra_cost an upper bound)
+    gap: float | None = None
 
 
 @dataclass
@@ -61,6 +69,12 @@ class Result:
     rejections: list[Rejection]
     every_option: dict[str, list[Option]]
     runner_ups: dict[str, list[RunnerUp]]
+    spot_fallback: StrategyResult | None = None  # the hybrid re-solved without spot, when the plan uses spot
+
+    @property
+    def objective_cost(self) -> float | None:
+        """The recommended plan's cost on the minimized objective."""
+        return cost_on(self.plan, self.objective)
 
     @property
     def status(self) -> SolveStatus:
@@ -69,6 +83,17 @@ class Result:
     @property
     def plan(self) -> Plan | None:
         return self.hybrid.plan
+
+
+def cost_on(plan: Plan | None, objective: str) -> float | None:
+    """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""
+    if plan is None:
+        return None
+    return plan.npv_cost if objective == "npv" else plan.total_cost
+
+
+def uses_spot(plan: Plan | None, offers: dict[str, Offer]) -> bool:
+    return plan is not None and any(offers[a.offer_id].spot for a in plan.assignments)
 
 
 def make_resizer(project: Project):
@@ -93,6 +118,8 @@ BUILD_SECONDS_PER_COLUMN = 6e-5
 # time, gives the fine solve its incumbent (coarse_plan).
 COARSE_DAYS = 7
 COARSE_SHARE = 0.3
+COARSE_MIN_SECONDS = 5.0
+RUNNER_UP_MIN_SECONDS = 1.0  # a runner-up re-solve needs at least this to be worth starting  # below this the weekly stage would only take the daily solve's time
 # Seconds kept back from the solver for reading its solution, extracting and verifying the plan.
 FINISH_MARGIN = 0.5
 
@@ -103,13 +130,17 @@ def output_reserve(budget: Budget) -> float:
 
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
-                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool | None = None) -> StrategyResult:
-    """Plan one strategy within ``budget`` (wall clock, including the model build). When the solver
-    has no plan at the budget's end, the greedy plan is used if there is one, verified and marked
-    ``heuristic`` with the gap to the solver's bound where it proved one."""
+                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool | None = None,
+                 only: dict[str, str] | None = None) -> StrategyResult:
+    """Plan one strategy within ``budget`` (wall clock, including the model build); ``only`` holds
+    workloads to one offer each (workload → offer id). When the solver has no plan at the budget's
+    end, the greedy plan is used if there is one, verified and marked ``heuristic`` with the gap to
+    the solver's bound where it proved one."""
     budget = budget or Budget(None)
     t0 = budget.elapsed()
     options, rejections, every = build_options(project, offers, sizings, modes)
+    for w, oid in (only or {}).items():
+        options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
     considered = dict(rejections=rejections, every_option=every)
     missing = {w: opts for w, opts in options.items() if not opts}
     if missing:
@@ -118,7 +149,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
     if progress is not None:
         progress.strategy_started(name, budget)
-    if budget.limited and project.period_days < COARSE_DAYS:
+    if budget.limited and project.period_days < COARSE_DAYS and (budget.remaining() or 0) > COARSE_MIN_SECONDS:
         coarse = coarse_plan(project, offers, sizings, modes, resize=resize, solver=solver, gap=gap, objective=objective,
                              budget=budget.share(COARSE_SHARE))
         value = (lambda p: p.npv_cost) if objective == "npv" else (lambda p: p.total_cost)
@@ -143,8 +174,9 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
             return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds)
         res = StrategyResult(name, modes, info.status, solve=info, build_seconds=build_seconds, **considered)
         if info.status == SolveStatus.INFEASIBLE:
-            # the budget caps undiscounted cost, so the shortfall is measured against the cheapest TCO
-            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, budget=budget, gap=gap, objective="tco")
+            # the budgets cap undiscounted amounts, so the shortfall is measured against the cheapest TCO
+            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, budget=budget, gap=gap,
+                                        objective="tco", only=only)
         return res
     decisions, purchases, contracts = extract(model, project, offers)
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
@@ -219,39 +251,72 @@ def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple
 
 
 def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[str, list[str]]:
-    """Every workload has options, yet the whole is infeasible: the budget, or shared capacity."""
-    if project.budget is not None:
-        relaxed = project.model_copy(update={"budget": None})
+    """Every workload has options, yet the whole is infeasible: a budget, or shared capacity."""
+    if project.budgets:
+        relaxed = project.model_copy(update={"budget_tco": None, "budget_cash": None, "budget_capex": None})
         free = run_strategy(relaxed, offers, sizings, name, modes, **kw)
         if free.plan is not None:
-            short = free.plan.total_cost - project.budget
-            return {"(budget)": [f"the cheapest plan costs {free.plan.total_cost:,.0f} {project.currency}; budget {project.budget:,.0f} is short by {short:,.0f} {project.currency}"]}
+            cur = project.currency
+            lines = []
+            for kind, cap in project.budgets.items():
+                need = budget_measure(free.plan, kind)
+                what = {"tco": "total cost of ownership", "cash": "peak cumulative cash out", "capex": "capex"}[kind]
+                if need > cap:
+                    lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}; budget_{kind} {cap:,.0f} is short by {need - cap:,.0f} {cur}")
+                else:
+                    lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}, within budget_{kind} {cap:,.0f}")
+            lines.append("no plan meets every budget at once" if len(project.budgets) > 1 else "no plan meets the budget")
+            return {"(budget)": lines}
     return {"(capacity)": ["the workloads cannot all be scheduled within the offers' max_nodes at the same time before their deadlines"]}
 
 
-def runner_ups(plan: Plan | None, every: dict[str, list[Option]], n: int = 3) -> dict[str, list[RunnerUp]]:
-    """Per workload, the ``n`` cheapest other shapes (one per offer), by stand-alone cost."""
+def budget_measure(plan: Plan, kind: str, n_months: int | None = None) -> float:
+    """What a budget caps, measured on a plan (solver.costs): ``tco`` total cost, ``cash`` peak
+    cumulative cash out, ``capex`` the purchase prices paid."""
+    if kind == "tco":
+        return plan.total_cost
+    if kind == "capex":
+        return costs.capex(plan.flows)
+    months = n_months if n_months is not None else max([m + 1 for per in plan.flows.values() for m in per] or [0])
+    return costs.peak_cash_out(plan.flows, months)
+
+
+def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: StrategyResult, objective: str, n: int = 2,
+               budget: Budget | None = None, reserve: float = 0.0, **kw) -> dict[str, list[RunnerUp]]:
+    """Per workload, the ``n`` other offers with the cheapest stand-alone shapes, each costed like with
+    like: the whole plan re-solved with the workload held to that offer, against the chosen plan.
+
+    Within a limited ``budget`` each re-solve gets an equal part of what is left; once that part would
+    be under ``RUNNER_UP_MIN_SECONDS`` no further runner-up is costed (the lists are shorter)."""
+    budget = budget or Budget(None)
     out: dict[str, list[RunnerUp]] = {}
+    plan = hybrid.plan
     if plan is None:
         return out
+    base = cost_on(plan, objective)
+    todo: list[tuple[str, Option]] = []
     for a in plan.assignments:
-        opts = every.get(a.workload, [])
-        chosen = next((o for o in opts if o.offer_id == a.offer_id and o.nodes == a.nodes), None)
-        base = chosen.standalone_cost if chosen else a.cost
-        seen, rows = {a.offer_id}, []
-        for o in opts:
-            if o.offer_id in seen:
-                continue
-            seen.add(o.offer_id)
-            rows.append(RunnerUp(o, o.standalone_cost - base))
-            if len(rows) == n:
-                break
-        out[a.workload] = rows
+        seen, mine = {a.offer_id}, []
+        for o in hybrid.every_option.get(a.workload, []):  # cheapest stand-alone first
+            if o.offer_id not in seen and len(mine) < n:
+                seen.add(o.offer_id)
+                mine.append((a.workload, o))
+        todo += mine
+    for k, (w, o) in enumerate(todo):
+        share = budget.share(1.0 / (len(todo) - k), reserve)
+        if share.seconds is not None and share.seconds < RUNNER_UP_MIN_SECONDS:
+            break  # no time left to cost the rest
+        alt = run_strategy(project, offers, sizings, Strategy.HYBRID, hybrid.modes, objective=objective, only={w: o.offer_id},
+                           budget=share, **kw)
+        cost = cost_on(alt.plan, objective)
+        where = next((x for x in alt.plan.assignments if x.workload == w), None) if alt.plan else None
+        out.setdefault(w, []).append(RunnerUp(o, where, cost - base if cost is not None else None, cost, alt.status,
+                                              alt.solve.gap if alt.solve else None))
     return out
 
 
 def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
-                 gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
+                 gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
                  progress=None, on_hybrid=None, reduce: bool | None = None) -> Result:
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
@@ -259,34 +324,49 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
     if progress is not None:
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
-    return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget,
-                             gap=gap, objective=objective, compare=compare, progress=progress, on_hybrid=on_hybrid, reduce=reduce)
+    return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
+                             compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid, reduce=reduce)
 
 
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
-                      gap: float = 1e-6, objective: str = "tco", compare: bool = True, budget: Budget | None = None,
+                      gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
                       progress=None, on_hybrid=None, reduce: bool | None = None) -> Result:
-    """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only.
+    """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only;
+    re-solve without spot when the plan uses spot; cost ``n_runner_ups`` other offers per workload.
 
     Time: of what ``budget`` leaves after the outputs' reserve, the hybrid gets ``HYBRID_SHARE`` (all
-    of it without ``compare``), and each comparator then an equal part of what is left, so time a
-    strategy does not use goes to the next. ``on_hybrid(StrategyResult)`` is called as soon as the
-    hybrid plan is verified: the answer never waits for the comparisons."""
+    of it without ``compare``), each comparator then an equal part of what is left (so time one does
+    not use goes to the next), the spot fallback half of the rest, and the runner-ups what remains.
+    ``on_hybrid(StrategyResult)`` is called as soon as the hybrid plan is verified."""
     budget = budget or Budget(time_limit)
     by_id = {o.id: o for o in offers}
-    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, progress=progress, reduce=reduce)
+    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce)
     reserve = output_reserve(budget)
-    names = list(STRATEGIES) if compare else [Strategy.HYBRID]
+    names = [Strategy.HYBRID]
     strategies: dict[Strategy, StrategyResult] = {}
+    if compare:
+        for name in STRATEGIES[1:]:  # the single-mode comparators: buy, rent, cloud
+            if name.value not in project.allowed_modes:
+                # the user excluded this mode: no cost, no comparison
+                strategies[name] = StrategyResult(name, (name.value,), SolveStatus.EXCLUDED,
+                                                  reasons={"(allowed_modes)": [f"excluded by you: allowed_modes is {', '.join(project.allowed_modes)}"]})
+            else:
+                names.append(name)
     for k, name in enumerate(names):
         left = len(names) - k
         fraction = 1.0 if left == 1 else (HYBRID_SHARE if name == Strategy.HYBRID else 1.0 / left)
         modes = tuple(project.allowed_modes) if name == Strategy.HYBRID else (name.value,)
-        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(fraction, reserve), **kw)
+        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(fraction, reserve), progress=progress, **kw)
         if progress is not None:
             progress.strategy_done(strategies[name])
         if name == Strategy.HYBRID and on_hybrid is not None:
             on_hybrid(strategies[name])
+    strategies = {name: strategies[name] for name in STRATEGIES if name in strategies}
     hybrid = strategies[Strategy.HYBRID]
-    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option,
-                  runner_ups(hybrid.plan, hybrid.every_option))
+    fallback = None
+    if uses_spot(hybrid.plan, by_id):
+        # the risk of spot: the same workloads without it (on-demand or another mode), re-solved
+        no_spot = project.model_copy(update={"allow_spot": False})
+        fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), budget=budget.share(0.5, reserve), **kw)
+    ups = runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, budget=budget, reserve=reserve, **kw) if n_runner_ups else {}
+    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option, ups, fallback)

@@ -92,3 +92,20 @@ def test_rental_coefficients_on_cumulative_counts_by_hand():
     got = costs.rental_profile_coefficients(r, q, discounted=True)
     assert [a for a, _ in got] == [pytest.approx(a) for a, _ in want]
     assert [b for _, b in got] == [pytest.approx(b) for _, b in want]
+
+
+def test_identical_buy_offers_are_ordered_only_when_their_options_match_too():
+    p = project([dict(name=w, model="llama-2-7b", method="full", tokens_b=1, deadline_days=60) for w in ("a", "b")])
+    twins = [offer(mode="buy", id=i, vendor=f"reseller {i}", max_nodes=2) for i in ("s1", "s2", "s3")]
+    by_id = {o.id: o for o in twins}
+
+    def rows(hours):
+        sizings, _ = fixed_sizings(p, twins, hours)
+        options, _r, _e = build_options(p, by_id, sizings, ("buy",))
+        return sorted(n for n in Builder(p, options, by_id).build().prob.constraints if n.startswith("buy_sym"))
+
+    same = {(w, i, 1): 100.0 for w in ("a", "b") for i in ("s1", "s2", "s3")}
+    assert rows(same) == ["buy_sym_s2_", "buy_sym_s3_"]  # b[s2] ≤ b[s1], b[s3] ≤ b[s2]
+    # "b" can run on s1 and s2 only: s3 is no longer interchangeable with them
+    held = {k: v for k, v in same.items() if k != ("b", "s3", 1)}
+    assert rows(held) == ["buy_sym_s2_"]

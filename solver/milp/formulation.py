@@ -33,7 +33,9 @@ Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids
     rent_close[o]:     E[o,M] = S[o,M−1]   (contracts end within the horizon)
     rent_avail[o,m]:   R[o,m] ≤ cap_o
     buy_sym[o]:        b[o] ≤ b[o′] where o′ precedes o among identical buy offers (symmetry)
-    budget:            total cost (undiscounted TCO) ≤ budget
+    budget:            total cost (undiscounted TCO) ≤ budget_tco (``budget`` is its deprecated alias)
+    budget_cash_m:     cash spent by the end of month m ≤ budget_cash (peak cumulative cash out)
+    budget_capex:      Σ_o b[o]·price_o ≤ budget_capex
 
 Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
 spread one job over many starts so that no single period or month carries all of it):
@@ -287,22 +289,81 @@ class Builder:
     def add_symmetry(self) -> None:
         """buy_sym[o]: b[o] ≤ b[o′] for the offer o′ listed before o among identical buy offers.
 
-        Offers that differ only in id, vendor, source and quote date have the same options, costs and
-        caps, so any plan can swap their roles: ordering their purchases keeps one of each set of
+        Offers that differ only in id, vendor, source and quote date, and whose options are the same
+        for every workload, have the same costs and caps, so any plan can swap their roles: ordering their purchases keeps one of each set of
         mirror-image plans, which the search would otherwise prove suboptimal one by one."""
+        # the offers' options must match too: a workload held to one offer (runner-ups) or sized
+        # differently on one breaks the symmetry
+        shapes: dict[str, list] = {oid: [] for oid in self.m.b}
+        for w, opts in self.options.items():
+            for opt in opts:
+                if opt.offer_id in shapes:
+                    shapes[opt.offer_id].append((w, opt.nodes, opt.hours, opt.wall_days, tuple(opt.starts)))
         groups: dict[tuple, list[str]] = {}
         for oid in sorted(self.m.b):
-            key = tuple(sorted(self.offers[oid].model_dump(exclude=IDENTITY_FIELDS).items()))
+            key = (tuple(sorted(self.offers[oid].model_dump(exclude=IDENTITY_FIELDS).items())), tuple(sorted(shapes[oid])))
             groups.setdefault(key, []).append(oid)
         for ids in groups.values():
             for before, oid in zip(ids, ids[1:]):
                 self.m.prob += (self.m.b[oid] - self.m.b[before] <= 0, self.names.row("buy_sym", self.names.offer[oid]))
 
     def add_budget(self) -> None:
-        """budget: undiscounted TCO ≤ budget."""
-        if self.project.budget is None:
+        """budget: undiscounted TCO ≤ budget_tco."""
+        if self.project.budget_tco is None:
             return
-        self.m.prob += (self.m.total_cost <= self.project.budget, "budget")
+        self.m.prob += (self.m.total_cost <= self.project.budget_tco, "budget")
+
+    def add_cash_budget(self) -> None:
+        """budget_cash[m]: cash spent by the end of month m ≤ budget_cash, for every month m.
+
+        Σ_{k≤m} (flows of x, y, b in month k) + Σ_o p_o·Σ_{k≤m}(S[o,k] − E[o,k]) + f_o·S[o,m] ≤ budget_cash
+        (the setup fee is paid in the month a contract starts, so by month m it is f_o × contracts started ≤ m).
+        Every coefficient comes from the cost model's cash flows (costs.job_flows, costs.purchase_flows)."""
+        cap = self.project.budget_cash
+        if cap is None:
+            return
+        m, grid, M = self.m, self.grid, self.grid.n_months
+        rows: list[dict] = [{} for _ in range(M)]
+
+        def add_flows(var, flows) -> None:
+            per_month = [0.0] * M
+            for per in flows.values():
+                for k, v in per.items():
+                    if 0 <= k < M:
+                        per_month[k] += v
+            acc = 0.0
+            for k in range(M):
+                acc += per_month[k]
+                if acc:
+                    rows[k][var] = rows[k].get(var, 0.0) + acc
+
+        for (w, i, s), var in m.x.items():
+            opt = self.options[w][i]
+            add_flows(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)))
+        for (w, i), var in m.y.items():
+            opt = self.options[w][i]
+            add_flows(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(m.y_start[(w, i)])))
+        for oid, var in m.b.items():
+            add_flows(var, costs.purchase_flows(self.offers[oid], self.project))
+        for oid in {o for o, _ in m.S}:
+            price, setup = costs.rental_month_cost(self.offers[oid]), costs.rental_setup_cost(self.offers[oid])
+            for k in range(M):
+                for j in range(k + 1):
+                    rows[k][m.S[(oid, j)]] = rows[k].get(m.S[(oid, j)], 0.0) + price
+                    rows[k][m.E[(oid, j)]] = rows[k].get(m.E[(oid, j)], 0.0) - price
+                if setup:
+                    rows[k][m.S[(oid, k)]] = rows[k].get(m.S[(oid, k)], 0.0) + setup
+        for k in range(M):
+            if rows[k]:
+                m.prob += (pulp.LpAffineExpression(rows[k]) <= cap, self.names.row("budget_cash", k))
+
+    def add_capex_budget(self) -> None:
+        """budget_capex: Σ_o b[o] · purchase price per node ≤ budget_capex (costs.purchase_flows' capex)."""
+        cap = self.project.budget_capex
+        if cap is None or not self.m.b:
+            return
+        terms = {var: costs.capex(costs.purchase_flows(self.offers[oid], self.project)) for oid, var in self.m.b.items()}
+        self.m.prob += (pulp.LpAffineExpression(terms) <= cap, "budget_capex")
 
     def add_objective(self) -> None:
         self.m.total_cost = _expr(self.cost_terms)
@@ -317,6 +378,8 @@ class Builder:
         self.add_rentals()
         self.add_symmetry()
         self.add_budget()
+        self.add_cash_budget()
+        self.add_capex_budget()
         self.set_warm_start()
         return self.m
 
