@@ -15,6 +15,7 @@ import time
 
 from rich.console import Console
 from rich.markup import escape
+from rich.status import Status
 
 UPDATE_EVERY = 0.2  # seconds between redraws of the live line
 
@@ -48,11 +49,11 @@ class Reporter:
         self.console = console
         self.live = live
         self.currency = currency
-        self.status = None
+        self.status: Status | None = None
         self._last = 0.0
 
     @classmethod
-    def for_stderr(cls, quiet: bool, currency: str = "") -> "Reporter":
+    def for_stderr(cls, quiet: bool, currency: str = "") -> Reporter:
         if quiet:
             return cls(None, False, currency)
         console = Console(stderr=True, highlight=False)

@@ -167,7 +167,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     build_seconds = budget.elapsed() - t0
     deadline = budget.deadline()
     on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
-    info = solve(model, solver, None if deadline is None else max(0.1, budget.remaining() - FINISH_MARGIN), gap,
+    info = solve(model, solver, None if deadline is None else max(0.1, (budget.remaining() or 0.0) - FINISH_MARGIN), gap,
                  hard_deadline=deadline, on_progress=on_progress)
     if not info.status.has_plan:
         if info.status == SolveStatus.NO_SOLUTION and warm is not None:
@@ -296,7 +296,8 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
     base = cost_on(plan, objective)
     todo: list[tuple[str, Option]] = []
     for a in plan.assignments:
-        seen, mine = {a.offer_id}, []
+        seen: set[str] = {a.offer_id}
+        mine: list[tuple[str, Option]] = []
         for o in hybrid.every_option.get(a.workload, []):  # cheapest stand-alone first
             if o.offer_id not in seen and len(mine) < n:
                 seen.add(o.offer_id)
@@ -343,7 +344,7 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce)
     reserve = output_reserve(budget)
     names = [Strategy.HYBRID]
-    strategies: dict[Strategy, StrategyResult] = {}
+    strategies: dict[str, StrategyResult] = {}
     if compare:
         for name in STRATEGIES[1:]:  # the single-mode comparators: buy, rent, cloud
             if name.value not in project.allowed_modes:

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -53,7 +53,7 @@ class Budget:
         """The monotonic clock reading at which the budget ends."""
         return None if self.seconds is None else self.started + self.seconds
 
-    def share(self, fraction: float, reserve: float = 0.0) -> "Budget":
+    def share(self, fraction: float, reserve: float = 0.0) -> Budget:
         """A budget of ``fraction`` of what is left after keeping ``reserve`` seconds back."""
         left = self.remaining()
         return Budget(None) if left is None else Budget(max(0.0, (left - reserve) * fraction) or 1e-9)

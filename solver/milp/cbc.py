@@ -22,8 +22,8 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pulp
 from pulp import constants
@@ -94,12 +94,12 @@ class DeadlineCBC(pulp.PULP_CBC_CMD):
         args += ["-solve" if self.mip else "-initialSolve", "-printingOptions", "all", "-solution", tmpSol]
         return args
 
-    def _run(self, lp, tmpMps: str, tmpSol: str, tmpMst: str):
+    def _run(self, lp, tmpMps: str, tmpSol: str, tmpMstFile: str):
         vs, variablesNames, constraintsNames, _obj = lp.writeMPS(tmpMps, rename=1)
+        tmpMst: str | None = None
         if self.optionsDict.get("warmStart", False):
-            self.writesol(tmpMst, lp, vs, variablesNames, constraintsNames)
-        else:
-            tmpMst = None
+            self.writesol(tmpMstFile, lp, vs, variablesNames, constraintsNames)
+            tmpMst = tmpMstFile
         log_path = self.optionsDict.get("logPath") or (tmpSol + ".log")
         # CBC block-buffers its log into a file or pipe; a pseudo-terminal makes it write line by line,
         # so the progress line can follow the search

@@ -304,7 +304,7 @@ class Builder:
             key = (tuple(sorted(self.offers[oid].model_dump(exclude=IDENTITY_FIELDS).items())), tuple(sorted(shapes[oid])))
             groups.setdefault(key, []).append(oid)
         for ids in groups.values():
-            for before, oid in zip(ids, ids[1:]):
+            for before, oid in zip(ids, ids[1:], strict=False):
                 self.m.prob += (self.m.b[oid] - self.m.b[before] <= 0, self.names.row("buy_sym", self.names.offer[oid]))
 
     def add_budget(self) -> None:

@@ -14,7 +14,7 @@ any index map.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
 

@@ -61,8 +61,8 @@ def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps
         else:
             entry[0].update(keys)
     touch: dict[Key, dict[str, int]] = {}
-    for (w, _i), (keys, nodes) in by_option.items():
-        for k in keys:
+    for (w, _i), (union, nodes) in by_option.items():
+        for k in union:
             per = touch.get(k)
             if per is None:
                 touch[k] = {w: nodes}
