@@ -111,9 +111,10 @@ def make_resizer(project: Project):
 
 # Share of the time left that the hybrid gets when the comparators follow: the answer comes first.
 HYBRID_SHARE = 0.55
-# Model build (PuLP objects and the MPS file CBC reads) per start column, measured on the daily
-# benchmark (docs/performance.md): a strategy whose share cannot pay for it goes straight to the greedy plan.
-BUILD_SECONDS_PER_COLUMN = 6e-5
+# Model build (PuLP objects and the MPS file CBC reads) per start column before reduction, measured on
+# the daily benchmark under load (docs/performance.md): a strategy whose share cannot pay for the build
+# and as long again for the solver goes straight to its greedy (or weekly) plan.
+BUILD_SECONDS_PER_COLUMN = 1.5e-4
 # Two-stage solve on grids finer than a week: a weekly solve first, within this share of the strategy's
 # time, gives the fine solve its incumbent (coarse_plan).
 COARSE_DAYS = 7
@@ -124,9 +125,10 @@ RUNNER_UP_MIN_SECONDS = 1.0  # a runner-up re-solve needs at least this to be wo
 FINISH_MARGIN = 0.5
 
 
-def output_reserve(budget: Budget) -> float:
-    """Seconds of a limited budget kept for writing the outputs (console, JSON, workbook)."""
-    return 0.0 if budget.seconds is None else min(5.0, max(0.5, 0.05 * budget.seconds))
+def output_reserve(budget: Budget, n_workloads: int) -> float:
+    """Seconds of a limited budget kept for writing the outputs (console, JSON, workbook): they grow
+    with the workloads (about 0.15 s each for the workbook on the daily benchmark), at most 30% of it."""
+    return 0.0 if budget.seconds is None else min(0.3 * budget.seconds, max(0.5, 0.15 * n_workloads))
 
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
@@ -157,7 +159,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
             warm = coarse
     columns = sum(len(o.starts) for opts in options.values() for o in opts)
     left = budget.remaining()
-    if left is not None and columns * BUILD_SECONDS_PER_COLUMN > left:
+    if left is not None and 2 * columns * BUILD_SECONDS_PER_COLUMN > left:
         # no time to build and solve the model: the greedy plan is the answer, if there is one
         info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
         if warm is not None:
@@ -166,6 +168,10 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     model = Builder(project, options, offers, objective, warm_start=warm, reduce=reduce).build()
     build_seconds = budget.elapsed() - t0
     deadline = budget.deadline()
+    if deadline is not None and (budget.remaining() or 0.0) < FINISH_MARGIN and warm is not None:
+        # the build took the whole share: no solver run, the warm-start plan is the answer
+        info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
+        return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds)
     on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
     info = solve(model, solver, None if deadline is None else max(0.1, (budget.remaining() or 0.0) - FINISH_MARGIN), gap,
                  hard_deadline=deadline, on_progress=on_progress)
@@ -342,7 +348,7 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     budget = budget or Budget(time_limit)
     by_id = {o.id: o for o in offers}
     kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce)
-    reserve = output_reserve(budget)
+    reserve = output_reserve(budget, len(project.workloads))
     names = [Strategy.HYBRID]
     strategies: dict[str, StrategyResult] = {}
     if compare:

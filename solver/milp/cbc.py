@@ -30,7 +30,7 @@ from pulp import constants
 
 from .. import runtime
 
-KILL_GRACE = 3.0  # seconds CBC gets to write its solution after SIGINT
+KILL_GRACE = 2.0  # seconds CBC gets to write its solution after SIGINT
 POLL = 0.25  # seconds between looks at the child and its log
 
 _NODES = re.compile(r"Cbc0010I After \d+ nodes, \d+ on tree, ([-0-9.eE+]+) best solution, best possible ([-0-9.eE+]+)")
