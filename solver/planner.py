@@ -112,9 +112,10 @@ def make_resizer(project: Project):
 # Share of the time left that the hybrid gets when the comparators follow: the answer comes first.
 HYBRID_SHARE = 0.55
 # Model build (PuLP objects and the MPS file CBC reads) per start column before reduction, measured on
-# the daily benchmark under load (docs/performance.md): a strategy whose share cannot pay for the build
-# and as long again for the solver goes straight to its greedy (or weekly) plan.
-BUILD_SECONDS_PER_COLUMN = 1.5e-4
+# the daily and XL benchmarks under load (docs/performance.md): a strategy whose build would take more
+# than BUILD_SHARE of its time goes straight to its greedy (or weekly) plan.
+BUILD_SECONDS_PER_COLUMN = 1e-4
+BUILD_SHARE = 0.6
 # Two-stage solve on grids finer than a week: a weekly solve first, within this share of the strategy's
 # time, gives the fine solve its incumbent (coarse_plan).
 COARSE_DAYS = 7
@@ -159,7 +160,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
             warm = coarse
     columns = sum(len(o.starts) for opts in options.values() for o in opts)
     left = budget.remaining()
-    if left is not None and 2 * columns * BUILD_SECONDS_PER_COLUMN > left:
+    if left is not None and columns * BUILD_SECONDS_PER_COLUMN > BUILD_SHARE * left:
         # no time to build and solve the model: the greedy plan is the answer, if there is one
         info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
         if warm is not None:
