@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .analysis import AnalysisSettings
 from .errors import InputError, Problem
 from .gpu import gpu_table
 from .model_spec import ModelSpec, resolve_preset
@@ -103,6 +104,7 @@ class Project(BaseModel):
     offers: list[str] | None = Field(default=None, min_length=1, description="catalog files, relative to the workload file")
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)
+    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings, description="ranges and distributions of `procure analyze`")
 
     @field_validator("team_region", mode="before")
     @classmethod

@@ -77,14 +77,16 @@ def make_resizer(project: Project):
 
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str, modes: tuple[str, ...], *, resize,
-                 solver: str, time_limit: float | None, gap: float, objective: str) -> StrategyResult:
+                 solver: str, time_limit: float | None, gap: float, objective: str, warm_start: Plan | None = None) -> StrategyResult:
+    """Plan one strategy. ``warm_start``: a feasible plan of these inputs for the solver to start from
+    (the analysis passes the base plan re-costed under its scenario); default: the greedy plan."""
     options, rejections, every = build_options(project, offers, sizings, modes)
     considered = dict(rejections=rejections, every_option=every)
     missing = {w: opts for w, opts in options.items() if not opts}
     if missing:
         reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
         return StrategyResult(name, modes, "infeasible", reasons=reasons, **considered)
-    warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
+    warm = warm_start if warm_start is not None else greedy_plan(project, offers, options)  # an incumbent to start from
     model = Builder(project, options, offers, objective, warm_start=warm).build()
     info = solve(model, solver, time_limit, gap)
     if info.status in ("infeasible", "no_solution"):
