@@ -132,8 +132,9 @@ def result_json(result: Result) -> str:
 
 
 def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, json_out: Path | None = None,
-                  csv_dir: Path | None = None) -> list[str]:
-    """Write the requested outputs; returns a line per output written. The workbook and CSV need a plan."""
+                  csv_dir: Path | None = None, analysis=None) -> list[str]:
+    """Write the requested outputs; returns a line per output written. The workbook and CSV need a plan.
+    With ``analysis`` (``solve --analyze``) the workbook also gets the analysis sheets."""
     from procure.models.fileio import atomic_write
 
     written: list[str] = []
@@ -141,9 +142,14 @@ def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, js
         atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
         written.append(f"wrote {json_out}")
     if result.plan is not None and out is not None:
-        from procure.reports.xlsx import write_workbook
+        if analysis is None:
+            from procure.reports.xlsx import write_workbook
 
-        write_workbook(result, out, inputs=inputs.files)
+            write_workbook(result, out, inputs=inputs.files)
+        else:
+            from procure.reports.xlsx.analysis import write_approval_with_analysis
+
+            write_approval_with_analysis(result, analysis, out, inputs=inputs.files)
         written.append(f"wrote {out}")
     if result.plan is not None and csv_dir is not None:
         from procure.reports.csv_report import write_csv
@@ -162,3 +168,73 @@ def exit_code_for(status: SolveStatus) -> ExitCode:
     if status == SolveStatus.INFEASIBLE:
         return ExitCode.INFEASIBLE
     return ExitCode.NO_SOLUTION
+
+
+# --- analysis --------------------------------------------------------------------------------------
+
+def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> None:
+    """Fail before any solving when an analysis output cannot be written."""
+    check_solve_outputs(out, json_out, csv_dir)
+
+
+def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
+            workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
+            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None):
+    """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis)."""
+    from procure.analysis import analyze as run
+
+    if monte_carlo and not inputs.project.analysis.uncertainty:
+        raise InputError([Problem(str(inputs.workload_path), "analysis.uncertainty",
+                                  "--monte-carlo needs distributions to draw from, e.g. analysis: {uncertainty: {price_cloud: "
+                                  "{dist: triangular, low: 0.7, mode: 1.0, high: 1.05}}} (see docs/analysis.md)")])
+    if scheduler:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError([Problem("command line", "--scheduler", "sending scenarios to a Dask cluster needs the dask extra: pip install 'procure[dask]'")]) from None
+    log.info("analysing: break-even %s, sensitivity %s, Monte Carlo %s, workers %s, scheduler %s", break_even, sensitivity, monte_carlo, workers, scheduler)
+    try:
+        return run(inputs.project, inputs.catalog.offers, break_even=break_even, sensitivity=sensitivity, monte_carlo=monte_carlo,
+                   workers=workers, scheduler=scheduler, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
+                   progress=progress, base=base)
+    except (OSError, TimeoutError) as exc:
+        if scheduler:
+            raise InputError([Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]) from None
+        raise
+
+
+def analysis_json(analysis) -> str:
+    from procure.reports.analysis_json import analysis_to_json
+
+    return json.dumps(analysis_to_json(analysis), indent=2)
+
+
+def write_analysis_outputs(analysis, *, out: Path | None = None, json_out: Path | None = None, csv_dir: Path | None = None) -> list[str]:
+    """The analysis workbook, JSON and CSV tables (the CSV files are the analysis' DataFrames)."""
+    from procure.models.fileio import atomic_write
+
+    written: list[str] = []
+    if json_out is not None:
+        atomic_write(json_out, analysis_json(analysis).encode("utf-8"), "--json")
+        written.append(f"wrote {json_out}")
+    if out is not None and analysis.base.plan is not None:
+        from procure.reports.xlsx.analysis import write_analysis_workbook
+
+        write_analysis_workbook(analysis, out)
+        written.append(f"wrote {out}")
+    if csv_dir is not None and analysis.base.plan is not None:
+        csv_dir.mkdir(parents=True, exist_ok=True)
+        frames = {"scenarios.csv": analysis.scenarios_frame(), "break_even.csv": analysis.break_even_frame(), "sensitivity.csv": analysis.sensitivity_frame()}
+        for name, df in frames.items():
+            atomic_write(csv_dir / name, df.to_csv(index=False).encode("utf-8"), "--csv")
+        written.append(f"wrote CSV tables to {csv_dir}")
+    return written
+
+
+def compare(paths: list[Path], offer_paths: list[Path] | None, *, solver: str = "cbc", time_limit: float | None = None,
+            gap: float = 1e-6, objective: str = "tco") -> tuple[list[Inputs], list[Result]]:
+    """Plan every workload file (all strategies) for the side-by-side comparison."""
+    if len(paths) < 2:
+        raise InputError([Problem("command line", "FILES", "compare needs two or more workload files")])
+    inputs = [load_inputs(p, offer_paths, objective=objective) for p in paths]
+    return inputs, [solve(i, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True) for i in inputs]
