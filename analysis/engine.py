@@ -199,12 +199,9 @@ class Runner:
         results: list = [None] * len(items)
         if self.scheduler:
             client = self._dask()
-            from distributed import as_completed
-
             futures = client.map(fn, [self._ctx_future] * len(items), items, pure=False)
-            index = {f.key: i for i, f in enumerate(futures)}
-            for f in as_completed(futures):
-                results[index[f.key]] = f.result()
+            for i, f in enumerate(futures):  # the cluster runs them all at once; collect in order
+                results[i] = f.result()
                 tick()
         elif self.workers <= 1 or len(items) <= 1:
             for i, item in enumerate(items):

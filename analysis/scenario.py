@@ -101,9 +101,19 @@ def scaled_sizings(sizings: list, project: Project, hours_factor: float) -> list
     for sz in sizings:
         cands = sz.candidates
         if hours_factor != 1.0:
-            cands = [c if c.hours is None else dataclasses.replace(c, hours=c.hours * hours_factor, gpu_hours=c.gpu_hours * hours_factor if c.gpu_hours is not None else None) for c in cands]
+            cands = [scaled_candidate(c, hours_factor) for c in cands]
         out.append(dataclasses.replace(sz, workload=by_name[sz.workload.name], candidates=cands))
     return out
+
+
+def scaled_candidate(c, factor: float):
+    """A sized shape with hours (and GPU-hours, when stored) × factor."""
+    if c.hours is None or factor == 1.0:
+        return c
+    update = {"hours": c.hours * factor}
+    if "gpu_hours" in {f.name for f in dataclasses.fields(c)} and c.gpu_hours is not None:
+        update["gpu_hours"] = c.gpu_hours * factor
+    return dataclasses.replace(c, **update)
 
 
 @dataclass
@@ -138,9 +148,7 @@ class Inputs:
 
         def resize(workload, offer, nodes):
             c = self.base_resize(workload, offer, nodes)
-            if c is None or h == 1.0 or c.hours is None:
-                return c
-            return dataclasses.replace(c, hours=c.hours * h)
+            return None if c is None else scaled_candidate(c, h)
 
         return Applied(s, project, offers, sizings, resize)
 
