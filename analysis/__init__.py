@@ -66,13 +66,13 @@ class Analysis:
                     rows.append({
                         "analysis": kind, "scenario": o.scenario.label, "strategy": name, "status": s.status,
                         "total_cost": s.total_cost, "npv_cost": s.npv_cost, "modes": "+".join(s.modes), "offers": " ".join(s.offers),
-                        "cheapest": win == name,
+                        "cheapest": win == name, "re_solved": s.solved,
                         "decided_cost": o.decided_cost if free else None,
                         "regret": mc.regret(o, metric) if free else None,
                         "detail": s.detail or (o.decided_detail if free and o.decided_cost is None else ""),
                         **values,
                     })
-        cols = ["analysis", "scenario", "strategy", "status", "total_cost", "npv_cost", "modes", "offers", "cheapest", "decided_cost", "regret", "detail", *DRIVERS]
+        cols = ["analysis", "scenario", "strategy", "status", "total_cost", "npv_cost", "modes", "offers", "cheapest", "re_solved", "decided_cost", "regret", "detail", *DRIVERS]
         return pd.DataFrame(rows, columns=cols)
 
     def break_even_frame(self):
@@ -124,7 +124,7 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
             outcomes = runner.map(_scenario_task, sens.scenarios(project.analysis), "sensitivity")
             out.sensitivity = sens.bars(project.analysis, outcomes, tuple(sorted(base.plan.modes())))
             out.seconds["sensitivity"] = time.perf_counter() - t
-            out.solves["sensitivity"] = sum(len(o.strategies) for o in outcomes)
+            out.solves["sensitivity"] = _solves(outcomes)
         if break_even:
             t = time.perf_counter()
             out.break_even = _break_even(base, runner)
@@ -136,8 +136,13 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
             out.monte_carlo = runner.map(_scenario_task, draws, "Monte Carlo")
             out.summary = mc.summarize(out.monte_carlo, objective)
             out.seconds["monte_carlo"] = time.perf_counter() - t
-            out.solves["monte_carlo"] = sum(len(o.strategies) for o in out.monte_carlo)
+            out.solves["monte_carlo"] = _solves(out.monte_carlo)
     return out
+
+
+def _solves(outcomes: list[ScenarioOutcome]) -> int:
+    """MILP solves run (a strategy whose plan provably did not change is kept, not solved)."""
+    return sum(s.solved for o in outcomes for s in o.strategies.values())
 
 
 def _scenario_task(ctx: Context, scenario: Scenario) -> ScenarioOutcome:

@@ -39,10 +39,12 @@ class Context:
     inputs: Inputs
     base_plans: dict[str, Plan | None]
     modes: dict[str, tuple[str, ...]]  # strategy -> the modes it may use
+    statuses: dict[str, str] = field(default_factory=dict)  # strategy -> today's solve status
 
     @classmethod
     def of(cls, inputs: Inputs, base: Result) -> "Context":
-        return cls(inputs, {k: s.plan for k, s in base.strategies.items()}, {k: tuple(s.modes) for k, s in base.strategies.items()})
+        return cls(inputs, {k: s.plan for k, s in base.strategies.items()}, {k: tuple(s.modes) for k, s in base.strategies.items()},
+                   {k: str(s.status) for k, s in base.strategies.items()})
 
     @property
     def decided(self) -> Plan | None:
@@ -59,6 +61,7 @@ class StrategyOutcome:
     offers: tuple[str, ...] = ()
     detail: str = ""  # why there is no plan
     plan: Plan | None = field(default=None, repr=False)  # kept only inside a worker
+    solved: bool = True  # False: today's plan kept, provably optimal (``keeps_todays_plan``)
 
     @property
     def ok(self) -> bool:
@@ -96,8 +99,42 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
     return _outcome(name, res, ctx)
 
 
+#: Drivers that change the cost coefficients of a mode's offers (the others act on every mode).
+MODE_DRIVERS = {"buy": {"price_buy", "electricity", "residual_value"}, "rent": {"price_rent"}, "cloud": {"price_cloud"}}
+#: Moving these drivers this way makes every cost coefficient they touch dearer (or leaves it).
+DEARER = {"price_buy": 1, "price_rent": 1, "price_cloud": 1, "electricity": 1, "residual_value": -1}
+
+
+def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recosted: Plan) -> bool:
+    """True when today's optimal plan of strategy ``name`` is provably still optimal under ``s``, so
+    re-solving would return it again:
+
+    * unchanged: no driver ``s`` moves touches the strategy's MILP (e.g. buy prices for cloud-only;
+      the discount rate when the objective is TCO), or
+    * only dearer: every moved driver only raises cost coefficients (prices up, resale value down) and
+      today's plan costs what it cost — every other plan costs at least as much as before.
+    """
+    modes = set(ctx.modes[name])
+    moved = {d for d, v in s.factors if v != (0.0 if d == "deadline_slip_days" else 1.0)}
+    prices = dict(s.offer_prices)
+    touched_offers = {o.id for o in ctx.inputs.offers if o.id in prices and o.mode in modes}
+    relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | {"mfu", "tokens", "deadline_slip_days"}
+    if ctx.inputs.objective == "npv":
+        relevant.add("discount_rate")
+    hit = moved & relevant
+    if not hit and not touched_offers:
+        return True
+    if not hit <= set(DEARER) or touched_offers:
+        return False
+    if any((s.value(d) - 1.0) * DEARER[d] < 0 for d in hit):
+        return False
+    before, after = ctx.inputs.metric(todays), ctx.inputs.metric(recosted)
+    return after <= before + 1e-9 * max(1.0, abs(before))
+
+
 def solve_scenario(ctx: Context, scenario: Scenario, strategies: Iterable[str] = STRATEGIES, keep_plans: bool = False) -> ScenarioOutcome:
-    """Every strategy re-solved under ``scenario``; the decided plan re-costed (not re-optimized)."""
+    """Every strategy re-solved under ``scenario`` (or, where provably unchanged, today's plan kept and
+    verified); the decided plan re-costed (not re-optimized)."""
     t0 = time.perf_counter()
     a = ctx.inputs.apply(scenario)
     h = scenario.hours_factor
@@ -111,11 +148,24 @@ def solve_scenario(ctx: Context, scenario: Scenario, strategies: Iterable[str] =
             if name == "hybrid":
                 decided_cost = ctx.inputs.metric(warm) if warm is not None else None
                 decided_detail = "; ".join(broken)
-        res = solve_strategy(ctx, a, name, warm)
+        if warm is not None and keeps_todays_plan(ctx, scenario, name, base, warm):
+            res = _outcome(name, _Kept(warm, ctx.statuses.get(name, "optimal")), ctx)
+            res.solved = False
+        else:
+            res = solve_strategy(ctx, a, name, warm)
         if not keep_plans:
             res.plan = None
         out[name] = res
     return ScenarioOutcome(scenario, out, decided_cost, decided_detail, time.perf_counter() - t0)
+
+
+@dataclass
+class _Kept:
+    """Today's plan, re-costed and verified under a scenario that provably leaves it optimal."""
+
+    plan: Plan
+    status: str = "optimal"
+    reasons: dict = field(default_factory=dict)
 
 
 # --- running many ----------------------------------------------------------------------------------

@@ -273,3 +273,19 @@ def test_analyze_without_uncertainty_refuses_monte_carlo(tmp_path):
     res = CliRunner().invoke(app, ["analyze", str(tmp_path / "w.yaml"), "--monte-carlo", "5"])
     assert res.exit_code == 1
     assert "analysis.uncertainty" in res.output and "Traceback" not in res.output
+
+
+def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solve():
+    # buy × 1.2: every buy coefficient is dearer and today's plan (cloud c) does not buy: it stays optimal
+    # (43,200) with no re-solve; cloud-only is untouched; buy-only is re-solved: 0.5 × 120,000 = 60,000.
+    # buy × 0.8: 0.5 × 80,000 = 40,000 < 43,200: the free plan is re-solved and now buys.
+    p, offers, hours = case()
+    a = run(p, offers, hours)
+    ctx = Context.of(a.inputs, a.base)
+    high = solve_scenario(ctx, Scenario.of("hi", {"price_buy": 1.2})).strategies
+    assert high["hybrid"].total_cost == pytest.approx(43_200) and not high["hybrid"].solved
+    assert not high["cloud"].solved and not high["rent"].solved
+    assert high["buy"].solved and high["buy"].total_cost == pytest.approx(60_000)
+    low = solve_scenario(ctx, Scenario.of("lo", {"price_buy": 0.8})).strategies
+    assert low["hybrid"].solved and low["hybrid"].total_cost == pytest.approx(40_000) and low["hybrid"].modes == ("buy",)
+    assert not low["cloud"].solved and low["cloud"].total_cost == pytest.approx(43_200)
