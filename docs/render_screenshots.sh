@@ -21,3 +21,8 @@ p=$(page_of "Plan per workload")
 pdftoppm -png -r 80 -f "$s" -l "$s" -singlefile "$work/report.pdf" "$here/summary"
 pdftoppm -png -r 80 -f "$p" -l "$p" -singlefile "$work/report.pdf" "$here/plan"
 echo "wrote $here/summary.png (page $s) and $here/plan.png (page $p)"
+# docs/analysis.png: the Sensitivity sheet (tornado chart and table) of `procure analyze`
+procure analyze "$here/../examples/programme-12-months.yaml" --sensitivity --out "$work/analysis.xlsx" > /dev/null
+soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf --outdir "$work" "$work/analysis.xlsx" > /dev/null
+pdftoppm -png -r 110 -f 1 -l 1 -x 30 -y 40 -W 1240 -H 560 -singlefile "$work/analysis.pdf" "$here/analysis"
+echo "wrote $here/analysis.png"

@@ -56,11 +56,11 @@ def test_uncertainty_formulas_agree_with_the_analysis(analysed):
             assert ws.cell(r, 2 + k).value == pytest.approx(v[q], rel=1e-9), (name, q)
         assert ws.cell(r, 5).value == pytest.approx(v["win_probability"]), name
         assert ws.cell(r, 6).value == v["plans"]
-    mean_row = next(r for r in range(1, 40) if ws.cell(r, 1).value == "mean")
+    mean_row = next(r for r in range(1, 100) if ws.cell(r, 1).value == "mean")
     assert ws.cell(mean_row, 2).value == pytest.approx(s.regret_mean, abs=1e-6)
     assert ws.cell(mean_row + 1, 2).value == pytest.approx(s.regret_p90, abs=1e-6)
     # every histogram counts every scenario with a plan exactly once
-    top = next(r for r in range(1, 60) if ws.cell(r, 1).value == "histogram data") + 1
+    top = next(r for r in range(1, 100) if ws.cell(r, 1).value == "histogram data") + 1
     for k, name in enumerate(STRATEGIES):
         col = 3 + 4 * k
         counts = [ws.cell(top + 2 + b, col).value for b in range(12)]

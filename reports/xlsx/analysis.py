@@ -16,6 +16,7 @@ Excel and LibreOffice.
 
 from __future__ import annotations
 
+import math
 from io import BytesIO
 
 import numpy as np
@@ -29,10 +30,11 @@ from procure.models.fileio import atomic_write
 from procure.solver.enums import STRATEGIES
 
 from ..console import STRATEGY_LABEL
-from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, formula, header, money_fmt, print_setup, put, widths
+from .style import BOLD, align_top, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, formula, header, money_fmt, print_setup, put, widths
 
 ANALYSIS_SHEETS = ("Sensitivity", "Break-even", "Uncertainty", "Scenarios")
 BINS = 12
+CHART_ROWS = 15  # rows between two histogram charts (6.5 cm high)
 COLORS = {"hybrid": "00B050", "buy": "ED7D31", "rent": "2E75B6", "cloud": "7F7F7F"}
 
 
@@ -158,6 +160,9 @@ def write_break_even(ws: Worksheet, a) -> None:
         formula(ws, r, 8, f'=IF(ISNUMBER(G{r}),G{r}/F{r}-1,"")', "+0%;-0%;0%")
         put(ws, r, 9, b.solves)
         put(ws, r, 10, b.reason, align=WRAP)
+        # LibreOffice does not grow a row for wrapped text on its own: ~95 characters fit a line of column J
+        ws.row_dimensions[r].height = 13.5 * max(1, math.ceil(len(b.reason) / 95))
+        align_top(ws, r, 10)
         r += 1
     widths(ws, {"A": 34, "B": 7, "C": 16, "D": 18, "E": 22, "F": 15, "G": 15, "H": 8, "I": 9, "J": 90})
     ws.freeze_panes = ws.cell(row=hdr + 1, column=2)
@@ -244,13 +249,16 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
     put(ws, r + 4, 2, s.decided_infeasible)
     put(ws, r + 5, 1, "scenarios without a free plan")
     put(ws, r + 5, 2, s.failed)
-    widths(ws, {"A": 30, "B": 16, "C": 16, "D": 16, "E": 12, "F": 12, "H": 22, "I": 10})
-    # histograms: bins per strategy (edges from its own range), counts by COUNTIFS over the Scenarios sheet
-    top = r + 8
+    widths(ws, {"A": 30, "B": 16, "C": 16, "D": 16, "E": 15, "F": 15})
+    for k in range(7, 17):
+        ws.column_dimensions[get_column_letter(k)].width = 14
+    # histograms (charts in a 2 × 2 grid below the table, their data below the charts): bins per strategy
+    # from its own range, counts by COUNTIFS over the Scenarios sheet
+    chart_row = r + 7
+    top = chart_row + 2 * CHART_ROWS + 2
     put(ws, top - 1, 1, "histogram data", font=BOLD)
     values = {name: [o.strategies[name].total_cost if a.inputs.objective == "tco" else o.strategies[name].npv_cost
                      for o in a.monte_carlo if name in o.strategies and o.strategies[name].ok] for name in STRATEGIES}
-    anchor_row = 3
     for k, name in enumerate(STRATEGIES):
         vals = values[name]
         c0 = 1 + 4 * k
@@ -280,13 +288,13 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
         ser.graphicalProperties.solidFill = COLORS[name]
         chart.series.append(ser)
         chart.set_categories(Reference(ws, min_col=c0, min_row=top + 2, max_row=top + 1 + BINS))
-        chart.x_axis.numFmt = "#,##0"
+        chart.x_axis.number_format = '#,##0,"k"'
         chart.x_axis.delete = False
         chart.y_axis.delete = False
         chart.y_axis.title = "scenarios"
         chart.legend = None
-        chart.height, chart.width = 6.5, 11.5
-        ws.add_chart(chart, f"{get_column_letter(8 + 7 * (k % 2))}{anchor_row + 14 * (k // 2)}")
+        chart.height, chart.width = 6.5, 12.5
+        ws.add_chart(chart, f"{'A' if k % 2 == 0 else 'E'}{chart_row + CHART_ROWS * (k // 2)}")
     print_setup(ws)
 
 
