@@ -19,10 +19,12 @@ reported price the offer ties or wins, and a cent below it strictly wins. If eve
 offer out, no price in [0, today] wins, and the reason says why (what it costs besides its price, or
 the rule — lead time, deadline, memory — that keeps it out).
 
-Strategy (buy-only, rent-only or cloud-only, when it lost to the optimum): the price level k ∈ [0, 1]
-of every offer of that mode at which the single-mode optimum ties the free optimum (both re-solved at
-k). Bisection on k, then the crossing of the two plans' cost lines bracketing it; assumes, as the
-search says, that cheaper prices of a mode never make a plan of that mode alone less attractive.
+Strategy (buy-only, rent-only or cloud-only, when it lost to the optimum): the largest price level
+k ∈ [0, 1] of every offer of that mode at which the optimum uses that mode alone (then the single-mode
+plan is the optimum; at the break-even it ties the mixed one). Each step re-solves the free plan at
+one level; the next level is where the cost lines of the bracketing plans cross (exact when they are
+the plans active there), else the midpoint. It assumes, as the question does, that cheaper prices of
+a mode never make a plan of that mode alone less attractive.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ from .recost import decided_under
 from .scenario import PRICE_FIELD, Scenario
 
 MAX_STEPS = 30
-BISECTIONS = 8
 
 
 @dataclass
@@ -198,52 +199,66 @@ def rule_break_even(base: Result, offer_id: str, reason: str) -> BreakEven:
 
 # --- strategies ------------------------------------------------------------------------------------
 
-def _wins(ctx: Context, mode: str, k: float) -> tuple[bool, StrategyOutcome, StrategyOutcome]:
-    s = Scenario.of(f"{mode}@{k:.4f}", {f"price_{mode}": k})
-    single, free = _solve(ctx, s, mode), _solve(ctx, s, "hybrid")
-    ok = single.ok and free.ok and ctx.inputs.metric(single.plan) <= ctx.inputs.metric(free.plan) + _tol(ctx.inputs.metric(free.plan))
-    return ok, single, free
+def _at_level(ctx: Context, mode: str, k: float) -> tuple[bool, StrategyOutcome]:
+    """Solve the free plan with every ``mode`` offer at price level k; it *wins* when that optimum uses
+    ``mode`` alone (then it is also the ``mode``-only optimum)."""
+    free = _solve(ctx, Scenario.of(f"{mode}@{k:.6f}", {f"price_{mode}": k}), "hybrid")
+    return free.ok and set(free.modes) == {mode}, free
+
+
+def _line(ctx: Context, plan, mode: str) -> tuple[float, float]:
+    """(a, b) with the plan's cost at price level k = a + b·k (costs are linear in every price)."""
+    a = _metric_at(ctx, plan, Scenario.of("k0", {f"price_{mode}": 0.0}))
+    return a, _metric_at(ctx, plan, Scenario.of("k1", {f"price_{mode}": 1.0})) - a
 
 
 def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
-    """The price level of ``mode`` at which the ``mode``-only optimum ties the free optimum."""
+    """The price level of ``mode`` below which the optimum uses ``mode`` alone.
+
+    Bracket [lo, hi] with the free optimum single-mode at lo and mixed at hi. The next level tried is
+    where the cost lines of those two plans cross (the break-even when they are the plans active
+    there), else the midpoint; it stops when the crossing no longer moves or the bracket is 1e-4 wide.
+    """
     ctx = exact_inputs(ctx)
     name = f"{mode} only"
     out = BreakEven(name, "strategy", mode, f"price level of every {mode} offer", 1.0, None, "")
-    ok, single, free = _wins(ctx, mode, 0.0)
-    out.solves += 2
-    if not single.ok:
-        out.reason = f"{name} has no plan at any price: {single.detail or single.status}"
+    ok, free = _at_level(ctx, mode, 0.0)
+    out.solves += 1
+    if not free.ok:
+        out.reason = f"no plan at price level 0: {free.detail or free.status}"
         return out
     if not ok:
-        out.reason = (f"even at price 0 the {mode}-only plan costs {ctx.inputs.metric(single.plan):,.0f} against "
-                      f"{ctx.inputs.metric(free.plan):,.0f} when modes are mixed (costs besides the {mode} price, or jobs it cannot run as early)")
+        single = _solve(ctx, Scenario.of(f"{mode}@0", {f"price_{mode}": 0.0}), mode)
+        out.solves += 1
+        if not single.ok:
+            out.reason = f"{name} has no plan at any price: {single.detail or single.status}"
+        else:
+            out.reason = (f"even at price 0 the {mode}-only plan costs {ctx.inputs.metric(single.plan):,.0f} against "
+                          f"{ctx.inputs.metric(free.plan):,.0f} when modes are mixed (costs besides the {mode} price, or jobs it cannot run as early)")
         return out
     lo, hi = 0.0, 1.0
-    lo_single, hi_free = single, None
-    for _ in range(BISECTIONS):
-        mid = (lo + hi) / 2
-        ok, single, free = _wins(ctx, mode, mid)
-        out.solves += 2
+    lo_plan, hi_plan = free.plan, ctx.base_plans["hybrid"]
+    last = None
+    for _ in range(24):
+        if hi - lo < 1e-4:
+            break
+        (aS, bS), (aH, bH) = _line(ctx, lo_plan, mode), _line(ctx, hi_plan, mode)
+        k = (aH - aS) / (bS - bH) if bS > bH else None
+        crossing = k is not None and lo < k < hi and (last is None or abs(k - last) >= 1e-9)
+        if not crossing:
+            k = (lo + hi) / 2
+        last = k
+        ok, free = _at_level(ctx, mode, k)
+        out.solves += 1
         if ok:
-            lo, lo_single = mid, single
-        else:
-            hi, hi_free = mid, free
-    k = lo
-    if hi_free is not None and hi_free.ok and lo_single.ok:
-        # the two plans' cost lines in k cross at the break-even level when the bracket holds one kink
-        S0 = _metric_at(ctx, lo_single.plan, Scenario.of("k0", {f"price_{mode}": 0.0}))
-        S1 = _metric_at(ctx, lo_single.plan, Scenario.of("k1", {f"price_{mode}": 1.0}))
-        H0 = _metric_at(ctx, hi_free.plan, Scenario.of("k0", {f"price_{mode}": 0.0}))
-        H1 = _metric_at(ctx, hi_free.plan, Scenario.of("k1", {f"price_{mode}": 1.0}))
-        bS, bH = S1 - S0, H1 - H0
-        if bS > bH:
-            kc = math.floor((H0 - S0) / (bS - bH) * 1e4) / 1e4
-            if lo < kc < hi:
-                ok, _s, _f = _wins(ctx, mode, kc)
-                out.solves += 2
-                if ok:
-                    k = kc
-    out.break_even = k
-    out.reason = f"re-solved both at each price level: at or below {k:.1%} of today's {mode} prices the {mode}-only plan is optimal"
+            lo, lo_plan = k, free.plan
+            continue
+        if free.ok and ctx.inputs.metric(free.plan) >= aS + bS * k - _tol(aS + bS * k):
+            lo = k  # the single-mode plan ties the optimum here; where the two lines cross, nothing higher wins
+            if crossing:
+                break
+            continue
+        hi, hi_plan = k, free.plan
+    out.break_even = math.floor(lo * 1e4 + 1e-6) / 1e4
+    out.reason = f"re-optimized at each price level tried: at or below {out.break_even:.2%} of today's {mode} prices the optimal plan uses {mode} alone"
     return out
