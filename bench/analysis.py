@@ -4,8 +4,10 @@ programme example, with 1 and with N worker processes.
     python -m bench.analysis [--workers 1,2] [--scenarios 200] [--parts tornado,break-even,monte-carlo]
                              [--solver cbc] [--json FILE]
 
-Per part and worker count: wall seconds, MILP solves, solves per second; then the speedup of the
-largest worker count over one worker. The base plan and sizing are computed once and shared.
+Per part and worker count: wall seconds, CPU seconds (this process, its workers and their CBC
+processes), MILP solves, solves per second; then the speedup of the largest worker count over one
+worker. The base plan and sizing are computed once and shared. On a shared machine the wall time
+grows with the other load; CPU seconds ÷ cores is what the same run needs on an idle machine.
 """
 
 from __future__ import annotations
@@ -13,11 +15,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "programme-12-months.yaml"
 GOALS = {"tornado": 20.0, "break-even": 30.0, "monte-carlo": 60.0}  # seconds, 2 cores, CBC (issue 13)
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process and of every child it has waited for (workers, CBC)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def run(parts: list[str], workers: list[int], scenarios: int, solver: str) -> list[dict]:
@@ -34,15 +43,17 @@ def run(parts: list[str], workers: list[int], scenarios: int, solver: str) -> li
     rows = []
     for n in workers:
         for part in parts:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_seconds()
             a = analyze(project, offers, sizings=sizings, base=base, solver=solver, workers=n,
                         break_even=part == "break-even", sensitivity=part == "tornado",
                         monte_carlo=scenarios if part == "monte-carlo" else None)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
             key = {"tornado": "sensitivity", "break-even": "break_even", "monte-carlo": "monte_carlo"}[part]
             solves = a.solves.get(key, 0)
-            rows.append(dict(part=part, workers=n, seconds=round(wall, 2), solves=solves, solves_per_s=round(solves / wall, 2), goal_s=GOALS[part]))
-            print(f"{part:12s} workers={n}  {wall:7.1f} s  {solves:5d} solves  {solves / wall:6.2f} solves/s  (goal ≤ {GOALS[part]:.0f} s)", flush=True)
+            rows.append(dict(part=part, workers=n, seconds=round(wall, 2), cpu_seconds=round(cpu, 2), solves=solves,
+                             solves_per_s=round(solves / wall, 2), goal_s=GOALS[part], load=round(os.getloadavg()[0], 1)))
+            print(f"{part:12s} workers={n}  {wall:7.1f} s wall  {cpu:7.1f} s CPU  {solves:5d} solves  {solves / wall:6.2f} solves/s"
+                  f"  (goal ≤ {GOALS[part]:.0f} s; load {os.getloadavg()[0]:.1f})", flush=True)
     return rows
 
 
