@@ -6,8 +6,8 @@ Field names are a contract other tools read. Days are counted from ``start_date`
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from enum import StrEnum
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -17,9 +17,11 @@ from .errors import InputError, Problem
 from .gpu import gpu_table
 from .model_spec import ModelSpec, resolve_preset
 from .offer import MODES, Mode
+from .regions import normalize_token, resolve_region
 from .units import months_to_days
 from .validation import problems_from
 from .yamlio import line_of, load_yaml
+
 
 class Method(StrEnum):
     """How a model is trained: from scratch, full fine-tune, or adapters (LoRA, QLoRA on a 4-bit base)."""
@@ -44,7 +46,10 @@ class Workload(BaseModel):
     dataset_tb: float = Field(default=0.1, ge=0, description="training data on local disk, TB")
     checkpoint_every_hours: float = Field(default=4.0, gt=0)
     checkpoints_kept: int = Field(default=2, ge=1)
-    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1)")
+    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
+    effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")
+    precision: Literal["bf16", "fp8"] = Field(default="bf16", description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)")
+    global_batch_tokens: float | None = Field(default=None, gt=0, description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method")
     allowed_gpus: list[str] | None = Field(default=None, min_length=1)
 
     @field_validator("model", mode="before")
@@ -71,11 +76,13 @@ class Workload(BaseModel):
         return out
 
     @model_validator(mode="after")
-    def _window(self) -> "Workload":
+    def _window(self) -> Workload:
         if self.deadline_days <= self.earliest_start_days:
             raise ValueError(
                 f"deadline_days ({self.deadline_days}) must be after earliest_start_days ({self.earliest_start_days})"
             )
+        if self.precision == "fp8" and self.method not in ("pretrain", "full"):
+            raise ValueError(f"precision fp8 follows a full-training recipe (DeepSeek-V3); method {self.method} must use bf16")
         return self
 
 
@@ -84,13 +91,19 @@ class SizingSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    host_ram_ratio: float = Field(default=1.5, gt=0, description="host RAM >= ratio x the node's GPU memory")
-    cpu_cores_per_gpu: float = Field(default=4.0, ge=0)
+    host_ram_ratio: float | None = Field(default=None, gt=0, description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate")
+    cpu_cores_per_gpu: float | None = Field(default=None, ge=0, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
     min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
     min_inter_node_gbps: float = Field(default=100.0, ge=0, description="multi-node jobs need at least this fabric per node")
     max_nodes_per_job: int = Field(default=64, gt=0)
     premium_lines: list[str] = Field(default_factory=lambda: ["cn2-gia", "iplc", "cn2"], description="network lines good enough for a team across the mainland-China border")
     global_batch_tokens_m: float | None = Field(default=None, gt=0, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
+
+    @field_validator("premium_lines")
+    @classmethod
+    def _lines(cls, value: list[str]) -> list[str]:
+        """Spelled like offers' network_line after validation (``CN2 GIA`` → ``cn2-gia``)."""
+        return [normalize_token(x) for x in value]
 
 
 class Project(BaseModel):
@@ -102,7 +115,11 @@ class Project(BaseModel):
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)
     discount_rate: float = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV")
-    budget: float | None = Field(default=None, gt=0, description="cap on total cost over the horizon")
+    budget: float | None = Field(default=None, gt=0, description="deprecated alias of budget_tco")
+    budget_tco: float | None = Field(default=None, gt=0, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end); `budget` is its deprecated alias")
+    budget_cash: float | None = Field(default=None, gt=0, description="cap on the peak cumulative cash out: at no month end may the money spent so far exceed it")
+    budget_capex: float | None = Field(default=None, gt=0, description="cap on the purchase price of the servers bought (capex)")
+    stale_quote_days: int = Field(default=180, ge=0, description="warn when an offer in the plan was quoted more than this many days before start_date")
     electricity_price_per_kwh: float = Field(default=0.12, ge=0)
     pue: float = Field(default=1.3, ge=1, le=3)
     team_region: str | None = None
@@ -115,11 +132,18 @@ class Project(BaseModel):
 
     @field_validator("team_region", mode="before")
     @classmethod
-    def _lower(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    def _region(cls, value: object) -> object:
+        """A documented region or alias (``shanghai`` → ``cn-east``, ``china`` → ``cn``); see models/regions.py."""
+        return resolve_region(value) if isinstance(value, str) else value
+
 
     @model_validator(mode="after")
-    def _checks(self) -> "Project":
+    def _checks(self) -> Project:
+        if self.budget is not None:
+            # `budget` is the deprecated name of budget_tco (load_project warns); one cap, one field to read
+            if self.budget_tco is not None and self.budget_tco != self.budget:
+                raise ValueError("give budget_tco only: budget is its deprecated alias")
+            object.__setattr__(self, "budget_tco", self.budget)
         names = [w.name for w in self.workloads]
         dups = sorted({n for n in names if names.count(n) > 1})
         if dups:
@@ -131,6 +155,12 @@ class Project(BaseModel):
                 f"deadline_days of {', '.join(late)} lies beyond the horizon ({self.horizon_months} months = {horizon_days} days); raise horizon_months"
             )
         return self
+
+    @property
+    def budgets(self) -> dict[str, float]:
+        """The caps that are set: ``tco``, ``cash`` and ``capex`` → amount."""
+        caps = {"tco": self.budget_tco, "cash": self.budget_cash, "capex": self.budget_capex}
+        return {k: v for k, v in caps.items() if v is not None}
 
     @property
     def horizon_days(self) -> int:
@@ -152,9 +182,14 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     except ValidationError as exc:
         raise InputError(problems_from(exc, str(path), (), lambda loc: line_of(lines, loc))) from None
     warnings = []
+    if "budget" in data:
+        warnings.append(Problem(str(path), "budget", "`budget` is deprecated: call it `budget_tco` (a cap on the total cost of ownership); "
+                                "see also budget_cash and budget_capex", line=line_of(lines, ("budget",)), warning=True))
     for i, w in enumerate(project.workloads):
         if w.dataset_tb > 5000:
             warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))
+        if w.model.is_moe and not w.model.has_expert_layout:
+            warnings.append(Problem(str(path), f"workloads[{i}].model", "mixture-of-experts model without experts / experts_per_token / expert_ffn_hidden_size: sized without expert parallelism (all experts sharded like dense weights)", line=line_of(lines, ("workloads", i, "model")), warning=True))
         if w.tokens_b > 100_000:
             warnings.append(Problem(str(path), f"workloads[{i}].tokens_b", f"{w.tokens_b:g} billion tokens is implausibly large; is the unit billions?", line=line_of(lines, ("workloads", i, "tokens_b")), warning=True))
     return project, warnings
