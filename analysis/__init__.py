@@ -112,7 +112,8 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
     inputs = Inputs(project, list(offers), sizings, resize, solver, time_limit, gap, objective)
     t0 = time.perf_counter()
     if base is None:
-        base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True)
+        base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
+                                 compare=True, n_runner_ups=0)
     out = Analysis(base, inputs, seconds={"base": time.perf_counter() - t0}, solves={"base": len(base.strategies)})
     if base.plan is None:
         return out

@@ -39,7 +39,7 @@ def run(parts: list[str], workers: list[int], scenarios: int, solver: str) -> li
     project, _ = load_project(EXAMPLE)
     offers = load_catalog(None).offers
     sizings = size_project(project, offers)
-    base = plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver)
+    base = plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, n_runner_ups=0)
     rows = []
     for n in workers:
         for part in parts:

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from procure.cli import app
-from procure.reports.xlsx.analysis import write_analysis_workbook
+from procure.reports.xlsx.analysis import build_analysis_workbook
 from procure.solver.enums import STRATEGIES
 
 from test_analysis import CATALOG, UNCERTAIN, WORKLOAD, case, run
@@ -24,7 +24,7 @@ def analysed(tmp_path_factory):
     p, offers, hours = case({**UNCERTAIN, "sensitivity": {"price_cloud": {"low": 0.8, "high": 1.2}}})
     a = run(p, offers, hours, monte_carlo=25, sensitivity=True, break_even=True)
     path = tmp_path_factory.mktemp("analysis") / "analysis.xlsx"
-    write_analysis_workbook(a, path)
+    build_analysis_workbook(a).save(path)  # no cached results: LibreOffice must compute every formula itself
     done = recalc([path], tmp_path_factory)
     return a, openpyxl.load_workbook(done[path], data_only=True)
 

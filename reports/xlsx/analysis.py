@@ -30,7 +30,7 @@ from procure.models.fileio import atomic_write
 from procure.solver.enums import STRATEGIES
 
 from ..console import STRATEGY_LABEL
-from .style import BOLD, align_top, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, formula, header, money_fmt, print_setup, put, widths
+from .style import BOLD, align_top, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, formula, header, money_fmt, print_setup, put, widths, with_cached_values
 
 ANALYSIS_SHEETS = ("Sensitivity", "Break-even", "Uncertainty", "Scenarios")
 BINS = 12
@@ -68,9 +68,15 @@ def build_analysis_workbook(a) -> Workbook:
 
 def write_analysis_workbook(a, path) -> None:
     """Write the analysis workbook to ``path`` atomically."""
+    wb = build_analysis_workbook(a)
     buf = BytesIO()
-    build_analysis_workbook(a).save(buf)
-    atomic_write(path, buf.getvalue())
+    wb.save(buf)
+    atomic_write(path, with_cached_values(buf.getvalue(), wb))
+
+
+def _blank(x):
+    """A formula's cached result: the number, or the empty text the formula shows when there is none."""
+    return "" if x is None else x
 
 
 def _metric_name(a) -> str:
@@ -103,9 +109,11 @@ def write_sensitivity(ws: Worksheet, a) -> None:
         lo, hi = (b.npv("low"), b.npv("high")) if a.inputs.objective == "npv" else (b.tco("low"), b.tco("high"))
         put(ws, r, 5, lo, money)
         put(ws, r, 6, hi, money)
-        formula(ws, r, 7, f'=IF(ISNUMBER(E{r}),E{r}-{base_ref},"")', money)
-        formula(ws, r, 8, f'=IF(ISNUMBER(F{r}),F{r}-{base_ref},"")', money)
-        formula(ws, r, 9, f'=IF(AND(ISNUMBER(E{r}),ISNUMBER(F{r})),ABS(F{r}-E{r}),"")', money)
+        base = a.inputs.metric(a.base.plan)
+        formula(ws, r, 7, f'=IF(ISNUMBER(E{r}),E{r}-{base_ref},"")', money, value="" if lo is None else lo - base)
+        formula(ws, r, 8, f'=IF(ISNUMBER(F{r}),F{r}-{base_ref},"")', money, value="" if hi is None else hi - base)
+        formula(ws, r, 9, f'=IF(AND(ISNUMBER(E{r}),ISNUMBER(F{r})),ABS(F{r}-E{r}),"")', money,
+                value="" if lo is None or hi is None else abs(hi - lo))
         put(ws, r, 10, "+".join(b.modes("low")) if b.modes("low") is not None else "no plan")
         put(ws, r, 11, "+".join(b.modes("high")) if b.modes("high") is not None else "no plan")
         put(ws, r, 12, "yes" if b.flips else "no", font=BOLD if b.flips else None)
@@ -157,7 +165,8 @@ def write_break_even(ws: Worksheet, a) -> None:
         put(ws, r, 5, b.field)
         put(ws, r, 6, b.current, fmt)
         put(ws, r, 7, b.break_even, fmt)
-        formula(ws, r, 8, f'=IF(ISNUMBER(G{r}),G{r}/F{r}-1,"")', "+0%;-0%;0%")
+        formula(ws, r, 8, f'=IF(ISNUMBER(G{r}),G{r}/F{r}-1,"")', "+0%;-0%;0%",
+                value="" if b.break_even is None else b.break_even / b.current - 1)
         put(ws, r, 9, b.solves)
         put(ws, r, 10, b.reason, align=WRAP)
         # LibreOffice does not grow a row for wrapped text on its own: ~95 characters fit a line of column J
@@ -233,18 +242,20 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
         r = hdr + 1 + i
         col = cols[name]
         put(ws, r, 1, STRATEGY_LABEL.get(name, name), font=BOLD if name == "hybrid" else None)
+        v = s.strategies[name]
         for k, q in enumerate((0.1, 0.5, 0.9)):
-            formula(ws, r, 2 + k, f'=IF(COUNT({rng(col)})>0,PERCENTILE({rng(col)},{q}),"")', money)
-        formula(ws, r, 5, f'=IF(COUNT({rng(cols["hybrid"])})>0,COUNTIF({rng(cols["cheapest"])},"{name}")/COUNT({rng(cols["hybrid"])}),"")', PCT_FMT)
-        formula(ws, r, 6, f"=COUNT({rng(col)})")
+            formula(ws, r, 2 + k, f'=IF(COUNT({rng(col)})>0,PERCENTILE({rng(col)},{q}),"")', money, value=_blank(v[("p10", "p50", "p90")[k]]))
+        formula(ws, r, 5, f'=IF(COUNT({rng(cols["hybrid"])})>0,COUNTIF({rng(cols["cheapest"])},"{name}")/COUNT({rng(cols["hybrid"])}),"")', PCT_FMT,
+                value=_blank(v["win_probability"]))
+        formula(ws, r, 6, f"=COUNT({rng(col)})", value=v["plans"])
     r = hdr + len(STRATEGIES) + 2
     put(ws, r, 1, "regret of today's plan, as decided", font=BOLD)
     put(ws, r + 1, 1, "mean")
-    formula(ws, r + 1, 2, f'=IF(COUNT({rng(cols["regret"])})>0,AVERAGE({rng(cols["regret"])}),"")', money)
+    formula(ws, r + 1, 2, f'=IF(COUNT({rng(cols["regret"])})>0,AVERAGE({rng(cols["regret"])}),"")', money, value=_blank(s.regret_mean))
     put(ws, r + 2, 1, "P90")
-    formula(ws, r + 2, 2, f'=IF(COUNT({rng(cols["regret"])})>0,PERCENTILE({rng(cols["regret"])},0.9),"")', money)
+    formula(ws, r + 2, 2, f'=IF(COUNT({rng(cols["regret"])})>0,PERCENTILE({rng(cols["regret"])},0.9),"")', money, value=_blank(s.regret_p90))
     put(ws, r + 3, 1, "scenarios with a regret figure")
-    formula(ws, r + 3, 2, f'=COUNT({rng(cols["regret"])})')
+    formula(ws, r + 3, 2, f'=COUNT({rng(cols["regret"])})', value=s.regret_scenarios)
     put(ws, r + 4, 1, "cannot run as decided")
     put(ws, r + 4, 2, s.decided_infeasible)
     put(ws, r + 5, 1, "scenarios without a free plan")
@@ -279,7 +290,8 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
             # the last bin includes its upper edge (the maximum)
             op = "<=" if b == BINS - 1 else "<"
             L, H = get_column_letter(c0), get_column_letter(c0 + 1)
-            formula(ws, rr, c0 + 2, f'=COUNTIFS({rng(col)},">="&{L}{rr},{rng(col)},"{op}"&{H}{rr})')
+            inside = [x for x in vals if x >= edges[b] and (x <= edges[b + 1] if b == BINS - 1 else x < edges[b + 1])]
+            formula(ws, rr, c0 + 2, f'=COUNTIFS({rng(col)},">="&{L}{rr},{rng(col)},"{op}"&{H}{rr})', value=len(inside))
         chart = BarChart()
         chart.type = "col"
         chart.gapWidth = 10
@@ -306,4 +318,4 @@ def write_approval_with_analysis(result, a, path, inputs=()) -> None:
     add_analysis_sheets(wb, a)
     buf = BytesIO()
     wb.save(buf)
-    atomic_write(path, buf.getvalue())
+    atomic_write(path, with_cached_values(buf.getvalue(), wb))
