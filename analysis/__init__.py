@@ -174,7 +174,7 @@ def _break_even(base: Result, runner: Runner) -> list[be.BreakEven]:
             results[("offer", oid)] = be.rule_break_even(base, oid, ruled[oid])
         else:
             tasks.append(("offer", oid))
-    for item, res in zip(tasks, runner.map(_break_even_task, tasks, "break-even")):
+    for item, res in zip(tasks, runner.map(_break_even_task, tasks, "break-even"), strict=True):
         results[item] = res
     strategies = [results[t] for t in tasks if t[0] == "strategy"]
     offers = sorted((r for k, r in results.items() if k[0] == "offer"), key=_closeness)

@@ -153,7 +153,7 @@ def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
     a = ctx.inputs.apply(Scenario.of("free", offer_prices={offer_id: 0.0}))
     options, _rej, _every = build_options(a.project, a.offers, a.sizings, ctx.modes["hybrid"])
     best = None
-    for w, opts in options.items():
+    for opts in options.values():
         for o in opts:
             if o.offer_id == offer_id and (best is None or o.standalone_cost < best.standalone_cost):
                 best = o

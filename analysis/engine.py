@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from procure.solver.milp import SolverFailed, SolverUnavailable
 from procure.solver.plan import Plan
@@ -42,7 +43,7 @@ class Context:
     statuses: dict[str, str] = field(default_factory=dict)  # strategy -> today's solve status
 
     @classmethod
-    def of(cls, inputs: Inputs, base: Result) -> "Context":
+    def of(cls, inputs: Inputs, base: Result) -> Context:
         return cls(inputs, {k: s.plan for k, s in base.strategies.items()}, {k: tuple(s.modes) for k, s in base.strategies.items()},
                    {k: str(s.status) for k, s in base.strategies.items()})
 
@@ -206,7 +207,7 @@ class Runner:
         self._ctx_future = None
         self.solves = 0  # tasks run, for the benchmark
 
-    def __enter__(self) -> "Runner":
+    def __enter__(self) -> Runner:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -17,8 +17,9 @@ The verifier keeps its independent view: a scenario's resizer re-sizes the shape
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from procure.models.analysis import DRIVERS, SLIP
 from procure.models.offer import Offer
@@ -38,7 +39,7 @@ class Scenario:
     offer_prices: tuple[tuple[str, float], ...] = ()  # (offer id, price in its mode's price field)
 
     @classmethod
-    def of(cls, label: str, values: dict[str, float] | None = None, offer_prices: dict[str, float] | None = None) -> "Scenario":
+    def of(cls, label: str, values: dict[str, float] | None = None, offer_prices: dict[str, float] | None = None) -> Scenario:
         unknown = set(values or {}) - set(DRIVERS)
         if unknown:
             raise ValueError(f"unknown driver(s) {sorted(unknown)}; known: {', '.join(DRIVERS)}")
@@ -140,7 +141,7 @@ class Inputs:
             self._resized[key] = self.resize(w0, o0, nodes)
         return self._resized[key]
 
-    def apply(self, s: Scenario) -> "Applied":
+    def apply(self, s: Scenario) -> Applied:
         project = scaled_project(self.project, s)
         offers = {o.id: scaled_offer(o, s) for o in self.offers}
         h = s.hours_factor

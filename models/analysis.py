@@ -16,7 +16,7 @@ A *driver* is one input the analysis moves. Every driver but the slip is a facto
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -54,7 +54,7 @@ class Range(BaseModel):
     high: float
 
     @model_validator(mode="after")
-    def _order(self) -> "Range":
+    def _order(self) -> Range:
         if not self.low < self.high:
             raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
         return self
@@ -75,7 +75,7 @@ class Triangular(BaseModel):
     high: float
 
     @model_validator(mode="after")
-    def _order(self) -> "Triangular":
+    def _order(self) -> Triangular:
         if not (self.low <= self.mode <= self.high and self.low < self.high):
             raise ValueError(f"need low <= mode <= high and low < high (got {self.low:g}, {self.mode:g}, {self.high:g})")
         return self
@@ -97,7 +97,7 @@ class Normal(BaseModel):
     high: float
 
     @model_validator(mode="after")
-    def _order(self) -> "Normal":
+    def _order(self) -> Normal:
         if not self.low < self.high:
             raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
         if not self.low <= self.mean <= self.high:
@@ -109,7 +109,7 @@ class Normal(BaseModel):
         return self.low, self.high
 
 
-Distribution = Annotated[Union[Triangular, Normal], Field(discriminator="dist")]
+Distribution = Annotated[Triangular | Normal, Field(discriminator="dist")]
 
 
 class AnalysisSettings(BaseModel):
@@ -124,7 +124,7 @@ class AnalysisSettings(BaseModel):
     seed: int = Field(default=0, ge=0, description="seed of the Monte Carlo draws: the same seed draws the same scenarios")
 
     @model_validator(mode="after")
-    def _values(self) -> "AnalysisSettings":
+    def _values(self) -> AnalysisSettings:
         for d, r in self.sensitivity.items():
             _check_value(d, r.low, "low")
             _check_value(d, r.high, "high")

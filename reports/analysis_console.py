@@ -35,7 +35,7 @@ def print_analysis(console: Console, a, top: int = TOP) -> None:
             console.print(f"  {len(blocked)} cannot win at any price from 0 to today's (the reasons are in the JSON and the Break-even sheet).", markup=False)
     if a.sensitivity is not None:
         t = Table(title=f"Sensitivity: optimal {a.inputs.objective.upper()} with one driver moved (re-optimized at each end)")
-        for col in ("driver", "low", "high", f"{a.inputs.objective.upper()} at low", f"at high", "modes at low", "modes at high", "flips"):
+        for col in ("driver", "low", "high", f"{a.inputs.objective.upper()} at low", "at high", "modes at low", "modes at high", "flips"):
             t.add_column(col, justify="right" if col.startswith(("TCO", "NPV", "at")) else "left")
         for b in a.sensitivity:
             lo, hi = (b.npv("low"), b.npv("high")) if a.inputs.objective == "npv" else (b.tco("low"), b.tco("high"))
@@ -76,7 +76,7 @@ def print_comparison(console: Console, files: list[str], rows, currency: str) ->
     for r in rows:
         diffs = r.differences()
         cells = [money(v) if r.numeric else ("—" if v is None else esc(str(v))) for v in r.values]
-        dcells = [("" if d is None else f"{d:+,.0f}") if r.numeric else ("" if v == r.values[0] else "changed") for d, v in zip(diffs[1:], r.values[1:])]
+        dcells = [("" if d is None else f"{d:+,.0f}") if r.numeric else ("" if v == r.values[0] else "changed") for d, v in zip(diffs[1:], r.values[1:], strict=True)]
         t.add_row(r.section if r.section != section else "", ("* " if r.changed else "  ") + r.label, *cells, *dcells)
         section = r.section
     console.print(t)

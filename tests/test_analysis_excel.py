@@ -7,14 +7,13 @@ import zipfile
 
 import openpyxl
 import pytest
+from test_analysis import CATALOG, UNCERTAIN, WORKLOAD, case, run
+from test_excel import SOFFICE, recalc
 from typer.testing import CliRunner
 
 from procure.cli import app
 from procure.reports.xlsx.analysis import build_analysis_workbook
 from procure.solver.enums import STRATEGIES
-
-from test_analysis import CATALOG, UNCERTAIN, WORKLOAD, case, run
-from test_excel import SOFFICE, recalc
 
 pytestmark = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")
 

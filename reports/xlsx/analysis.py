@@ -30,7 +30,7 @@ from procure.models.fileio import atomic_write
 from procure.solver.enums import STRATEGIES
 
 from ..console import STRATEGY_LABEL
-from .style import BOLD, align_top, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, formula, header, money_fmt, print_setup, put, widths, with_cached_values
+from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, money_fmt, print_setup, put, widths, with_cached_values
 
 ANALYSIS_SHEETS = ("Sensitivity", "Break-even", "Uncertainty", "Scenarios")
 BINS = 12
