@@ -10,25 +10,26 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from .errors import InputError, unknown_choice
-from .validation import problems_from
+from .limits import MAX_PARAMS_B
+from .validation import InputModel, problems_from
 from .yamlio import line_of, load_yaml
 
 
-class ModelSpec(BaseModel):
+class ModelSpec(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str | None = Field(default=None, description="preset id, when the model came from a preset")
-    params_b: float = Field(gt=0, description="total parameters, billions")
+    id: str | None = Field(default=None, max_length=200, description="preset id, when the model came from a preset")
+    params_b: float = Field(gt=0, le=MAX_PARAMS_B, description="total parameters, billions")
     active_params_b: float | None = Field(default=None, gt=0, description="parameters active per token, billions (mixture-of-experts); default: params_b")
-    layers: int = Field(gt=0)
-    hidden_size: int = Field(gt=0)
-    heads: int = Field(gt=0)
+    layers: int = Field(gt=0, le=100_000)
+    hidden_size: int = Field(gt=0, le=10_000_000)
+    heads: int = Field(gt=0, le=1_000_000)
     kv_heads: int | None = Field(default=None, gt=0, description="key/value heads (grouped-query attention); default: heads")
-    ffn_hidden_size: int = Field(gt=0, description="FFN width one token activates")
-    vocab_size: int = Field(gt=0)
+    ffn_hidden_size: int = Field(gt=0, le=100_000_000, description="FFN width one token activates")
+    vocab_size: int = Field(gt=0, le=100_000_000)
     source: str | None = None
 
     @model_validator(mode="after")
@@ -75,7 +76,7 @@ def model_presets() -> dict[str, ModelSpec]:
 
 def resolve_preset(name: str) -> ModelSpec:
     presets = model_presets()
-    key = str(name).strip().lower()
+    key = name.strip().lower()
     for pid, spec in presets.items():
         if pid.lower() == key:
             return spec
