@@ -1,11 +1,17 @@
-"""Typed input errors: every problem names the file, the field path, the line or row, and what is allowed."""
+"""Typed errors and exit codes.
+
+Every error procure raises on purpose derives from ``ProcureError`` and carries the documented exit code
+of its family (``ExitCode``), so the command line maps errors to codes in one place. Input errors name
+the file, the field path, the line or row, and what is allowed.
+"""
 
 from __future__ import annotations
 
 import difflib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from enum import IntEnum
+from typing import ClassVar, Iterable
 
 from .text import echo, printable, shorten
 
@@ -13,6 +19,24 @@ from .text import echo, printable, shorten
 MAX_SHOWN_PER_FILE = 50
 #: problems kept in memory per file (even with --all-errors); beyond it they are only counted
 MAX_KEPT_PER_FILE = 10_000
+
+
+class ExitCode(IntEnum):
+    """The documented exit codes of the command line (README, ``procure --help``, docs/errors.md)."""
+
+    OK = 0  # a plan: optimal, or feasible with its proven gap
+    INPUT = 1  # bad input or usage, or an output path that cannot be written
+    INFEASIBLE = 2  # no plan meets every rule; the reasons are printed
+    NO_SOLUTION = 3  # no solution within the time limit, or the solver is missing or failed
+    VERIFY = 4  # the plan failed independent verification: a bug
+    INTERRUPTED = 130  # SIGINT (128 + 2)
+    TERMINATED = 143  # SIGTERM (128 + 15)
+
+
+class ProcureError(Exception):
+    """Base of every error procure raises on purpose; ``exit_code`` is the command line's answer."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.INPUT
 
 
 @dataclass(frozen=True)
@@ -38,10 +62,12 @@ class Problem:
         return f"{where}: {kind}:{field} {printable(self.message)}"
 
 
-class InputError(Exception):
+class InputError(ProcureError):
     """Raised when an input file has one or more problems; carries all of them at once.
 
     ``not_kept`` counts, per file, problems found beyond ``MAX_KEPT_PER_FILE`` (only counted)."""
+
+    exit_code = ExitCode.INPUT
 
     def __init__(self, problems: Iterable[Problem], not_kept: dict[str, int] | None = None):
         self.problems = [p for p in problems if not p.warning]
@@ -114,7 +140,7 @@ def render_problems(exc: InputError, all_errors: bool = False) -> list[str]:
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """A ' (did you mean X?)' suffix for the closest allowed value, or '' when nothing is close."""
-    choices = list(choices)
+    choices = [str(c) for c in choices]  # StrEnum members print as their value
     lowered = {c.lower(): c for c in choices}
     if not isinstance(value, str) or len(value) > 200:  # nothing allowed is that long; spare difflib
         return ""
@@ -124,6 +150,6 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
 
 def unknown_choice(kind: str, value: str, choices: Iterable[str]) -> str:
     """Message for a value outside an allowed set, with a did-you-mean and the allowed values."""
-    choices = sorted(set(choices))
+    choices = sorted({str(c) for c in choices})
     allowed = ", ".join(choices) if len(choices) <= 16 else ", ".join(choices[:16]) + ", …"
     return f"unknown {kind} {echo(value)}{did_you_mean(value, choices)}; allowed: {allowed}"

@@ -6,6 +6,7 @@ contract shared by the YAML, CSV and XLSX catalog formats.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -15,8 +16,15 @@ from .limits import MAX_COUNT, MAX_DAYS, MAX_MONTHS, MAX_POWER_KW, MAX_PRICE, MA
 from .text import clean_name, echo
 from .validation import Date, InputModel
 
-Mode = Literal["buy", "rent", "cloud"]
-MODES: tuple[str, ...] = ("buy", "rent", "cloud")
+class Mode(StrEnum):
+    """How capacity is obtained: bought servers, bare metal rented by the month, or cloud hours."""
+
+    BUY = "buy"
+    RENT = "rent"
+    CLOUD = "cloud"
+
+
+MODES: tuple[Mode, ...] = tuple(Mode)
 
 #: Price/cost columns that belong to exactly one mode.
 MODE_FIELDS: dict[str, tuple[str, ...]] = {

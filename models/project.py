@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,7 +22,13 @@ from .text import clean_name, echo
 from .validation import Date, InputModel, problems_from
 from .yamlio import line_of, load_yaml
 
-Method = Literal["pretrain", "full", "lora", "qlora"]
+class Method(StrEnum):
+    """How a model is trained: from scratch, full fine-tune, or adapters (LoRA, QLoRA on a 4-bit base)."""
+
+    PRETRAIN = "pretrain"
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
 
 
 class Workload(InputModel):
