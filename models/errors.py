@@ -118,7 +118,7 @@ class ProblemLog:
 
 def render_problems(exc: InputError, all_errors: bool = False) -> list[str]:
     """The lines to print for ``exc``: at most ``MAX_SHOWN_PER_FILE`` per file (unless
-    ``all_errors``), each followed by how many more that file has."""
+    ``all_errors``), then per file a line "… and N more in FILE (see --all-errors)"."""
     lines: list[str] = []
     shown: Counter[str] = Counter()
     hidden: Counter[str] = Counter()
@@ -132,9 +132,9 @@ def render_problems(exc: InputError, all_errors: bool = False) -> list[str]:
     for f in files:
         if hidden[f]:
             more = hidden[f] + exc.not_kept.get(f, 0)
-            lines.append(f"{printable(f)}: … and {more:,} more (see --all-errors)")
+            lines.append(f"… and {more:,} more in {printable(f)} (see --all-errors)")
         elif exc.not_kept.get(f):
-            lines.append(f"{printable(f)}: … and {exc.not_kept[f]:,} more, not kept (at most {MAX_KEPT_PER_FILE:,} problems are kept per file)")
+            lines.append(f"… and {exc.not_kept[f]:,} more in {printable(f)}, not kept (at most {MAX_KEPT_PER_FILE:,} problems are kept per file)")
     return lines
 
 

@@ -16,6 +16,7 @@ process killed with SIGKILL are removed by the next run that writes into the sam
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -23,10 +24,11 @@ import secrets
 import signal
 import stat
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .errors import InputError, Problem
 from .limits import MAX_FILE_BYTES
@@ -406,6 +408,31 @@ def _remove(paths: Iterable[Path]) -> None:
             os.unlink(p)
         except OSError:
             pass
+
+
+# --- scratch space for the solver ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def scratch_dir() -> Iterator[Path]:
+    """A private temporary folder for files a library writes (PuLP's model and solution files go to
+    ``$TMPDIR``, which points here meanwhile). It is removed on every exit path, SIGTERM/SIGINT/SIGHUP
+    included; a full disk is an InputError naming the folder."""
+    saved = {k: os.environ.get(k) for k in ("TMPDIR", "TMP")}
+    try:
+        with _SignalGuard(), tempfile.TemporaryDirectory(prefix="procure-") as folder:
+            os.environ["TMPDIR"] = os.environ["TMP"] = folder
+            try:
+                yield Path(folder)
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+    except OSError as exc:
+        where = exc.filename or tempfile.gettempdir()
+        raise InputError([Problem(str(where), "", f"could not write a temporary file for the solver ({exc.strerror or exc}); free some disk space there or set TMPDIR")]) from None
 
 
 # --- one-file helpers (the template, library callers) ------------------------------------------------

@@ -292,9 +292,14 @@ EXAMPLE_ROW: dict[str, Any] = {
 }
 
 
-def write_template(fmt: str, out: Path) -> None:
-    """An empty, documented catalog in ``fmt`` (csv, xlsx, yaml) to type vendor quotes into."""
-    from procure.models.fileio import atomic_write
+def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
+    """An empty, documented catalog in ``fmt`` (csv, xlsx, yaml) to type vendor quotes into; an
+    existing file is replaced only with ``overwrite``."""
+    from functools import partial
+
+    from procure.models.fileio import atomic_write as _write
+
+    atomic_write = partial(_write, what="--out", overwrite=overwrite)
 
     cols = list(COLUMNS)
     if fmt == "csv":
