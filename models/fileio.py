@@ -50,6 +50,10 @@ def file_kind(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
+def _size(n: int, decimals: int = 0) -> str:
+    return f"{n / 2**20:.{decimals}f} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
 # --- reading -----------------------------------------------------------------------------------------
 
 
@@ -70,7 +74,7 @@ def read_input(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES
     if not stat.S_ISREG(st.st_mode):
         raise InputError([Problem(name, "", f"{what} is {file_kind(st.st_mode)}, not a regular file; give a file")])
     if st.st_size > limit:
-        raise InputError([Problem(name, "", f"{what} is {st.st_size / 2**20:.1f} MiB; the limit is {limit / 2**20:.0f} MiB")])
+        raise InputError([Problem(name, "", f"{what} is {_size(st.st_size, 1)}; the limit is {_size(limit)}")])
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
@@ -91,7 +95,7 @@ def read_input(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES
     finally:
         os.close(fd)
     if got > limit:
-        raise InputError([Problem(name, "", f"{what} is larger than the {limit / 2**20:.0f} MiB limit")])
+        raise InputError([Problem(name, "", f"{what} is larger than the limit ({_size(limit)}); it grew while being read, or is not what its size says")])
     return b"".join(chunks)
 
 

@@ -227,7 +227,10 @@ def _csv_rows(path: Path) -> list[Row]:
             if values is not None:
                 rows.append(Row(values=values, row=i))
     except csv.Error as exc:
-        raise InputError([Problem(str(path), "", f"malformed CSV: {exc}", row=reader.line_num)]) from None
+        why = f"malformed CSV: {exc}"
+        if "field larger than field limit" in str(exc):
+            why = f"a cell is longer than {csv.field_size_limit():,} characters; the limit is {MAX_TEXT_CHARS:,}"
+        raise InputError([Problem(str(path), "", why, row=reader.line_num)]) from None
     if stray is not None:
         raise InputError([_beyond_header(path, stray[0], stray[1], stray[2], len(header or []))])
     return rows

@@ -13,9 +13,13 @@ an encrypted file) ends in one message saying what is wrong with the file.
 from __future__ import annotations
 
 import io
+import re
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
+
+from openpyxl.utils import column_index_from_string, get_column_letter
 
 from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.fileio import read_input
@@ -65,19 +69,45 @@ def inspect_zip(raw: bytes, path: Path) -> None:
                 raise _fail(path, f"part {name} inflates {ratio:,.0f} times (the limit is {XLSX_MAX_RATIO}); refusing a likely zip bomb")
 
 
+def _causes(exc: BaseException):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
 def _describe(exc: BaseException) -> str:
-    """What broke, in words, for an exception raised while opening or parsing a workbook."""
-    kind = type(exc).__name__
+    """What broke, in words, for an exception raised while opening or parsing a workbook (openpyxl
+    wraps the real cause in a ValueError, so the whole chain is looked at)."""
+    for e in _causes(exc):
+        kind = type(e).__name__
+        if kind in ("DTDForbidden", "EntitiesForbidden", "ExternalReferenceForbidden", "NotSupportedError"):
+            return "an XML part declares a DTD or entities, which a workbook never needs; refusing to read it"
+    for e in _causes(exc):
+        kind, text = type(e).__name__, str(e).split("\n")[0]
+        if kind in ("ParseError", "XMLSyntaxError", "ExpatError"):
+            return f"an XML part is malformed ({echo(text, 60)})"
+        if isinstance(e, KeyError):
+            return f"a part the workbook refers to is missing ({echo(text, 60)})"
+        if isinstance(e, zipfile.BadZipFile):
+            return f"the zip archive is damaged ({echo(text, 60)})"
     text = str(exc).split("\n")[0]
-    if kind in ("DTDForbidden", "EntitiesForbidden", "ExternalReferenceForbidden", "NotSupportedError"):
-        return "an XML part declares a DTD or entities, which a workbook never needs; refusing to read it"
-    if kind in ("ParseError", "XMLSyntaxError"):
-        return f"an XML part is malformed ({echo(text, 60)})"
-    if isinstance(exc, KeyError):
-        return f"a part the workbook refers to is missing ({echo(text, 60)})"
-    if isinstance(exc, zipfile.BadZipFile):
-        return f"the zip archive is damaged ({echo(text, 60)})"
-    return f"{kind}: {echo(text, 60)}"
+    return f"its structure is damaged ({type(exc).__name__}: {echo(text, 60)})"
+
+
+_DIMENSION = re.compile(rb"<(?:\w+:)?dimension\s+ref=\"([A-Z]{1,3})?(\d+)?(?::([A-Z]{1,3})(\d+))?\"")
+
+
+def declared_extent(head: bytes) -> tuple[int, int] | None:
+    """(rows, columns) from the ``<dimension ref="A1:XFD1048576"/>`` at the start of a sheet part."""
+    m = _DIMENSION.search(head)
+    if not m:
+        return None
+    col, row = (m.group(3), m.group(4)) if m.group(3) else (m.group(1), m.group(2))
+    if not col or not row:
+        return None
+    return int(row), column_index_from_string(col.decode())
 
 
 def read_sheet(path: Path) -> list[tuple[int, list[Any]]]:
@@ -85,58 +115,66 @@ def read_sheet(path: Path) -> list[tuple[int, list[Any]]]:
     non-empty row, the header first, each row as wide as the header."""
     raw = read_input(path, "catalog")
     inspect_zip(raw, path)
-    import openpyxl
-    from openpyxl.worksheet._read_only import ReadOnlyWorksheet
-
-    try:
-        wb = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=False)
-    except InputError:
-        raise
-    except MemoryError:
-        raise
-    except Exception as exc:  # noqa: BLE001 — every way openpyxl fails on a broken file is a bad input
-        raise _fail(path, f"not a readable .xlsx workbook: {_describe(exc)}") from None
-    try:
-        names = wb.sheetnames
-        if not names:
-            raise _fail(path, "the workbook has no sheets")
-        title = "offers" if "offers" in names else names[0]
+    with warnings.catch_warnings():  # openpyxl warns about harmless oddities on stderr
+        warnings.simplefilter("ignore")
         try:
-            ws = wb[title]
-        except KeyError:
-            ws = None
-        if not isinstance(ws, ReadOnlyWorksheet):
-            raise _fail(path, f"sheet {echo(title)} is not a table of cells (a chart sheet?); put the offers on a worksheet named 'offers'")
-        try:
-            return _rows(ws, wb, path)
-        except InputError:
+            reader, title, target = _open(raw, path)
+        except (InputError, MemoryError):
             raise
-        except MemoryError:
+        except Exception as exc:  # noqa: BLE001 — every way openpyxl fails on a broken file is a bad input
+            raise _fail(path, f"not a readable .xlsx workbook: {_describe(exc)}") from None
+        try:
+            return _rows(reader, title, target, path)
+        except (InputError, MemoryError):
             raise
         except Exception as exc:  # noqa: BLE001
             raise _fail(path, f"sheet {echo(title)} cannot be read: {_describe(exc)}") from None
-    finally:
-        wb.close()
+        finally:
+            reader.archive.close()
 
 
-def _rows(ws, wb, path: Path) -> list[tuple[int, list[Any]]]:
-    from openpyxl.utils import get_column_letter
+def _open(raw: bytes, path: Path):
+    """openpyxl's workbook reader, run up to (not including) the worksheets: strings, workbook,
+    styles. Returns it with the chosen sheet's title and part name."""
+    from openpyxl.reader.excel import ExcelReader
+    from openpyxl.styles.stylesheet import apply_stylesheet
+
+    reader = ExcelReader(io.BytesIO(raw), read_only=True, data_only=False, keep_links=False)
+    reader.read_manifest()
+    reader.read_strings()
+    reader.read_workbook()
+    apply_stylesheet(reader.archive, reader.wb)
+    sheets = [(sheet.name, rel) for sheet, rel in reader.parser.find_sheets()]
+    if not sheets:
+        raise _fail(path, "the workbook has no sheets")
+    title, rel = next(((n, r) for n, r in sheets if n == "offers"), sheets[0])
+    if "chartsheet" in (rel.Type or ""):
+        raise _fail(path, f"sheet {echo(title)} is a chart, not a table of cells; put the offers on a worksheet named 'offers'")
+    if rel.target not in reader.valid_files:
+        raise _fail(path, f"not a readable .xlsx workbook: the part of sheet {echo(title)} ({echo(rel.target)}) is missing")
+    return reader, title, rel.target
+
+
+def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[Any]]]:
     from openpyxl.worksheet._reader import WorkSheetParser
 
+    with reader.archive.open(target) as src:
+        extent = declared_extent(src.read(4096))
     # the sheet's own <dimension>, when it has one: refuse an absurd extent before reading a row
-    if (ws.max_row or 0) > MAX_OFFERS + 1 or (ws.max_column or 0) > MAX_COLUMNS:
-        extent = f"A1:{get_column_letter(min(ws.max_column or 1, 18_278))}{ws.max_row or 1}"
-        raise _fail(path, f"sheet {echo(ws.title)} spans {extent} ({ws.max_row or 0:,} rows × {ws.max_column or 0:,} columns); "
+    if extent and (extent[0] > MAX_OFFERS + 1 or extent[1] > MAX_COLUMNS):
+        rows, cols = extent
+        raise _fail(path, f"sheet {echo(title)} spans A1:{get_column_letter(cols)}{rows} ({rows:,} rows × {cols:,} columns); "
                           f"a catalog holds at most {MAX_OFFERS:,} offers in at most {MAX_COLUMNS} columns — delete the stray cells "
                           "(Ctrl+End jumps to the last one)")
     problems = ProblemLog()
     table: list[tuple[int, list[Any]]] = []
     width = 0
     stray = None  # (first row, first column, rows)
-    # ReadOnlyWorksheet's own row iterator pads every gap with empty rows; the parser it wraps yields
-    # only the rows the file holds, so a lone cell far down costs nothing
-    with ws._get_source() as src:
-        parser = WorkSheetParser(src, ws._shared_strings, data_only=False, epoch=wb.epoch,
+    wb = reader.wb
+    # the parser yields only the rows the file holds (openpyxl's worksheet objects would first scan
+    # a sheet without <dimension> to its end, then pad every gap with empty rows)
+    with reader.archive.open(target) as src:
+        parser = WorkSheetParser(src, reader.shared_strings, data_only=False, epoch=wb.epoch,
                                  date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
         for rownum, cells in parser.parse():
             if rownum > MAX_OFFERS + 1:
@@ -165,7 +203,7 @@ def _rows(ws, wb, path: Path) -> list[tuple[int, list[Any]]]:
             table.append((rownum, values))
         merged = getattr(parser, "merged_cells", None)
         for rng in getattr(merged, "mergeCell", None) or []:
-            problems.add(Problem(str(path), "", f"merged cells {rng.ref} on sheet {echo(ws.title)}; unmerge them so each cell holds one value", row=_first_row(rng.ref)))
+            problems.add(Problem(str(path), "", f"merged cells {rng.ref} on sheet {echo(title)}; unmerge them so each cell holds one value", row=_first_row(rng.ref)))
     if stray is not None:
         problems.add(Problem(str(path), "", f"cells beyond the header's {width} columns, first in column {stray[1]}"
                              + (f" (and in {stray[2] - 1:,} more row{'s' if stray[2] > 2 else ''})" if stray[2] > 1 else "")
