@@ -278,6 +278,8 @@ class _SignalGuard:
         if isinstance(exc, _Interrupted):
             sys.stderr.write(f"interrupted by signal {exc.signum}; no output was written\n")
             sys.stderr.flush()
+            # end the way the signal would have ended us (Python's SIGINT handler would raise instead)
+            signal.signal(exc.signum, signal.SIG_DFL)
             os.kill(os.getpid(), exc.signum)
         return False
 
@@ -321,8 +323,10 @@ def _transaction(todo: list[Target]) -> list[Path]:
         for folder in {t.path.parent for t in todo}:
             _sweep_stale(folder)
         for i, t in enumerate(todo):
+            # named and recorded before it exists, so a signal at any moment finds it to remove
+            temps[i] = _temp_name(t.path.parent)
             try:
-                temps[i] = _write_temp(t)
+                _write_temp(t, temps[i])
             except OSError as exc:
                 failure = (t, exc.strerror or str(exc))
                 raise
@@ -335,7 +339,7 @@ def _transaction(todo: list[Target]) -> list[Path]:
                 failure = (t, f"it is now {file_kind(st.st_mode)}")
                 raise OSError(errno.EEXIST, failure[1])
             if st is not None:
-                backup = t.path.parent / f".procure-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+                backup = _temp_name(t.path.parent)
                 try:
                     os.link(t.path, backup)
                     backups[i] = backup
@@ -372,24 +376,23 @@ def _transaction(todo: list[Target]) -> list[Path]:
     return [t.path for t in todo]
 
 
-def _write_temp(t: Target) -> Path:
-    tmp = t.path.parent / f".procure-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+def _temp_name(folder: Path) -> Path:
+    return folder / f".procure-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+
+
+def _write_temp(t: Target, tmp: Path) -> None:
+    """Write ``t.data`` into the new file ``tmp``, flushed to disk, with the target's final mode."""
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(t.data)
-            fh.flush()
-            os.fsync(fh.fileno())
-            # keep the mode of the file it replaces, else the mode a plain new file would get
-            try:
-                mode = os.stat(t.path).st_mode & 0o777
-            except OSError:
-                mode = _new_file_mode()
-            os.fchmod(fh.fileno(), mode)
-    except BaseException:
-        _remove([tmp])
-        raise
-    return tmp
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(t.data)
+        fh.flush()
+        os.fsync(fh.fileno())
+        # keep the mode of the file it replaces, else the mode a plain new file would get
+        try:
+            mode = os.stat(t.path).st_mode & 0o777
+        except OSError:
+            mode = _new_file_mode()
+        os.fchmod(fh.fileno(), mode)
 
 
 def _roll_back(todo: list[Target], renamed: list[int], backups: dict[int, Path]) -> list[int]:
