@@ -20,7 +20,6 @@ from typer.testing import CliRunner
 from procure.cli import app
 from procure.models import fileio
 from procure.models.errors import InputError
-from procure.models.fileio import Outputs, atomic_write
 from tests.hostile.generate import ROW, _csv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,6 +177,8 @@ def test_outputs_appear_all_together_or_not_at_all(tmp_path, monkeypatch):
 
 
 def test_a_rename_that_fails_half_way_is_rolled_back(tmp_path, monkeypatch):
+    from procure.models.fileio import Outputs
+
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text("old a")
     out = Outputs()
@@ -243,6 +244,8 @@ def test_sigterm_while_writing_removes_every_temporary(tmp_path):
 
 
 def test_temporaries_of_a_killed_run_are_swept_by_the_next(tmp_path):
+    from procure.models.fileio import atomic_write
+
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     stale = tmp_path / f".procure-{dead.pid}-0123abcd.tmp"
