@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import os
 import tempfile
 import traceback
 from pathlib import Path
@@ -22,7 +23,8 @@ from typer.testing import CliRunner
 from procure.cli import app
 from tests.hostile.generate import ROW, _csv
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: examples per test; raise it for a longer hunt: PROCURE_FUZZ_EXAMPLES=2000 pytest tests/test_fuzz.py
+SETTINGS = settings(max_examples=int(os.environ.get("PROCURE_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 MAX_OUTPUT_CHARS = 100_000
 
 WORKLOAD = {
@@ -148,7 +150,7 @@ def _xlsx_value(v):
     if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
         return str(v)
     if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**53:
-        return str(v)[:100]
+        return _cell_text(v)[:100]
     if isinstance(v, str):
         return openpyxl.cell.cell.ILLEGAL_CHARACTERS_RE.sub("", v)
     if isinstance(v, dt.date) and not (dt.date(1900, 3, 1) <= v <= dt.date(9999, 12, 31)):
