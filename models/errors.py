@@ -108,10 +108,6 @@ class ProblemLog:
     def __bool__(self) -> bool:
         return bool(self.kept)
 
-    def full(self, file: str) -> bool:
-        """True once ``file`` has as many problems as are kept."""
-        return self.per_file[file] >= MAX_KEPT_PER_FILE
-
     def error(self) -> InputError:
         return InputError(self.kept, dict(self.not_kept))
 

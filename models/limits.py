@@ -39,8 +39,6 @@ MAX_TEXT_CHARS = 10_000
 
 # --- numbers and dates -----------------------------------------------------------------------------
 
-#: no number in any input may be larger in magnitude (also bounds integers to 16 digits)
-MAX_MAGNITUDE = 1e15
 #: every date (start_date, quoted_on) lies in this window
 MIN_DATE = dt.date(2000, 1, 1)
 MAX_DATE = dt.date(2100, 12, 31)

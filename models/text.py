@@ -16,7 +16,6 @@ U+2066-U+2069), which reorder what a reader sees.
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any
 
 #: longest value echoed inside a message, characters (then "…")
@@ -90,9 +89,3 @@ def clean_name(value: Any, what: str = "name") -> Any:
     if not text:
         raise ValueError(f"{what} is blank; give a name")
     return text
-
-
-def max_int_digits() -> int:
-    """Python's limit on the digits of an int converted from or to text (0: no limit)."""
-    getter = getattr(sys, "get_int_max_str_digits", None)
-    return getter() if getter else 0

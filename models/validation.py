@@ -1,8 +1,8 @@
 """Strict input models, and pydantic ValidationErrors turned into Problems a person can act on.
 
 Every input model derives from :class:`InputModel`: unknown fields are errors, and numbers are
-numbers — ``true``/``false`` is never read as 1/0, every float is finite, and no number exceeds
-``MAX_MAGNITUDE`` (fields carry tighter, documented plausible ranges of their own). Dates are
+numbers — ``true``/``false`` is never read as 1/0, and every float is finite; each number field
+carries a documented plausible range (``models.limits``; a test checks every field has an upper bound). Dates are
 :data:`Date`: an ISO ``YYYY-MM-DD`` text or a real date cell, between ``MIN_DATE`` and ``MAX_DATE``.
 """
 
@@ -17,7 +17,7 @@ from typing import Annotated, Any, Callable
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 
 from .errors import Problem, did_you_mean
-from .limits import MAX_DATE, MAX_MAGNITUDE, MIN_DATE
+from .limits import MAX_DATE, MIN_DATE
 from .text import echo
 from .yamlio import field_path
 

@@ -18,6 +18,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .errors import InputError, Problem
 from .limits import MAX_FILE_BYTES, MAX_TEXT_CHARS  # noqa: F401  (MAX_FILE_BYTES re-exported)
+
 MAX_NODES = 2_000_000
 
 Path_ = tuple[Any, ...]

@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
 from procure.models.offer import COLUMNS, Offer
-from procure.models.text import echo
 from procure.models.validation import problems_from
 from procure.models.yamlio import line_of, load_yaml, read_text
 
@@ -317,8 +316,8 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
         atomic_write(out, "\n".join(lines).encode("utf-8"))
     elif fmt == "xlsx":
         import openpyxl
-        from openpyxl.styles import Font, PatternFill
         from openpyxl.comments import Comment
+        from openpyxl.styles import Font, PatternFill
 
         wb = openpyxl.Workbook()
         ws = wb.active

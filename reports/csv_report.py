@@ -36,7 +36,6 @@ from procure.solver.costs import CATEGORIES
 from . import tables as shared
 from .console import recommendation
 
-
 #: what a spreadsheet skips before it looks for a formula's "=": blanks and control characters
 _LEADING_BLANK = re.compile(r"^[\s\x00-\x1f\x7f-\x9f]+")
 

@@ -237,7 +237,7 @@ def generate(folder: Path | None) -> list[Case]:
     validate("bool-price.yaml", lambda: "offers:\n  - " + "\n    ".join(f"{k}: {'true' if k == 'price_per_node_month' else v}" for k, v in ROW.items()) + "\n",
              "true is not a number")
     for tag, value in (("inf", "inf"), ("Infinity", "Infinity"), ("1e309", "1e309"), ("nan", "nan")):
-        validate(f"price-{tag}.csv", lambda: _csv([dict(ROW, price_per_node_month=value)]), "Input should be a finite number",
+        validate(f"price-{tag}.csv", lambda value=value: _csv([dict(ROW, price_per_node_month=value)]), "Input should be a finite number",
                  "passed validate, then CBC failed with exit 3")
     validate("price-dotinf.yaml", lambda: "offers:\n  - " + "\n    ".join(f"{k}: {'.inf' if k == 'price_per_node_month' else v}" for k, v in ROW.items()) + "\n",
              "Input should be a finite number")
