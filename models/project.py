@@ -6,8 +6,8 @@ Field names are a contract other tools read. Days are counted from ``start_date`
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from enum import StrEnum
+from pathlib import Path
 from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,6 +21,7 @@ from .units import months_to_days
 from .text import clean_name, echo
 from .validation import Date, InputModel, problems_from
 from .yamlio import line_of, load_yaml
+
 
 class Method(StrEnum):
     """How a model is trained: from scratch, full fine-tune, or adapters (LoRA, QLoRA on a 4-bit base)."""
@@ -45,7 +46,10 @@ class Workload(InputModel):
     dataset_tb: float = Field(default=0.1, ge=0, le=MAX_STORAGE_TB, description="training data on local disk, TB")
     checkpoint_every_hours: float = Field(default=4.0, gt=0, le=MAX_HOURS)
     checkpoints_kept: int = Field(default=2, ge=1, le=1000)
-    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1)")
+    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
+    effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")
+    precision: Literal["bf16", "fp8"] = Field(default="bf16", description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)")
+    global_batch_tokens: float | None = Field(default=None, gt=0, le=1e12, description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method")
     allowed_gpus: list[str] | None = Field(default=None, min_length=1)
 
     @field_validator("name", mode="before")
@@ -78,11 +82,13 @@ class Workload(InputModel):
         return out
 
     @model_validator(mode="after")
-    def _window(self) -> "Workload":
+    def _window(self) -> Workload:
         if self.deadline_days <= self.earliest_start_days:
             raise ValueError(
                 f"deadline_days ({self.deadline_days}) must be after earliest_start_days ({self.earliest_start_days})"
             )
+        if self.precision == "fp8" and self.method not in ("pretrain", "full"):
+            raise ValueError(f"precision fp8 follows a full-training recipe (DeepSeek-V3); method {self.method} must use bf16")
         return self
 
 
@@ -91,8 +97,8 @@ class SizingSettings(InputModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    host_ram_ratio: float = Field(default=1.5, gt=0, le=100, description="host RAM >= ratio x the node's GPU memory")
-    cpu_cores_per_gpu: float = Field(default=4.0, ge=0, le=1000)
+    host_ram_ratio: float | None = Field(default=None, gt=0, le=100, description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate")
+    cpu_cores_per_gpu: float | None = Field(default=None, ge=0, le=1000, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
     min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
     min_inter_node_gbps: float = Field(default=100.0, ge=0, le=1e6, description="multi-node jobs need at least this fabric per node")
     max_nodes_per_job: int = Field(default=64, gt=0, le=MAX_COUNT)
@@ -130,7 +136,7 @@ class Project(InputModel):
         return clean_name(value, "team_region").lower() if isinstance(value, str) else value
 
     @model_validator(mode="after")
-    def _checks(self) -> "Project":
+    def _checks(self) -> Project:
         names = [w.name for w in self.workloads]
         dups = sorted({n for n in names if names.count(n) > 1})
         if dups:
@@ -166,6 +172,8 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     for i, w in enumerate(project.workloads):
         if w.dataset_tb > 5000:
             warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))
+        if w.model.is_moe and not w.model.has_expert_layout:
+            warnings.append(Problem(str(path), f"workloads[{i}].model", "mixture-of-experts model without experts / experts_per_token / expert_ffn_hidden_size: sized without expert parallelism (all experts sharded like dense weights)", line=line_of(lines, ("workloads", i, "model")), warning=True))
         if w.tokens_b > 100_000:
             warnings.append(Problem(str(path), f"workloads[{i}].tokens_b", f"{w.tokens_b:g} billion tokens is implausibly large; is the unit billions?", line=line_of(lines, ("workloads", i, "tokens_b")), warning=True))
     return project, warnings

@@ -5,18 +5,21 @@ Reads ``solver.sizing`` result objects only. Memory is GB = 10^9 bytes per GPU.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from .tables import rounded
 
 #: Rejected shapes shown per offer in the console (the rest are counted, not listed).
 REJECTIONS_PER_OFFER = 1
 
 
 def _r(x: float | None, nd: int = 3) -> float | None:
-    return None if x is None else round(float(x), nd)
+    return rounded(x, nd)  # sizing figures keep three decimals
 
 
 def _strategy_json(st) -> dict[str, Any] | None:
@@ -27,6 +30,11 @@ def _strategy_json(st) -> dict[str, Any] | None:
         "tensor_parallel": st.tensor_parallel,
         "checkpointing": st.checkpointing,
         "micro_batch": st.micro_batch,
+        "pipeline_parallel": st.pipeline_parallel,
+        "expert_parallel": st.expert_parallel,
+        "precision": st.precision,
+        "pipeline_schedule": st.schedule or None,
+        "virtual_stages": st.virtual_stages,
     }
 
 
@@ -57,6 +65,7 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "offer": c.offer_id,
                         "strategy": _strategy_json(c.strategy),
                         "per_gpu_memory_gb": _r(c.per_gpu_memory_gb),
+                        "memory_gb": _memory_json(c.memory) if c.memory is not None else None,
                         "fits": c.fits,
                         "reason": c.reason,
                         "hours": _r(c.hours),
