@@ -49,8 +49,9 @@ MAX_PRICE = 1e12
 MAX_BUDGET = 1e15
 #: electricity, currency per kWh
 MAX_ELECTRICITY_PRICE = 1e4
-#: days counted from start_date (deadline, earliest start, lead time): ten years
-MAX_DAYS = 3_660
+#: days counted from start_date (deadline, earliest start, lead time): a hundred years (a project's
+#: deadlines must also lie within its horizon, at most 120 months)
+MAX_DAYS = 36_600
 #: tokens processed by one workload, billions (10^16 tokens; a warning starts at 10^14)
 MAX_TOKENS_B = 1e7
 #: host RAM per node, GB
