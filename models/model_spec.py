@@ -10,10 +10,11 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from .errors import InputError, unknown_choice
 from .limits import MAX_PARAMS_B
+from .text import clean_name
 from .validation import InputModel, problems_from
 from .yamlio import line_of, load_yaml
 
@@ -38,7 +39,13 @@ class ModelSpec(InputModel):
     dense_layers: int | None = Field(default=None, ge=0, le=100_000, description="leading dense (non-MoE) layers [first_k_dense_replace]")
     dense_ffn_hidden_size: int | None = Field(default=None, gt=0, le=100_000_000, description="FFN width of the dense layers [intermediate_size]")
     routing_group_limit: int | None = Field(default=None, gt=0, le=100_000, description="a token's routed experts lie in at most this many expert groups (nodes for DeepSeek-V3, devices for V2) [topk_group]")
-    source: str | None = None
+    source: str | None = Field(default=None, max_length=2000)
+
+    @field_validator("id", "source", mode="before")
+    @classmethod
+    def _clean(cls, value: object, info) -> object:
+        # shown in every report: plain printable text (see models.text)
+        return clean_name(value, info.field_name)
 
     @model_validator(mode="after")
     def _check(self) -> ModelSpec:

@@ -105,6 +105,11 @@ class SizingSettings(InputModel):
     premium_lines: list[str] = Field(default_factory=lambda: ["cn2-gia", "iplc", "cn2"], description="network lines good enough for a team across the mainland-China border")
     global_batch_tokens_m: float | None = Field(default=None, gt=0, le=1e6, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
 
+    @field_validator("premium_lines", mode="before")
+    @classmethod
+    def _lines(cls, value: object) -> object:
+        return [clean_name(v, "premium_lines") for v in value] if isinstance(value, list) else value
+
 
 class Project(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

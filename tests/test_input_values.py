@@ -290,3 +290,12 @@ def test_the_console_escapes_control_characters_that_reach_it():
     out = buf.getvalue()
     assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out
     assert "\\x1b[2J" in out and "\\x1b[31mred" in out
+
+
+def test_the_workbook_escapes_control_characters_that_reach_it():
+    """Second line of defence in the workbook: C0 cannot be stored in xlsx, C1 would print as garbage."""
+    from procure.reports.xlsx.style import put
+
+    ws = openpyxl.Workbook().active
+    put(ws, 1, 1, "vendor \x1b[31m\x9b2J\r=1+1\nsecond line")
+    assert ws["A1"].value == "vendor \\x1b[31m\\x9b2J\\x0d=1+1\nsecond line" and ws["A1"].data_type == "s"
