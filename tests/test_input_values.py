@@ -299,3 +299,25 @@ def test_the_workbook_escapes_control_characters_that_reach_it():
     ws = openpyxl.Workbook().active
     put(ws, 1, 1, "vendor \x1b[31m\x9b2J\r=1+1\nsecond line")
     assert ws["A1"].value == "vendor \\x1b[31m\\x9b2J\\x0d=1+1\nsecond line" and ws["A1"].data_type == "s"
+
+
+def test_a_carriage_return_in_a_name_cannot_start_a_live_formula_row(tmp_path):
+    """`job\\r=1+1` was written unquoted: every CSV reader ended the record at the CR and read `=1+1`
+    as a new row; a vendor with a leading space escaped the prefix check."""
+    cloud = dict(ROW, id="evil", vendor=" =cmd|' /C calc'!A0", mode="cloud", price_per_node_hour=20, lead_time_days=0)
+    for k in ("price_per_node_month", "setup_fee_per_node", "min_term_months"):
+        cloud.pop(k)
+    (tmp_path / "c.yaml").write_text("offers:\n  - " + "\n    ".join(f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}" for k, v in cloud.items()) + "\n")
+    (tmp_path / "w.yaml").write_text(_workload(name='"job\\r=1+1"'))
+    res = cli("solve", tmp_path / "w.yaml", "--offers", tmp_path / "c.yaml", "--no-compare", "--csv", tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    for f in (tmp_path / "out").iterdir():
+        raw = f.read_bytes()
+        assert b"\r" not in raw, f.name
+        rows = list(csv.reader(io.StringIO(raw.decode())))
+        assert all(len(r) == len(rows[0]) for r in rows), f.name  # no record was split
+        for r in rows:
+            for cell in r:
+                assert not cell.lstrip().startswith(("=", "+", "@")), (f.name, cell)
+    plan = (tmp_path / "out" / "plan.csv").read_text()
+    assert '"job =1+1"' in plan and "\"'=cmd|' /C calc'!A0\"" in plan
