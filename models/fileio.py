@@ -214,10 +214,10 @@ class Outputs:
 
     def forbid_inputs(self, inputs: Iterable[str | Path]) -> None:
         """Refuse any output that is (or links to) one of the input files."""
-        inputs = [Path(p) for p in inputs]
+        paths = [Path(p) for p in inputs]
         problems = []
         for t in self.targets:
-            for src in inputs:
+            for src in paths:
                 if _same_path(t.path, src):
                     problems.append(Problem(str(t.path), t.what, f"is the input file {str(src)!r}; writing there would destroy it"))
                     break
@@ -236,7 +236,8 @@ class Outputs:
         if not todo:
             return []
         with _SignalGuard():
-            return _transaction(todo)
+            written = _transaction(todo)
+        return written
 
 
 def _same_path(a: Path, b: Path) -> bool:
@@ -272,7 +273,7 @@ class _SignalGuard:
     def _raise(signum, _frame):
         raise _Interrupted(signum)
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind, exc, tb) -> None:
         for s, handler in self.saved.items():
             signal.signal(s, handler)
         if isinstance(exc, _Interrupted):
@@ -281,7 +282,6 @@ class _SignalGuard:
             # end the way the signal would have ended us (Python's SIGINT handler would raise instead)
             signal.signal(exc.signum, signal.SIG_DFL)
             os.kill(os.getpid(), exc.signum)
-        return False
 
 
 def _sweep_stale(folder: Path) -> None:
@@ -384,7 +384,7 @@ def _write_temp(t: Target, tmp: Path) -> None:
     """Write ``t.data`` into the new file ``tmp``, flushed to disk, with the target's final mode."""
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
     with os.fdopen(fd, "wb") as fh:
-        fh.write(t.data)
+        fh.write(t.data or b"")
         fh.flush()
         os.fsync(fh.fileno())
         # keep the mode of the file it replaces, else the mode a plain new file would get

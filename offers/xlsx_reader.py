@@ -16,6 +16,7 @@ import io
 import re
 import warnings
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,12 +70,13 @@ def inspect_zip(raw: bytes, path: Path) -> None:
                 raise _fail(path, f"part {name} inflates {ratio:,.0f} times (the limit is {XLSX_MAX_RATIO}); refusing a likely zip bomb")
 
 
-def _causes(exc: BaseException):
+def _causes(exc: BaseException) -> Iterator[BaseException]:
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        yield exc
-        exc = exc.__cause__ or exc.__context__
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        yield e
+        e = e.__cause__ or e.__context__
 
 
 def _describe(exc: BaseException) -> str:
