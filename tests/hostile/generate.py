@@ -279,7 +279,8 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     for c in generate(Path(argv[0])):
-        print(f"{c.name:34} procure {' '.join(a if len(a) < 40 else a[:37] + '...' for a in c.args)}   # {c.expect}")
+        why = f"  [{c.note}]" if c.note else ""
+        print(f"{c.name:34} procure {' '.join(a if len(a) < 40 else a[:37] + '...' for a in c.args)}   # {c.expect}{why}")
     return 0
 
 
