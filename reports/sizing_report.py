@@ -6,7 +6,7 @@ Reads ``solver.sizing`` result objects only. Memory is GB = 10^9 bytes per GPU.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.markup import escape
@@ -38,7 +38,7 @@ def _strategy_json(st) -> dict[str, Any] | None:
     }
 
 
-def _memory_json(m) -> dict[str, float]:
+def _memory_json(m) -> dict[str, float | None]:
     return {
         "weights": _r(m.weights),
         "gradients": _r(m.gradients),
@@ -86,7 +86,9 @@ def _num(x: float | None, fmt: str = "{:,.1f}") -> str:
 def _shown(candidates: list) -> tuple[list, int]:
     """Every fitting shape plus the first REJECTIONS_PER_OFFER rejected shapes of each offer; returns
     (rows, number of rejected shapes left out)."""
-    shown, hidden, rejected_seen = [], 0, {}
+    shown: list = []
+    hidden = 0
+    rejected_seen: dict[str, int] = {}
     for c in candidates:
         if c.fits:
             shown.append(c)
@@ -116,10 +118,11 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
         )
         shown, hidden = _shown(sz.candidates)
         table = Table(show_lines=False, header_style="bold")
-        for col, justify in (
+        cols: tuple[tuple[str, Literal["left", "right"]], ...] = (
             ("GPU", "left"), ("GPUs", "right"), ("nodes", "right"), ("offer", "left"), ("strategy", "left"),
             ("GB/GPU", "right"), ("hours", "right"), ("GPU-hours", "right"), ("eff.", "right"), ("fits / reason", "left"),
-        ):
+        )
+        for col, justify in cols:
             table.add_column(col, justify=justify, overflow="fold")
         for c in shown:
             table.add_row(

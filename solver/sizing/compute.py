@@ -100,6 +100,17 @@ class Shape:
 
     __slots__ = ("gpus", "gpn", "nodes", "bw_intra", "bw_inter", "peak", "mfu", "mem_cap", "max_tp", "gemm_speed")
 
+    gpus: int
+    gpn: int
+    nodes: int
+    bw_intra: float
+    bw_inter: float
+    peak: float
+    mfu: float
+    mem_cap: float
+    max_tp: int
+    gemm_speed: float
+
 
 def allreduce_s(nbytes: float, n: int, local: int, sh: Shape) -> float:
     """Seconds for a hierarchical ring all-reduce of ``nbytes`` per GPU among ``n`` ranks, ``local`` of

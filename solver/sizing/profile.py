@@ -40,6 +40,53 @@ class Profile:
         "moe", "expert_layout", "fp8", "precision", "wb", "gb", "ob", "effective_time",
     )
 
+    name: str
+    method: str
+    adapter: bool
+    P: float
+    N: float
+    A: float
+    L: int
+    h: int
+    a: int
+    V: int
+    s: int
+    base_bytes: float
+    trainable: float
+    largest: float
+    act_coef: float
+    flops_tok: float
+    flops_tok_ckpt: float
+    D: float
+    global_tokens: float
+    ckpt_bytes: float
+    dataset_tb: float
+    kept: int
+    mfu: float | None
+    allowed: set[str] | None
+    gemm_tok: float
+    gemm_tok_ckpt: float
+    att_tok: float
+    att_tok_ckpt: float
+    P_ne: float
+    P_e: float
+    frac_ne: float
+    trainable_ne: float
+    trainable_e: float
+    k: int
+    E: int
+    L_moe: int
+    route_limit: int | None
+    shared_tok: float
+    moe: bool
+    expert_layout: bool
+    fp8: bool
+    precision: str
+    wb: float
+    gb: float
+    ob: float
+    effective_time: float
+
 
 def adapter_params(workload: Workload) -> float:
     """LoRA parameters: r·(d_in + d_out) on q, k, v, o, gate, up, down of every layer."""

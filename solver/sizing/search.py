@@ -67,7 +67,7 @@ def best_strategy(p: Profile, sh: Shape):
     rate = sh.gpus * sh.peak * sh.mfu
     layouts = _layouts(p, sh)
     best_h = math.inf
-    best = None  # (mem, strategy, eff)
+    best: tuple[float, Strategy, float] | None = None  # (mem, strategy, eff)
     speed = sh.gemm_speed if p.fp8 else 1.0
     for ckpt in (False, True):
         gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
@@ -110,14 +110,14 @@ def best_strategy(p: Profile, sh: Shape):
                     if timed is None:
                         break
                     hours, eff = timed
-                    if hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
+                    if best is None or hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
                         best_h = hours
                         best = (mem, Strategy(zero, t, ckpt, mb, pp, ep, p.precision, sched, v), eff)
     if best is not None:
         st = best[1]
         return st, memory_parts(p, st, sh.gpus), best_h, best[2]
     # nothing fits: the leanest strategy (checkpointing, micro-batch 1, most sharding)
-    least = None
+    least: tuple[float, Strategy, tuple[float, ...]] | None = None
     for t, pp, ep, sched, v in layouts:
         if sched == "dualpipe":
             continue
@@ -129,4 +129,6 @@ def best_strategy(p: Profile, sh: Shape):
             mem = sum(parts)
             if least is None or mem < least[0]:
                 least = (mem, st, parts)
+    if least is None:
+        raise ValueError(f"no layout of {sh.gpus} GPUs to size")
     return None, least[2], least[1], None
