@@ -194,7 +194,10 @@ def offers_template(
         write_template(format.value, out, overwrite=force)
     except InputError as exc:
         _fail(exc)
-    typer.echo(f"wrote {out}: fill one row per offer, then run: procure offers validate {out}")
+    from procure.models.text import printable
+
+    shown = printable(str(out))  # a path is user text too
+    typer.echo(f"wrote {shown}: fill one row per offer, then run: procure offers validate {shown}")
 
 
 # --- size --------------------------------------------------------------------------------------
