@@ -7,7 +7,6 @@ contract shared by the YAML, CSV and XLSX catalog formats.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -15,6 +14,7 @@ from .gpu import FABRIC_GBPS, InterNode, IntraNode, gpu_table
 from .limits import MAX_COUNT, MAX_DAYS, MAX_MONTHS, MAX_POWER_KW, MAX_PRICE, MAX_RAM_GB, MAX_STORAGE_TB
 from .text import clean_name, echo
 from .validation import Date, InputModel
+from .regions import normalize_token
 
 class Mode(StrEnum):
     """How capacity is obtained: bought servers, bare metal rented by the month, or cloud hours."""
@@ -124,13 +124,19 @@ class Offer(InputModel):
         # names are plain printable text: whitespace runs are one space, control characters refused
         return clean_name(value, info.field_name)
 
-    @field_validator("region", "network_line", mode="before")
+    @field_validator("region", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("network_line", mode="before")
+    @classmethod
+    def _line(cls, value: object) -> object:
+        """Case, spaces, underscores and hyphens do not matter: ``CN2 GIA`` and ``cn2_gia`` are ``cn2-gia``."""
+        return normalize_token(value) if isinstance(value, str) else value
+
     @model_validator(mode="after")
-    def _mode_fields(self) -> "Offer":
+    def _mode_fields(self) -> Offer:
         problems = []
         for mode, fields in MODE_FIELDS.items():
             if mode == self.mode:

@@ -141,7 +141,7 @@ def sizing_json(sizings: list[WorkloadSizing]) -> str:
 
 
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          objective: str = "tco", compare: bool = True) -> Result:
+          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified."""
     from procure.models.fileio import scratch_dir
     from procure.solver.planner import plan_project
@@ -150,7 +150,7 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
     # the solver's model and solution files live in a private folder removed on every exit path
     with scratch_dir():
         return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                            objective=objective, compare=compare)
+                            objective=objective, compare=compare, n_runner_ups=n_runner_ups)
 
 
 def result_json(result: Result) -> str:
@@ -179,6 +179,10 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs) -> list
         written.append(f"wrote {planned.workbook.path}")
     if result.plan is not None and planned.csv_dir is not None:
         written.append(f"wrote CSV tables to {planned.csv_dir}")
+    requested = [str(t.path) for t in (planned.workbook,) if t is not None] + ([str(planned.csv_dir)] if planned.csv_dir else [])
+    if result.plan is None and requested:
+        # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
+        written.append(f"no workbook: no plan ({result.status}); {' and '.join(requested)} not written; the reasons are above and in --json")
     return written
 
 

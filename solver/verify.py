@@ -175,8 +175,14 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     npv = costs.present_value(flows, project)
     if not _close(npv, plan.npv_cost):
         bad.append(f"npv: plan NPV {plan.npv_cost:,.2f} but recomputed {npv:,.2f}")
-    if project.budget is not None and total > project.budget * (1 + REL_TOL):
-        bad.append(f"budget: total {total:,.2f} exceeds budget {project.budget:,.2f}")
+    if project.budget_tco is not None and total > project.budget_tco * (1 + REL_TOL):
+        bad.append(f"budget_tco: total {total:,.2f} exceeds budget_tco {project.budget_tco:,.2f}")
+    peak = costs.peak_cash_out(flows, project.horizon_months)
+    if project.budget_cash is not None and peak > project.budget_cash * (1 + REL_TOL):
+        bad.append(f"budget_cash: cumulative cash out peaks at {peak:,.2f}, above budget_cash {project.budget_cash:,.2f}")
+    spent = costs.capex(flows)
+    if project.budget_capex is not None and spent > project.budget_capex * (1 + REL_TOL):
+        bad.append(f"budget_capex: purchases cost {spent:,.2f}, above budget_capex {project.budget_capex:,.2f}")
     if not math.isfinite(total):
         bad.append("cost: total is not finite")
     if bad:

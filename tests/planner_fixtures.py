@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from procure.solver import costs
 from procure.solver.options import Grid, allowed_starts
@@ -60,6 +60,7 @@ def fixed_sizings(project, offers, hours: dict[tuple[str, str, int], float]):
 
 def solve_fixed(project, offers, hours, **kw):
     sizings, resize = fixed_sizings(project, offers, hours)
+    kw.setdefault("n_runner_ups", 0)  # the runner-up re-solves are tested on their own
     return plan_from_sizings(project, offers, sizings, resize, **kw)
 
 
@@ -73,7 +74,7 @@ def rental_min_cost(need: tuple[int, ...], price: float, setup: float, term: int
     holds those that have run ≥ term months and may end."""
     M, top = len(need), max(need) if need else 0
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(m: int, ages: tuple[int, ...]) -> float:
         if m == M:
             return 0.0 if sum(ages[:-1]) == 0 else math.inf

@@ -20,8 +20,8 @@ in memory and replaces the target atomically.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from io import BytesIO
-from typing import Iterable
 
 from openpyxl import Workbook
 
@@ -34,6 +34,7 @@ from .costs import write_costs
 from .names import Names
 from .options import write_options
 from .plan import write_plan
+from .style import with_cached_values
 from .summary import write_summary
 
 SHEETS = ("Summary", "Plan", "Costs", "Cash flow", "Options", "Assumptions")
@@ -52,7 +53,7 @@ def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None
     # the sheets that define names come first; the Summary refers to them
     write_costs(sheets["Costs"], result, items, names)
     write_cash_flow(sheets["Cash flow"], result, items, names)
-    write_summary(sheets["Summary"], result, names)
+    write_summary(sheets["Summary"], result, names, inputs)
     write_plan(sheets["Plan"], result)
     write_options(sheets["Options"], result)
     write_assumptions(sheets["Assumptions"], result, inputs, now)
@@ -65,4 +66,4 @@ def write_workbook(result, path, inputs: Iterable = ()) -> None:
     wb = build_workbook(result, list(inputs))
     buf = BytesIO()
     wb.save(buf)
-    atomic_write(path, buf.getvalue())
+    atomic_write(path, with_cached_values(buf.getvalue(), wb))
