@@ -108,7 +108,7 @@ class SizingSettings(InputModel):
 
     @field_validator("premium_lines", mode="before")
     @classmethod
-    def _lines(cls, value: object) -> object:
+    def _clean_lines(cls, value: object) -> object:
         return [clean_name(v, "premium_lines") for v in value] if isinstance(value, list) else value
 
     @field_validator("premium_lines")
