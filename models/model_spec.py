@@ -10,9 +10,9 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import InputError, unknown_choice
+from .errors import InputError, Problem, unknown_choice
 from .limits import MAX_PARAMS_B
 from .text import clean_name
 from .validation import InputModel, problems_from
@@ -57,7 +57,7 @@ class ModelSpec(InputModel):
         if any(v is not None for v in moe.values()) and any(v is None for v in moe.values()):
             missing = ", ".join(k for k, v in moe.items() if v is None)
             raise ValueError(f"a mixture-of-experts layout needs experts, experts_per_token and expert_ffn_hidden_size together; missing {missing}")
-        if self.experts is not None and self.experts_per_token > self.experts:
+        if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
             raise ValueError(f"experts_per_token ({self.experts_per_token}) cannot exceed experts ({self.experts})")
         if self.dense_layers is not None and self.dense_layers >= self.layers:
             raise ValueError(f"dense_layers ({self.dense_layers}) must be fewer than layers ({self.layers})")
@@ -88,7 +88,7 @@ class ModelSpec(InputModel):
     def expert_params(self) -> float:
         """Routed-expert parameters of the whole model: moe_layers × experts × 3·h·f_e (gated MLP: gate,
         up, down). Everything else (attention, shared experts, dense layers, embeddings) is P − this."""
-        if not self.has_expert_layout:
+        if self.experts is None or self.expert_ffn_hidden_size is None:
             return 0.0
         return float(self.moe_layers * self.experts * 3 * self.hidden_size * self.expert_ffn_hidden_size)
 
@@ -102,12 +102,13 @@ def model_presets() -> dict[str, ModelSpec]:
     """The bundled presets (``models/data/model_presets.yaml``) by id."""
     path = Path(str(resources.files("procure.models") / "data" / "model_presets.yaml"))
     data, lines = load_yaml(path, "model presets")
-    out, problems = {}, []
+    out: dict[str, ModelSpec] = {}
+    problems: list[Problem] = []
     for i, row in enumerate(data.get("presets", [])):
         try:
             spec = ModelSpec.model_validate(row)
-            out[spec.id] = spec
-        except Exception as exc:
+            out[spec.id or f"presets[{i}]"] = spec
+        except ValidationError as exc:
             problems += problems_from(exc, str(path), ("presets", i), lambda loc: line_of(lines, loc))
     if problems:
         raise InputError(problems)

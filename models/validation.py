@@ -125,7 +125,8 @@ def _message(err: dict[str, Any]) -> str:
         return "required field is missing"
     if kind in ("literal_error", "enum"):
         expected = err.get("ctx", {}).get("expected", "")
-        hint = did_you_mean(err.get("input"), re.findall(r"'([^']*)'", expected)) if isinstance(err.get("input"), str) else ""
+        given = err.get("input")
+        hint = did_you_mean(given, re.findall(r"'([^']*)'", expected)) if isinstance(given, str) else ""
         return f"got {echo(err.get('input'))}{hint}; allowed: {expected}"
     if kind in ("float_parsing", "int_parsing") and err.get("input") in ("true", "false"):
         return f"{err['input']} is not a number; write the number itself"
@@ -153,5 +154,5 @@ def problems_from(
         # pydantic puts union branch names into loc ("str", "ModelSpec"); drop them
         loc = tuple(x for x in loc if x not in ("str", "ModelSpec", "dict[str,any]", "float", "int"))
         line = line_for(loc) if line_for else None
-        out.append(Problem(file, field_path(loc), _message(err), line=line, row=row))
+        out.append(Problem(file, field_path(loc), _message(dict(err)), line=line, row=row))
     return out
