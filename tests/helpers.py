@@ -1,13 +1,23 @@
-"""Planner test fixtures: workloads with hours fixed by hand (a stand-in for the sizing engine), so the
-optimal answers can be worked out on paper; and an independent brute force for random instances."""
+"""Shared test builders, imported by the test modules (which never import each other or conftest).
+
+- small valid inputs built through the real models: ``offer``, ``project``, ``workload``, a catalog row;
+- planner fixtures: workloads with hours fixed by hand (a stand-in for the sizing engine), so the
+  optimal answers can be worked out on paper; and an independent brute force for random instances.
+"""
+
 
 from __future__ import annotations
 
+import csv
+import datetime as dt
 import itertools
 import math
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
+from procure.models.offer import Offer
+from procure.models.project import Project
 from procure.solver import costs
 from procure.solver.options import Grid, allowed_starts
 from procure.solver.planner import plan_from_sizings
@@ -152,3 +162,55 @@ def brute_force_tco(project, offers, hours) -> float:
     if project.budget is not None and best > project.budget:
         return math.inf
     return best
+
+
+# --- small valid inputs ---------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+
+
+def offer(**kw) -> Offer:
+    """A valid offer of ``mode`` with plausible defaults; keyword arguments override."""
+    mode = kw.get("mode", "cloud")
+    base = dict(
+        id=f"test-{mode}", vendor="Test Vendor", mode=mode, region="us-east", gpu="H100-SXM-80GB", gpus_per_node=8,
+        intra_node="nvswitch", inter_node="ib-ndr", inter_node_rails=8, ram_gb=2048, nvme_tb=30, cpu_cores=112,
+        max_nodes=8, lead_time_days=0, source="test fixture", quoted_on="2026-11-01",
+    )
+    if mode == "buy":
+        base.update(price_per_node=250_000, power_kw_per_node=10.2, residual_value_pct=0.3, maintenance_pct_per_year=0.05, colocation_per_node_month=1300)
+    elif mode == "rent":
+        base.update(price_per_node_month=14_000, setup_fee_per_node=0, min_term_months=1)
+    else:
+        base.update(price_per_node_hour=30.0)
+    base.update(kw)
+    return Offer.model_validate(base)
+
+
+def project(workloads: list[dict], **kw) -> Project:
+    base = dict(name="test project", start_date=dt.date(2027, 1, 1), horizon_months=12, period_days=7, workloads=workloads)
+    base.update(kw)
+    return Project.model_validate(base)
+
+
+def workload(**kw) -> dict:
+    base = dict(name="job", model="llama-2-7b", method="full", tokens_b=1.0, deadline_days=60)
+    base.update(kw)
+    return base
+
+
+GOOD_ROW = {
+    "id": "v-8xh100", "vendor": "V", "mode": "rent", "region": "us-east", "gpu": "H100", "gpus_per_node": 8, "intra_node": "nvswitch",
+    "inter_node": "ib-ndr", "inter_node_rails": 8, "ram_gb": 2048, "nvme_tb": 30, "cpu_cores": 112, "network_line": "standard", "max_nodes": 4,
+    "lead_time_days": 7, "price_per_node_month": 15000, "setup_fee_per_node": 500, "min_term_months": 1, "source": "quote 1", "quoted_on": "2026-11-01",
+}
+
+
+def write_csv(path, rows, delimiter=",", bom=False):
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as fh:
+        w = csv.DictWriter(fh, cols, delimiter=delimiter)
+        w.writeheader()
+        w.writerows(rows)
+    return path
