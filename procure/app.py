@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from procure.models.errors import ExitCode, InputError, Problem
+from procure.models.fileio import Outputs, Target
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
@@ -68,19 +69,43 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     return Inputs(project, catalog, Path(workload_path), warnings)
 
 
-def check_solve_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> None:
-    """Fail before any sizing or solving when an output cannot be written."""
-    from procure.models.fileio import check_writable
+@dataclass
+class SolveOutputs:
+    """The files one ``solve`` writes, declared and checked before any work (``models.fileio``)."""
 
+    files: Outputs
+    workbook: Target | None = None
+    json: Target | None = None
+    json_stdout: bool = False  # ``--json -``: the plan's JSON goes to stdout, the report to stderr
+    csv_dir: Path | None = None
+
+
+def check_solve_outputs(out: Path | None, json_out: str | Path | None, csv_dir: Path | None) -> SolveOutputs:
+    """Fail before any sizing or solving when an output cannot be written (see ``Outputs.add``)."""
+    from procure.reports.csv_report import declare_csv
+
+    planned = SolveOutputs(Outputs())
     if out is not None:
         if out.suffix.lower() != ".xlsx":
             raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
-        check_writable(out, "--out")
+        planned.workbook = planned.files.add(out, "--out")
     if json_out is not None:
-        check_writable(json_out, "--json")
+        if str(json_out) == "-":
+            planned.json_stdout = True
+        else:
+            planned.json = planned.files.add(json_out, "--json")
     if csv_dir is not None:
-        # the folder itself may be new (write_csv creates it); its parent must be writable
-        check_writable(csv_dir / "plan.csv" if csv_dir.is_dir() else csv_dir, "--csv")
+        declare_csv(planned.files, csv_dir)
+        planned.csv_dir = Path(csv_dir)
+    return planned
+
+
+def check_json_output(json_out: str | None) -> Outputs:
+    """The outputs of ``size``: at most a JSON file (``-``: stdout, declared as nothing)."""
+    outputs = Outputs()
+    if json_out is not None and json_out != "-":
+        outputs.add(json_out, "--json")
+    return outputs
 
 
 def size(project: Project, catalog: Catalog | None, gpu: str | None = None, gpus: int | None = None) -> list[WorkloadSizing]:
@@ -118,11 +143,14 @@ def sizing_json(sizings: list[WorkloadSizing]) -> str:
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
           objective: str = "tco", compare: bool = True, n_runner_ups: int = 2) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified."""
+    from procure.models.fileio import scratch_dir
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
-    return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                        objective=objective, compare=compare, n_runner_ups=n_runner_ups)
+    # the solver's model and solution files live in a private folder removed on every exit path
+    with scratch_dir():
+        return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
+                            objective=objective, compare=compare, n_runner_ups=n_runner_ups)
 
 
 def result_json(result: Result) -> str:
@@ -131,36 +159,47 @@ def result_json(result: Result) -> str:
     return json.dumps(result_to_json(result), indent=2)
 
 
-def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, json_out: Path | None = None,
-                  csv_dir: Path | None = None, analysis=None) -> list[str]:
-    """Write the requested outputs; returns a line per output written. The workbook and CSV need a plan.
-    With ``analysis`` (``solve --analyze``) the workbook also gets the analysis sheets."""
-    from procure.models.fileio import atomic_write
-
-    written: list[str] = []
-    if json_out is not None:
-        atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
-        written.append(f"wrote {json_out}")
-    if result.plan is None and (out is not None or csv_dir is not None):
-        # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
-        skipped = " and ".join(str(x) for x in (out, csv_dir) if x is not None)
-        written.append(f"no workbook: no plan ({result.status}); {skipped} not written; the reasons are above and in --json")
-    if result.plan is not None and out is not None:
+def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None) -> list[str]:
+    """Write the declared outputs as one transaction (all or none); returns a line per output
+    written. The workbook and CSV need a plan; ``--json -`` is left to the caller (stdout). With
+    ``analysis`` (``solve --analyze``) the workbook also holds the analysis sheets."""
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, result_json(result).encode("utf-8"))
+    if result.plan is not None and planned.workbook is not None:
         if analysis is None:
-            from procure.reports.xlsx import write_workbook
-
-            write_workbook(result, out, inputs=inputs.files)
+            files.put(planned.workbook, workbook_bytes(result, inputs.files))
         else:
-            from procure.reports.xlsx.analysis import write_approval_with_analysis
+            from procure.reports.xlsx.analysis import approval_with_analysis_bytes
 
-            write_approval_with_analysis(result, analysis, out, inputs=inputs.files)
-        written.append(f"wrote {out}")
-    if result.plan is not None and csv_dir is not None:
-        from procure.reports.csv_report import write_csv
+            files.put(planned.workbook, approval_with_analysis_bytes(result, analysis, inputs.files))
+    if result.plan is not None and planned.csv_dir is not None:
+        from procure.reports.csv_report import put_csv
 
-        write_csv(result, csv_dir, inputs=inputs.files)
-        written.append(f"wrote CSV tables to {csv_dir}")
+        put_csv(files, result, inputs.files)
+    files.commit()
+    written: list[str] = []
+    if planned.json is not None:
+        written.append(f"wrote {planned.json.path}")
+    if result.plan is not None and planned.workbook is not None:
+        written.append(f"wrote {planned.workbook.path}")
+    if result.plan is not None and planned.csv_dir is not None:
+        written.append(f"wrote CSV tables to {planned.csv_dir}")
+    requested = [str(t.path) for t in (planned.workbook,) if t is not None] + ([str(planned.csv_dir)] if planned.csv_dir else [])
+    if result.plan is None and requested:
+        # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
+        written.append(f"no workbook: no plan ({result.status}); {' and '.join(requested)} not written; the reasons are above and in --json")
     return written
+
+
+def workbook_bytes(result: Result, inputs: list[Path]) -> bytes:
+    from io import BytesIO
+
+    from procure.reports.xlsx import build_workbook
+
+    buf = BytesIO()
+    build_workbook(result, list(inputs)).save(buf)
+    return buf.getvalue()
 
 
 def exit_code_for(status: SolveStatus) -> ExitCode:
@@ -176,9 +215,23 @@ def exit_code_for(status: SolveStatus) -> ExitCode:
 
 # --- analysis --------------------------------------------------------------------------------------
 
-def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> None:
-    """Fail before any solving when an analysis output cannot be written."""
-    check_solve_outputs(out, json_out, csv_dir)
+ANALYSIS_CSV = ("scenarios.csv", "break_even.csv", "sensitivity.csv")
+
+
+def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> SolveOutputs:
+    """Fail before any solving when an analysis output cannot be written; the files are written
+    together by ``write_analysis_outputs``."""
+    planned = SolveOutputs(Outputs())
+    if out is not None:
+        if out.suffix.lower() != ".xlsx":
+            raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
+        planned.workbook = planned.files.add(out, "--out")
+    if json_out is not None:
+        planned.json = planned.files.add(json_out, "--json")
+    if csv_dir is not None:
+        planned.files.add_folder(csv_dir, ANALYSIS_CSV, "--csv")
+        planned.csv_dir = Path(csv_dir)
+    return planned
 
 
 def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
@@ -213,25 +266,28 @@ def analysis_json(analysis) -> str:
     return json.dumps(analysis_to_json(analysis), indent=2)
 
 
-def write_analysis_outputs(analysis, *, out: Path | None = None, json_out: Path | None = None, csv_dir: Path | None = None) -> list[str]:
-    """The analysis workbook, JSON and CSV tables (the CSV files are the analysis' DataFrames)."""
-    from procure.models.fileio import atomic_write
+def write_analysis_outputs(analysis, planned: SolveOutputs) -> list[str]:
+    """The analysis workbook, JSON and CSV tables (the CSV files are the analysis' DataFrames), as one
+    transaction: all of them or none."""
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, analysis_json(analysis).encode("utf-8"))
+    has_plan = analysis.base.plan is not None
+    if has_plan and planned.workbook is not None:
+        from procure.reports.xlsx.analysis import analysis_workbook_bytes
 
-    written: list[str] = []
-    if json_out is not None:
-        atomic_write(json_out, analysis_json(analysis).encode("utf-8"), "--json")
-        written.append(f"wrote {json_out}")
-    if out is not None and analysis.base.plan is not None:
-        from procure.reports.xlsx.analysis import write_analysis_workbook
-
-        write_analysis_workbook(analysis, out)
-        written.append(f"wrote {out}")
-    if csv_dir is not None and analysis.base.plan is not None:
-        csv_dir.mkdir(parents=True, exist_ok=True)
+        files.put(planned.workbook, analysis_workbook_bytes(analysis))
+    if has_plan and planned.csv_dir is not None:
         frames = {"scenarios.csv": analysis.scenarios_frame(), "break_even.csv": analysis.break_even_frame(), "sensitivity.csv": analysis.sensitivity_frame()}
-        for name, df in frames.items():
-            atomic_write(csv_dir / name, df.to_csv(index=False).encode("utf-8"), "--csv")
-        written.append(f"wrote CSV tables to {csv_dir}")
+        for t in files.targets:
+            if t.what == "--csv" and t.path.name in frames:
+                files.put(t, frames[t.path.name].to_csv(index=False).encode("utf-8"))
+    files.commit()
+    written = [f"wrote {planned.json.path}"] if planned.json is not None else []
+    if has_plan and planned.workbook is not None:
+        written.append(f"wrote {planned.workbook.path}")
+    if has_plan and planned.csv_dir is not None:
+        written.append(f"wrote CSV tables to {planned.csv_dir}")
     return written
 
 

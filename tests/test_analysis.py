@@ -14,11 +14,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import offer, project
-from planner_fixtures import FixedCandidate, fixed_sizings, solve_fixed
 from typer.testing import CliRunner
 
-from procure.analysis import Context, analyze
+from procure.analysis import Context
 from procure.analysis import montecarlo as mc
 from procure.analysis.engine import solve_scenario
 from procure.analysis.scenario import Scenario
@@ -27,46 +25,9 @@ from procure.models.analysis import AnalysisSettings
 from procure.models.errors import InputError
 from procure.models.project import load_project
 
-HOURS = 2160.0
-
-
-def wl(name="job", deadline=120, earliest=0):
-    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest)
-
-
-def case(analysis: dict | None = None, lead_b: int = 0, extra: list | None = None):
-    kw = dict(electricity_price_per_kwh=0)
-    if analysis is not None:
-        kw["analysis"] = analysis
-    p = project([wl()], **kw)
-    offers = [
-        offer(mode="cloud", id="c", price_per_node_hour=20),
-        offer(mode="cloud", id="d", price_per_node_hour=25),
-        offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0, lead_time_days=lead_b),
-        offer(mode="rent", id="r", price_per_node_month=20_000),
-        *(extra or []),
-    ]
-    hours = {("job", o.id, 1): HOURS for o in offers}
-    return p, offers, hours
-
-
-class TableResizer:
-    """The fixed hours as a resizer that can travel to a worker process (a closure cannot)."""
-
-    def __init__(self, hours):
-        self.hours = dict(hours)
-
-    def __call__(self, workload, offer, nodes):
-        h = self.hours.get((workload.name, offer.id, nodes))
-        return None if h is None else FixedCandidate(workload.name, offer.id, offer.gpu, nodes, nodes * offer.gpus_per_node, h)
-
-
-def run(p, offers, hours, **kw):
-    sizings, _resize = fixed_sizings(p, offers, hours)
-    kw.setdefault("workers", 1)
-    kw.setdefault("break_even", False)
-    kw.setdefault("sensitivity", False)
-    return analyze(p, offers, sizings=sizings, resize=TableResizer(hours), **kw)
+from helpers import CATALOG, UNCERTAIN, WORKLOAD, offer, solve_fixed
+from helpers import analysis_case as case
+from helpers import analysis_run as run
 
 
 def by_subject(a):
@@ -153,15 +114,6 @@ def test_a_higher_cloud_price_never_lowers_the_optimum():
 
 # --- Monte Carlo -------------------------------------------------------------------------------------
 
-UNCERTAIN = {
-    "uncertainty": {
-        "price_cloud": {"dist": "triangular", "low": 0.8, "mode": 1.0, "high": 1.4},
-        "tokens": {"dist": "normal", "mean": 1.0, "sd": 0.05, "low": 0.9, "high": 1.1},
-    },
-    "seed": 11,
-}
-
-
 def test_monte_carlo_is_deterministic_per_seed_and_its_percentiles_are_ordered():
     p, offers, hours = case(UNCERTAIN)
     a1 = run(p, offers, hours, monte_carlo=12)
@@ -235,20 +187,6 @@ def test_analysis_settings_are_strict_and_say_what_is_wrong(tmp_path):
 
 
 # --- the command line --------------------------------------------------------------------------------
-
-CATALOG = """offers:
-  - {{id: gpu-cloud, vendor: Test, mode: cloud, region: us-east, gpu: H100-SXM-80GB, gpus_per_node: 8, intra_node: nvswitch,
-     inter_node: ib-ndr, inter_node_rails: 8, ram_gb: 2048, nvme_tb: 30, cpu_cores: 112, max_nodes: 4,
-     price_per_node_hour: {price}, source: test quote, quoted_on: 2026-11-01}}
-"""
-WORKLOAD = """name: negotiation
-start_date: 2027-01-04
-horizon_months: 12
-offers: [{catalog}]
-workloads:
-  - {{name: ft, model: llama-2-7b, method: full, tokens_b: 2, deadline_days: 30}}
-"""
-
 
 def test_compare_shows_the_difference_of_two_files_that_differ_in_one_price(tmp_path):
     for name, price in (("a", 30.0), ("b", 33.0)):

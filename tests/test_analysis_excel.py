@@ -3,19 +3,34 @@ differences) agree with the analysis computed in Python (numpy), and nothing eva
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import zipfile
 
 import openpyxl
 import pytest
-from test_analysis import CATALOG, UNCERTAIN, WORKLOAD, case, run
-from test_excel import SOFFICE, recalc
 from typer.testing import CliRunner
 
 from procure.cli import app
 from procure.reports.xlsx.analysis import build_analysis_workbook
 from procure.solver.enums import STRATEGIES
 
+from helpers import CATALOG, UNCERTAIN, WORKLOAD
+from helpers import analysis_case as case
+from helpers import analysis_run as run
+
+SOFFICE = shutil.which("soffice")
+
 pytestmark = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")
+
+
+def recalc(path, tmp_path_factory):
+    """LibreOffice opens the workbook, computes every formula and saves it again."""
+    out = tmp_path_factory.mktemp("recalculated")
+    profile = tmp_path_factory.mktemp("lo-profile")
+    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc", "--convert-to", "xlsx", "--outdir", str(out), str(path)],
+                   check=True, capture_output=True, timeout=240)
+    return out / path.name
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +39,7 @@ def analysed(tmp_path_factory):
     a = run(p, offers, hours, monte_carlo=25, sensitivity=True, break_even=True)
     path = tmp_path_factory.mktemp("analysis") / "analysis.xlsx"
     build_analysis_workbook(a).save(path)  # no cached results: LibreOffice must compute every formula itself
-    done = recalc([path], tmp_path_factory)
-    return a, openpyxl.load_workbook(done[path], data_only=True)
+    return a, openpyxl.load_workbook(recalc(path, tmp_path_factory), data_only=True)
 
 
 def rows_of(ws, first: int):

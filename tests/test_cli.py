@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from procure import __version__
 from procure.cli import EXIT_CODES, app
 
-from conftest import EXAMPLES
+from helpers import EXAMPLES
 
 STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
 BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud"}

@@ -66,12 +66,17 @@ def build_analysis_workbook(a) -> Workbook:
     return wb
 
 
-def write_analysis_workbook(a, path) -> None:
-    """Write the analysis workbook to ``path`` atomically."""
+def analysis_workbook_bytes(a) -> bytes:
+    """The analysis workbook as bytes, every formula with its cached result."""
     wb = build_analysis_workbook(a)
     buf = BytesIO()
     wb.save(buf)
-    atomic_write(path, with_cached_values(buf.getvalue(), wb))
+    return with_cached_values(buf.getvalue(), wb)
+
+
+def write_analysis_workbook(a, path) -> None:
+    """Write the analysis workbook to ``path`` atomically."""
+    atomic_write(path, analysis_workbook_bytes(a))
 
 
 def _blank(x):
@@ -310,7 +315,7 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
     print_setup(ws)
 
 
-def write_approval_with_analysis(result, a, path, inputs=()) -> None:
+def approval_with_analysis_bytes(result, a, inputs=()) -> bytes:
     """The approval workbook (``procure solve --out``) with the analysis sheets after its own."""
     from .workbook import build_workbook
 
@@ -318,4 +323,4 @@ def write_approval_with_analysis(result, a, path, inputs=()) -> None:
     add_analysis_sheets(wb, a)
     buf = BytesIO()
     wb.save(buf)
-    atomic_write(path, with_cached_values(buf.getvalue(), wb))
+    return with_cached_values(buf.getvalue(), wb)
