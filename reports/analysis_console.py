@@ -26,7 +26,8 @@ def print_analysis(console: Console, a, top: int = TOP) -> None:
         return
     console.print(f"today's optimum: {money(a.inputs.metric(base.plan), cur)} ({a.inputs.objective.upper()}), modes {' + '.join(sorted(base.plan.modes()))}", markup=False)
     if a.break_even is not None:
-        priced = [b for b in a.break_even if b.break_even is not None]
+        # nearest to winning first: the smallest price cut that makes it the optimum
+        priced = sorted((b for b in a.break_even if b.break_even is not None), key=lambda b: abs(b.change_pct or 0.0))
         console.print(f"\n[b]Break-even prices[/b] — {len(priced)} of {len(a.break_even)} losing offers/strategies can win on price; the {min(top, len(priced))} nearest:")
         for b in priced[:top]:
             console.print(f"  • {esc(b.sentence(cur))}", soft_wrap=True)
