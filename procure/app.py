@@ -168,6 +168,8 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
         files.put(planned.json, result_json(result).encode("utf-8"))
     if result.plan is not None and planned.workbook is not None:
         if analysis is None:
+            from procure.reports.xlsx.workbook import workbook_bytes
+
             files.put(planned.workbook, workbook_bytes(result, inputs.files))
         else:
             from procure.reports.xlsx.analysis import approval_with_analysis_bytes
@@ -190,16 +192,6 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
         # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
         written.append(f"no workbook: no plan ({result.status}); {' and '.join(requested)} not written; the reasons are above and in --json")
     return written
-
-
-def workbook_bytes(result: Result, inputs: list[Path]) -> bytes:
-    from io import BytesIO
-
-    from procure.reports.xlsx import build_workbook
-
-    buf = BytesIO()
-    build_workbook(result, list(inputs)).save(buf)
-    return buf.getvalue()
 
 
 def exit_code_for(status: SolveStatus) -> ExitCode:
