@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from procure.models.errors import ExitCode, InputError, Problem
+from procure.models.fileio import Outputs, Target
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
@@ -68,19 +69,43 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     return Inputs(project, catalog, Path(workload_path), warnings)
 
 
-def check_solve_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> None:
-    """Fail before any sizing or solving when an output cannot be written."""
-    from procure.models.fileio import check_writable
+@dataclass
+class SolveOutputs:
+    """The files one ``solve`` writes, declared and checked before any work (``models.fileio``)."""
 
+    files: Outputs
+    workbook: Target | None = None
+    json: Target | None = None
+    json_stdout: bool = False  # ``--json -``: the plan's JSON goes to stdout, the report to stderr
+    csv_dir: Path | None = None
+
+
+def check_solve_outputs(out: Path | None, json_out: str | Path | None, csv_dir: Path | None) -> SolveOutputs:
+    """Fail before any sizing or solving when an output cannot be written (see ``Outputs.add``)."""
+    from procure.reports.csv_report import declare_csv
+
+    planned = SolveOutputs(Outputs())
     if out is not None:
         if out.suffix.lower() != ".xlsx":
             raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
-        check_writable(out, "--out")
+        planned.workbook = planned.files.add(out, "--out")
     if json_out is not None:
-        check_writable(json_out, "--json")
+        if str(json_out) == "-":
+            planned.json_stdout = True
+        else:
+            planned.json = planned.files.add(json_out, "--json")
     if csv_dir is not None:
-        # the folder itself may be new (write_csv creates it); its parent must be writable
-        check_writable(csv_dir / "plan.csv" if csv_dir.is_dir() else csv_dir, "--csv")
+        declare_csv(planned.files, csv_dir)
+        planned.csv_dir = Path(csv_dir)
+    return planned
+
+
+def check_json_output(json_out: str | None) -> Outputs:
+    """The outputs of ``size``: at most a JSON file (``-``: stdout, declared as nothing)."""
+    outputs = Outputs()
+    if json_out is not None and json_out != "-":
+        outputs.add(json_out, "--json")
+    return outputs
 
 
 def size(project: Project, catalog: Catalog | None, gpu: str | None = None, gpus: int | None = None) -> list[WorkloadSizing]:
@@ -135,11 +160,19 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
           objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
     ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds."""
+    import contextlib
+
+    from procure.models.fileio import scratch_dir
+    from procure.solver import runtime
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
-    return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                        objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress)
+    # the solver's model and solution files live in a private folder removed on every exit path; inside
+    # the command line's guarded run (solver.runtime) that folder and the signal handling are its own,
+    # which also stops the solver's process group
+    with contextlib.nullcontext() if runtime.temp_dir() else scratch_dir():
+        return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
+                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress)
 
 
 def result_json(result: Result) -> str:
@@ -148,29 +181,38 @@ def result_json(result: Result) -> str:
     return json.dumps(result_to_json(result), indent=2)
 
 
-def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, json_out: Path | None = None,
-                  csv_dir: Path | None = None) -> list[str]:
-    """Write the requested outputs; returns a line per output written. The workbook and CSV need a plan."""
-    from procure.models.fileio import atomic_write
+def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None) -> list[str]:
+    """Write the declared outputs as one transaction (all or none); returns a line per output
+    written. The workbook and CSV need a plan; ``--json -`` is left to the caller (stdout). With
+    ``analysis`` (``solve --analyze``) the workbook also holds the analysis sheets."""
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, result_json(result).encode("utf-8"))
+    if result.plan is not None and planned.workbook is not None:
+        if analysis is None:
+            from procure.reports.xlsx.workbook import workbook_bytes
 
+            files.put(planned.workbook, workbook_bytes(result, inputs.files))
+        else:
+            from procure.reports.xlsx.analysis import approval_with_analysis_bytes
+
+            files.put(planned.workbook, approval_with_analysis_bytes(result, analysis, inputs.files))
+    if result.plan is not None and planned.csv_dir is not None:
+        from procure.reports.csv_report import put_csv
+
+        put_csv(files, result, inputs.files)
+    files.commit()
     written: list[str] = []
-    if json_out is not None:
-        atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
-        written.append(f"wrote {json_out}")
-    if result.plan is None and (out is not None or csv_dir is not None):
+    if planned.json is not None:
+        written.append(f"wrote {planned.json.path}")
+    if result.plan is not None and planned.workbook is not None:
+        written.append(f"wrote {planned.workbook.path}")
+    if result.plan is not None and planned.csv_dir is not None:
+        written.append(f"wrote CSV tables to {planned.csv_dir}")
+    requested = [str(t.path) for t in (planned.workbook,) if t is not None] + ([str(planned.csv_dir)] if planned.csv_dir else [])
+    if result.plan is None and requested:
         # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
-        skipped = " and ".join(str(x) for x in (out, csv_dir) if x is not None)
-        written.append(f"no workbook: no plan ({result.status}); {skipped} not written; the reasons are above and in --json")
-    if result.plan is not None and out is not None:
-        from procure.reports.xlsx import write_workbook
-
-        write_workbook(result, out, inputs=inputs.files)
-        written.append(f"wrote {out}")
-    if result.plan is not None and csv_dir is not None:
-        from procure.reports.csv_report import write_csv
-
-        write_csv(result, csv_dir, inputs=inputs.files)
-        written.append(f"wrote CSV tables to {csv_dir}")
+        written.append(f"no workbook: no plan ({result.status}); {' and '.join(requested)} not written; the reasons are above and in --json")
     return written
 
 
@@ -183,3 +225,90 @@ def exit_code_for(status: SolveStatus) -> ExitCode:
     if status == SolveStatus.INFEASIBLE:
         return ExitCode.INFEASIBLE
     return ExitCode.NO_SOLUTION
+
+
+# --- analysis --------------------------------------------------------------------------------------
+
+ANALYSIS_CSV = ("scenarios.csv", "break_even.csv", "sensitivity.csv")
+
+
+def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> SolveOutputs:
+    """Fail before any solving when an analysis output cannot be written; the files are written
+    together by ``write_analysis_outputs``."""
+    planned = SolveOutputs(Outputs())
+    if out is not None:
+        if out.suffix.lower() != ".xlsx":
+            raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
+        planned.workbook = planned.files.add(out, "--out")
+    if json_out is not None:
+        planned.json = planned.files.add(json_out, "--json")
+    if csv_dir is not None:
+        planned.files.add_folder(csv_dir, ANALYSIS_CSV, "--csv")
+        planned.csv_dir = Path(csv_dir)
+    return planned
+
+
+def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
+            workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
+            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None):
+    """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis)."""
+    from procure.analysis import analyze as run
+
+    if monte_carlo and not inputs.project.analysis.uncertainty:
+        raise InputError([Problem(str(inputs.workload_path), "analysis.uncertainty",
+                                  "--monte-carlo needs distributions to draw from, e.g. analysis: {uncertainty: {price_cloud: "
+                                  "{dist: triangular, low: 0.7, mode: 1.0, high: 1.05}}} (see docs/analysis.md)")])
+    if scheduler:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError([Problem("command line", "--scheduler", "sending scenarios to a Dask cluster needs the dask extra: pip install 'procure[dask]'")]) from None
+    log.info("analysing: break-even %s, sensitivity %s, Monte Carlo %s, workers %s, scheduler %s", break_even, sensitivity, monte_carlo, workers, scheduler)
+    try:
+        return run(inputs.project, inputs.catalog.offers, break_even=break_even, sensitivity=sensitivity, monte_carlo=monte_carlo,
+                   workers=workers, scheduler=scheduler, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
+                   progress=progress, base=base)
+    except (OSError, TimeoutError) as exc:
+        if scheduler:
+            raise InputError([Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]) from None
+        raise
+
+
+def analysis_json(analysis) -> str:
+    from procure.reports.analysis_json import analysis_to_json
+
+    return json.dumps(analysis_to_json(analysis), indent=2)
+
+
+def write_analysis_outputs(analysis, planned: SolveOutputs) -> list[str]:
+    """The analysis workbook, JSON and CSV tables (the CSV files are the analysis' DataFrames), as one
+    transaction: all of them or none."""
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, analysis_json(analysis).encode("utf-8"))
+    has_plan = analysis.base.plan is not None
+    if has_plan and planned.workbook is not None:
+        from procure.reports.xlsx.analysis import analysis_workbook_bytes
+
+        files.put(planned.workbook, analysis_workbook_bytes(analysis))
+    if has_plan and planned.csv_dir is not None:
+        frames = {"scenarios.csv": analysis.scenarios_frame(), "break_even.csv": analysis.break_even_frame(), "sensitivity.csv": analysis.sensitivity_frame()}
+        for t in files.targets:
+            if t.what == "--csv" and t.path.name in frames:
+                files.put(t, frames[t.path.name].to_csv(index=False).encode("utf-8"))
+    files.commit()
+    written = [f"wrote {planned.json.path}"] if planned.json is not None else []
+    if has_plan and planned.workbook is not None:
+        written.append(f"wrote {planned.workbook.path}")
+    if has_plan and planned.csv_dir is not None:
+        written.append(f"wrote CSV tables to {planned.csv_dir}")
+    return written
+
+
+def compare(paths: list[Path], offer_paths: list[Path] | None, *, solver: str = "cbc", time_limit: float | None = None,
+            gap: float = 1e-6, objective: str = "tco") -> tuple[list[Inputs], list[Result]]:
+    """Plan every workload file (all strategies) for the side-by-side comparison."""
+    if len(paths) < 2:
+        raise InputError([Problem("command line", "FILES", "compare needs two or more workload files")])
+    inputs = [load_inputs(p, offer_paths, objective=objective) for p in paths]
+    return inputs, [solve(i, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True) for i in inputs]

@@ -55,9 +55,9 @@ class Objective(str, Enum):
 
 
 def _console(stderr: bool = False):
-    from rich.console import Console
+    from procure.reports.terminal import console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+    return console(stderr)
 
 
 def _esc(text) -> str:
@@ -67,17 +67,21 @@ def _esc(text) -> str:
     return escape(str(text))
 
 
-def _fail(exc) -> NoReturn:
+AllErrors = Annotated[bool, typer.Option("--all-errors", help="Print every problem found (by default at most 50 per file).")]
+
+
+def _fail(exc, all_errors: bool = False) -> NoReturn:
     """Print a ProcureError the way its family is documented, and exit with its code."""
-    from procure.models.errors import InputError
+    from procure.models.errors import InputError, render_problems
     from procure.solver.verify import VerificationError
 
     err = _console(stderr=True)
     if isinstance(exc, InputError):
-        for p in exc.problems:
-            err.print(f"[red]✗[/red] {_esc(p)}", markup=True, highlight=False, soft_wrap=True)
-        n = len(exc.problems)
-        err.print(f"{n} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
+        for line in render_problems(exc, all_errors):
+            mark = "  " if line.startswith("… and") else "[red]✗[/red] "
+            err.print(f"{mark}{_esc(line)}", markup=True, highlight=False, soft_wrap=True)
+        n = exc.count
+        err.print(f"{n:,} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
     elif isinstance(exc, VerificationError):
         err.print("[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]", soft_wrap=True)
         for v in exc.violations:
@@ -122,6 +126,7 @@ def offers_list(
     offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s) (.yaml, .csv, .xlsx); default: the bundled catalog.")] = None,
     gpu: Annotated[Optional[str], typer.Option(help="Only offers of this GPU (id or alias).")] = None,
     mode: Annotated[Optional[str], typer.Option(help="Only offers of this mode: buy, rent or cloud.")] = None,
+    all_errors: AllErrors = False,
 ) -> None:
     """Show the offers of a catalog as a table."""
     from procure.models.errors import InputError, Problem, unknown_choice
@@ -143,7 +148,7 @@ def offers_list(
 
         cat = load_offers(offers)
     except InputError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     from procure.reports.console import print_offers
 
     rows = [o for o in cat.offers if (gid is None or o.gpu == gid) and (mode is None or o.mode == mode)]
@@ -159,7 +164,10 @@ def offers_list(
 
 
 @offers_app.command("validate")
-def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog files to check (.yaml, .csv, .xlsx).")]) -> None:
+def offers_validate(
+    paths: Annotated[list[Path], typer.Argument(help="Catalog files to check (.yaml, .csv, .xlsx).")],
+    all_errors: AllErrors = False,
+) -> None:
     """Check catalog files; report every problem with its file, row or line; exit 1 if any."""
     from procure.models.errors import InputError
     from procure.offers.catalog import load_catalog
@@ -167,7 +175,7 @@ def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog fi
     try:
         cat = load_catalog(paths)
     except InputError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     _print_warnings(cat.warnings)
     modes = sorted({o.mode for o in cat.offers})
     typer.echo(f"ok: {len(cat.offers)} offers ({', '.join(modes)}) in {len(paths)} file(s)")
@@ -177,16 +185,20 @@ def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog fi
 def offers_template(
     format: Annotated[Fmt, typer.Option("--format", help="csv, xlsx or yaml.")] = Fmt.xlsx,
     out: Annotated[Path, typer.Option("--out", help="File to write.")] = Path("offers.xlsx"),
+    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
 ) -> None:
     """Write an empty, documented catalog to type vendor quotes into."""
     from procure.models.errors import InputError
     from procure.offers.catalog import write_template
 
     try:
-        write_template(format.value, out)
+        write_template(format.value, out, overwrite=force)
     except InputError as exc:
         _fail(exc)
-    typer.echo(f"wrote {out}: fill one row per offer, then run: procure offers validate {out}")
+    from procure.models.text import printable
+
+    shown = printable(str(out))  # a path is user text too
+    typer.echo(f"wrote {shown}: fill one row per offer, then run: procure offers validate {shown}")
 
 
 # --- size --------------------------------------------------------------------------------------
@@ -198,31 +210,32 @@ def size(
     json_out: Annotated[Optional[str], typer.Option("--json", help="Write the sizing as JSON to FILE, or '-' for stdout.")] = None,
     gpu: Annotated[Optional[str], typer.Option(help="Size on reference nodes of this GPU instead of a catalog.")] = None,
     gpus: Annotated[Optional[int], typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
+    all_errors: AllErrors = False,
 ) -> None:
     """Size each workload: GPU memory, FLOPs, and hours and fit on every cluster shape."""
     from procure import app as use
     from procure.models.errors import ProcureError
-    from procure.models.fileio import atomic_write, check_writable
     from procure.models.project import load_project
 
     try:
-        if json_out and json_out != "-":
-            check_writable(json_out, "--json")
+        outputs = use.check_json_output(json_out)
         project, warnings = load_project(workload)
         catalog = None
         if gpu is None and gpus is None:
             catalog = use.load_offers(offers, project, workload)
             warnings += catalog.warnings
+        outputs.forbid_inputs([workload, *(catalog.files if catalog else [])])
         sizings = use.size(project, catalog, gpu, gpus)
     except ProcureError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     _print_warnings(warnings)
     if json_out == "-":
         typer.echo(use.sizing_json(sizings))
         return
     if json_out:
         try:
-            atomic_write(json_out, use.sizing_json(sizings).encode("utf-8"), "--json")
+            outputs.put(outputs.targets[0], use.sizing_json(sizings).encode("utf-8"))
+            outputs.commit()
         except ProcureError as exc:
             _fail(exc)
     from procure.reports.sizing_report import print_sizing
@@ -237,7 +250,7 @@ def solve(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
     offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the Excel workbook for the approval meeting here (.xlsx).")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the plan as JSON here.")] = None,
+    json_out: Annotated[Optional[str], typer.Option("--json", help="Write the plan as JSON to FILE, or '-' for stdout (the report then goes to stderr).")] = None,
     csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")] = SolverName.cbc,
     time_limit: Annotated[str, typer.Option("--time-limit", help="Seconds for the whole command (sizing, every strategy, the outputs); 0 or none: no limit. At its share of the limit a strategy reports its best plan as 'feasible' with its proven gap, or the greedy plan as 'heuristic'.")] = "120",
@@ -245,7 +258,10 @@ def solve(
     gap: Annotated[float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
     compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
+    all_errors: AllErrors = False,
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
+    analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
@@ -254,10 +270,11 @@ def solve(
 
     try:
         budget = Budget(use.parse_time_limit(time_limit))  # the clock starts before anything is loaded
-        use.check_solve_outputs(out, json_out, csv_dir)
+        planned = use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
+        planned.files.forbid_inputs(inputs.files)
     except ProcureError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     _print_warnings(inputs.warnings)
     progress = Reporter.for_stderr(quiet, inputs.project.currency)
     try:
@@ -269,10 +286,21 @@ def solve(
                 progress.close()
             from procure.reports.console import print_result
 
-            console = _console()
+            console = _console(stderr=planned.json_stdout)
             print_result(console, result, inputs=inputs.files)
-            for line in use.write_outputs(result, inputs, out=out, json_out=json_out, csv_dir=csv_dir):
+            analysis = None
+            if analyze and result.plan is not None:
+                if not compare:
+                    _fail(_usage("--analyze", "--analyze compares the strategies; drop --no-compare"))
+                # the analysis re-solves many scenarios; each solve gets --time-limit (it is not part of the plan's budget)
+                analysis = _run_analysis(use, inputs, console, break_even=True, sensitivity=True,
+                                         monte_carlo=inputs.project.analysis.scenarios if inputs.project.analysis.uncertainty else None,
+                                         workers=workers, scheduler=None, solver=solver.value, time_limit=budget.seconds, gap=gap,
+                                         objective=objective.value, base=result)
+            for line in use.write_outputs(result, inputs, planned, analysis=analysis):
                 console.print(_esc(line))
+            if planned.json_stdout:
+                typer.echo(use.result_json(result))
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
@@ -280,6 +308,120 @@ def solve(
                                     markup=False, soft_wrap=True)
         raise typer.Exit(stop.exit_code) from None
     raise typer.Exit(use.exit_code_for(result.status))
+
+
+# --- analyze and compare ---------------------------------------------------------------------------
+
+def _usage(option: str, message: str):
+    from procure.models.errors import InputError, Problem
+
+    return InputError([Problem("command line", option, message)])
+
+
+def _run_analysis(use, inputs, console, **kw):
+    """Run the analysis with a progress bar on a terminal; print it; return it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from procure.models.errors import ProcureError
+    from procure.reports.analysis_console import print_analysis
+
+    err = _console(stderr=True)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=True, disable=not err.is_terminal)
+    try:
+        with progress:
+            analysis = use.analyze(inputs, progress=progress, **kw)
+    except ProcureError as exc:
+        _fail(exc)
+    print_analysis(console, analysis)
+    return analysis
+
+
+@app.command(help="Decision analytics on top of the optimal plan: break-even prices of every losing offer and strategy, "
+                  "a sensitivity tornado of the cost drivers, and a Monte Carlo study of the uncertainty declared under "
+                  "`analysis:` in the workload file — every answer re-optimized. Without --break-even/--sensitivity/"
+                  "--monte-carlo all three run (Monte Carlo when analysis.uncertainty is declared).\n\n" + EXIT_CODES)
+def analyze(
+    workload: Annotated[Path, typer.Argument(help="workload.yaml")],
+    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    break_even: Annotated[bool, typer.Option("--break-even", help="Break-even prices of the offers and strategies that lost.")] = False,
+    sensitivity: Annotated[bool, typer.Option("--sensitivity", help="The tornado: each driver at its low and high value.")] = False,
+    monte_carlo: Annotated[Optional[int], typer.Option("--monte-carlo", help="Draw N scenarios from analysis.uncertainty (default: analysis.scenarios).", min=1)] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes (default: the machine's cores).", min=1)] = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Send the solves to this Dask scheduler (e.g. tcp://10.0.0.5:8786); needs procure[dask].")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write the analysis workbook here (.xlsx).")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the analysis as JSON here.")] = None,
+    csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the analysis' tables (one row per scenario and strategy, break-even, sensitivity) as CSV into this folder.")] = None,
+    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
+    time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Seconds per solve.", min=0.1)] = None,
+    gap: Annotated[float, typer.Option(help="Relative optimality gap of each solve (break-even always solves to a proven optimum).", min=0.0, max=1.0)] = 1e-6,
+    objective: Annotated[Objective, typer.Option(help="tco or npv: the figure every analysis compares.")] = Objective.tco,
+) -> None:
+    from procure import app as use
+    from procure.models.errors import ProcureError
+
+    try:
+        planned = use.check_analyze_outputs(out, json_out, csv_dir)
+        inputs = use.load_inputs(workload, offers, objective=objective.value)
+    except ProcureError as exc:
+        _fail(exc)
+    _print_warnings(inputs.warnings)
+    everything = not (break_even or sensitivity or monte_carlo)
+    declared = bool(inputs.project.analysis.uncertainty)
+    mc = monte_carlo or (inputs.project.analysis.scenarios if everything and declared else None)
+    console = _console()
+    analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
+                             monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value, time_limit=time_limit,
+                             gap=gap, objective=objective.value)
+    if analysis.base.plan is None:
+        raise typer.Exit(use.exit_code_for(analysis.base.status))
+    try:
+        for line in use.write_analysis_outputs(analysis, planned):
+            console.print(_esc(line))
+    except ProcureError as exc:
+        _fail(exc)
+    raise typer.Exit(0)
+
+
+@app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
+                  "Totals, strategies, cost categories and where each workload runs, with the differences against the first file.")
+def compare(
+    files: Annotated[list[Path], typer.Argument(help="workload.yaml files (two or more)")],
+    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog.")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the comparison as JSON here.")] = None,
+    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
+    objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,
+) -> None:
+    from procure import app as use
+    from procure.models.errors import ProcureError
+
+    try:
+        if json_out is not None:
+            from procure.models.fileio import check_writable
+
+            check_writable(json_out, "--json")
+        inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
+    except ProcureError as exc:
+        _fail(exc)
+    for i in inputs:
+        _print_warnings(i.warnings)
+    from procure.analysis.compare import compare_rows
+    from procure.reports.analysis_console import print_comparison
+
+    rows = compare_rows(results)
+    print_comparison(_console(), [str(f) for f in files], rows, results[0].project.currency)
+    if json_out is not None:
+        import json
+
+        from procure.models.fileio import atomic_write
+
+        doc = {"files": [str(f) for f in files], "rows": [{"section": r.section, "label": r.label, "values": r.values,
+                                                          "differences": r.differences(), "changed": r.changed} for r in rows]}
+        try:
+            atomic_write(json_out, json.dumps(doc, indent=2).encode("utf-8"), "--json")
+        except ProcureError as exc:
+            _fail(exc)
+    raise typer.Exit(0)
 
 
 def main() -> None:

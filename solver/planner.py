@@ -134,12 +134,14 @@ def output_reserve(budget: Budget, n_workloads: int) -> float:
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
                  solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool | None = None,
-                 only: dict[str, str] | None = None) -> StrategyResult:
-    """Plan one strategy within ``budget`` (wall clock, including the model build); ``only`` holds
-    workloads to one offer each (workload → offer id). When the solver has no plan at the budget's
-    end, the greedy plan is used if there is one, verified and marked ``heuristic`` with the gap to
-    the solver's bound where it proved one."""
-    budget = budget or Budget(None)
+                 only: dict[str, str] | None = None, time_limit: float | None = None, warm_start: Plan | None = None) -> StrategyResult:
+    """Plan one strategy within ``budget`` (wall clock, including the model build; without one,
+    ``time_limit`` seconds); ``only`` holds workloads to one offer each (workload → offer id);
+    ``warm_start``: a feasible plan of these inputs for the solver to start from (the analysis passes
+    the base plan re-costed under its scenario); default: the greedy plan. When the solver has no plan
+    at the budget's end, the warm-start plan is used if there is one, verified and marked ``heuristic``
+    with the gap to the solver's bound where it proved one."""
+    budget = budget or Budget(time_limit)
     t0 = budget.elapsed()
     options, rejections, every = build_options(project, offers, sizings, modes)
     for w, oid in (only or {}).items():
@@ -149,7 +151,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     if missing:
         reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
         return StrategyResult(name, modes, SolveStatus.INFEASIBLE, reasons=reasons, **considered)
-    warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
+    warm = warm_start if warm_start is not None else greedy_plan(project, offers, options)  # an incumbent to start from
     if progress is not None:
         progress.strategy_started(name, budget)
     if budget.limited and project.period_days < COARSE_DAYS and (budget.remaining() or 0) > COARSE_MIN_SECONDS:

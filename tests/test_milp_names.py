@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import offer, project
-from planner_fixtures import fixed_sizings
 
 from procure.solver.milp import Builder, Names, slug
 from procure.solver.options import build_options
+
+from helpers import fixed_sizings, offer, project
 
 PULP_MANGLED = set("-+[] ->/")
 # workload names that differ only in characters PuLP turns into "_"

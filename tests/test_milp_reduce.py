@@ -7,11 +7,11 @@ import random
 
 import pulp
 import pytest
-from conftest import offer, project
-from planner_fixtures import fixed_sizings
 
 from procure.solver.milp import Builder
 from procure.solver.options import build_options
+
+from helpers import fixed_sizings, offer, project
 
 
 def instance(seed: int, n_workloads: int, **project_kw):
