@@ -421,13 +421,15 @@ def _remove(paths: Iterable[Path]) -> None:
 
 
 @contextlib.contextmanager
-def scratch_dir() -> Iterator[Path]:
+def scratch_dir(guard_signals: bool = True) -> Iterator[Path]:
     """A private temporary folder for files a library writes (PuLP's model and solution files go to
     ``$TMPDIR``, which points here meanwhile). It is removed on every exit path, SIGTERM/SIGINT/SIGHUP
-    included; a full disk is an InputError naming the folder."""
+    included; a full disk is an InputError naming the folder. ``guard_signals=False`` leaves the
+    signals to a caller that handles them already (the command line's ``solver.runtime.guarded_run``,
+    which also stops the solver's process group)."""
     saved = {k: os.environ.get(k) for k in ("TMPDIR", "TMP")}
     try:
-        with _SignalGuard(), tempfile.TemporaryDirectory(prefix="procure-") as folder:
+        with _SignalGuard() if guard_signals else contextlib.nullcontext(), tempfile.TemporaryDirectory(prefix="procure-") as folder:
             os.environ["TMPDIR"] = os.environ["TMP"] = folder
             try:
                 yield Path(folder)

@@ -160,17 +160,15 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
           objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
     ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds."""
-    import contextlib
-
     from procure.models.fileio import scratch_dir
     from procure.solver import runtime
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
     # the solver's model and solution files live in a private folder removed on every exit path; inside
-    # the command line's guarded run (solver.runtime) that folder and the signal handling are its own,
-    # which also stops the solver's process group
-    with contextlib.nullcontext() if runtime.temp_dir() else scratch_dir():
+    # the command line's guarded run (solver.runtime) the signals are its own: it also stops the
+    # solver's process group
+    with scratch_dir(guard_signals=runtime.temp_dir() is None):
         return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
                             objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress)
 
