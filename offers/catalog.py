@@ -25,6 +25,8 @@ SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
 #: top-level keys of a YAML catalog; residual_value_horizon_months says after how many months of
 #: ownership the file's residual_value_pct figures hold (the bundled catalog: 36)
 TOP_LEVEL = ("offers", "catalog_date", "notes", "residual_value_horizon_months")
+#: template sheets that ``validate`` and ``solve`` skip
+EXAMPLE_SHEETS = ("Example", "columns")
 
 
 def bundled_catalog_path() -> Path:
@@ -78,6 +80,22 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
     if problems:
         raise InputError(problems)
     return Catalog(offers=offers, files=paths, warnings=warnings, origin=origin, residual_months=residual_months)
+
+
+def check_currencies(catalog: Catalog, project, project_file: str) -> None:
+    """Every offer quoted in another currency than the project's needs a rate in the project's fx_rates:
+    an InputError per missing rate, naming the rate, the offers that need it and where they come from."""
+    missing: dict[str, list[str]] = {}
+    for o in catalog.offers:
+        if o.currency is not None and o.currency != project.currency and o.currency not in project.fx_rates:
+            missing.setdefault(o.currency, []).append(o.id)
+    if missing:
+        raise InputError([
+            Problem(project_file, f"fx_rates.{code}",
+                    f"missing exchange rate {code}: offer(s) {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''} ({catalog.origin[ids[0]]}) are quoted in {code} "
+                    f"but the project reports in {project.currency}; add fx_rates: {{{code}: <value of 1 {code} in {project.currency}>}} with fx_rates_date and fx_rates_source")
+            for code, ids in sorted(missing.items())
+        ])
 
 
 def horizon_warnings(catalog: Catalog, horizon_months: int) -> list[Problem]:
@@ -204,6 +222,8 @@ def _csv_rows(path: Path) -> list[Row]:
     for i, cells in enumerate(table[1:], start=2):
         if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
             raise InputError([Problem(str(path), "", f"row has {len(cells)} cells but the header has {len(header)} columns", row=i)])
+        if cells and cells[0].lstrip().startswith("#"):
+            continue  # a comment row (the template's examples)
         values = _clean_cells(header, cells, path, i)
         if values is not None:
             rows.append(Row(values=values, row=i))
@@ -224,7 +244,11 @@ def _xlsx_rows(path: Path) -> list[Row]:
         wb = openpyxl.load_workbook(path, data_only=False, read_only=False)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError) as exc:
         raise InputError([Problem(str(path), "", f"not a readable .xlsx workbook ({exc.__class__.__name__})")]) from None
-    sheet = wb["offers"] if "offers" in wb.sheetnames else wb.worksheets[0]
+    # the template's "Example" sheet (and the column help) is never read as offers
+    data_sheets = [ws for ws in wb.worksheets if ws.title not in EXAMPLE_SHEETS]
+    if not data_sheets:
+        raise InputError([Problem(str(path), "", f"the workbook has only the sheet(s) {', '.join(wb.sheetnames)}; put the offers on a sheet named 'offers'")])
+    sheet = wb["offers"] if "offers" in wb.sheetnames else data_sheets[0]
     problems = []
     if sheet.merged_cells.ranges:
         for rng in sheet.merged_cells.ranges:
