@@ -184,7 +184,8 @@ class Offer(BaseModel):
             alternatives = f.split("|")
             given = [a for a in alternatives if getattr(self, a) is not None]
             if not given:
-                problems.append(f"{' or '.join(alternatives)} is required for a {self.mode} offer")
+                other = f" (or {', '.join(alternatives[1:])})" if len(alternatives) > 1 else ""
+                problems.append(f"{alternatives[0]} is required for a {self.mode} offer{other}")
             elif len(given) > 1:
                 problems.append(f"give either {' or '.join(alternatives)}, not both")
         if self.term_prices is not None:

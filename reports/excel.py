@@ -202,7 +202,7 @@ def line_items(result) -> list[LineItem]:
                 _fractions(jf.get("energy", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
             ))
         elif o.mode == "cloud":
-            amount = costs.cloud_cost(o, d.nodes, d.hours)
+            amount = costs.cloud_cost(o, p, d.nodes, d.hours)
             jf = costs.job_flows(o, p, d.nodes, d.hours, d.start_day)
             end = costs.job_end_day(o, d.start_day, d.hours)
             links = {}
@@ -219,7 +219,7 @@ def line_items(result) -> list[LineItem]:
     rent_price: dict[str, str] = {}
     for j, r in enumerate(plan.rentals):
         o = result.offers[r.offer_id]
-        f = costs.rental_flows(o, RentalContract(o.id, r.nodes, r.start_month, r.months))
+        f = costs.rental_flows(o, RentalContract(o.id, r.nodes, r.start_month, r.months, r.term_months), p)
         k = f"rent{j}"
         first = rent_price.setdefault(o.id, k)
         links = {} if first == k else {"G": f"{first}:rent"}
