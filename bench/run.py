@@ -42,7 +42,7 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
     t2 = time.perf_counter()
     info = solve(model, solver, time_limit, gap)
     tco = None
-    if info.status in ("optimal", "feasible"):
+    if info.status.has_plan:
         decisions, purchases, contracts = extract(model, project, by_id)
         plan = build_plan(project, by_id, decisions, purchases, contracts)
         verify_plan(project, by_id, plan, make_resizer(project))

@@ -1,10 +1,34 @@
-"""Typed input errors: every problem names the file, the field path, the line or row, and what is allowed."""
+"""Typed errors and exit codes.
+
+Every error procure raises on purpose derives from ``ProcureError`` and carries the documented exit code
+of its family (``ExitCode``), so the command line maps errors to codes in one place. Input errors name
+the file, the field path, the line or row, and what is allowed.
+"""
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Iterable
+from enum import IntEnum
+from typing import ClassVar, Iterable
+
+
+class ExitCode(IntEnum):
+    """The documented exit codes of the command line (README, ``procure --help``, docs/errors.md)."""
+
+    OK = 0  # a plan: optimal, or feasible with its proven gap
+    INPUT = 1  # bad input or usage, or an output path that cannot be written
+    INFEASIBLE = 2  # no plan meets every rule; the reasons are printed
+    NO_SOLUTION = 3  # no solution within the time limit, or the solver is missing or failed
+    VERIFY = 4  # the plan failed independent verification: a bug
+    INTERRUPTED = 130  # SIGINT (128 + 2)
+    TERMINATED = 143  # SIGTERM (128 + 15)
+
+
+class ProcureError(Exception):
+    """Base of every error procure raises on purpose; ``exit_code`` is the command line's answer."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.INPUT
 
 
 @dataclass(frozen=True)
@@ -29,8 +53,10 @@ class Problem:
         return f"{where}: {kind}:{field} {self.message}"
 
 
-class InputError(Exception):
+class InputError(ProcureError):
     """Raised when an input file has one or more problems; carries all of them at once."""
+
+    exit_code = ExitCode.INPUT
 
     def __init__(self, problems: Iterable[Problem]):
         self.problems = [p for p in problems if not p.warning]
@@ -39,7 +65,7 @@ class InputError(Exception):
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """A ' (did you mean X?)' suffix for the closest allowed value, or '' when nothing is close."""
-    choices = list(choices)
+    choices = [str(c) for c in choices]  # StrEnum members print as their value
     lowered = {c.lower(): c for c in choices}
     hits = difflib.get_close_matches(str(value).lower(), list(lowered), n=1, cutoff=0.6)
     return f" (did you mean {lowered[hits[0]]!r}?)" if hits else ""
@@ -47,6 +73,6 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
 
 def unknown_choice(kind: str, value: str, choices: Iterable[str]) -> str:
     """Message for a value outside an allowed set, with a did-you-mean and the allowed values."""
-    choices = sorted(set(choices))
+    choices = sorted({str(c) for c in choices})
     allowed = ", ".join(choices) if len(choices) <= 16 else ", ".join(choices[:16]) + ", …"
     return f"unknown {kind} {value!r}{did_you_mean(value, choices)}; allowed: {allowed}"

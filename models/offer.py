@@ -21,6 +21,7 @@ columns ``financing.down_payment_pct``, ``financing.months``, ``financing.annual
 from __future__ import annotations
 
 import datetime as dt
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -28,8 +29,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from .gpu import FABRIC_GBPS, InterNode, IntraNode, gpu_table
 from .money import Currency, Financing, Pct, Pct500, TermPrice, VolumePrice, ascending, parse_tiers
 
-Mode = Literal["buy", "rent", "cloud"]
-MODES: tuple[str, ...] = ("buy", "rent", "cloud")
+class Mode(StrEnum):
+    """How capacity is obtained: bought servers, bare metal rented by the month, or cloud hours."""
+
+    BUY = "buy"
+    RENT = "rent"
+    CLOUD = "cloud"
+
+
+MODES: tuple[Mode, ...] = tuple(Mode)
 
 #: Price/cost columns that belong to exactly one mode.
 MODE_FIELDS: dict[str, tuple[str, ...]] = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from pathlib import Path
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,7 +22,13 @@ from .units import months_to_days
 from .validation import problems_from
 from .yamlio import line_of, load_yaml
 
-Method = Literal["pretrain", "full", "lora", "qlora"]
+class Method(StrEnum):
+    """How a model is trained: from scratch, full fine-tune, or adapters (LoRA, QLoRA on a 4-bit base)."""
+
+    PRETRAIN = "pretrain"
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
 
 
 class Workload(BaseModel):

@@ -18,7 +18,7 @@ def _message(err: dict[str, Any]) -> str:
         return "unknown field (not allowed here; check the spelling against the documented fields)"
     if kind == "missing":
         return "required field is missing"
-    if kind == "literal_error":
+    if kind in ("literal_error", "enum"):
         expected = err.get("ctx", {}).get("expected", "")
         hint = did_you_mean(err.get("input"), re.findall(r"'([^']*)'", expected)) if isinstance(err.get("input"), str) else ""
         return f"got {err.get('input')!r}{hint}; allowed: {expected}"

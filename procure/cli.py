@@ -1,21 +1,25 @@
-"""The command line (typer): thin — parse, call the library, print, exit with a documented code.
+"""The command line (typer): options, rendering and exit codes. The use cases live in ``procure.app``.
 
 Heavy libraries (pandas, PuLP, openpyxl) are imported inside the commands that need them so that
-``procure --help`` starts fast.
+``procure --help`` starts fast. Every ``ProcureError`` maps to its family's exit code in ``_fail``;
+usage errors (an unknown option, a missing argument) exit 1 like any other bad input.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 
+from procure.models.errors import ExitCode
+
 EXIT_CODES = """Exit codes:
 0 ok (a plan: optimal, or feasible with its proven gap at the time limit)
-1 bad input: file, field, line/row and what is allowed are printed; also an output path that cannot be written
+1 bad input or usage: file, field, line/row and what is allowed are printed; also an output path that cannot be written
 2 infeasible: the reasons are printed
 3 no solution within the time limit, or the solver is missing or failed
 4 internal verification failure: a bug; the plan broke a rule and is not shown"""
@@ -30,7 +34,7 @@ app = typer.Typer(
 offers_app = typer.Typer(help="Inspect, validate and create offer catalogs.", no_args_is_help=True)
 app.add_typer(offers_app, name="offers")
 
-EXIT_OK, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_NO_SOLUTION, EXIT_VERIFY = 0, 1, 2, 3, 4
+log = logging.getLogger("procure")
 
 
 class Fmt(str, Enum):
@@ -62,13 +66,25 @@ def _esc(text) -> str:
     return escape(str(text))
 
 
-def _fail_input(exc) -> None:
+def _fail(exc) -> NoReturn:
+    """Print a ProcureError the way its family is documented, and exit with its code."""
+    from procure.models.errors import InputError
+    from procure.solver.verify import VerificationError
+
     err = _console(stderr=True)
-    for p in exc.problems:
-        err.print(f"[red]✗[/red] {_esc(p)}", markup=True, highlight=False, soft_wrap=True)
-    n = len(exc.problems)
-    err.print(f"{n} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
-    raise typer.Exit(EXIT_INPUT)
+    if isinstance(exc, InputError):
+        for p in exc.problems:
+            err.print(f"[red]✗[/red] {_esc(p)}", markup=True, highlight=False, soft_wrap=True)
+        n = len(exc.problems)
+        err.print(f"{n} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
+    elif isinstance(exc, VerificationError):
+        err.print("[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]", soft_wrap=True)
+        for v in exc.violations:
+            err.print(f"  - {_esc(v)}", soft_wrap=True)
+        err.print("This is a bug in procure; please report it with your input files.", soft_wrap=True)
+    else:  # the solver is missing or failed
+        err.print(f"[red]✗[/red] solver problem: {_esc(exc)}", soft_wrap=True)
+    raise typer.Exit(exc.exit_code)
 
 
 def _print_warnings(warnings) -> None:
@@ -90,18 +106,12 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log what procure does (inputs read, sizing, each solve) on stderr.")] = False,
 ) -> None:
-    pass
+    from rich.logging import RichHandler
 
-
-def _load_offers(offer_paths: list[Path] | None, project=None, project_path: Path | None = None):
-    from procure.offers.catalog import load_catalog
-
-    paths = offer_paths or None
-    if paths is None and project is not None and project.offers:
-        base = project_path.parent if project_path else Path(".")
-        paths = [base / p for p in project.offers]
-    return load_catalog(paths)
+    handler = RichHandler(console=_console(stderr=True), show_path=False, markup=False, rich_tracebacks=False)
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s", handlers=[handler], force=True)
 
 
 # --- offers ------------------------------------------------------------------------------------
@@ -128,9 +138,11 @@ def offers_list(
             problems.append(Problem("command line", "--mode", unknown_choice("mode", mode, MODES)))
         if problems:
             raise InputError(problems)
-        cat = _load_offers(offers)
+        from procure.app import load_offers
+
+        cat = load_offers(offers)
     except InputError as exc:
-        _fail_input(exc)
+        _fail(exc)
     from procure.reports.console import print_offers
 
     rows = [o for o in cat.offers if (gid is None or o.gpu == gid) and (mode is None or o.mode == mode)]
@@ -154,7 +166,7 @@ def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog fi
     try:
         cat = load_catalog(paths)
     except InputError as exc:
-        _fail_input(exc)
+        _fail(exc)
     _print_warnings(cat.warnings)
     modes = sorted({o.mode for o in cat.offers})
     typer.echo(f"ok: {len(cat.offers)} offers ({', '.join(modes)}) in {len(paths)} file(s)")
@@ -172,7 +184,7 @@ def offers_template(
     try:
         write_template(format.value, out)
     except InputError as exc:
-        _fail_input(exc)
+        _fail(exc)
     typer.echo(f"wrote {out}: fill one row per offer, then run: procure offers validate {out}")
 
 
@@ -187,57 +199,33 @@ def size(
     gpus: Annotated[Optional[int], typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
 ) -> None:
     """Size each workload: GPU memory, FLOPs, and hours and fit on every cluster shape."""
-    from procure.models.errors import InputError, Problem
-    from procure.models.fileio import check_writable
-    from procure.models.gpu import gpu_table
+    from procure import app as use
+    from procure.models.errors import ProcureError
+    from procure.models.fileio import atomic_write, check_writable
     from procure.models.project import load_project
 
     try:
         if json_out and json_out != "-":
             check_writable(json_out, "--json")
         project, warnings = load_project(workload)
-        if (gpu is None) != (gpus is None):
-            raise InputError([Problem("command line", "--gpu/--gpus", "give both --gpu and --gpus, or neither")])
-        if gpu is not None:
-            gid = gpu_table().resolve(gpu)
-            if gid is None:
-                raise InputError([Problem("--gpu", "gpu", gpu_table().unknown_message(gpu))])
-            from procure.solver.sizing import reference_offer
-
-            ref, _nodes = reference_offer(gid, gpus)
-            offer_list, only_nodes = [ref], _nodes
-        else:
-            cat = _load_offers(offers, project, workload)
-            warnings += cat.warnings
-            offer_list, only_nodes = cat.offers, None
-    except InputError as exc:
-        _fail_input(exc)
+        catalog = None
+        if gpu is None and gpus is None:
+            catalog = use.load_offers(offers, project, workload)
+            warnings += catalog.warnings
+        sizings = use.size(project, catalog, gpu, gpus)
+    except ProcureError as exc:
+        _fail(exc)
     _print_warnings(warnings)
-    from procure.solver.sizing import size_project, size_workload
-
-    if only_nodes is not None:
-        sizings = []
-        for w in project.workloads:
-            sz = size_workload(w, offer_list, project.sizing, project.team_area)
-            sz.candidates[:] = [c for c in sz.candidates if c.nodes == only_nodes] or sz.candidates
-            sizings.append(sz)
-    else:
-        sizings = size_project(project, offer_list)
-    from procure.reports.sizing_report import print_sizing, sizing_to_json
-
+    if json_out == "-":
+        typer.echo(use.sizing_json(sizings))
+        return
     if json_out:
-        import json
-
-        text = json.dumps(sizing_to_json(sizings), indent=2)
-        if json_out == "-":
-            typer.echo(text)
-            return
-        from procure.models.fileio import atomic_write
-
         try:
-            atomic_write(json_out, text.encode("utf-8"), "--json")
-        except InputError as exc:
-            _fail_input(exc)
+            atomic_write(json_out, use.sizing_json(sizings).encode("utf-8"), "--json")
+        except ProcureError as exc:
+            _fail(exc)
+    from procure.reports.sizing_report import print_sizing
+
     print_sizing(_console(), sizings)
 
 
@@ -256,81 +244,44 @@ def solve(
     objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
     compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
 ) -> None:
-    from procure.models.errors import InputError, Problem
-    from procure.models.fileio import check_writable
-    from procure.models.project import load_project
+    from procure import app as use
+    from procure.models.errors import ProcureError
 
     try:
-        if out is not None:
-            if out.suffix.lower() != ".xlsx":
-                raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
-            check_writable(out, "--out")
-        if json_out is not None:
-            check_writable(json_out, "--json")
-        if csv_dir is not None:
-            # the folder itself may be new (write_csv creates it); its parent must be writable
-            check_writable(csv_dir / "plan.csv" if csv_dir.is_dir() else csv_dir, "--csv")
-        project, warnings = load_project(workload)
-        cat = _load_offers(offers, project, workload)
-        warnings += cat.warnings
-        from procure.offers.catalog import horizon_warnings
-
-        warnings += horizon_warnings(cat, project.horizon_months)
-        if objective == Objective.npv and project.discount_rate == 0:
-            warnings.append(Problem(str(workload), "discount_rate", "--objective npv with discount_rate 0 is the same as tco", warning=True))
-    except InputError as exc:
-        _fail_input(exc)
-    _print_warnings(warnings)
-
-    from procure.solver.milp import SolverFailed, SolverUnavailable
-    from procure.solver.planner import plan_project
-    from procure.solver.verify import VerificationError
-
-    err = _console(stderr=True)
+        use.check_solve_outputs(out, json_out, csv_dir)
+        inputs = use.load_inputs(workload, offers, objective=objective.value)
+    except ProcureError as exc:
+        _fail(exc)
+    _print_warnings(inputs.warnings)
     try:
-        result = plan_project(project, cat.offers, solver=solver.value, time_limit=time_limit, gap=gap, objective=objective.value, compare=compare)
-    except (SolverUnavailable, SolverFailed) as exc:
-        err.print(f"[red]✗[/red] solver problem: {_esc(exc)}", soft_wrap=True)
-        raise typer.Exit(EXIT_NO_SOLUTION)
-    except VerificationError as exc:
-        err.print("[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]", soft_wrap=True)
-        for v in exc.violations:
-            err.print(f"  - {_esc(v)}", soft_wrap=True)
-        err.print("This is a bug in procure; please report it with your input files.", soft_wrap=True)
-        raise typer.Exit(EXIT_VERIFY)
+        result = use.solve(inputs, solver=solver.value, time_limit=time_limit, gap=gap, objective=objective.value, compare=compare)
+    except ProcureError as exc:
+        _fail(exc)
 
     from procure.reports.console import print_result
-    from procure.reports.json_report import result_to_json
 
     console = _console()
-    print_result(console, result, inputs=[workload, *cat.files])
-    status = result.status
+    print_result(console, result, inputs=inputs.files)
     try:
-        if json_out is not None:
-            import json
-
-            from procure.models.fileio import atomic_write
-
-            atomic_write(json_out, json.dumps(result_to_json(result), indent=2).encode("utf-8"), "--json")
-            console.print(f"wrote {_esc(json_out)}")
-        if result.plan is not None and out is not None:
-            from procure.reports.excel import write_workbook
-
-            write_workbook(result, out, inputs=[workload, *cat.files])
-            console.print(f"wrote {_esc(out)}")
-        if result.plan is not None and csv_dir is not None:
-            from procure.reports.csv_report import write_csv
-
-            write_csv(result, csv_dir, inputs=[workload, *cat.files])
-            console.print(f"wrote CSV tables to {_esc(csv_dir)}")
-    except InputError as exc:
-        _fail_input(exc)
-    if status in ("optimal", "feasible"):
-        raise typer.Exit(EXIT_OK)
-    if status == "infeasible":
-        raise typer.Exit(EXIT_INFEASIBLE)
-    raise typer.Exit(EXIT_NO_SOLUTION)
+        for line in use.write_outputs(result, inputs, out=out, json_out=json_out, csv_dir=csv_dir):
+            console.print(_esc(line))
+    except ProcureError as exc:
+        _fail(exc)
+    raise typer.Exit(use.exit_code_for(result.status))
 
 
 def main() -> None:
-    app()
+    """Entry point: run the app; a usage error (unknown option, missing argument) is bad input, exit 1."""
+    try:
+        rc = app(standalone_mode=False)
+    except typer.Abort:  # Ctrl-C at a prompt
+        _console(stderr=True).print("aborted", markup=False)
+        sys.exit(ExitCode.INTERRUPTED)
+    except typer.TyperException as exc:  # usage errors: the parser's message, then exit 1
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            _console(stderr=True).print(f"Error: {exc.format_message()}", markup=False)
+        sys.exit(ExitCode.INPUT)
+    sys.exit(rc if isinstance(rc, int) else ExitCode.OK)

@@ -10,6 +10,7 @@ from rich.markup import escape as esc
 from rich.table import Table
 
 from procure.solver.costs import CATEGORIES
+from procure.solver.enums import STRATEGIES
 
 STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
 CATEGORY_LABEL = {
@@ -164,7 +165,7 @@ def _print_strategies(console: Console, result) -> None:
     t = Table(title="Strategies: buy vs rent vs cloud")
     for col in ("strategy", "status", "total cost", "vs hybrid"):
         t.add_column(col, justify="right" if col in ("total cost", "vs hybrid") else "left")
-    for name in ("hybrid", "buy", "rent", "cloud"):
+    for name in STRATEGIES:
         s = result.strategies.get(name)
         if s is None:
             continue

@@ -11,7 +11,7 @@
     options.csv      every feasible shape (stand-alone cost, difference to the chosen) and every rejection
     assumptions.csv  the Assumptions sheet, one row per entry
 
-The tables are built by the same functions as the Excel workbook (``reports.excel``). Numbers are
+The tables are built by the same functions as the Excel workbook (``reports.tables``). Numbers are
 written unrounded; dates as ISO 8601. Text that a spreadsheet would run as a formula (it begins with
 =, +, -, @, a tab or a carriage return) is prefixed with an apostrophe, as OWASP recommends against
 CSV injection.
@@ -30,7 +30,7 @@ from procure.models.fileio import atomic_write
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 
-from . import excel
+from . import tables as shared
 from .console import recommendation
 
 
@@ -43,7 +43,7 @@ def _cell(v: Any) -> Any:
         return v.isoformat()
     if isinstance(v, float):
         return repr(v)
-    if isinstance(v, str) and v.startswith(excel.FORMULA_PREFIXES):
+    if isinstance(v, str) and v.startswith(shared.FORMULA_PREFIXES):
         return "'" + v
     return v
 
@@ -73,17 +73,17 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
             summary.append(("npv_cost", plan.npv_cost, p.currency))
         for c in CATEGORIES:
             summary.append((c, plan.breakdown.get(c, 0.0), p.currency))
-    _, be_text = excel.break_even(result)
+    _, be_text = shared.break_even(result)
     if be_text:
         summary.append(("break_even", be_text, ""))
     out["summary.csv"] = _csv_bytes(["figure", "value", "unit"], summary)
-    out["strategies.csv"] = _dict_table(excel.strategy_rows(result), ["name", "strategy", "status", "total_cost", "npv_cost", "vs_recommended",
+    out["strategies.csv"] = _dict_table(shared.strategy_rows(result), ["name", "strategy", "status", "total_cost", "npv_cost", "vs_recommended",
                                                                        "vs_recommended_pct", "modes", "note"])
-    out["plan.csv"] = _dict_table(excel.plan_rows(result), ["workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start",
+    out["plan.csv"] = _dict_table(shared.plan_rows(result), ["workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start",
                                                              "end", "deadline", "start_day", "end_day", "deadline_day", "slack_days",
                                                              "wall_hours", "gpu_hours", "cost"])
-    out["capacity.csv"] = _dict_table(excel.capacity_rows(result), ["what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"])
-    items = excel.line_items(result)
+    out["capacity.csv"] = _dict_table(shared.capacity_rows(result), ["what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"])
+    items = shared.line_items(result)
     out["costs.csv"] = _csv_bytes(
         ["category", "line_item", "offer", "nodes", "quantity", "quantity_unit", "unit_price", "price_unit", "rate", "rate_unit", "amount", "how"],
         ([i.category, i.item, i.ref, i.nodes, i.quantity, i.quantity_unit, i.unit_price, i.price_unit, i.rate, i.rate_unit, i.amount, i.how]
@@ -92,21 +92,21 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
     if plan is not None:
         n = p.horizon_months
         df = costs.discount_factors(p)
-        totals = excel.monthly_totals(plan, n)
-        cum = excel.cumulative(totals)
+        totals = shared.monthly_totals(plan, n)
+        cum = shared.cumulative(totals)
         rows = []
         for m in range(n):
-            rows.append([m + 1, excel.month_start(p, m)] + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES] + [totals[m], cum[m], df[m]])
+            rows.append([m + 1, shared.month_start(p, m)] + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES] + [totals[m], cum[m], df[m]])
         out["cash_flow.csv"] = _csv_bytes(["month", "month_start"] + list(CATEGORIES) + ["total", "cumulative", "discount_factor"], rows)
     opt_rows = [["feasible", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"],
                  r["hours"], r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], r["chosen"], ""]
-                for r in excel.option_rows(result)]
+                for r in shared.option_rows(result)]
     opt_rows += [["rejected", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], None, None, None, None, None, None, None, None, None,
-                  False, r["reason"]] for r in excel.rejection_rows(result)]
+                  False, r["reason"]] for r in shared.rejection_rows(result)]
     out["options.csv"] = _csv_bytes(["status", "workload", "offer", "vendor", "mode", "gpu", "nodes", "gpus", "strategy", "days", "compute_hours",
                                      "gpu_hours", "efficiency", "standalone_cost", "vs_chosen", "chosen", "reason"], opt_rows)
     arows = []
-    for title, cols, rows in excel.assumption_sections(result, inputs, now):
+    for title, cols, rows in shared.assumption_sections(result, inputs, now):
         for r in rows:
             detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:]) if v not in (None, ""))
             arows.append([title, r[0], r[1] if len(r) > 1 else "", detail])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 #: Rejected shapes shown per offer in the console (the rest are counted, not listed).
@@ -91,12 +92,13 @@ def _shown(candidates: list) -> tuple[list, int]:
 
 
 def print_sizing(console: Console, sizings: Iterable) -> None:
-    """Per workload: the unsharded memory breakdown and a table of shapes."""
+    """Per workload: the unsharded memory breakdown and a table of shapes. User text (names, offer ids,
+    reasons quoting them) is escaped, so rich markup in it prints literally."""
     for sz in sizings:
         w = sz.workload
         m = sz.memory_gb
         console.print(
-            f"[bold]{w.name}[/bold] — {w.model.label}, {w.method}, {w.tokens_b:g}B tokens, seq {w.seq_len}: "
+            f"[bold]{escape(w.name)}[/bold] — {escape(w.model.label)}, {w.method}, {w.tokens_b:g}B tokens, seq {w.seq_len}: "
             f"{sz.total_flops:.3g} FLOPs"
         )
         console.print(
@@ -112,16 +114,16 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
             table.add_column(col, justify=justify, overflow="fold")
         for c in shown:
             table.add_row(
-                c.gpu,
+                escape(c.gpu),
                 str(c.gpus),
                 str(c.nodes),
-                c.offer_id,
+                escape(c.offer_id),
                 c.strategy.label() if c.strategy else "—",
                 _num(c.per_gpu_memory_gb),
                 _num(c.hours),
                 _num(c.gpu_hours, "{:,.0f}"),
                 _num(c.efficiency, "{:.2f}"),
-                "[green]fits[/green]" if c.fits else f"[red]{c.reason}[/red]",
+                "[green]fits[/green]" if c.fits else f"[red]{escape(c.reason)}[/red]",
             )
         console.print(table)
         n_fit = sum(1 for c in sz.candidates if c.fits)

@@ -284,6 +284,29 @@ def rental_setup_cost(offer: Offer, project: Project, term: Term | None = None) 
     return term.setup * fx(offer, project)
 
 
+def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool) -> list[tuple[float, float]]:
+    """Rental cost as coefficients on the optimizer's cumulative contract counts, per month m = 0..M−1:
+    (coefficient of S[m], coefficient of E[m]), where S[m] counts node-contracts started in months ≤ m
+    and E[m] those ended before month m (see the MILP's docstring).
+
+    Rented in month m: R[m] = S[m] − E[m] nodes, each paying p = ``rental_month_cost``; started in
+    month m: S[m] − S[m−1] nodes, each paying f = ``rental_setup_cost`` once (``rental_flows``). With
+    discount factors df[m] (all 1 when not ``discounted``) and df[M] = 0, S[−1] = 0:
+
+        Σ_m p·df[m]·(S[m] − E[m]) + Σ_m f·df[m]·(S[m] − S[m−1])
+          = Σ_m S[m]·(p·df[m] + f·(df[m] − df[m+1])) − Σ_m E[m]·p·df[m]
+
+    Undiscounted, the setup term sums to f·S[M−1]: every contract started in the horizon pays once.
+    """
+    p, f, n = rental_month_cost(offer, project), rental_setup_cost(offer, project), project.horizon_months
+    df = discount_factors(project) if discounted else [1.0] * n
+    out = []
+    for m in range(n):
+        nxt = df[m + 1] if m + 1 < n else 0.0
+        out.append((p * df[m] + f * (df[m] - nxt), -p * df[m]))
+    return out
+
+
 # --- jobs --------------------------------------------------------------------------------------
 
 def job_end_day(offer: Offer, start_day: float, hours: float) -> float:

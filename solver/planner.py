@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from procure.models.offer import MODES, Offer
+from procure.models.offer import Offer
 from procure.models.project import Project
 
+from .enums import STRATEGIES, SolveStatus, Strategy
 from .milp import Builder, SolveInfo, extract, solve
 from .options import Option, Rejection, build_options
 from .greedy import greedy_plan
@@ -17,14 +18,14 @@ from .reasons import Rule
 from .sizing import size_project, size_workload
 from .verify import VerificationError, verify_plan
 
-STRATEGIES: tuple[str, ...] = ("hybrid", "buy", "rent", "cloud")
+__all__ = ["STRATEGIES", "Result", "StrategyResult", "plan_project", "plan_from_sizings"]
 
 
 @dataclass
 class StrategyResult:
-    name: str
+    name: Strategy
     modes: tuple[str, ...]
-    status: str  # optimal | feasible | infeasible | no_solution
+    status: SolveStatus
     plan: Plan | None = None
     solve: SolveInfo | None = None
     reasons: dict[str, list[str]] = field(default_factory=dict)  # workload -> why it cannot be placed
@@ -55,7 +56,7 @@ class Result:
     runner_ups: dict[str, list[RunnerUp]]
 
     @property
-    def status(self) -> str:
+    def status(self) -> SolveStatus:
         return self.hybrid.status
 
     @property
@@ -76,20 +77,20 @@ def make_resizer(project: Project):
     return resize
 
 
-def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: str, modes: tuple[str, ...], *, resize,
+def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
                  solver: str, time_limit: float | None, gap: float, objective: str) -> StrategyResult:
     options, rejections, every = build_options(project, offers, sizings, modes)
     considered = dict(rejections=rejections, every_option=every)
     missing = {w: opts for w, opts in options.items() if not opts}
     if missing:
         reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
-        return StrategyResult(name, modes, "infeasible", reasons=reasons, **considered)
+        return StrategyResult(name, modes, SolveStatus.INFEASIBLE, reasons=reasons, **considered)
     warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
     model = Builder(project, options, offers, objective, warm_start=warm).build()
     info = solve(model, solver, time_limit, gap)
-    if info.status in ("infeasible", "no_solution"):
+    if not info.status.has_plan:
         res = StrategyResult(name, modes, info.status, solve=info, **considered)
-        if info.status == "infeasible":
+        if info.status == SolveStatus.INFEASIBLE:
             # the budget caps undiscounted cost, so the shortfall is measured against the cheapest TCO
             res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective="tco")
         return res
@@ -171,10 +172,10 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only."""
     by_id = {o.id: o for o in offers}
     kw = dict(resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective)
-    hybrid = run_strategy(project, by_id, sizings, "hybrid", tuple(project.allowed_modes), **kw)
-    strategies = {"hybrid": hybrid}
+    hybrid = run_strategy(project, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), **kw)
+    strategies = {Strategy.HYBRID: hybrid}
     if compare:
-        for mode in MODES:
-            strategies[mode] = run_strategy(project, by_id, sizings, mode, (mode,), **kw)
+        for name in STRATEGIES[1:]:  # the single-mode comparators: buy, rent, cloud
+            strategies[name] = run_strategy(project, by_id, sizings, name, (name.value,), **kw)
     return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option,
                   runner_ups(hybrid.plan, hybrid.every_option))

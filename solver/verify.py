@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from procure.models.errors import ExitCode, ProcureError
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
@@ -42,7 +43,11 @@ def _term_broken(offer: Offer, r) -> str | None:
     return None
 
 
-class VerificationError(Exception):
+class VerificationError(ProcureError):
+    """The plan broke a rule the optimizer should have enforced: a bug, never shown as a plan."""
+
+    exit_code = ExitCode.VERIFY
+
     def __init__(self, violations: list[str]):
         self.violations = violations
         super().__init__("; ".join(violations))

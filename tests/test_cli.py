@@ -200,3 +200,42 @@ def test_solve_rejects_unknown_solver_choice():
     res = cli("solve", EXAMPLES[0], "--solver", "gurobi")
     assert res.exit_code == 2  # click's usage error: the allowed choices are printed
     assert "gurobi" in res.output and "cbc" in res.output
+
+
+# --- the entry point: usage errors are bad input (exit 1); 2 stays "infeasible" ---------------------
+
+def _entry(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "procure", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["solve"], ["solve", "x.yaml", "--bogus"], ["size", "--gpus", "many"]])
+def test_usage_errors_exit_1_with_the_parsers_message(args):
+    res = _entry(*args)
+    assert res.returncode == 1, (res.returncode, res.stderr)
+    assert "Error:" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_entry_point_passes_exit_codes_through(tmp_path):
+    assert _entry("--version").returncode == 0
+    res = _entry("solve", str(tmp_path / "missing.yaml"))
+    assert res.returncode == 1 and "workload file not found" in res.stderr
+
+
+def test_verbose_logs_each_step_on_stderr():
+    res = _entry("--verbose", "solve", str(EXAMPLES[-1]), "--no-compare")
+    assert res.returncode == 0, res.stderr
+    assert "loaded" in res.stderr and "offers from" in res.stderr and "planning with cbc" in res.stderr
+    assert "loaded" not in res.stdout
+
+
+def test_every_deliberate_error_carries_its_documented_exit_code():
+    from procure.models.errors import ExitCode, InputError, ProcureError
+    from procure.solver.milp import SolverFailed, SolverUnavailable
+    from procure.solver.verify import VerificationError
+
+    assert issubclass(InputError, ProcureError) and InputError.exit_code == ExitCode.INPUT == 1
+    assert SolverUnavailable.exit_code == SolverFailed.exit_code == ExitCode.NO_SOLUTION == 3
+    assert issubclass(VerificationError, ProcureError) and VerificationError.exit_code == ExitCode.VERIFY == 4

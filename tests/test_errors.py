@@ -528,6 +528,20 @@ def test_names_with_brackets_print_as_typed(tmp_path):
     assert "demo [/b] [red]x" in res.output and "a[/i] [bold]" in res.output
 
 
+def test_size_prints_markup_in_names_as_typed(tmp_path):
+    # A name like "x[/red]" once crashed `procure size` with rich's MarkupError: the sizing table put the
+    # workload name and the rejection reasons into markup unescaped.
+    path = write(tmp_path, """\
+        name: demo
+        horizon_months: 12
+        workloads:
+          - {name: "x[/red]", model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30}
+        """)
+    res = cli("size", path)
+    assert res.exit_code == 0, res.output
+    assert "x[/red]" in res.output and "Traceback" not in res.output
+
+
 def test_no_write_permission_message(monkeypatch, tmp_path):
     """The same check where the test user may write anywhere (root): the OS answer is simulated."""
     import procure.models.fileio

@@ -16,9 +16,10 @@ from procure.models.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import Project, load_project
 from procure.offers.catalog import load_catalog
-from procure.reports import excel
+from procure.reports import tables
+from procure.reports.xlsx import SHEETS, style
 from procure.reports.csv_report import write_csv
-from procure.reports.excel import write_workbook
+from procure.reports.xlsx import write_workbook
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 from procure.solver.planner import plan_project
@@ -206,7 +207,7 @@ def test_changing_unit_prices_moves_the_total(results, written, tmp_path_factory
     rent_wb = openpyxl.load_workbook(written["rent"])
     ws = rent_wb["Costs"]
     r = _find_row(ws, "rent", "rent-h100")
-    assert ws.cell(r, 7).fill.fgColor.rgb.endswith(excel.INPUT_FILL.fgColor.rgb[-6:]), "the price is an input cell"
+    assert ws.cell(r, 7).fill.fgColor.rgb.endswith(style.INPUT_FILL.fgColor.rgb[-6:]), "the price is an input cell"
     ws.cell(r, 7).value = ws.cell(r, 7).value + 1000
     rent_wb.save(folder / "rent-edited.xlsx")
     # buy: +10,000 on the purchase price, which residual value and maintenance reuse
@@ -288,7 +289,7 @@ def test_failed_write_keeps_the_old_report_and_leaves_no_temp_file(results, tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.xlsx"]
 
     write_workbook(result, target)
-    assert openpyxl.load_workbook(target).sheetnames == list(excel.SHEETS)
+    assert openpyxl.load_workbook(target).sheetnames == list(SHEETS)
 
 
 # --- structure a reader relies on -----------------------------------------------------------------
@@ -319,7 +320,7 @@ def test_example_workbook_hashes_its_inputs(written, results):
     name = EXAMPLES[0].stem
     wb = openpyxl.load_workbook(written[name])
     values = [c.value for row in wb["Assumptions"].iter_rows() for c in row]
-    digest = excel.sha256_of(EXAMPLES[0])
+    digest = tables.sha256_of(EXAMPLES[0])
     assert digest in values
 
 
@@ -348,9 +349,34 @@ def test_csv_tables(results, tmp_path):
 
 def test_line_items_reproduce_the_breakdown(results):
     for name, (result, _) in results.items():
-        items = excel.line_items(result)
+        items = tables.line_items(result)
         for c in CATEGORIES:
             got = sum(i.amount for i in items if i.category == c)
             assert got == pytest.approx(result.plan.breakdown[c], abs=CENT), (name, c)
         for i in items:
             assert sum(i.months.values()) == pytest.approx(1.0, abs=1e-9), (name, i.key)
+
+
+# --- the report modules by concept ------------------------------------------------------------------
+
+
+def test_csv_report_does_not_import_openpyxl():
+    import subprocess
+    import sys
+
+    code = "import sys, procure.reports.csv_report, procure.reports.tables; print('openpyxl' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_sheets_refer_to_each_other_by_defined_names(name, written):
+    """No formula reaches into another sheet by a cell address: it uses the names the sheet defines."""
+    wb = openpyxl.load_workbook(written[name])
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type == "f":
+                    assert "!" not in str(c.value), (ws.title, c.coordinate, c.value)
+    for n in ("total_cost", "npv_cost", *(f"cat_{c}" for c in CATEGORIES), "cm_kwh", "cm_pue"):
+        assert n in wb.defined_names, n

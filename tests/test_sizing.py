@@ -13,10 +13,9 @@ from rich.console import Console
 
 from procure.models.offer import Offer
 from procure.models.project import SizingSettings, Workload
+from procure.models.units import GB, GIB
 from procure.reports.sizing_report import print_sizing, sizing_to_json
 from procure.solver.sizing import (
-    GIB,
-    GB,
     Strategy,
     evaluate_strategy,
     memory_breakdown,
@@ -312,3 +311,18 @@ def test_qlora_65b_fits_one_48gb_gpu():
     llama65 = dict(params_b=65.2, layers=80, hidden_size=8192, heads=64, ffn_hidden_size=22016, vocab_size=32000)
     c = on_reference(workload(model=llama65, method="qlora", seq_len=512), "RTX-A6000-48GB", 1)
     assert c.fits, c.reason
+
+
+def test_sizing_constants_carry_unit_and_source():
+    # The Assumptions sheet lists these rows; units of measure (GB, TB) are not sizing constants.
+    from procure.solver.sizing import constant_rows
+
+    rows = constant_rows()
+    names = [r[0] for r in rows]
+    assert len(names) == len(set(names))
+    assert "GB" not in names and "TB" not in names and "GIB" not in names
+    for name, value, unit, source in rows:
+        assert isinstance(value, (int, float)) and unit and len(source) > 10, name
+    # the ZeRO accounting: 2 B bf16 weights + 12 B fp32 master/m/v per checkpointed param
+    by = {r[0]: r[1] for r in rows}
+    assert by["CHECKPOINT_BYTES_PER_PARAM"] == by["BF16_BYTES"] + by["OPTIMIZER_BYTES"] == 14

@@ -20,23 +20,24 @@ Objective (``tco``; with ``npv`` every coefficient is the present value of its c
     min  Σ_o b[o]·C^own_o + Σ_o Σ_m R[o,m]·p_o + Σ_o f_o·S[o,M−1] + Σ x[w,i,s]·c_{i,s} + Σ y[w,i]·c_i
     C^own_o: capex − residual + maintenance + colocation + idle energy of one node (costs.purchase_flows)
     c_{i,s}: busy energy of the job on bought nodes, or its cloud bill (costs.job_flows)
+    rentals: coefficients on S and E per month (costs.rental_profile_coefficients)
 
-Constraints (one function each, named ``<family>[_<keys>]``)
-    assign_w:          Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1
-    buy_cap_o_t:       Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ b[o]
-    rent_cap_o_t_m:    Σ_{(w,i,s): o(i)=o, i runs in month m during period t} n_i·x[w,i,s] ≤ R[o,m]
-    cloud_cap_o_t:     Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ cap_o
-    rent_order_o_m:    S[o,m−1] ≤ S[o,m],  E[o,m−1] ≤ E[o,m],  E[o,0] = 0
-    rent_term_o_m:     E[o,m] ≤ S[o,m−L_o] (m ≥ L_o), E[o,m] = 0 (m < L_o) — matching contract ends to
+Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids, see names.py)
+    assign[w]:         Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1
+    buy_cap[o,t]:      Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ b[o]
+    rent_cap[o,t,m]:   Σ_{(w,i,s): o(i)=o, i runs in month m during period t} n_i·x[w,i,s] ≤ R[o,m]
+    cloud_cap[o,t]:    Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ cap_o
+    rent_order_S[o,m], rent_order_E[o,m]:  S[o,m−1] ≤ S[o,m],  E[o,m−1] ≤ E[o,m],  E[o,0] = 0
+    rent_term[o,m]:    E[o,m] ≤ S[o,m−L_o] (m ≥ L_o), E[o,m] = 0 (m < L_o) — matching contract ends to
                        starts first-in first-out, the k-th contract to end began ≥ L_o months earlier
-    rent_close_o:      E[o,M] = S[o,M−1]   (contracts end within the horizon)
-    rent_avail_o_m:    R[o,m] ≤ cap_o
+    rent_close[o]:     E[o,M] = S[o,M−1]   (contracts end within the horizon)
+    rent_avail[o,m]:   R[o,m] ≤ cap_o
     budget:            total cost (undiscounted TCO) ≤ budget
 
 Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
 spread one job over many starts so that no single period or month carries all of it):
-    buy_job_o_w:        Σ_{i∈I_w: o(i)=o} Σ_s n_i·x[w,i,s] ≤ b[o]          — whenever w runs on o, its nodes are bought
-    rent_job_o_m_w:     Σ_{i∈I_w: o(i)=o} Σ_{s: i started in s touches m} n_i·x[w,i,s] ≤ R[o,m]
+    buy_job[o,w]:       Σ_{i∈I_w: o(i)=o} Σ_s n_i·x[w,i,s] ≤ b[o]          — whenever w runs on o, its nodes are bought
+    rent_job[o,m,w]:    Σ_{i∈I_w: o(i)=o} Σ_{s: i started in s touches m} n_i·x[w,i,s] ≤ R[o,m]
 On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with them.
 
 Quote schedules (``add_term_tier_vars``, ``add_volume_tiers``; see models.offer and costs.py)
@@ -64,13 +65,6 @@ so release, lead-time and deadline rules need no rows.
 
 from __future__ import annotations
 
-import contextlib
-import math
-import os
-import sys
-import re
-import tempfile
-import time
 from dataclasses import dataclass, field
 
 import pulp
@@ -78,25 +72,11 @@ import pulp
 from procure.models.offer import Offer
 from procure.models.project import Project
 
-from . import costs
-from .costs import RentalContract
-from .options import Grid, Option
-from .plan import Decision, contracts_from_profile
-
-CBC_OPTIONS = ["preprocess off", "heur off", "cuts off"]
-OPTIMAL_GAP = 1e-6  # a proven relative gap at or below this is called optimal
-
-
-@dataclass
-class SolveInfo:
-    name: str
-    version: str
-    status: str  # optimal | feasible | infeasible | no_solution
-    seconds: float
-    gap: float | None
-    objective: float | None
-    variables: int = 0
-    constraints: int = 0
+from .. import costs
+from ..costs import RentalContract
+from ..options import Grid, Option
+from ..plan import Decision, contracts_from_profile
+from .names import Names, slug
 
 
 @dataclass
@@ -118,10 +98,6 @@ class Model:
     total_cost: pulp.LpAffineExpression | None = None
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "_", text)
-
-
 class Builder:
     """Builds the model: variables first, then one ``add_<family>`` per constraint family, then the objective."""
 
@@ -133,7 +109,8 @@ class Builder:
         self.objective = objective
         self.grid = Grid.of(project)
         self.df = costs.discount_factors(project)
-        self.m = Model(pulp.LpProblem(_slug(project.name) or "procure", pulp.LpMinimize), options=options)
+        self.m = Model(pulp.LpProblem(slug(project.name) or "procure", pulp.LpMinimize), options=options)
+        self.names = Names(offers, options)
         self.widx = {w: k for k, w in enumerate(options)}
         self.oidx = {o: k for k, o in enumerate(sorted(offers))}
         self.cost_terms: list[tuple[pulp.LpVariable, float]] = []  # undiscounted
@@ -237,20 +214,12 @@ class Builder:
             m.S[(oid, mm)] = self._var(f"S_{k}_{mm}", 0, ub, cat=pulp.LpInteger)
         for mm in range(M + 1):
             m.E[(oid, mm)] = self._var(f"E_{k}_{mm}", 0, (0 if mm < offer.min_term else ub), cat=pulp.LpInteger)
-        price, setup = costs.rental_month_cost(offer, self.project), costs.rental_setup_cost(offer, self.project)
+        undiscounted = costs.rental_profile_coefficients(offer, project=self.project, discounted=False)
+        valued = costs.rental_profile_coefficients(offer, project=self.project, discounted=self.objective == "npv")
         for mm in range(M):
-            # R[m]·p = S[m]·p − E[m]·p ; setup on S[M−1] (discounted: setup · Σ_m (S[m] − S[m−1])·df[m])
-            self.cost_terms += [(m.S[(oid, mm)], price), (m.E[(oid, mm)], -price)]
-            f_now = self.df[mm] if self.objective == "npv" else 1.0
-            self.obj_terms += [(m.S[(oid, mm)], price * f_now), (m.E[(oid, mm)], -price * f_now)]
-            if setup:
-                if self.objective == "npv":
-                    nxt = self.df[mm + 1] if mm + 1 < M else 0.0
-                    self.obj_terms.append((m.S[(oid, mm)], setup * (self.df[mm] - nxt)))
-                elif mm == M - 1:
-                    self.obj_terms.append((m.S[(oid, mm)], setup))
-                if mm == M - 1:
-                    self.cost_terms.append((m.S[(oid, mm)], setup))
+            (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
+            self.cost_terms += [(m.S[(oid, mm)], cs), (m.E[(oid, mm)], ce)]
+            self.obj_terms += [(m.S[(oid, mm)], vs), (m.E[(oid, mm)], ve)]
 
     # --- quote schedules: fixed-length terms (rent tiers, reserved cloud) and volume tiers -------
     def add_term_tier_vars(self, oid: str) -> None:
@@ -280,15 +249,16 @@ class Builder:
         """vol_pick, vol_lo, vol_hi, vol_sum (module docstring)."""
         m = self.m
         for oid in sorted({o for o, _ in m.q}, key=self.oidx.get):
-            offer, k = self.offers[oid], self.oidx[oid]
+            offer = self.offers[oid]
             tiers = [j for o, j in m.q if o == oid]
-            m.prob += (pulp.lpSum(m.z[(oid, j)] for j in tiers) <= 1, f"vol_pick_{k}")
+            o = self.names.offer[oid]
+            m.prob += (pulp.lpSum(m.z[(oid, j)] for j in tiers) <= 1, self.names.row("vol_pick", o))
             for j in tiers:
                 least = offer.buy_tiers[j][0]
                 most = m.q[(oid, j)].upBound
-                m.prob += (m.q[(oid, j)] - least * m.z[(oid, j)] >= 0, f"vol_lo_{k}_{j}")
-                m.prob += (m.q[(oid, j)] - most * m.z[(oid, j)] <= 0, f"vol_hi_{k}_{j}")
-            m.prob += (m.b[oid] - pulp.lpSum(m.q[(oid, j)] for j in tiers) == 0, f"vol_sum_{k}")
+                m.prob += (m.q[(oid, j)] - least * m.z[(oid, j)] >= 0, self.names.row("vol_lo", o, j))
+                m.prob += (m.q[(oid, j)] - most * m.z[(oid, j)] <= 0, self.names.row("vol_hi", o, j))
+            m.prob += (m.b[oid] - pulp.lpSum(m.q[(oid, j)] for j in tiers) == 0, self.names.row("vol_sum", o))
 
     def rented(self, oid: str, mm: int) -> pulp.LpAffineExpression:
         """R[o,m]: node-contracts of the offer running in month m (open term plus fixed-length terms)."""
@@ -318,27 +288,28 @@ class Builder:
         for (w, _i), v in self.m.y.items():
             terms[w][v] = 1
         for w, t in terms.items():
-            self.m.prob += (pulp.LpAffineExpression(t) == 1, f"assign_{self.widx[w]}")
+            self.m.prob += (pulp.LpAffineExpression(t) == 1, self.names.row("assign", self.names.workload[w]))
 
     def add_capacity(self) -> None:
         """buy_cap / rent_cap / cloud_cap: nodes in use in period t ≤ bought / rented / available."""
-        m = self.m
+        m, row = self.m, self.names.row
         for (oid, t, mm), terms in sorted(m.usage.items(), key=lambda kv: (self.oidx[kv[0][0]], kv[0][1], kv[0][2])):
             offer = self.offers[oid]
-            k = self.oidx[oid]
+            slug_o = self.names.offer[oid]
             use = pulp.LpAffineExpression({v: n for v, n, _w in terms})
             if offer.mode == "buy":
-                m.prob += (use - m.b[oid] <= 0, f"buy_cap_{k}_{t}")
+                m.prob += (use - m.b[oid] <= 0, row("buy_cap", slug_o, t))
             elif offer.contracted:
-                m.prob += (use - self.rented(oid, mm) <= 0, f"rent_cap_{k}_{t}_{mm}")
+                m.prob += (use - self.rented(oid, mm) <= 0, row("rent_cap", slug_o, t, mm))
             else:
                 if _max_possible(terms) <= offer.max_nodes:
                     continue
-                m.prob += (use <= offer.max_nodes, f"cloud_cap_{k}_{t}")
+                m.prob += (use <= offer.max_nodes, row("cloud_cap", slug_o, t))
 
     def add_job_cuts(self) -> None:
         """buy_job and rent_job (see the module docstring): one job's nodes against the capacity it needs."""
-        m, grid = self.m, self.grid
+        m, grid, row = self.m, self.grid, self.names.row
+        on, wn = self.names.offer, self.names.workload
         buy_rows: dict[tuple[str, str], dict] = {}
         rent_rows: dict[tuple[str, int, str], dict] = {}
         for (w, i, s), v in m.x.items():
@@ -349,28 +320,28 @@ class Builder:
                 for mm in grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days):
                     rent_rows.setdefault((opt.offer_id, mm, w), {})[v] = opt.nodes
         for (oid, w), terms in buy_rows.items():
-            m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, f"buy_job_{self.oidx[oid]}_{self.widx[w]}")
+            m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
         for (oid, mm, w), terms in rent_rows.items():
-            m.prob += (pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0, f"rent_job_{self.oidx[oid]}_{mm}_{self.widx[w]}")
+            m.prob += (pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0, row("rent_job", on[oid], mm, wn[w]))
 
     def add_rentals(self) -> None:
         """rent_order, rent_term (FIFO minimum term), rent_close, rent_avail."""
-        m, M = self.m, self.grid.n_months
+        m, M, row = self.m, self.grid.n_months, self.names.row
         for oid in sorted({o for o, _ in m.S} | {o for o, _l, _s in m.T}, key=self.oidx.get):
+            offer, o, L = self.offers[oid], self.names.offer[oid], self.offers[oid].min_term
             if (oid, 0) not in m.S:  # fixed-length terms only: they end within the horizon by construction
                 for mm in range(M):
-                    m.prob += (self.rented(oid, mm) <= self.offers[oid].max_nodes, f"rent_avail_{self.oidx[oid]}_{mm}")
+                    m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
                 continue
-            offer, k, L = self.offers[oid], self.oidx[oid], self.offers[oid].min_term
             for mm in range(1, M):
-                m.prob += (m.S[(oid, mm - 1)] - m.S[(oid, mm)] <= 0, f"rent_order_S_{k}_{mm}")
+                m.prob += (m.S[(oid, mm - 1)] - m.S[(oid, mm)] <= 0, row("rent_order_S", o, mm))
             for mm in range(1, M + 1):
-                m.prob += (m.E[(oid, mm - 1)] - m.E[(oid, mm)] <= 0, f"rent_order_E_{k}_{mm}")
+                m.prob += (m.E[(oid, mm - 1)] - m.E[(oid, mm)] <= 0, row("rent_order_E", o, mm))
             for mm in range(L, M + 1):
-                m.prob += (m.E[(oid, mm)] - m.S[(oid, mm - L)] <= 0, f"rent_term_{k}_{mm}")
-            m.prob += (m.E[(oid, M)] - m.S[(oid, M - 1)] == 0, f"rent_close_{k}")
+                m.prob += (m.E[(oid, mm)] - m.S[(oid, mm - L)] <= 0, row("rent_term", o, mm))
+            m.prob += (m.E[(oid, M)] - m.S[(oid, M - 1)] == 0, row("rent_close", o))
             for mm in range(M):
-                m.prob += (self.rented(oid, mm) <= offer.max_nodes, f"rent_avail_{k}_{mm}")
+                m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
 
     def add_budget(self) -> None:
         """budget: undiscounted TCO ≤ budget."""
@@ -464,124 +435,6 @@ def _max_possible(terms: list[tuple[pulp.LpVariable, int, int]]) -> int:
         if n > per_w.get(w, 0):
             per_w[w] = n
     return sum(per_w.values())
-
-
-def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None, options: list[str] | None = None):
-    if name == "cbc":
-        # CBC's presolve and primal heuristics cost ~65 s at the root of the XL benchmark before any
-        # branching, while this model's LP relaxation is nearly integral and the greedy plan is a warm
-        # start: without them XL solves in ~10 s (docs/performance.md).
-        cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, logPath=log_path, warmStart=True, options=list(options or []))
-        if not cmd.available():
-            raise SolverUnavailable("the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs")
-        return cmd
-    if name == "highs":
-        try:
-            import highspy  # noqa: F401
-        except ImportError:
-            raise SolverUnavailable("HiGHS is not installed; install it with: pip install 'procure[highs]'") from None
-        return pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap, warmStart=True)
-    raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc, highs")
-
-
-class SolverUnavailable(Exception):
-    pass
-
-
-class SolverFailed(Exception):
-    pass
-
-
-def solver_version(name: str) -> str:
-    if name == "highs":
-        try:
-            import highspy
-
-            h = highspy.Highs()
-            return f"HiGHS {h.version()}" if hasattr(h, "version") else "HiGHS"
-        except Exception:
-            return "HiGHS"
-    return f"CBC (PuLP {pulp.__version__})"
-
-
-@contextlib.contextmanager
-def _quiet_stdout(active: bool):
-    """Silence what a solver library writes to the process's stdout (file descriptor 1) meanwhile."""
-    if not active:
-        yield
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6) -> SolveInfo:
-    """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution."""
-    fd, log_path = tempfile.mkstemp(prefix="procure-cbc-", suffix=".log")
-    os.close(fd)
-    # CBC 2.10 without presolve can die on a model whose LP relaxation is infeasible (seen with a
-    # budget below every plan): then the same model is solved again with CBC's defaults.
-    attempts = [CBC_OPTIONS, []] if solver == "cbc" else [None]
-    try:
-        t0 = time.perf_counter()
-        for k, options in enumerate(attempts):
-            cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None, options)
-            try:
-                with _quiet_stdout(solver == "highs"):  # HiGHS prints a banner even with msg=False
-                    model.prob.solve(cmd)
-                break
-            except pulp.PulpSolverError as exc:
-                if k + 1 < len(attempts):
-                    continue
-                detail = str(exc).split(",")[0]
-                raise SolverFailed(f"the {solver.upper()} solver stopped with an error (it may have crashed or run out of memory); "
-                                   f"try --solver {'highs' if solver == 'cbc' else 'cbc'} or report it with your input files (detail: {detail})") from None
-        seconds = time.perf_counter() - t0
-        log = open(log_path, encoding="utf-8", errors="replace").read() if solver == "cbc" else ""
-    finally:
-        try:
-            os.unlink(log_path)
-        except OSError:
-            pass
-    status, sol = model.prob.status, model.prob.sol_status
-    objective = pulp.value(model.prob.objective) if sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible) else None
-    bound = None
-    if solver == "cbc":
-        stopped = bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions)", log))
-        mb = re.search(r"Lower bound:\s*([-0-9.eE+]+)", log)
-        bound = float(mb.group(1)) if mb else None
-    else:
-        info = model.prob.solverModel.getInfo()
-        stopped = str(model.prob.solverModel.getModelStatus()).endswith(("kTimeLimit", "kIterationLimit", "kSolutionLimit"))
-        bound = getattr(info, "mip_dual_bound", None)
-    if status == pulp.LpStatusInfeasible or sol == pulp.LpSolutionInfeasible:
-        mapped = "infeasible"
-    elif sol == pulp.LpSolutionOptimal and status == pulp.LpStatusOptimal and not stopped:
-        mapped = "optimal"
-    elif objective is not None and sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        mapped = "feasible"
-    elif status == pulp.LpStatusUnbounded:
-        raise SolverFailed("the model is unbounded; this is a bug in procure")
-    else:
-        mapped = "no_solution"
-    gap_value: float | None = None
-    if objective is not None and bound is not None and math.isfinite(bound):
-        gap_value = max(0.0, (objective - bound) / max(abs(objective), 1e-9))
-    elif mapped == "optimal":
-        # no bound printed: CBC proved optimality outright, unless it stopped at a looser --gap, which
-        # then only bounds the true gap
-        gap_value = 0.0 if gap <= OPTIMAL_GAP else gap
-    # "optimal" means proven optimal: a solver that stopped at a looser --gap reports "feasible" with its gap
-    if mapped == "optimal" and gap_value is not None and gap_value > OPTIMAL_GAP and objective is not None and objective - (bound if bound is not None else -math.inf) > 0.01:
-        mapped = "feasible"
-    return SolveInfo(solver, solver_version(solver), mapped, seconds, gap_value, objective,
-                     variables=len(model.prob.variables()), constraints=len(model.prob.constraints))
 
 
 def extract(model: Model, project: Project, offers: dict[str, Offer]):

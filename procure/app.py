@@ -1,0 +1,164 @@
+"""The use cases behind the command line: load inputs, size, solve, write outputs.
+
+Each function takes plain values and returns results or raises a ``ProcureError`` (whose
+``exit_code`` the command line uses); none of them prints. ``procure.cli`` keeps the options, the
+rendering and the exit codes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from procure.models.errors import ExitCode, InputError, Problem
+
+if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
+    from procure.models.project import Project
+    from procure.offers.catalog import Catalog
+    from procure.solver.enums import SolveStatus
+    from procure.solver.planner import Result
+    from procure.solver.sizing import WorkloadSizing
+
+log = logging.getLogger("procure")
+
+
+@dataclass
+class Inputs:
+    """A validated workload file and the offers it is planned against."""
+
+    project: Project
+    catalog: Catalog
+    workload_path: Path
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[Path]:
+        """Every input file, for the provenance (SHA-256) table of the reports."""
+        return [self.workload_path, *self.catalog.files]
+
+
+def load_offers(offer_paths: list[Path] | None, project: Project | None = None, project_path: Path | None = None) -> Catalog:
+    """The catalog: ``--offers`` if given, else the workload's ``offers`` (relative to it), else the bundled one."""
+    from procure.offers.catalog import load_catalog
+
+    paths = list(offer_paths) if offer_paths else None
+    if paths is None and project is not None and project.offers:
+        base = project_path.parent if project_path else Path(".")
+        paths = [base / p for p in project.offers]
+    catalog = load_catalog(paths)
+    log.info("loaded %d offers from %s", len(catalog.offers), ", ".join(str(f) for f in catalog.files))
+    return catalog
+
+
+def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objective: str = "tco") -> Inputs:
+    """Load and validate the workload and its offers; collect every warning for the caller to print."""
+    from procure.models.project import load_project
+    from procure.offers.catalog import horizon_warnings
+
+    project, warnings = load_project(workload_path)
+    log.info("loaded %s: %d workload(s)", workload_path, len(project.workloads))
+    catalog = load_offers(offer_paths, project, workload_path)
+    warnings = [*warnings, *catalog.warnings, *horizon_warnings(catalog, project.horizon_months)]
+    if objective == "npv" and project.discount_rate == 0:
+        warnings.append(Problem(str(workload_path), "discount_rate", "--objective npv with discount_rate 0 is the same as tco", warning=True))
+    return Inputs(project, catalog, Path(workload_path), warnings)
+
+
+def check_solve_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> None:
+    """Fail before any sizing or solving when an output cannot be written."""
+    from procure.models.fileio import check_writable
+
+    if out is not None:
+        if out.suffix.lower() != ".xlsx":
+            raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
+        check_writable(out, "--out")
+    if json_out is not None:
+        check_writable(json_out, "--json")
+    if csv_dir is not None:
+        # the folder itself may be new (write_csv creates it); its parent must be writable
+        check_writable(csv_dir / "plan.csv" if csv_dir.is_dir() else csv_dir, "--csv")
+
+
+def size(project: Project, catalog: Catalog | None, gpu: str | None = None, gpus: int | None = None) -> list[WorkloadSizing]:
+    """Size every workload on the catalog's offers, or on reference nodes of ``gpu`` totalling ``gpus``."""
+    from procure.models.gpu import gpu_table
+    from procure.solver.sizing import reference_offer, size_project, size_workload
+
+    if (gpu is None) != (gpus is None):
+        raise InputError([Problem("command line", "--gpu/--gpus", "give both --gpu and --gpus, or neither")])
+    if gpu is None:
+        if catalog is None:
+            raise TypeError("size() needs a catalog or a reference GPU")
+        log.info("sizing %d workload(s) × %d offers", len(project.workloads), len(catalog.offers))
+        return size_project(project, catalog.offers)
+    gid = gpu_table().resolve(gpu)
+    if gid is None:
+        raise InputError([Problem("--gpu", "gpu", gpu_table().unknown_message(gpu))])
+    ref, nodes = reference_offer(gid, gpus)
+    log.info("sizing %d workload(s) on %d × %s", len(project.workloads), gpus, gid)
+    out = []
+    for w in project.workloads:
+        sz = size_workload(w, [ref], project.sizing, project.team_area)
+        # the reference offer also enumerates smaller node counts; keep the one asked for
+        only = [c for c in sz.candidates if c.nodes == nodes] or sz.candidates
+        out.append(dataclasses.replace(sz, candidates=only))
+    return out
+
+
+def sizing_json(sizings: list[WorkloadSizing]) -> str:
+    from procure.reports.sizing_report import sizing_to_json
+
+    return json.dumps(sizing_to_json(sizings), indent=2)
+
+
+def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
+          objective: str = "tco", compare: bool = True) -> Result:
+    """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified."""
+    from procure.solver.planner import plan_project
+
+    log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
+    return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
+                        objective=objective, compare=compare)
+
+
+def result_json(result: Result) -> str:
+    from procure.reports.json_report import result_to_json
+
+    return json.dumps(result_to_json(result), indent=2)
+
+
+def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, json_out: Path | None = None,
+                  csv_dir: Path | None = None) -> list[str]:
+    """Write the requested outputs; returns a line per output written. The workbook and CSV need a plan."""
+    from procure.models.fileio import atomic_write
+
+    written: list[str] = []
+    if json_out is not None:
+        atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
+        written.append(f"wrote {json_out}")
+    if result.plan is not None and out is not None:
+        from procure.reports.xlsx import write_workbook
+
+        write_workbook(result, out, inputs=inputs.files)
+        written.append(f"wrote {out}")
+    if result.plan is not None and csv_dir is not None:
+        from procure.reports.csv_report import write_csv
+
+        write_csv(result, csv_dir, inputs=inputs.files)
+        written.append(f"wrote CSV tables to {csv_dir}")
+    return written
+
+
+def exit_code_for(status: SolveStatus) -> ExitCode:
+    """A plan (optimal, or feasible at the limit) is success; infeasible and no-solution have their codes."""
+    from procure.solver.enums import SolveStatus
+
+    if SolveStatus(status).has_plan:
+        return ExitCode.OK
+    if status == SolveStatus.INFEASIBLE:
+        return ExitCode.INFEASIBLE
+    return ExitCode.NO_SOLUTION

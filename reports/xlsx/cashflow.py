@@ -1,0 +1,116 @@
+"""Cash flow sheet: months as columns; each line item's monthly share = its Costs total (by name) × the
+fraction the cost model places in that month; category, total and cumulative rows; the NPV (named
+``npv_cost``); the cumulative cash out of every strategy (the Summary's line chart)."""
+
+from __future__ import annotations
+
+import math
+
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from procure.solver.costs import CATEGORIES
+
+from ..console import CATEGORY_LABEL, STRATEGY_LABEL
+from ..tables import LineItem, break_even, cumulative, month_start, monthly_totals
+from .names import Names
+from .style import (
+    BOLD, CENTER, HEADER_FILL, HEADER_FONT, INT_FMT, MONTH_FMT, NOTE_FONT, PCT_FMT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL,
+    as_input, define, formula, header, money_fmt, print_setup, put, widths,
+)
+
+
+def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) -> None:
+    p = result.project
+    n = p.horizon_months
+    c0 = names.first_month_col  # column D
+    last_col = c0 + n - 1
+    L = get_column_letter
+    put(ws, 1, 1, f"Cash flow by month ({p.currency}, cash out positive; residual value negative)", font=TITLE_FONT)
+    put(ws, 2, 1, "Each line item's month = its total on the Costs sheet × the fraction the cost model places in that month; "
+                  "months are 365/12 days from the start date.", font=NOTE_FONT)
+    header(ws, 3, ["", "category", "total"])
+    put(ws, 4, 1, "month starting", font=BOLD)
+    for m in range(n):
+        col = c0 + m
+        put(ws, 3, col, f"M{m + 1}", font=HEADER_FONT, fill=HEADER_FILL, align=CENTER)
+        put(ws, 4, col, month_start(p, m), MONTH_FMT, font=BOLD, align=CENTER)
+    names.month_header_row = 4
+    ws.freeze_panes = ws.cell(row=5, column=c0)
+    money = INT_FMT
+    # category rows: labelled now, their SUMIFs filled in once the line-item block below has its rows
+    cat_row0 = 5
+    for j, cat in enumerate(CATEGORIES):
+        put(ws, cat_row0 + j, 1, CATEGORY_LABEL[cat])
+        put(ws, cat_row0 + j, 2, cat)
+    total_row = cat_row0 + len(CATEGORIES)
+    cum_row = total_row + 1
+    put(ws, total_row, 1, "total cash out", font=BOLD)
+    for col in range(3, last_col + 1):
+        formula(ws, total_row, col, f"=SUM({L(col)}{cat_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL).border = TOP_RULE
+    put(ws, cum_row, 1, "cumulative cash out", font=BOLD)
+    for m in range(n):
+        col = c0 + m
+        prev = f"{L(col - 1)}{cum_row}+" if m > 0 else ""
+        formula(ws, cum_row, col, f"={prev}{L(col)}{total_row}", money, font=BOLD)
+    row = cum_row + 2
+    # always present (at a 0% rate the NPV equals the total), so `npv_cost` is there for every project
+    put(ws, row, 1, "annual discount rate")
+    as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
+    put(ws, row + 1, 1, "monthly rate (1+r)^(1/12)−1")
+    formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%")
+    put(ws, row + 2, 1, "net present value (end of month)", font=BOLD)
+    formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL)
+    names.npv = define(ws, "npv_cost", "C", row + 2)
+    row += 3
+    # cumulative cash out by strategy (the Summary's line chart)
+    strat_names = [s for s in ("hybrid", "buy", "rent", "cloud") if s in result.strategies and result.strategies[s].plan is not None]
+    row += 1
+    put(ws, row, 1, "Cumulative cash out by strategy", font=SECTION_FONT)
+    row += 1
+    for name in strat_names:
+        s = result.strategies[name]
+        put(ws, row, 1, STRATEGY_LABEL[name] + (" — recommended" if name == "hybrid" else ""))
+        if name == "hybrid":
+            for m in range(n):
+                formula(ws, row, c0 + m, f"={L(c0 + m)}{cum_row}", money)
+        else:
+            for m, v in enumerate(cumulative(monthly_totals(s.plan, n))):
+                put(ws, row, c0 + m, v, money)
+        names.strategy_rows[name] = row
+        row += 1
+    be_month, _ = break_even(result)
+    if be_month is not None:
+        put(ws, row, 1, "break-even month (buy only)")
+        buy_cum = cumulative(monthly_totals(result.strategies["buy"].plan, n))
+        put(ws, row, c0 + be_month, buy_cum[be_month], money)
+        names.break_even_row = row
+        row += 1
+    # line items
+    row += 2
+    header(ws, row, ["line item", "category", "total"] + [f"M{m + 1}" for m in range(n)])
+    first_item = row + 1
+    for k, it in enumerate(items):
+        r = first_item + k
+        put(ws, r, 1, f"{it.item} — {it.ref}" if it.ref not in it.item else it.item)
+        put(ws, r, 2, it.category)
+        formula(ws, r, 3, f"={names.item_amount[it.key]}", money)
+        for m, frac in sorted(it.months.items()):
+            f = "" if frac == 1.0 else f"*{frac!r}"
+            formula(ws, r, c0 + m, f"=$C{r}{f}", money)
+    last_item = max(first_item + len(items) - 1, first_item)
+    # the category rows sum the line-item block, now that its rows are known
+    rng_cat = f"$B${first_item}:$B${last_item}"
+    for j in range(len(CATEGORIES)):
+        r = cat_row0 + j
+        for m in range(n):
+            col = L(c0 + m)
+            formula(ws, r, c0 + m, f"=SUMIF({rng_cat},$B{r},{col}${first_item}:{col}${last_item})", money)
+        formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(last_col)}{r})", money)
+    widths(ws, {"A": 44, "B": 15, "C": 14})
+    for m in range(n):
+        ws.column_dimensions[L(c0 + m)].width = 10
+    print_setup(ws, "3:4")
+    # a year of months per printed page, labels repeated, rather than 36+ unreadable columns on one
+    ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))
+    ws.print_title_cols = "A:C"

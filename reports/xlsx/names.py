@@ -1,0 +1,20 @@
+"""What one sheet tells the sheets written after it: the workbook-level names of its cells, and the
+rows its charts read (charts take a sheet range, not a name)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Names:
+    """Defined names (and chart rows) that sheets written later refer to."""
+
+    category_total: dict[str, str] = field(default_factory=dict)  # category -> defined name on Costs
+    grand_total: str = ""
+    item_amount: dict[str, str] = field(default_factory=dict)  # line item key -> defined name of its amount on Costs
+    npv: str = ""
+    month_header_row: int = 0  # Cash flow row of the month dates (chart categories)
+    first_month_col: int = 4  # Cash flow column of month 1
+    strategy_rows: dict[str, int] = field(default_factory=dict)  # Cash flow rows of cumulative cash out by strategy
+    break_even_row: int | None = None

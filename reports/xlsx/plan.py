@@ -1,0 +1,100 @@
+"""Plan sheet: per workload where, how, when (real dates) and at what cost; the capacity bought and
+rented; a month-by-month timeline of the jobs and of that capacity."""
+
+from __future__ import annotations
+
+from openpyxl.styles import Alignment, Border
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from procure.models.units import DAYS_PER_MONTH
+from procure.solver import costs
+
+from ..tables import capacity_rows, day_date, month_start, plan_rows
+from .style import (
+    BOLD, CAPACITY_FILL, CENTER, DATE_FMT, INT_FMT, MODE_FILL, NOTE_FONT, NUM_FMT, SECTION_FONT, THIN, TITLE_FONT, TOTAL_FILL, WRAP,
+    align_top, formula, header, print_setup, put, widths,
+)
+
+
+def write_plan(ws: Worksheet, result) -> None:
+    p, plan = result.project, result.plan
+    cur = p.currency
+    put(ws, 1, 1, f"Plan per workload — {p.name}", font=TITLE_FONT)
+    put(ws, 2, 1, f"Dates count from {p.start_date.isoformat()} (day 0). Cost = the job's own cost (cloud bill or busy energy) plus its "
+                  f"node-hour share of the capacity bought or rented on that offer.", font=NOTE_FONT)
+    cols = ["workload", "offer", "vendor", "mode", "GPU", "GPUs", "nodes", "strategy", "start", "end", "deadline", "slack (days)",
+            "GPU-hours", f"cost ({cur})"]
+    header(ws, 3, cols, height=30)
+    ws.freeze_panes = "B4"
+    row = 4
+    for r in plan_rows(result):
+        vals = [r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["gpus"], r["nodes"], r["strategy"], r["start"], r["end"],
+                r["deadline"], r["slack_days"], r["gpu_hours"], r["cost"]]
+        fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, DATE_FMT, DATE_FMT, DATE_FMT, NUM_FMT, INT_FMT, INT_FMT]
+        for j, (v, f) in enumerate(zip(vals, fmts)):
+            put(ws, row, j + 1, v, f, align=Alignment(wrap_text=True, vertical="top", horizontal="center") if j in (5, 6) else WRAP)
+        put(ws, row, 4, r["mode"], fill=MODE_FILL.get(r["mode"]))
+        ws.row_dimensions[row].height = 26
+        row += 1
+    last = row - 1
+    put(ws, row, 1, "total", font=BOLD)
+    formula(ws, row, 13, f"=SUM(M4:M{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL)
+    formula(ws, row, 14, f"=SUM(N4:N{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL)
+    row += 2
+    caps = capacity_rows(result)
+    if caps:
+        put(ws, row, 1, "Capacity bought and rented", font=SECTION_FONT)
+        row += 1
+        header(ws, row, ["what", "offer", "vendor", "nodes", "from", "until", "months", f"cost ({cur})"])
+        row += 1
+        for c in caps:
+            put(ws, row, 1, "buy (own)" if c["what"] == "buy" else "rent", fill=MODE_FILL.get(c["what"]))
+            put(ws, row, 2, c["offer"], align=WRAP)
+            put(ws, row, 3, c["vendor"], align=WRAP)
+            put(ws, row, 4, c["nodes"], INT_FMT, align=Alignment(horizontal="center", vertical="top"))
+            put(ws, row, 5, c["from"], DATE_FMT)
+            put(ws, row, 6, day_date(p, c["to_day"]), DATE_FMT)
+            put(ws, row, 7, (c["to_day"] - c["from_day"]) / DAYS_PER_MONTH, NUM_FMT)
+            put(ws, row, 8, c["cost"], INT_FMT)
+            ws.row_dimensions[row].height = 26
+            align_top(ws, row, 8)
+            row += 1
+        row += 1
+    # timeline: months down, one column per workload and per capacity block (fits under the table)
+    ends = [a.deadline_day for a in plan.assignments] + [c["to_day"] - 1e-6 for c in caps if c["what"] == "rent"]
+    last_m = min(p.horizon_months - 1, costs.month_of(max(ends))) if ends else 0
+    put(ws, row, 1, "Timeline by month: days of work in each month, coloured by mode; ◆ = the workload's deadline month", font=SECTION_FONT)
+    row += 1
+    cols_t = [a.workload for a in plan.assignments] + [f"{c['what']} {c['nodes']} × {c['offer']}" for c in caps]
+    header(ws, row, ["month starting"] + cols_t, height=42)
+    ws.row_dimensions[row].height = 42
+    row += 1
+    border = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
+    for m in range(last_m + 1):
+        lo, hi = m * DAYS_PER_MONTH, (m + 1) * DAYS_PER_MONTH
+        put(ws, row, 1, month_start(p, m), DATE_FMT, font=BOLD, align=Alignment(horizontal="left"))
+        for j, a in enumerate(plan.assignments):
+            days = max(0.0, min(hi, a.end_day) - max(lo, a.start_day))
+            running = days > 0 or (a.start_day == a.end_day and lo <= a.start_day < hi)
+            text = (f"{days:.1f} d" if days < 9.95 else f"{days:.0f} d") if running else ""
+            if m == costs.month_of(a.deadline_day):
+                text = (text + " ◆").strip()
+            c = put(ws, row, 2 + j, text, fill=MODE_FILL[a.mode] if running else None, align=CENTER)
+            c.border = border
+        for j, c in enumerate(caps):
+            col = 2 + len(plan.assignments) + j
+            held = min(hi, c["to_day"]) - max(lo, c["from_day"]) > 1e-6
+            cell = put(ws, row, col, f"{c['nodes']} node{'s' if c['nodes'] > 1 else ''}" if held else "",
+                       fill=CAPACITY_FILL[c["what"]] if held else None, align=CENTER)
+            cell.border = border
+        row += 1
+    row += 1
+    put(ws, row, 1, "Legend:", font=BOLD)
+    for j, (label, fill) in enumerate([("buy job", MODE_FILL["buy"]), ("rent job", MODE_FILL["rent"]), ("cloud job", MODE_FILL["cloud"]),
+                                       ("nodes owned", CAPACITY_FILL["buy"]), ("nodes rented", CAPACITY_FILL["rent"])]):
+        put(ws, row, 2 + j, label, fill=fill, align=CENTER)
+    widths(ws, {"A": 22, "B": 16, "C": 14, "D": 12, "E": 16, "F": 12, "G": 12, "H": 16, "I": 12, "J": 12, "K": 12, "L": 12, "M": 12, "N": 13})
+    for j in range(13, len(cols_t) + 1):
+        ws.column_dimensions[get_column_letter(2 + j)].width = 12
+    print_setup(ws)

@@ -1,0 +1,150 @@
+"""The workbook's look and its small toolkit: fonts, fills, number formats, and the helpers every sheet
+writes through (``put`` for values and input text, ``formula`` for our own formulas, ``define`` for the
+workbook-level names that sheets use to refer to each other's cells)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.utils import get_column_letter
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.worksheet import Worksheet
+
+INPUT_FONT = Font(color="0000FF")
+INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")
+HEADER_FONT = Font(bold=True, color="FFFFFF")
+HEADER_FILL = PatternFill("solid", fgColor="1F4E78")
+SECTION_FONT = Font(bold=True, size=12, color="1F4E78")
+TITLE_FONT = Font(bold=True, size=14)
+BOLD = Font(bold=True)
+NOTE_FONT = Font(italic=True, color="595959")
+TOTAL_FILL = PatternFill("solid", fgColor="DDEBF7")
+CHOSEN_FILL = PatternFill("solid", fgColor="E2EFDA")
+BAD_FONT = Font(color="C00000")
+MODE_FILL = {
+    "buy": PatternFill("solid", fgColor="F4B183"),
+    "rent": PatternFill("solid", fgColor="9DC3E6"),
+    "cloud": PatternFill("solid", fgColor="A9D18E"),
+}
+CAPACITY_FILL = {"buy": PatternFill("solid", fgColor="FBE5D6"), "rent": PatternFill("solid", fgColor="DEEBF7")}
+THIN = Side(style="thin", color="BFBFBF")
+TOP_RULE = Border(top=Side(style="thin", color="000000"))
+WRAP = Alignment(wrap_text=True, vertical="top")
+CENTER = Alignment(horizontal="center", vertical="center")
+
+DATE_FMT = "yyyy-mm-dd"
+MONTH_FMT = "d mmm yy"
+INT_FMT = "#,##0"
+NUM_FMT = "#,##0.0"
+CENTS_FMT = "#,##0.00"
+PCT_FMT = "0.0%"
+
+
+def money_fmt(currency: str, cents: bool = False) -> str:
+    body = "#,##0.00" if cents else "#,##0"
+    return f'{body} "{currency}"_);-{body} "{currency}"_);0 "{currency}"_)'
+
+
+
+def _style(c, fmt: str | None, font: Font | None, fill: PatternFill | None, align: Alignment | None = None):
+    if fmt:
+        c.number_format = fmt
+    if font:
+        c.font = font
+    if fill:
+        c.fill = fill
+    if align:
+        c.alignment = align
+    return c
+
+
+def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, font: Font | None = None,
+        fill: PatternFill | None = None, align: Alignment | None = None):
+    """Write a value; text is always text (never a formula), whatever it starts with."""
+    c = ws.cell(row=row, column=col)
+    if isinstance(value, dt.datetime):
+        value = value.replace(tzinfo=None)
+    if isinstance(value, str):
+        value = ILLEGAL_CHARACTERS_RE.sub("?", value)  # control characters cannot be stored in xlsx
+    c.value = value
+    if isinstance(value, str):
+        c.data_type = "s"
+    return _style(c, fmt, font, fill, align)
+
+
+def formula(ws: Worksheet, row: int, col: int, text: str, fmt: str | None = None, font: Font | None = None,
+            fill: PatternFill | None = None):
+    """Write one of our own formulas (never text from the inputs: that goes through ``put``)."""
+    if not text.startswith("="):
+        raise ValueError(f"not a formula: {text[:40]!r}")
+    return _style(ws.cell(row=row, column=col, value=text), fmt, font, fill)
+
+
+def as_input(cell) -> None:
+    cell.font = INPUT_FONT
+    cell.fill = INPUT_FILL
+
+
+def header(ws: Worksheet, row: int, labels: list[str], col: int = 1, height: float | None = None) -> None:
+    for i, label in enumerate(labels):
+        put(ws, row, col + i, label, font=HEADER_FONT, fill=HEADER_FILL, align=Alignment(wrap_text=True, vertical="center"))
+    if height:
+        ws.row_dimensions[row].height = height
+
+
+def align_top(ws: Worksheet, row: int, n_cols: int) -> None:
+    """Top-align a row whose one wrapped cell makes it tall, so its cells read as one line."""
+    for col in range(1, n_cols + 1):
+        c = ws.cell(row=row, column=col)
+        a = c.alignment
+        c.alignment = Alignment(horizontal=a.horizontal, vertical="top", wrap_text=a.wrap_text, indent=a.indent)
+
+
+def widths(ws: Worksheet, cols: dict[str, float]) -> None:
+    for letter, w in cols.items():
+        ws.column_dimensions[letter].width = w
+
+
+def print_setup(ws: Worksheet, title_rows: str | None = None) -> None:
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.print_options.gridLines = False
+    ws.page_margins.left = ws.page_margins.right = 0.4
+    ws.page_margins.top = ws.page_margins.bottom = 0.5
+    if title_rows:
+        ws.print_title_rows = title_rows
+
+
+def abs_ref(sheet: str, col: int | str, row: int) -> str:
+    letter = col if isinstance(col, str) else get_column_letter(col)
+    return f"{quote(sheet)}!${letter}${row}"
+
+
+def quote(sheet: str) -> str:
+    return f"'{sheet}'" if " " in sheet or "-" in sheet else sheet
+
+
+def define(ws: Worksheet, name: str, col: int | str, row: int, last_row: int | None = None) -> str:
+    """Give a cell (or a column range down to ``last_row``) a workbook-level name and return the name.
+
+    Sheets refer to each other's cells through these names, so a sheet can change its layout without
+    the formulas of another sheet pointing at the wrong row."""
+    ref = abs_ref(ws.title, col, row) + (f":${_letter(col)}${last_row}" if last_row is not None else "")
+    ws.parent.defined_names[name] = DefinedName(name, attr_text=ref)
+    return name
+
+
+def name_for(prefix: str, key: str, index: int) -> str:
+    """A defined name for an entity key: letters, digits and underscores, never a cell reference."""
+    return f"{prefix}_{re.sub(r'[^A-Za-z0-9]+', '_', key).strip('_')}_{index}"
+
+
+def _letter(col: int | str) -> str:
+    return col if isinstance(col, str) else get_column_letter(col)

@@ -1,0 +1,68 @@
+"""The approval workbook: a live model of the chosen plan, not a picture of it.
+
+Sheets (``SHEETS``, in this order)
+    Summary      the recommendation, key figures, the strategies side by side, charts, deadlines.
+    Plan         per workload: where, how, when and at what cost; capacity; a monthly timeline.
+    Costs        every line item as quantity × unit price formulas over input cells.
+    Cash flow    months as columns, each line item's share of its Costs total; totals; NPV.
+    Options      every feasible shape with its stand-alone cost, every rejection with its reason.
+    Assumptions  inputs, sizing, GPU specs, prices with source and date, cost model, solver, this run.
+
+Every number comes from the cost model (``solver.costs``) and the result objects: the line items'
+quantities are the cost model's (owned days, wall hours, contract months), so the formulas reproduce
+``plan.breakdown`` / ``plan.total_cost`` / ``plan.npv_cost`` to the cent, and stay live when a price is
+edited. Sheets refer to each other through workbook-level defined names (``total_cost``,
+``npv_cost``, ``cat_<category>``, ``cm_<parameter>``, one per line item), never through row numbers
+guessed in advance. Text from inputs is always written as text, never as a formula. The file is built
+in memory and replaces the target atomically.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from io import BytesIO
+from typing import Iterable
+
+from openpyxl import Workbook
+
+from procure.models.fileio import atomic_write
+
+from ..tables import line_items
+from .assumptions import write_assumptions
+from .cashflow import write_cash_flow
+from .costs import write_costs
+from .names import Names
+from .options import write_options
+from .plan import write_plan
+from .summary import write_summary
+
+SHEETS = ("Summary", "Plan", "Costs", "Cash flow", "Options", "Assumptions")
+
+
+def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None) -> Workbook:
+    if result.plan is None:
+        raise ValueError("the workbook needs a plan; infeasible results are reported on the console and in JSON")
+    now = now or dt.datetime.now()
+    wb = Workbook()
+    sheets = {name: (wb.active if i == 0 else wb.create_sheet()) for i, name in enumerate(SHEETS)}
+    for name, ws in sheets.items():
+        ws.title = name
+    names = Names()
+    items = line_items(result)
+    # the sheets that define names come first; the Summary refers to them
+    write_costs(sheets["Costs"], result, items, names)
+    write_cash_flow(sheets["Cash flow"], result, items, names)
+    write_summary(sheets["Summary"], result, names)
+    write_plan(sheets["Plan"], result)
+    write_options(sheets["Options"], result)
+    write_assumptions(sheets["Assumptions"], result, inputs, now)
+    wb.active = 0
+    return wb
+
+
+def write_workbook(result, path, inputs: Iterable = ()) -> None:
+    """Write the approval workbook to ``path`` atomically (complete file or nothing)."""
+    wb = build_workbook(result, list(inputs))
+    buf = BytesIO()
+    wb.save(buf)
+    atomic_write(path, buf.getvalue())

@@ -1,0 +1,163 @@
+"""Solver backends: the CBC and HiGHS commands, and an honest reading of how a solve ended.
+
+Status mapping (``SolveStatus``): ``optimal`` only when the solver proved it (relative gap ≤
+``OPTIMAL_GAP``) and did not stop at a limit; ``feasible`` when it holds a plan but stopped at a time,
+node or solution limit or at a looser ``--gap``; ``infeasible`` when no plan exists; ``no_solution``
+when it stopped before finding one. The gap is (objective − bound) / |objective| with the best bound
+the solver proved: read from CBC's log ("Lower bound:") or HiGHS's ``mip_dual_bound``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+import pulp
+
+from procure.models.errors import ExitCode, ProcureError
+
+from ..enums import SolveStatus
+from .formulation import Model
+
+CBC_OPTIONS = ["preprocess off", "heur off", "cuts off"]
+OPTIMAL_GAP = 1e-6  # a proven relative gap at or below this is called optimal
+
+
+@dataclass
+class SolveInfo:
+    name: str
+    version: str
+    status: SolveStatus
+    seconds: float
+    gap: float | None
+    objective: float | None
+    variables: int = 0
+    constraints: int = 0
+
+
+def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None, options: list[str] | None = None):
+    if name == "cbc":
+        # CBC's presolve and primal heuristics cost ~65 s at the root of the XL benchmark before any
+        # branching, while this model's LP relaxation is nearly integral and the greedy plan is a warm
+        # start: without them XL solves in ~10 s (docs/performance.md).
+        cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, logPath=log_path, warmStart=True, options=list(options or []))
+        if not cmd.available():
+            raise SolverUnavailable("the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs")
+        return cmd
+    if name == "highs":
+        try:
+            import highspy  # noqa: F401
+        except ImportError:
+            raise SolverUnavailable("HiGHS is not installed; install it with: pip install 'procure[highs]'") from None
+        return pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap, warmStart=True)
+    raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc, highs")
+
+
+class SolverUnavailable(ProcureError):
+    """The chosen solver is not installed or cannot run here."""
+
+    exit_code = ExitCode.NO_SOLUTION
+
+
+class SolverFailed(ProcureError):
+    """The solver ran but crashed or returned nothing usable."""
+
+    exit_code = ExitCode.NO_SOLUTION
+
+
+def solver_version(name: str) -> str:
+    if name == "highs":
+        try:
+            import highspy
+
+            h = highspy.Highs()
+            return f"HiGHS {h.version()}" if hasattr(h, "version") else "HiGHS"
+        except Exception:
+            return "HiGHS"
+    return f"CBC (PuLP {pulp.__version__})"
+
+
+@contextlib.contextmanager
+def _quiet_stdout(active: bool):
+    """Silence what a solver library writes to the process's stdout (file descriptor 1) meanwhile."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6) -> SolveInfo:
+    """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution."""
+    fd, log_path = tempfile.mkstemp(prefix="procure-cbc-", suffix=".log")
+    os.close(fd)
+    # CBC 2.10 without presolve can die on a model whose LP relaxation is infeasible (seen with a
+    # budget below every plan): then the same model is solved again with CBC's defaults.
+    attempts = [CBC_OPTIONS, []] if solver == "cbc" else [None]
+    try:
+        t0 = time.perf_counter()
+        for k, options in enumerate(attempts):
+            cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None, options)
+            try:
+                with _quiet_stdout(solver == "highs"):  # HiGHS prints a banner even with msg=False
+                    model.prob.solve(cmd)
+                break
+            except pulp.PulpSolverError as exc:
+                if k + 1 < len(attempts):
+                    continue
+                detail = str(exc).split(",")[0]
+                raise SolverFailed(f"the {solver.upper()} solver stopped with an error (it may have crashed or run out of memory); "
+                                   f"try --solver {'highs' if solver == 'cbc' else 'cbc'} or report it with your input files (detail: {detail})") from None
+        seconds = time.perf_counter() - t0
+        log = open(log_path, encoding="utf-8", errors="replace").read() if solver == "cbc" else ""
+    finally:
+        try:
+            os.unlink(log_path)
+        except OSError:
+            pass
+    status, sol = model.prob.status, model.prob.sol_status
+    objective = pulp.value(model.prob.objective) if sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible) else None
+    bound = None
+    if solver == "cbc":
+        stopped = bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions)", log))
+        mb = re.search(r"Lower bound:\s*([-0-9.eE+]+)", log)
+        bound = float(mb.group(1)) if mb else None
+    else:
+        info = model.prob.solverModel.getInfo()
+        stopped = str(model.prob.solverModel.getModelStatus()).endswith(("kTimeLimit", "kIterationLimit", "kSolutionLimit"))
+        bound = getattr(info, "mip_dual_bound", None)
+    if status == pulp.LpStatusInfeasible or sol == pulp.LpSolutionInfeasible:
+        mapped = SolveStatus.INFEASIBLE
+    elif sol == pulp.LpSolutionOptimal and status == pulp.LpStatusOptimal and not stopped:
+        mapped = SolveStatus.OPTIMAL
+    elif objective is not None and sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        mapped = SolveStatus.FEASIBLE
+    elif status == pulp.LpStatusUnbounded:
+        raise SolverFailed("the model is unbounded; this is a bug in procure")
+    else:
+        mapped = SolveStatus.NO_SOLUTION
+    gap_value: float | None = None
+    if objective is not None and bound is not None and math.isfinite(bound):
+        gap_value = max(0.0, (objective - bound) / max(abs(objective), 1e-9))
+    elif mapped == SolveStatus.OPTIMAL:
+        # no bound printed: CBC proved optimality outright, unless it stopped at a looser --gap, which
+        # then only bounds the true gap
+        gap_value = 0.0 if gap <= OPTIMAL_GAP else gap
+    # "optimal" means proven optimal: a solver that stopped at a looser --gap reports "feasible" with its gap
+    if mapped == SolveStatus.OPTIMAL and gap_value is not None and gap_value > OPTIMAL_GAP and objective is not None and objective - (bound if bound is not None else -math.inf) > 0.01:
+        mapped = SolveStatus.FEASIBLE
+    return SolveInfo(solver, solver_version(solver), mapped, seconds, gap_value, objective,
+                     variables=len(model.prob.variables()), constraints=len(model.prob.constraints))

@@ -1,0 +1,76 @@
+"""Sizing constants, read once from ``constants.yaml`` (one row per constant: name, value, unit, source).
+
+Every module of the sizing package takes its constants from here, so a number and its source live in
+one place, and the workbook's Assumptions sheet lists the same rows (``constant_rows``). Units of
+measure (GB, TB, GiB) are not sizing constants: they come from ``procure.models.units``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from procure.models.errors import InputError, Problem
+from procure.models.yamlio import line_of, load_yaml
+
+
+@dataclass(frozen=True)
+class Constant:
+    name: str
+    value: float
+    unit: str
+    source: str
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Constant]:
+    path = Path(str(resources.files("procure.solver.sizing") / "constants.yaml"))
+    data, lines = load_yaml(path, "sizing constants")
+    out: dict[str, Constant] = {}
+    problems = []
+    for i, row in enumerate(data.get("constants", [])):
+        missing = [k for k in ("name", "value", "unit", "source") if not isinstance(row, dict) or row.get(k) in (None, "")]
+        value = row.get("value") if isinstance(row, dict) else None
+        if missing or isinstance(value, bool) or not isinstance(value, (int, float)):
+            what = f"missing {', '.join(missing)}" if missing else "value must be a number"
+            problems.append(Problem(str(path), f"constants[{i}]", what, line=line_of(lines, ("constants", i))))
+            continue
+        out[row["name"]] = Constant(row["name"], value, str(row["unit"]), str(row["source"]))
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def constant(name: str) -> float:
+    """The value of sizing constant ``name``."""
+    return _table()[name].value
+
+
+def constant_rows() -> list[tuple[str, float, str, str]]:
+    """(name, value, unit, source) of every sizing constant, in file order — for the Assumptions sheet."""
+    return [(c.name, c.value, c.unit, c.source) for c in _table().values()]
+
+
+USABLE_FRACTION = constant("USABLE_FRACTION")
+BF16_BYTES = constant("BF16_BYTES")
+OPTIMIZER_BYTES = constant("OPTIMIZER_BYTES")
+ADAPTER_STATE_BYTES = constant("ADAPTER_STATE_BYTES")
+NF4_BITS_PER_PARAM = constant("NF4_BITS_PER_PARAM")
+ZERO3_GATHER_BYTES_PER_PARAM = constant("ZERO3_GATHER_BYTES_PER_PARAM")
+CHECKPOINT_BYTES_PER_PARAM = constant("CHECKPOINT_BYTES_PER_PARAM")
+CUDA_CONTEXT_BYTES = constant("CUDA_CONTEXT_BYTES")
+COMM_BUCKET_BYTES = constant("COMM_BUCKET_BYTES")
+FRAGMENTATION = constant("FRAGMENTATION")
+COMM_OVERLAP = constant("COMM_OVERLAP")
+TP_COMM_OVERLAP = constant("TP_COMM_OVERLAP")
+QLORA_DEQUANT_OVERHEAD = constant("QLORA_DEQUANT_OVERHEAD")
+GLOBAL_BATCH_TOKENS: dict[str, float] = {
+    m: constant(f"GLOBAL_BATCH_TOKENS_{m.upper()}") for m in ("pretrain", "full", "lora", "qlora")
+}
+MFU_AMPERE_CLASS = constant("MFU_AMPERE_CLASS")
+MFU_HOPPER_CLASS = constant("MFU_HOPPER_CLASS")
+MFU_CONSUMER = constant("MFU_CONSUMER")
+HOPPER_CLASS_MIN_TFLOPS = constant("HOPPER_CLASS_MIN_TFLOPS")
+MFU_ADAPTER_FACTOR = constant("MFU_ADAPTER_FACTOR")

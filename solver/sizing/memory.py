@@ -1,0 +1,144 @@
+"""Memory per GPU: model state, activations and overhead, in bytes (reported in GB = 10^9 bytes).
+
+GPU capacity: the datasheet figure (``GPU.memory_gb``, e.g. "80 GB") is a binary capacity — HBM/GDDR
+stacks come in powers of two, and the driver reports e.g. 81,559 MiB for an "80 GB" H100 and 24,564 MiB
+for a "24 GB" RTX 4090 — so the usable capacity is ``memory_gb × 2^30 × USABLE_FRACTION`` bytes.
+CUDA context, communication buffers and allocator fragmentation are charged against it as ``overhead``.
+
+Symbols: P total params, N active params per token (MoE), A adapter params, L layers, h hidden size,
+a heads, kv KV heads, f FFN width one token activates, V vocab, s sequence length, b micro-batch,
+t tensor-parallel degree, N_d = GPUs / t data-parallel degree.
+
+* full / pretrain, mixed-precision Adam: 16 B/param = 2 bf16 weights + 2 bf16 grads + 12 fp32
+  master/m/v (Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054 §3.1). TP divides P first, then ZeRO
+  shards over N_d: DP 16P; ZeRO-1 4P + 12P/N_d; ZeRO-2 2P + 14P/N_d; ZeRO-3 16P/N_d (ZeRO §5, Fig. 1).
+* ZeRO-3 additionally holds the largest gathered parameter: 4·LL bytes (DeepSpeed
+  ``estimate_zero3_model_states_mem_needs``), LL = max(V·h, h·f, h·h)/t; counted under ``weights``.
+* lora: frozen bf16 base 2 B/param (sharded only by ZeRO-3) + adapters of rank r on q, k, v, o
+  (k/v output width kv·h/a) and gate, up, down: r·(d_in + d_out) per adapted linear per layer
+  (Hu et al. 2021, LoRA, arXiv:2106.09685), each adapter param 16 B (bf16 weight + bf16 grad + 12 B
+  Adam), sharded like full training.
+* qlora: NF4 base 4 bit + 0.127 bit/param of double-quantized constants (8/64 + 32/(64·256);
+  Dettmers et al. 2023, QLoRA, arXiv:2305.14314 §3) for every linear weight; the embedding and the
+  untied LM head (2·V·h params) stay bf16; adapters as lora.
+* MoE: weights/grads/optimizer use total params P; activations and FLOPs use active params N and f.
+* Activations per layer, 16-bit, fused/flash attention so the 5·a·s/h attention-matrix term of
+  Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) is dropped: s·b·h·c with
+  c = 4 (two norms) + 11 (attention; its K and V share 4 scales by kv/a for GQA) + MLP, where the MLP
+  is 3 + 4·f/h for a GELU MLP (= 19 at f = 4h, reproducing Korthikanti's 34) and 3 + 6·f/h for a
+  gated (SwiGLU) MLP, which stores gate, up and their product (assumed whenever f ≠ 4h; every modern
+  preset is gated). With TP (selective recompute, no sequence parallelism): s·b·h·(10 + (c − 10)/t)
+  (Korthikanti: 10 + 24/t at c = 34). Full recompute ("checkpointing"): 2·s·b·h per layer (the layer
+  input; Korthikanti Table 2) plus one layer's full activations as the working set.
+  Logits for the loss: s·b·V·(2 + 4)/t (bf16 logits + fp32 copy for the cross-entropy).
+  lora/qlora keep the same activations (the base is frozen, but input gradients still flow through
+  every layer, so the same tensors are saved).
+* overhead = CUDA context (CUDA_CONTEXT_BYTES) + a gradient communication bucket when G > 1
+  (min(COMM_BUCKET_BYTES, this GPU's unsharded gradient bytes); DeepSpeed reduce_bucket_size 5e8
+  elements, EleutherAI cookbook ``calc_transformer_mem.py``) + FRAGMENTATION × everything else.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from procure.models.gpu import GPU
+from procure.models.project import Workload
+from procure.models.units import GB, GIB
+
+from .constants import (
+    BF16_BYTES,
+    COMM_BUCKET_BYTES,
+    CUDA_CONTEXT_BYTES,
+    FRAGMENTATION,
+    OPTIMIZER_BYTES,
+    USABLE_FRACTION,
+    ZERO3_GATHER_BYTES_PER_PARAM,
+)
+from .results import MemoryBreakdown
+
+if TYPE_CHECKING:
+    from .profile import Profile
+
+
+def usable_memory_gb(gpu: GPU) -> float:
+    """Usable GPU memory in GB: memory_gb GiB × USABLE_FRACTION."""
+    return gpu.memory_gb * GIB * USABLE_FRACTION / GB
+
+
+def is_gated(hidden: int, ffn: int) -> bool:
+    """GELU MLPs use f = 4h; every other width is taken as a gated (SwiGLU) MLP."""
+    return ffn != 4 * hidden
+
+
+def activation_coefficient(workload: Workload) -> float:
+    """c in s·b·h·c bytes per layer (no TP, flash attention, no recompute); 34 for a GPT layer."""
+    m = workload.model
+    h, f = m.hidden_size, m.ffn_hidden_size
+    kv_ratio = (m.kv_heads or m.heads) / m.heads
+    attention = 4 + 11 - 4 * (1 - kv_ratio)
+    mlp = 3 + (6 if is_gated(h, f) else 4) * f / h
+    return attention + mlp
+
+
+def zero_shard(weights: float, grads: float, optimizer: float, stage: int, dp: int) -> tuple[float, float, float]:
+    """ZeRO partitioning over ``dp`` data-parallel ranks (Rajbhandari et al. 2020, §5): stage 1 shards
+    the optimizer state, stage 2 also the gradients, stage 3 also the weights."""
+    if stage >= 1:
+        optimizer /= dp
+    if stage >= 2:
+        grads /= dp
+    if stage >= 3:
+        weights /= dp
+    return weights, grads, optimizer
+
+
+def state_bytes(p: Profile, zero: int, t: int, nd: int) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer) bytes per GPU."""
+    gather = ZERO3_GATHER_BYTES_PER_PARAM * p.largest / t if zero >= 3 else 0.0
+    if p.adapter:
+        aw, ag, ao = zero_shard(BF16_BYTES * p.A / t, BF16_BYTES * p.A / t, OPTIMIZER_BYTES * p.A / t, zero, nd)
+        base = p.base_bytes / t / (nd if zero >= 3 else 1)  # the frozen base is sharded only by ZeRO-3
+        return base + gather + aw, ag, ao
+    w, g, o = zero_shard(BF16_BYTES * p.P / t, BF16_BYTES * p.P / t, OPTIMIZER_BYTES * p.P / t, zero, nd)
+    return w + gather, g, o
+
+
+def activation_bytes(p: Profile, t: int, ckpt: bool, mb: int) -> float:
+    """Activation bytes per GPU (see the module docstring)."""
+    sbh = p.s * mb * p.h
+    layer = sbh * (10.0 + (p.act_coef - 10.0) / t)
+    logits = p.s * mb * p.V * (BF16_BYTES + 4) / t
+    if ckpt:
+        return p.L * 2.0 * sbh + layer + logits
+    return p.L * layer + logits
+
+
+def comm_bucket_bytes(p: Profile, t: int, gpus: int) -> float:
+    """The gradient-reduction bucket: min(COMM_BUCKET_BYTES, this GPU's gradient bytes); 0 on one GPU."""
+    return min(COMM_BUCKET_BYTES, BF16_BYTES * p.trainable / t) if gpus > 1 else 0.0
+
+
+def total_bytes(fixed: float, activations: float) -> float:
+    """Per-GPU total: CUDA context + (1 + FRAGMENTATION) × (model state + bucket + activations)."""
+    return CUDA_CONTEXT_BYTES + (1.0 + FRAGMENTATION) * (fixed + activations)
+
+
+def memory_parts(p: Profile, zero: int, t: int, ckpt: bool, mb: int, gpus: int) -> tuple[float, float, float, float, float]:
+    """(weights, grads, optimizer, activations, overhead) bytes per GPU."""
+    nd = gpus // t
+    w, g, o = state_bytes(p, zero, t, nd)
+    act = activation_bytes(p, t, ckpt, mb)
+    bucket = comm_bucket_bytes(p, t, gpus)
+    overhead = CUDA_CONTEXT_BYTES + bucket + FRAGMENTATION * (w + g + o + act + bucket)
+    return w, g, o, act, overhead
+
+
+def breakdown(parts: tuple[float, ...]) -> MemoryBreakdown:
+    """Bytes → a MemoryBreakdown in GB."""
+    return MemoryBreakdown(*(x / GB for x in parts))
+
+
+def zero_model_state_gb(params: float, stage: int, dp: int) -> float:
+    """Mixed-precision Adam model state per GPU (ZeRO paper §5): 16P, 4P+12P/N_d, 2P+14P/N_d, 16P/N_d."""
+    return params * sum(zero_shard(float(BF16_BYTES), float(BF16_BYTES), float(OPTIMIZER_BYTES), stage, dp)) / GB

@@ -1,0 +1,57 @@
+"""Reference nodes: a GPU in its usual server, for sizing a job without any real offer."""
+
+from __future__ import annotations
+
+import math
+
+from procure.models.gpu import gpu_table
+from procure.models.offer import Offer
+
+REFERENCE_SOURCE = "reference node (not a price)"
+REFERENCE_PRICE_PER_NODE_HOUR = 1.0  # nominal, so a reference offer validates; never a real price
+
+
+def reference_offer(gpu_id: str, total_gpus: int) -> tuple[Offer, int]:
+    """A reference node of that GPU and the node count holding ``total_gpus`` GPUs.
+
+    SXM/OAM: 8 per node on the baseboard fabric (NVSwitch for SXM), InfiniBand NDR with one 400G rail
+    per GPU. PCIe/consumer: the GPU table's usual server. Host RAM 2× the node's GPU memory, 16 CPU
+    cores per GPU and 30 TB NVMe (DGX H100-like), so only GPU memory and interconnect decide."""
+    table = gpu_table()
+    gid = table.resolve(gpu_id)
+    if gid is None:
+        raise ValueError(table.unknown_message(gpu_id))
+    g = table[gid]
+    if g.form_factor in ("sxm", "oam"):
+        gpn, intra, inter, rails = 8, ("nvswitch" if g.form_factor == "sxm" else g.default_intra_node), "ib-ndr", 8
+    else:
+        gpn, intra, inter, rails = g.default_gpus_per_node, g.default_intra_node, g.default_inter_node, 1
+    if total_gpus < gpn:  # a smaller box holding exactly the GPUs asked for
+        gpn = max(1, total_gpus)
+        rails = min(rails, gpn)
+    nodes = max(1, math.ceil(total_gpus / gpn))
+    offer = Offer.model_validate(
+        {
+            "id": f"reference-{gid}",
+            "vendor": "reference",
+            "mode": "cloud",
+            "region": "any",
+            "gpu": gid,
+            "gpus_per_node": gpn,
+            "intra_node": intra,
+            "inter_node": inter,
+            "inter_node_rails": rails,
+            "ram_gb": 2.0 * gpn * g.memory_gb,
+            "nvme_tb": 30.0,
+            "cpu_cores": 16 * gpn,
+            "max_nodes": nodes,
+            "price_per_node_hour": REFERENCE_PRICE_PER_NODE_HOUR,
+            "source": REFERENCE_SOURCE,
+            "quoted_on": "2026-01-01",
+        }
+    )
+    return offer, nodes
+
+
+def is_reference(offer: Offer) -> bool:
+    return offer.source == REFERENCE_SOURCE

@@ -1,0 +1,147 @@
+"""Shapes: every offer × node count of a workload, each with its strategy, hours and fit verdict.
+
+A *shape* is one offer × a node count. For every shape the engine picks the fastest parallel /
+memory-saving strategy that fits in GPU memory (ties → less memory; search.py), estimates wall-clock
+hours (compute.py) and runs the fit rules (fit.py). Every rejected shape keeps its reasons.
+"""
+
+from __future__ import annotations
+
+from procure.models.gpu import GPU, gpu_table
+from procure.models.offer import Offer
+from procure.models.project import Project, SizingSettings, Workload
+from procure.models.units import GB
+from procure.solver.reasons import Reason
+
+from . import fit
+from .compute import Shape, allreduce_s, default_mfu, step_time
+from .constants import BF16_BYTES
+from .memory import breakdown, memory_parts, usable_memory_gb
+from .profile import profile
+from .reference import is_reference
+from .results import Candidate, MemoryBreakdown, Strategy, WorkloadSizing
+from .search import best_strategy
+
+
+def node_counts(cap: int) -> list[int]:
+    """1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, ... (powers of two and 3·2^k) up to ``cap``."""
+    out, k = [], 1
+    while k <= cap:
+        out.append(k)
+        if 3 * k // 2 <= cap and k >= 2:
+            out.append(3 * k // 2)
+        k *= 2
+    return sorted(set(out))
+
+
+def intra_bw(gpu: GPU, offer_intra: str, gpn: int) -> float:
+    """GB/s per direction between GPUs of one node: nvswitch/nvlink gpu_link_gbs/2; pcie pcie_gbs/2;
+    a 2-way bridge only links pairs, so a larger server of bridged PCIe cards counts as pcie."""
+    if offer_intra == "pcie":
+        return gpu.pcie_gbs / 2
+    if offer_intra == "nvlink" and gpu.form_factor in ("pcie", "consumer") and gpn > 2:
+        return gpu.pcie_gbs / 2  # bridges link pairs only; the ring crosses PCIe
+    return gpu.gpu_link_gbs / 2
+
+
+def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
+    sh = Shape()
+    gpn = offer.gpus_per_node
+    sh.gpus, sh.gpn, sh.nodes = nodes * gpn, gpn, nodes
+    sh.bw_intra = intra_bw(g, offer.intra_node, gpn) * GB  # bytes/s
+    sh.bw_inter = offer.fabric_gbps / 8.0 * GB if offer.fabric_gbps > 0 else 1.0  # bytes/s per node
+    sh.peak = g.bf16_dense_tflops * 1e12
+    sh.mfu = mfu
+    sh.mem_cap = usable_memory_gb(g) * GB
+    sh.max_tp = gpn
+    return sh
+
+
+def size_workload(workload: Workload, offers: list[Offer], settings: SizingSettings, team_area: str | None, gpus=None) -> WorkloadSizing:
+    """Every shape (offer × node count) of ``workload`` with its fit verdict, strategy and hours."""
+    table = gpus if gpus is not None else gpu_table()
+    p = profile(workload, settings)
+    total_flops = p.flops_tok * p.D
+    unsharded = breakdown(memory_parts(p, 0, 1, False, 1, 1))
+    candidates: list[Candidate] = []
+    cache: dict[tuple, tuple] = {}
+    for offer in offers:
+        g: GPU = table[offer.gpu]
+        gpn = offer.gpus_per_node
+        ref = is_reference(offer)
+        cap = offer.max_nodes if ref else min(offer.max_nodes, settings.max_nodes_per_job)
+        counts = node_counts(cap)
+        if ref and cap not in counts:
+            counts.append(cap)
+        offer_reasons = fit.offer_reasons(p, offer, g, settings, team_area)
+        bw_intra = intra_bw(g, offer.intra_node, gpn)
+        mfu = workload.mfu if workload.mfu is not None else default_mfu(g, workload.method)
+        for nodes in counts:
+            n_gpus = nodes * gpn
+            reasons: list[Reason] = list(offer_reasons)
+            fabric_reason = fit.fabric_reason(offer, nodes, settings)
+            if fabric_reason:
+                reasons.append(fabric_reason)
+            key = (g.id, gpn, nodes, bw_intra, offer.fabric_gbps, mfu)
+            hit = cache.get(key)
+            if hit is None:
+                sh = _shape(g, offer, nodes, mfu)
+                st, parts, third, eff0 = best_strategy(p, sh)
+                hit = (st, breakdown(parts), third, eff0, sh.mem_cap)
+                cache[key] = hit
+            strategy, mem, third, eff, mem_cap = hit
+            hours = gpu_hours = None
+            if strategy is None:
+                reasons.insert(len(offer_reasons), fit.memory_reason(third, mem, n_gpus, g, mem_cap))
+            else:
+                hours = third
+                gpu_hours = hours * n_gpus
+                eff_reason = fit.efficiency_reason(eff, offer, nodes, g, settings)
+                if eff_reason:
+                    reasons.append(eff_reason)
+            nvme = fit.nvme_reason(p, offer, nodes)
+            if nvme:
+                reasons.append(nvme)
+            candidates.append(
+                Candidate(
+                    workload=p.name,
+                    offer_id=offer.id,
+                    gpu=g.id,
+                    nodes=nodes,
+                    gpus=n_gpus,
+                    strategy=strategy,
+                    per_gpu_memory_gb=mem.total,
+                    memory=mem,
+                    fits=not reasons,
+                    reasons=tuple(reasons),
+                    hours=hours,
+                    gpu_hours=gpu_hours,
+                    efficiency=eff,
+                )
+            )
+    return WorkloadSizing(workload=workload, total_flops=total_flops, memory_gb=unsharded, candidates=candidates)
+
+
+def size_project(project: Project, offers: list[Offer]) -> list[WorkloadSizing]:
+    table = gpu_table()
+    return [size_workload(w, offers, project.sizing, project.team_area, table) for w in project.workloads]
+
+
+def evaluate_strategy(workload: Workload, offer: Offer, nodes: int, strategy: Strategy, settings: SizingSettings | None = None, gpus=None) -> tuple[float, float, MemoryBreakdown]:
+    """(hours, efficiency, per-GPU memory) of ``workload`` on ``nodes`` nodes of ``offer`` under a
+    fixed ``strategy`` — no fit checks; for what-if questions and tests."""
+    table = gpus if gpus is not None else gpu_table()
+    g: GPU = table[offer.gpu]
+    p = profile(workload, settings)
+    mfu = workload.mfu if workload.mfu is not None else default_mfu(g, workload.method)
+    sh = _shape(g, offer, nodes, mfu)
+    t = strategy.tensor_parallel
+    if sh.gpus % t or sh.gpn % t:
+        raise ValueError(f"TP{t} does not divide {sh.gpus} GPUs / {sh.gpn} per node")
+    ar = allreduce_s(BF16_BYTES * p.trainable, t, sh)
+    base_ar = allreduce_s(p.base_bytes, t, sh) if p.adapter else 0.0
+    timed = step_time(p, strategy.zero_stage, t, strategy.checkpointing, strategy.micro_batch, sh, ar, base_ar)
+    if timed is None:
+        raise ValueError(f"micro-batch {strategy.micro_batch} would exceed the global batch on {sh.gpus} GPUs")
+    mem = breakdown(memory_parts(p, strategy.zero_stage, t, strategy.checkpointing, strategy.micro_batch, sh.gpus))
+    return timed[0], timed[1], mem
