@@ -15,7 +15,7 @@ from procure.solver.enums import STRATEGIES
 STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
 CATEGORY_LABEL = {
     "capex": "capex (purchases)", "residual_value": "residual value", "maintenance": "maintenance", "colocation": "colocation",
-    "energy": "energy", "rent": "rent", "setup": "setup fees", "cloud": "cloud",
+    "energy": "energy", "rent": "rent", "setup": "setup fees", "cloud": "cloud", "interest": "loan interest",
 }
 
 

@@ -15,7 +15,7 @@ from procure.cli import EXIT_CODES, app
 from conftest import EXAMPLES
 
 STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
-BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud"}
+BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest"}
 TOP_KEYS = {"status", "currency", "total_cost", "npv_cost", "cost_breakdown", "purchases", "rentals", "assignments", "strategies", "rejected", "solver"}
 PURCHASE_KEYS = {"offer", "nodes", "cost"}
 RENTAL_KEYS = {"offer", "nodes", "start_day", "months", "cost"}

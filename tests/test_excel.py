@@ -297,7 +297,7 @@ def test_failed_write_keeps_the_old_report_and_leaves_no_temp_file(results, tmp_
 
 def test_workbook_layout(written, results):
     wb = openpyxl.load_workbook(written["buy"])
-    assert wb.sheetnames == ["Summary", "Plan", "Costs", "Cash flow", "Options", "Assumptions"]
+    assert wb.sheetnames == ["Summary", "Plan", "Costs", "Cash flow", "P&L", "Options", "Assumptions"]
     for ws in wb.worksheets:
         assert ws.page_setup.orientation == "landscape"
         assert ws.sheet_properties.pageSetUpPr.fitToPage

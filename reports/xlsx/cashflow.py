@@ -9,14 +9,15 @@ import math
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.solver.costs import CATEGORIES
+from procure.models.units import MONTHS_PER_YEAR
+from procure.solver.costs import CATEGORIES, OPERATING
 
 from ..console import CATEGORY_LABEL, STRATEGY_LABEL
 from ..tables import LineItem, break_even, cumulative, month_start, monthly_totals
 from .names import Names
 from .style import (
     BOLD, CENTER, HEADER_FILL, HEADER_FONT, INT_FMT, MONTH_FMT, NOTE_FONT, PCT_FMT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL,
-    as_input, define, formula, header, money_fmt, print_setup, put, widths,
+    as_input, define, define_block, formula, header, money_fmt, print_setup, put, widths,
 )
 
 
@@ -43,7 +44,9 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     for j, cat in enumerate(CATEGORIES):
         put(ws, cat_row0 + j, 1, CATEGORY_LABEL[cat])
         put(ws, cat_row0 + j, 2, cat)
+        names.category_rows[cat] = cat_row0 + j
     total_row = cat_row0 + len(CATEGORIES)
+    names.cash_total_row = total_row
     cum_row = total_row + 1
     put(ws, total_row, 1, "total cash out", font=BOLD)
     for col in range(3, last_col + 1):
@@ -107,6 +110,15 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
             col = L(c0 + m)
             formula(ws, r, c0 + m, f"=SUMIF({rng_cat},$B{r},{col}${first_item}:{col}${last_item})", money)
         formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(last_col)}{r})", money)
+    # per project year, the blocks the P&L sheet sums: operating categories, interest, total cash out
+    ops = [names.category_rows[c] for c in OPERATING]
+    for y in range(math.ceil(n / MONTHS_PER_YEAR)):
+        lo, hi = c0 + y * MONTHS_PER_YEAR, c0 + min((y + 1) * MONTHS_PER_YEAR, n) - 1
+        names.year_blocks[y] = (
+            define_block(ws, f"cf_operating_y{y + 1}", lo, min(ops), hi, max(ops)),
+            define_block(ws, f"cf_interest_y{y + 1}", lo, names.category_rows["interest"], hi, names.category_rows["interest"]),
+            define_block(ws, f"cf_total_y{y + 1}", lo, total_row, hi, total_row),
+        )
     widths(ws, {"A": 44, "B": 15, "C": 14})
     for m in range(n):
         ws.column_dimensions[L(c0 + m)].width = 10
