@@ -165,6 +165,22 @@ class Offer(BaseModel):
     def _volume_cell(cls, value: object) -> object:
         return parse_tiers(value, ("min_nodes", "price_per_node"))
 
+    @field_validator("term_prices")
+    @classmethod
+    def _terms_ascending(cls, value: list[TermPrice] | None) -> list[TermPrice] | None:
+        bad = ascending([t.min_term_months for t in value], "min_term_months") if value else None
+        if bad:
+            raise ValueError(bad)
+        return value
+
+    @field_validator("volume_prices")
+    @classmethod
+    def _volumes_ascending(cls, value: list[VolumePrice] | None) -> list[VolumePrice] | None:
+        bad = ascending([t.min_nodes for t in value], "min_nodes") if value else None
+        if bad:
+            raise ValueError(bad)
+        return value
+
     @field_validator("gpu", mode="before")
     @classmethod
     def _canonical_gpu(cls, value: object) -> str:
@@ -199,14 +215,8 @@ class Offer(BaseModel):
         if self.term_prices is not None:
             if self.min_term_months is not None:
                 problems.append("min_term_months does not go with term_prices: the first tier's min_term_months is the minimum term")
-            bad = ascending([t.min_term_months for t in self.term_prices], "min_term_months")
-            if bad:
-                problems.append(f"term_prices: {bad}")
         if self.volume_prices is not None:
-            bad = ascending([t.min_nodes for t in self.volume_prices], "min_nodes")
-            if bad:
-                problems.append(f"volume_prices: {bad}")
-            elif self.volume_prices[0].min_nodes > self.max_nodes:
+            if self.volume_prices[0].min_nodes > self.max_nodes:
                 problems.append(f"volume_prices: the first tier needs {self.volume_prices[0].min_nodes} nodes but max_nodes is {self.max_nodes}")
         if self.upfront_per_node is not None and self.commitment_months is None:
             problems.append("upfront_per_node needs commitment_months (it is the up-front part of a reserved term)")

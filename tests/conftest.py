@@ -11,7 +11,7 @@ from procure.models.offer import Offer
 from procure.models.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.yaml") if not p.stem.endswith("-offers"))  # workloads, not their quote files
 
 
 def offer(**kw) -> Offer:
