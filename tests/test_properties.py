@@ -1,4 +1,5 @@
-"""Properties of the planner on random valid projects and catalogs (hypothesis).
+"""Properties of the planner on random valid projects and catalogs (hypothesis), rent offers with and
+without term tiers.
 
 - The answer is a plan that passes the independent verifier, or an infeasibility with a reason for it —
   never an exception.
@@ -43,6 +44,12 @@ def offers_st(draw, k: int):
     elif mode == "rent":
         kw.update(price_per_node_month=draw(st.integers(5, 20)) * 1000, setup_fee_per_node=draw(st.sampled_from([0, 2000])),
                   min_term_months=draw(st.sampled_from([1, 1, 2])))
+        if draw(st.booleans()):  # term tiers: the open rate plus fixed longer terms at lower rates
+            price, first = kw["price_per_node_month"], kw["min_term_months"]
+            longer = draw(st.sampled_from([[2], [3], [2, 3], [2, 4]]))
+            kw.update(price_per_node_month=None, min_term_months=None, term_prices=[{"min_term_months": first, "price_per_node_month": price}] + [
+                {"min_term_months": L, "price_per_node_month": round(price * draw(st.sampled_from([0.6, 0.8, 0.95])) ** (j + 1))}
+                for j, L in enumerate(x for x in longer if x > first)])
     else:
         kw.update(price_per_node_hour=draw(st.integers(10, 40)), spot=False, spot_overhead_pct=draw(st.sampled_from([0, 0.2])))
     return offer(**kw)
