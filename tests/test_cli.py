@@ -108,7 +108,7 @@ def test_offers_template_writes_each_format(tmp_path, fmt):
         assert header[0] == "id" and "price_per_node_month" in header
     elif fmt == "xlsx":
         wb = openpyxl.load_workbook(out)
-        assert wb.sheetnames == ["offers", "columns"] and wb["offers"]["A1"].value == "id"
+        assert wb.sheetnames == ["offers", "Example", "columns"] and wb["offers"]["A1"].value == "id"
     else:
         assert "offers: []" in out.read_text()
     # an empty template is a clear error, not a crash
