@@ -6,6 +6,7 @@ prices from hourly ones (e.g. AWS: "730 hours in a month").
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 DAYS_PER_YEAR = 365.0
@@ -26,6 +27,11 @@ def months_to_days(months: float) -> int:
 def day_to_month(day: float) -> int:
     """0-based month index that contains ``day`` (day 0 is in month 0)."""
     return int(math.floor(day / DAYS_PER_MONTH + 1e-9))
+
+
+def day_date(start: dt.date, day: float) -> dt.date:
+    """The calendar date of project day ``day`` (day 0 is ``start``; a fractional day is in its date)."""
+    return start + dt.timedelta(days=math.floor(day + 1e-9))
 
 
 def days_to_hours(days: float) -> float:

@@ -10,6 +10,7 @@ from rich.markup import escape as esc
 from rich.table import Table
 
 from procure.solver.costs import CATEGORIES
+from procure.models.units import day_date
 from procure.solver.enums import STRATEGIES
 
 STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
@@ -24,10 +25,6 @@ def money(x: float | None, currency: str = "") -> str:
         return "—"
     s = f"{x:,.0f}"
     return f"{s} {currency}".strip()
-
-
-def day_date(start: dt.date, day: float) -> str:
-    return (start + dt.timedelta(days=day)).isoformat()
 
 
 def print_offers(console: Console, offers, catalog) -> None:
@@ -116,7 +113,7 @@ def print_result(console: Console, result, inputs=()) -> None:
     for a in plan.assignments:
         strat = a.strategy.label() if a.strategy is not None and hasattr(a.strategy, "label") else ""
         t.add_row(esc(a.workload), esc(a.offer_id), esc(a.vendor), a.mode, f"{a.gpu} × {a.gpus} ({a.nodes} node{'s' if a.nodes > 1 else ''})", strat,
-                  day_date(p.start_date, a.start_day), day_date(p.start_date, a.end_day), day_date(p.start_date, a.deadline_day),
+                  day_date(p.start_date, a.start_day).isoformat(), day_date(p.start_date, a.end_day).isoformat(), day_date(p.start_date, a.deadline_day).isoformat(),
                   f"{a.slack_days:.1f}", f"{a.gpu_hours:,.0f}", money(a.cost))
     console.print(t)
 
@@ -126,9 +123,9 @@ def print_result(console: Console, result, inputs=()) -> None:
             t.add_column(col, justify="right" if col in ("nodes", "months", "cost") else "left")
         for pur in plan.purchases:
             o = result.offers[pur.offer_id]
-            t.add_row("buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days) + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost))
+            t.add_row("buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days).isoformat() + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost))
         for r in plan.rentals:
-            t.add_row("rent", esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day), str(r.months), money(r.cost))
+            t.add_row("rent", esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost))
         console.print(t)
 
     t = Table(title=f"Cost breakdown ({p.currency})")

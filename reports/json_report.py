@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from procure.solver.costs import CATEGORIES
 
+from .tables import rounded
 
-def _r(x: float | None, nd: int = 2) -> float | None:
-    return None if x is None else round(float(x), nd)
+
+_r = rounded
 
 
 def result_to_json(result) -> dict:

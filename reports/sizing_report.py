@@ -11,12 +11,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .tables import rounded
+
 #: Rejected shapes shown per offer in the console (the rest are counted, not listed).
 REJECTIONS_PER_OFFER = 1
 
 
 def _r(x: float | None, nd: int = 3) -> float | None:
-    return None if x is None else round(float(x), nd)
+    return rounded(x, nd)  # sizing figures keep three decimals
 
 
 def _strategy_json(st) -> dict[str, Any] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from procure.models import units
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES, RentalContract
@@ -253,7 +254,13 @@ def month_start(project, m: int) -> dt.date:
 
 
 def day_date(project, day: float) -> dt.date:
-    return project.start_date + dt.timedelta(days=math.floor(day + 1e-9))
+    """The calendar date of project day ``day``."""
+    return units.day_date(project.start_date, day)
+
+
+def rounded(x: float | None, nd: int = 2) -> float | None:
+    """``x`` rounded for a report (None stays None)."""
+    return None if x is None else round(float(x), nd)
 
 
 def monthly_totals(plan, n_months: int) -> list[float]:
