@@ -12,6 +12,8 @@ import json
 
 import openpyxl
 import pytest
+from conftest import offer, project
+from planner_fixtures import solve_fixed
 from pydantic import ValidationError
 
 from procure.models.errors import InputError
@@ -19,9 +21,6 @@ from procure.models.money import Financing
 from procure.offers.catalog import check_currencies, load_catalog, write_template
 from procure.reports.json_report import result_to_json
 from procure.solver import costs
-
-from conftest import offer, project
-from planner_fixtures import solve_fixed
 
 
 def wl(name, deadline, earliest=0):
@@ -299,6 +298,7 @@ def test_validate_reports_every_new_rule_with_its_row(tmp_path):
 
 def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path):
     from conftest import ROOT
+
     from procure.models.project import load_project
     from procure.solver.planner import plan_project
 
