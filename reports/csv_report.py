@@ -98,6 +98,7 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
         for m in range(n):
             rows.append([m + 1, shared.month_start(p, m)] + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES] + [totals[m], cum[m], df[m]])
         out["cash_flow.csv"] = _csv_bytes(["month", "month_start"] + list(CATEGORIES) + ["total", "cumulative", "discount_factor"], rows)
+        out["pnl.csv"] = _csv_bytes(["year", "depreciation", "operating", "interest", "disposal_gain", "pnl_cost"], shared.pnl_rows(result))
     opt_rows = [["feasible", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"],
                  r["hours"], r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], r["chosen"], ""]
                 for r in shared.option_rows(result)]
