@@ -365,7 +365,8 @@ def capacity_rows(result) -> list[dict]:
                      "to_day": costs.horizon_end_day(p), "from": day_date(p, o.lead_time_days), "months": None, "cost": pur.cost})
     for r in plan.rentals if plan else []:
         o = result.offers[r.offer_id]
-        rows.append({"what": "rent", "offer": o.id, "vendor": o.vendor, "nodes": r.nodes, "from_day": r.start_day,
+        label = f"reserved {r.months}-month term" if o.mode == "cloud" else (f"rent, {r.months}-month term" if r.term_months is not None else "rent")
+        rows.append({"what": "rent", "label": label, "offer": o.id, "vendor": o.vendor, "nodes": r.nodes, "from_day": r.start_day,
                      "to_day": (r.start_month + r.months) * DAYS_PER_MONTH, "from": month_start(p, r.start_month), "months": r.months, "cost": r.cost})
     return rows
 

@@ -148,6 +148,15 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         why = _term_broken(o, r)
         if why:
             bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month}: {why}")
+        else:
+            # the rate of the tier signed: a rent term's price, or the committed hourly rate × 730 h
+            if reserved:
+                rate = o.price_per_node_hour * HOURS_PER_DAY * DAYS_PER_MONTH
+            else:
+                tiers = {t.min_term_months: t.price_per_node_month for t in o.term_prices} if o.term_prices else {o.min_term_months or 1: o.price_per_node_month}
+                rate = tiers[r.term_months if r.term_months is not None else min(tiers)]
+            if not _close(r.price_per_node_month, rate * project.fx_rate(o.currency)):
+                bad.append(f"rent_price: contract of {r.offer_id} from month {r.start_month} reports {r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {o.currency or project.currency}")
         if r.start_month < 0 or r.start_month + r.months > project.horizon_months:
             bad.append(f"rent_horizon: contract of {r.offer_id} months {r.start_month}–{r.start_month + r.months - 1} leaves the horizon")
         for m in range(r.start_month, r.start_month + r.months):

@@ -313,3 +313,29 @@ def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path)
     res = plan_project(p, cat.offers)
     assert res.status == "optimal"
     assert json.loads(json.dumps(result_to_json(res)))["pnl"]
+
+
+def test_the_verifier_recomputes_tiers_terms_and_prices():
+    """A plan that pays the wrong tier, or stretches a fixed term, is caught by the independent checker."""
+    import dataclasses
+
+    from procure.solver.verify import VerificationError, verify_plan
+
+    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12)
+    o = _tiered("1:3200; 6:2900; 12:2600")
+    hours = {("a", "r", 1): SEVEN_MONTHS_H}
+    res = solve_fixed(p, [o], hours, compare=False)
+    plan = res.plan
+    six = next(i for i, r in enumerate(plan.rentals) if r.term_months == 6)
+    stretched = dataclasses.replace(plan, rentals=[dataclasses.replace(r, months=7) if i == six else r for i, r in enumerate(plan.rentals)])
+    with pytest.raises(VerificationError, match="its tier is a 6-month term"):
+        verify_plan(p, {"r": o}, stretched)
+    cheap = dataclasses.replace(plan, rentals=[dataclasses.replace(r, price_per_node_month=2_600) if i == six else r for i, r in enumerate(plan.rentals)])
+    with pytest.raises(VerificationError, match="rent_price"):
+        verify_plan(p, {"r": o}, cheap)
+    b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000", max_nodes=10)
+    pb = project([wl("a", 60)], electricity_price_per_kwh=0)
+    bought = solve_fixed(pb, [b], {("a", "b", 7): 100}, compare=False).plan
+    wrong = dataclasses.replace(bought, purchases=[dataclasses.replace(bought.purchases[0], price_per_node=100_000)])
+    with pytest.raises(VerificationError, match="volume tier for 8 nodes"):
+        verify_plan(pb, {"b": b}, wrong)
