@@ -439,3 +439,22 @@ def test_sheets_refer_to_each_other_by_defined_names(name, written):
                     assert "!" not in str(c.value), (ws.title, c.coordinate, c.value)
     for n in ("total_cost", "npv_cost", *(f"cat_{c}" for c in CATEGORIES), "cm_kwh", "cm_pue"):
         assert n in wb.defined_names, n
+
+
+@needs_soffice
+def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated):
+    """The financed purchase's instalment row equals the cost model's capex-after-delivery plus interest."""
+    result = results["quotes"][0]
+    (pur,) = result.plan.purchases
+    o = result.offers[pur.offer_id]
+    ws = recalculated["quotes"]["Cash flow"]
+    row = next(r for r in range(1, ws.max_row + 1) if str(ws.cell(r, 1).value or "").startswith("loan instalments"))
+    d = costs.delivery_month(o, result.project)
+    flows = costs.scale(costs.purchase_flows(o, result.project, pur.nodes), pur.nodes)
+    for m in range(d + 1, result.project.horizon_months):
+        want = flows["capex"].get(m, 0.0) + flows["interest"].get(m, 0.0)
+        assert ws.cell(row, 4 + m).value == pytest.approx(want, abs=CENT), m
+    fin = costs.financing_of(o, result.project)
+    assert ws.cell(row, 4 + d + 1).value == pytest.approx(
+        costs.annuity_payment(pur.nodes * costs.unit_price(o, result.project, pur.nodes) * costs.landed_factor(o, result.project)
+                              * (1 - fin.down_payment_pct), fin.annual_rate, fin.months), abs=CENT)

@@ -10,6 +10,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.units import MONTHS_PER_YEAR
+from procure.solver import costs
 from procure.solver.costs import CATEGORIES, OPERATING
 
 from ..console import CATEGORY_LABEL, STRATEGY_LABEL
@@ -102,6 +103,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
             f = "" if frac == 1.0 else f"*{frac!r}"
             formula(ws, r, c0 + m, f"=$C{r}{f}", money)
     last_item = max(first_item + len(items) - 1, first_item)
+    _write_instalments(ws, result, items, first_item, last_item + 2, c0)
     # the category rows sum the line-item block, now that its rows are known
     rng_cat = f"$B${first_item}:$B${last_item}"
     for j in range(len(CATEGORIES)):
@@ -126,3 +128,25 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     # a year of months per printed page, labels repeated, rather than 36+ unreadable columns on one
     ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))
     ws.print_title_cols = "A:C"
+
+
+def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int) -> None:
+    """Below the line items, one row per financed purchase: its monthly loan instalments (the capex lines'
+    months after delivery plus the interest line), so the board sees the payments the loan commits to.
+    Informational: no category, so the category rows above do not count it twice."""
+    L = get_column_letter
+    n = result.project.horizon_months
+    at = {it.key: first_item + k for k, it in enumerate(items)}
+    for pur in result.plan.purchases:
+        k = f"buy:{pur.offer_id}"
+        if f"{k}:interest" not in at:
+            continue
+        o = result.offers[pur.offer_id]
+        parts = [at[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:interest") if key in at]
+        put(ws, row, 1, f"loan instalments (principal + interest) — {o.id}", font=BOLD)
+        d = costs.delivery_month(o, result.project)
+        for m in range(d + 1, n):
+            col = L(c0 + m)
+            formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), INT_FMT)
+        formula(ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", INT_FMT)
+        row += 1
