@@ -339,3 +339,18 @@ def test_the_verifier_recomputes_tiers_terms_and_prices():
     wrong = dataclasses.replace(bought, purchases=[dataclasses.replace(bought.purchases[0], price_per_node=100_000)])
     with pytest.raises(VerificationError, match="volume tier for 8 nodes"):
         verify_plan(pb, {"b": b}, wrong)
+
+
+def test_a_missing_exchange_rate_stops_solve_with_exit_1(tmp_path):
+    from conftest import ROOT
+    from test_cli import cli
+
+    examples = ROOT / "examples"
+    text = (examples / "negotiated-quotes.yaml").read_text().replace("fx_rates: {CNY: 0.14, EUR: 1.08}", "fx_rates: {EUR: 1.08}")
+    (tmp_path / "w.yaml").write_text(text)
+    (tmp_path / "negotiated-quotes-offers.yaml").write_text((examples / "negotiated-quotes-offers.yaml").read_text())
+    res = cli("solve", tmp_path / "w.yaml", "--json", tmp_path / "plan.json")
+    assert res.exit_code == 1
+    out = " ".join(res.output.split())
+    assert "fx_rates.CNY: missing exchange rate CNY: offer(s) sh-baremetal-8xh800" in out and "nothing was written" in out
+    assert not (tmp_path / "plan.json").exists()
