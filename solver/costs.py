@@ -55,12 +55,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
+from procure.models.money import Financing
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.money import Financing
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_MONTH, MONTHS_PER_YEAR
 
 CATEGORIES: tuple[str, ...] = ("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest")
@@ -259,7 +259,7 @@ def contract_terms(offer: Offer) -> tuple[Term, ...]:
     return ()
 
 
-def term_of(offer: Offer, contract: "RentalContract") -> Term | None:
+def term_of(offer: Offer, contract: RentalContract) -> Term | None:
     """The term a contract is signed at (``contract.term_months``; None: the shortest), if the contract's
     length is allowed by it; else None."""
     terms = contract_terms(offer)

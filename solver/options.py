@@ -58,7 +58,7 @@ class Grid:
     horizon_days: int
 
     @classmethod
-    def of(cls, project: Project) -> "Grid":
+    def of(cls, project: Project) -> Grid:
         return cls(project.period_days, math.ceil(project.horizon_days / project.period_days), project.horizon_months, project.horizon_days)
 
     def start_day(self, s: int) -> float:
@@ -94,7 +94,7 @@ def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int,
     first, last, M = months.start, months.stop, grid.n_months
     terms = costs.contract_terms(offer)
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def best(p: int) -> tuple[float, tuple[RentalContract, ...]]:
         """Cheapest contracts covering months p … last−1."""
         if p >= last:

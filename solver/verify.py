@@ -219,7 +219,7 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     if not _close(sum(y.cost for y in pnl), total):
         bad.append(f"pnl: the P&L years add up to {sum(y.cost for y in pnl):,.2f}, the total is {total:,.2f}")
     if len(pnl) != len(plan.pnl) or any(not (_close(a.depreciation, b.depreciation) and _close(a.operating, b.operating) and _close(a.interest, b.interest)
-                                              and _close(a.disposal_gain, b.disposal_gain)) for a, b in zip(pnl, plan.pnl)):
+                                              and _close(a.disposal_gain, b.disposal_gain)) for a, b in zip(pnl, plan.pnl, strict=False)):
         bad.append("pnl: the plan's P&L differs from the one recomputed")
     if project.budget is not None and total > project.budget * (1 + REL_TOL):
         bad.append(f"budget: total {total:,.2f} exceeds budget {project.budget:,.2f}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from procure.solver import costs
 from procure.solver.options import Grid, allowed_starts
@@ -73,7 +73,7 @@ def rental_min_cost(need: tuple[int, ...], price: float, setup: float, term: int
     holds those that have run ≥ term months and may end."""
     M, top = len(need), max(need) if need else 0
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(m: int, ages: tuple[int, ...]) -> float:
         if m == M:
             return 0.0 if sum(ages[:-1]) == 0 else math.inf
@@ -107,7 +107,7 @@ def contracts_min_cost(need: tuple[int, ...], terms: tuple[tuple[int, float, flo
     L0, p0, f0 = (open_terms[0][0], open_terms[0][1], open_terms[0][2]) if open_terms else (1, 0.0, 0.0)
     span = max([t[0] for t in fixed], default=1)
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(m: int, ages: tuple[int, ...], ahead: tuple[int, ...]) -> float:
         if m == M:
             return 0.0 if sum(ages[:-1]) == 0 else math.inf
@@ -128,10 +128,10 @@ def contracts_min_cost(need: tuple[int, ...], terms: tuple[tuple[int, float, flo
                     for a in range(L0):
                         nxt_ages[min(a + 1, L0 - 1)] += kept[a]
                     nxt_ahead = list(ahead[1:]) + [0]
-                    for (L, _p, _f, _o), c in zip(usable, signs):
+                    for (L, _p, _f, _o), c in zip(usable, signs, strict=True):
                         for j in range(L - 1):
                             nxt_ahead[j] += c
-                    here = (active + new) * p0 + new * f0 + sum(c * (L * p + f) for (L, p, f, _o), c in zip(usable, signs))
+                    here = (active + new) * p0 + new * f0 + sum(c * (L * p + f) for (L, p, f, _o), c in zip(usable, signs, strict=True))
                     result = min(result, here + best(m + 1, tuple(nxt_ages), tuple(nxt_ahead)))
         return result
 

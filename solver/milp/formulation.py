@@ -267,7 +267,7 @@ class Builder:
         if (oid, mm) in m.S:
             terms[m.S[(oid, mm)]] = 1
             terms[m.E[(oid, mm)]] = -1
-        for (o, L, start), var in self._terms_of(oid):
+        for (_o, L, start), var in self._terms_of(oid):
             if start <= mm < start + L:
                 terms[var] = 1
         return pulp.LpAffineExpression(terms)
