@@ -43,6 +43,8 @@ class GPU(BaseModel):
     memory_gb: float = Field(gt=0, description="datasheet memory capacity, GB")
     memory_bandwidth_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
     bf16_dense_tflops: float = Field(gt=0, description="dense BF16 tensor throughput, TFLOP/s")
+    fp8_dense_tflops: float | None = Field(default=None, gt=0, description="dense FP8 tensor throughput, TFLOP/s; absent when the GPU has no FP8 tensor cores")
+    fp8_source: str | None = Field(default=None, description="where the FP8 figure comes from")
     gpu_link_gbs: float = Field(gt=0, description="GPU-to-GPU bandwidth per GPU (datasheet, bidirectional), GB/s")
     pcie_gbs: float = Field(gt=0, description="host PCIe x16 bandwidth (bidirectional), GB/s")
     tdp_w: float = Field(gt=0, description="board power, W")

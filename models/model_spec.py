@@ -29,14 +29,30 @@ class ModelSpec(BaseModel):
     kv_heads: int | None = Field(default=None, gt=0, description="key/value heads (grouped-query attention); default: heads")
     ffn_hidden_size: int = Field(gt=0, description="FFN width one token activates")
     vocab_size: int = Field(gt=0)
+    # mixture-of-experts layout (contract names; config.json keys in brackets, DeepSeek naming)
+    experts: int | None = Field(default=None, gt=0, description="routed experts per MoE layer [n_routed_experts]")
+    experts_per_token: int | None = Field(default=None, gt=0, description="routed experts each token activates [num_experts_per_tok]")
+    shared_experts: int | None = Field(default=None, ge=0, description="always-active shared experts per MoE layer [n_shared_experts]")
+    expert_ffn_hidden_size: int | None = Field(default=None, gt=0, description="FFN width of one expert [moe_intermediate_size]")
+    dense_layers: int | None = Field(default=None, ge=0, description="leading dense (non-MoE) layers [first_k_dense_replace]")
+    dense_ffn_hidden_size: int | None = Field(default=None, gt=0, description="FFN width of the dense layers [intermediate_size]")
+    routing_group_limit: int | None = Field(default=None, gt=0, description="a token's routed experts lie in at most this many expert groups (nodes for DeepSeek-V3, devices for V2) [topk_group]")
     source: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "ModelSpec":
+    def _check(self) -> ModelSpec:
         if self.active_params_b is not None and self.active_params_b > self.params_b:
             raise ValueError(f"active_params_b ({self.active_params_b}) cannot exceed params_b ({self.params_b})")
         if self.kv_heads is not None and self.kv_heads > self.heads:
             raise ValueError(f"kv_heads ({self.kv_heads}) cannot exceed heads ({self.heads})")
+        moe = {k: getattr(self, k) for k in ("experts", "experts_per_token", "expert_ffn_hidden_size")}
+        if any(v is not None for v in moe.values()) and any(v is None for v in moe.values()):
+            missing = ", ".join(k for k, v in moe.items() if v is None)
+            raise ValueError(f"a mixture-of-experts layout needs experts, experts_per_token and expert_ffn_hidden_size together; missing {missing}")
+        if self.experts is not None and self.experts_per_token > self.experts:
+            raise ValueError(f"experts_per_token ({self.experts_per_token}) cannot exceed experts ({self.experts})")
+        if self.dense_layers is not None and self.dense_layers >= self.layers:
+            raise ValueError(f"dense_layers ({self.dense_layers}) must be fewer than layers ({self.layers})")
         return self
 
     @property
@@ -50,6 +66,23 @@ class ModelSpec(BaseModel):
     @property
     def is_moe(self) -> bool:
         return self.active_params_b is not None and self.active_params_b < self.params_b
+
+    @property
+    def has_expert_layout(self) -> bool:
+        """True when the MoE fields are given, so experts can be placed (expert parallelism)."""
+        return self.experts is not None
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - (self.dense_layers or 0) if self.has_expert_layout else 0
+
+    @property
+    def expert_params(self) -> float:
+        """Routed-expert parameters of the whole model: moe_layers × experts × 3·h·f_e (gated MLP: gate,
+        up, down). Everything else (attention, shared experts, dense layers, embeddings) is P − this."""
+        if not self.has_expert_layout:
+            return 0.0
+        return float(self.moe_layers * self.experts * 3 * self.hidden_size * self.expert_ffn_hidden_size)
 
     @property
     def label(self) -> str:

@@ -6,9 +6,13 @@ Field names are a contract other tools read. Days are counted from ``start_date`
 from __future__ import annotations
 
 import datetime as dt
+<<<<<<< HEAD
 import math
 from pathlib import Path
+=======
+>>>>>>> main
 from enum import StrEnum
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,6 +25,7 @@ from .offer import MODES, Mode
 from .units import months_to_days
 from .validation import problems_from
 from .yamlio import line_of, load_yaml
+
 
 class Method(StrEnum):
     """How a model is trained: from scratch, full fine-tune, or adapters (LoRA, QLoRA on a 4-bit base)."""
@@ -45,7 +50,10 @@ class Workload(BaseModel):
     dataset_tb: float = Field(default=0.1, ge=0, description="training data on local disk, TB")
     checkpoint_every_hours: float = Field(default=4.0, gt=0)
     checkpoints_kept: int = Field(default=2, ge=1)
-    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1)")
+    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
+    effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")
+    precision: Literal["bf16", "fp8"] = Field(default="bf16", description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)")
+    global_batch_tokens: float | None = Field(default=None, gt=0, description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method")
     allowed_gpus: list[str] | None = Field(default=None, min_length=1)
 
     @field_validator("model", mode="before")
@@ -72,11 +80,13 @@ class Workload(BaseModel):
         return out
 
     @model_validator(mode="after")
-    def _window(self) -> "Workload":
+    def _window(self) -> Workload:
         if self.deadline_days <= self.earliest_start_days:
             raise ValueError(
                 f"deadline_days ({self.deadline_days}) must be after earliest_start_days ({self.earliest_start_days})"
             )
+        if self.precision == "fp8" and self.method not in ("pretrain", "full"):
+            raise ValueError(f"precision fp8 follows a full-training recipe (DeepSeek-V3); method {self.method} must use bf16")
         return self
 
 
@@ -85,8 +95,8 @@ class SizingSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    host_ram_ratio: float = Field(default=1.5, gt=0, description="host RAM >= ratio x the node's GPU memory")
-    cpu_cores_per_gpu: float = Field(default=4.0, ge=0)
+    host_ram_ratio: float | None = Field(default=None, gt=0, description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate")
+    cpu_cores_per_gpu: float | None = Field(default=None, ge=0, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
     min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
     min_inter_node_gbps: float = Field(default=100.0, ge=0, description="multi-node jobs need at least this fabric per node")
     max_nodes_per_job: int = Field(default=64, gt=0)
@@ -145,9 +155,13 @@ class Project(BaseModel):
         return out
 
     @model_validator(mode="after")
+<<<<<<< HEAD
     def _checks(self) -> "Project":
         if self.fx_rates and (self.fx_rates_date is None or self.fx_rates_source is None):
             raise ValueError("fx_rates need fx_rates_date (YYYY-MM-DD) and fx_rates_source (where the rates come from)")
+=======
+    def _checks(self) -> Project:
+>>>>>>> main
         names = [w.name for w in self.workloads]
         dups = sorted({n for n in names if names.count(n) > 1})
         if dups:
@@ -190,6 +204,8 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     for i, w in enumerate(project.workloads):
         if w.dataset_tb > 5000:
             warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))
+        if w.model.is_moe and not w.model.has_expert_layout:
+            warnings.append(Problem(str(path), f"workloads[{i}].model", "mixture-of-experts model without experts / experts_per_token / expert_ffn_hidden_size: sized without expert parallelism (all experts sharded like dense weights)", line=line_of(lines, ("workloads", i, "model")), warning=True))
         if w.tokens_b > 100_000:
             warnings.append(Problem(str(path), f"workloads[{i}].tokens_b", f"{w.tokens_b:g} billion tokens is implausibly large; is the unit billions?", line=line_of(lines, ("workloads", i, "tokens_b")), warning=True))
     return project, warnings

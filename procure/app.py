@@ -97,7 +97,7 @@ def size(project: Project, catalog: Catalog | None, gpu: str | None = None, gpus
         log.info("sizing %d workload(s) × %d offers", len(project.workloads), len(catalog.offers))
         return size_project(project, catalog.offers)
     gid = gpu_table().resolve(gpu)
-    if gid is None:
+    if gid is None or gpus is None:
         raise InputError([Problem("--gpu", "gpu", gpu_table().unknown_message(gpu))])
     ref, nodes = reference_offer(gid, gpus)
     log.info("sizing %d workload(s) on %d × %s", len(project.workloads), gpus, gid)

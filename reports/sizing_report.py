@@ -5,7 +5,8 @@ Reads ``solver.sizing`` result objects only. Memory is GB = 10^9 bytes per GPU.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.markup import escape
@@ -29,10 +30,15 @@ def _strategy_json(st) -> dict[str, Any] | None:
         "tensor_parallel": st.tensor_parallel,
         "checkpointing": st.checkpointing,
         "micro_batch": st.micro_batch,
+        "pipeline_parallel": st.pipeline_parallel,
+        "expert_parallel": st.expert_parallel,
+        "precision": st.precision,
+        "pipeline_schedule": st.schedule or None,
+        "virtual_stages": st.virtual_stages,
     }
 
 
-def _memory_json(m) -> dict[str, float]:
+def _memory_json(m) -> dict[str, float | None]:
     return {
         "weights": _r(m.weights),
         "gradients": _r(m.gradients),
@@ -59,6 +65,7 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "offer": c.offer_id,
                         "strategy": _strategy_json(c.strategy),
                         "per_gpu_memory_gb": _r(c.per_gpu_memory_gb),
+                        "memory_gb": _memory_json(c.memory) if c.memory is not None else None,
                         "fits": c.fits,
                         "reason": c.reason,
                         "hours": _r(c.hours),
@@ -79,7 +86,9 @@ def _num(x: float | None, fmt: str = "{:,.1f}") -> str:
 def _shown(candidates: list) -> tuple[list, int]:
     """Every fitting shape plus the first REJECTIONS_PER_OFFER rejected shapes of each offer; returns
     (rows, number of rejected shapes left out)."""
-    shown, hidden, rejected_seen = [], 0, {}
+    shown: list = []
+    hidden = 0
+    rejected_seen: dict[str, int] = {}
     for c in candidates:
         if c.fits:
             shown.append(c)
@@ -109,10 +118,11 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
         )
         shown, hidden = _shown(sz.candidates)
         table = Table(show_lines=False, header_style="bold")
-        for col, justify in (
+        cols: tuple[tuple[str, Literal["left", "right"]], ...] = (
             ("GPU", "left"), ("GPUs", "right"), ("nodes", "right"), ("offer", "left"), ("strategy", "left"),
             ("GB/GPU", "right"), ("hours", "right"), ("GPU-hours", "right"), ("eff.", "right"), ("fits / reason", "left"),
-        ):
+        )
+        for col, justify in cols:
             table.add_column(col, justify=justify, overflow="fold")
         for c in shown:
             table.add_row(

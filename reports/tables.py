@@ -506,7 +506,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
                 try:
                     from procure.solver.sizing import default_mfu
 
-                    mfu = default_mfu(table[a.gpu], w.method)
+                    mfu = default_mfu(table[a.gpu], w.method, w.model.is_moe)
                 except (ImportError, KeyError):
                     mfu = None
             run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, a.efficiency, a.per_gpu_memory_gb, a.hours])

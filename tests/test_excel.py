@@ -458,3 +458,15 @@ def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated
     assert ws.cell(row, 4 + d + 1).value == pytest.approx(
         costs.annuity_payment(pur.nodes * costs.unit_price(o, result.project, pur.nodes) * costs.landed_factor(o, result.project)
                               * (1 - fin.down_payment_pct), fin.annual_rate, fin.months), abs=CENT)
+
+
+def test_assumptions_list_sizing_constants_with_unit_and_source(written):
+    # The sizing constants come from solver/sizing/constants.yaml with their unit and source — the
+    # efficiency and overlap parameters among them — and units of measure are not among them.
+    wb = openpyxl.load_workbook(written[EXAMPLES[0].stem])
+    rows = [[c.value for c in row] for row in wb["Assumptions"].iter_rows()]
+    by_name = {r[0]: r for r in rows if r and isinstance(r[0], str)}
+    for name in ("TP_COMM_OVERLAP", "COMM_OVERLAP", "EFFECTIVE_TIME", "FP8_GEMM_EFFICIENCY", "MOE_MFU_FACTOR"):
+        row = by_name[name]
+        assert isinstance(row[1], (int, float)) and row[2] and len(str(row[3])) > 30, row
+    assert "GB" not in by_name and "GIB" not in by_name

@@ -7,25 +7,21 @@ weight-gradient GEMMs: 4·N + 6·A (+ the same attention term). Checkpointing ad
 +2·N + 4·L·s·h. QLoRA multiplies the total by QLORA_DEQUANT_OVERHEAD (NF4 → bf16 dequantization
 before every base GEMM). Total = per-token FLOPs × D, D = tokens_b·1e9.
 
-hours = FLOPs / (G · bf16_dense_tflops·1e12 · MFU · efficiency) / 3600, MFU from ``default_mfu`` or
-``workload.mfu``. efficiency = compute / (compute + exposed communication) per optimizer step:
+Step time (``step_time``; every constant with its source in constants.yaml): with d = G/(t·pp)
+data-parallel replicas and m = ceil(B / (d·s·b)) micro-batches per replica per optimizer step of B tokens
+(the workload's global_batch_tokens, the project's, or the DeepSeek LLM batch law for pretraining),
 
-* step: global batch B_g tokens (GLOBAL_BATCH_TOKENS per method, or ``SizingSettings.
-  global_batch_tokens_m``), at least one sequence per data-parallel rank (when N_d·s > B_g the global
-  batch grows to N_d·s); k = ceil(B_g / (N_d·s·b)) micro-steps. A micro-batch that would push the step
-  beyond max(B_g, N_d·s) tokens is not considered.
-* gradient all-reduce of W bytes (bf16 grads of the trainable params), ring 2(n−1)/n·W, hierarchical:
-  inside the node over the GPU link among the node's gpn/t ranks of one DP group, then across nodes
-  2(n−1)/n·W over the node's fabric fabric_gbps/8 GB/s shared by its GPUs. Volume per step: DP and
-  ZeRO-1 once; ZeRO-2 a reduce-scatter every micro-step plus one all-gather ((k+1)/2 all-reduces);
-  ZeRO-3 two all-gathers and one reduce-scatter every micro-step (1.5·k; ZeRO §7). lora/qlora reduce
-  only adapter gradients, and under ZeRO-3 also gather the frozen base each micro-step (1·k
-  all-reduce-equivalents of it).
-* tensor parallel: 4 all-reduces of 2·s·b·h bytes per layer per micro-batch (2 forward, 2 backward;
-  Megatron-LM, Shoeybi et al. 2019 §3), 6 with checkpointing (the recomputed forward), inside the
-  node; not overlapped (they sit on the critical path).
-* exposed DP communication = comm − COMM_OVERLAP · min(comm, compute): bucketed gradient reduction
-  overlaps the backward pass (PyTorch DDP, Li et al. 2020, VLDB).
+* compute = (GEMM FLOPs / gemm_speed + attention FLOPs / ATTENTION_RELATIVE_EFFICIENCY) × B /
+  (G · bf16 peak · MFU) × ceil(L/pp)·pp/L (the slowest pipeline stage); gemm_speed > 1 only for FP8;
+* + pipeline bubble (``bubble_fraction``: 1F1B, interleaved, ZB1P, DualPipe) and point-to-point sends;
+* + exposed data-parallel gradient traffic (``allreduce_s``, hierarchical ring over the GPU link and the
+  GPU's share of the node fabric; ZeRO-1 once per step, ZeRO-2 (m+1)/2, ZeRO-3 1.5·m, ZeRO §7) minus
+  COMM_OVERLAP of it hidden behind compute (PyTorch DDP, Li et al. 2020; FSDP prefetch);
+* + tensor-parallel all-reduces (4, or 6 with checkpointing, of 2·s·b·h bytes per layer per micro-batch;
+  Megatron-LM, Shoeybi et al. 2019 §3), TP_COMM_OVERLAP of them hidden (Megatron-Core --tp-comm-overlap);
+* + expert all-to-all (``a2a_s``), hidden by DualPipe or by the shared experts' compute.
+
+efficiency = compute / step time; hours = steps × step time / effective_time.
 """
 
 from __future__ import annotations
@@ -36,13 +32,17 @@ from typing import TYPE_CHECKING
 from procure.models.gpu import GPU
 
 from .constants import (
+    ATTENTION_RELATIVE_EFFICIENCY,
     BF16_BYTES,
     COMM_OVERLAP,
+    DUALPIPE_A2A_OVERLAP,
+    FP8_GEMM_EFFICIENCY,
     HOPPER_CLASS_MIN_TFLOPS,
     MFU_ADAPTER_FACTOR,
     MFU_AMPERE_CLASS,
     MFU_CONSUMER,
     MFU_HOPPER_CLASS,
+    MOE_MFU_FACTOR,
     QLORA_DEQUANT_OVERHEAD,
     TP_COMM_OVERLAP,
 )
@@ -53,71 +53,178 @@ if TYPE_CHECKING:
 
 def flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
     """Training FLOPs per token (see the module docstring)."""
+    att = attention_flops_per_token(p, ckpt, method)
+    return gemm_flops_per_token(p, ckpt, method) + att
+
+
+def attention_flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
+    """12·L·s·h (QKᵀ and AV, forward and backward), + 1/3 with checkpointing; ×QLoRA dequantization."""
     att = 12.0 * p.L * p.s * p.h
-    if method in ("lora", "qlora"):
-        per = 4.0 * p.N + 6.0 * p.A + att
-    else:
-        per = 6.0 * p.N + att
     if ckpt:
-        per += 2.0 * p.N + att / 3.0
-    if method == "qlora":
-        per *= QLORA_DEQUANT_OVERHEAD
-    return per
+        att += att / 3.0
+    return att * (QLORA_DEQUANT_OVERHEAD if method == "qlora" else 1.0)
 
 
-def default_mfu(gpu: GPU, method: str) -> float:
-    """Model FLOPs utilization by GPU class (constants MFU_*), × MFU_ADAPTER_FACTOR for adapters."""
+def gemm_flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
+    """The weight matrix multiplies: 6·N (4·N + 6·A for adapters), + 2·N with checkpointing."""
+    per = 4.0 * p.N + 6.0 * p.A if method in ("lora", "qlora") else 6.0 * p.N
+    if ckpt:
+        per += 2.0 * p.N
+    return per * (QLORA_DEQUANT_OVERHEAD if method == "qlora" else 1.0)
+
+
+def default_mfu(gpu: GPU, method: str, moe: bool = False) -> float:
+    """In-step model FLOPs utilization by GPU class (constants MFU_*), × MFU_ADAPTER_FACTOR for adapters,
+    × MOE_MFU_FACTOR for mixture-of-experts models."""
     if gpu.form_factor == "consumer":
         base = MFU_CONSUMER
     elif gpu.bf16_dense_tflops > HOPPER_CLASS_MIN_TFLOPS:
         base = MFU_HOPPER_CLASS
     else:
         base = MFU_AMPERE_CLASS
-    return base * (MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0)
+    base *= MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0
+    return base * (MOE_MFU_FACTOR if moe else 1.0)
+
+
+def fp8_gemm_speedup(gpu: GPU) -> float:
+    """How much faster an FP8 GEMM runs than a BF16 one: fp8/bf16 dense peak × FP8_GEMM_EFFICIENCY
+    (never below 1: a framework falls back to BF16 where FP8 would be slower)."""
+    if gpu.fp8_dense_tflops is None:
+        return 1.0
+    return max(1.0, gpu.fp8_dense_tflops / gpu.bf16_dense_tflops * FP8_GEMM_EFFICIENCY)
 
 
 class Shape:
-    """One cluster shape as the step-time model sees it (bytes/s, FLOP/s, bytes)."""
+    """One cluster shape as the step-time model sees it (bytes/s, FLOP/s, bytes). ``bw_inter`` is the
+    node's fabric (all its GPUs share it); ``gemm_speed`` the GEMM speed-up of the precision."""
 
-    __slots__ = ("gpus", "gpn", "nodes", "bw_intra", "bw_inter", "peak", "mfu", "mem_cap", "max_tp")
+    __slots__ = ("gpus", "gpn", "nodes", "bw_intra", "bw_inter", "peak", "mfu", "mem_cap", "max_tp", "gemm_speed")
+
+    gpus: int
+    gpn: int
+    nodes: int
+    bw_intra: float
+    bw_inter: float
+    peak: float
+    mfu: float
+    mem_cap: float
+    max_tp: int
+    gemm_speed: float
 
 
-def allreduce_s(bytes_full: float, t: int, sh: Shape) -> float:
-    """Seconds for a hierarchical ring all-reduce of ``bytes_full`` (the whole model's gradient bytes,
-    split over t TP shards) among the data-parallel ranks."""
-    per_rank = bytes_full / t
-    local = sh.gpn // t  # DP ranks of one group inside a node
-    sec = 0.0
-    if local > 1:
-        sec += 2.0 * (local - 1) / local * per_rank / sh.bw_intra
-    if sh.nodes > 1:
-        sec += 2.0 * (sh.nodes - 1) / sh.nodes * bytes_full / sh.bw_inter
+def allreduce_s(nbytes: float, n: int, local: int, sh: Shape) -> float:
+    """Seconds for a hierarchical ring all-reduce of ``nbytes`` per GPU among ``n`` ranks, ``local`` of
+    them inside one node: 2(l−1)/l·B over the GPU link, then each GPU's B/l shard in a ring over the
+    n/l nodes, 2(k−1)/k·(B/l) at the GPU's share of the node fabric (bw_inter / gpn)."""
+    if n <= 1:
+        return 0.0
+    local = max(1, min(local, n))
+    sec = 2.0 * (local - 1) / local * nbytes / sh.bw_intra if local > 1 else 0.0
+    k = n / local
+    if k > 1:
+        sec += 2.0 * (k - 1) / k * (nbytes / local) / (sh.bw_inter / sh.gpn)
     return sec
 
 
-def step_time(p: Profile, zero: int, t: int, ckpt: bool, mb: int, sh: Shape, ar: float, base_ar: float) -> tuple[float, float] | None:
-    """(hours, efficiency), or None when this micro-batch would inflate the global batch.
-    ``ar``/``base_ar``: seconds of one all-reduce of the trainable gradients / the frozen base."""
-    nd = sh.gpus // t
-    micro_tokens = nd * p.s * mb
-    if mb > 1 and micro_tokens > max(p.global_tokens, nd * p.s):
+def bubble_fraction(pp: int, m: int, schedule: str, v: int) -> float:
+    """Pipeline bubble as a fraction of the ideal step compute, m micro-batches per replica per step.
+
+    1F1B (pp−1)/m and interleaved (pp−1)/(v·m) (Narayanan et al. 2021, arXiv:2104.04473 §2.2);
+    zero-bubble ZB1P (pp−1)(F + B − 2W) and DualPipe (pp/2−1)(F&B + B − 3W) per DeepSeek-V3 Table 2
+    (Qi et al. 2023, arXiv:2401.10241), with F = 1, B = 2, W = 1 (weight gradients are half the backward)
+    and F&B = F + B: (pp − 1)/(3m) and 2·(pp/2 − 1)/(3m)."""
+    if pp <= 1:
+        return 0.0
+    if schedule == "interleaved":
+        return (pp - 1) / (v * m)
+    if schedule == "dualpipe":
+        return 2.0 * (pp / 2 - 1) / (3.0 * m)
+    if schedule == "zb1p":
+        return (pp - 1) / (3.0 * m)
+    return (pp - 1) / m
+
+
+def a2a_s(p: Profile, tokens: float, t: int, pp: int, ep: int, sh: Shape, fp8: bool) -> float:
+    """Seconds of expert all-to-all per step on one GPU: dispatch + combine, forward and backward.
+
+    Per token and MoE layer a copy of the hidden vector goes to each GPU holding one of its experts,
+    c = min(k, ep) copies: dispatch 1 byte/value in FP8 (DeepSeek-V3 §3.3) or 2, combine and the two
+    backward passes 2 each. Inter-node: the fraction (n_ep − 1)/n_ep of the copies leave the node, where
+    n_ep is the nodes the EP group spans; with group-limited routing (routing_group_limit M) a token is
+    sent once per node and reaches at most M nodes, then forwarded over NVLink (DeepSeek-V3 §3.2.2).
+    IB and NVLink work in parallel: time = max(inter bytes / GPU's fabric share, intra bytes / link)."""
+    if ep <= 1 or p.L_moe == 0:
+        return 0.0
+    per_copy = p.h * ((1.0 if fp8 else 2.0) + 2.0 + 2.0 + 2.0)
+    local = max(1, min(ep, sh.gpn // t))
+    n_ep = max(1, ep // local)
+    c = min(p.k, ep)
+    remote = (n_ep - 1) / n_ep
+    inter_copies = (min(p.route_limit, n_ep) if p.route_limit else c) * remote if n_ep > 1 else 0.0
+    intra_copies = c if local > 1 else 0.0
+    layers = -(-p.L_moe // pp)
+    per_token = max(inter_copies * per_copy / (sh.bw_inter / sh.gpn) if inter_copies else 0.0, intra_copies * per_copy / sh.bw_intra)
+    return tokens * layers * per_token
+
+
+def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: int, schedule: str, v: int, sh: Shape) -> tuple[float, float] | None:
+    """(hours, efficiency) of the whole job, or None when this micro-batch would inflate the global batch.
+
+    d = G/(t·pp) replicas; m = ceil(B / (d·s·b)) micro-batches per replica per step. Per step:
+    compute = (GEMM FLOPs / gemm_speed + attention FLOPs / ATTENTION_RELATIVE_EFFICIENCY) × step tokens /
+    (G·peak·MFU) × ceil(L/pp)·pp/L
+    (the slowest stage); + bubble; + exposed DP, TP and expert all-to-all communication; + pipeline
+    point-to-point sends, m·v × 2 × 2·s·b·h/t bytes per GPU, over the GPU link on one node, else over the
+    GPU's share of the node fabric (the slowest boundary crosses nodes); not overlapped.
+    efficiency = compute / step time (the scaling efficiency); hours = steps × step time / effective_time."""
+    d = sh.gpus // (t * pp)
+    micro_tokens = d * p.s * mb
+    if mb > 1 and micro_tokens > max(p.global_tokens, d * p.s):
         return None
     step_tokens = max(p.global_tokens, micro_tokens)
-    k = max(1, math.ceil(step_tokens / micro_tokens - 1e-9))  # micro-steps per optimizer step
-    flops_tok = p.flops_tok_ckpt if ckpt else p.flops_tok
+    m = max(1, math.ceil(step_tokens / micro_tokens - 1e-9))  # micro-batches per replica per step
+    fp8 = p.fp8
+    gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / (sh.gemm_speed if fp8 else 1.0)
+    att = (p.att_tok_ckpt if ckpt else p.att_tok) / ATTENTION_RELATIVE_EFFICIENCY
     rate = sh.gpus * sh.peak * sh.mfu
-    compute = flops_tok * step_tokens / rate
+    compute = (gemm + att) * step_tokens / rate
+    stage_layers = -(-p.L // pp)
+    slow = compute * stage_layers * pp / p.L
+    bubble = slow * bubble_fraction(pp, m, schedule, v)
     dp = 0.0
-    if nd > 1:
+    if d > 1:
+        tpl = max(1, sh.gpn // t)
+        ar = allreduce_s(BF16_BYTES * p.trainable_ne / (t * pp), d, tpl, sh)
+        if p.trainable_e:
+            de = d // ep
+            ar += allreduce_s(BF16_BYTES * p.trainable_e / (t * pp * ep), de, max(1, tpl // ep), sh)
         if zero <= 1:
             dp = ar
         elif zero == 2:
-            dp = 0.5 * (k + 1) * ar
+            dp = 0.5 * (m + 1) * ar
         else:
-            dp = 1.5 * k * ar + (k * base_ar if p.adapter else 0.0)
+            dp = 1.5 * m * ar
+            if p.adapter:
+                dp += m * allreduce_s(p.base_bytes / (t * pp), d, tpl, sh)
     tp = 0.0
     if t > 1:
-        tp = k * p.L * (6 if ckpt else 4) * 2.0 * (t - 1) / t * BF16_BYTES * p.s * mb * p.h / sh.bw_intra
-    exposed = dp - COMM_OVERLAP * min(dp, compute) + (1.0 - TP_COMM_OVERLAP) * tp
-    eff = compute / (compute + exposed)
-    return flops_tok * p.D / (rate * eff) / 3600.0, eff
+        tp = m * stage_layers * (6 if ckpt else 4) * 2.0 * (t - 1) / t * BF16_BYTES * p.s * mb * p.h / sh.bw_intra
+    p2p = 0.0
+    if pp > 1:  # activations forward and their gradients backward across each stage boundary
+        link = sh.bw_intra if sh.nodes == 1 else sh.bw_inter / sh.gpn  # the slowest boundary crosses nodes
+        p2p = m * v * 2.0 * BF16_BYTES * p.s * mb * p.h / t / link  # interleaving sends v times as often
+    a2a = 0.0
+    if ep > 1:
+        tokens = step_tokens / d
+        a2a = a2a_s(p, tokens, t, pp, ep, sh, fp8)
+        if schedule == "dualpipe":
+            hidden = DUALPIPE_A2A_OVERLAP * a2a
+        else:  # the shared experts' compute runs while tokens travel (DeepSeek-V2 §3.2.3)
+            shared = p.shared_tok * (4.0 / 3.0 if ckpt else 1.0) / (sh.gemm_speed if fp8 else 1.0)
+            hidden = min(a2a, shared * tokens * (-(-p.L_moe // pp)) / p.L_moe / (sh.peak * sh.mfu)) if p.L_moe else 0.0
+        a2a -= hidden
+    exposed = dp - COMM_OVERLAP * min(dp, slow) + (1.0 - TP_COMM_OVERLAP) * tp + p2p + a2a
+    total = slow + bubble + exposed
+    eff = compute / total
+    hours = total * (p.D / step_tokens) / p.effective_time / 3600.0
+    return hours, eff

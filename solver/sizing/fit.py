@@ -1,6 +1,7 @@
 """Fit rules: why a shape is rejected, one ``Reason`` per broken rule (the wording lives here only).
 
-Fit checks per shape: memory (fastest fitting strategy), host RAM ≥ host_ram_ratio × node GPU memory,
+Fit checks per shape: memory (fastest fitting strategy), host RAM ≥ what the job keeps in host memory
+(``host_ram_reason``; or host_ram_ratio × node GPU memory when the project sets that ratio),
 NVMe ≥ dataset_tb/nodes (the dataset is assumed sharded across nodes) + checkpoints_kept × checkpoint
 size/nodes (full/pretrain: 14 B/param = bf16 weights + fp32 master/m/v, sharded across nodes;
 lora/qlora: 14 B per adapter param), CPU cores per GPU, inter-node fabric for nodes > 1, efficiency
@@ -15,6 +16,7 @@ from procure.models.project import SizingSettings
 from procure.models.units import GB, TB
 from procure.solver.reasons import Reason, Rule
 
+from .constants import DATA_LOADER_WORKERS, HOST_RAM_PER_GPU_GB, HOST_RAM_SYSTEM_GB
 from .profile import Profile
 from .reference import is_reference
 from .results import MemoryBreakdown, Strategy
@@ -47,18 +49,49 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
     region = region_reason(offer, team_area, settings)
     if region:
         out.append(region)
-    node_gpu_gb = gpn * g.memory_gb
-    need_ram = settings.host_ram_ratio * node_gpu_gb
-    if offer.ram_gb < need_ram - 1e-9:
-        out.append(Reason(Rule.HOST_RAM,
-            f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's {_fmt(node_gpu_gb)} GB of GPU memory = {_fmt(need_ram)} GB"
-        ))
+    precision = precision_reason(p, g)
+    if precision:
+        out.append(precision)
+    if settings.host_ram_ratio is not None:
+        node_gpu_gb = gpn * g.memory_gb
+        need_ram = settings.host_ram_ratio * node_gpu_gb
+        if offer.ram_gb < need_ram - 1e-9:
+            out.append(Reason(Rule.HOST_RAM,
+                f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's {_fmt(node_gpu_gb)} GB of GPU memory = {_fmt(need_ram)} GB"
+            ))
     cores_per_gpu = offer.cpu_cores / gpn
-    if cores_per_gpu < settings.cpu_cores_per_gpu - 1e-9:
+    need_cores = settings.cpu_cores_per_gpu if settings.cpu_cores_per_gpu is not None else 1 + DATA_LOADER_WORKERS
+    if cores_per_gpu < need_cores - 1e-9:
         out.append(Reason(Rule.CPU_CORES,
-            f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {settings.cpu_cores_per_gpu:g} required"
+            f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {need_cores:g} required"
         ))
     return out
+
+
+def host_ram_need_gb(gpn: int, mem: MemoryBreakdown) -> float:
+    """Host RAM one node needs (GB): HOST_RAM_SYSTEM_GB + gpn × (HOST_RAM_PER_GPU_GB + the GPU's checkpoint
+    staging, weights + optimizer state of its shard) + offloaded state (none: no strategy offloads).
+
+    Staging: PyTorch distributed checkpointing's async_save copies each rank's state dict to CPU memory
+    before writing it, so the node must hold its GPUs' model-state shards once (torch.distributed.checkpoint
+    docs). The rule scales with the job: a QLoRA adapter stages megabytes, a 70B full fine-tune on one node
+    hundreds of GB. It replaces the 1.5–2× node-GPU-memory rule of thumb, which is for full training of
+    large models and rejects a single RTX 4090 for a 7B QLoRA."""
+    return HOST_RAM_SYSTEM_GB + gpn * (HOST_RAM_PER_GPU_GB + mem.weights + mem.optimizer)
+
+
+def host_ram_reason(offer: Offer, mem: MemoryBreakdown, settings: SizingSettings) -> Reason | None:
+    if settings.host_ram_ratio is not None:
+        return None  # the project's ratio rule applies instead (offer_reasons)
+    gpn = offer.gpus_per_node
+    need = host_ram_need_gb(gpn, mem)
+    if offer.ram_gb >= need - 1e-9:
+        return None
+    stage = gpn * (mem.weights + mem.optimizer)
+    return Reason(Rule.HOST_RAM,
+        f"host RAM {_fmt(offer.ram_gb)} GB < {_fmt(need)} GB per node: {HOST_RAM_SYSTEM_GB:g} GB system + {gpn} × {HOST_RAM_PER_GPU_GB:g} GB "
+        f"per GPU (training process, data loaders, pinned buffers) + {_fmt(stage)} GB to stage a checkpoint of the node's model state"
+    )
 
 
 def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason | None:
@@ -69,16 +102,33 @@ def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason 
     return None
 
 
-def memory_reason(least: Strategy, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float) -> Reason:
-    """No strategy fits: quote the leanest one's per-GPU need against the usable capacity."""
+def memory_reason(p: Profile, least: Strategy, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float) -> Reason:
+    """No strategy fits: quote the leanest one's per-GPU need against the usable capacity. When the
+    activations of one sequence alone overflow the GPU, say that the sequence needs context parallelism,
+    which the engine does not model (an honest rejection rather than a made-up fit)."""
     ck = "checkpointing" if least.checkpointing else "no checkpointing"
-    if n_gpus // least.tensor_parallel > 1:
-        how = f"ZeRO-{least.zero_stage}, TP{least.tensor_parallel}, {ck} and micro-batch {least.micro_batch} on {n_gpus} GPUs"
-    elif least.tensor_parallel > 1:
-        how = f"TP{least.tensor_parallel} over all {n_gpus} GPUs, {ck} and micro-batch {least.micro_batch}"
+    extra = ""
+    if least.pipeline_parallel > 1:
+        extra += f", PP{least.pipeline_parallel}"
+    if least.expert_parallel > 1:
+        extra += f", EP{least.expert_parallel}"
+    if n_gpus // (least.tensor_parallel * least.pipeline_parallel) > 1:
+        how = f"ZeRO-{least.zero_stage}, TP{least.tensor_parallel}{extra}, {ck} and micro-batch {least.micro_batch} on {n_gpus} GPUs"
+    elif least.tensor_parallel > 1 or least.pipeline_parallel > 1:
+        how = f"TP{least.tensor_parallel}{extra} over all {n_gpus} GPUs, {ck} and micro-batch {least.micro_batch}"
     else:
         how = f"{ck} and micro-batch {least.micro_batch} on one GPU"
-    return Reason(Rule.GPU_MEMORY, f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable ({g.memory_gb:g} GB datasheet)")
+    text = f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable ({g.memory_gb:g} GB datasheet)"
+    if mem.activations * GB > mem_cap_bytes / 2:
+        text += f"; sequence length {p.s:,} needs context parallelism, which is not modelled"
+    return Reason(Rule.GPU_MEMORY, text)
+
+
+def precision_reason(p: Profile, g: GPU) -> Reason | None:
+    """precision fp8 needs FP8 tensor cores (a GPU row with fp8_dense_tflops)."""
+    if not p.fp8 or g.fp8_dense_tflops is not None:
+        return None
+    return Reason(Rule.PRECISION, f"{g.id} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU (or use precision bf16)")
 
 
 def efficiency_reason(eff: float, offer: Offer, nodes: int, g: GPU, settings: SizingSettings) -> Reason | None:

@@ -7,7 +7,14 @@ CUDA context, communication buffers and allocator fragmentation are charged agai
 
 Symbols: P total params, N active params per token (MoE), A adapter params, L layers, h hidden size,
 a heads, kv KV heads, f FFN width one token activates, V vocab, s sequence length, b micro-batch,
-t tensor-parallel degree, N_d = GPUs / t data-parallel degree.
+t tensor-parallel degree, pp pipeline degree, ep expert-parallel degree, N_d = GPUs / (t·pp)
+data-parallel degree.
+
+Layout: a GPU holds (P − P_e)/(t·pp) + P_e/(t·pp·ep) parameters (P_e the routed experts); ZeRO shards
+the non-expert state over N_d and the expert state over N_d/ep (``state_bytes``). precision fp8 follows
+DeepSeek-V3 (arXiv:2412.19437 §3.3): bf16 working weights, fp32 gradients, fp32 master + bf16 Adam
+moments (2 + 4 + 8 B/param). Activations are those of the micro-batches in flight (``inflight_factor``).
+The bullets below are the single-stage, bf16 case.
 
 * full / pretrain, mixed-precision Adam: 16 B/param = 2 bf16 weights + 2 bf16 grads + 12 fp32
   master/m/v (Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054 §3.1). TP divides P first, then ZeRO
@@ -50,12 +57,13 @@ from .constants import (
     BF16_BYTES,
     COMM_BUCKET_BYTES,
     CUDA_CONTEXT_BYTES,
+    DUALPIPE_PARAM_COPIES,
     FRAGMENTATION,
     OPTIMIZER_BYTES,
     USABLE_FRACTION,
     ZERO3_GATHER_BYTES_PER_PARAM,
 )
-from .results import MemoryBreakdown
+from .results import MemoryBreakdown, Strategy
 
 if TYPE_CHECKING:
     from .profile import Profile
@@ -72,13 +80,21 @@ def is_gated(hidden: int, ffn: int) -> bool:
 
 
 def activation_coefficient(workload: Workload) -> float:
-    """c in s·b·h·c bytes per layer (no TP, flash attention, no recompute); 34 for a GPT layer."""
+    """c in s·b·h·c bytes per layer (no TP, flash attention, no recompute); 34 for a GPT layer.
+
+    precision fp8 follows the DeepSeek-V3 recipe (arXiv:2412.19437 §3.2.3, §3.3): the inputs of the
+    linear layers are cached in FP8 (1 byte instead of 2: the QKV, output-projection and first MLP
+    inputs 2 + 2 + 2 and the second MLP input 2·f/h halve, −(3 + f/h)), and both RMSNorms are recomputed
+    in the backward pass (their 4 disappear)."""
     m = workload.model
     h, f = m.hidden_size, m.ffn_hidden_size
     kv_ratio = (m.kv_heads or m.heads) / m.heads
     attention = 4 + 11 - 4 * (1 - kv_ratio)
     mlp = 3 + (6 if is_gated(h, f) else 4) * f / h
-    return attention + mlp
+    c = attention + mlp
+    if getattr(workload, "precision", "bf16") == "fp8":
+        c -= (3 + f / h) + 4
+    return c
 
 
 def zero_shard(weights: float, grads: float, optimizer: float, stage: int, dp: int) -> tuple[float, float, float]:
@@ -93,30 +109,63 @@ def zero_shard(weights: float, grads: float, optimizer: float, stage: int, dp: i
     return weights, grads, optimizer
 
 
-def state_bytes(p: Profile, zero: int, t: int, nd: int) -> tuple[float, float, float]:
-    """(weights, gradients, optimizer) bytes per GPU."""
+def inflight_factor(pp: int, schedule: str, v: int) -> float:
+    """Layers' worth of activations the busiest (first) pipeline stage holds, per model layer.
+
+    1F1B: the first stage keeps pp micro-batches of its L/pp layers = L layers (Narayanan et al. 2021,
+    arXiv:2104.04473 §2.2); interleaved with v virtual stages: L·(1 + (pp−1)/(pp·v)) (Korthikanti et al.
+    2022, arXiv:2205.05198 §4.2.3); DualPipe: pp+1 micro-batches (DeepSeek-V3 Table 2)."""
+    if pp <= 1:
+        return 1.0
+    if schedule == "interleaved":
+        return 1.0 + (pp - 1) / (pp * v)
+    if schedule == "dualpipe":
+        return (pp + 1) / pp
+    return 1.0
+
+
+def state_bytes(p: Profile, zero: int, t: int, pp: int, ep: int, d: int, copies: float = 1.0) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer) bytes per GPU.
+
+    The GPU holds 1/(t·pp) of the non-expert params and 1/(t·pp·ep) of the routed experts. ZeRO shards
+    the non-expert state over the d data-parallel ranks and the expert state over the d/ep ranks that
+    hold the same experts. ``copies``: parameter copies the schedule keeps (DualPipe 2)."""
+    de = max(1, d // ep)
+    ne = p.P_ne / (t * pp)
+    ex = p.P_e / (t * pp * ep)
     gather = ZERO3_GATHER_BYTES_PER_PARAM * p.largest / t if zero >= 3 else 0.0
     if p.adapter:
-        aw, ag, ao = zero_shard(BF16_BYTES * p.A / t, BF16_BYTES * p.A / t, OPTIMIZER_BYTES * p.A / t, zero, nd)
-        base = p.base_bytes / t / (nd if zero >= 3 else 1)  # the frozen base is sharded only by ZeRO-3
-        return base + gather + aw, ag, ao
-    w, g, o = zero_shard(BF16_BYTES * p.P / t, BF16_BYTES * p.P / t, OPTIMIZER_BYTES * p.P / t, zero, nd)
-    return w + gather, g, o
+        base_ne = p.base_bytes * p.frac_ne / (t * pp)
+        base_ex = p.base_bytes * (1.0 - p.frac_ne) / (t * pp * ep)
+        if zero >= 3:  # the frozen base is sharded only by ZeRO-3
+            base_ne, base_ex = base_ne / d, base_ex / de
+        a = p.A / (t * pp)
+        aw, ag, ao = zero_shard(p.wb * a, p.wb * a, OPTIMIZER_BYTES * a, zero, d)
+        return (base_ne + base_ex) * copies + gather + aw, ag, ao
+    wn, gn, on = zero_shard(p.wb * ne, p.gb * ne, p.ob * ne, zero, d)
+    we, ge, oe = zero_shard(p.wb * ex, p.gb * ex, p.ob * ex, zero, de)
+    return (wn + we) * copies + gather, gn + ge, on + oe
 
 
-def activation_bytes(p: Profile, t: int, ckpt: bool, mb: int) -> float:
-    """Activation bytes per GPU (see the module docstring)."""
+def layer_activation_bytes(p: Profile, t: int, mb: int) -> float:
+    """One layer's saved activations for one micro-batch: s·b·h·(10 + (c − 10)/t)."""
+    return p.s * mb * p.h * (10.0 + (p.act_coef - 10.0) / t)
+
+
+def activation_bytes(p: Profile, t: int, ckpt: bool, mb: int, pp: int = 1, schedule: str = "", v: int = 1) -> float:
+    """Activation bytes on the busiest GPU (see the module docstring and ``inflight_factor``)."""
     sbh = p.s * mb * p.h
-    layer = sbh * (10.0 + (p.act_coef - 10.0) / t)
+    layer = layer_activation_bytes(p, t, mb)
     logits = p.s * mb * p.V * (BF16_BYTES + 4) / t
+    stored = -(-p.L // pp) * pp * inflight_factor(pp, schedule, v)  # layers' worth held at once
     if ckpt:
-        return p.L * 2.0 * sbh + layer + logits
-    return p.L * layer + logits
+        return stored * 2.0 * sbh + layer + logits
+    return stored * layer + logits
 
 
-def comm_bucket_bytes(p: Profile, t: int, gpus: int) -> float:
+def comm_bucket_bytes(p: Profile, t: int, gpus: int, pp: int = 1) -> float:
     """The gradient-reduction bucket: min(COMM_BUCKET_BYTES, this GPU's gradient bytes); 0 on one GPU."""
-    return min(COMM_BUCKET_BYTES, BF16_BYTES * p.trainable / t) if gpus > 1 else 0.0
+    return min(COMM_BUCKET_BYTES, BF16_BYTES * p.trainable / (t * pp)) if gpus > 1 else 0.0
 
 
 def total_bytes(fixed: float, activations: float) -> float:
@@ -124,12 +173,14 @@ def total_bytes(fixed: float, activations: float) -> float:
     return CUDA_CONTEXT_BYTES + (1.0 + FRAGMENTATION) * (fixed + activations)
 
 
-def memory_parts(p: Profile, zero: int, t: int, ckpt: bool, mb: int, gpus: int) -> tuple[float, float, float, float, float]:
-    """(weights, grads, optimizer, activations, overhead) bytes per GPU."""
-    nd = gpus // t
-    w, g, o = state_bytes(p, zero, t, nd)
-    act = activation_bytes(p, t, ckpt, mb)
-    bucket = comm_bucket_bytes(p, t, gpus)
+def memory_parts(p: Profile, st: Strategy, gpus: int) -> tuple[float, float, float, float, float]:
+    """(weights, grads, optimizer, activations, overhead) bytes per GPU under strategy ``st``."""
+    t, pp, ep = st.tensor_parallel, st.pipeline_parallel, st.expert_parallel
+    d = max(1, gpus // (t * pp))
+    copies = DUALPIPE_PARAM_COPIES if st.schedule == "dualpipe" else 1.0
+    w, g, o = state_bytes(p, st.zero_stage, t, pp, ep, d, copies)
+    act = activation_bytes(p, t, st.checkpointing, st.micro_batch, pp, st.schedule, st.virtual_stages)
+    bucket = comm_bucket_bytes(p, t, gpus, pp)
     overhead = CUDA_CONTEXT_BYTES + bucket + FRAGMENTATION * (w + g + o + act + bucket)
     return w, g, o, act, overhead
 

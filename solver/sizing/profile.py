@@ -4,15 +4,29 @@ from __future__ import annotations
 
 from procure.models.project import SizingSettings, Workload
 
-from .compute import flops_per_token
-from .constants import BF16_BYTES, CHECKPOINT_BYTES_PER_PARAM, GLOBAL_BATCH_TOKENS, NF4_BITS_PER_PARAM
-from .memory import activation_bytes, activation_coefficient, breakdown, is_gated, memory_parts
+from .compute import attention_flops_per_token, flops_per_token, gemm_flops_per_token
+from .constants import (
+    BATCH_LAW_COEFFICIENT,
+    BATCH_LAW_EXPONENT,
+    BF16_BYTES,
+    CHECKPOINT_BYTES_PER_PARAM,
+    EFFECTIVE_TIME,
+    FP8_GRAD_BYTES,
+    FP8_OPTIMIZER_BYTES,
+    GLOBAL_BATCH_TOKENS,
+    NF4_BITS_PER_PARAM,
+    OPTIMIZER_BYTES,
+)
+from .memory import activation_coefficient, breakdown, is_gated, memory_parts
 from .results import MemoryBreakdown, Strategy
 
-#: The strategy search space: tensor-parallel degrees and micro-batch sizes tried per shape.
+#: The strategy search space: tensor-parallel degrees and micro-batch sizes tried per shape; pipeline
+#: degrees; expert-parallel degrees (MoE models with an expert layout only).
 TP_DEGREES = (1, 2, 4, 8)
 MICRO_BATCHES = (1, 2, 4, 8)
 ZERO_STAGES = (0, 1, 2, 3)
+PP_DEGREES = (1, 2, 4, 8, 16)
+EP_DEGREES = (1, 2, 4, 8, 16, 32, 64)
 
 
 class Profile:
@@ -21,8 +35,57 @@ class Profile:
     __slots__ = (
         "name", "method", "adapter", "P", "N", "A", "L", "h", "a", "V", "s", "base_bytes", "trainable",
         "largest", "act_coef", "flops_tok", "flops_tok_ckpt", "D", "global_tokens", "ckpt_bytes",
-        "dataset_tb", "kept", "mfu", "allowed", "act_table",
+        "dataset_tb", "kept", "mfu", "allowed", "gemm_tok", "gemm_tok_ckpt", "att_tok", "att_tok_ckpt",
+        "P_ne", "P_e", "frac_ne", "trainable_ne", "trainable_e", "k", "E", "L_moe", "route_limit", "shared_tok",
+        "moe", "expert_layout", "fp8", "precision", "wb", "gb", "ob", "effective_time",
     )
+
+    name: str
+    method: str
+    adapter: bool
+    P: float
+    N: float
+    A: float
+    L: int
+    h: int
+    a: int
+    V: int
+    s: int
+    base_bytes: float
+    trainable: float
+    largest: float
+    act_coef: float
+    flops_tok: float
+    flops_tok_ckpt: float
+    D: float
+    global_tokens: float
+    ckpt_bytes: float
+    dataset_tb: float
+    kept: int
+    mfu: float | None
+    allowed: set[str] | None
+    gemm_tok: float
+    gemm_tok_ckpt: float
+    att_tok: float
+    att_tok_ckpt: float
+    P_ne: float
+    P_e: float
+    frac_ne: float
+    trainable_ne: float
+    trainable_e: float
+    k: int
+    E: int
+    L_moe: int
+    route_limit: int | None
+    shared_tok: float
+    moe: bool
+    expert_layout: bool
+    fp8: bool
+    precision: str
+    wb: float
+    gb: float
+    ob: float
+    effective_time: float
 
 
 def adapter_params(workload: Workload) -> float:
@@ -51,20 +114,55 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     else:
         p.base_bytes = BF16_BYTES * p.P
     p.trainable = p.A if p.adapter else p.P
+    p.expert_layout = m.has_expert_layout
+    p.moe = m.is_moe
+    p.P_e = m.expert_params if p.expert_layout else 0.0
+    p.P_ne = p.P - p.P_e
+    p.frac_ne = p.P_ne / p.P
+    p.trainable_e = 0.0 if p.adapter else p.P_e
+    p.trainable_ne = p.trainable - p.trainable_e
+    p.k = m.experts_per_token or 0
+    p.E = m.experts or 0
+    p.L_moe = m.moe_layers
+    p.route_limit = m.routing_group_limit
+    # shared experts' FLOPs per token over all MoE layers: 6 × 3·h·f_e × shared (gated MLP, fwd + bwd)
+    p.shared_tok = 18.0 * m.hidden_size * (m.expert_ffn_hidden_size or 0) * (m.shared_experts or 0) * p.L_moe
+    p.precision = w.precision
+    p.fp8 = w.precision == "fp8"
+    p.wb = BF16_BYTES
+    p.gb = FP8_GRAD_BYTES if p.fp8 else BF16_BYTES
+    p.ob = FP8_OPTIMIZER_BYTES if p.fp8 else OPTIMIZER_BYTES
+    p.effective_time = w.effective_time if w.effective_time is not None else EFFECTIVE_TIME
     p.largest = max(m.vocab_size * m.hidden_size, m.hidden_size * m.ffn_hidden_size, m.hidden_size**2)
     p.act_coef = activation_coefficient(w)
     p.flops_tok = flops_per_token(p, False, w.method)
     p.flops_tok_ckpt = flops_per_token(p, True, w.method)
+    p.gemm_tok = gemm_flops_per_token(p, False, w.method)
+    p.gemm_tok_ckpt = gemm_flops_per_token(p, True, w.method)
+    p.att_tok = attention_flops_per_token(p, False, w.method)
+    p.att_tok_ckpt = attention_flops_per_token(p, True, w.method)
     p.D = w.tokens_b * 1e9
-    gb = settings.global_batch_tokens_m * 1e6 if settings and settings.global_batch_tokens_m else GLOBAL_BATCH_TOKENS[w.method]
-    p.global_tokens = gb
+    p.global_tokens = global_batch_tokens(w, settings, p.flops_tok * p.D)
     p.ckpt_bytes = CHECKPOINT_BYTES_PER_PARAM * (p.A if p.adapter else p.P)
     p.dataset_tb = w.dataset_tb
     p.kept = w.checkpoints_kept
     p.mfu = w.mfu
     p.allowed = set(w.allowed_gpus) if w.allowed_gpus else None
-    p.act_table = {(t, ck, mb): activation_bytes(p, t, ck, mb) for t in TP_DEGREES for ck in (False, True) for mb in MICRO_BATCHES}
     return p
+
+
+def global_batch_tokens(w: Workload, settings: SizingSettings | None, total_flops: float) -> float:
+    """Tokens per optimizer step: the workload's ``global_batch_tokens``, else the project's
+    ``sizing.global_batch_tokens_m``, else for pretraining the DeepSeek LLM batch-size law
+    B = 0.292·C^0.3271 tokens (C = training FLOPs; arXiv:2401.02954 §3.1) but at least
+    GLOBAL_BATCH_TOKENS["pretrain"], and for fine-tuning GLOBAL_BATCH_TOKENS[method]."""
+    if w.global_batch_tokens is not None:
+        return float(w.global_batch_tokens)
+    if settings is not None and settings.global_batch_tokens_m:
+        return settings.global_batch_tokens_m * 1e6
+    if w.method == "pretrain":
+        return max(GLOBAL_BATCH_TOKENS["pretrain"], BATCH_LAW_COEFFICIENT * total_flops**BATCH_LAW_EXPONENT)
+    return GLOBAL_BATCH_TOKENS[w.method]
 
 
 def training_flops(workload: Workload, checkpointing: bool) -> float:
@@ -76,4 +174,4 @@ def training_flops(workload: Workload, checkpointing: bool) -> float:
 def memory_breakdown(workload: Workload, strategy: Strategy, gpus: int) -> MemoryBreakdown:
     """Per-GPU memory (GB) of ``workload`` under ``strategy`` on ``gpus`` GPUs."""
     p = profile(workload)
-    return breakdown(memory_parts(p, strategy.zero_stage, strategy.tensor_parallel, strategy.checkpointing, strategy.micro_batch, gpus))
+    return breakdown(memory_parts(p, strategy, gpus))

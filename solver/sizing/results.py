@@ -7,18 +7,40 @@ from dataclasses import dataclass, field
 from procure.models.project import Workload
 from procure.solver.reasons import Reason, render
 
+#: Pipeline schedules: "1f1b" (PipeDream-Flush), "interleaved" (Megatron virtual stages), "zb1p"
+#: (zero bubble, DeepSeek-V2), "dualpipe" (DeepSeek-V3); "" when there is no pipeline.
+SCHEDULES = ("1f1b", "interleaved", "zb1p", "dualpipe")
+
 
 @dataclass(frozen=True)
 class Strategy:
+    """How one job is laid out: ZeRO stage, tensor / pipeline / expert parallel degrees, activation
+    checkpointing, micro-batch (sequences), precision, and the pipeline schedule (with its virtual
+    stages per GPU for "interleaved")."""
+
     zero_stage: int
     tensor_parallel: int
     checkpointing: bool
     micro_batch: int
+    pipeline_parallel: int = 1
+    expert_parallel: int = 1
+    precision: str = "bf16"
+    schedule: str = ""
+    virtual_stages: int = 1
 
     def label(self) -> str:
         dp = f"ZeRO-{self.zero_stage}" if self.zero_stage else "DP"
         ck = "ckpt" if self.checkpointing else "no ckpt"
-        return f"{dp}, TP{self.tensor_parallel}, {ck}, mb {self.micro_batch}"
+        parts = [dp, f"TP{self.tensor_parallel}"]
+        if self.pipeline_parallel > 1:
+            sched = f"interleaved×{self.virtual_stages}" if self.schedule == "interleaved" else self.schedule
+            parts.append(f"PP{self.pipeline_parallel} {sched}")
+        if self.expert_parallel > 1:
+            parts.append(f"EP{self.expert_parallel}")
+        parts += [ck, f"mb {self.micro_batch}"]
+        if self.precision != "bf16":
+            parts.append(self.precision)
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True)

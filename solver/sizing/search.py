@@ -1,64 +1,134 @@
-"""The strategy search: the fastest parallel / memory-saving strategy that fits one shape."""
+"""The strategy search: the fastest layout that fits one shape (ties → less memory).
+
+Tried per shape: tensor parallel t ∈ TP_DEGREES inside a node (t divides the heads); pipeline parallel
+pp ∈ PP_DEGREES (pp ≤ layers) with the 1F1B and interleaved (2 or 4 virtual stages) schedules (Megatron),
+and when experts are spread (ep > 1) also zero-bubble ZB1P and DualPipe, the schedules of the published
+expert-parallel runs (DeepSeek-V2, V3); expert parallel ep ∈ EP_DEGREES for mixture-of-experts
+models with an expert layout (ep divides the experts and the data-parallel degree); ZeRO-1/2/3 for
+plain data parallelism, ZeRO-1 once pipeline or expert parallelism is used (Megatron's distributed
+optimizer and DeepSeek's HAI-LLM; DeepSpeed does not combine ZeRO-2/3 with pipelines); checkpointing
+off/on; micro-batch ∈ MICRO_BATCHES sequences.
+
+Branch and bound: hours ≥ compute × (stage imbalance) × (1 + bubble at the largest micro-batch count) /
+effective_time. Layouts are tried in order of that bound and the loop stops at the first whose bound
+cannot beat the best found; within a layout larger micro-batches only need more memory, so the loop stops
+at the first that does not fit, and they are tried only under ZeRO-2/3 (elsewhere the step time does not
+improve with the micro-batch, and ties go to less memory).
+"""
 
 from __future__ import annotations
 
 import math
 
-from .compute import Shape, allreduce_s, step_time
-from .constants import BF16_BYTES
-from .memory import comm_bucket_bytes, memory_parts, state_bytes, total_bytes
-from .profile import MICRO_BATCHES, TP_DEGREES, Profile
+from .compute import Shape, bubble_fraction, step_time
+from .constants import ATTENTION_RELATIVE_EFFICIENCY, DUALPIPE_PARAM_COPIES
+from .memory import activation_bytes, comm_bucket_bytes, memory_parts, state_bytes, total_bytes
+from .profile import EP_DEGREES, MICRO_BATCHES, PP_DEGREES, TP_DEGREES, Profile
 from .results import Strategy
 
 #: Two hour figures within this relative distance are a tie (then the leaner strategy wins).
 REL_TIE = 1e-9
+#: Virtual pipeline stages per GPU tried for the interleaved schedule (Megatron's
+#: virtual_pipeline_model_parallel_size); each needs at least one layer per virtual stage.
+INTERLEAVE = (2, 4)
+
+
+def _layouts(p: Profile, sh: Shape):
+    """(t, pp, ep, schedule, v) combinations valid on this shape."""
+    tps = [t for t in TP_DEGREES if t <= sh.max_tp and not sh.gpn % t and not p.a % t and not sh.gpus % t]
+    out = []
+    for t in tps:
+        for pp in PP_DEGREES:
+            if pp > p.L or sh.gpus % (t * pp):
+                continue
+            d = sh.gpus // (t * pp)
+            eps = [1]
+            if p.expert_layout and not p.adapter:
+                eps = [ep for ep in EP_DEGREES if ep <= d and not d % ep and not p.E % ep]
+            for ep in eps:
+                if pp == 1:
+                    out.append((t, pp, ep, "", 1))
+                    continue
+                out.append((t, pp, ep, "1f1b", 1))
+                for v in INTERLEAVE:
+                    if -(-p.L // pp) >= v:
+                        out.append((t, pp, ep, "interleaved", v))
+                if ep > 1:  # the schedules of the published expert-parallel runs (DeepSeek-V2, V3)
+                    out.append((t, pp, ep, "zb1p", 1))
+                    if pp % 2 == 0:
+                        out.append((t, pp, ep, "dualpipe", 1))
+    return out
 
 
 def best_strategy(p: Profile, sh: Shape):
     """Fastest strategy that fits (ties → less memory): (strategy, parts, hours, eff); when none fits,
-    (None, parts, leanest strategy, None).
-
-    Branch and bound: hours ≥ FLOPs / (G·peak·MFU) (efficiency ≤ 1), so checkpointing strategies are
-    only tried when no strategy without it beats their bound. Plain DP is skipped when it has
-    something to shard (ZeRO-1 has the same traffic and needs less memory)."""
-    acts = p.act_table
+    (None, parts, leanest strategy, None)."""
     cap = sh.mem_cap
     rate = sh.gpus * sh.peak * sh.mfu
-    tps = [t for t in TP_DEGREES if t <= sh.max_tp and not sh.gpn % t and not p.a % t and not sh.gpus % t]
-    ar = {t: allreduce_s(BF16_BYTES * p.trainable, t, sh) for t in tps}
-    base_ar = {t: allreduce_s(p.base_bytes, t, sh) for t in tps} if p.adapter else dict.fromkeys(tps, 0.0)
+    layouts = _layouts(p, sh)
     best_h = math.inf
-    best = None  # (mem, strategy, eff)
+    best: tuple[float, Strategy, float] | None = None  # (mem, strategy, eff)
+    speed = sh.gemm_speed if p.fp8 else 1.0
     for ckpt in (False, True):
-        bound = (p.flops_tok_ckpt if ckpt else p.flops_tok) * p.D / rate / 3600.0
-        if bound > best_h * (1 + REL_TIE):
+        gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
+        att = (p.att_tok_ckpt if ckpt else p.att_tok) / ATTENTION_RELATIVE_EFFICIENCY
+        floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
+        if floor > best_h * (1 + REL_TIE):
             break
-        for t in tps:
-            nd = sh.gpus // t
-            bucket = comm_bucket_bytes(p, t, sh.gpus)
-            for zero in ((1, 2, 3) if nd > 1 else (0,)):
-                w, g, o = state_bytes(p, zero, t, nd)
+        bounded = []
+        for lay in layouts:
+            t, pp, ep, sched, v = lay
+            d = sh.gpus // (t * pp)
+            m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
+            bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
+        bounded.sort(key=lambda x: x[0])  # most promising first, so the bound prunes the rest
+        for bound, (t, pp, ep, sched, v) in bounded:
+            if bound > best_h * (1 + REL_TIE):
+                break
+            d = sh.gpus // (t * pp)
+            bucket = comm_bucket_bytes(p, t, sh.gpus, pp)
+            copies = DUALPIPE_PARAM_COPIES if sched == "dualpipe" else 1.0
+            zeros = ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
+            act1 = activation_bytes(p, t, ckpt, 1, pp, sched, v)
+            if total_bytes(sum(state_bytes(p, zeros[-1], t, pp, ep, d, copies)) + bucket, act1) > cap:
+                continue  # not even the most sharded state at micro-batch 1 fits
+            # ZeRO-1 at micro-batch 1 is this layout's fastest option (ZeRO-2/3 move at least as many bytes,
+            # larger micro-batches only shorten their extra traffic): skip the layout when it cannot win.
+            first = step_time(p, zeros[0], t, pp, ep, ckpt, 1, sched, v, sh)
+            if first is None or first[0] > best_h * (1 + REL_TIE):
+                continue
+            for zero in zeros:
+                w, g, o = state_bytes(p, zero, t, pp, ep, d, copies)
                 fixed = w + g + o + bucket
-                for mb in MICRO_BATCHES:
-                    mem = total_bytes(fixed, acts[t, ckpt, mb])
+                # Only ZeRO-2/3 traffic falls with a larger micro-batch (fewer micro-steps); otherwise the
+                # step time is the same or (pipelines: more bubble) worse, and memory only grows.
+                for mb in (MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]):
+                    mem = total_bytes(fixed, activation_bytes(p, t, ckpt, mb, pp, sched, v))
                     if mem > cap:
                         break  # larger micro-batches only need more
-                    timed = step_time(p, zero, t, ckpt, mb, sh, ar[t], base_ar[t])
+                    timed = step_time(p, zero, t, pp, ep, ckpt, mb, sched, v, sh)
                     if timed is None:
                         break
                     hours, eff = timed
-                    if hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
-                        best_h, best = hours, (mem, Strategy(zero, t, ckpt, mb), eff)
+                    if best is None or hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
+                        best_h = hours
+                        best = (mem, Strategy(zero, t, ckpt, mb, pp, ep, p.precision, sched, v), eff)
     if best is not None:
         st = best[1]
-        return st, memory_parts(p, st.zero_stage, st.tensor_parallel, st.checkpointing, st.micro_batch, sh.gpus), best_h, best[2]
+        return st, memory_parts(p, st, sh.gpus), best_h, best[2]
     # nothing fits: the leanest strategy (checkpointing, micro-batch 1, most sharding)
-    least = None
-    for t in tps:
-        nd = sh.gpus // t
-        for zero in ((1, 2, 3) if nd > 1 else (0,)):
-            parts = memory_parts(p, zero, t, True, 1, sh.gpus)
+    least: tuple[float, Strategy, tuple[float, ...]] | None = None
+    for t, pp, ep, sched, v in layouts:
+        if sched == "dualpipe":
+            continue
+        d = sh.gpus // (t * pp)
+        zeros = (1, 2, 3) if pp == 1 and ep == 1 else (1,)
+        for zero in (zeros if d > 1 else (0,)):
+            st = Strategy(zero, t, True, 1, pp, ep, p.precision, sched, v)
+            parts = memory_parts(p, st, sh.gpus)
             mem = sum(parts)
             if least is None or mem < least[0]:
-                least = (mem, Strategy(zero, t, True, 1), parts)
+                least = (mem, st, parts)
+    if least is None:
+        raise ValueError(f"no layout of {sh.gpus} GPUs to size")
     return None, least[2], least[1], None

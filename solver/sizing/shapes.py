@@ -14,8 +14,7 @@ from procure.models.units import GB
 from procure.solver.reasons import Reason
 
 from . import fit
-from .compute import Shape, allreduce_s, default_mfu, step_time
-from .constants import BF16_BYTES
+from .compute import Shape, default_mfu, fp8_gemm_speedup, step_time
 from .memory import breakdown, memory_parts, usable_memory_gb
 from .profile import profile
 from .reference import is_reference
@@ -54,7 +53,13 @@ def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
     sh.mfu = mfu
     sh.mem_cap = usable_memory_gb(g) * GB
     sh.max_tp = gpn
+    sh.gemm_speed = fp8_gemm_speedup(g)
     return sh
+
+
+def workload_mfu(workload: Workload, g: GPU) -> float:
+    """The workload's ``mfu``, else ``default_mfu`` for its GPU class, method and MoE-ness."""
+    return workload.mfu if workload.mfu is not None else default_mfu(g, workload.method, workload.model.is_moe)
 
 
 def size_workload(workload: Workload, offers: list[Offer], settings: SizingSettings, team_area: str | None, gpus=None) -> WorkloadSizing:
@@ -62,7 +67,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
     table = gpus if gpus is not None else gpu_table()
     p = profile(workload, settings)
     total_flops = p.flops_tok * p.D
-    unsharded = breakdown(memory_parts(p, 0, 1, False, 1, 1))
+    unsharded = breakdown(memory_parts(p, Strategy(0, 1, False, 1, precision=p.precision), 1))
     candidates: list[Candidate] = []
     cache: dict[tuple, tuple] = {}
     for offer in offers:
@@ -75,7 +80,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
             counts.append(cap)
         offer_reasons = fit.offer_reasons(p, offer, g, settings, team_area)
         bw_intra = intra_bw(g, offer.intra_node, gpn)
-        mfu = workload.mfu if workload.mfu is not None else default_mfu(g, workload.method)
+        mfu = workload_mfu(workload, g)
         for nodes in counts:
             n_gpus = nodes * gpn
             reasons: list[Reason] = list(offer_reasons)
@@ -92,10 +97,13 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
             strategy, mem, third, eff, mem_cap = hit
             hours = gpu_hours = None
             if strategy is None:
-                reasons.insert(len(offer_reasons), fit.memory_reason(third, mem, n_gpus, g, mem_cap))
+                reasons.insert(len(offer_reasons), fit.memory_reason(p, third, mem, n_gpus, g, mem_cap))
             else:
                 hours = third
                 gpu_hours = hours * n_gpus
+                ram = fit.host_ram_reason(offer, mem, settings)
+                if ram:
+                    reasons.append(ram)
                 eff_reason = fit.efficiency_reason(eff, offer, nodes, g, settings)
                 if eff_reason:
                     reasons.append(eff_reason)
@@ -133,15 +141,14 @@ def evaluate_strategy(workload: Workload, offer: Offer, nodes: int, strategy: St
     table = gpus if gpus is not None else gpu_table()
     g: GPU = table[offer.gpu]
     p = profile(workload, settings)
-    mfu = workload.mfu if workload.mfu is not None else default_mfu(g, workload.method)
-    sh = _shape(g, offer, nodes, mfu)
-    t = strategy.tensor_parallel
-    if sh.gpus % t or sh.gpn % t:
-        raise ValueError(f"TP{t} does not divide {sh.gpus} GPUs / {sh.gpn} per node")
-    ar = allreduce_s(BF16_BYTES * p.trainable, t, sh)
-    base_ar = allreduce_s(p.base_bytes, t, sh) if p.adapter else 0.0
-    timed = step_time(p, strategy.zero_stage, t, strategy.checkpointing, strategy.micro_batch, sh, ar, base_ar)
+    sh = _shape(g, offer, nodes, workload_mfu(workload, g))
+    t, pp, ep = strategy.tensor_parallel, strategy.pipeline_parallel, strategy.expert_parallel
+    if sh.gpus % (t * pp) or sh.gpn % t:
+        raise ValueError(f"TP{t} × PP{pp} does not divide {sh.gpus} GPUs / {sh.gpn} per node")
+    if (sh.gpus // (t * pp)) % ep:
+        raise ValueError(f"EP{ep} does not divide the data-parallel degree {sh.gpus // (t * pp)}")
+    timed = step_time(p, strategy.zero_stage, t, pp, ep, strategy.checkpointing, strategy.micro_batch, strategy.schedule, strategy.virtual_stages, sh)
     if timed is None:
         raise ValueError(f"micro-batch {strategy.micro_batch} would exceed the global batch on {sh.gpus} GPUs")
-    mem = breakdown(memory_parts(p, strategy.zero_stage, t, strategy.checkpointing, strategy.micro_batch, sh.gpus))
+    mem = breakdown(memory_parts(p, strategy, sh.gpus))
     return timed[0], timed[1], mem
