@@ -6,11 +6,7 @@ Field names are a contract other tools read. Days are counted from ``start_date`
 from __future__ import annotations
 
 import datetime as dt
-<<<<<<< HEAD
 import math
-from pathlib import Path
-=======
->>>>>>> main
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -155,13 +151,9 @@ class Project(BaseModel):
         return out
 
     @model_validator(mode="after")
-<<<<<<< HEAD
-    def _checks(self) -> "Project":
+    def _checks(self) -> Project:
         if self.fx_rates and (self.fx_rates_date is None or self.fx_rates_source is None):
             raise ValueError("fx_rates need fx_rates_date (YYYY-MM-DD) and fx_rates_source (where the rates come from)")
-=======
-    def _checks(self) -> Project:
->>>>>>> main
         names = [w.name for w in self.workloads]
         dups = sorted({n for n in names if names.count(n) > 1})
         if dups:
