@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Re-render docs/summary.png and docs/plan.png from the 12-month programme example:
+# Re-render the workbook screenshots in docs/:
+#   summary.png, plan.png   Summary and Plan pages of the 12-month programme example
+#   summary-buy.png         Summary page of the same programme with buying as the only mode (> 1 M USD)
 # procure writes the workbook, LibreOffice prints it to PDF, pdftoppm turns the pages into PNGs.
-# Needs: procure installed, soffice (LibreOffice Calc) and pdftoppm (poppler-utils).
+# Needs: procure installed, soffice (LibreOffice Calc) and pdftoppm/pdftotext (poppler-utils).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 procure solve "$here/../examples/programme-12-months.yaml" --out "$work/report.xlsx" > /dev/null
-soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf --outdir "$work" "$work/report.xlsx" > /dev/null
-page_of() {  # first page whose text starts with $1
+procure solve "$here/programme-buy-only.yaml" --out "$work/buy.xlsx" > /dev/null
+soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf --outdir "$work" "$work/report.xlsx" "$work/buy.xlsx" > /dev/null
+page_of() {  # first page of $1 whose text starts with $2
   local n
-  n=$(pdfinfo "$work/report.pdf" | awk '/^Pages:/ {print $2}')
+  n=$(pdfinfo "$1" | awk '/^Pages:/ {print $2}')
   for ((i = 1; i <= n; i++)); do
-    if pdftotext -f "$i" -l "$i" "$work/report.pdf" - | head -1 | grep -q "^$1"; then echo "$i"; return; fi
+    if pdftotext -f "$i" -l "$i" "$1" - | head -1 | grep -q "^$2"; then echo "$i"; return; fi
   done
-  echo "no page starts with '$1'" >&2; exit 1
+  echo "no page of $1 starts with '$2'" >&2; exit 1
 }
-s=$(page_of "in-house 7B model programme")
-p=$(page_of "Plan per workload")
+s=$(page_of "$work/report.pdf" "in-house 7B model programme")
+p=$(page_of "$work/report.pdf" "Plan per workload")
+b=$(page_of "$work/buy.pdf" "in-house 7B model programme")
 pdftoppm -png -r 80 -f "$s" -l "$s" -singlefile "$work/report.pdf" "$here/summary"
 pdftoppm -png -r 80 -f "$p" -l "$p" -singlefile "$work/report.pdf" "$here/plan"
-echo "wrote $here/summary.png (page $s) and $here/plan.png (page $p)"
+pdftoppm -png -r 80 -f "$b" -l "$b" -singlefile "$work/buy.pdf" "$here/summary-buy"
+echo "wrote $here/summary.png (page $s), $here/plan.png (page $p) and $here/summary-buy.png (page $b)"

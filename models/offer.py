@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import StrEnum
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .gpu import FABRIC_GBPS, InterNode, IntraNode, gpu_table
 from .money import Currency, Financing, Pct, Pct500, TermPrice, VolumePrice, ascending, parse_tiers
+from .regions import normalize_token
+
 
 class Mode(StrEnum):
     """How capacity is obtained: bought servers, bare metal rented by the month, or cloud hours."""
@@ -190,13 +191,19 @@ class Offer(BaseModel):
             raise ValueError(table.unknown_message(str(value)))
         return gid
 
-    @field_validator("region", "network_line", mode="before")
+    @field_validator("region", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("network_line", mode="before")
+    @classmethod
+    def _line(cls, value: object) -> object:
+        """Case, spaces, underscores and hyphens do not matter: ``CN2 GIA`` and ``cn2_gia`` are ``cn2-gia``."""
+        return normalize_token(value) if isinstance(value, str) else value
+
     @model_validator(mode="after")
-    def _mode_fields(self) -> "Offer":
+    def _mode_fields(self) -> Offer:
         problems = []
         for mode, fields in MODE_FIELDS.items():
             if mode == self.mode:

@@ -18,6 +18,7 @@ from .gpu import gpu_table
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, known_currency
 from .offer import MODES, Mode
+from .regions import normalize_token, resolve_region
 from .units import months_to_days
 from .validation import problems_from
 from .yamlio import line_of, load_yaml
@@ -99,6 +100,12 @@ class SizingSettings(BaseModel):
     premium_lines: list[str] = Field(default_factory=lambda: ["cn2-gia", "iplc", "cn2"], description="network lines good enough for a team across the mainland-China border")
     global_batch_tokens_m: float | None = Field(default=None, gt=0, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
 
+    @field_validator("premium_lines")
+    @classmethod
+    def _lines(cls, value: list[str]) -> list[str]:
+        """Spelled like offers' network_line after validation (``CN2 GIA`` → ``cn2-gia``)."""
+        return [normalize_token(x) for x in value]
+
 
 class Project(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -115,7 +122,11 @@ class Project(BaseModel):
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)
     discount_rate: float = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV")
-    budget: float | None = Field(default=None, gt=0, description="cap on total cost over the horizon")
+    budget: float | None = Field(default=None, gt=0, description="deprecated alias of budget_tco")
+    budget_tco: float | None = Field(default=None, gt=0, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end); `budget` is its deprecated alias")
+    budget_cash: float | None = Field(default=None, gt=0, description="cap on the peak cumulative cash out: at no month end may the money spent so far exceed it")
+    budget_capex: float | None = Field(default=None, gt=0, description="cap on the purchase price of the servers bought (capex)")
+    stale_quote_days: int = Field(default=180, ge=0, description="warn when an offer in the plan was quoted more than this many days before start_date")
     electricity_price_per_kwh: float = Field(default=0.12, ge=0)
     pue: float = Field(default=1.3, ge=1, le=3)
     team_region: str | None = None
@@ -127,8 +138,10 @@ class Project(BaseModel):
 
     @field_validator("team_region", mode="before")
     @classmethod
-    def _lower(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    def _region(cls, value: object) -> object:
+        """A documented region or alias (``shanghai`` → ``cn-east``, ``china`` → ``cn``); see models/regions.py."""
+        return resolve_region(value) if isinstance(value, str) else value
+
 
     @field_validator("fx_rates", mode="before")
     @classmethod
@@ -154,6 +167,11 @@ class Project(BaseModel):
     def _checks(self) -> Project:
         if self.fx_rates and (self.fx_rates_date is None or self.fx_rates_source is None):
             raise ValueError("fx_rates need fx_rates_date (YYYY-MM-DD) and fx_rates_source (where the rates come from)")
+        if self.budget is not None:
+            # `budget` is the deprecated name of budget_tco (load_project warns); one cap, one field to read
+            if self.budget_tco is not None and self.budget_tco != self.budget:
+                raise ValueError("give budget_tco only: budget is its deprecated alias")
+            object.__setattr__(self, "budget_tco", self.budget)
         names = [w.name for w in self.workloads]
         dups = sorted({n for n in names if names.count(n) > 1})
         if dups:
@@ -172,6 +190,12 @@ class Project(BaseModel):
         if currency is None or currency == self.currency:
             return 1.0
         return self.fx_rates[currency]
+
+    @property
+    def budgets(self) -> dict[str, float]:
+        """The caps that are set: ``tco``, ``cash`` and ``capex`` → amount."""
+        caps = {"tco": self.budget_tco, "cash": self.budget_cash, "capex": self.budget_capex}
+        return {k: v for k, v in caps.items() if v is not None}
 
     @property
     def horizon_days(self) -> int:
@@ -193,6 +217,9 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     except ValidationError as exc:
         raise InputError(problems_from(exc, str(path), (), lambda loc: line_of(lines, loc))) from None
     warnings = []
+    if "budget" in data:
+        warnings.append(Problem(str(path), "budget", "`budget` is deprecated: call it `budget_tco` (a cap on the total cost of ownership); "
+                                "see also budget_cash and budget_capex", line=line_of(lines, ("budget",)), warning=True))
     for i, w in enumerate(project.workloads):
         if w.dataset_tb > 5000:
             warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))

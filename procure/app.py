@@ -117,13 +117,13 @@ def sizing_json(sizings: list[WorkloadSizing]) -> str:
 
 
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          objective: str = "tco", compare: bool = True) -> Result:
+          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified."""
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
     return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                        objective=objective, compare=compare)
+                        objective=objective, compare=compare, n_runner_ups=n_runner_ups)
 
 
 def result_json(result: Result) -> str:
@@ -141,6 +141,10 @@ def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, js
     if json_out is not None:
         atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
         written.append(f"wrote {json_out}")
+    if result.plan is None and (out is not None or csv_dir is not None):
+        # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
+        skipped = " and ".join(str(x) for x in (out, csv_dir) if x is not None)
+        written.append(f"no workbook: no plan ({result.status}); {skipped} not written; the reasons are above and in --json")
     if result.plan is not None and out is not None:
         from procure.reports.xlsx import write_workbook
 

@@ -243,6 +243,7 @@ def solve(
     gap: Annotated[float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
     compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
+    runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
@@ -254,7 +255,8 @@ def solve(
         _fail(exc)
     _print_warnings(inputs.warnings)
     try:
-        result = use.solve(inputs, solver=solver.value, time_limit=time_limit, gap=gap, objective=objective.value, compare=compare)
+        result = use.solve(inputs, solver=solver.value, time_limit=time_limit, gap=gap, objective=objective.value, compare=compare,
+                           n_runner_ups=runner_ups)
     except ProcureError as exc:
         _fail(exc)
 

@@ -3,28 +3,32 @@ four strategies side by side, runner-ups, and — when nothing can be placed —
 
 from __future__ import annotations
 
-import datetime as dt
-
 from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
-from procure.solver.costs import CATEGORIES
 from procure.models.units import day_date
-from procure.solver.enums import STRATEGIES
+from procure.solver.costs import CATEGORIES
 
-STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
+from .headline import (
+    OBJECTIVE_SHORT,
+    STRATEGY_LABEL,
+    comparisons,
+    money,
+    npv_timing_note,
+    objective_phrase,
+    peaks,
+    recommendation,
+    spot_risk,
+    stale_text,
+)
+
+__all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_result", "recommendation"]
+
 CATEGORY_LABEL = {
     "capex": "capex (purchases)", "residual_value": "residual value", "maintenance": "maintenance", "colocation": "colocation",
     "energy": "energy", "rent": "rent", "setup": "setup fees", "cloud": "cloud", "interest": "loan interest",
 }
-
-
-def money(x: float | None, currency: str = "") -> str:
-    if x is None:
-        return "—"
-    s = f"{x:,.0f}"
-    return f"{s} {currency}".strip()
 
 
 def print_offers(console: Console, offers, catalog) -> None:
@@ -48,51 +52,41 @@ def print_offers(console: Console, offers, catalog) -> None:
     console.print(f"catalog: {esc(', '.join(str(f) for f in catalog.files))}")
 
 
-def recommendation(result) -> str:
-    """One sentence: what to do, what it costs, and how much less than the single-mode alternatives."""
-    plan, p = result.plan, result.project
-    if plan is None:
-        return "No plan: see the reasons below."
-    parts = []
-    for pur in plan.purchases:
-        o = result.offers[pur.offer_id]
-        parts.append(f"buy {pur.nodes} × {o.label} nodes from {o.vendor}")
-    rent_nodes: dict[str, tuple[int, int]] = {}
-    for r in plan.rentals:
-        n, m = rent_nodes.get(r.offer_id, (0, 0))
-        rent_nodes[r.offer_id] = (max(n, r.nodes), m + r.months * r.nodes)
-    for oid, (n, node_months) in rent_nodes.items():
-        o = result.offers[oid]
-        parts.append(f"rent {n} × {o.label} nodes from {o.vendor} ({node_months} node-months)")
-    cloud: dict[str, float] = {}
-    for a in plan.assignments:
-        if a.mode == "cloud":
-            cloud[a.offer_id] = cloud.get(a.offer_id, 0.0) + a.nodes * a.hours
-    for oid, nh in cloud.items():
-        o = result.offers[oid]
-        parts.append(f"use {o.vendor} {o.label} cloud nodes ({nh:,.0f} node-hours)")
-    what = "; ".join(parts)
-    what = what[0].upper() + what[1:]
-    cmp = []
-    for name in ("buy", "rent", "cloud"):
-        s = result.strategies.get(name)
-        if s is None:
-            continue
-        if s.plan is None:
-            cmp.append(f"{name} only is infeasible")
-        elif s.plan.total_cost > plan.total_cost * (1 + 1e-9):
-            pct = (s.plan.total_cost - plan.total_cost) / s.plan.total_cost * 100
-            cmp.append(f"{pct:.0f}% less than {name} only")
-        elif abs(s.plan.total_cost - plan.total_cost) <= 1e-6 * max(1.0, plan.total_cost):
-            cmp.append(f"same as {name} only")
-    tail = f" ({', '.join(cmp)})" if cmp else ""
-    return f"{what}: {money(plan.total_cost, p.currency)} total cost of ownership over {p.horizon_months} months{tail}."
+def _table(console: Console, title: str, columns: list[tuple[str, str]], rows: list[list[str]], drop: tuple[str, ...] = ()) -> Table:
+    """A table that never cuts a number or a date: ``columns`` are (header, kind) with kind ``num``
+    (numbers, dates: never wrapped or cut), ``text`` (folds onto more lines) or ``short``. When even
+    that does not fit the console, the text columns named in ``drop`` are left out, in that order."""
+    width = console.size.width
+    keep = list(range(len(columns)))
+
+    def need(idx: list[int]) -> int:
+        total = 1
+        for i in idx:
+            head, kind = columns[i]
+            content = max([len(r[i]) for r in rows] + [len(head) if kind == "num" else 4])
+            total += (content if kind in ("num", "short") else min(content, 10)) + 3
+        return total
+
+    for name in drop:
+        if need(keep) <= width:
+            break
+        keep = [i for i in keep if columns[i][0] != name]
+    t = Table(title=title)
+    for i in keep:
+        head, kind = columns[i]
+        if kind == "text":
+            t.add_column(head, overflow="fold")
+        else:
+            t.add_column(head, justify="right" if kind == "num" else "left", no_wrap=True, min_width=max(len(r[i]) for r in rows) if rows else None)
+    for r in rows:
+        t.add_row(*[r[i] for i in keep])
+    return t
 
 
 def print_result(console: Console, result, inputs=()) -> None:
     p = result.project
     h = result.hybrid
-    console.print(f"[bold]{esc(p.name)}[/bold] — {len(p.workloads)} workload(s), {len(result.offers)} offers, horizon {p.horizon_months} months from {p.start_date}")
+    console.print(f"[bold]{esc(p.name)}[/bold] — {len(p.workloads)} workload(s), {len(result.offers)} offers, horizon {p.horizon_months} months from {p.start_date}", soft_wrap=True)
     if h.plan is None:
         label = "INFEASIBLE" if h.status == "infeasible" else "NO SOLUTION within the time limit"
         console.print(f"[red bold]{label}[/red bold]")
@@ -107,35 +101,45 @@ def print_result(console: Console, result, inputs=()) -> None:
     plan = h.plan
     info = h.solve
     gap = f", proven gap {info.gap:.4%}" if info and info.gap is not None else ""
-    console.print(f"status: [bold]{h.status}[/bold] ({info.name if info else ''}{gap}, {info.seconds:.2f} s); plan verified independently")
+    console.print(f"status: [bold]{h.status}[/bold] ({info.name if info else ''}{gap}, {info.seconds:.2f} s); plan verified independently", soft_wrap=True)
+    console.print(f"objective: {objective_phrase(result)}; strategies are compared on {OBJECTIVE_SHORT[result.objective]}", soft_wrap=True)
     console.print(f"[bold green]Recommendation:[/bold green] {esc(recommendation(result))}", soft_wrap=True)
+    risk = spot_risk(result)
+    if risk:
+        console.print(f"[yellow bold]![/yellow bold] {esc(risk.text)}", soft_wrap=True)
+    for note in (stale_text(result), npv_timing_note(result)):
+        if note:
+            console.print(f"[yellow bold]![/yellow bold] {esc(note)}", soft_wrap=True)
 
-    t = Table(title="Plan per workload")
-    for col in ("workload", "offer", "vendor", "mode", "GPU × count", "strategy", "start", "end", "deadline", "slack d", "GPU-hours", "cost"):
-        t.add_column(col, justify="right" if col in ("slack d", "GPU-hours", "cost") else "left")
+    rows = []
     for a in plan.assignments:
         strat = a.strategy.label() if a.strategy is not None and hasattr(a.strategy, "label") else ""
-        t.add_row(esc(a.workload), esc(a.offer_id), esc(a.vendor), a.mode, f"{a.gpu} × {a.gpus} ({a.nodes} node{'s' if a.nodes > 1 else ''})", strat,
-                  day_date(p.start_date, a.start_day).isoformat(), day_date(p.start_date, a.end_day).isoformat(), day_date(p.start_date, a.deadline_day).isoformat(),
-                  f"{a.slack_days:.1f}", f"{a.gpu_hours:,.0f}", money(a.cost))
-    console.print(t)
+        rows.append([esc(a.workload), esc(a.offer_id), esc(a.vendor), str(a.mode), f"{a.gpu} × {a.gpus} ({a.nodes} node{'s' if a.nodes > 1 else ''})", strat,
+                     day_date(p.start_date, a.start_day).isoformat(), day_date(p.start_date, a.end_day).isoformat(), day_date(p.start_date, a.deadline_day).isoformat(),
+                     f"{a.slack_days:.1f}", f"{a.gpu_hours:,.0f}", money(a.cost)])
+    cols = [("workload", "text"), ("offer", "text"), ("vendor", "text"), ("mode", "short"), ("GPU × count", "text"), ("strategy", "text"),
+            ("start", "num"), ("end", "num"), ("deadline", "num"), ("slack d", "num"), ("GPU-hours", "num"), ("cost", "num")]
+    console.print(_table(console, "Plan per workload", cols, rows, drop=("vendor", "strategy", "GPU × count", "mode", "offer")))
 
-    if plan.purchases or plan.rentals:
-        t = Table(title="Capacity")
-        for col in ("what", "offer", "nodes", "from", "months", "cost"):
-            t.add_column(col, justify="right" if col in ("nodes", "months", "cost") else "left")
+    if plan.purchases or plan.rentals or any(pk.mode == "cloud" for pk in peaks(result)):
+        rows = []
         for pur in plan.purchases:
             o = result.offers[pur.offer_id]
-            t.add_row("buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days).isoformat() + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost))
+            rows.append(["buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days).isoformat() + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost)])
         for r in plan.rentals:
             o = result.offers[r.offer_id]
             what = "reserved" if o.mode == "cloud" else ("rent, fixed term" if r.term_months is not None else "rent")
-            t.add_row(what, esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost))
-        console.print(t)
+            rows.append([what, esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost)])
+        if rows:
+            console.print(_table(console, "Capacity", [("what", "short"), ("offer", "text"), ("nodes", "num"), ("from", "num"), ("months", "num"),
+                                                       ("cost", "num")], rows))
+        prow = [[pk.mode + (" (spot)" if pk.spot else ""), esc(pk.offer_id), str(pk.peak_nodes), f"{pk.amount:,.0f} {pk.amount_unit}"] for pk in peaks(result)]
+        console.print(_table(console, "Peak capacity: most nodes held at once per offer", [("mode", "short"), ("offer", "text"), ("peak nodes", "num"),
+                                                                                           ("used", "num")], prow))
 
     t = Table(title=f"Cost breakdown ({p.currency})")
-    t.add_column("category")
-    t.add_column("amount", justify="right")
+    t.add_column("category", overflow="fold")
+    t.add_column("amount", justify="right", no_wrap=True)
     for c in CATEGORIES:
         if abs(plan.breakdown.get(c, 0.0)) > 0.005:
             t.add_row(CATEGORY_LABEL[c], money(plan.breakdown[c]))
@@ -146,38 +150,49 @@ def print_result(console: Console, result, inputs=()) -> None:
     _print_strategies(console, result)
 
     if result.runner_ups:
-        t = Table(title="Runner-up options per workload (stand-alone cost of the job on that shape vs the chosen shape)")
-        for col in ("workload", "option", "mode", "GPU × count", "days", "stand-alone cost", "more than chosen"):
-            t.add_column(col, justify="right" if col in ("days", "stand-alone cost", "more than chosen") else "left")
-        for w, rows in result.runner_ups.items():
-            for r in rows:
+        short = OBJECTIVE_SHORT[result.objective]
+        rows = []
+        for w, ups in result.runner_ups.items():
+            for r in ups:
                 o = r.option
-                t.add_row(esc(w), esc(o.offer_id), o.mode, f"{o.offer.gpu} × {o.gpus}", f"{o.wall_days:.1f}", money(o.standalone_cost), ("+" if r.extra_cost >= 0 else "") + money(r.extra_cost))
-        console.print(t)
+                if r.extra_cost is None:
+                    extra = "no plan"
+                else:
+                    bound = "≤ " if r.status not in (None, "optimal") else ""
+                    extra = bound + ("+" if r.extra_cost >= 0 else "") + money(r.extra_cost)
+                shape = f"{r.assignment.gpu} × {r.assignment.gpus}" if r.assignment else ""
+                rows.append([esc(w), esc(o.offer_id), str(o.mode), shape, money(r.plan_cost), extra])
+        cols = [("workload", "text"), ("instead on", "text"), ("mode", "short"), ("GPU × count", "text"), (f"plan {short}", "num"), ("vs chosen", "num")]
+        console.print(_table(console, f"Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})",
+                             cols, rows, drop=("GPU × count", "mode")))
     n_rej = len(result.rejections)
     if n_rej:
-        console.print(f"{n_rej} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.")
+        console.print(f"{n_rej} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.", soft_wrap=True)
 
 
 def _print_strategies(console: Console, result) -> None:
     if len(result.strategies) <= 1:
         return
     p = result.project
-    base = result.plan.total_cost if result.plan else None
-    t = Table(title="Strategies: buy vs rent vs cloud")
-    for col in ("strategy", "status", "total cost", "vs hybrid"):
-        t.add_column(col, justify="right" if col in ("total cost", "vs hybrid") else "left")
-    for name in STRATEGIES:
-        s = result.strategies.get(name)
-        if s is None:
+    obj, other = result.objective, ("tco" if result.objective == "npv" else "npv")
+    rows = []
+    for c in comparisons(result):
+        s = result.strategies[c.name]
+        if c.status == "excluded":
+            rows.append([c.label, "excluded by you", "—", "—", "—", "allowed_modes"])
             continue
         diff = "—"
-        if s.plan is not None and base is not None:
-            d = s.plan.total_cost - base
-            diff = ("+" if d >= 0 else "") + money(d) + (f" ({d / base:+.0%})" if base else "")
+        if c.diff is not None:
+            base = c.cost - c.diff
+            diff = ("≤ " if c.bound else "") + ("+" if c.diff >= 0 else "") + money(c.diff) + (f" ({c.diff / base:+.0%})" if base else "")
+        gap = f"{c.gap:.2%}" if c.gap is not None else ""
         why = ""
         if s.plan is None and s.reasons:
             first_w, rs = next(iter(s.reasons.items()))
-            why = esc(f" — {first_w}: {rs[0]}")
-        t.add_row(STRATEGY_LABEL[name], s.status + why, money(s.total_cost, p.currency), diff)
-    console.print(t)
+            why = esc(f"{first_w}: {rs[0]}")
+        rows.append([c.label, str(c.status) + (f", gap {gap}" if c.status == "feasible" else ""), money(c.cost, p.currency), diff, money(c.other, p.currency), why])
+    cols = [("strategy", "short"), ("status", "text"), (OBJECTIVE_SHORT[obj], "num"), ("vs recommended", "num"), (OBJECTIVE_SHORT[other], "num"),
+            ("why not", "text")]
+    if not any(r[-1] for r in rows):
+        cols, rows = cols[:-1], [r[:-1] for r in rows]
+    console.print(_table(console, f"Strategies compared on {OBJECTIVE_SHORT[obj]} (minimized), {OBJECTIVE_SHORT[other]} beside it", cols, rows, drop=("why not",)))

@@ -22,8 +22,9 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from procure.models.errors import InputError, Problem
 from procure.models.fileio import atomic_write
@@ -31,7 +32,7 @@ from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 
 from . import tables as shared
-from .console import recommendation
+from .headline import recommendation, spot_risk, stale_text
 
 
 def _cell(v: Any) -> Any:
@@ -66,7 +67,13 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
     p, plan = result.project, result.plan
     now = now or dt.datetime.now()
     out: dict[str, bytes] = {}
-    summary = [("recommendation", recommendation(result), ""), ("status", result.status, "")]
+    summary = [("recommendation", recommendation(result), ""), ("status", result.status, ""), ("objective", result.objective, "minimized")]
+    risk = spot_risk(result)
+    if risk is not None:
+        summary.append(("spot_risk", risk.text, ""))
+        summary.append(("spot_fallback_cost", risk.fallback_cost, p.currency))
+    if stale_text(result):
+        summary.append(("stale_prices", stale_text(result), ""))
     if plan is not None:
         summary.append(("total_cost", plan.total_cost, p.currency))
         if p.discount_rate > 0:
@@ -77,8 +84,8 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
     if be_text:
         summary.append(("break_even", be_text, ""))
     out["summary.csv"] = _csv_bytes(["figure", "value", "unit"], summary)
-    out["strategies.csv"] = _dict_table(shared.strategy_rows(result), ["name", "strategy", "status", "total_cost", "npv_cost", "vs_recommended",
-                                                                       "vs_recommended_pct", "modes", "note"])
+    out["strategies.csv"] = _dict_table(shared.strategy_rows(result), ["name", "strategy", "status", "objective", "cost", "total_cost", "npv_cost",
+                                                                        "vs_recommended", "vs_recommended_pct", "bound", "gap", "modes", "note"])
     out["plan.csv"] = _dict_table(shared.plan_rows(result), ["workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start",
                                                              "end", "deadline", "start_day", "end_day", "deadline_day", "slack_days",
                                                              "wall_hours", "gpu_hours", "cost"])
@@ -109,7 +116,7 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
     arows = []
     for title, cols, rows in shared.assumption_sections(result, inputs, now):
         for r in rows:
-            detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:]) if v not in (None, ""))
+            detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, ""))
             arows.append([title, r[0], r[1] if len(r) > 1 else "", detail])
     out["assumptions.csv"] = _csv_bytes(["section", "item", "value", "detail"], arows)
     return out

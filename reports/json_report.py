@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from procure.solver.costs import CATEGORIES
 
+from .headline import comparisons, peaks, spot_risk, stale_offers
 from .tables import rounded
-
 
 _r = rounded
 
@@ -50,6 +50,21 @@ def result_to_json(result) -> dict:
             }
             for a in plan.assignments
         ]
-    for name, s in result.strategies.items():
-        out["strategies"][name] = {"status": s.status, "total_cost": _r(s.total_cost)}
+    for c in comparisons(result):
+        s = result.strategies[c.name]
+        out["strategies"][c.name] = {
+            "status": s.status, "total_cost": _r(s.total_cost), "npv_cost": _r(s.plan.npv_cost) if s.plan else None,
+            "gap": s.solve.gap if s.solve else None, "vs_recommended": _r(c.diff), "bound": c.bound or None,
+            "note": "excluded by you (allowed_modes)" if s.status == "excluded" else None,
+        }
+    out["peak_nodes"] = [{"offer": pk.offer_id, "mode": pk.mode, "spot": pk.spot, "peak_nodes": pk.peak_nodes, "used": _r(pk.amount, 3),
+                          "used_unit": pk.amount_unit} for pk in peaks(result)]
+    risk = spot_risk(result)
+    out["spot_fallback"] = None if risk is None else {"offers": risk.offers, "status": risk.fallback_status, "cost": _r(risk.fallback_cost),
+                                                      "total_cost": _r(risk.fallback_tco), "extra": _r(risk.extra)}
+    out["stale_offers"] = [{"offer": s.offer_id, "quoted_on": s.quoted_on.isoformat(), "days_before_start": s.days_before_start}
+                           for s in stale_offers(result)]
+    out["runner_ups"] = {w: [{"offer": r.option.offer_id, "plan_cost": _r(r.plan_cost), "vs_chosen": _r(r.extra_cost), "status": r.status,
+                              "basis": "whole plan re-solved with the workload on this offer"} for r in ups]
+                         for w, ups in result.runner_ups.items()}
     return out

@@ -10,16 +10,17 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from procure.models import units
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES, RentalContract
 
-from .console import STRATEGY_LABEL
+from .headline import STRATEGY_LABEL, comparisons
 
 #: Text that a spreadsheet would read as a formula (or that CSV injection abuses).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -63,7 +64,7 @@ def cost_parameters(project, offers=()) -> list[tuple[str, str, Any, str, str]]:
     # one exchange-rate cell per quoted currency other than the reporting one
     for code in sorted({o.currency for o in offers if o.currency and o.currency != project.currency}):
         rows.append((fx_key(code), f"exchange rate: 1 {code} in {project.currency} ({project.fx_rates_date}, {project.fx_rates_source})",
-                     project.fx_rates[code], f"{project.currency}/{code}", "0.000000"))
+                     project.fx_rates[code], f"{project.currency}/{code}", "0.0000"))
     return rows
 
 
@@ -280,46 +281,50 @@ def cumulative(values: Iterable[float]) -> list[float]:
 
 
 def strategy_note(s) -> str:
+    if s.status == "excluded":
+        return "excluded by you (allowed_modes)"
     if s.plan is not None:
         return ""
     if s.status == "no_solution":
         return "no plan found within the time limit"
     if not s.reasons:
-        return s.status
+        return str(s.status)
     w, rs = next(iter(s.reasons.items()))
     return f"{w}: {rs[0]}" if rs else w
 
 
 def strategy_rows(result) -> list[dict]:
-    """The strategies side by side; differences are against the recommended (hybrid) plan."""
-    base = result.plan.total_cost if result.plan else None
+    """The strategies side by side, compared on the minimized objective (``cost``) with the other
+    beside it; differences are against the recommended (hybrid) plan; ``bound`` 'at most' where a
+    comparator's solve stopped at a gap."""
     rows = []
-    for name in ("hybrid", "buy", "rent", "cloud"):
-        s = result.strategies.get(name)
-        if s is None:
-            continue
-        tco = s.plan.total_cost if s.plan else None
-        diff = tco - base if tco is not None and base is not None else None
+    for c in comparisons(result):
+        s = result.strategies[c.name]
         rows.append({
-            "strategy": STRATEGY_LABEL[name], "name": name, "status": s.status, "total_cost": tco,
-            "npv_cost": s.plan.npv_cost if s.plan else None, "vs_recommended": diff,
-            "vs_recommended_pct": diff / base if diff is not None and base else None,
-            "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s),
+            "strategy": c.label, "name": c.name, "status": str(s.status), "objective": result.objective, "cost": c.cost, "other_cost": c.other,
+            "total_cost": s.plan.total_cost if s.plan else None, "npv_cost": s.plan.npv_cost if s.plan else None,
+            "vs_recommended": c.diff, "vs_recommended_pct": (c.diff / (c.cost - c.diff) if c.diff is not None and c.cost - c.diff else None),
+            "bound": c.bound, "gap": c.gap, "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s),
         })
     return rows
 
 
 def break_even(result) -> tuple[int | None, str]:
-    """The month from which buy-only's cumulative cash out stays at or below the best non-buy strategy's."""
+    """The month from which buy-only's cumulative cash out stays at or below the best non-buy strategy's
+    (as solved: the strategies' plans, not an edited workbook)."""
     st = result.strategies
     n = result.project.horizon_months
     buy = st.get("buy")
     others = [st[k] for k in ("rent", "cloud") if k in st and st[k].plan is not None]
     if buy is None:
         return None, ""
+    if buy.status == "excluded":
+        return None, "Buying is excluded by you (allowed_modes), so there is no break-even month for buying."
     if buy.plan is None:
         return None, "Buying alone cannot run every workload (see the strategies above), so there is no break-even month for buying."
     if not others:
+        if all(st[k].status == "excluded" for k in ("rent", "cloud") if k in st):
+            return None, "Renting and the cloud are excluded by you (allowed_modes), so buying has nothing to break even with."
         return None, "Neither renting nor the cloud alone can run the workloads, so buying has nothing to break even with."
     best = min(others, key=lambda s: s.plan.total_cost)
     label = STRATEGY_LABEL[best.name]
@@ -464,7 +469,10 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         ["project", p.name, ""], ["currency", p.currency, ""], ["start date (day 0)", p.start_date, ""],
         ["horizon", p.horizon_months, "months"], ["planning period", p.period_days, "days"],
         ["discount rate", p.discount_rate, "per year (NPV: monthly rate (1+r)^(1/12)−1, end-of-month cash flows)"],
-        ["budget", p.budget if p.budget is not None else "none", p.currency if p.budget is not None else ""],
+        ["budget_tco (cap on total cost of ownership)", p.budget_tco if p.budget_tco is not None else "none", p.currency if p.budget_tco is not None else ""],
+        ["budget_cash (cap on peak cumulative cash out)", p.budget_cash if p.budget_cash is not None else "none", p.currency if p.budget_cash is not None else ""],
+        ["budget_capex (cap on purchases)", p.budget_capex if p.budget_capex is not None else "none", p.currency if p.budget_capex is not None else ""],
+        ["stale quote limit", p.stale_quote_days, "days before the start date"],
         ["electricity price", p.electricity_price_per_kwh, f"{p.currency}/kWh"], ["PUE", p.pue, ""],
         ["team region", p.team_region or "not set", ""], ["allowed modes", ", ".join(p.allowed_modes), ""],
         *[[f"exchange rate {code}", rate, f"{p.currency} per {code}; {p.fx_rates_date}; {p.fx_rates_source}"] for code, rate in sorted(p.fx_rates.items())],
@@ -548,7 +556,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
             continue
         i = s.solve
         solver_rows.append([STRATEGY_LABEL[name], i.name if i else "", i.version if i else "", i.status if i else s.status,
-                            i.gap if i and i.gap is not None else "", i.seconds if i else "", getattr(i, "variables", "") if i else "",
+                            i.gap if i and i.gap is not None else "", round(i.seconds, 2) if i else "", getattr(i, "variables", "") if i else "",
                             getattr(i, "constraints", "") if i else ""])
     out.append(("Solver", ["strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"], solver_rows))
     from procure import __version__

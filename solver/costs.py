@@ -435,3 +435,26 @@ def pnl_years(project: Project, offers: Mapping[str, Offer], purchases: Mapping[
         interest = sum(flows.get("interest", {}).get(m, 0.0) for m in months)
         out.append(PnlYear(y + 1, sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0))
     return out
+
+
+# --- what the budgets cap (budget_tco, budget_cash, budget_capex) -----------------------------------
+
+
+def cumulative_by_month(flows: Flows, n_months: int) -> list[float]:
+    """Cash out spent by the end of each project month: Σ over categories and months ≤ m."""
+    out, acc = [], 0.0
+    for m in range(n_months):
+        acc += sum(per.get(m, 0.0) for per in flows.values())
+        out.append(acc)
+    return out
+
+
+def peak_cash_out(flows: Flows, n_months: int) -> float:
+    """The most money spent so far at any month end (0 when nothing is spent): what ``budget_cash`` caps.
+    The residual value counts in the month it is credited (the horizon end), so it lowers only that month."""
+    return max([0.0, *cumulative_by_month(flows, n_months)])
+
+
+def capex(flows: Flows) -> float:
+    """Purchase prices paid: what ``budget_capex`` caps."""
+    return sum(flows.get("capex", {}).values())

@@ -15,6 +15,7 @@ class SolveStatus(StrEnum):
     FEASIBLE = "feasible"  # a verified plan; the solver stopped at a limit or a looser gap, with its proven gap
     INFEASIBLE = "infeasible"  # no plan exists (the reasons say why)
     NO_SOLUTION = "no_solution"  # the solver stopped before it found any plan
+    EXCLUDED = "excluded"  # a comparator the project excluded (its mode is outside allowed_modes): not solved
 
     @property
     def has_plan(self) -> bool:

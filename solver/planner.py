@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from procure.models.offer import Offer
 from procure.models.project import Project
 
+from . import costs
 from .enums import STRATEGIES, SolveStatus, Strategy
+from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve
 from .options import Option, Rejection, build_options
-from .greedy import greedy_plan
-from .plan import Plan, build_plan
+from .plan import Assignment, Plan, build_plan
 from .reasons import Rule
 from .sizing import size_project, size_workload
 from .verify import VerificationError, verify_plan
@@ -39,8 +40,15 @@ class StrategyResult:
 
 @dataclass
 class RunnerUp:
-    option: Option
-    extra_cost: float  # stand-alone cost minus the chosen shape's stand-alone cost
+    """Another offer for one workload, costed like with like: the whole plan re-solved with the
+    workload held to that offer (``plan_cost``), against the chosen plan's cost on the same objective."""
+
+    option: Option  # the cheapest stand-alone shape of that offer
+    assignment: Assignment | None  # where the workload runs in the re-solved plan
+    extra_cost: float | None  # plan_cost − the chosen plan's cost (objective units); None: no plan with it
+    plan_cost: float | None = None  # the re-solved plan's cost on the objective (TCO or NPV)
+    status: SolveStatus | None = None  # how that re-solve ended (a gap makes extra_cost an upper bound)
+    gap: float | None = None
 
 
 @dataclass
@@ -54,6 +62,12 @@ class Result:
     rejections: list[Rejection]
     every_option: dict[str, list[Option]]
     runner_ups: dict[str, list[RunnerUp]]
+    spot_fallback: StrategyResult | None = None  # the hybrid re-solved without spot, when the plan uses spot
+
+    @property
+    def objective_cost(self) -> float | None:
+        """The recommended plan's cost on the minimized objective."""
+        return cost_on(self.plan, self.objective)
 
     @property
     def status(self) -> SolveStatus:
@@ -62,6 +76,17 @@ class Result:
     @property
     def plan(self) -> Plan | None:
         return self.hybrid.plan
+
+
+def cost_on(plan: Plan | None, objective: str) -> float | None:
+    """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""
+    if plan is None:
+        return None
+    return plan.npv_cost if objective == "npv" else plan.total_cost
+
+
+def uses_spot(plan: Plan | None, offers: dict[str, Offer]) -> bool:
+    return plan is not None and any(offers[a.offer_id].spot for a in plan.assignments)
 
 
 def make_resizer(project: Project):
@@ -78,8 +103,11 @@ def make_resizer(project: Project):
 
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
-                 solver: str, time_limit: float | None, gap: float, objective: str) -> StrategyResult:
+                 solver: str, time_limit: float | None, gap: float, objective: str, only: dict[str, str] | None = None) -> StrategyResult:
+    """Solve one strategy; ``only`` holds workloads to one offer each (workload → offer id)."""
     options, rejections, every = build_options(project, offers, sizings, modes)
+    for w, oid in (only or {}).items():
+        options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
     considered = dict(rejections=rejections, every_option=every)
     missing = {w: opts for w, opts in options.items() if not opts}
     if missing:
@@ -91,8 +119,9 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     if not info.status.has_plan:
         res = StrategyResult(name, modes, info.status, solve=info, **considered)
         if info.status == SolveStatus.INFEASIBLE:
-            # the budget caps undiscounted cost, so the shortfall is measured against the cheapest TCO
-            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective="tco")
+            # the budgets cap undiscounted amounts, so the shortfall is measured against the cheapest TCO
+            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, time_limit=time_limit, gap=gap,
+                                        objective="tco", only=only)
         return res
     decisions, purchases, contracts = extract(model, project, offers)
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
@@ -128,31 +157,55 @@ def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple
 
 
 def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[str, list[str]]:
-    """Every workload has options, yet the whole is infeasible: the budget, or shared capacity."""
-    if project.budget is not None:
-        relaxed = project.model_copy(update={"budget": None})
+    """Every workload has options, yet the whole is infeasible: a budget, or shared capacity."""
+    if project.budgets:
+        relaxed = project.model_copy(update={"budget_tco": None, "budget_cash": None, "budget_capex": None})
         free = run_strategy(relaxed, offers, sizings, name, modes, **kw)
         if free.plan is not None:
-            short = free.plan.total_cost - project.budget
-            return {"(budget)": [f"the cheapest plan costs {free.plan.total_cost:,.0f} {project.currency}; budget {project.budget:,.0f} is short by {short:,.0f} {project.currency}"]}
+            cur = project.currency
+            lines = []
+            for kind, cap in project.budgets.items():
+                need = budget_measure(free.plan, kind)
+                what = {"tco": "total cost of ownership", "cash": "peak cumulative cash out", "capex": "capex"}[kind]
+                if need > cap:
+                    lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}; budget_{kind} {cap:,.0f} is short by {need - cap:,.0f} {cur}")
+                else:
+                    lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}, within budget_{kind} {cap:,.0f}")
+            lines.append("no plan meets every budget at once" if len(project.budgets) > 1 else "no plan meets the budget")
+            return {"(budget)": lines}
     return {"(capacity)": ["the workloads cannot all be scheduled within the offers' max_nodes at the same time before their deadlines"]}
 
 
-def runner_ups(plan: Plan | None, every: dict[str, list[Option]], n: int = 3) -> dict[str, list[RunnerUp]]:
-    """Per workload, the ``n`` cheapest other shapes (one per offer), by stand-alone cost."""
+def budget_measure(plan: Plan, kind: str, n_months: int | None = None) -> float:
+    """What a budget caps, measured on a plan (solver.costs): ``tco`` total cost, ``cash`` peak
+    cumulative cash out, ``capex`` the purchase prices paid."""
+    if kind == "tco":
+        return plan.total_cost
+    if kind == "capex":
+        return costs.capex(plan.flows)
+    months = n_months if n_months is not None else max([m + 1 for per in plan.flows.values() for m in per] or [0])
+    return costs.peak_cash_out(plan.flows, months)
+
+
+def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: StrategyResult, objective: str, n: int = 2,
+               **kw) -> dict[str, list[RunnerUp]]:
+    """Per workload, the ``n`` other offers with the cheapest stand-alone shapes, each costed like with
+    like: the whole plan re-solved with the workload held to that offer, against the chosen plan."""
     out: dict[str, list[RunnerUp]] = {}
+    plan = hybrid.plan
     if plan is None:
         return out
+    base = cost_on(plan, objective)
     for a in plan.assignments:
-        opts = every.get(a.workload, [])
-        chosen = next((o for o in opts if o.offer_id == a.offer_id and o.nodes == a.nodes), None)
-        base = chosen.standalone_cost if chosen else a.cost
         seen, rows = {a.offer_id}, []
-        for o in opts:
+        for o in hybrid.every_option.get(a.workload, []):  # cheapest stand-alone first
             if o.offer_id in seen:
                 continue
             seen.add(o.offer_id)
-            rows.append(RunnerUp(o, o.standalone_cost - base))
+            alt = run_strategy(project, offers, sizings, Strategy.HYBRID, hybrid.modes, objective=objective, only={a.workload: o.offer_id}, **kw)
+            cost = cost_on(alt.plan, objective)
+            where = next((x for x in alt.plan.assignments if x.workload == a.workload), None) if alt.plan else None
+            rows.append(RunnerUp(o, where, cost - base if cost is not None else None, cost, alt.status, alt.solve.gap if alt.solve else None))
             if len(rows) == n:
                 break
         out[a.workload] = rows
@@ -160,22 +213,33 @@ def runner_ups(plan: Plan | None, every: dict[str, list[Option]], n: int = 3) ->
 
 
 def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
-                 gap: float = 1e-6, objective: str = "tco", compare: bool = True) -> Result:
+                 gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2) -> Result:
     """Size every workload on every offer, then plan (see ``plan_from_sizings``)."""
     sizings = size_project(project, offers)
     return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, time_limit=time_limit,
-                             gap=gap, objective=objective, compare=compare)
+                             gap=gap, objective=objective, compare=compare, n_runner_ups=n_runner_ups)
 
 
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
-                      gap: float = 1e-6, objective: str = "tco", compare: bool = True) -> Result:
-    """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only."""
+                      gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2) -> Result:
+    """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only;
+    re-solve without spot when the plan uses spot; cost ``n_runner_ups`` other offers per workload."""
     by_id = {o.id: o for o in offers}
     kw = dict(resize=resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective)
     hybrid = run_strategy(project, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), **kw)
     strategies = {Strategy.HYBRID: hybrid}
     if compare:
         for name in STRATEGIES[1:]:  # the single-mode comparators: buy, rent, cloud
+            if name.value not in project.allowed_modes:
+                # the user excluded this mode: no cost, no comparison
+                strategies[name] = StrategyResult(name, (name.value,), SolveStatus.EXCLUDED,
+                                                  reasons={"(allowed_modes)": [f"excluded by you: allowed_modes is {', '.join(project.allowed_modes)}"]})
+                continue
             strategies[name] = run_strategy(project, by_id, sizings, name, (name.value,), **kw)
-    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option,
-                  runner_ups(hybrid.plan, hybrid.every_option))
+    fallback = None
+    if uses_spot(hybrid.plan, by_id):
+        # the risk of spot: the same workloads without it (on-demand or another mode), re-solved
+        no_spot = project.model_copy(update={"allow_spot": False})
+        fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), **kw)
+    ups = runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, **kw) if n_runner_ups else {}
+    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option, ups, fallback)

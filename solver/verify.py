@@ -221,8 +221,14 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     if len(pnl) != len(plan.pnl) or any(not (_close(a.depreciation, b.depreciation) and _close(a.operating, b.operating) and _close(a.interest, b.interest)
                                               and _close(a.disposal_gain, b.disposal_gain)) for a, b in zip(pnl, plan.pnl, strict=False)):
         bad.append("pnl: the plan's P&L differs from the one recomputed")
-    if project.budget is not None and total > project.budget * (1 + REL_TOL):
-        bad.append(f"budget: total {total:,.2f} exceeds budget {project.budget:,.2f}")
+    if project.budget_tco is not None and total > project.budget_tco * (1 + REL_TOL):
+        bad.append(f"budget_tco: total {total:,.2f} exceeds budget_tco {project.budget_tco:,.2f}")
+    peak = costs.peak_cash_out(flows, project.horizon_months)
+    if project.budget_cash is not None and peak > project.budget_cash * (1 + REL_TOL):
+        bad.append(f"budget_cash: cumulative cash out peaks at {peak:,.2f}, above budget_cash {project.budget_cash:,.2f}")
+    spent = costs.capex(flows)
+    if project.budget_capex is not None and spent > project.budget_capex * (1 + REL_TOL):
+        bad.append(f"budget_capex: purchases cost {spent:,.2f}, above budget_capex {project.budget_capex:,.2f}")
     if not math.isfinite(total):
         bad.append("cost: total is not finite")
     if bad:

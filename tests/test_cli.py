@@ -186,7 +186,7 @@ def test_budget_infeasible_exits_2_with_the_shortfall(tmp_path):
     )
     res = cli("solve", path, "--no-compare")
     assert res.exit_code == 2
-    assert "(budget)" in res.output and "budget 1 is short by" in res.output
+    assert "(budget)" in res.output and "budget_tco 1 is short by" in res.output
 
 
 def test_solve_npv_objective_with_zero_discount_warns(tmp_path):

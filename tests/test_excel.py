@@ -11,20 +11,18 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from conftest import EXAMPLES
 
 from procure.models.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import Project, load_project
 from procure.offers.catalog import load_catalog
 from procure.reports import tables
-from procure.reports.xlsx import SHEETS, style
 from procure.reports.csv_report import write_csv
-from procure.reports.xlsx import write_workbook
+from procure.reports.xlsx import SHEETS, style, write_workbook
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 from procure.solver.planner import plan_project
-
-from conftest import EXAMPLES
 
 CENT = 0.01
 EVIL_VENDOR = '=HYPERLINK("http://x","y")'
@@ -111,6 +109,8 @@ def results():
         # no buy offer: rentals (and buy only shown as infeasible)
         "rent": (plan_project(_project(discount_rate=0.0), OFFERS[1:]), []),
         "quotes": (plan_project(_quotes_project(), QUOTE_OFFERS), []),
+        # totals near 1e10: every column must still print its numbers (no ###)
+        "huge": (plan_project(_project(), [_offer(id="buy-huge", vendor="BigCo", mode="buy", price_per_node=1.2e9)], n_runner_ups=0), []),
     }
     for path in EXAMPLES:
         out[path.stem] = _example_result(path)
@@ -159,7 +159,7 @@ def category_totals(wb) -> dict[str, float]:
     return {ws.cell(r, 1).value: ws.cell(r, 11).value for r in range(start + 1, start + 1 + len(CATEGORIES))}
 
 
-CASES = ["buy", "rent", "quotes", *[p.stem for p in EXAMPLES]]
+CASES = ["buy", "rent", "quotes", "huge", *[p.stem for p in EXAMPLES]]
 
 
 # --- the formulas reproduce the cost model --------------------------------------------------------
@@ -458,6 +458,105 @@ def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated
     assert ws.cell(row, 4 + d + 1).value == pytest.approx(
         costs.annuity_payment(pur.nodes * costs.unit_price(o, result.project, pur.nodes) * costs.landed_factor(o, result.project)
                               * (1 - fin.down_payment_pct), fin.annual_rate, fin.months), abs=CENT)
+
+
+# --- what readers without a calculation engine, and printers, see -----------------------------------
+
+
+@needs_soffice
+@pytest.mark.parametrize("name", CASES)
+def test_cached_values_equal_libreoffice(name, written, recalculated):
+    """Every formula carries its result, and it is the result LibreOffice computes."""
+    raw = openpyxl.load_workbook(written[name])
+    cached = openpyxl.load_workbook(written[name], data_only=True)
+    lo = recalculated[name]
+    n = 0
+    for ws in raw.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type != "f":
+                    continue
+                n += 1
+                mine, theirs = cached[ws.title][c.coordinate].value, lo[ws.title][c.coordinate].value
+                assert mine is not None or theirs in (None, ""), (ws.title, c.coordinate, c.value)
+                if isinstance(theirs, (int, float)) and not isinstance(theirs, bool):
+                    assert mine == pytest.approx(theirs, abs=CENT), (ws.title, c.coordinate, c.value)
+                else:
+                    assert (mine or "") == (theirs or ""), (ws.title, c.coordinate, c.value)
+    assert n > 50
+
+
+def test_huge_case_is_above_a_billion(results):
+    assert results["huge"][0].plan.total_cost > 1e9
+
+
+@needs_soffice
+def test_printed_pdf_has_no_hash_marks_and_no_long_decimals(written, tmp_path_factory):
+    """Every example, a >1 M and a ~1e10 case, printed to PDF by LibreOffice: every number fits its column."""
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    out = tmp_path_factory.mktemp("pdf")
+    profile = tmp_path_factory.mktemp("lo-profile-pdf")
+    paths = list(written.values())
+    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--convert-to", "pdf", "--outdir", str(out),
+                    *map(str, paths)], check=True, capture_output=True, timeout=300)
+    import re
+
+    for p in paths:
+        pdf = out / (p.stem + ".pdf")
+        assert pdf.exists(), pdf
+        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+        assert "###" not in text, p.stem
+        # a number with five or more decimals (not a citation such as arXiv:1910.02054)
+        long_decimal = re.search(r"(?<![\d.:])\d\.\d{5,}(?!\d)", text)
+        assert not long_decimal, (p.stem, text[max(0, long_decimal.start() - 40):long_decimal.end() + 10] if long_decimal else "")
+        assert "Recommendation" in text
+
+
+def test_long_text_wraps_with_a_row_height_that_fits(written):
+    from procure.reports.xlsx.style import text_height
+
+    ws = openpyxl.load_workbook(written[EXAMPLES[0].stem])["Assumptions"]
+    checked = 0
+    for row in ws.iter_rows(min_row=4):
+        for c in row:
+            if isinstance(c.value, str) and len(c.value) > 60:
+                assert c.alignment.wrap_text, c.coordinate
+                width = ws.column_dimensions[c.column_letter].width
+                assert (ws.row_dimensions[c.row].height or 15) >= text_height(c.value, width) - 0.01, c.coordinate
+                checked += 1
+    assert checked > 5
+
+
+@needs_soffice
+def test_summary_follows_an_edited_price(results, written, tmp_path_factory):
+    """+1,000 per node-month on the rent price: the Summary's sentence, strategy table and key figures follow;
+    the strategies solved before the edit say so, and the warning to re-solve appears once one is cheaper."""
+    result = results["rent"][0]
+    folder = tmp_path_factory.mktemp("edited-summary")
+    wb = openpyxl.load_workbook(written["rent"])
+    ws = wb["Costs"]
+    r = _find_row(ws, "rent", "rent-h100")
+    ws.cell(r, 7).value = ws.cell(r, 7).value + 1000
+    wb.save(folder / "rent.xlsx")
+    done = recalc([folder / "rent.xlsx"], tmp_path_factory)
+    out = openpyxl.load_workbook(done[folder / "rent.xlsx"], data_only=True)
+    node_months = sum(x.nodes * x.months for x in result.plan.rentals if x.offer_id == "rent-h100")
+    new_total = result.plan.total_cost + 1000 * node_months
+    s = out["Summary"]
+    sentence = s["A6"].value
+    assert f"{new_total:,.0f} USD total cost of ownership" in sentence
+    rows = {s.cell(i, 1).value: i for i in range(1, s.max_row + 1)}
+    assert s.cell(rows["hybrid (free)"], 2).value == pytest.approx(new_total, abs=CENT)
+    assert s.cell(rows["Total cost of ownership"], 2).value == pytest.approx(new_total, abs=CENT)
+    cloud = result.strategies["cloud"].plan.total_cost
+    assert s.cell(rows["cloud only"], 2).value == pytest.approx(cloud, abs=CENT)
+    assert s.cell(rows["cloud only"], 3).value == pytest.approx(cloud - new_total, abs=CENT)
+    assert s.cell(rows["cloud only"], 7).value == "as solved"
+    rent_only = result.strategies["rent"].plan.total_cost
+    if new_total > rent_only:
+        assert "re-solve" in (s["A7"].value or "").lower() or "procure solve" in (s["A7"].value or "")
+        assert "more TCO than rent only as solved" in sentence
 
 
 def test_assumptions_list_sizing_constants_with_unit_and_source(written):

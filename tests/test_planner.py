@@ -86,7 +86,7 @@ def test_budget_makes_it_infeasible_with_the_shortfall():
     res = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 10}, compare=False)
     assert res.status == "infeasible" and res.plan is None
     text = " ".join(r for rs in res.hybrid.reasons.values() for r in rs)
-    assert "costs 300" in text and "short by 200" in text
+    assert "total cost of ownership is 300" in text and "short by 200" in text
 
 
 def test_deadline_infeasibility_names_the_finish_day():

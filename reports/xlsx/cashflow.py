@@ -17,8 +17,28 @@ from ..console import CATEGORY_LABEL, STRATEGY_LABEL
 from ..tables import LineItem, break_even, cumulative, month_start, monthly_totals
 from .names import Names
 from .style import (
-    BOLD, CENTER, HEADER_FILL, HEADER_FONT, INT_FMT, MONTH_FMT, NOTE_FONT, PCT_FMT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL,
-    as_input, define, define_block, formula, header, money_fmt, print_setup, put, widths,
+    BOLD,
+    CENTER,
+    HEADER_FILL,
+    HEADER_FONT,
+    INT_FMT,
+    MONTH_FMT,
+    NOTE_FONT,
+    PCT_FMT,
+    SECTION_FONT,
+    TITLE_FONT,
+    TOP_RULE,
+    TOTAL_FILL,
+    as_input,
+    define,
+    define_block,
+    formula,
+    header,
+    money_fmt,
+    money_width,
+    print_setup,
+    put,
+    widths,
 )
 
 
@@ -40,6 +60,9 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     names.month_header_row = 4
     ws.freeze_panes = ws.cell(row=5, column=c0)
     money = INT_FMT
+    plan = result.plan
+    totals = monthly_totals(plan, n)
+    cum = cumulative(totals)
     # category rows: labelled now, their SUMIFs filled in once the line-item block below has its rows
     cat_row0 = 5
     for j, cat in enumerate(CATEGORIES):
@@ -51,20 +74,25 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     cum_row = total_row + 1
     put(ws, total_row, 1, "total cash out", font=BOLD)
     for col in range(3, last_col + 1):
-        formula(ws, total_row, col, f"=SUM({L(col)}{cat_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL).border = TOP_RULE
+        v = sum(totals) if col == 3 else totals[col - c0]
+        formula(ws, total_row, col, f"=SUM({L(col)}{cat_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL, value=v).border = TOP_RULE
     put(ws, cum_row, 1, "cumulative cash out", font=BOLD)
     for m in range(n):
         col = c0 + m
         prev = f"{L(col - 1)}{cum_row}+" if m > 0 else ""
-        formula(ws, cum_row, col, f"={prev}{L(col)}{total_row}", money, font=BOLD)
+        formula(ws, cum_row, col, f"={prev}{L(col)}{total_row}", money, font=BOLD, value=cum[m])
+    names.cumulative = define(ws, "cumulative_cash_out", c0, cum_row, last_col=last_col)
     row = cum_row + 2
     # always present (at a 0% rate the NPV equals the total), so `npv_cost` is there for every project
     put(ws, row, 1, "annual discount rate")
     as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
     put(ws, row + 1, 1, "monthly rate (1+r)^(1/12)−1")
-    formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%")
+    mrate = (1 + p.discount_rate) ** (1 / 12) - 1
+    formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%", value=mrate)
     put(ws, row + 2, 1, "net present value (end of month)", font=BOLD)
-    formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL)
+    npv = sum(v / (1 + mrate) ** (m + 1) for m, v in enumerate(totals))  # the spreadsheet NPV(): end-of-period flows
+    formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL,
+            value=npv)
     names.npv = define(ws, "npv_cost", "C", row + 2)
     row += 3
     # cumulative cash out by strategy (the Summary's line chart)
@@ -77,7 +105,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
         put(ws, row, 1, STRATEGY_LABEL[name] + (" — recommended" if name == "hybrid" else ""))
         if name == "hybrid":
             for m in range(n):
-                formula(ws, row, c0 + m, f"={L(c0 + m)}{cum_row}", money)
+                formula(ws, row, c0 + m, f"={L(c0 + m)}{cum_row}", money, value=cum[m])
         else:
             for m, v in enumerate(cumulative(monthly_totals(s.plan, n))):
                 put(ws, row, c0 + m, v, money)
@@ -98,20 +126,23 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
         r = first_item + k
         put(ws, r, 1, f"{it.item} — {it.ref}" if it.ref not in it.item else it.item)
         put(ws, r, 2, it.category)
-        formula(ws, r, 3, f"={names.item_amount[it.key]}", money)
+        formula(ws, r, 3, f"={names.item_amount[it.key]}", money, value=it.amount)
         for m, frac in sorted(it.months.items()):
             f = "" if frac == 1.0 else f"*{frac!r}"
-            formula(ws, r, c0 + m, f"=$C{r}{f}", money)
+            formula(ws, r, c0 + m, f"=$C{r}{f}", money, value=it.amount * frac)
     last_item = max(first_item + len(items) - 1, first_item)
     _write_instalments(ws, result, items, first_item, last_item + 2, c0)
     # the category rows sum the line-item block, now that its rows are known
     rng_cat = f"$B${first_item}:$B${last_item}"
-    for j in range(len(CATEGORIES)):
+    for j, cat in enumerate(CATEGORIES):
         r = cat_row0 + j
+        per_month = [sum(it.amount * it.months.get(m, 0.0) for it in items if it.category == cat) for m in range(n)]
         for m in range(n):
             col = L(c0 + m)
-            formula(ws, r, c0 + m, f"=SUMIF({rng_cat},$B{r},{col}${first_item}:{col}${last_item})", money)
-        formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(last_col)}{r})", money)
+            formula(ws, r, c0 + m, f"=SUMIF({rng_cat},$B{r},{col}${first_item}:{col}${last_item})", money, value=per_month[m])
+        formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(last_col)}{r})", money, value=sum(per_month))
+    widths(ws, {"A": 44, "B": 15, "C": max(14, money_width([sum(totals), npv, *cum], p.currency))})
+    month_w = max(10, money_width([*totals, *cum, *(it.amount for it in items)], "", bold=True))
     # per project year, the blocks the P&L sheet sums: operating categories, interest, total cash out
     ops = [names.category_rows[c] for c in OPERATING]
     for y in range(math.ceil(n / MONTHS_PER_YEAR)):
@@ -121,9 +152,8 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
             define_block(ws, f"cf_interest_y{y + 1}", lo, names.category_rows["interest"], hi, names.category_rows["interest"]),
             define_block(ws, f"cf_total_y{y + 1}", lo, total_row, hi, total_row),
         )
-    widths(ws, {"A": 44, "B": 15, "C": 14})
     for m in range(n):
-        ws.column_dimensions[L(c0 + m)].width = 10
+        ws.column_dimensions[L(c0 + m)].width = month_w
     print_setup(ws, "3:4")
     # a year of months per printed page, labels repeated, rather than 36+ unreadable columns on one
     ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))
@@ -145,8 +175,10 @@ def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item:
         parts = [at[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:interest") if key in at]
         put(ws, row, 1, f"loan instalments (principal + interest) — {o.id}", font=BOLD)
         d = costs.delivery_month(o, result.project)
+        flows = costs.scale(costs.purchase_flows(o, result.project, pur.nodes), pur.nodes)
+        paid = {m: flows["capex"].get(m, 0.0) + flows["interest"].get(m, 0.0) for m in range(d + 1, n)}
         for m in range(d + 1, n):
             col = L(c0 + m)
-            formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), INT_FMT)
-        formula(ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", INT_FMT)
+            formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), INT_FMT, value=paid[m])
+        formula(ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", INT_FMT, value=sum(paid.values()))
         row += 1

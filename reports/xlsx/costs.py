@@ -16,8 +16,23 @@ from ..console import CATEGORY_LABEL
 from ..tables import LineItem, cost_parameters
 from .names import Names
 from .style import (
-    BOLD, INT_FMT, NOTE_FONT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL, as_input, define, formula, header, money_fmt,
-    name_for, print_setup, put, widths,
+    BOLD,
+    INT_FMT,
+    NOTE_FONT,
+    SECTION_FONT,
+    TITLE_FONT,
+    TOP_RULE,
+    TOTAL_FILL,
+    as_input,
+    define,
+    formula,
+    header,
+    money_fmt,
+    money_width,
+    name_for,
+    print_setup,
+    put,
+    widths,
 )
 
 COST_COLS = ["category", "line item", "offer", "nodes", "quantity", "quantity unit", "unit price", "price unit", "rate",
@@ -35,11 +50,15 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> N
     put(ws, 1, 1, f"Cost line items of the recommended plan ({cur})", font=TITLE_FONT)
     params = cost_parameters(p, [result.offers[i.ref] for i in items if i.ref in result.offers])
     param_cell = {key: param_name(key) for key, *_rest in params}
+    param_value = {key: value for key, _label, value, *_rest in params}
+    by_key = {it.key: it for it in items}
+    field_of = {"D": "nodes", "E": "quantity", "G": "unit_price", "I": "rate"}
     header(ws, 3, COST_COLS, height=30)
     ws.freeze_panes = "A4"
     row = 4
     pos: dict[str, int] = {}
     subtotal: dict[str, str] = {}
+    cat_total: dict[str, float] = {}
     money_c = money_fmt(cur, cents=True)
     for cat in CATEGORIES:
         mine = [i for i in items if i.category == cat]
@@ -59,20 +78,21 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> N
                 col = ord(letter) - 64
                 link = it.links.get(letter)
                 if link and link.startswith("@"):
-                    formula(ws, row, col, f"={param_cell[link[1:]]}", fmt)
+                    formula(ws, row, col, f"={param_cell[link[1:]]}", fmt, value=param_value[link[1:]])
                 elif link and link in pos:
-                    formula(ws, row, col, f"=${letter}${pos[link]}", fmt)
+                    formula(ws, row, col, f"=${letter}${pos[link]}", fmt, value=getattr(by_key[link], field_of[letter]))
                 elif value is not None:
                     as_input(put(ws, row, col, value, fmt))
             for col, unit in ((6, it.quantity_unit), (8, it.price_unit), (10, it.rate_unit)):
                 put(ws, row, col, unit, align=Alignment(indent=1))
             expr = it.expr.format(D=f"D{row}", E=f"E{row}", G=f"G{row}", I=f"I{row}", **param_cell)
-            formula(ws, row, 11, "=" + expr, money_c)
+            formula(ws, row, 11, "=" + expr, money_c, value=it.amount)
             put(ws, row, 12, it.how, font=NOTE_FONT, align=Alignment(indent=1))
             names.item_amount[it.key] = define(ws, name_for("item", it.key, len(names.item_amount)), "K", row)
             row += 1
         put(ws, row, 2, f"total {CATEGORY_LABEL[cat]}", font=BOLD)
-        c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL)
+        cat_total[cat] = sum(i.amount for i in mine)
+        c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=cat_total[cat])
         c.border = TOP_RULE
         subtotal[cat] = f"K{row}"
         row += 2
@@ -83,12 +103,12 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> N
     for cat in CATEGORIES:
         put(ws, row, 1, cat)
         put(ws, row, 2, CATEGORY_LABEL[cat])
-        formula(ws, row, 11, f"={subtotal[cat]}" if cat in subtotal else "=0", money_c)
+        formula(ws, row, 11, f"={subtotal[cat]}" if cat in subtotal else "=0", money_c, value=cat_total.get(cat, 0.0))
         names.category_total[cat] = define(ws, f"cat_{cat}", "K", row)
         row += 1
     put(ws, row, 1, "total", font=BOLD)
     put(ws, row, 2, f"total cost of ownership over {p.horizon_months} months", font=BOLD)
-    c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL)
+    c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=sum(cat_total.values()))
     c.border = TOP_RULE
     names.grand_total = define(ws, "total_cost", "K", row)
     row += 2
@@ -99,12 +119,15 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> N
         r = row + 1 + j
         put(ws, r, 2, label)
         if key == "dpm":
-            formula(ws, r, 3, f"={param_cell['dpy']}/12", fmt)
+            formula(ws, r, 3, f"={param_cell['dpy']}/12", fmt, value=param_value["dpy"] / 12)
         else:
             as_input(put(ws, r, 3, value, fmt))
         put(ws, r, 4, unit, align=Alignment(indent=1))
         define(ws, param_cell[key], "C", r)
     put(ws, 2, 1, f"Blue-on-yellow cells are inputs: change a quantity or a price and every total, the cash flow and the summary "
                   f"follow. Energy lines use the cost-model parameters in rows {first_param}–{first_param + len(params) - 1}.", font=NOTE_FONT)
-    widths(ws, {"A": 15, "B": 40, "C": 30, "D": 8, "E": 13, "F": 15, "G": 13, "H": 16, "I": 9, "J": 20, "K": 16, "L": 58})
+    amounts = [it.amount for it in items] + list(cat_total.values()) + [sum(cat_total.values())]
+    prices = [it.unit_price for it in items if it.unit_price is not None]
+    widths(ws, {"A": 15, "B": 40, "C": 30, "D": 8, "E": 13, "F": 15, "G": max(13, len(f"{max(prices, default=0):,.2f}") + 3), "H": 16, "I": 9, "J": 20,
+                "K": max(16, money_width(amounts, cur, cents=True)), "L": 58})
     print_setup(ws, "3:3")

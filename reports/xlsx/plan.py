@@ -10,10 +10,29 @@ from openpyxl.worksheet.worksheet import Worksheet
 from procure.models.units import DAYS_PER_MONTH
 from procure.solver import costs
 
+from ..headline import peaks
 from ..tables import capacity_rows, day_date, month_start, plan_rows
 from .style import (
-    BOLD, CAPACITY_FILL, CENTER, DATE_FMT, INT_FMT, MODE_FILL, NOTE_FONT, NUM_FMT, SECTION_FONT, THIN, TITLE_FONT, TOTAL_FILL, WRAP,
-    align_top, formula, header, print_setup, put, widths,
+    BOLD,
+    CAPACITY_FILL,
+    CENTER,
+    DATE_FMT,
+    INT_FMT,
+    MODE_FILL,
+    NOTE_FONT,
+    NUM_FMT,
+    SECTION_FONT,
+    THIN,
+    TITLE_FONT,
+    TOTAL_FILL,
+    WRAP,
+    align_top,
+    fit_row,
+    formula,
+    header,
+    print_setup,
+    put,
+    widths,
 )
 
 
@@ -28,20 +47,37 @@ def write_plan(ws: Worksheet, result) -> None:
     header(ws, 3, cols, height=30)
     ws.freeze_panes = "B4"
     row = 4
-    for r in plan_rows(result):
+    prows = plan_rows(result)
+    for r in prows:
         vals = [r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["gpus"], r["nodes"], r["strategy"], r["start"], r["end"],
                 r["deadline"], r["slack_days"], r["gpu_hours"], r["cost"]]
         fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, DATE_FMT, DATE_FMT, DATE_FMT, NUM_FMT, INT_FMT, INT_FMT]
-        for j, (v, f) in enumerate(zip(vals, fmts)):
+        for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
             put(ws, row, j + 1, v, f, align=Alignment(wrap_text=True, vertical="top", horizontal="center") if j in (5, 6) else WRAP)
         put(ws, row, 4, r["mode"], fill=MODE_FILL.get(r["mode"]))
         ws.row_dimensions[row].height = 26
         row += 1
     last = row - 1
     put(ws, row, 1, "total", font=BOLD)
-    formula(ws, row, 13, f"=SUM(M4:M{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL)
-    formula(ws, row, 14, f"=SUM(N4:N{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL)
+    formula(ws, row, 13, f"=SUM(M4:M{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL, value=sum(r["gpu_hours"] for r in prows))
+    formula(ws, row, 14, f"=SUM(N4:N{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL, value=sum(r["cost"] for r in prows))
     row += 2
+    # what has to be ordered: the most nodes of each offer held at the same time
+    put(ws, row, 1, "Peak capacity: the most nodes of each offer held at the same time", font=SECTION_FONT)
+    row += 1
+    header(ws, row, ["offer", "vendor", "mode", "spot", "peak nodes", "used", "unit"])
+    row += 1
+    for pk in peaks(result):
+        put(ws, row, 1, pk.offer_id, align=WRAP)
+        put(ws, row, 2, pk.vendor, align=WRAP)
+        put(ws, row, 3, pk.mode, fill=MODE_FILL.get(pk.mode))
+        put(ws, row, 4, "SPOT" if pk.spot else "", font=BOLD)
+        put(ws, row, 5, pk.peak_nodes, INT_FMT, font=BOLD)
+        put(ws, row, 6, pk.amount, INT_FMT)
+        put(ws, row, 7, pk.amount_unit)
+        fit_row(ws, row, pk.offer_id, 22)
+        row += 1
+    row += 1
     caps = capacity_rows(result)
     if caps:
         put(ws, row, 1, "Capacity bought and rented", font=SECTION_FONT)
@@ -94,7 +130,9 @@ def write_plan(ws: Worksheet, result) -> None:
     for j, (label, fill) in enumerate([("buy job", MODE_FILL["buy"]), ("rent job", MODE_FILL["rent"]), ("cloud job", MODE_FILL["cloud"]),
                                        ("nodes owned", CAPACITY_FILL["buy"]), ("nodes rented", CAPACITY_FILL["rent"])]):
         put(ws, row, 2 + j, label, fill=fill, align=CENTER)
-    widths(ws, {"A": 22, "B": 16, "C": 14, "D": 12, "E": 16, "F": 12, "G": 12, "H": 16, "I": 12, "J": 12, "K": 12, "L": 12, "M": 12, "N": 13})
+    cost_w = max(13, len(f"{max((r['cost'] for r in prows), default=0) * len(prows):,.0f}") * 1.15 + 3)
+    widths(ws, {"A": 22, "B": 16, "C": 14, "D": 12, "E": 16, "F": 12, "G": 12, "H": 16, "I": 12, "J": 12, "K": 12, "L": 12,
+                "M": max(12, len(f"{sum(r['gpu_hours'] for r in prows):,.0f}") * 1.15 + 3), "N": cost_w})
     for j in range(13, len(cols_t) + 1):
         ws.column_dimensions[get_column_letter(2 + j)].width = 12
     print_setup(ws)

@@ -77,11 +77,86 @@ def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, f
 
 
 def formula(ws: Worksheet, row: int, col: int, text: str, fmt: str | None = None, font: Font | None = None,
-            fill: PatternFill | None = None):
-    """Write one of our own formulas (never text from the inputs: that goes through ``put``)."""
+            fill: PatternFill | None = None, *, value: Any):
+    """Write one of our own formulas (never text from the inputs: that goes through ``put``), with
+    ``value``, what it evaluates to for the plan as solved. The value is stored as the formula's cached
+    result (see ``with_cached_values``), so readers without a calculation engine see the numbers."""
     if not text.startswith("="):
         raise ValueError(f"not a formula: {text[:40]!r}")
-    return _style(ws.cell(row=row, column=col, value=text), fmt, font, fill)
+    c = ws.cell(row=row, column=col, value=text)
+    cached_values(ws.parent)[(ws.title, c.coordinate)] = value
+    return _style(c, fmt, font, fill)
+
+
+def cached_values(wb) -> dict[tuple[str, str], Any]:
+    """(sheet, cell) -> cached result of each formula written through ``formula``."""
+    if not hasattr(wb, "_procure_cached"):
+        wb._procure_cached = {}
+    return wb._procure_cached
+
+
+_CELL = re.compile(r'<c r="([A-Z]+[0-9]+)"([^>]*)><f>(.*?)</f><v\s*/>(</c>)', re.S)
+
+
+def with_cached_values(xlsx: bytes, wb) -> bytes:
+    """The saved workbook with every formula's cached result filled in (openpyxl writes an empty
+    ``<v/>``). Numbers become ``<v>n</v>``, text ``t="str"``, booleans ``t="b"`` (ECMA-376 §18.3.1.4)."""
+    import zipfile
+    from io import BytesIO
+    from xml.sax.saxutils import escape
+
+    cache = cached_values(wb)
+    sheet_file = {ws.title: f"xl/worksheets/sheet{i + 1}.xml" for i, ws in enumerate(wb.worksheets)}
+    by_file: dict[str, dict[str, Any]] = {}
+    for (title, coord), v in cache.items():
+        by_file.setdefault(sheet_file[title], {})[coord] = v
+    src = zipfile.ZipFile(BytesIO(xlsx))
+    out = BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            values = by_file.get(item.filename)
+            if values:
+                def fill(m: re.Match, values: dict[str, Any] = values) -> str:
+                    coord, attrs, f, end = m.groups()
+                    if coord not in values:
+                        return m.group(0)
+                    v = values[coord]
+                    if isinstance(v, bool):
+                        return f'<c r="{coord}"{attrs} t="b"><f>{f}</f><v>{int(v)}</v>{end}'
+                    if isinstance(v, (int, float)):
+                        return f'<c r="{coord}"{attrs}><f>{f}</f><v>{float(v)!r}</v>{end}'
+                    return f'<c r="{coord}"{attrs} t="str"><f>{f}</f><v>{escape(str(v))}</v>{end}'
+
+                data = _CELL.sub(fill, data.decode("utf-8")).encode("utf-8")
+            dst.writestr(item, data)
+    return out.getvalue()
+
+
+def text_height(text: str, width_chars: float, line_pt: float = 13.0) -> float:
+    """Row height (points) that shows ``text`` wrapped in a cell ``width_chars`` wide (Excel column
+    units ≈ characters of the default font); a margin of one character per line for word breaks."""
+    import math
+
+    lines = 0
+    for para in str(text).split("\n"):
+        lines += max(1, math.ceil(len(para) / max(1.0, width_chars - 1)))
+    return lines * line_pt + 3
+
+
+def fit_row(ws: Worksheet, row: int, text: str, width_chars: float, line_pt: float = 13.0) -> None:
+    """Make ``row`` tall enough for ``text`` wrapped in ``width_chars`` (never lower than it is)."""
+    need = text_height(text, width_chars, line_pt)
+    cur = ws.row_dimensions[row].height or 15.0
+    ws.row_dimensions[row].height = max(cur, need)
+
+
+def money_width(values, currency: str, cents: bool = False, bold: bool = True) -> float:
+    """A column width that shows the largest of ``values`` in the money format without ``###``:
+    the formatted text, plus 12% for bold digits and two characters of padding."""
+    vals = [abs(v) for v in values if isinstance(v, (int, float))] or [0.0]
+    text = f"-{max(vals):,.{2 if cents else 0}f} {currency} "
+    return round(len(text) * (1.12 if bold else 1.0) + 2, 1)
 
 
 def as_input(cell) -> None:
@@ -131,12 +206,15 @@ def quote(sheet: str) -> str:
     return f"'{sheet}'" if " " in sheet or "-" in sheet else sheet
 
 
-def define(ws: Worksheet, name: str, col: int | str, row: int, last_row: int | None = None) -> str:
-    """Give a cell (or a column range down to ``last_row``) a workbook-level name and return the name.
+def define(ws: Worksheet, name: str, col: int | str, row: int, last_row: int | None = None, last_col: int | str | None = None) -> str:
+    """Give a cell (or a range down to ``last_row`` / across to ``last_col``) a workbook-level name and return the name.
 
     Sheets refer to each other's cells through these names, so a sheet can change its layout without
     the formulas of another sheet pointing at the wrong row."""
-    ref = abs_ref(ws.title, col, row) + (f":${_letter(col)}${last_row}" if last_row is not None else "")
+    if last_row is None and last_col is None:
+        ref = abs_ref(ws.title, col, row)
+    else:
+        ref = abs_ref(ws.title, col, row) + f":${_letter(last_col if last_col is not None else col)}${last_row if last_row is not None else row}"
     ws.parent.defined_names[name] = DefinedName(name, attr_text=ref)
     return name
 

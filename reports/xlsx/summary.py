@@ -16,116 +16,259 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.solver.costs import CATEGORIES
 
-from ..console import STRATEGY_LABEL, recommendation
-from ..tables import break_even, day_date, strategy_rows
+from ..headline import (
+    OBJECTIVE_LABEL,
+    OBJECTIVE_SHORT,
+    STRATEGY_LABEL,
+    comparisons,
+    npv_timing_note,
+    objective_phrase,
+    spot_risk,
+    stale_text,
+    what_to_do,
+)
+from ..tables import break_even, cumulative, day_date, monthly_totals, strategy_note
 from .names import Names
 from .style import (
-    BAD_FONT, BOLD, CHOSEN_FILL, NOTE_FONT, NUM_FMT, DATE_FMT, SECTION_FONT, TITLE_FONT, TOTAL_FILL, WRAP, align_top, formula, header,
-    money_fmt, print_setup, put, widths,
+    BAD_FONT,
+    BOLD,
+    CHOSEN_FILL,
+    DATE_FMT,
+    NOTE_FONT,
+    NUM_FMT,
+    SECTION_FONT,
+    TITLE_FONT,
+    TOTAL_FILL,
+    WRAP,
+    align_top,
+    fit_row,
+    formula,
+    header,
+    money_fmt,
+    money_width,
+    print_setup,
+    put,
+    widths,
 )
 
 
-def write_summary(ws: Worksheet, result, names: Names) -> None:
+def _excel_text(s: str) -> str:
+    """Our own text as a formula string literal (quotes doubled)."""
+    return '"' + s.replace('"', '""') + '"'
+
+
+def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     p, plan = result.project, result.plan
     cur = p.currency
     mfmt = money_fmt(cur)
-    note_align = Alignment(indent=1, vertical="top")
+    obj = result.objective
+    other = "tco" if obj == "npv" else "npv"
+    live = {"tco": names.grand_total, "npv": names.npv}  # the recommended plan's costs, following every edit
+    now = {"tco": plan.total_cost, "npv": _sheet_npv(result)}
+    note_w = 16 + 15 + 16 + 21 + 12 + 40  # columns C..H, where notes are merged
+    note_align = Alignment(indent=1, vertical="top", wrap_text=True)
     put(ws, 1, 1, f"{p.name} — GPU compute procurement", font=TITLE_FONT)
     info = result.hybrid.solve
     gap = f", gap {info.gap:.2%}" if info and info.gap is not None else ""
-    put(ws, 2, 1, f"{len(p.workloads)} workload(s), {len(result.offers)} offers compared, horizon {p.horizon_months} months from "
-                  f"{p.start_date.isoformat()}; solver status: {result.status} ({info.name if info else ''}{gap}); plan verified independently.",
-        font=NOTE_FONT)
+    sub = (f"{len(p.workloads)} workload(s), {len(result.offers)} offers compared, horizon {p.horizon_months} months from "
+           f"{p.start_date.isoformat()}; solver status: {result.status} ({info.name if info else ''}{gap}); plan verified independently. "
+           f"Objective: {objective_phrase(result)}; strategies are compared on {OBJECTIVE_SHORT[obj]}, {OBJECTIVE_SHORT[other]} beside it.")
+    put(ws, 2, 1, sub, font=NOTE_FONT, align=Alignment(wrap_text=True, vertical="top"))
+    ws.merge_cells(start_row=2, start_column=1, end_row=2, end_column=8)
+    fit_row(ws, 2, sub, 34 + note_w + 16)
     put(ws, 4, 1, "Recommendation", font=SECTION_FONT)
-    put(ws, 5, 1, recommendation(result), font=Font(bold=True, size=12), align=Alignment(wrap_text=True, vertical="top"))
+    what = what_to_do(result)
+    put(ws, 5, 1, what + ":", font=Font(bold=True, size=12), align=Alignment(wrap_text=True, vertical="top"))
     ws.merge_cells(start_row=5, start_column=1, end_row=5, end_column=8)
-    ws.row_dimensions[5].height = 36
+    fit_row(ws, 5, what, (34 + 16 + note_w) / 1.2, line_pt=16)
+    rec_row = 6  # the live sentence (cost and comparisons), written once the strategy rows exist
+    ws.merge_cells(start_row=rec_row, start_column=1, end_row=rec_row, end_column=8)
+    flag_row = 7  # a warning that appears when an edit makes an as-solved strategy cheaper
+    ws.merge_cells(start_row=flag_row, start_column=1, end_row=flag_row, end_column=8)
+    row = 8
+    notes = []
+    risk = spot_risk(result)
+    stale = stale_text(result)
+    for text in (risk.text if risk else "", stale, npv_timing_note(result)):
+        if text:
+            put(ws, row, 1, text, font=BAD_FONT, align=Alignment(wrap_text=True, vertical="top"))
+            ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
+            fit_row(ws, row, text, 34 + 16 + note_w)
+            notes.append(row)
+            row += 1
+    row += 1
     # key figures
-    row = 7
     put(ws, row, 1, "Key figures", font=SECTION_FONT)
     row += 1
     header(ws, row, ["figure", "amount", "note"])
 
-    def merge_note(r: int) -> None:
+    def merge_note(r: int, text: str) -> None:
         ws.merge_cells(start_row=r, start_column=3, end_row=r, end_column=8)
+        fit_row(ws, r, text, note_w)
 
-    merge_note(row)
+    merge_note(row, "")
     row += 1
     opex = [c for c in CATEGORIES if c not in ("capex", "residual_value")]
+    bd = plan.breakdown
+    peak_cash = max([0.0, *cumulative(monthly_totals(plan, p.horizon_months))])
     figures = [
-        ("Total cost of ownership", f"={names.grand_total}", f"over {p.horizon_months} months, undiscounted; the sum of every line item on the Costs sheet", True),
+        ("Total cost of ownership", f"={names.grand_total}", plan.total_cost,
+         f"over {p.horizon_months} months, undiscounted; the sum of every line item on the Costs sheet" + (" (minimized)" if obj == "tco" else ""), obj == "tco"),
     ]
-    if p.discount_rate > 0:
-        figures.append(("Net present value of the costs", f"={names.npv}", f"discounted at {p.discount_rate:.1%} a year, end-of-month cash flows (Cash flow sheet)", False))
+    if p.discount_rate > 0 or obj == "npv":
+        figures.append(("Net present value of the costs", f"={names.npv}", now["npv"],
+                        f"discounted at {p.discount_rate:.1%} a year, end-of-month cash flows (Cash flow sheet)" + (" (minimized)" if obj == "npv" else ""),
+                        obj == "npv"))
     figures += [
-        ("Capex (purchases)", f"={names.category_total['capex']}", "server purchases, paid on delivery", False),
-        ("Residual value", f"={names.category_total['residual_value']}", "resale value of the bought servers at the horizon end (negative = money back)", False),
-        ("Opex", "=" + "+".join(names.category_total[c] for c in opex), "maintenance, colocation, energy, rent, setup fees and cloud", False),
+        ("Capex (purchases)", f"={names.category_total['capex']}", bd.get("capex", 0.0), "server purchases, paid on delivery", False),
+        ("Residual value", f"={names.category_total['residual_value']}", bd.get("residual_value", 0.0),
+         "resale value of the bought servers at the horizon end (negative = money back)", False),
+        ("Opex", "=" + "+".join(names.category_total[c] for c in opex), sum(bd.get(c, 0.0) for c in opex),
+         "maintenance, colocation, energy, rent, setup fees and cloud", False),
+        ("Peak cash out", f"=MAX(0,MAX({names.cumulative}))", peak_cash,
+         "the highest month-end total of money spent so far (Cash flow sheet): what has to be financed", False),
     ]
-    for label, f, note, strong in figures:
-        put(ws, row, 1, label, font=BOLD if strong else None)
-        formula(ws, row, 2, f, mfmt, font=BOLD if strong else None, fill=TOTAL_FILL if strong else None)
+    fig_row: dict[str, int] = {}
+    for label, f, value, note, strong in figures:
+        put(ws, row, 1, label, font=BOLD if strong else None, align=Alignment(vertical="top"))
+        formula(ws, row, 2, f, mfmt, font=BOLD if strong else None, fill=TOTAL_FILL if strong else None, value=value)
         put(ws, row, 3, note, font=NOTE_FONT, align=note_align)
-        merge_note(row)
+        merge_note(row, note)
+        fig_row[label] = row
+        row += 1
+    # budgets: the caps the plan was solved under, checked live against the figures above
+    measure = {"tco": ("Total cost of ownership", plan.total_cost), "cash": ("Peak cash out", peak_cash),
+               "capex": ("Capex (purchases)", bd.get("capex", 0.0))}
+    for kind, cap in p.budgets.items():
+        label, value = measure[kind]
+        put(ws, row, 1, f"budget_{kind}")
+        put(ws, row, 2, cap, mfmt)
+        ok = f'IF(B{fig_row[label]}<=B{row}*(1+1E-9),"within: "&TEXT(B{row}-B{fig_row[label]},"#,##0")&" {cur} to spare","OVER by "&TEXT(B{fig_row[label]}-B{row},"#,##0")&" {cur}")'
+        text = (f"within: {cap - value:,.0f} {cur} to spare" if value <= cap * (1 + 1e-9) else f"OVER by {value - cap:,.0f} {cur}")
+        formula(ws, row, 3, "=" + ok, value=text)
+        ws.merge_cells(start_row=row, start_column=3, end_row=row, end_column=8)
         row += 1
     late = [a for a in plan.assignments if a.slack_days < -1e-9]
     tight = min(plan.assignments, key=lambda a: a.slack_days)
-    put(ws, row, 1, "Deadlines")
-    put(ws, row, 2, "all met" if not late else f"{len(late)} LATE", font=None if not late else BAD_FONT, align=Alignment(horizontal="right"))
-    put(ws, row, 3, f"{len(plan.assignments)} workload(s); the tightest, {tight.workload}, finishes {day_date(p, tight.end_day).isoformat()} "
-                    f"with {tight.slack_days:.1f} days to spare (deadline {day_date(p, tight.deadline_day).isoformat()}); each below",
-        font=NOTE_FONT, align=note_align)
-    merge_note(row)
+    put(ws, row, 1, "Deadlines", align=Alignment(vertical="top"))
+    put(ws, row, 2, "all met" if not late else f"{len(late)} LATE", font=None if not late else BAD_FONT, align=Alignment(horizontal="right", vertical="top"))
+    note = (f"{len(plan.assignments)} workload(s); the tightest, {tight.workload}, finishes {day_date(p, tight.end_day).isoformat()} "
+            f"with {tight.slack_days:.1f} days to spare (deadline {day_date(p, tight.deadline_day).isoformat()}); each below")
+    put(ws, row, 3, note, font=NOTE_FONT, align=note_align)
+    merge_note(row, note)
     row += 2
-    # strategies
-    put(ws, row, 1, "Strategies: buy vs rent vs cloud", font=SECTION_FONT)
+    # strategies, on the minimized objective; the recommended row is live, the others as solved
+    put(ws, row, 1, f"Strategies: buy vs rent vs cloud, compared on {OBJECTIVE_SHORT[obj]}", font=SECTION_FONT)
     row += 1
-    header(ws, row, ["strategy", "total cost", "vs recommended", "vs rec. %", "NPV", "status", "modes used", "why not possible"])
+    header(ws, row, ["strategy", f"{OBJECTIVE_SHORT[obj]} (minimized)", "vs recommended", "vs rec. %", OBJECTIVE_SHORT[other], "status",
+                     "figures", "why not possible / note"], height=30)
     row += 1
-    srows = strategy_rows(result)
     first_strat = row
-    hybrid_row = None
-    for s in srows:
-        rec = s["name"] == "hybrid"
+    hybrid_row = row
+    solved_rows: dict[str, int] = {}
+    cmps = comparisons(result)
+    rec_cost = now[obj]
+    for c in cmps:
+        s = result.strategies[c.name]
+        rec = c.name == "hybrid"
         fill = CHOSEN_FILL if rec else None
-        put(ws, row, 1, s["strategy"], font=BOLD if rec else None, fill=fill)
-        if s["total_cost"] is None:
-            put(ws, row, 2, "infeasible" if s["status"] == "infeasible" else "no plan", font=BAD_FONT, align=Alignment(horizontal="right"))
+        put(ws, row, 1, c.label, font=BOLD if rec else None, fill=fill)
+        if c.status == "excluded":
+            put(ws, row, 2, "excluded by you", font=NOTE_FONT, align=Alignment(horizontal="right"))
+            for col in (3, 4, 5):
+                put(ws, row, col, "—", align=Alignment(horizontal="center"))
+        elif c.cost is None:
+            put(ws, row, 2, "infeasible" if c.status == "infeasible" else "no plan", font=BAD_FONT, align=Alignment(horizontal="right"))
             for col in (3, 4, 5):
                 put(ws, row, col, "—", align=Alignment(horizontal="center"))
         else:
             if rec:
-                formula(ws, row, 2, f"={names.grand_total}", mfmt, font=BOLD, fill=fill)
-                hybrid_row = row
+                formula(ws, row, 2, f"={live[obj]}", mfmt, font=BOLD, fill=fill, value=rec_cost)
+                formula(ws, row, 5, f"={live[other]}", mfmt, fill=fill, value=now[other])
             else:
-                put(ws, row, 2, s["total_cost"], mfmt)
-            base = f"$B${hybrid_row or first_strat}"
-            formula(ws, row, 3, f"=B{row}-{base}", f'+#,##0 "{cur}";-#,##0 "{cur}";0', fill=fill)
-            formula(ws, row, 4, f"=IF({base}=0,0,(B{row}-{base})/{base})", "+0%;-0%;0%", fill=fill)
-            if rec and p.discount_rate > 0:
-                formula(ws, row, 5, f"={names.npv}", mfmt, fill=fill)
+                put(ws, row, 2, c.cost, mfmt)
+                put(ws, row, 5, c.other, mfmt)
+                solved_rows[c.name] = row
+            base = f"$B${hybrid_row}"
+            bound = '"≤ "&' if c.bound else ""
+            fmt_d = f'+#,##0 "{cur}";-#,##0 "{cur}";0'
+            if c.bound:
+                formula(ws, row, 3, f'={bound}TEXT(B{row}-{base},"+#,##0;-#,##0;0")&" {cur}"', fill=fill,
+                        value=f"≤ {_signed(c.cost - rec_cost)} {cur}")
             else:
-                put(ws, row, 5, s["npv_cost"], mfmt, fill=fill)
-        put(ws, row, 6, s["status"] + (", recommended" if rec else ""), font=BOLD if rec else None, fill=fill, align=Alignment(indent=1))
-        put(ws, row, 7, s["modes"], fill=fill)
-        put(ws, row, 8, s["note"], font=NOTE_FONT, align=WRAP)
-        if s["note"]:
-            ws.row_dimensions[row].height = 13 * min(5, 1 + len(s["note"]) // 48)
+                formula(ws, row, 3, f"=B{row}-{base}", fmt_d, fill=fill, value=c.cost - rec_cost)
+            formula(ws, row, 4, f"=IF({base}=0,0,(B{row}-{base})/{base})", "+0%;-0%;0%", fill=fill,
+                    value=(c.cost - rec_cost) / rec_cost if rec_cost else 0)
+        status = "recommended" if rec else str(c.status)
+        if c.status == "feasible" and c.gap is not None:
+            status += f", gap {c.gap:.1%}"
+        put(ws, row, 6, status, font=BOLD if rec else None, fill=fill, align=Alignment(indent=1, wrap_text=True, vertical="top"))
+        put(ws, row, 7, "live" if rec else ("—" if c.cost is None else "as solved"), fill=fill, font=BOLD if rec else None)
+        note = strategy_note(s)
+        if c.bound:
+            note = (f"solve stopped at a {c.gap:.1%} gap: its best plan may be up to that much cheaper, so the difference is an upper bound"
+                    if c.gap is not None else "solve stopped early: the difference is an upper bound")
+        put(ws, row, 8, note, font=NOTE_FONT, align=WRAP)
+        if note:
+            fit_row(ws, row, note, 40)
         align_top(ws, row, 8)
         row += 1
     last_strat = row - 1
+    # the live recommendation sentence: cost on the objective and the comparison with the as-solved strategies
+    parts = []
+    cached = []
+    short = OBJECTIVE_SHORT[obj]
+    for c in cmps:
+        if c.name == "hybrid" or c.text == "":
+            continue
+        if c.name not in solved_rows:
+            parts.append(_excel_text(c.text))
+            cached.append(c.text)
+            continue
+        r = solved_rows[c.name]
+        lab = c.label
+        bnd = "at most " if c.bound else ""
+        parts.append(f'IF(ABS($B${r}-{live[obj]})<=1E-6*MAX(1,{live[obj]}),"same {short} as {lab}",'
+                     f'IF($B${r}>{live[obj]},"{bnd}"&TEXT(($B${r}-{live[obj]})/$B${r},"0%")&" less {short} than {lab}",'
+                     f'TEXT(({live[obj]}-$B${r})/{live[obj]},"0%")&" more {short} than {lab} as solved"))')
+        cached.append(_cmp_text(rec_cost, c.cost, short, lab, bnd))
+    if obj == "npv":
+        head = f'TEXT({live["npv"]},"#,##0")&" {cur} net present value (minimized; "&TEXT({live["tco"]},"#,##0")&" {cur} total cost of ownership)'
+        head_v = f"{now['npv']:,.0f} {cur} net present value (minimized; {now['tco']:,.0f} {cur} total cost of ownership)"
+    else:
+        head = f'TEXT({live["tco"]},"#,##0")&" {cur} total cost of ownership (minimized)'
+        head_v = f"{now['tco']:,.0f} {cur} total cost of ownership (minimized)"
+    tail = f' over {p.horizon_months} months"'
+    sentence = "=" + head + tail + ('&" ("&' + '&", "&'.join(parts) + '&")."' if parts else '&"."')
+    value = head_v + f" over {p.horizon_months} months" + (f" ({', '.join(cached)})." if cached else ".")
+    formula(ws, rec_row, 1, sentence, font=Font(bold=True, size=12), value=value)
+    ws.cell(rec_row, 1).alignment = Alignment(wrap_text=True, vertical="top")
+    fit_row(ws, rec_row, value, (34 + 16 + note_w) / 1.2, line_pt=16)
+    # the flag: an edit that makes an as-solved strategy cheaper than the recommended plan
+    cmd = "procure solve " + " ".join(_input_names(inputs)) + " --out <workbook.xlsx>"
+    if solved_rows:
+        cheapest = "MIN(" + ",".join(f"$B${r}" for r in solved_rows.values()) + ")"
+        put(ws, row, 1, f"Re-solve after editing inputs: {cmd}", font=NOTE_FONT, align=Alignment(wrap_text=True, vertical="top"))
+        ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
+        cmd_cell = f"$A${row}"
+        row += 1
+        flag = (f'=IF({live[obj]}>{cheapest}*(1+1E-9),"After your edits the recommended plan costs more than a strategy as solved: '
+                f'the figures marked as solved do not follow edits. "&{cmd_cell},"")')
+        formula(ws, flag_row, 1, flag, font=Font(bold=True, color="C00000"), value="")
+        ws.cell(flag_row, 1).alignment = Alignment(wrap_text=True, vertical="top")
     be_month, be_text = break_even(result)
     if be_text:
-        put(ws, row, 1, be_text, font=BOLD, align=Alignment(wrap_text=True, vertical="top"))
+        text = f"As solved: {be_text} (the strategies' own plans; edits on the Costs sheet change only the recommended plan — re-solve to update)"
+        put(ws, row, 1, text, font=BOLD, align=Alignment(wrap_text=True, vertical="top"))
         ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
-        ws.row_dimensions[row].height = 30
+        fit_row(ws, row, text, 34 + 16 + note_w)
         row += 1
     # charts, side by side
     row += 1
     chart_h = 7.6
     bar = BarChart()
     bar.type = "col"
-    bar.title = f"Total cost of ownership ({cur})"
+    bar.title = f"{OBJECTIVE_LABEL[obj].split(' (')[0].capitalize()} by strategy ({cur})"
     bar.y_axis.numFmt = "#,##0"
     bar.y_axis.scaling.min = 0
     bar.legend = None
@@ -192,5 +335,34 @@ def write_summary(ws: Worksheet, result, names: Names) -> None:
         put(ws, row, 5, "yes" if ok else "NO", font=None if ok else BAD_FONT, align=Alignment(horizontal="right"))
         row += 1
     ws.freeze_panes = "A4"
-    widths(ws, {"A": 34, "B": 16, "C": 16, "D": 15, "E": 16, "F": 21, "G": 12, "H": 40})
+    money_vals = [plan.total_cost, now["npv"], peak_cash, *bd.values(), *(c.cost or 0 for c in cmps), *(c.other or 0 for c in cmps), *p.budgets.values()]
+    mw = max(16, money_width(money_vals, cur))
+    widths(ws, {"A": 34, "B": mw, "C": max(16, money_width(money_vals, cur) + 2), "D": 15, "E": mw, "F": 21, "G": 12, "H": 40})
     print_setup(ws)
+
+
+def _signed(x: float) -> str:
+    return f"{x:+,.0f}" if round(x) != 0 else "0"
+
+
+def _cmp_text(rec: float, cost: float, short: str, label: str, bound: str) -> str:
+    """What the live comparison formula shows for the plan as solved (the formula's cached value)."""
+    if abs(cost - rec) <= 1e-6 * max(1.0, rec):
+        return f"same {short} as {label}"
+    if cost > rec:
+        return f"{bound}{(cost - rec) / cost:.0%} less {short} than {label}"
+    return f"{(rec - cost) / rec:.0%} more {short} than {label} as solved"
+
+
+def _sheet_npv(result) -> float:
+    """The NPV as the Cash flow sheet computes it (spreadsheet NPV(): end-of-month flows)."""
+    p = result.project
+    rate = (1 + p.discount_rate) ** (1 / 12) - 1
+    return sum(v / (1 + rate) ** (m + 1) for m, v in enumerate(monthly_totals(result.plan, p.horizon_months)))
+
+
+def _input_names(inputs) -> list[str]:
+    from pathlib import Path
+
+    names = [Path(x).name for x in inputs][:1]
+    return names or ["<workload.yaml>"]

@@ -21,8 +21,8 @@ in memory and replaces the target atomically.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from io import BytesIO
-from typing import Iterable
 
 from openpyxl import Workbook
 
@@ -36,6 +36,7 @@ from .names import Names
 from .options import write_options
 from .plan import write_plan
 from .pnl import write_pnl
+from .style import with_cached_values
 from .summary import write_summary
 
 SHEETS = ("Summary", "Plan", "Costs", "Cash flow", "P&L", "Options", "Assumptions")
@@ -55,7 +56,7 @@ def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None
     write_costs(sheets["Costs"], result, items, names)
     write_cash_flow(sheets["Cash flow"], result, items, names)
     write_pnl(sheets["P&L"], result, names)
-    write_summary(sheets["Summary"], result, names)
+    write_summary(sheets["Summary"], result, names, inputs)
     write_plan(sheets["Plan"], result)
     write_options(sheets["Options"], result)
     write_assumptions(sheets["Assumptions"], result, inputs, now)
@@ -68,4 +69,4 @@ def write_workbook(result, path, inputs: Iterable = ()) -> None:
     wb = build_workbook(result, list(inputs))
     buf = BytesIO()
     wb.save(buf)
-    atomic_write(path, buf.getvalue())
+    atomic_write(path, with_cached_values(buf.getvalue(), wb))

@@ -32,7 +32,9 @@ Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids
                        starts first-in first-out, the k-th contract to end began ≥ L_o months earlier
     rent_close[o]:     E[o,M] = S[o,M−1]   (contracts end within the horizon)
     rent_avail[o,m]:   R[o,m] ≤ cap_o
-    budget:            total cost (undiscounted TCO) ≤ budget
+    budget:            total cost (undiscounted TCO) ≤ budget_tco (``budget`` is its deprecated alias)
+    budget_cash_m:     cash spent by the end of month m ≤ budget_cash (peak cumulative cash out)
+    budget_capex:      Σ_o b[o]·price_o ≤ budget_capex  (volume tiers: Σ_k q[o,k]·price_{o,k}; a loan's principal counts in full)
 
 Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
 spread one job over many starts so that no single period or month carries all of it):
@@ -344,10 +346,69 @@ class Builder:
                 m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
 
     def add_budget(self) -> None:
-        """budget: undiscounted TCO ≤ budget."""
-        if self.project.budget is None:
+        """budget: undiscounted TCO ≤ budget_tco."""
+        if self.project.budget_tco is None:
             return
-        self.m.prob += (self.m.total_cost <= self.project.budget, "budget")
+        self.m.prob += (self.m.total_cost <= self.project.budget_tco, "budget")
+
+    def add_cash_budget(self) -> None:
+        """budget_cash[m]: cash spent by the end of month m ≤ budget_cash, for every month m.
+
+        Σ_{k≤m} (flows of x, y, b in month k) + Σ_o p_o·Σ_{k≤m}(S[o,k] − E[o,k]) + f_o·S[o,m] ≤ budget_cash
+        (the setup fee is paid in the month a contract starts, so by month m it is f_o × contracts started ≤ m).
+        Every coefficient comes from the cost model's cash flows (costs.job_flows, costs.purchase_flows)."""
+        cap = self.project.budget_cash
+        if cap is None:
+            return
+        m, grid, M = self.m, self.grid, self.grid.n_months
+        rows: list[dict] = [{} for _ in range(M)]
+
+        def add_flows(var, flows) -> None:
+            per_month = [0.0] * M
+            for per in flows.values():
+                for k, v in per.items():
+                    if 0 <= k < M:
+                        per_month[k] += v
+            acc = 0.0
+            for k in range(M):
+                acc += per_month[k]
+                if acc:
+                    rows[k][var] = rows[k].get(var, 0.0) + acc
+
+        for (w, i, s), var in m.x.items():
+            opt = self.options[w][i]
+            add_flows(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)))
+        for (w, i), var in m.y.items():
+            opt = self.options[w][i]
+            add_flows(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(m.y_start[(w, i)])))
+        for oid, var in m.b.items():
+            if not _tiered(self.offers[oid]):
+                add_flows(var, costs.purchase_flows(self.offers[oid], self.project))
+        for (oid, j), var in m.q.items():  # volume tiers: each tier's nodes at its price
+            add_flows(var, costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0]))
+        for (oid, L, start), var in m.T.items():  # fixed-length terms: the contract's own cash flows
+            add_flows(var, costs.rental_flows(self.offers[oid], RentalContract(oid, 1, start, L, L), self.project))
+        for oid in {o for o, _ in m.S}:
+            price, setup = costs.rental_month_cost(self.offers[oid], self.project), costs.rental_setup_cost(self.offers[oid], self.project)
+            for k in range(M):
+                for j in range(k + 1):
+                    rows[k][m.S[(oid, j)]] = rows[k].get(m.S[(oid, j)], 0.0) + price
+                    rows[k][m.E[(oid, j)]] = rows[k].get(m.E[(oid, j)], 0.0) - price
+                if setup:
+                    rows[k][m.S[(oid, k)]] = rows[k].get(m.S[(oid, k)], 0.0) + setup
+        for k in range(M):
+            if rows[k]:
+                m.prob += (pulp.LpAffineExpression(rows[k]) <= cap, self.names.row("budget_cash", k))
+
+    def add_capex_budget(self) -> None:
+        """budget_capex: Σ_o b[o] · purchase price per node ≤ budget_capex (costs.purchase_flows' capex)."""
+        cap = self.project.budget_capex
+        if cap is None or not self.m.b:
+            return
+        terms = {var: costs.capex(costs.purchase_flows(self.offers[oid], self.project)) for oid, var in self.m.b.items() if not _tiered(self.offers[oid])}
+        for (oid, j), var in self.m.q.items():  # volume tiers: each tier's nodes at its price
+            terms[var] = costs.capex(costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0]))
+        self.m.prob += (pulp.LpAffineExpression(terms) <= cap, "budget_capex")
 
     def add_objective(self) -> None:
         self.m.total_cost = _expr(self.cost_terms)
@@ -362,6 +423,8 @@ class Builder:
         self.add_rentals()
         self.add_volume_tiers()
         self.add_budget()
+        self.add_cash_budget()
+        self.add_capex_budget()
         self.set_warm_start()
         return self.m
 

@@ -1,0 +1,261 @@
+"""What page 1 says, format-neutral: the recommendation sentence, the peak capacity per offer, the
+strategies compared on the minimized objective, the spot risk and stale prices.
+
+The console, the CSV summary and the workbook's Summary all read these, so they say the same thing.
+
+Peak nodes are the most nodes of one offer held at the same time: bought nodes are held from
+delivery to the horizon end; a rental contract holds its nodes in each of its months; a cloud job
+holds its nodes from its start to its end day. Summing contracts or taking the largest one would
+over- or under-state what has to be ordered.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from procure.solver.planner import cost_on
+
+STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
+OBJECTIVE_LABEL = {"tco": "total cost of ownership (TCO)", "npv": "net present value (NPV) of the costs"}
+OBJECTIVE_SHORT = {"tco": "TCO", "npv": "NPV"}
+#: Two costs closer than this (relative) are "the same".
+SAME = 1e-6
+
+
+def money(x: float | None, currency: str = "") -> str:
+    if x is None:
+        return "—"
+    return f"{x:,.0f} {currency}".strip()
+
+
+@dataclass(frozen=True)
+class Peak:
+    """One offer's capacity in the plan: the most nodes held at once, and how much was used in total."""
+
+    offer_id: str
+    mode: str
+    vendor: str
+    label: str  # e.g. 8xH100-SXM-80GB
+    spot: bool
+    peak_nodes: int
+    amount: float  # node-months (rent), node-hours (cloud), nodes (buy)
+    amount_unit: str
+
+
+def _peak_of_intervals(intervals: list[tuple[float, float, int]]) -> int:
+    """Most nodes held at once over half-open [start, end) intervals."""
+    events = sorted([(s, n) for s, _e, n in intervals] + [(e, -n) for _s, e, n in intervals], key=lambda x: (x[0], x[1]))
+    held = peak = 0
+    for _t, dn in events:  # ends sort before starts at the same time (negative first)
+        held += dn
+        peak = max(peak, held)
+    return peak
+
+
+def peaks(result) -> list[Peak]:
+    """Per offer of the recommended plan, in the order buy, rent, cloud."""
+    plan = result.plan
+    if plan is None:
+        return []
+    out: list[Peak] = []
+    for pur in plan.purchases:
+        o = result.offers[pur.offer_id]
+        out.append(Peak(o.id, "buy", o.vendor, o.label, False, pur.nodes, float(pur.nodes), "nodes"))
+    rent: dict[str, list] = {}
+    for r in plan.rentals:
+        rent.setdefault(r.offer_id, []).append(r)
+    for oid, rs in rent.items():
+        o = result.offers[oid]
+        per_month: dict[int, int] = {}
+        for r in rs:
+            for m in range(r.start_month, r.start_month + r.months):
+                per_month[m] = per_month.get(m, 0) + r.nodes
+        out.append(Peak(o.id, "rent", o.vendor, o.label, False, max(per_month.values()), float(sum(r.nodes * r.months for r in rs)), "node-months"))
+    cloud: dict[str, list] = {}
+    for a in plan.assignments:
+        if a.mode == "cloud":
+            cloud.setdefault(a.offer_id, []).append(a)
+    for oid, jobs in cloud.items():
+        o = result.offers[oid]
+        peak = _peak_of_intervals([(a.start_day, a.end_day, a.nodes) for a in jobs])
+        out.append(Peak(o.id, "cloud", o.vendor, o.label, bool(o.spot), peak, sum(a.nodes * a.hours for a in jobs), "node-hours"))
+    return out
+
+
+def _peak_phrase(pk: Peak) -> str:
+    nodes = f"{pk.peak_nodes} × {pk.label} node{'s' if pk.peak_nodes != 1 else ''}"
+    if pk.mode == "buy":
+        return f"buy {nodes} from {pk.vendor}"
+    if pk.mode == "rent":
+        return f"rent {nodes} at peak from {pk.vendor} ({pk.amount:,.0f} node-months)"
+    kind = "SPOT cloud" if pk.spot else "on-demand cloud"
+    return f"use {nodes} at peak of {pk.vendor} {kind} capacity ({pk.amount:,.0f} node-hours)"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The recommended plan against one strategy, on the minimized objective."""
+
+    name: str
+    label: str
+    status: str
+    cost: float | None  # on the objective
+    other: float | None  # on the other objective (TCO when NPV was minimized, and vice versa)
+    diff: float | None  # cost − recommended (objective units); positive: the strategy costs more
+    pct: float | None  # diff / cost
+    bound: str  # "" exact; "at most": the strategy's solve stopped at a gap, its best plan may be cheaper
+    gap: float | None
+    text: str  # the phrase for the recommendation sentence ("" for the recommended plan)
+
+
+def comparisons(result) -> list[Comparison]:
+    """Every strategy against the recommended plan, on the objective that was minimized."""
+    obj = result.objective
+    other_obj = "tco" if obj == "npv" else "npv"
+    base = result.objective_cost
+    out = []
+    for name in ("hybrid", "buy", "rent", "cloud"):
+        s = result.strategies.get(name)
+        if s is None:
+            continue
+        label = STRATEGY_LABEL[name]
+        gap = s.solve.gap if s.solve else None
+        if s.status == "excluded":
+            out.append(Comparison(name, label, "excluded", None, None, None, None, "", None, f"{label} excluded by you (allowed_modes)"))
+            continue
+        cost, other = cost_on(s.plan, obj), cost_on(s.plan, other_obj)
+        if cost is None or base is None:
+            txt = f"{label} is infeasible" if s.status == "infeasible" else f"{label}: no plan within the time limit"
+            out.append(Comparison(name, label, str(s.status), None, None, None, None, "", gap, "" if name == "hybrid" else txt))
+            continue
+        diff = cost - base
+        pct = diff / cost if cost else None
+        # a comparator stopped at a gap: its true optimum may be up to gap × cost lower, so our saving is an upper bound
+        bound = "at most" if s.status != "optimal" and name != "hybrid" and diff > 0 else ""
+        short = OBJECTIVE_SHORT[obj]
+        if name == "hybrid":
+            txt = ""
+        elif abs(diff) <= SAME * max(1.0, abs(base)):
+            txt = f"same {short} as {label}"
+        elif diff > 0:
+            gap_note = f", whose solve stopped at a {gap:.1%} gap" if bound and gap is not None else ""
+            txt = f"{bound + ' ' if bound else ''}{pct:.0%} less {short} than {label}{gap_note}"
+        else:
+            txt = f"{-diff / base:.0%} more {short} than {label}" + (" (this plan's solve stopped at a gap)" if result.status != "optimal" else "")
+        out.append(Comparison(name, label, str(s.status), cost, other, diff, pct, bound, gap, txt))
+    return out
+
+
+def objective_phrase(result) -> str:
+    p = result.project
+    if result.objective == "npv":
+        return f"minimizing the {OBJECTIVE_LABEL['npv']} at {p.discount_rate:.1%} a year"
+    return f"minimizing the {OBJECTIVE_LABEL['tco']}"
+
+
+def what_to_do(result) -> str:
+    """The actions, with the peak nodes held at once per offer: 'Rent 8 × 8xH100 nodes at peak from …'."""
+    parts = [_peak_phrase(pk) for pk in peaks(result)]
+    what = "; ".join(parts)
+    return what[0].upper() + what[1:] if what else ""
+
+
+def recommendation(result) -> str:
+    """One sentence: what to do (peak nodes per offer), what it costs on the minimized objective (and
+    the other beside it), and how it compares with the single-mode strategies."""
+    plan, p = result.plan, result.project
+    if plan is None:
+        return "No plan: see the reasons below."
+    cur = p.currency
+    if result.objective == "npv":
+        cost = f"{money(plan.npv_cost, cur)} net present value (minimized; {money(plan.total_cost, cur)} total cost of ownership)"
+    else:
+        cost = f"{money(plan.total_cost, cur)} total cost of ownership (minimized)"
+    cmp = [c.text for c in comparisons(result) if c.text]
+    tail = f" ({', '.join(cmp)})" if cmp else ""
+    return f"{what_to_do(result)}: {cost} over {p.horizon_months} months{tail}."
+
+
+@dataclass(frozen=True)
+class SpotRisk:
+    offers: list[str]  # spot offers in the plan
+    workloads: list[str]
+    fallback_status: str
+    fallback_cost: float | None  # the plan re-solved without spot, on the objective
+    fallback_tco: float | None
+    extra: float | None  # fallback − recommended (objective units)
+    text: str
+
+
+def spot_risk(result) -> SpotRisk | None:
+    """When the plan uses spot: which jobs, and what the same workloads cost without spot (re-solved)."""
+    plan = result.plan
+    if plan is None:
+        return None
+    spot_jobs = [a for a in plan.assignments if result.offers[a.offer_id].spot]
+    if not spot_jobs:
+        return None
+    cur = result.project.currency
+    offers = list(dict.fromkeys(a.offer_id for a in spot_jobs))
+    fb = result.spot_fallback
+    cost = cost_on(fb.plan, result.objective) if fb else None
+    tco = fb.plan.total_cost if fb and fb.plan else None
+    base = result.objective_cost
+    extra = cost - base if cost is not None and base is not None else None
+    short = OBJECTIVE_SHORT[result.objective]
+    overhead = max((result.offers[o].hour_overhead or 0.0) for o in offers)
+    head = (f"Spot risk: {len(spot_jobs)} of {len(plan.assignments)} workload(s) run on spot capacity ({', '.join(offers)}), which the "
+            f"provider may interrupt (planned with {overhead:.0%} extra hours).")
+    if cost is None:
+        why = "no plan without spot exists" if fb is not None and fb.status == "infeasible" else "no plan without spot was found"
+        text = f"{head} Without spot: {why}, so the deadlines depend on spot capacity."
+    else:
+        text = (f"{head} On-demand fallback (the same workloads re-solved without spot): {money(cost, cur)} {short}, "
+                f"{money(extra, cur)} more ({extra / base:+.0%}).")
+    return SpotRisk(offers, [a.workload for a in spot_jobs], str(fb.status) if fb else "", cost, tco, extra, text)
+
+
+@dataclass(frozen=True)
+class Stale:
+    offer_id: str
+    quoted_on: dt.date
+    days_before_start: int
+
+
+def stale_offers(result) -> list[Stale]:
+    """Offers in the recommended plan quoted more than ``stale_quote_days`` before the start date."""
+    plan, p = result.plan, result.project
+    if plan is None:
+        return []
+    ids = list(dict.fromkeys([a.offer_id for a in plan.assignments] + [x.offer_id for x in plan.purchases] + [r.offer_id for r in plan.rentals]))
+    out = []
+    for oid in ids:
+        o = result.offers[oid]
+        age = (p.start_date - o.quoted_on).days
+        if age > p.stale_quote_days:
+            out.append(Stale(oid, o.quoted_on, age))
+    return out
+
+
+def stale_text(result) -> str:
+    st = stale_offers(result)
+    if not st:
+        return ""
+    p = result.project
+    each = "; ".join(f"{s.offer_id} quoted {s.quoted_on.isoformat()} ({s.days_before_start} days)" for s in st)
+    return (f"Stale prices: {len(st)} offer(s) in this plan were quoted more than {p.stale_quote_days} days before the start date "
+            f"{p.start_date.isoformat()}: {each}. Ask for fresh quotes before approval (stale_quote_days sets the limit).")
+
+
+def npv_timing_note(result) -> str:
+    """Under the NPV objective a job may start later than it could: a later payment is worth less today."""
+    if result.objective != "npv" or result.plan is None:
+        return ""
+    earliest = {w.name: w.earliest_start_days for w in result.project.workloads}
+    late = [a for a in result.plan.assignments
+            if a.start_day - max(earliest[a.workload], result.offers[a.offer_id].lead_time_days) >= 7]
+    if not late:
+        return ""
+    return (f"{len(late)} workload(s) start later than allowed because NPV is minimized: paying later lowers the present value, "
+            f"not the cost. Run with --objective tco to start every job as early as allowed.")
