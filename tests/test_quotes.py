@@ -354,3 +354,20 @@ def test_a_missing_exchange_rate_stops_solve_with_exit_1(tmp_path):
     out = " ".join(res.output.split())
     assert "fx_rates.CNY: missing exchange rate CNY: offer(s) sh-baremetal-8xh800" in out and "nothing was written" in out
     assert not (tmp_path / "plan.json").exists()
+
+
+def test_cash_and_capex_budgets_count_term_contracts_and_volume_tiers():
+    # the cheapest cover of the 7-month job is one 12-month term at 1,700: 20,400 of cash by month 11;
+    # every other cover costs more, so a cash budget of 20,300 leaves no plan, and 20,450 keeps it.
+    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=20_450)
+    o = _tiered("1:3200; 6:2900; 12:1700")
+    hours = {("a", "r", 1): SEVEN_MONTHS_H}
+    assert solve_fixed(p, [o], hours, compare=False).plan.total_cost == pytest.approx(20_400)
+    tight = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=20_300)
+    assert solve_fixed(tight, [o], hours, compare=False).status == "infeasible"
+    # 7 nodes needed: 8 at 85,000 = 680,000 is the cheapest purchase; a capex budget of 675,000 forbids it
+    # (and 7 × 100,000 = 700,000), 680,000 allows it
+    b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000", max_nodes=10)
+    for cap, status in ((680_000, "optimal"), (675_000, "infeasible")):
+        pb = project([wl("a", 60)], electricity_price_per_kwh=0, budget_capex=cap)
+        assert solve_fixed(pb, [b], {("a", "b", 7): 100}, compare=False).status == status, cap
