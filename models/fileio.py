@@ -1,65 +1,458 @@
-"""Atomic file output: write to a temporary file in the same folder, then rename over the target.
+"""Files in and out, safe against accidents and hostile paths.
 
-A failure part-way never leaves a half-written file, and an existing file is replaced only by a
-complete new one (``os.replace`` is atomic on POSIX and Windows within one file system).
+Reading (:func:`read_input`): only regular files are read — a FIFO, a device (``/dev/zero``), a socket
+or a folder is refused before it is opened; the file is opened non-blocking and checked again on the
+open descriptor (it may have been swapped), and at most ``MAX_FILE_BYTES`` bytes are read, counted
+while reading (a device or a growing file can report any size).
+
+Writing (:class:`Outputs`): every output of one command is checked before any work starts (folder,
+permission, name length, not a device/FIFO/folder/socket, not an input file, not another output of
+the same run); the contents are then written at the end as one transaction — each to a temporary
+file beside its target, and only when every temporary is complete are they renamed over their
+targets. Either all outputs appear or none does; an existing file is only ever replaced by a complete
+new one. Temporaries are removed on every exit path, SIGTERM/SIGINT/SIGHUP included; those left by a
+process killed with SIGKILL are removed by the next run that writes into the same folder.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import re
+import secrets
+import signal
+import stat
+import sys
 import tempfile
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from .errors import InputError, Problem
+from .limits import MAX_FILE_BYTES
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """'a regular file', 'a folder', 'a character device', ... for an ``st_mode``."""
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _size(n: int, decimals: int = 0) -> str:
+    return f"{n / 2**20:.{decimals}f} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+def read_input(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or InputError saying why not. Never
+    blocks (FIFOs are refused before opening, and the open is non-blocking) and never reads more than
+    ``limit + 1`` bytes."""
+    path = Path(path)
+    name = str(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError([Problem(name, "", f"{what} not found")]) from None
+    except OSError as exc:
+        raise InputError([Problem(name, "", f"cannot read {what}: {exc.strerror}")]) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError([Problem(name, "", f"{what} is a folder, expected a file")])
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError([Problem(name, "", f"{what} is {file_kind(st.st_mode)}, not a regular file; give a file")])
+    if st.st_size > limit:
+        raise InputError([Problem(name, "", f"{what} is {_size(st.st_size, 1)}; the limit is {_size(limit)}")])
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError([Problem(name, "", f"cannot read {what}: {exc.strerror}")]) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped for something else after the first check
+            raise InputError([Problem(name, "", f"{what} is {file_kind(st.st_mode)}, not a regular file; give a file")])
+        chunks, got = [], 0
+        while got <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    except OSError as exc:
+        raise InputError([Problem(name, "", f"cannot read {what}: {exc.strerror}")]) from None
+    finally:
+        os.close(fd)
+    if got > limit:
+        raise InputError([Problem(name, "", f"{what} is larger than the limit ({_size(limit)}); it grew while being read, or is not what its size says")])
+    return b"".join(chunks)
+
+
+# --- writing -----------------------------------------------------------------------------------------
+
+#: temporaries are named ``.procure-<pid>-<random>.tmp`` so a later run can tell whose they are
+_TMP = re.compile(r"^\.procure-(\d+)-[0-9a-f]{8}\.tmp$")
+_SIGNALS = tuple(getattr(signal, s) for s in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, s))
+
+
+def _new_file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+@dataclass
+class Target:
+    path: Path
+    what: str  # the option that named it, e.g. "--json"
+    data: bytes | None = None
+    new_folder: bool = False  # its folder does not exist yet and is created when writing
+
+
+@dataclass
+class Outputs:
+    """The files one command writes, checked early and written together (see the module docstring).
+
+    ``overwrite``: whether an existing regular file may be replaced (the template command refuses
+    unless ``--force``)."""
+
+    overwrite: bool = True
+    targets: list[Target] = field(default_factory=list)
+
+    # -- declaring and checking ------------------------------------------------------------------
+
+    def add(self, path: str | Path, what: str) -> Target:
+        """Declare an output file; raise InputError now if it could not be written."""
+        target = Target(Path(path), what)
+        self._check(target)
+        self.targets.append(target)
+        return target
+
+    def add_folder(self, folder: str | Path, names: Iterable[str], what: str) -> list[Target]:
+        """Declare files ``names`` inside ``folder``; the folder may be new if its parent exists."""
+        folder = Path(folder)
+        new = False
+        try:
+            st = os.stat(folder)
+        except FileNotFoundError:
+            parent = folder.parent
+            if not parent.is_dir():
+                raise InputError([Problem(str(folder), what, f"folder {str(parent)!r} does not exist")]) from None
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise InputError([Problem(str(folder), what, "no permission to create this folder")]) from None
+            new = True
+        else:
+            if not stat.S_ISDIR(st.st_mode):
+                raise InputError([Problem(str(folder), what, f"is {file_kind(st.st_mode)}; give a folder")])
+        out = []
+        for name in names:
+            target = Target(folder / name, what, new_folder=new)
+            if not new:
+                self._check(target)
+            else:
+                self._check_name(target)
+                self._check_duplicate(target)
+            self.targets.append(target)
+            out.append(target)
+        return out
+
+    def _check(self, t: Target) -> None:
+        path, what = t.path, t.what
+        folder = path.parent
+        if not folder.exists():
+            raise InputError([Problem(str(path), what, f"folder {str(folder)!r} does not exist")])
+        if not folder.is_dir():
+            raise InputError([Problem(str(path), what, f"{str(folder)!r} is not a folder")])
+        self._check_name(t)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise InputError([Problem(str(path), what, f"cannot use this path: {exc.strerror}")]) from None
+        if st is not None:
+            if stat.S_ISDIR(st.st_mode):
+                raise InputError([Problem(str(path), what, "is a folder; give a file name")])
+            if not stat.S_ISREG(st.st_mode):
+                raise InputError([Problem(str(path), what, f"is {file_kind(st.st_mode)}; refusing to replace it with a file")])
+            if not self.overwrite:
+                raise InputError([Problem(str(path), what, "the file exists; give another name, or --force to replace it")])
+        if not os.access(folder, os.W_OK | os.X_OK) or (st is not None and not os.access(path, os.W_OK)):
+            raise InputError([Problem(str(path), what, "no permission to write here")])
+        self._check_duplicate(t)
+
+    def _check_name(self, t: Target) -> None:
+        name_bytes = len(os.fsencode(t.path.name))
+        folder = t.path.parent if t.path.parent.exists() else t.path.parent.parent
+        limit = _name_max(folder)
+        if name_bytes > limit:
+            raise InputError([Problem(str(t.path)[:120] + ("…" if len(str(t.path)) > 120 else ""), t.what,
+                                      f"the file name is {name_bytes} bytes long; this file system allows {limit}")])
+
+    def _check_duplicate(self, t: Target) -> None:
+        for other in self.targets:
+            if _same_path(other.path, t.path):
+                raise InputError([Problem(str(t.path), t.what, f"is also the output of {other.what}; give each output its own file")])
+
+    def forbid_inputs(self, inputs: Iterable[str | Path]) -> None:
+        """Refuse any output that is (or links to) one of the input files."""
+        paths = [Path(p) for p in inputs]
+        problems = []
+        for t in self.targets:
+            for src in paths:
+                if _same_path(t.path, src):
+                    problems.append(Problem(str(t.path), t.what, f"is the input file {str(src)!r}; writing there would destroy it"))
+                    break
+        if problems:
+            raise InputError(problems)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def put(self, target: Target, data: bytes) -> None:
+        """Give a declared output its contents (written by :meth:`commit`)."""
+        target.data = data
+
+    def commit(self) -> list[Path]:
+        """Write every output that has contents: all of them, or none. Returns the paths written."""
+        todo = [t for t in self.targets if t.data is not None]
+        if not todo:
+            return []
+        with _SignalGuard():
+            written = _transaction(todo)
+        return written
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+class _Interrupted(BaseException):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _SignalGuard:
+    """While outputs are written, SIGTERM/SIGINT/SIGHUP raise an exception, so the cleanup below runs;
+    the signal is then delivered again with its default action (the process ends as it would have)."""
+
+    def __enter__(self) -> "_SignalGuard":
+        self.saved = {}
+        if threading.current_thread() is threading.main_thread():
+            for s in _SIGNALS:
+                try:
+                    self.saved[s] = signal.signal(s, self._raise)
+                except (OSError, ValueError):
+                    pass
+        return self
+
+    @staticmethod
+    def _raise(signum, _frame):
+        raise _Interrupted(signum)
+
+    def __exit__(self, kind, exc, tb) -> None:
+        for s, handler in self.saved.items():
+            signal.signal(s, handler)
+        if isinstance(exc, _Interrupted):
+            sys.stderr.write(f"interrupted by signal {exc.signum}; no output was written\n")
+            sys.stderr.flush()
+            # end the way the signal would have ended us (Python's SIGINT handler would raise instead)
+            signal.signal(exc.signum, signal.SIG_DFL)
+            os.kill(os.getpid(), exc.signum)
+
+
+def _sweep_stale(folder: Path) -> None:
+    """Remove temporaries left by earlier runs that were killed outright (their process is gone)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        m = _TMP.match(name)
+        if not m or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue  # still running
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        try:
+            if stat.S_ISREG(os.lstat(folder / name).st_mode):
+                os.unlink(folder / name)
+        except OSError:
+            pass
+
+
+def _transaction(todo: list[Target]) -> list[Path]:
+    created_folders: list[Path] = []
+    temps: dict[int, Path] = {}  # index in todo -> temporary
+    backups: dict[int, Path] = {}  # index -> hard link to the file it replaces
+    renamed: list[int] = []
+    failure: tuple[Target, str] | None = None
+    try:
+        for t in todo:
+            folder = t.path.parent
+            if t.new_folder and not folder.exists():
+                folder.mkdir()
+                created_folders.append(folder)
+        for folder in {t.path.parent for t in todo}:
+            _sweep_stale(folder)
+        for i, t in enumerate(todo):
+            # named and recorded before it exists, so a signal at any moment finds it to remove
+            temps[i] = _temp_name(t.path.parent)
+            try:
+                _write_temp(t, temps[i])
+            except OSError as exc:
+                failure = (t, exc.strerror or str(exc))
+                raise
+        for i, t in enumerate(todo):
+            try:
+                st = os.lstat(t.path)
+            except FileNotFoundError:
+                st = None
+            if st is not None and not stat.S_ISREG(st.st_mode):  # changed since it was checked
+                failure = (t, f"it is now {file_kind(st.st_mode)}")
+                raise OSError(errno.EEXIST, failure[1])
+            if st is not None:
+                backup = _temp_name(t.path.parent)
+                try:
+                    os.link(t.path, backup)
+                    backups[i] = backup
+                except OSError:
+                    pass  # no hard links here: the replace is still atomic, only the rollback is lost
+        for i, t in enumerate(todo):
+            try:
+                os.replace(temps[i], t.path)
+            except OSError as exc:
+                failure = (t, exc.strerror or str(exc))
+                raise
+            renamed.append(i)
+            del temps[i]
+    except (OSError, _Interrupted) as exc:
+        kept = _roll_back(todo, renamed, backups)
+        _remove(list(temps.values()) + list(backups.values()))
+        for folder in created_folders:
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        if isinstance(exc, _Interrupted):
+            raise
+        failed, why = failure if failure else (todo[0], exc.strerror or str(exc))
+        written = [todo[i].path for i in kept]
+        not_written = [t.path for i, t in enumerate(todo) if i not in kept]
+        msg = f"could not write the file ({why})"
+        if written:
+            msg += f"; written: {', '.join(map(str, written))}; not written: {', '.join(map(str, not_written))}"
+        else:
+            msg += f"; nothing was written and any previous file is unchanged (not written: {', '.join(map(str, not_written))})"
+        raise InputError([Problem(str(failed.path), failed.what, msg)]) from None
+    _remove(list(backups.values()))
+    return [t.path for t in todo]
+
+
+def _temp_name(folder: Path) -> Path:
+    return folder / f".procure-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+
+
+def _write_temp(t: Target, tmp: Path) -> None:
+    """Write ``t.data`` into the new file ``tmp``, flushed to disk, with the target's final mode."""
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(t.data or b"")
+        fh.flush()
+        os.fsync(fh.fileno())
+        # keep the mode of the file it replaces, else the mode a plain new file would get
+        try:
+            mode = os.stat(t.path).st_mode & 0o777
+        except OSError:
+            mode = _new_file_mode()
+        os.fchmod(fh.fileno(), mode)
+
+
+def _roll_back(todo: list[Target], renamed: list[int], backups: dict[int, Path]) -> list[int]:
+    """Undo the renames that happened; returns the indexes that could not be undone (still written)."""
+    kept = []
+    for i in renamed:
+        try:
+            if i in backups:
+                os.replace(backups.pop(i), todo[i].path)
+            else:
+                os.unlink(todo[i].path)
+        except OSError:
+            kept.append(i)
+    return kept
+
+
+def _remove(paths: Iterable[Path]) -> None:
+    for p in paths:
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
+
+
+# --- scratch space for the solver ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def scratch_dir() -> Iterator[Path]:
+    """A private temporary folder for files a library writes (PuLP's model and solution files go to
+    ``$TMPDIR``, which points here meanwhile). It is removed on every exit path, SIGTERM/SIGINT/SIGHUP
+    included; a full disk is an InputError naming the folder."""
+    saved = {k: os.environ.get(k) for k in ("TMPDIR", "TMP")}
+    try:
+        with _SignalGuard(), tempfile.TemporaryDirectory(prefix="procure-") as folder:
+            os.environ["TMPDIR"] = os.environ["TMP"] = folder
+            try:
+                yield Path(folder)
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+    except OSError as exc:
+        where = exc.filename or tempfile.gettempdir()
+        raise InputError([Problem(str(where), "", f"could not write a temporary file for the solver ({exc.strerror or exc}); free some disk space there or set TMPDIR")]) from None
+
+
+# --- one-file helpers (the template, library callers) ------------------------------------------------
 
 
 def check_writable(path: str | Path, what: str = "output") -> Path:
-    """Fail early — before any solving — when ``path`` cannot be written."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.exists():
-        raise InputError([Problem(str(path), what, f"folder {str(folder)!r} does not exist")])
-    if not folder.is_dir():
-        raise InputError([Problem(str(path), what, f"{str(folder)!r} is not a folder")])
-    if path.is_dir():
-        raise InputError([Problem(str(path), what, "is a folder; give a file name")])
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise InputError([Problem(str(path), what, "no permission to write here")])
-    return path
+    """Fail early — before any work — when ``path`` cannot be written."""
+    Outputs().add(path, what)
+    return Path(path)
 
 
-def _mode_for(path: Path) -> int:
-    try:
-        return path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def atomic_write(path: str | Path, data: bytes, what: str = "output") -> None:
-    """Write ``data`` to ``path`` completely or not at all. An OS failure (disk full, permission lost)
-    becomes an InputError that says the previous file, if any, is unchanged."""
-    path = Path(path)
-    check_writable(path, what)
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-            # mkstemp makes the file private (0600); give it the mode a plain new file would get, or
-            # keep the mode of the file it replaces
-            os.fchmod(fh.fileno(), _mode_for(path))
-        os.replace(tmp, path)
-    except BaseException as exc:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-        if isinstance(exc, OSError):
-            why = exc.strerror or str(exc)
-            raise InputError([Problem(str(path), what, f"could not write the file ({why}); any previous file there is unchanged")]) from None
-        raise
+def atomic_write(path: str | Path, data: bytes, what: str = "output", overwrite: bool = True) -> None:
+    """Write ``data`` to ``path`` completely or not at all (an Outputs transaction of one file)."""
+    out = Outputs(overwrite=overwrite)
+    out.put(out.add(path, what), data)
+    out.commit()

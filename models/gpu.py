@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError, unknown_choice
 from .validation import problems_from
@@ -99,7 +99,7 @@ def gpu_table() -> GPUTable:
     for i, row in enumerate(data.get("gpus", [])):
         try:
             gpus.append(GPU.model_validate(row))
-        except Exception as exc:  # a broken bundled table is a packaging bug; still report it clearly
+        except ValidationError as exc:  # a broken bundled table is a packaging bug; still report it clearly
             problems += problems_from(exc, str(path), ("gpus", i), lambda loc: line_of(lines, loc))
     if problems:
         raise InputError(problems)

@@ -10,34 +10,42 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import InputError, unknown_choice
-from .validation import problems_from
+from .errors import InputError, Problem, unknown_choice
+from .limits import MAX_PARAMS_B
+from .text import clean_name
+from .validation import InputModel, problems_from
 from .yamlio import line_of, load_yaml
 
 
-class ModelSpec(BaseModel):
+class ModelSpec(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str | None = Field(default=None, description="preset id, when the model came from a preset")
-    params_b: float = Field(gt=0, description="total parameters, billions")
+    id: str | None = Field(default=None, max_length=200, description="preset id, when the model came from a preset")
+    params_b: float = Field(gt=0, le=MAX_PARAMS_B, description="total parameters, billions")
     active_params_b: float | None = Field(default=None, gt=0, description="parameters active per token, billions (mixture-of-experts); default: params_b")
-    layers: int = Field(gt=0)
-    hidden_size: int = Field(gt=0)
-    heads: int = Field(gt=0)
+    layers: int = Field(gt=0, le=100_000)
+    hidden_size: int = Field(gt=0, le=10_000_000)
+    heads: int = Field(gt=0, le=1_000_000)
     kv_heads: int | None = Field(default=None, gt=0, description="key/value heads (grouped-query attention); default: heads")
-    ffn_hidden_size: int = Field(gt=0, description="FFN width one token activates")
-    vocab_size: int = Field(gt=0)
+    ffn_hidden_size: int = Field(gt=0, le=100_000_000, description="FFN width one token activates")
+    vocab_size: int = Field(gt=0, le=100_000_000)
     # mixture-of-experts layout (contract names; config.json keys in brackets, DeepSeek naming)
-    experts: int | None = Field(default=None, gt=0, description="routed experts per MoE layer [n_routed_experts]")
-    experts_per_token: int | None = Field(default=None, gt=0, description="routed experts each token activates [num_experts_per_tok]")
-    shared_experts: int | None = Field(default=None, ge=0, description="always-active shared experts per MoE layer [n_shared_experts]")
-    expert_ffn_hidden_size: int | None = Field(default=None, gt=0, description="FFN width of one expert [moe_intermediate_size]")
-    dense_layers: int | None = Field(default=None, ge=0, description="leading dense (non-MoE) layers [first_k_dense_replace]")
-    dense_ffn_hidden_size: int | None = Field(default=None, gt=0, description="FFN width of the dense layers [intermediate_size]")
-    routing_group_limit: int | None = Field(default=None, gt=0, description="a token's routed experts lie in at most this many expert groups (nodes for DeepSeek-V3, devices for V2) [topk_group]")
-    source: str | None = None
+    experts: int | None = Field(default=None, gt=0, le=100_000, description="routed experts per MoE layer [n_routed_experts]")
+    experts_per_token: int | None = Field(default=None, gt=0, le=100_000, description="routed experts each token activates [num_experts_per_tok]")
+    shared_experts: int | None = Field(default=None, ge=0, le=100_000, description="always-active shared experts per MoE layer [n_shared_experts]")
+    expert_ffn_hidden_size: int | None = Field(default=None, gt=0, le=100_000_000, description="FFN width of one expert [moe_intermediate_size]")
+    dense_layers: int | None = Field(default=None, ge=0, le=100_000, description="leading dense (non-MoE) layers [first_k_dense_replace]")
+    dense_ffn_hidden_size: int | None = Field(default=None, gt=0, le=100_000_000, description="FFN width of the dense layers [intermediate_size]")
+    routing_group_limit: int | None = Field(default=None, gt=0, le=100_000, description="a token's routed experts lie in at most this many expert groups (nodes for DeepSeek-V3, devices for V2) [topk_group]")
+    source: str | None = Field(default=None, max_length=2000)
+
+    @field_validator("id", "source", mode="before")
+    @classmethod
+    def _clean(cls, value: object, info) -> object:
+        # shown in every report: plain printable text (see models.text)
+        return clean_name(value, info.field_name)
 
     @model_validator(mode="after")
     def _check(self) -> ModelSpec:
@@ -49,7 +57,7 @@ class ModelSpec(BaseModel):
         if any(v is not None for v in moe.values()) and any(v is None for v in moe.values()):
             missing = ", ".join(k for k, v in moe.items() if v is None)
             raise ValueError(f"a mixture-of-experts layout needs experts, experts_per_token and expert_ffn_hidden_size together; missing {missing}")
-        if self.experts is not None and self.experts_per_token > self.experts:
+        if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
             raise ValueError(f"experts_per_token ({self.experts_per_token}) cannot exceed experts ({self.experts})")
         if self.dense_layers is not None and self.dense_layers >= self.layers:
             raise ValueError(f"dense_layers ({self.dense_layers}) must be fewer than layers ({self.layers})")
@@ -80,7 +88,7 @@ class ModelSpec(BaseModel):
     def expert_params(self) -> float:
         """Routed-expert parameters of the whole model: moe_layers × experts × 3·h·f_e (gated MLP: gate,
         up, down). Everything else (attention, shared experts, dense layers, embeddings) is P − this."""
-        if not self.has_expert_layout:
+        if self.experts is None or self.expert_ffn_hidden_size is None:
             return 0.0
         return float(self.moe_layers * self.experts * 3 * self.hidden_size * self.expert_ffn_hidden_size)
 
@@ -94,12 +102,13 @@ def model_presets() -> dict[str, ModelSpec]:
     """The bundled presets (``models/data/model_presets.yaml``) by id."""
     path = Path(str(resources.files("procure.models") / "data" / "model_presets.yaml"))
     data, lines = load_yaml(path, "model presets")
-    out, problems = {}, []
+    out: dict[str, ModelSpec] = {}
+    problems: list[Problem] = []
     for i, row in enumerate(data.get("presets", [])):
         try:
             spec = ModelSpec.model_validate(row)
-            out[spec.id] = spec
-        except Exception as exc:
+            out[spec.id or f"presets[{i}]"] = spec
+        except ValidationError as exc:
             problems += problems_from(exc, str(path), ("presets", i), lambda loc: line_of(lines, loc))
     if problems:
         raise InputError(problems)
@@ -108,7 +117,7 @@ def model_presets() -> dict[str, ModelSpec]:
 
 def resolve_preset(name: str) -> ModelSpec:
     presets = model_presets()
-    key = str(name).strip().lower()
+    key = name.strip().lower()
     for pid, spec in presets.items():
         if pid.lower() == key:
             return spec

@@ -15,6 +15,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from .limits import MAX_COUNT, MAX_MONTHS, MAX_PRICE
+
 
 def _above_one(value: object, number: float) -> str:
     fraction = number / 100
@@ -97,8 +99,8 @@ class TermPrice(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    min_term_months: int = Field(gt=0, le=120)
-    price_per_node_month: float = Field(gt=0)
+    min_term_months: int = Field(gt=0, le=MAX_MONTHS)
+    price_per_node_month: float = Field(gt=0, le=MAX_PRICE)
 
 
 class VolumePrice(BaseModel):
@@ -106,8 +108,8 @@ class VolumePrice(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    min_nodes: int = Field(gt=0)
-    price_per_node: float = Field(gt=0)
+    min_nodes: int = Field(gt=0, le=MAX_COUNT)
+    price_per_node: float = Field(gt=0, le=MAX_PRICE)
 
 
 def parse_tiers(value: object, keys: tuple[str, str]) -> object:

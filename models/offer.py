@@ -20,15 +20,16 @@ columns ``financing.down_payment_pct``, ``financing.months``, ``financing.annual
 
 from __future__ import annotations
 
-import datetime as dt
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from .gpu import FABRIC_GBPS, InterNode, IntraNode, gpu_table
 from .money import Currency, Financing, Pct, Pct500, TermPrice, VolumePrice, ascending, parse_tiers
+from .limits import MAX_COUNT, MAX_DAYS, MAX_MONTHS, MAX_POWER_KW, MAX_PRICE, MAX_RAM_GB, MAX_STORAGE_TB
+from .text import clean_name, echo
+from .validation import Date, InputModel
 from .regions import normalize_token
-
 
 class Mode(StrEnum):
     """How capacity is obtained: bought servers, bare metal rented by the month, or cloud hours."""
@@ -98,42 +99,42 @@ COLUMNS: dict[str, str] = {
 }
 
 
-class Offer(BaseModel):
+class Offer(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
-    vendor: str = Field(min_length=1)
+    vendor: str = Field(min_length=1, max_length=200)
     mode: Mode
-    region: str = Field(min_length=1)
+    region: str = Field(min_length=1, max_length=80)
     gpu: str
     gpus_per_node: int = Field(gt=0, le=64)
     intra_node: IntraNode
     inter_node: InterNode = "none"
     inter_node_rails: int = Field(default=1, gt=0, le=32)
-    ram_gb: float = Field(gt=0)
-    nvme_tb: float = Field(ge=0)
-    cpu_cores: int = Field(gt=0)
-    network_line: str = "standard"
-    max_nodes: int = Field(default=64, gt=0)
-    lead_time_days: int = Field(default=0, ge=0)
+    ram_gb: float = Field(gt=0, le=MAX_RAM_GB)
+    nvme_tb: float = Field(ge=0, le=MAX_STORAGE_TB)
+    cpu_cores: int = Field(gt=0, le=MAX_COUNT)
+    network_line: str = Field(default="standard", min_length=1, max_length=80)
+    max_nodes: int = Field(default=64, gt=0, le=MAX_COUNT)
+    lead_time_days: int = Field(default=0, ge=0, le=MAX_DAYS)
     # buy
-    price_per_node: float | None = Field(default=None, gt=0)
-    power_kw_per_node: float | None = Field(default=None, gt=0)
+    price_per_node: float | None = Field(default=None, gt=0, le=MAX_PRICE)
+    power_kw_per_node: float | None = Field(default=None, gt=0, le=MAX_POWER_KW)
     residual_value_pct: Pct | None = None
     maintenance_pct_per_year: Pct | None = None
-    colocation_per_node_month: float | None = Field(default=None, ge=0)
-    volume_prices: list[VolumePrice] | None = Field(default=None, min_length=1)
+    colocation_per_node_month: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    volume_prices: list[VolumePrice] | None = Field(default=None, min_length=1, max_length=100)
     financing: Financing | None = None
     depreciation_years: float | None = Field(default=None, gt=0, le=50)
     import_duty_pct: Pct | None = None
     vat_pct: Pct | None = None
     # rent
-    price_per_node_month: float | None = Field(default=None, gt=0)
-    setup_fee_per_node: float | None = Field(default=None, ge=0)
-    min_term_months: int | None = Field(default=None, gt=0)
-    term_prices: list[TermPrice] | None = Field(default=None, min_length=1)
+    price_per_node_month: float | None = Field(default=None, gt=0, le=MAX_PRICE)
+    setup_fee_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    min_term_months: int | None = Field(default=None, gt=0, le=MAX_MONTHS)
+    term_prices: list[TermPrice] | None = Field(default=None, min_length=1, max_length=100)
     # cloud
-    price_per_node_hour: float | None = Field(default=None, gt=0)
+    price_per_node_hour: float | None = Field(default=None, gt=0, le=MAX_PRICE)
     spot: bool | None = None
     spot_overhead_pct: Pct500 | None = None
     commitment_months: int | None = Field(default=None, gt=0, le=120)
@@ -141,8 +142,8 @@ class Offer(BaseModel):
     # money
     currency: Currency | None = None
     # provenance
-    source: str = Field(min_length=1)
-    quoted_on: dt.date
+    source: str = Field(min_length=1, max_length=2000)
+    quoted_on: Date
 
     @model_validator(mode="before")
     @classmethod
@@ -186,10 +187,17 @@ class Offer(BaseModel):
     @classmethod
     def _canonical_gpu(cls, value: object) -> str:
         table = gpu_table()
-        gid = table.resolve(str(value))
+        text = value if isinstance(value, str) else echo(value)
+        gid = table.resolve(text)
         if gid is None:
-            raise ValueError(table.unknown_message(str(value)))
+            raise ValueError(table.unknown_message(text))
         return gid
+
+    @field_validator("vendor", "region", "network_line", "source", mode="before")
+    @classmethod
+    def _clean(cls, value: object, info) -> object:
+        # names are plain printable text: whitespace runs are one space, control characters refused
+        return clean_name(value, info.field_name)
 
     @field_validator("region", mode="before")
     @classmethod

@@ -11,16 +11,18 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import InputError, Problem
 from .gpu import gpu_table
+from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, known_currency
 from .offer import MODES, Mode
 from .regions import normalize_token, resolve_region
 from .units import months_to_days
-from .validation import problems_from
+from .text import clean_name, echo
+from .validation import Date, InputModel, problems_from
 from .yamlio import line_of, load_yaml
 
 
@@ -33,25 +35,30 @@ class Method(StrEnum):
     QLORA = "qlora"
 
 
-class Workload(BaseModel):
+class Workload(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1, max_length=80)
     model: ModelSpec = Field(description="a preset id (see `procure size --help`) or an inline architecture")
     method: Method
-    tokens_b: float = Field(gt=0, description="total tokens processed, billions (dataset tokens x epochs)")
+    tokens_b: float = Field(gt=0, le=MAX_TOKENS_B, description="total tokens processed, billions (dataset tokens x epochs)")
     seq_len: int = Field(default=4096, gt=0, le=1_048_576)
     lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA/QLoRA adapter rank")
-    earliest_start_days: int = Field(default=0, ge=0)
-    deadline_days: int = Field(gt=0, description="the job must finish by this day (from start_date)")
-    dataset_tb: float = Field(default=0.1, ge=0, description="training data on local disk, TB")
-    checkpoint_every_hours: float = Field(default=4.0, gt=0)
-    checkpoints_kept: int = Field(default=2, ge=1)
+    earliest_start_days: int = Field(default=0, ge=0, le=MAX_DAYS)
+    deadline_days: int = Field(gt=0, le=MAX_DAYS, description="the job must finish by this day (from start_date)")
+    dataset_tb: float = Field(default=0.1, ge=0, le=MAX_STORAGE_TB, description="training data on local disk, TB")
+    checkpoint_every_hours: float = Field(default=4.0, gt=0, le=MAX_HOURS)
+    checkpoints_kept: int = Field(default=2, ge=1, le=1000)
     mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
     effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")
     precision: Literal["bf16", "fp8"] = Field(default="bf16", description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)")
-    global_batch_tokens: float | None = Field(default=None, gt=0, description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method")
+    global_batch_tokens: float | None = Field(default=None, gt=0, le=1e12, description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method")
     allowed_gpus: list[str] | None = Field(default=None, min_length=1)
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, value: object) -> object:
+        return clean_name(value, "name")
 
     @field_validator("model", mode="before")
     @classmethod
@@ -67,9 +74,10 @@ class Workload(BaseModel):
             return value
         table, out, bad = gpu_table(), [], []
         for name in value:
-            gid = table.resolve(str(name))
+            text = name if isinstance(name, str) else echo(name)
+            gid = table.resolve(text)
             if gid is None:
-                bad.append(table.unknown_message(str(name)))
+                bad.append(table.unknown_message(text))
             else:
                 out.append(gid)
         if bad:
@@ -87,18 +95,23 @@ class Workload(BaseModel):
         return self
 
 
-class SizingSettings(BaseModel):
+class SizingSettings(InputModel):
     """Fit-check thresholds (the seeds' rules of thumb), overridable per project."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    host_ram_ratio: float | None = Field(default=None, gt=0, description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate")
-    cpu_cores_per_gpu: float | None = Field(default=None, ge=0, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
+    host_ram_ratio: float | None = Field(default=None, gt=0, le=100, description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate")
+    cpu_cores_per_gpu: float | None = Field(default=None, ge=0, le=1000, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
     min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
-    min_inter_node_gbps: float = Field(default=100.0, ge=0, description="multi-node jobs need at least this fabric per node")
-    max_nodes_per_job: int = Field(default=64, gt=0)
+    min_inter_node_gbps: float = Field(default=100.0, ge=0, le=1e6, description="multi-node jobs need at least this fabric per node")
+    max_nodes_per_job: int = Field(default=64, gt=0, le=MAX_COUNT)
     premium_lines: list[str] = Field(default_factory=lambda: ["cn2-gia", "iplc", "cn2"], description="network lines good enough for a team across the mainland-China border")
-    global_batch_tokens_m: float | None = Field(default=None, gt=0, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
+    global_batch_tokens_m: float | None = Field(default=None, gt=0, le=1e6, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
+
+    @field_validator("premium_lines", mode="before")
+    @classmethod
+    def _clean_lines(cls, value: object) -> object:
+        return [clean_name(v, "premium_lines") for v in value] if isinstance(value, list) else value
 
     @field_validator("premium_lines")
     @classmethod
@@ -107,40 +120,45 @@ class SizingSettings(BaseModel):
         return [normalize_token(x) for x in value]
 
 
-class Project(BaseModel):
+class Project(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=200)
     currency: Currency = Field(default="USD", description="reporting currency (ISO 4217); every amount reported is in it")
     fx_rates: dict[str, float] = Field(default_factory=dict, description="value of one unit of each quoted currency in the reporting currency, e.g. {CNY: 0.14}")
-    fx_rates_date: dt.date | None = Field(default=None, description="the day the fx_rates were taken")
-    fx_rates_source: str | None = Field(default=None, min_length=1, description="where the fx_rates come from")
+    fx_rates_date: Date | None = Field(default=None, description="the day the fx_rates were taken")
+    fx_rates_source: str | None = Field(default=None, min_length=1, max_length=2000, description="where the fx_rates come from")
     financing: Financing | None = Field(default=None, description="default loan for every purchase (an offer's own financing wins)")
     depreciation_years: float = Field(default=5.0, gt=0, le=50, description="straight-line life of bought servers, years (an offer may override)")
     vat_recoverable: bool = Field(default=True, description="false: purchases pay vat_pct on price plus duty as a cost")
-    start_date: dt.date = Field(default_factory=dt.date.today)
+    start_date: Date = Field(default_factory=dt.date.today)
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)
     discount_rate: float = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV")
-    budget: float | None = Field(default=None, gt=0, description="deprecated alias of budget_tco")
-    budget_tco: float | None = Field(default=None, gt=0, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end); `budget` is its deprecated alias")
-    budget_cash: float | None = Field(default=None, gt=0, description="cap on the peak cumulative cash out: at no month end may the money spent so far exceed it")
-    budget_capex: float | None = Field(default=None, gt=0, description="cap on the purchase price of the servers bought (capex)")
-    stale_quote_days: int = Field(default=180, ge=0, description="warn when an offer in the plan was quoted more than this many days before start_date")
-    electricity_price_per_kwh: float = Field(default=0.12, ge=0)
+    budget: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="deprecated alias of budget_tco")
+    budget_tco: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end); `budget` is its deprecated alias")
+    budget_cash: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the peak cumulative cash out: at no month end may the money spent so far exceed it")
+    budget_capex: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the purchase price of the servers bought (capex)")
+    stale_quote_days: int = Field(default=180, ge=0, le=MAX_DAYS, description="warn when an offer in the plan was quoted more than this many days before start_date")
+    electricity_price_per_kwh: float = Field(default=0.12, ge=0, le=MAX_ELECTRICITY_PRICE)
     pue: float = Field(default=1.3, ge=1, le=3)
-    team_region: str | None = None
+    team_region: str | None = Field(default=None, max_length=80)
     allowed_modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1)
     allow_spot: bool = Field(default=True, description="false: never place a job on spot/preemptible cloud capacity")
     offers: list[str] | None = Field(default=None, min_length=1, description="catalog files, relative to the workload file")
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)
 
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, value: object) -> object:
+        return clean_name(value, "name")
+
     @field_validator("team_region", mode="before")
     @classmethod
     def _region(cls, value: object) -> object:
         """A documented region or alias (``shanghai`` → ``cn-east``, ``china`` → ``cn``); see models/regions.py."""
-        return resolve_region(value) if isinstance(value, str) else value
+        return resolve_region(clean_name(value, "team_region")) if isinstance(value, str) else value
 
 
     @field_validator("fx_rates", mode="before")

@@ -13,11 +13,12 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .errors import InputError, Problem
+from .limits import MAX_FILE_BYTES, MAX_TEXT_CHARS  # noqa: F401  (MAX_FILE_BYTES re-exported)
 
-MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_NODES = 2_000_000
 
 Path_ = tuple[Any, ...]
@@ -25,18 +26,9 @@ Path_ = tuple[Any, ...]
 
 def read_text(path: Path, what: str = "file") -> str:
     """Read a UTF-8 text file within the size limit, or raise InputError saying why not."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise InputError([Problem(str(path), "", f"{what} not found")]) from None
-    except OSError as exc:
-        raise InputError([Problem(str(path), "", f"cannot read {what}: {exc.strerror}")]) from None
-    if path.is_dir():
-        raise InputError([Problem(str(path), "", f"{what} is a folder, expected a file")])
-    if size > MAX_FILE_BYTES:
-        raise InputError([Problem(str(path), "", f"{what} is {size / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MiB")])
-    raw = path.read_bytes()
+    from .fileio import read_input
+
+    raw = read_input(path, what)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -45,10 +37,26 @@ def read_text(path: Path, what: str = "file") -> str:
     return text
 
 
+class _Constructor(RoundTripConstructor):
+    """The round-trip constructor, with two changes for untrusted files: dates stay text (pydantic
+    checks them and names a bad one, instead of a ValueError from deep inside the parser), and an
+    integer too long for Python to convert is a YAML error with its line."""
+
+    def construct_yaml_int(self, node):  # noqa: D102
+        if len(str(node.value)) > 40:
+            raise ConstructorError(None, None, f"a number with {len(str(node.value)):,} characters is out of range", node.start_mark)
+        return super().construct_yaml_int(node)
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_str)
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+
+
 def load_yaml(path: Path, what: str = "file") -> tuple[Any, dict[Path_, int]]:
     """Parse a YAML file safely. Returns (plain data, {field path tuple: 1-based line})."""
     text = read_text(path, what)
     yaml = YAML(typ="rt", pure=True)
+    yaml.Constructor = _Constructor
     yaml.allow_duplicate_keys = False
     try:
         tree = yaml.load(text)
@@ -60,6 +68,8 @@ def load_yaml(path: Path, what: str = "file") -> tuple[Any, dict[Path_, int]]:
         msg = (exc.problem or exc.context or "malformed YAML").strip()
         raise InputError([Problem(str(path), "", f"malformed YAML: {msg}", line=line)]) from None
     except YAMLError as exc:
+        raise InputError([Problem(str(path), "", f"malformed YAML: {exc}")]) from None
+    except (ValueError, OverflowError) as exc:  # a scalar the constructor could not convert
         raise InputError([Problem(str(path), "", f"malformed YAML: {exc}")]) from None
     if _expanded_size(tree) > MAX_NODES:
         raise InputError([Problem(str(path), "", f"document expands to more than {MAX_NODES:,} values (YAML aliases?); refusing to load it")])
@@ -89,6 +99,8 @@ def load_yaml(path: Path, what: str = "file") -> tuple[Any, dict[Path_, int]]:
                 out_l.append(plain(value, at + (i,)))
             return out_l
         if isinstance(node, str):
+            if len(node) > MAX_TEXT_CHARS:
+                raise InputError([Problem(str(path), field_path(at), f"a text of {len(node):,} characters; the limit is {MAX_TEXT_CHARS:,}", line=line_of(lines, at))])
             return str(node)
         if hasattr(node, "value") and type(node).__name__ == "TaggedScalar":
             return str(node.value)

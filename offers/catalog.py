@@ -16,17 +16,16 @@ from typing import Any, Iterable
 
 from pydantic import ValidationError
 
-from procure.models.errors import InputError, Problem
+from procure.models.errors import InputError, Problem, ProblemLog
+from procure.models.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
 from procure.models.offer import COLUMNS, Offer
 from procure.models.validation import problems_from
-from procure.models.yamlio import MAX_FILE_BYTES, line_of, load_yaml, read_text
+from procure.models.yamlio import line_of, load_yaml, read_text
 
 SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
 #: top-level keys of a YAML catalog; residual_value_horizon_months says after how many months of
 #: ownership the file's residual_value_pct figures hold (the bundled catalog: 36)
 TOP_LEVEL = ("offers", "catalog_date", "notes", "residual_value_horizon_months")
-#: template sheets that ``validate`` and ``solve`` skip
-EXAMPLE_SHEETS = ("Example", "columns")
 
 
 def bundled_catalog_path() -> Path:
@@ -49,7 +48,7 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
     """Load and validate one or more catalog files (default: the bundled catalog)."""
     paths = [Path(p) for p in paths] if paths else [bundled_catalog_path()]
     offers: list[Offer] = []
-    problems: list[Problem] = []
+    problems = ProblemLog()
     origin: dict[str, str] = {}
     residual_months: dict[str, int] = {}
     warnings: list[Problem] = []
@@ -57,20 +56,20 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
         try:
             rows = read_rows(path)
         except InputError as exc:
-            problems += exc.problems
+            problems.absorb(exc)
             continue
         if not rows:
-            problems.append(Problem(str(path), "", "the catalog has no offers"))
+            problems.add(Problem(str(path), "", "the catalog has no offers"))
             continue
         for row in rows:
             try:
                 offer = Offer.model_validate(row.values)
             except ValidationError as exc:
-                problems += problems_from(exc, str(path), (), row.line_for, row=row.row)
+                problems.extend(problems_from(exc, str(path), (), row.line_for, row=row.row))
                 continue
             where = f"{path.name} row {row.row}" if row.row else f"{path.name}:{row.line}"
             if offer.id in origin:
-                problems.append(Problem(str(path), "id", f"duplicate offer id {offer.id!r} (first defined at {origin[offer.id]})", line=row.line, row=row.row))
+                problems.add(Problem(str(path), "id", f"duplicate offer id {offer.id!r} (first defined at {origin[offer.id]})", line=row.line, row=row.row))
                 continue
             origin[offer.id] = where
             if row.residual_months is not None:
@@ -78,7 +77,7 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
             offers.append(offer)
             warnings += _plausibility(offer, path, row)
     if problems:
-        raise InputError(problems)
+        raise problems.error()
     return Catalog(offers=offers, files=paths, warnings=warnings, origin=origin, residual_months=residual_months)
 
 
@@ -178,10 +177,12 @@ def _clean_cells(header: list[str], cells: list[Any], path: Path, rownum: int) -
                 raise InputError([Problem(str(path), "", "a value stands in a column without a header", row=rownum)])
             continue
         if isinstance(cell, str):
+            if len(cell) > MAX_TEXT_CHARS:
+                raise InputError([Problem(str(path), name, f"a text of {len(cell):,} characters; the limit is {MAX_TEXT_CHARS:,}", row=rownum)])
             cell = cell.strip()
             if cell == "":
                 cell = None
-        if isinstance(cell, dt.datetime):
+        if isinstance(cell, dt.datetime) and cell.time() == dt.time(0):
             cell = cell.date()
         if cell is not None:
             values[name] = cell
@@ -189,6 +190,8 @@ def _clean_cells(header: list[str], cells: list[Any], path: Path, rownum: int) -
 
 
 def _check_header(header: list[str], path: Path) -> list[str]:
+    if len(header) > MAX_COLUMNS:
+        raise InputError([Problem(str(path), "", f"the header row has {len(header):,} columns; a catalog has at most {MAX_COLUMNS}", row=1)])
     cleaned = [str(h).strip() if h is not None else "" for h in header]
     seen, problems = set(), []
     for h in cleaned:
@@ -203,6 +206,15 @@ def _check_header(header: list[str], path: Path) -> list[str]:
     return cleaned
 
 
+def _too_many_rows(path: Path, row: int) -> Problem:
+    return Problem(str(path), "", f"the table goes on past row {MAX_OFFERS + 1:,} (row {row:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows", row=row)
+
+
+def _beyond_header(path: Path, first_row: int, first_col: int, rows: int, width: int) -> Problem:
+    more = f" (and in {rows - 1:,} more row{'s' if rows > 2 else ''})" if rows > 1 else ""
+    return Problem(str(path), "", f"cells beyond the header's {width} columns, first in column {first_col}{more}; give each column a header or delete the stray cells", row=first_row)
+
+
 def _csv_rows(path: Path) -> list[Row]:
     text = read_text(path, "catalog")  # strips a UTF-8 byte-order mark
     sample = text[:4096]
@@ -211,62 +223,46 @@ def _csv_rows(path: Path) -> list[Row]:
     if first.count(";") > first.count(","):
         delimiter = ";"  # European spreadsheet exports
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    rows: list[Row] = []
+    header: list[str] | None = None
+    stray = None  # (first row, first column, rows) of cells beyond the header
     try:
-        table = list(reader)
+        for i, cells in enumerate(reader, start=1):
+            if header is None:
+                header = _check_header(cells, path)
+                continue
+            if i > MAX_OFFERS + 1:
+                raise InputError([_too_many_rows(path, i)])
+            if len(cells) > len(header):
+                extra = [j for j, c in enumerate(cells[len(header):], start=len(header) + 1) if c.strip()]
+                if extra:
+                    stray = (i, extra[0], 1) if stray is None else (stray[0], stray[1], stray[2] + 1)
+                    continue
+            if cells and cells[0].lstrip().startswith("#"):
+                continue  # a comment row (the template's examples)
+            values = _clean_cells(header, cells, path, i)
+            if values is not None:
+                rows.append(Row(values=values, row=i))
     except csv.Error as exc:
-        raise InputError([Problem(str(path), "", f"malformed CSV: {exc}", row=reader.line_num)]) from None
-    if not table:
-        return []
-    header = _check_header(table[0], path)
-    rows = []
-    for i, cells in enumerate(table[1:], start=2):
-        if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
-            raise InputError([Problem(str(path), "", f"row has {len(cells)} cells but the header has {len(header)} columns", row=i)])
-        if cells and cells[0].lstrip().startswith("#"):
-            continue  # a comment row (the template's examples)
-        values = _clean_cells(header, cells, path, i)
-        if values is not None:
-            rows.append(Row(values=values, row=i))
+        why = f"malformed CSV: {exc}"
+        if "field larger than field limit" in str(exc):
+            why = f"a cell is longer than {csv.field_size_limit():,} characters; the limit is {MAX_TEXT_CHARS:,}"
+        raise InputError([Problem(str(path), "", why, row=reader.line_num)]) from None
+    if stray is not None:
+        raise InputError([_beyond_header(path, stray[0], stray[1], stray[2], len(header or []))])
     return rows
 
 
 def _xlsx_rows(path: Path) -> list[Row]:
-    import openpyxl
-    from openpyxl.utils.exceptions import InvalidFileException
-    import zipfile
+    from .xlsx_reader import read_sheet
 
-    size = path.stat().st_size if path.exists() else 0
-    if not path.exists():
-        raise InputError([Problem(str(path), "", "catalog not found")])
-    if size > MAX_FILE_BYTES:
-        raise InputError([Problem(str(path), "", f"catalog is {size / 2**20:.1f} MiB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MiB")])
-    try:
-        wb = openpyxl.load_workbook(path, data_only=False, read_only=False)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError) as exc:
-        raise InputError([Problem(str(path), "", f"not a readable .xlsx workbook ({exc.__class__.__name__})")]) from None
-    # the template's "Example" sheet (and the column help) is never read as offers
-    data_sheets = [ws for ws in wb.worksheets if ws.title not in EXAMPLE_SHEETS]
-    if not data_sheets:
-        raise InputError([Problem(str(path), "", f"the workbook has only the sheet(s) {', '.join(wb.sheetnames)}; put the offers on a sheet named 'offers'")])
-    sheet = wb["offers"] if "offers" in wb.sheetnames else data_sheets[0]
-    problems = []
-    if sheet.merged_cells.ranges:
-        for rng in sheet.merged_cells.ranges:
-            problems.append(Problem(str(path), "", f"merged cells {rng.coord} on sheet {sheet.title!r}; unmerge them so each cell holds one value", row=rng.min_row))
-    table = list(sheet.iter_rows(values_only=True))
+    table = read_sheet(path)
     if not table:
         return []
-    for r, cells in enumerate(table, start=1):
-        for c, cell in enumerate(cells, start=1):
-            if isinstance(cell, str) and cell.startswith("="):
-                col = table[0][c - 1] if table[0] and c - 1 < len(table[0]) else f"column {c}"
-                problems.append(Problem(str(path), str(col), f"cell holds a formula ({cell[:40]}); enter the value itself (paste as values)", row=r))
-    if problems:
-        raise InputError(problems)
-    header = _check_header(list(table[0]), path)
+    header = _check_header(table[0][1], path)
     rows = []
-    for i, cells in enumerate(table[1:], start=2):
-        values = _clean_cells(header, list(cells), path, i)
+    for i, cells in table[1:]:
+        values = _clean_cells(header, cells, path, i)
         if values is not None:
             rows.append(Row(values=values, row=i))
     return rows
@@ -345,10 +341,14 @@ def _yaml_scalar(v: Any) -> str:
     return str(v)
 
 
-def write_template(fmt: str, out: Path) -> None:
+def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
     """An empty, documented catalog in ``fmt`` (csv, xlsx, yaml) to type vendor quotes into, with filled
-    example rows that are never read as offers."""
-    from procure.models.fileio import atomic_write
+    example rows that are never read as offers; an existing file is replaced only with ``overwrite``."""
+    from functools import partial
+
+    from procure.models.fileio import atomic_write as _write
+
+    atomic_write = partial(_write, what="--out", overwrite=overwrite)
 
     cols = list(COLUMNS)
     if fmt == "csv":

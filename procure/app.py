@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from procure.models.errors import ExitCode, InputError, Problem
+from procure.models.fileio import Outputs, Target
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
@@ -69,19 +70,43 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     return Inputs(project, catalog, Path(workload_path), warnings)
 
 
-def check_solve_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> None:
-    """Fail before any sizing or solving when an output cannot be written."""
-    from procure.models.fileio import check_writable
+@dataclass
+class SolveOutputs:
+    """The files one ``solve`` writes, declared and checked before any work (``models.fileio``)."""
 
+    files: Outputs
+    workbook: Target | None = None
+    json: Target | None = None
+    json_stdout: bool = False  # ``--json -``: the plan's JSON goes to stdout, the report to stderr
+    csv_dir: Path | None = None
+
+
+def check_solve_outputs(out: Path | None, json_out: str | Path | None, csv_dir: Path | None) -> SolveOutputs:
+    """Fail before any sizing or solving when an output cannot be written (see ``Outputs.add``)."""
+    from procure.reports.csv_report import declare_csv
+
+    planned = SolveOutputs(Outputs())
     if out is not None:
         if out.suffix.lower() != ".xlsx":
             raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
-        check_writable(out, "--out")
+        planned.workbook = planned.files.add(out, "--out")
     if json_out is not None:
-        check_writable(json_out, "--json")
+        if str(json_out) == "-":
+            planned.json_stdout = True
+        else:
+            planned.json = planned.files.add(json_out, "--json")
     if csv_dir is not None:
-        # the folder itself may be new (write_csv creates it); its parent must be writable
-        check_writable(csv_dir / "plan.csv" if csv_dir.is_dir() else csv_dir, "--csv")
+        declare_csv(planned.files, csv_dir)
+        planned.csv_dir = Path(csv_dir)
+    return planned
+
+
+def check_json_output(json_out: str | None) -> Outputs:
+    """The outputs of ``size``: at most a JSON file (``-``: stdout, declared as nothing)."""
+    outputs = Outputs()
+    if json_out is not None and json_out != "-":
+        outputs.add(json_out, "--json")
+    return outputs
 
 
 def size(project: Project, catalog: Catalog | None, gpu: str | None = None, gpus: int | None = None) -> list[WorkloadSizing]:
@@ -119,11 +144,14 @@ def sizing_json(sizings: list[WorkloadSizing]) -> str:
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
           objective: str = "tco", compare: bool = True, n_runner_ups: int = 2) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified."""
+    from procure.models.fileio import scratch_dir
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
-    return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                        objective=objective, compare=compare, n_runner_ups=n_runner_ups)
+    # the solver's model and solution files live in a private folder removed on every exit path
+    with scratch_dir():
+        return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
+                            objective=objective, compare=compare, n_runner_ups=n_runner_ups)
 
 
 def result_json(result: Result) -> str:
@@ -132,30 +160,41 @@ def result_json(result: Result) -> str:
     return json.dumps(result_to_json(result), indent=2)
 
 
-def write_outputs(result: Result, inputs: Inputs, *, out: Path | None = None, json_out: Path | None = None,
-                  csv_dir: Path | None = None) -> list[str]:
-    """Write the requested outputs; returns a line per output written. The workbook and CSV need a plan."""
-    from procure.models.fileio import atomic_write
+def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs) -> list[str]:
+    """Write the declared outputs as one transaction (all or none); returns a line per output
+    written. The workbook and CSV need a plan; ``--json -`` is left to the caller (stdout)."""
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, result_json(result).encode("utf-8"))
+    if result.plan is not None and planned.workbook is not None:
+        files.put(planned.workbook, workbook_bytes(result, inputs.files))
+    if result.plan is not None and planned.csv_dir is not None:
+        from procure.reports.csv_report import put_csv
 
+        put_csv(files, result, inputs.files)
+    files.commit()
     written: list[str] = []
-    if json_out is not None:
-        atomic_write(json_out, result_json(result).encode("utf-8"), "--json")
-        written.append(f"wrote {json_out}")
-    if result.plan is None and (out is not None or csv_dir is not None):
+    if planned.json is not None:
+        written.append(f"wrote {planned.json.path}")
+    if result.plan is not None and planned.workbook is not None:
+        written.append(f"wrote {planned.workbook.path}")
+    if result.plan is not None and planned.csv_dir is not None:
+        written.append(f"wrote CSV tables to {planned.csv_dir}")
+    requested = [str(t.path) for t in (planned.workbook,) if t is not None] + ([str(planned.csv_dir)] if planned.csv_dir else [])
+    if result.plan is None and requested:
         # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
-        skipped = " and ".join(str(x) for x in (out, csv_dir) if x is not None)
-        written.append(f"no workbook: no plan ({result.status}); {skipped} not written; the reasons are above and in --json")
-    if result.plan is not None and out is not None:
-        from procure.reports.xlsx import write_workbook
-
-        write_workbook(result, out, inputs=inputs.files)
-        written.append(f"wrote {out}")
-    if result.plan is not None and csv_dir is not None:
-        from procure.reports.csv_report import write_csv
-
-        write_csv(result, csv_dir, inputs=inputs.files)
-        written.append(f"wrote CSV tables to {csv_dir}")
+        written.append(f"no workbook: no plan ({result.status}); {' and '.join(requested)} not written; the reasons are above and in --json")
     return written
+
+
+def workbook_bytes(result: Result, inputs: list[Path]) -> bytes:
+    from io import BytesIO
+
+    from procure.reports.xlsx import build_workbook
+
+    buf = BytesIO()
+    build_workbook(result, list(inputs)).save(buf)
+    return buf.getvalue()
 
 
 def exit_code_for(status: SolveStatus) -> ExitCode:

@@ -54,9 +54,9 @@ class Objective(str, Enum):
 
 
 def _console(stderr: bool = False):
-    from rich.console import Console
+    from procure.reports.terminal import console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+    return console(stderr)
 
 
 def _esc(text) -> str:
@@ -66,17 +66,21 @@ def _esc(text) -> str:
     return escape(str(text))
 
 
-def _fail(exc) -> NoReturn:
+AllErrors = Annotated[bool, typer.Option("--all-errors", help="Print every problem found (by default at most 50 per file).")]
+
+
+def _fail(exc, all_errors: bool = False) -> NoReturn:
     """Print a ProcureError the way its family is documented, and exit with its code."""
-    from procure.models.errors import InputError
+    from procure.models.errors import InputError, render_problems
     from procure.solver.verify import VerificationError
 
     err = _console(stderr=True)
     if isinstance(exc, InputError):
-        for p in exc.problems:
-            err.print(f"[red]✗[/red] {_esc(p)}", markup=True, highlight=False, soft_wrap=True)
-        n = len(exc.problems)
-        err.print(f"{n} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
+        for line in render_problems(exc, all_errors):
+            mark = "  " if line.startswith("… and") else "[red]✗[/red] "
+            err.print(f"{mark}{_esc(line)}", markup=True, highlight=False, soft_wrap=True)
+        n = exc.count
+        err.print(f"{n:,} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
     elif isinstance(exc, VerificationError):
         err.print("[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]", soft_wrap=True)
         for v in exc.violations:
@@ -121,6 +125,7 @@ def offers_list(
     offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s) (.yaml, .csv, .xlsx); default: the bundled catalog.")] = None,
     gpu: Annotated[Optional[str], typer.Option(help="Only offers of this GPU (id or alias).")] = None,
     mode: Annotated[Optional[str], typer.Option(help="Only offers of this mode: buy, rent or cloud.")] = None,
+    all_errors: AllErrors = False,
 ) -> None:
     """Show the offers of a catalog as a table."""
     from procure.models.errors import InputError, Problem, unknown_choice
@@ -142,7 +147,7 @@ def offers_list(
 
         cat = load_offers(offers)
     except InputError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     from procure.reports.console import print_offers
 
     rows = [o for o in cat.offers if (gid is None or o.gpu == gid) and (mode is None or o.mode == mode)]
@@ -158,7 +163,10 @@ def offers_list(
 
 
 @offers_app.command("validate")
-def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog files to check (.yaml, .csv, .xlsx).")]) -> None:
+def offers_validate(
+    paths: Annotated[list[Path], typer.Argument(help="Catalog files to check (.yaml, .csv, .xlsx).")],
+    all_errors: AllErrors = False,
+) -> None:
     """Check catalog files; report every problem with its file, row or line; exit 1 if any."""
     from procure.models.errors import InputError
     from procure.offers.catalog import load_catalog
@@ -166,7 +174,7 @@ def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog fi
     try:
         cat = load_catalog(paths)
     except InputError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     _print_warnings(cat.warnings)
     modes = sorted({o.mode for o in cat.offers})
     typer.echo(f"ok: {len(cat.offers)} offers ({', '.join(modes)}) in {len(paths)} file(s)")
@@ -176,16 +184,20 @@ def offers_validate(paths: Annotated[list[Path], typer.Argument(help="Catalog fi
 def offers_template(
     format: Annotated[Fmt, typer.Option("--format", help="csv, xlsx or yaml.")] = Fmt.xlsx,
     out: Annotated[Path, typer.Option("--out", help="File to write.")] = Path("offers.xlsx"),
+    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
 ) -> None:
     """Write an empty, documented catalog to type vendor quotes into."""
     from procure.models.errors import InputError
     from procure.offers.catalog import write_template
 
     try:
-        write_template(format.value, out)
+        write_template(format.value, out, overwrite=force)
     except InputError as exc:
         _fail(exc)
-    typer.echo(f"wrote {out}: fill one row per offer, then run: procure offers validate {out}")
+    from procure.models.text import printable
+
+    shown = printable(str(out))  # a path is user text too
+    typer.echo(f"wrote {shown}: fill one row per offer, then run: procure offers validate {shown}")
 
 
 # --- size --------------------------------------------------------------------------------------
@@ -197,31 +209,32 @@ def size(
     json_out: Annotated[Optional[str], typer.Option("--json", help="Write the sizing as JSON to FILE, or '-' for stdout.")] = None,
     gpu: Annotated[Optional[str], typer.Option(help="Size on reference nodes of this GPU instead of a catalog.")] = None,
     gpus: Annotated[Optional[int], typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
+    all_errors: AllErrors = False,
 ) -> None:
     """Size each workload: GPU memory, FLOPs, and hours and fit on every cluster shape."""
     from procure import app as use
     from procure.models.errors import ProcureError
-    from procure.models.fileio import atomic_write, check_writable
     from procure.models.project import load_project
 
     try:
-        if json_out and json_out != "-":
-            check_writable(json_out, "--json")
+        outputs = use.check_json_output(json_out)
         project, warnings = load_project(workload)
         catalog = None
         if gpu is None and gpus is None:
             catalog = use.load_offers(offers, project, workload)
             warnings += catalog.warnings
+        outputs.forbid_inputs([workload, *(catalog.files if catalog else [])])
         sizings = use.size(project, catalog, gpu, gpus)
     except ProcureError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     _print_warnings(warnings)
     if json_out == "-":
         typer.echo(use.sizing_json(sizings))
         return
     if json_out:
         try:
-            atomic_write(json_out, use.sizing_json(sizings).encode("utf-8"), "--json")
+            outputs.put(outputs.targets[0], use.sizing_json(sizings).encode("utf-8"))
+            outputs.commit()
         except ProcureError as exc:
             _fail(exc)
     from procure.reports.sizing_report import print_sizing
@@ -236,23 +249,25 @@ def solve(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
     offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the Excel workbook for the approval meeting here (.xlsx).")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the plan as JSON here.")] = None,
+    json_out: Annotated[Optional[str], typer.Option("--json", help="Write the plan as JSON to FILE, or '-' for stdout (the report then goes to stderr).")] = None,
     csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")] = SolverName.cbc,
     time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Seconds per solve; at the limit the best plan found is reported as 'feasible' with its proven gap.", min=0.1)] = None,
     gap: Annotated[float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
     compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
+    all_errors: AllErrors = False,
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
 
     try:
-        use.check_solve_outputs(out, json_out, csv_dir)
+        planned = use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
+        planned.files.forbid_inputs(inputs.files)
     except ProcureError as exc:
-        _fail(exc)
+        _fail(exc, all_errors)
     _print_warnings(inputs.warnings)
     try:
         result = use.solve(inputs, solver=solver.value, time_limit=time_limit, gap=gap, objective=objective.value, compare=compare,
@@ -262,13 +277,15 @@ def solve(
 
     from procure.reports.console import print_result
 
-    console = _console()
+    console = _console(stderr=planned.json_stdout)
     print_result(console, result, inputs=inputs.files)
     try:
-        for line in use.write_outputs(result, inputs, out=out, json_out=json_out, csv_dir=csv_dir):
+        for line in use.write_outputs(result, inputs, planned):
             console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
+    if planned.json_stdout:
+        typer.echo(use.result_json(result))
     raise typer.Exit(use.exit_code_for(result.status))
 
 

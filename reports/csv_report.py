@@ -1,6 +1,6 @@
 """The workbook's tables as CSV files, for tools that do not read Excel.
 
-``write_csv(result, folder)`` writes, each atomically (complete file or nothing):
+``write_csv(result, folder)`` writes, all together or none (``CSV_FILES`` lists them):
 
     summary.csv      key figures and the recommendation
     strategies.csv   hybrid / buy only / rent only / cloud only with their totals and differences
@@ -12,9 +12,11 @@
     assumptions.csv  the Assumptions sheet, one row per entry
 
 The tables are built by the same functions as the Excel workbook (``reports.tables``). Numbers are
-written unrounded; dates as ISO 8601. Text that a spreadsheet would run as a formula (it begins with
-=, +, -, @, a tab or a carriage return) is prefixed with an apostrophe, as OWASP recommends against
-CSV injection.
+written unrounded; dates as ISO 8601. Against CSV injection (OWASP): every text field is quoted,
+control characters in text (CR, LF, TAB, ESC, C1) are written as visible escapes (``\x0d``), and
+text that a spreadsheet would run as a formula — it begins with =, +, -, @, also after leading
+spaces or control characters — is prefixed with an apostrophe. All files are written as one
+transaction (``models.fileio.Outputs``): every table appears, or none.
 """
 
 from __future__ import annotations
@@ -22,17 +24,21 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from procure.models.errors import InputError, Problem
-from procure.models.fileio import atomic_write
+from procure.models.fileio import Outputs
+from procure.models.text import printable
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 
 from . import tables as shared
 from .headline import recommendation, spot_risk, stale_text
+
+#: what a spreadsheet skips before it looks for a formula's "=": blanks and control characters
+_LEADING_BLANK = re.compile(r"^[\s\x00-\x1f\x7f-\x9f]+")
 
 
 def _cell(v: Any) -> Any:
@@ -42,16 +48,22 @@ def _cell(v: Any) -> Any:
         return "true" if v else "false"
     if isinstance(v, (dt.date, dt.datetime)):
         return v.isoformat()
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, str) and v.startswith(shared.FORMULA_PREFIXES):
-        return "'" + v
-    return v
+    if isinstance(v, (int, float)):
+        return v  # unquoted, written as repr: unrounded
+    raw = str(v)
+    text = printable(raw)
+    if _LEADING_BLANK.sub("", raw).startswith(shared.FORMULA_PREFIXES) or raw.startswith(shared.FORMULA_PREFIXES):
+        return "'" + text
+    return text
+
+
+#: every file ``write_csv`` may write (cash_flow.csv only with a plan)
+CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "options.csv", "assumptions.csv")
 
 
 def _csv_bytes(columns: list[str], rows: Iterable[Iterable[Any]]) -> bytes:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     w.writerow(columns)
     for r in rows:
         w.writerow([_cell(v) for v in r])
@@ -123,17 +135,25 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
 
 
 def write_csv(result, folder, inputs: Iterable = ()) -> list[Path]:
-    """Write every table into ``folder`` (created when its parent exists); returns the files written."""
-    folder = Path(folder)
-    if not folder.exists():
-        parent = folder.parent if str(folder.parent) else Path(".")
-        if not parent.is_dir():
-            raise InputError([Problem(str(folder), "--csv", f"folder {str(parent)!r} does not exist")])
-        folder.mkdir(exist_ok=True)
-    elif not folder.is_dir():
-        raise InputError([Problem(str(folder), "--csv", "is a file; give a folder")])
-    written = []
-    for name, data in tables(result, inputs).items():
-        atomic_write(folder / name, data)
-        written.append(folder / name)
-    return written
+    """Write every table into ``folder`` (created when its parent exists), all or none; returns the
+    files written."""
+    out = Outputs()
+    declare_csv(out, folder)
+    put_csv(out, result, inputs)
+    return out.commit()
+
+
+def declare_csv(out: Outputs, folder, what: str = "--csv") -> None:
+    """Declare (and check) every CSV file in ``folder`` as an output of ``out``."""
+    out.add_folder(folder, CSV_FILES, what)
+
+
+def put_csv(out: Outputs, result, inputs: Iterable = ()) -> None:
+    """Give the declared CSV files of ``out`` their contents."""
+    data = tables(result, inputs)
+    undeclared = set(data) - set(CSV_FILES)
+    if undeclared:  # a new table must be declared, or it would never be checked before solving
+        raise RuntimeError(f"CSV tables missing from CSV_FILES: {sorted(undeclared)}")
+    for t in out.targets:
+        if t.path.name in data and t.what == "--csv":
+            out.put(t, data[t.path.name])

@@ -64,7 +64,9 @@ def greedy_plan(project: Project, offers: dict[str, Offer], options: dict[str, l
     if choices is None:
         return None
     grid = Grid.of(project)
-    decisions, purchases, contracts = [], defaultdict(int), []
+    decisions: list[Decision] = []
+    purchases: defaultdict[str, int] = defaultdict(int)
+    contracts: list = []
     for opt, s in choices:
         c = opt.candidate
         decisions.append(Decision(opt.workload, opt.offer_id, opt.nodes, opt.gpus, opt.hours, grid.start_day(s),

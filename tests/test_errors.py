@@ -232,8 +232,8 @@ def test_catalog_formats_and_shapes(tmp_path):
     assert res.exit_code == 1
     for needle in (
         "x.txt: error: unsupported catalog format '.txt'; use .yaml, .yml, .csv or .xlsx",
-        "bad.xlsx: error: not a readable .xlsx workbook (BadZipFile)",
-        "cells.csv row 2: error: row has 4 cells but the header has 2 columns",
+        "bad.xlsx: error: not a readable .xlsx workbook (not a zip archive); save it from the spreadsheet as .xlsx",
+        "cells.csv row 2: error: cells beyond the header's 2 columns, first in column 3; give each column a header or delete the stray cells",
         "offers5.yaml:1: error: offers: expected a list of offers",
         "top.yaml:1: error: foo: unknown top-level key; allowed: offers, catalog_date, notes",
         "noid.csv row 1: error: id: the header row has no `id` column; expected columns: id, vendor,",
@@ -349,7 +349,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path, monkeypatc
     monkeypatch.setattr(os, "fsync", disk_full)
     with pytest.raises(InputError) as exc:
         atomic_write(target, b'{"new": 1}', "--json")
-    assert "could not write the file (No space left on device); any previous file there is unchanged" in str(exc.value)
+    assert "could not write the file (No space left on device); nothing was written and any previous file is unchanged" in str(exc.value)
     assert target.read_text() == "old complete file"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]  # no temporary file left behind
 
@@ -547,7 +547,7 @@ def test_no_write_permission_message(monkeypatch, tmp_path):
     import procure.models.fileio
 
     real = os.access
-    monkeypatch.setattr(procure.models.fileio.os, "access", lambda path, mode: False if mode == os.W_OK else real(path, mode))
+    monkeypatch.setattr(procure.models.fileio.os, "access", lambda path, mode: False if mode & os.W_OK else real(path, mode))
     res = cli("solve", QLORA, "--json", tmp_path / "x.json")
     assert res.exit_code == 1 and "x.json: error: --json: no permission to write here" in res.output
 

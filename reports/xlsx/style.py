@@ -8,11 +8,12 @@ import datetime as dt
 import re
 from typing import Any
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.worksheet import Worksheet
+
+from procure.models.text import printable
 
 INPUT_FONT = Font(color="0000FF")
 INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")
@@ -69,7 +70,7 @@ def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, f
     if isinstance(value, dt.datetime):
         value = value.replace(tzinfo=None)
     if isinstance(value, str):
-        value = ILLEGAL_CHARACTERS_RE.sub("?", value)  # control characters cannot be stored in xlsx
+        value = printable(value, keep_newlines=True)  # control characters: visible escapes (xlsx cannot hold C0)
     c.value = value
     if isinstance(value, str):
         c.data_type = "s"

@@ -1,0 +1,225 @@
+"""Read the offers table of an .xlsx workbook with bounded memory and time, whatever the file holds.
+
+An .xlsx file is a zip of XML parts. Before anything is inflated, the zip directory is inspected:
+part count, inflated size of each part and of all together, and each part's compression ratio (a
+"zip bomb" inflates a few MB to GB). The sheet's declared dimension is checked before its rows are
+read, and rows are then streamed (openpyxl's read-only parser) with a row cap, so a workbook with a
+stray value in cell XFD1048576 is refused at once instead of being expanded into 17 billion cells.
+XML is parsed by openpyxl through defusedxml (a dependency), so no DTD or entity is ever resolved.
+Any other way a workbook can be broken (bad XML, a missing part, a chart where the sheet should be,
+an encrypted file) ends in one message saying what is wrong with the file.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import warnings
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from openpyxl.utils import column_index_from_string, get_column_letter
+
+from procure.models.errors import InputError, Problem, ProblemLog
+from procure.models.fileio import read_input
+from procure.models.limits import (
+    MAX_COLUMNS,
+    MAX_OFFERS,
+    XLSX_MAX_PART_BYTES,
+    XLSX_MAX_PARTS,
+    XLSX_MAX_RATIO,
+    XLSX_MAX_SHEET_BYTES,
+    XLSX_MAX_TOTAL_BYTES,
+)
+from procure.models.text import echo
+
+#: the first bytes of an OLE2 compound file: an encrypted .xlsx, or an old binary .xls
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_RATIO_EXEMPT_BYTES = 1 << 20
+
+
+def _fail(path: Path, message: str, row: int | None = None) -> InputError:
+    return InputError([Problem(str(path), "", message, row=row)])
+
+
+def inspect_zip(raw: bytes, path: Path) -> None:
+    """Refuse a workbook whose zip directory announces a bomb (see ``models.limits``)."""
+    if raw[:8] == _OLE_MAGIC:
+        raise _fail(path, "the workbook is password-protected (encrypted), or an old .xls file; remove the password and save it as .xlsx")
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(raw))
+    except (zipfile.BadZipFile, ValueError, EOFError):
+        raise _fail(path, "not a readable .xlsx workbook (not a zip archive); save it from the spreadsheet as .xlsx") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > XLSX_MAX_PARTS:
+            raise _fail(path, f"the workbook holds {len(infos):,} parts; the limit is {XLSX_MAX_PARTS:,}")
+        total = sum(i.file_size for i in infos)
+        if total > XLSX_MAX_TOTAL_BYTES:
+            raise _fail(path, f"the workbook inflates to {total / 2**20:,.0f} MiB; the limit is {XLSX_MAX_TOTAL_BYTES / 2**20:.0f} MiB (a zip bomb?)")
+        for i in infos:
+            sheet = i.filename.startswith("xl/worksheets/")
+            limit = XLSX_MAX_SHEET_BYTES if sheet else XLSX_MAX_PART_BYTES
+            name = echo(i.filename)
+            if i.file_size > limit:
+                raise _fail(path, f"part {name} inflates to {i.file_size / 2**20:,.0f} MiB; the limit is {limit / 2**20:.0f} MiB (a zip bomb?)")
+            if i.file_size > _RATIO_EXEMPT_BYTES and i.file_size > XLSX_MAX_RATIO * max(i.compress_size, 1):
+                ratio = i.file_size / max(i.compress_size, 1)
+                raise _fail(path, f"part {name} inflates {ratio:,.0f} times (the limit is {XLSX_MAX_RATIO}); refusing a likely zip bomb")
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        yield e
+        e = e.__cause__ or e.__context__
+
+
+def _describe(exc: BaseException) -> str:
+    """What broke, in words, for an exception raised while opening or parsing a workbook (openpyxl
+    wraps the real cause in a ValueError, so the whole chain is looked at)."""
+    for e in _causes(exc):
+        kind = type(e).__name__
+        if kind in ("DTDForbidden", "EntitiesForbidden", "ExternalReferenceForbidden", "NotSupportedError"):
+            return "an XML part declares a DTD or entities, which a workbook never needs; refusing to read it"
+    for e in _causes(exc):
+        kind, text = type(e).__name__, str(e).split("\n")[0]
+        if kind in ("ParseError", "XMLSyntaxError", "ExpatError"):
+            return f"an XML part is malformed ({echo(text, 60)})"
+        if isinstance(e, KeyError):
+            return f"a part the workbook refers to is missing ({echo(text, 60)})"
+        if isinstance(e, zipfile.BadZipFile):
+            return f"the zip archive is damaged ({echo(text, 60)})"
+    text = str(exc).split("\n")[0]
+    return f"its structure is damaged ({type(exc).__name__}: {echo(text, 60)})"
+
+
+_DIMENSION = re.compile(rb"<(?:\w+:)?dimension\s+ref=\"([A-Z]{1,3})?(\d+)?(?::([A-Z]{1,3})(\d+))?\"")
+
+
+def declared_extent(head: bytes) -> tuple[int, int] | None:
+    """(rows, columns) from the ``<dimension ref="A1:XFD1048576"/>`` at the start of a sheet part."""
+    m = _DIMENSION.search(head)
+    if not m:
+        return None
+    col, row = (m.group(3), m.group(4)) if m.group(3) else (m.group(1), m.group(2))
+    if not col or not row:
+        return None
+    return int(row), column_index_from_string(col.decode())
+
+
+#: template sheets that are never read as offers (``procure offers template`` writes them)
+EXAMPLE_SHEETS = ("Example", "columns")
+
+
+def read_sheet(path: Path) -> list[tuple[int, list[Any]]]:
+    """The table of the sheet named ``offers`` (else the first sheet): ``(row number, values)`` per
+    non-empty row, the header first, each row as wide as the header."""
+    raw = read_input(path, "catalog")
+    inspect_zip(raw, path)
+    with warnings.catch_warnings():  # openpyxl warns about harmless oddities on stderr
+        warnings.simplefilter("ignore")
+        try:
+            reader, title, target = _open(raw, path)
+        except (InputError, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 — every way openpyxl fails on a broken file is a bad input
+            raise _fail(path, f"not a readable .xlsx workbook: {_describe(exc)}") from None
+        try:
+            return _rows(reader, title, target, path)
+        except (InputError, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise _fail(path, f"sheet {echo(title)} cannot be read: {_describe(exc)}") from None
+        finally:
+            reader.archive.close()
+
+
+def _open(raw: bytes, path: Path):
+    """openpyxl's workbook reader, run up to (not including) the worksheets: strings, workbook,
+    styles. Returns it with the chosen sheet's title and part name."""
+    from openpyxl.reader.excel import ExcelReader
+    from openpyxl.styles.stylesheet import apply_stylesheet
+
+    reader = ExcelReader(io.BytesIO(raw), read_only=True, data_only=False, keep_links=False)
+    reader.read_manifest()
+    reader.read_strings()
+    reader.read_workbook()
+    apply_stylesheet(reader.archive, reader.wb)
+    sheets = [(sheet.name, rel) for sheet, rel in reader.parser.find_sheets()]
+    if not sheets:
+        raise _fail(path, "the workbook has no sheets")
+    # the sheet named "offers", else the first one that is not the template's "Example" or column help
+    title, rel = next(((n, r) for n, r in sheets if n == "offers"), None) or next(((n, r) for n, r in sheets if n not in EXAMPLE_SHEETS), sheets[0])
+    if "chartsheet" in (rel.Type or ""):
+        raise _fail(path, f"sheet {echo(title)} is a chart, not a table of cells; put the offers on a worksheet named 'offers'")
+    if rel.target not in reader.valid_files:
+        raise _fail(path, f"not a readable .xlsx workbook: the part of sheet {echo(title)} ({echo(rel.target)}) is missing")
+    return reader, title, rel.target
+
+
+def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[Any]]]:
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    with reader.archive.open(target) as src:
+        extent = declared_extent(src.read(4096))
+    # the sheet's own <dimension>, when it has one: refuse an absurd extent before reading a row
+    if extent and (extent[0] > MAX_OFFERS + 1 or extent[1] > MAX_COLUMNS):
+        rows, cols = extent
+        raise _fail(path, f"sheet {echo(title)} spans A1:{get_column_letter(cols)}{rows} ({rows:,} rows × {cols:,} columns); "
+                          f"a catalog holds at most {MAX_OFFERS:,} offers in at most {MAX_COLUMNS} columns — delete the stray cells "
+                          "(Ctrl+End jumps to the last one)")
+    problems = ProblemLog()
+    table: list[tuple[int, list[Any]]] = []
+    width = 0
+    stray = None  # (first row, first column, rows)
+    wb = reader.wb
+    # the parser yields only the rows the file holds (openpyxl's worksheet objects would first scan
+    # a sheet without <dimension> to its end, then pad every gap with empty rows)
+    with reader.archive.open(target) as src:
+        parser = WorkSheetParser(src, reader.shared_strings, data_only=False, epoch=wb.epoch,
+                                 date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+        for rownum, cells in parser.parse():
+            if rownum > MAX_OFFERS + 1:
+                raise InputError([Problem(str(path), "", f"the table goes on past row {MAX_OFFERS + 1:,} (row {rownum:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows", row=rownum)])
+            present = [c for c in cells if c["value"] is not None and c["value"] != ""]
+            if not present:
+                continue
+            if not table:
+                if rownum != 1:
+                    raise _fail(path, "row 1 is empty; it must be the header (the column names)", row=1)
+                width = max(c["column"] for c in present)
+                if width > MAX_COLUMNS:
+                    raise _fail(path, f"the header row has {width:,} columns; a catalog has at most {MAX_COLUMNS}", row=1)
+            header = table[0][1] if table else []
+            values: list[Any] = [None] * width
+            beyond = [c["column"] for c in present if c["column"] > width]
+            if beyond:
+                stray = (rownum, min(beyond), 1) if stray is None else (stray[0], stray[1], stray[2] + 1)
+            for c in present:
+                if c["column"] > width:
+                    continue
+                values[c["column"] - 1] = c["value"]
+                if c.get("data_type") == "f" or (isinstance(c["value"], str) and c["value"].startswith("=")):
+                    name = header[c["column"] - 1] if c["column"] - 1 < len(header) and header[c["column"] - 1] else f"column {c['column']}"
+                    problems.add(Problem(str(path), str(name), f"cell holds a formula ({echo(c['value'], 40)}); enter the value itself (paste as values)", row=rownum))
+            table.append((rownum, values))
+        merged = getattr(parser, "merged_cells", None)
+        for rng in getattr(merged, "mergeCell", None) or []:
+            problems.add(Problem(str(path), "", f"merged cells {rng.ref} on sheet {echo(title)}; unmerge them so each cell holds one value", row=_first_row(rng.ref)))
+    if stray is not None:
+        problems.add(Problem(str(path), "", f"cells beyond the header's {width} columns, first in column {stray[1]}"
+                             + (f" (and in {stray[2] - 1:,} more row{'s' if stray[2] > 2 else ''})" if stray[2] > 1 else "")
+                             + "; give each column a header or delete the stray cells", row=stray[0]))
+    if problems:
+        raise problems.error()
+    return table
+
+
+def _first_row(ref: str) -> int | None:
+    digits = "".join(ch for ch in ref.split(":")[0] if ch.isdigit())
+    return int(digits) if digits else None

@@ -1,0 +1,153 @@
+"""The hostile-input corpus (tests/hostile/generate.py), each case in a child process under limits.
+
+Every case must end within ``CPU_SECONDS`` of CPU time and ``MEMORY_BYTES`` of address space
+(``resource.setrlimit`` in the child), with exit code 1 (or 2 where stated), the phrase the case
+names, no traceback, and bounded output. A wall-clock timeout catches a process that blocks (a FIFO)
+rather than computes; it is generous because the test machine may be busy, and is a hang guard, not
+a benchmark.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.generate import generate
+
+CPU_SECONDS = 10
+MEMORY_BYTES = 500 * 2**20
+WALL_SECONDS = 60  # hang guard only
+MAX_OUTPUT_BYTES = 64 * 1024
+
+CASES = {c.name: c for c in generate(None)}
+
+
+def _limits() -> None:  # runs in the child, before procure starts
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+
+
+def run_limited(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", COLUMNS="160")
+    return subprocess.run([sys.executable, "-m", "procure", *args], cwd=cwd, preexec_fn=_limits, capture_output=True,
+                          timeout=WALL_SECONDS, env=env)
+
+
+def assert_clean_refusal(res: subprocess.CompletedProcess, expect: str, codes=(1,)) -> str:
+    out = (res.stdout + res.stderr).decode("utf-8", "replace")
+    assert res.returncode in codes, f"exit {res.returncode} (a negative code is a signal: -24 CPU limit, -9 killed)\n{out[-3000:]}"
+    assert "Traceback" not in out, out[-3000:]
+    assert len(out.encode()) <= MAX_OUTPUT_BYTES, f"{len(out):,} characters of output"
+    assert expect in out, out[-3000:]
+    assert "\x1b" not in out  # no escape sequence from the data reaches the terminal
+    return out
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile")
+    generate(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def corpus_results(corpus) -> dict[str, subprocess.CompletedProcess | BaseException]:
+    """Every case run once, two at a time (each child has its own CPU-time limit, so running them side
+    by side changes no verdict; it halves the wall time on two cores)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(case):
+        try:
+            return run_limited(case.args, corpus)
+        except BaseException as exc:  # noqa: BLE001 — reported by the case's own test
+            return exc
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(CASES, pool.map(one, CASES.values()), strict=True))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_hostile_case_exits_cleanly_within_limits(corpus_results, name):
+    case = CASES[name]
+    res = corpus_results[name]
+    if isinstance(res, BaseException):
+        raise res
+    assert_clean_refusal(res, case.expect, case.codes)
+
+
+def test_a_valid_input_passes_under_the_same_limits(corpus):
+    """The limits leave room for real work: the guard is not what makes the cases above fail."""
+    from tests.hostile.generate import ROW, _csv, _workload
+
+    (corpus / "ok.csv").write_text(_csv([ROW]))
+    (corpus / "ok.yaml").write_text(_workload())
+    res = run_limited(["offers", "validate", "ok.csv"], corpus)
+    assert res.returncode == 0 and b"ok: 1 offers" in res.stdout, res.stderr
+    res = run_limited(["size", "ok.yaml", "--gpu", "H100", "--gpus", "8"], corpus)
+    assert res.returncode == 0, res.stderr
+
+
+# --- special files: never read a device, never block on a FIFO -------------------------------------
+
+
+def test_fifo_as_workload_or_catalog_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "w.yaml")
+    os.mkfifo(tmp_path / "c.csv")
+    out = assert_clean_refusal(run_limited(["size", "w.yaml", "--gpu", "H100", "--gpus", "8"], tmp_path), "named pipe (FIFO)")
+    assert "w.yaml: error: workload file is a named pipe (FIFO), not a regular file; give a file" in out
+    assert_clean_refusal(run_limited(["offers", "validate", "c.csv"], tmp_path), "c.csv: error: catalog is a named pipe (FIFO)")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_device_as_workload_or_catalog_is_refused_unread(tmp_path, device):
+    if not os.path.exists(device):
+        pytest.skip(f"{device} is not on this system")
+    for name in ("w.yaml", "c.csv", "c.xlsx"):
+        (tmp_path / name).symlink_to(device)
+    assert_clean_refusal(run_limited(["size", "w.yaml", "--gpu", "H100", "--gpus", "8"], tmp_path), "is a character device, not a regular file")
+    assert_clean_refusal(run_limited(["offers", "validate", "c.csv"], tmp_path), "is a character device, not a regular file")
+    assert_clean_refusal(run_limited(["offers", "validate", "c.xlsx"], tmp_path), "is a character device, not a regular file")
+
+
+def test_socket_as_catalog_is_refused(tmp_path):
+    path = tmp_path / "s.csv"
+    with socket.socket(socket.AF_UNIX) as s:
+        try:
+            s.bind(str(path))
+        except OSError as exc:  # path too long for AF_UNIX on some systems
+            pytest.skip(f"cannot bind a socket here: {exc}")
+        assert stat.S_ISSOCK(os.stat(path).st_mode)
+        assert_clean_refusal(run_limited(["offers", "validate", "s.csv"], tmp_path), "is a socket, not a regular file")
+
+
+def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(tmp_path, monkeypatch):
+    """The byte cap counts what is read, not what stat said: a file reported small but longer is refused."""
+    from procure.models import fileio
+    from procure.models.errors import InputError
+
+    path = tmp_path / "c.csv"
+    path.write_bytes(b"x" * 5000)
+    with pytest.raises(InputError) as exc:
+        fileio.read_input(path, "catalog", limit=1000)
+    assert "catalog is 5,000 bytes; the limit is 1,000 bytes" in str(exc.value)
+    # stat says 10 bytes, the file holds 5000: only limit + 1 bytes are read, then it is refused
+    real_stat = os.stat
+
+    class Small:
+        def __init__(self, st):
+            self._st = st
+
+        def __getattr__(self, k):
+            return 10 if k == "st_size" else getattr(self._st, k)
+
+    monkeypatch.setattr(fileio.os, "stat", lambda p, *a, **k: Small(real_stat(p, *a, **k)))
+    with pytest.raises(InputError) as exc:
+        fileio.read_input(path, "catalog", limit=1000)
+    assert "catalog is larger than the limit (1,000 bytes)" in str(exc.value)
