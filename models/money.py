@@ -82,6 +82,9 @@ def known_currency(code: object) -> str:
 
 
 Currency = Annotated[str, BeforeValidator(known_currency)]
+#: value of one unit of a currency in another: positive and below a million (the widest real pair,
+#: e.g. USD per Iranian rial or rial per USD, is about 4·10^5)
+FxRate = Annotated[float, Field(gt=0, le=1e6)]
 
 
 class Financing(BaseModel):
@@ -89,9 +92,9 @@ class Financing(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    down_payment_pct: Pct = Field(description="paid on delivery, fraction of the landed price (0.20 or 20%)")
+    down_payment_pct: Pct = Field(ge=0, le=1, description="paid on delivery, fraction of the landed price (0.20 or 20%)")
     months: int = Field(gt=0, le=120, description="number of monthly instalments after delivery")
-    annual_rate: Pct = Field(description="nominal annual interest rate, compounded monthly (0.06 or 6%)")
+    annual_rate: Pct = Field(ge=0, le=1, description="nominal annual interest rate, compounded monthly (0.06 or 6%)")
 
 
 class TermPrice(BaseModel):

@@ -120,14 +120,14 @@ class Offer(InputModel):
     # buy
     price_per_node: float | None = Field(default=None, gt=0, le=MAX_PRICE)
     power_kw_per_node: float | None = Field(default=None, gt=0, le=MAX_POWER_KW)
-    residual_value_pct: Pct | None = None
-    maintenance_pct_per_year: Pct | None = None
+    residual_value_pct: Pct | None = Field(default=None, ge=0, le=1)
+    maintenance_pct_per_year: Pct | None = Field(default=None, ge=0, le=1)
     colocation_per_node_month: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     volume_prices: list[VolumePrice] | None = Field(default=None, min_length=1, max_length=100)
     financing: Financing | None = None
     depreciation_years: float | None = Field(default=None, gt=0, le=50)
-    import_duty_pct: Pct | None = None
-    vat_pct: Pct | None = None
+    import_duty_pct: Pct | None = Field(default=None, ge=0, le=1)
+    vat_pct: Pct | None = Field(default=None, ge=0, le=1)
     # rent
     price_per_node_month: float | None = Field(default=None, gt=0, le=MAX_PRICE)
     setup_fee_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
@@ -136,9 +136,9 @@ class Offer(InputModel):
     # cloud
     price_per_node_hour: float | None = Field(default=None, gt=0, le=MAX_PRICE)
     spot: bool | None = None
-    spot_overhead_pct: Pct500 | None = None
+    spot_overhead_pct: Pct500 | None = Field(default=None, ge=0, le=5)
     commitment_months: int | None = Field(default=None, gt=0, le=120)
-    upfront_per_node: float | None = Field(default=None, ge=0)
+    upfront_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     # money
     currency: Currency | None = None
     # provenance

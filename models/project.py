@@ -17,7 +17,7 @@ from .errors import InputError, Problem
 from .gpu import gpu_table
 from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B
 from .model_spec import ModelSpec, resolve_preset
-from .money import Currency, Financing, known_currency
+from .money import Currency, Financing, FxRate, known_currency
 from .offer import MODES, Mode
 from .regions import normalize_token, resolve_region
 from .units import months_to_days
@@ -125,7 +125,7 @@ class Project(InputModel):
 
     name: str = Field(min_length=1, max_length=200)
     currency: Currency = Field(default="USD", description="reporting currency (ISO 4217); every amount reported is in it")
-    fx_rates: dict[str, float] = Field(default_factory=dict, description="value of one unit of each quoted currency in the reporting currency, e.g. {CNY: 0.14}")
+    fx_rates: dict[str, FxRate] = Field(default_factory=dict, description="value of one unit of each quoted currency in the reporting currency, e.g. {CNY: 0.14}")
     fx_rates_date: Date | None = Field(default=None, description="the day the fx_rates were taken")
     fx_rates_source: str | None = Field(default=None, min_length=1, max_length=2000, description="where the fx_rates come from")
     financing: Financing | None = Field(default=None, description="default loan for every purchase (an offer's own financing wins)")
