@@ -24,5 +24,14 @@ p=$(page_of "$work/report.pdf" "Plan per workload")
 b=$(page_of "$work/buy.pdf" "in-house 7B model programme")
 pdftoppm -png -r 80 -f "$s" -l "$s" -singlefile "$work/report.pdf" "$here/summary"
 pdftoppm -png -r 80 -f "$p" -l "$p" -singlefile "$work/report.pdf" "$here/plan"
+<<<<<<< HEAD
+echo "wrote $here/summary.png (page $s) and $here/plan.png (page $p)"
+# docs/analysis.png: the Sensitivity sheet (tornado chart and table) of `procure analyze`
+procure analyze "$here/../examples/programme-12-months.yaml" --sensitivity --out "$work/analysis.xlsx" > /dev/null
+soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf --outdir "$work" "$work/analysis.xlsx" > /dev/null
+pdftoppm -png -r 110 -f 1 -l 1 -x 30 -y 40 -W 1240 -H 560 -singlefile "$work/analysis.pdf" "$here/analysis"
+echo "wrote $here/analysis.png"
+=======
 pdftoppm -png -r 80 -f "$b" -l "$b" -singlefile "$work/buy.pdf" "$here/summary-buy"
 echo "wrote $here/summary.png (page $s), $here/plan.png (page $p) and $here/summary-buy.png (page $b)"
+>>>>>>> main

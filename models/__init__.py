@@ -8,4 +8,5 @@
 - ``model_spec`` — transformer architectures and the bundled presets (``data/model_presets.yaml``).
 - ``offer``   — one priced offer (buy / rent / cloud) of a server shape.
 - ``project`` — ``workload.yaml``: training workloads plus finance settings.
+- ``analysis`` — ``analysis:`` in workload.yaml: sensitivity ranges and Monte Carlo distributions.
 """

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .analysis import AnalysisSettings
 from .errors import InputError, Problem
 from .gpu import gpu_table
 from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B
@@ -148,6 +149,7 @@ class Project(InputModel):
     offers: list[str] | None = Field(default=None, min_length=1, description="catalog files, relative to the workload file")
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)
+    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings, description="ranges and distributions of `procure analyze`")
 
     @field_validator("name", mode="before")
     @classmethod

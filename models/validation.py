@@ -152,7 +152,7 @@ def problems_from(
         loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
         loc = prefix + loc
         # pydantic puts union branch names into loc ("str", "ModelSpec"); drop them
-        loc = tuple(x for x in loc if x not in ("str", "ModelSpec", "dict[str,any]", "float", "int"))
+        loc = tuple(x for x in loc if x not in ("str", "ModelSpec", "dict[str,any]", "float", "int", "[key]"))
         line = line_for(loc) if line_for else None
         out.append(Problem(file, field_path(loc), _message(dict(err)), line=line, row=row))
     return out

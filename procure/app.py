@@ -160,14 +160,22 @@ def result_json(result: Result) -> str:
     return json.dumps(result_to_json(result), indent=2)
 
 
-def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs) -> list[str]:
+def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None) -> list[str]:
     """Write the declared outputs as one transaction (all or none); returns a line per output
-    written. The workbook and CSV need a plan; ``--json -`` is left to the caller (stdout)."""
+    written. The workbook and CSV need a plan; ``--json -`` is left to the caller (stdout). With
+    ``analysis`` (``solve --analyze``) the workbook also holds the analysis sheets."""
     files = planned.files
     if planned.json is not None:
         files.put(planned.json, result_json(result).encode("utf-8"))
     if result.plan is not None and planned.workbook is not None:
-        files.put(planned.workbook, workbook_bytes(result, inputs.files))
+        if analysis is None:
+            from procure.reports.xlsx.workbook import workbook_bytes
+
+            files.put(planned.workbook, workbook_bytes(result, inputs.files))
+        else:
+            from procure.reports.xlsx.analysis import approval_with_analysis_bytes
+
+            files.put(planned.workbook, approval_with_analysis_bytes(result, analysis, inputs.files))
     if result.plan is not None and planned.csv_dir is not None:
         from procure.reports.csv_report import put_csv
 
@@ -187,16 +195,6 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs) -> list
     return written
 
 
-def workbook_bytes(result: Result, inputs: list[Path]) -> bytes:
-    from io import BytesIO
-
-    from procure.reports.xlsx import build_workbook
-
-    buf = BytesIO()
-    build_workbook(result, list(inputs)).save(buf)
-    return buf.getvalue()
-
-
 def exit_code_for(status: SolveStatus) -> ExitCode:
     """A plan (optimal, or feasible at the limit) is success; infeasible and no-solution have their codes."""
     from procure.solver.enums import SolveStatus
@@ -206,3 +204,90 @@ def exit_code_for(status: SolveStatus) -> ExitCode:
     if status == SolveStatus.INFEASIBLE:
         return ExitCode.INFEASIBLE
     return ExitCode.NO_SOLUTION
+
+
+# --- analysis --------------------------------------------------------------------------------------
+
+ANALYSIS_CSV = ("scenarios.csv", "break_even.csv", "sensitivity.csv")
+
+
+def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> SolveOutputs:
+    """Fail before any solving when an analysis output cannot be written; the files are written
+    together by ``write_analysis_outputs``."""
+    planned = SolveOutputs(Outputs())
+    if out is not None:
+        if out.suffix.lower() != ".xlsx":
+            raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
+        planned.workbook = planned.files.add(out, "--out")
+    if json_out is not None:
+        planned.json = planned.files.add(json_out, "--json")
+    if csv_dir is not None:
+        planned.files.add_folder(csv_dir, ANALYSIS_CSV, "--csv")
+        planned.csv_dir = Path(csv_dir)
+    return planned
+
+
+def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
+            workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
+            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None):
+    """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis)."""
+    from procure.analysis import analyze as run
+
+    if monte_carlo and not inputs.project.analysis.uncertainty:
+        raise InputError([Problem(str(inputs.workload_path), "analysis.uncertainty",
+                                  "--monte-carlo needs distributions to draw from, e.g. analysis: {uncertainty: {price_cloud: "
+                                  "{dist: triangular, low: 0.7, mode: 1.0, high: 1.05}}} (see docs/analysis.md)")])
+    if scheduler:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError([Problem("command line", "--scheduler", "sending scenarios to a Dask cluster needs the dask extra: pip install 'procure[dask]'")]) from None
+    log.info("analysing: break-even %s, sensitivity %s, Monte Carlo %s, workers %s, scheduler %s", break_even, sensitivity, monte_carlo, workers, scheduler)
+    try:
+        return run(inputs.project, inputs.catalog.offers, break_even=break_even, sensitivity=sensitivity, monte_carlo=monte_carlo,
+                   workers=workers, scheduler=scheduler, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
+                   progress=progress, base=base)
+    except (OSError, TimeoutError) as exc:
+        if scheduler:
+            raise InputError([Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]) from None
+        raise
+
+
+def analysis_json(analysis) -> str:
+    from procure.reports.analysis_json import analysis_to_json
+
+    return json.dumps(analysis_to_json(analysis), indent=2)
+
+
+def write_analysis_outputs(analysis, planned: SolveOutputs) -> list[str]:
+    """The analysis workbook, JSON and CSV tables (the CSV files are the analysis' DataFrames), as one
+    transaction: all of them or none."""
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, analysis_json(analysis).encode("utf-8"))
+    has_plan = analysis.base.plan is not None
+    if has_plan and planned.workbook is not None:
+        from procure.reports.xlsx.analysis import analysis_workbook_bytes
+
+        files.put(planned.workbook, analysis_workbook_bytes(analysis))
+    if has_plan and planned.csv_dir is not None:
+        frames = {"scenarios.csv": analysis.scenarios_frame(), "break_even.csv": analysis.break_even_frame(), "sensitivity.csv": analysis.sensitivity_frame()}
+        for t in files.targets:
+            if t.what == "--csv" and t.path.name in frames:
+                files.put(t, frames[t.path.name].to_csv(index=False).encode("utf-8"))
+    files.commit()
+    written = [f"wrote {planned.json.path}"] if planned.json is not None else []
+    if has_plan and planned.workbook is not None:
+        written.append(f"wrote {planned.workbook.path}")
+    if has_plan and planned.csv_dir is not None:
+        written.append(f"wrote CSV tables to {planned.csv_dir}")
+    return written
+
+
+def compare(paths: list[Path], offer_paths: list[Path] | None, *, solver: str = "cbc", time_limit: float | None = None,
+            gap: float = 1e-6, objective: str = "tco") -> tuple[list[Inputs], list[Result]]:
+    """Plan every workload file (all strategies) for the side-by-side comparison."""
+    if len(paths) < 2:
+        raise InputError([Problem("command line", "FILES", "compare needs two or more workload files")])
+    inputs = [load_inputs(p, offer_paths, objective=objective) for p in paths]
+    return inputs, [solve(i, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True) for i in inputs]

@@ -258,6 +258,8 @@ def solve(
     compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
     all_errors: AllErrors = False,
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
+    analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
@@ -279,14 +281,136 @@ def solve(
 
     console = _console(stderr=planned.json_stdout)
     print_result(console, result, inputs=inputs.files)
+    analysis = None
+    if analyze and result.plan is not None:
+        if not compare:
+            _fail(_usage("--analyze", "--analyze compares the strategies; drop --no-compare"))
+        analysis = _run_analysis(use, inputs, console, break_even=True, sensitivity=True,
+                                 monte_carlo=inputs.project.analysis.scenarios if inputs.project.analysis.uncertainty else None,
+                                 workers=workers, scheduler=None, solver=solver.value, time_limit=time_limit, gap=gap,
+                                 objective=objective.value, base=result)
     try:
-        for line in use.write_outputs(result, inputs, planned):
+        for line in use.write_outputs(result, inputs, planned, analysis=analysis):
             console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
     if planned.json_stdout:
         typer.echo(use.result_json(result))
     raise typer.Exit(use.exit_code_for(result.status))
+
+
+# --- analyze and compare ---------------------------------------------------------------------------
+
+def _usage(option: str, message: str):
+    from procure.models.errors import InputError, Problem
+
+    return InputError([Problem("command line", option, message)])
+
+
+def _run_analysis(use, inputs, console, **kw):
+    """Run the analysis with a progress bar on a terminal; print it; return it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from procure.models.errors import ProcureError
+    from procure.reports.analysis_console import print_analysis
+
+    err = _console(stderr=True)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=True, disable=not err.is_terminal)
+    try:
+        with progress:
+            analysis = use.analyze(inputs, progress=progress, **kw)
+    except ProcureError as exc:
+        _fail(exc)
+    print_analysis(console, analysis)
+    return analysis
+
+
+@app.command(help="Decision analytics on top of the optimal plan: break-even prices of every losing offer and strategy, "
+                  "a sensitivity tornado of the cost drivers, and a Monte Carlo study of the uncertainty declared under "
+                  "`analysis:` in the workload file — every answer re-optimized. Without --break-even/--sensitivity/"
+                  "--monte-carlo all three run (Monte Carlo when analysis.uncertainty is declared).\n\n" + EXIT_CODES)
+def analyze(
+    workload: Annotated[Path, typer.Argument(help="workload.yaml")],
+    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    break_even: Annotated[bool, typer.Option("--break-even", help="Break-even prices of the offers and strategies that lost.")] = False,
+    sensitivity: Annotated[bool, typer.Option("--sensitivity", help="The tornado: each driver at its low and high value.")] = False,
+    monte_carlo: Annotated[Optional[int], typer.Option("--monte-carlo", help="Draw N scenarios from analysis.uncertainty (default: analysis.scenarios).", min=1)] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes (default: the machine's cores).", min=1)] = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Send the solves to this Dask scheduler (e.g. tcp://10.0.0.5:8786); needs procure[dask].")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write the analysis workbook here (.xlsx).")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the analysis as JSON here.")] = None,
+    csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the analysis' tables (one row per scenario and strategy, break-even, sensitivity) as CSV into this folder.")] = None,
+    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
+    time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Seconds per solve.", min=0.1)] = None,
+    gap: Annotated[float, typer.Option(help="Relative optimality gap of each solve (break-even always solves to a proven optimum).", min=0.0, max=1.0)] = 1e-6,
+    objective: Annotated[Objective, typer.Option(help="tco or npv: the figure every analysis compares.")] = Objective.tco,
+) -> None:
+    from procure import app as use
+    from procure.models.errors import ProcureError
+
+    try:
+        planned = use.check_analyze_outputs(out, json_out, csv_dir)
+        inputs = use.load_inputs(workload, offers, objective=objective.value)
+    except ProcureError as exc:
+        _fail(exc)
+    _print_warnings(inputs.warnings)
+    everything = not (break_even or sensitivity or monte_carlo)
+    declared = bool(inputs.project.analysis.uncertainty)
+    mc = monte_carlo or (inputs.project.analysis.scenarios if everything and declared else None)
+    console = _console()
+    analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
+                             monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value, time_limit=time_limit,
+                             gap=gap, objective=objective.value)
+    if analysis.base.plan is None:
+        raise typer.Exit(use.exit_code_for(analysis.base.status))
+    try:
+        for line in use.write_analysis_outputs(analysis, planned):
+            console.print(_esc(line))
+    except ProcureError as exc:
+        _fail(exc)
+    raise typer.Exit(0)
+
+
+@app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
+                  "Totals, strategies, cost categories and where each workload runs, with the differences against the first file.")
+def compare(
+    files: Annotated[list[Path], typer.Argument(help="workload.yaml files (two or more)")],
+    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog.")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the comparison as JSON here.")] = None,
+    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
+    objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,
+) -> None:
+    from procure import app as use
+    from procure.models.errors import ProcureError
+
+    try:
+        if json_out is not None:
+            from procure.models.fileio import check_writable
+
+            check_writable(json_out, "--json")
+        inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
+    except ProcureError as exc:
+        _fail(exc)
+    for i in inputs:
+        _print_warnings(i.warnings)
+    from procure.analysis.compare import compare_rows
+    from procure.reports.analysis_console import print_comparison
+
+    rows = compare_rows(results)
+    print_comparison(_console(), [str(f) for f in files], rows, results[0].project.currency)
+    if json_out is not None:
+        import json
+
+        from procure.models.fileio import atomic_write
+
+        doc = {"files": [str(f) for f in files], "rows": [{"section": r.section, "label": r.label, "values": r.values,
+                                                          "differences": r.differences(), "changed": r.changed} for r in rows]}
+        try:
+            atomic_write(json_out, json.dumps(doc, indent=2).encode("utf-8"), "--json")
+        except ProcureError as exc:
+            _fail(exc)
+    raise typer.Exit(0)
 
 
 def main() -> None:

@@ -103,8 +103,11 @@ def make_resizer(project: Project):
 
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
-                 solver: str, time_limit: float | None, gap: float, objective: str, only: dict[str, str] | None = None) -> StrategyResult:
-    """Solve one strategy; ``only`` holds workloads to one offer each (workload → offer id)."""
+                 solver: str, time_limit: float | None, gap: float, objective: str, only: dict[str, str] | None = None,
+                 warm_start: Plan | None = None) -> StrategyResult:
+    """Solve one strategy; ``only`` holds workloads to one offer each (workload → offer id).
+    ``warm_start``: a feasible plan of these inputs for the solver to start from (the analysis passes
+    the base plan re-costed under its scenario); default: the greedy plan."""
     options, rejections, every = build_options(project, offers, sizings, modes)
     for w, oid in (only or {}).items():
         options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
@@ -113,7 +116,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     if missing:
         reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
         return StrategyResult(name, modes, SolveStatus.INFEASIBLE, reasons=reasons, **considered)
-    warm = greedy_plan(project, offers, options)  # an incumbent for the solver to start from
+    warm = warm_start if warm_start is not None else greedy_plan(project, offers, options)  # an incumbent to start from
     model = Builder(project, options, offers, objective, warm_start=warm).build()
     info = solve(model, solver, time_limit, gap)
     if not info.status.has_plan:

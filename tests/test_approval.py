@@ -12,8 +12,6 @@ import sys
 
 import openpyxl
 import pytest
-from conftest import EXAMPLES, offer, project, workload
-from planner_fixtures import solve_fixed
 from rich.console import Console
 
 from procure.models.errors import InputError
@@ -29,6 +27,8 @@ from procure.solver.milp import SolveInfo
 from procure.solver.plan import Decision, build_plan
 from procure.solver.planner import budget_measure, plan_project
 from procure.solver.verify import VerificationError, verify_plan
+
+from helpers import EXAMPLES, offer, project, solve_fixed, workload
 
 HOURS_PER_MONTH = 730.0
 

@@ -11,22 +11,7 @@ from pydantic import ValidationError
 from procure.models.errors import InputError
 from procure.offers.catalog import bundled_catalog_path, load_catalog, write_template
 
-from conftest import offer
-
-GOOD_ROW = {
-    "id": "v-8xh100", "vendor": "V", "mode": "rent", "region": "us-east", "gpu": "H100", "gpus_per_node": 8, "intra_node": "nvswitch",
-    "inter_node": "ib-ndr", "inter_node_rails": 8, "ram_gb": 2048, "nvme_tb": 30, "cpu_cores": 112, "network_line": "standard", "max_nodes": 4,
-    "lead_time_days": 7, "price_per_node_month": 15000, "setup_fee_per_node": 500, "min_term_months": 1, "source": "quote 1", "quoted_on": "2026-11-01",
-}
-
-
-def write_csv(path, rows, delimiter=",", bom=False):
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as fh:
-        w = csv.DictWriter(fh, cols, delimiter=delimiter)
-        w.writeheader()
-        w.writerows(rows)
-    return path
+from helpers import GOOD_ROW, offer, write_csv
 
 
 def write_xlsx(path, rows):

@@ -10,11 +10,12 @@ from the published CNY list prices, the stated exchange rate and the job's FLOPs
 from __future__ import annotations
 
 import pytest
-from conftest import project, workload
 
 from procure.offers.catalog import load_catalog
 from procure.solver.planner import plan_project
 from procure.solver.reasons import Rule
+
+from helpers import project, workload
 
 #: CNY per USD used by the rows: Federal Reserve G.5A, 2023 annual average (the quotes are from 2023-06).
 CNY_PER_USD = 7.0809

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from procure import __version__
 from procure.cli import EXIT_CODES, app
 
-from conftest import EXAMPLES
+from helpers import EXAMPLES
 
 STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
 BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest"}
@@ -239,3 +239,20 @@ def test_every_deliberate_error_carries_its_documented_exit_code():
     assert issubclass(InputError, ProcureError) and InputError.exit_code == ExitCode.INPUT == 1
     assert SolverUnavailable.exit_code == SolverFailed.exit_code == ExitCode.NO_SOLUTION == 3
     assert issubclass(VerificationError, ProcureError) and VerificationError.exit_code == ExitCode.VERIFY == 4
+
+
+def test_solve_out_writes_cached_values_readers_without_a_calculation_engine_can_see(tmp_path):
+    """The workbook `procure solve --out` writes (not only the library's write_workbook) carries the
+    formulas' cached results: openpyxl with data_only=True reads the key figure as the plan's total."""
+    import json
+
+    import openpyxl
+
+    out, js = tmp_path / "r.xlsx", tmp_path / "r.json"
+    res = CliRunner().invoke(app, ["solve", str(EXAMPLES[-1]), "--no-compare", "--out", str(out), "--json", str(js)])
+    assert res.exit_code == 0, res.output
+    total = json.loads(js.read_text())["total_cost"]
+    wb = openpyxl.load_workbook(out, data_only=True)
+    sheet, ref = next(iter(wb.defined_names["total_cost"].destinations))
+    value = wb[sheet][ref.replace("$", "")].value
+    assert value is not None and abs(value - total) < 0.01

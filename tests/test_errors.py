@@ -18,13 +18,12 @@ import pulp
 import pytest
 from typer.testing import CliRunner
 
+from procure.cli import app
 from procure.models.errors import InputError
 from procure.models.fileio import atomic_write, check_writable
 from procure.offers.catalog import load_catalog
-from procure.cli import app
 
-from conftest import ROOT
-from test_catalog import GOOD_ROW, write_csv
+from helpers import GOOD_ROW, ROOT, write_csv
 
 QLORA = str(ROOT / "examples" / "qlora-7b-week.yaml")
 GOOD_WORKLOAD = """\
@@ -448,7 +447,7 @@ def hard_instance(seed: int, n_workloads: int):
     capped buy / rent / cloud offers: a scheduling-and-sizing MILP of ~15,000 binaries on a daily grid."""
     import random
 
-    from conftest import offer, project
+    from helpers import offer, project
 
     rng = random.Random(seed)
     workloads = []
@@ -478,8 +477,9 @@ def hard_instance(seed: int, n_workloads: int):
 def test_real_time_limit_on_a_hard_instance_is_reported_honestly():
     """30 jobs sharing bought and rented servers on a daily grid: CBC cannot prove optimality in 0.5 s
     (on the reference machine it stops without a plan; on a faster one it may stop with one)."""
-    from planner_fixtures import fixed_sizings, solve_fixed
     from procure.solver.verify import verify_plan
+
+    from helpers import fixed_sizings, solve_fixed
 
     p, offers, hours = hard_instance(seed=0, n_workloads=30)
     res = solve_fixed(p, offers, hours, compare=False, time_limit=0.5)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from conftest import EXAMPLES
 
 from procure.models.errors import InputError
 from procure.models.offer import Offer
@@ -23,6 +22,8 @@ from procure.reports.xlsx import SHEETS, style, write_workbook
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 from procure.solver.planner import plan_project
+
+from helpers import EXAMPLES
 
 CENT = 0.01
 EVIL_VENDOR = '=HYPERLINK("http://x","y")'

@@ -10,8 +10,7 @@ import pytest
 from procure.solver.milp import Builder, Names, slug
 from procure.solver.options import build_options
 
-from conftest import offer, project
-from planner_fixtures import fixed_sizings
+from helpers import fixed_sizings, offer, project
 
 PULP_MANGLED = set("-+[] ->/")
 # workload names that differ only in characters PuLP turns into "_"

@@ -12,7 +12,7 @@ from procure.models.gpu import gpu_table
 from procure.models.model_spec import model_presets
 from procure.models.project import Project, load_project
 
-from conftest import project, workload
+from helpers import project, workload
 
 REQUIRED_GPUS = [
     "RTX-4090-24GB", "RTX-A6000-48GB", "RTX-6000-ADA-48GB", "L40S-48GB", "A100-PCIE-40GB", "A100-SXM-40GB", "A100-SXM-80GB",

@@ -15,8 +15,7 @@ from procure.solver import costs
 from procure.solver.plan import build_plan
 from procure.solver.verify import VerificationError, verify_plan
 
-from conftest import EXAMPLES, ROOT, offer, project
-from planner_fixtures import brute_force_tco, fixed_sizings, solve_fixed
+from helpers import EXAMPLES, ROOT, brute_force_tco, fixed_sizings, offer, project, solve_fixed
 
 
 def wl(name, deadline, earliest=0):

@@ -25,8 +25,7 @@ from procure.solver.costs import RentalContract
 from procure.solver.planner import plan_project
 from procure.solver.verify import verify_plan
 
-from conftest import offer, project
-from planner_fixtures import fixed_sizings, solve_fixed
+from helpers import fixed_sizings, offer, project, solve_fixed
 
 REL = 1e-5  # the solver stops at a relative gap of 1e-6; compare optima a little looser
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -12,8 +12,6 @@ import json
 
 import openpyxl
 import pytest
-from conftest import offer, project
-from planner_fixtures import solve_fixed
 from pydantic import ValidationError
 
 from procure.models.errors import InputError
@@ -21,6 +19,8 @@ from procure.models.money import Financing
 from procure.offers.catalog import check_currencies, load_catalog, write_template
 from procure.reports.json_report import result_to_json
 from procure.solver import costs
+
+from helpers import offer, project, solve_fixed
 
 
 def wl(name, deadline, earliest=0):
@@ -297,10 +297,10 @@ def test_validate_reports_every_new_rule_with_its_row(tmp_path):
 
 
 def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path):
-    from conftest import ROOT
-
     from procure.models.project import load_project
     from procure.solver.planner import plan_project
+
+    from helpers import ROOT
 
     path = ROOT / "examples" / "negotiated-quotes.yaml"
     p, _ = load_project(path)
@@ -342,8 +342,9 @@ def test_the_verifier_recomputes_tiers_terms_and_prices():
 
 
 def test_a_missing_exchange_rate_stops_solve_with_exit_1(tmp_path):
-    from conftest import ROOT
     from test_cli import cli
+
+    from helpers import ROOT
 
     examples = ROOT / "examples"
     text = (examples / "negotiated-quotes.yaml").read_text().replace("fx_rates: {CNY: 0.14, EUR: 1.08}", "fx_rates: {EUR: 1.08}")

@@ -64,9 +64,15 @@ def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None
     return wb
 
 
-def write_workbook(result, path, inputs: Iterable = ()) -> None:
-    """Write the approval workbook to ``path`` atomically (complete file or nothing)."""
+def workbook_bytes(result, inputs: Iterable = ()) -> bytes:
+    """The approval workbook as bytes, every formula with its cached result (readers without a
+    calculation engine, such as pandas or a file preview, see the numbers)."""
     wb = build_workbook(result, list(inputs))
     buf = BytesIO()
     wb.save(buf)
-    atomic_write(path, with_cached_values(buf.getvalue(), wb))
+    return with_cached_values(buf.getvalue(), wb)
+
+
+def write_workbook(result, path, inputs: Iterable = ()) -> None:
+    """Write the approval workbook to ``path`` atomically (complete file or nothing)."""
+    atomic_write(path, workbook_bytes(result, inputs))

@@ -1,13 +1,23 @@
-"""Planner test fixtures: workloads with hours fixed by hand (a stand-in for the sizing engine), so the
-optimal answers can be worked out on paper; and an independent brute force for random instances."""
+"""Shared test builders, imported by the test modules (which never import each other or conftest).
+
+- small valid inputs built through the real models: ``offer``, ``project``, ``workload``, a catalog row;
+- planner fixtures: workloads with hours fixed by hand (a stand-in for the sizing engine), so the
+  optimal answers can be worked out on paper; and an independent brute force for random instances.
+"""
+
 
 from __future__ import annotations
 
+import csv
+import datetime as dt
 import itertools
 import math
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
+from procure.models.offer import Offer
+from procure.models.project import Project
 from procure.solver import costs
 from procure.solver.options import Grid, allowed_starts
 from procure.solver.planner import plan_from_sizings
@@ -201,3 +211,129 @@ def brute_force_tco(project, offers, hours) -> float:
     if project.budget is not None and best > project.budget:
         return math.inf
     return best
+
+
+# --- small valid inputs ---------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.yaml") if not p.stem.endswith("-offers"))  # workloads, not their quote files
+
+
+def offer(**kw) -> Offer:
+    """A valid offer of ``mode`` with plausible defaults; keyword arguments override."""
+    mode = kw.get("mode", "cloud")
+    base = dict(
+        id=f"test-{mode}", vendor="Test Vendor", mode=mode, region="us-east", gpu="H100-SXM-80GB", gpus_per_node=8,
+        intra_node="nvswitch", inter_node="ib-ndr", inter_node_rails=8, ram_gb=2048, nvme_tb=30, cpu_cores=112,
+        max_nodes=8, lead_time_days=0, source="test fixture", quoted_on="2026-11-01",
+    )
+    if mode == "buy":
+        base.update(price_per_node=250_000, power_kw_per_node=10.2, residual_value_pct=0.3, maintenance_pct_per_year=0.05, colocation_per_node_month=1300)
+    elif mode == "rent":
+        base.update(price_per_node_month=14_000, setup_fee_per_node=0, min_term_months=1)
+    else:
+        base.update(price_per_node_hour=30.0)
+    base.update(kw)
+    return Offer.model_validate(base)
+
+
+def project(workloads: list[dict], **kw) -> Project:
+    base = dict(name="test project", start_date=dt.date(2027, 1, 1), horizon_months=12, period_days=7, workloads=workloads)
+    base.update(kw)
+    return Project.model_validate(base)
+
+
+def workload(**kw) -> dict:
+    base = dict(name="job", model="llama-2-7b", method="full", tokens_b=1.0, deadline_days=60)
+    base.update(kw)
+    return base
+
+
+GOOD_ROW = {
+    "id": "v-8xh100", "vendor": "V", "mode": "rent", "region": "us-east", "gpu": "H100", "gpus_per_node": 8, "intra_node": "nvswitch",
+    "inter_node": "ib-ndr", "inter_node_rails": 8, "ram_gb": 2048, "nvme_tb": 30, "cpu_cores": 112, "network_line": "standard", "max_nodes": 4,
+    "lead_time_days": 7, "price_per_node_month": 15000, "setup_fee_per_node": 500, "min_term_months": 1, "source": "quote 1", "quoted_on": "2026-11-01",
+}
+
+
+def write_csv(path, rows, delimiter=",", bom=False):
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as fh:
+        w = csv.DictWriter(fh, cols, delimiter=delimiter)
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+# --- analysis (procure analyze) -------------------------------------------------------------------
+# The hand-worked case of test_analysis.py: one 90-day job (2,160 h on one node), due day 120, a
+# 12-month horizon, electricity 0, no colocation or maintenance (the arithmetic is in that module).
+
+HOURS = 2160.0
+
+
+def _analysis_wl(name="job", deadline=120, earliest=0):
+    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest)
+
+
+def analysis_case(analysis: dict | None = None, lead_b: int = 0, extra: list | None = None):
+    kw = dict(electricity_price_per_kwh=0)
+    if analysis is not None:
+        kw["analysis"] = analysis
+    p = project([_analysis_wl()], **kw)
+    offers = [
+        offer(mode="cloud", id="c", price_per_node_hour=20),
+        offer(mode="cloud", id="d", price_per_node_hour=25),
+        offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0, lead_time_days=lead_b),
+        offer(mode="rent", id="r", price_per_node_month=20_000),
+        *(extra or []),
+    ]
+    hours = {("job", o.id, 1): HOURS for o in offers}
+    return p, offers, hours
+
+
+class TableResizer:
+    """The fixed hours as a resizer that can travel to a worker process (a closure cannot)."""
+
+    def __init__(self, hours):
+        self.hours = dict(hours)
+
+    def __call__(self, workload, offer, nodes):
+        h = self.hours.get((workload.name, offer.id, nodes))
+        return None if h is None else FixedCandidate(workload.name, offer.id, offer.gpu, nodes, nodes * offer.gpus_per_node, h)
+
+
+def analysis_run(p, offers, hours, **kw):
+    """``procure.analysis.analyze`` on fixed hours, in this process unless ``workers`` says otherwise."""
+    from procure.analysis import analyze
+
+    sizings, _resize = fixed_sizings(p, offers, hours)
+    kw.setdefault("workers", 1)
+    kw.setdefault("break_even", False)
+    kw.setdefault("sensitivity", False)
+    return analyze(p, offers, sizings=sizings, resize=TableResizer(hours), **kw)
+
+
+UNCERTAIN = {
+    "uncertainty": {
+        "price_cloud": {"dist": "triangular", "low": 0.8, "mode": 1.0, "high": 1.4},
+        "tokens": {"dist": "normal", "mean": 1.0, "sd": 0.05, "low": 0.9, "high": 1.1},
+    },
+    "seed": 11,
+}
+
+
+CATALOG = """offers:
+  - {{id: gpu-cloud, vendor: Test, mode: cloud, region: us-east, gpu: H100-SXM-80GB, gpus_per_node: 8, intra_node: nvswitch,
+     inter_node: ib-ndr, inter_node_rails: 8, ram_gb: 2048, nvme_tb: 30, cpu_cores: 112, max_nodes: 4,
+     price_per_node_hour: {price}, source: test quote, quoted_on: 2026-11-01}}
+"""
+WORKLOAD = """name: negotiation
+start_date: 2027-01-04
+horizon_months: 12
+offers: [{catalog}]
+workloads:
+  - {{name: ft, model: llama-2-7b, method: full, tokens_b: 2, deadline_days: 30}}
+"""
+
+

@@ -1,0 +1,186 @@
+"""Decision analytics on top of the planner (``procure analyze``): break-even prices, sensitivity,
+Monte Carlo uncertainty — each answer re-optimized with the same MILP, not just re-priced.
+
+    from procure.analysis import analyze
+    a = analyze(project, offers, monte_carlo=200, workers=2)
+    df = a.scenarios_frame()          # one row per scenario and strategy (pandas)
+    df.groupby("strategy").total_cost.describe()
+
+- ``scenario``    — a scenario (drivers moved from today's value) applied to today's inputs; sizing reused.
+- ``recost``      — the decided plan re-costed (not re-optimized) under a scenario.
+- ``engine``      — every strategy re-solved under a scenario; parallel over processes or a Dask cluster.
+- ``break_even``  — break-even prices of losing offers and losing single-mode strategies.
+- ``sensitivity`` — the tornado: each driver at its low and high value.
+- ``montecarlo``  — scenarios drawn from distributions; P10/P50/P90, win probabilities, regret.
+- ``compare``     — two or more workload files side by side.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from procure.models.analysis import DRIVERS
+from procure.models.offer import MODES, Offer
+from procure.models.project import Project
+from procure.solver.planner import Result, plan_from_sizings
+
+from . import break_even as be
+from . import montecarlo as mc
+from . import sensitivity as sens
+from .engine import Context, Runner, ScenarioOutcome, default_workers, solve_scenario
+from .scenario import Inputs, ProjectResizer, Scenario
+
+__all__ = ["Analysis", "analyze", "Scenario", "Inputs", "Context", "Runner", "default_workers"]
+
+
+@dataclass
+class Analysis:
+    base: Result
+    inputs: Inputs
+    break_even: list[be.BreakEven] | None = None
+    sensitivity: list[sens.Bar] | None = None
+    monte_carlo: list[ScenarioOutcome] | None = None
+    summary: mc.Summary | None = None
+    seconds: dict[str, float] = field(default_factory=dict)  # per analysis, wall clock
+    solves: dict[str, int] = field(default_factory=dict)  # MILP solves per analysis
+    workers: int = 1
+
+    @property
+    def currency(self) -> str:
+        return self.base.project.currency
+
+    # --- pandas ----------------------------------------------------------------------------------
+    def scenarios_frame(self):
+        """One row per (scenario, strategy) of the sensitivity and Monte Carlo runs, failures included."""
+        import pandas as pd
+
+        rows = []
+        for kind, outcomes in (("sensitivity", [o for b in (self.sensitivity or []) for o in (b.low, b.high)]), ("monte_carlo", self.monte_carlo or [])):
+            for o in outcomes:
+                win = mc.winner(o)
+                values = o.scenario.values()
+                for name, s in o.strategies.items():
+                    free = name == "hybrid"
+                    metric = (s.npv_cost if self.inputs.objective == "npv" else s.total_cost) if s.ok else None
+                    rows.append({
+                        "analysis": kind, "scenario": o.scenario.label, "strategy": name, "status": s.status,
+                        "total_cost": s.total_cost, "npv_cost": s.npv_cost, "modes": "+".join(s.modes), "offers": " ".join(s.offers),
+                        "cheapest": win == name, "re_solved": s.solved,
+                        "decided_cost": o.decided_cost if free else None,
+                        "regret": mc.regret(o, metric) if free else None,
+                        "detail": s.detail or (o.decided_detail if free and o.decided_cost is None else ""),
+                        **values,
+                    })
+        cols = ["analysis", "scenario", "strategy", "status", "total_cost", "npv_cost", "modes", "offers", "cheapest", "re_solved", "decided_cost", "regret", "detail", *DRIVERS]
+        return pd.DataFrame(rows, columns=cols)
+
+    def break_even_frame(self):
+        import pandas as pd
+
+        rows = [{"offer": b.subject, "kind": b.kind, "mode": b.mode, "field": b.field, "current": b.current, "break_even": b.break_even,
+                 "change_pct": b.change_pct, "reason": b.reason, "solves": b.solves} for b in (self.break_even or [])]
+        return pd.DataFrame(rows, columns=["offer", "kind", "mode", "field", "current", "break_even", "change_pct", "reason", "solves"])
+
+    def sensitivity_frame(self):
+        import pandas as pd
+
+        rows = []
+        for b in self.sensitivity or []:
+            rows.append({"driver": b.driver, "low_value": b.low_value, "high_value": b.high_value, "low_tco": b.tco("low"), "high_tco": b.tco("high"),
+                         "low_npv": b.npv("low"), "high_npv": b.npv("high"),
+                         "low_modes": "+".join(b.modes("low") or ()), "high_modes": "+".join(b.modes("high") or ()), "flips": b.flips,
+                         **{f"{e}_{s}": b.tco(e, s) for s in MODES for e in ("low", "high")}})
+        return pd.DataFrame(rows)
+
+
+def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
+            workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
+            gap: float = 1e-6, objective: str = "tco", progress=None, sizings=None, resize=None, base: Result | None = None,
+            seed: int | None = None) -> Analysis:
+    """Plan today's inputs (all four strategies), then run the requested analyses on top of that plan.
+
+    ``sizings``/``resize`` default to the sizing engine's (tests pass fixed ones); ``base`` may be a
+    result already planned from exactly these inputs (``procure solve --analyze``). ``monte_carlo``:
+    the number of scenarios (None: no Monte Carlo). ``progress``: a rich Progress to report into.
+    """
+    if sizings is None:
+        from procure.solver.sizing import size_project
+
+        sizings = size_project(project, offers)
+    resize = resize or ProjectResizer(project)
+    inputs = Inputs(project, list(offers), sizings, resize, solver, time_limit, gap, objective)
+    t0 = time.perf_counter()
+    if base is None:
+        base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
+                                 compare=True, n_runner_ups=0)
+    out = Analysis(base, inputs, seconds={"base": time.perf_counter() - t0}, solves={"base": len(base.strategies)})
+    if base.plan is None:
+        return out
+    ctx = Context.of(inputs, base)
+    with Runner(ctx, workers, scheduler, progress) as runner:
+        out.workers = runner.workers
+        if sensitivity:
+            t = time.perf_counter()
+            outcomes = runner.map(_scenario_task, sens.scenarios(project.analysis), "sensitivity")
+            out.sensitivity = sens.bars(project.analysis, outcomes, tuple(sorted(base.plan.modes())))
+            out.seconds["sensitivity"] = time.perf_counter() - t
+            out.solves["sensitivity"] = _solves(outcomes)
+        if break_even:
+            t = time.perf_counter()
+            out.break_even = _break_even(base, runner)
+            out.seconds["break_even"] = time.perf_counter() - t
+            out.solves["break_even"] = sum(b.solves for b in out.break_even)
+        if monte_carlo:
+            t = time.perf_counter()
+            draws = mc.draw(project.analysis, monte_carlo, seed)
+            out.monte_carlo = runner.map(_scenario_task, draws, "Monte Carlo")
+            out.summary = mc.summarize(out.monte_carlo, objective)
+            out.seconds["monte_carlo"] = time.perf_counter() - t
+            out.solves["monte_carlo"] = _solves(out.monte_carlo)
+    return out
+
+
+def _solves(outcomes: list[ScenarioOutcome]) -> int:
+    """MILP solves run (a strategy whose plan provably did not change is kept, not solved)."""
+    return sum(s.solved for o in outcomes for s in o.strategies.values())
+
+
+def _scenario_task(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
+    return solve_scenario(ctx, scenario)
+
+
+def _break_even_task(ctx: Context, item: tuple[str, str]) -> be.BreakEven:
+    kind, key = item
+    return be.strategy_break_even(ctx, key) if kind == "strategy" else be.offer_break_even(ctx, key)
+
+
+def _break_even(base: Result, runner: Runner) -> list[be.BreakEven]:
+    """Losing single-mode strategies, then every offer the plan does not use (by rule when no shape of
+    it can run any workload, else by re-solving)."""
+    tol = 1e-6
+    best = base.plan.total_cost
+    tasks: list[tuple[str, str]] = []
+    for mode in MODES:
+        s = base.strategies.get(mode)
+        if s is not None and s.plan is not None and s.plan.total_cost > best * (1 + tol) + 0.01:
+            tasks.append(("strategy", mode))
+    ruled = be.offers_without_options(base)
+    results: dict[tuple[str, str], be.BreakEven] = {}
+    for oid in be.losing_offers(base):
+        if base.offers[oid].mode not in base.hybrid.modes:
+            results[("offer", oid)] = be.rule_break_even(base, oid, f"{base.offers[oid].mode} is not in allowed_modes")
+        elif oid in ruled:
+            results[("offer", oid)] = be.rule_break_even(base, oid, ruled[oid])
+        else:
+            tasks.append(("offer", oid))
+    for item, res in zip(tasks, runner.map(_break_even_task, tasks, "break-even"), strict=True):
+        results[item] = res
+    strategies = [results[t] for t in tasks if t[0] == "strategy"]
+    offers = sorted((r for k, r in results.items() if k[0] == "offer"), key=_closeness)
+    return strategies + offers
+
+
+def _closeness(b: be.BreakEven):
+    """Offers nearest to winning first; those no price makes win last."""
+    return (b.change_pct is None, -(b.change_pct if b.change_pct is not None else 0.0), b.subject)

@@ -1,0 +1,264 @@
+"""Break-even prices: at what price would a losing offer, or a losing single-mode strategy, win?
+
+Offer (not in today's optimal plan), price p in its own price field (``PRICE_FIELD``). Every plan's cost
+is linear in p — capex, residual value and maintenance are proportional to the purchase price, rent to
+the monthly price, the cloud bill to the hourly price (solver/costs.py) — so the optimum
+
+    z(p) = min( B, min over plans P that use the offer of a_P + b_P·p )
+
+is concave and piecewise linear, where B is today's optimum (it does not use the offer, so it does not
+depend on p). The break-even price p* is the largest p with z(p) = a_P + b_P·p ≤ B for some P that uses
+the offer. Search (Newton on the concave envelope, each step a full MILP re-solve):
+
+    p_0 = 0; solve at p_k; if the optimum uses the offer and costs less than B, its line gives
+    p_{k+1} = (B − a_P)/b_P > p_k; stop when the optimum at p_k costs B (a tie: p* = p_k).
+
+Each step lands on a new line of the envelope, so it ends after at most as many steps as lines cross
+B — two or three re-solves in practice. The price reported is p* rounded down to the cent: at the
+reported price the offer ties or wins, and a cent below it strictly wins. If even p = 0 leaves the
+offer out, no price in [0, today] wins, and the reason says why (what it costs besides its price, or
+the rule — lead time, deadline, memory — that keeps it out).
+
+Strategy (buy-only, rent-only or cloud-only, when it lost to the optimum): the largest price level
+k ∈ [0, 1] of every offer of that mode at which the optimum uses that mode alone (then the single-mode
+plan is the optimum; at the break-even it ties the mixed one). Each step re-solves the free plan at
+one level; the next level is where the cost lines of the bracketing plans cross (exact when they are
+the plans active there), else the midpoint. It assumes, as the question does, that cheaper prices of
+a mode never make a plan of that mode alone less attractive.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from procure.solver.options import build_options
+from procure.solver.plan import build_plan
+from procure.solver.planner import Result
+
+from .engine import Context, StrategyOutcome, solve_strategy
+from .recost import decided_under
+from .scenario import PRICE_FIELD, Scenario
+
+MAX_STEPS = 30
+
+
+@dataclass
+class BreakEven:
+    subject: str  # offer id, or "buy only" / "rent only" / "cloud only"
+    kind: str  # offer | strategy
+    mode: str
+    field: str  # the price field searched (a strategy: its mode's price level)
+    current: float  # today's price (a strategy: 1.0 = today's price level)
+    break_even: float | None  # wins at or below this; None when no price in [0, current] wins
+    reason: str
+    solves: int = 0
+    vendor: str = ""
+    label: str = ""  # e.g. 8xH100-SXM-80GB
+
+    @property
+    def change_pct(self) -> float | None:
+        if self.break_even is None or not self.current:
+            return None
+        return (self.break_even / self.current - 1.0) * 100.0
+
+    def sentence(self, currency: str) -> str:
+        if self.kind == "strategy":
+            if self.break_even is None:
+                return f"{self.subject} does not win at any {self.mode} price level from 0 to today's: {self.reason}"
+            return f"{self.subject} wins at or below {self.break_even:.1%} of today's {self.mode} prices ({self.change_pct:+.0f}%)"
+        what = {"buy": f"buying {self.label} servers", "rent": f"renting {self.label} nodes", "cloud": f"{self.label} cloud hours"}[self.mode]
+        unit = {"buy": "per node", "rent": "per node-month", "cloud": "per node-hour"}[self.mode]
+        who = f" from {self.vendor} ({self.subject})" if self.vendor else f" ({self.subject})"
+        if self.break_even is None:
+            return f"{what}{who} does not win at any price from 0 to today's {self.current:,.2f}: {self.reason}"
+        return f"{what}{who} wins at or below {self.break_even:,.2f} {currency} {unit} (today {self.current:,.2f}, {self.change_pct:+.0f}%)"
+
+
+def _tol(base: float) -> float:
+    return 1e-7 * abs(base) + 0.005
+
+
+def exact_inputs(ctx: Context) -> Context:
+    """Break-even needs proven optima (gap 0): a cent of price moves the total by cents."""
+    return replace(ctx, inputs=replace(ctx.inputs, gap=0.0))
+
+
+def _solve(ctx: Context, s: Scenario, strategy: str) -> StrategyOutcome:
+    a = ctx.inputs.apply(s)
+    base = ctx.base_plans.get(strategy)
+    warm = decided_under(base, a, s.hours_factor, ctx.modes[strategy])[0] if base is not None else None
+    return solve_strategy(ctx, a, strategy, warm)
+
+
+def _metric_at(ctx: Context, plan, s: Scenario) -> float:
+    """The plan's decisions, purchases and contracts costed under ``s`` (prices only; nothing re-planned)."""
+    a = ctx.inputs.apply(s)
+    contracts = [_contract(r) for r in plan.rentals]
+    return ctx.inputs.metric(build_plan(a.project, a.offers, plan.decisions, {p.offer_id: p.nodes for p in plan.purchases}, contracts))
+
+
+def _contract(r):
+    from procure.solver.costs import RentalContract
+
+    return RentalContract(r.offer_id, r.nodes, r.start_month, r.months)
+
+
+# --- offers ----------------------------------------------------------------------------------------
+
+def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
+    """The break-even price of one offer that today's optimal plan does not use (module docstring)."""
+    ctx = exact_inputs(ctx)
+    offer = next(o for o in ctx.inputs.offers if o.id == offer_id)
+    field = PRICE_FIELD[offer.mode]
+    current = float(getattr(offer, field))
+    out = BreakEven(offer_id, "offer", offer.mode, field, current, None, "", vendor=offer.vendor, label=offer.label)
+    base = ctx.inputs.metric(ctx.decided)
+    tol = _tol(base)
+    p = 0.0
+    for _ in range(MAX_STEPS):
+        res = _solve(ctx, Scenario.of(f"{offer_id}@{p:.2f}", offer_prices={offer_id: p}), "hybrid")
+        out.solves += 1
+        if not res.ok:
+            out.reason = f"no plan at price {p:,.2f}: {res.status} {res.detail}".strip()
+            return out
+        uses = offer_id in res.offers
+        if not uses or res.plan is None:
+            if p == 0.0:
+                out.reason = _why_not_free(ctx, offer_id, base)
+                return out
+            break  # the line through p met B: a tie at p
+        cost = ctx.inputs.metric(res.plan)
+        if p > 0.0 and cost >= base - tol:
+            break
+        a = _metric_at(ctx, res.plan, Scenario.of("p0", offer_prices={offer_id: 0.0}))
+        b = _metric_at(ctx, res.plan, Scenario.of("p1", offer_prices={offer_id: 1.0})) - a
+        if b <= 0:
+            out.reason = "its price does not change the cost of the plans that use it"
+            return out
+        nxt = (base - a) / b
+        if nxt >= current:
+            p = current  # ties today's optimum at today's price
+            break
+        if nxt <= p + 1e-9:
+            break
+        p = nxt
+    out.break_even = math.floor(p * 100 + 1e-6) / 100
+    out.reason = f"the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base:,.0f})"
+    return out
+
+
+def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
+    """Why even price 0 leaves the offer out: what its cheapest use still costs besides the price."""
+    a = ctx.inputs.apply(Scenario.of("free", offer_prices={offer_id: 0.0}))
+    options, _rej, _every = build_options(a.project, a.offers, a.sizings, ctx.modes["hybrid"])
+    best = None
+    for opts in options.values():
+        for o in opts:
+            if o.offer_id == offer_id and (best is None or o.standalone_cost < best.standalone_cost):
+                best = o
+    offer = a.offers[offer_id]
+    costs = {"buy": "colocation, idle and busy energy over the horizon", "rent": "setup fees", "cloud": "nothing"}[offer.mode]
+    if best is None:
+        return "no workload can use it"
+    chosen = next((x for x in ctx.decided.assignments if x.workload == best.workload), None)
+    extra = f"; the plan spends {chosen.cost:,.0f} on that workload" if chosen else ""
+    lead = f", and its lead time is {offer.lead_time_days} days" if offer.lead_time_days else ""
+    return (f"even free, it is not chosen: its cheapest use ({best.workload} on {best.nodes} node(s)) still costs "
+            f"{best.standalone_cost:,.0f} ({costs}){extra}{lead}")
+
+
+def offers_without_options(base: Result) -> dict[str, str]:
+    """Offers no workload can run on under the free strategy, with the rules that keep them out."""
+    usable = {o.offer_id for opts in base.every_option.values() for o in opts}
+    by_offer: dict[str, list] = {}
+    for r in base.rejections:
+        if r.offer_id not in usable:
+            by_offer.setdefault(r.offer_id, []).append(r)
+    out = {}
+    for oid, rs in by_offer.items():
+        groups: dict[str, list] = {}
+        for r in rs:
+            groups.setdefault(r.rule.group, []).append(r)
+        parts = [f"{len(g)} workload(s) {rule}, e.g. {g[0].workload}: {g[0].reason}" for rule, g in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+        out[oid] = "no price helps — " + "; ".join(parts)
+    return out
+
+
+def losing_offers(base: Result) -> list[str]:
+    """Offers of the catalog the optimal plan does not use, in catalog order."""
+    used = {a.offer_id for a in base.plan.assignments} if base.plan else set()
+    return [oid for oid in base.offers if oid not in used]
+
+
+def rule_break_even(base: Result, offer_id: str, reason: str) -> BreakEven:
+    o = base.offers[offer_id]
+    field = PRICE_FIELD[o.mode]
+    return BreakEven(offer_id, "offer", o.mode, field, float(getattr(o, field)), None, reason, vendor=o.vendor, label=o.label)
+
+
+# --- strategies ------------------------------------------------------------------------------------
+
+def _at_level(ctx: Context, mode: str, k: float) -> tuple[bool, StrategyOutcome]:
+    """Solve the free plan with every ``mode`` offer at price level k; it *wins* when that optimum uses
+    ``mode`` alone (then it is also the ``mode``-only optimum)."""
+    free = _solve(ctx, Scenario.of(f"{mode}@{k:.6f}", {f"price_{mode}": k}), "hybrid")
+    return free.ok and set(free.modes) == {mode}, free
+
+
+def _line(ctx: Context, plan, mode: str) -> tuple[float, float]:
+    """(a, b) with the plan's cost at price level k = a + b·k (costs are linear in every price)."""
+    a = _metric_at(ctx, plan, Scenario.of("k0", {f"price_{mode}": 0.0}))
+    return a, _metric_at(ctx, plan, Scenario.of("k1", {f"price_{mode}": 1.0})) - a
+
+
+def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
+    """The price level of ``mode`` below which the optimum uses ``mode`` alone.
+
+    Bracket [lo, hi] with the free optimum single-mode at lo and mixed at hi. The next level tried is
+    where the cost lines of those two plans cross (the break-even when they are the plans active
+    there), else the midpoint; it stops when the crossing no longer moves or the bracket is 1e-4 wide.
+    """
+    ctx = exact_inputs(ctx)
+    name = f"{mode} only"
+    out = BreakEven(name, "strategy", mode, f"price level of every {mode} offer", 1.0, None, "")
+    ok, free = _at_level(ctx, mode, 0.0)
+    out.solves += 1
+    if not free.ok:
+        out.reason = f"no plan at price level 0: {free.detail or free.status}"
+        return out
+    if not ok:
+        single = _solve(ctx, Scenario.of(f"{mode}@0", {f"price_{mode}": 0.0}), mode)
+        out.solves += 1
+        if not single.ok:
+            out.reason = f"{name} has no plan at any price: {single.detail or single.status}"
+        else:
+            out.reason = (f"even at price 0 the {mode}-only plan costs {ctx.inputs.metric(single.plan):,.0f} against "
+                          f"{ctx.inputs.metric(free.plan):,.0f} when modes are mixed (costs besides the {mode} price, or jobs it cannot run as early)")
+        return out
+    lo, hi = 0.0, 1.0
+    lo_plan, hi_plan = free.plan, ctx.base_plans["hybrid"]
+    last = None
+    for _ in range(24):
+        if hi - lo < 1e-4:
+            break
+        (aS, bS), (aH, bH) = _line(ctx, lo_plan, mode), _line(ctx, hi_plan, mode)
+        k = (aH - aS) / (bS - bH) if bS > bH else None
+        crossing = k is not None and lo < k < hi and (last is None or abs(k - last) >= 1e-9)
+        if not crossing:
+            k = (lo + hi) / 2
+        last = k
+        ok, free = _at_level(ctx, mode, k)
+        out.solves += 1
+        if ok:
+            lo, lo_plan = k, free.plan
+            continue
+        if free.ok and ctx.inputs.metric(free.plan) >= aS + bS * k - _tol(aS + bS * k):
+            lo = k  # the single-mode plan ties the optimum here; where the two lines cross, nothing higher wins
+            if crossing:
+                break
+            continue
+        hi, hi_plan = k, free.plan
+    out.break_even = math.floor(lo * 1e4 + 1e-6) / 1e4
+    out.reason = f"re-optimized at each price level tried: at or below {out.break_even:.2%} of today's {mode} prices the optimal plan uses {mode} alone"
+    return out

@@ -1,0 +1,273 @@
+"""Re-solving the planner under a scenario, and running many such solves in parallel.
+
+``solve_scenario`` plans every strategy (hybrid, buy-only, rent-only, cloud-only) under one scenario
+through the planner's own ``run_strategy`` — the same options, MILP, extraction and verification as
+``procure solve`` — warm-started from that strategy's base plan re-costed under the scenario (when it
+is still feasible there), and re-costs the decided (base hybrid) plan for the regret.
+
+A strategy without a plan keeps its status and reason (``infeasible``, ``no_solution``); a plan that
+fails verification or a solver error is kept as ``verification_failed`` / ``error`` with its message.
+Nothing is dropped: every (scenario, strategy) pair is one row of the analysis' DataFrame.
+
+``Runner.map`` sends tasks ``fn(context, item)`` to worker processes (``concurrent.futures``; the
+context is sent once per process) or to a Dask cluster (``--scheduler``; the context is scattered
+once to every worker) — the same functions either way — and shows a progress bar on a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from procure.solver.milp import SolverFailed, SolverUnavailable
+from procure.solver.plan import Plan
+from procure.solver.planner import STRATEGIES, Result, run_strategy
+from procure.solver.verify import VerificationError
+
+from .recost import decided_under
+from .scenario import Applied, Inputs, Scenario
+
+HAS_PLAN = ("optimal", "feasible")
+
+
+@dataclass
+class Context:
+    """Everything a worker needs: today's inputs, and today's plan of every strategy."""
+
+    inputs: Inputs
+    base_plans: dict[str, Plan | None]
+    modes: dict[str, tuple[str, ...]]  # strategy -> the modes it may use
+    statuses: dict[str, str] = field(default_factory=dict)  # strategy -> today's solve status
+
+    @classmethod
+    def of(cls, inputs: Inputs, base: Result) -> Context:
+        return cls(inputs, {k: s.plan for k, s in base.strategies.items()}, {k: tuple(s.modes) for k, s in base.strategies.items()},
+                   {k: str(s.status) for k, s in base.strategies.items()})
+
+    @property
+    def decided(self) -> Plan | None:
+        return self.base_plans.get("hybrid")
+
+
+@dataclass
+class StrategyOutcome:
+    strategy: str
+    status: str  # optimal | feasible | infeasible | no_solution | verification_failed | error
+    total_cost: float | None = None
+    npv_cost: float | None = None
+    modes: tuple[str, ...] = ()
+    offers: tuple[str, ...] = ()
+    detail: str = ""  # why there is no plan
+    plan: Plan | None = field(default=None, repr=False)  # kept only inside a worker
+    solved: bool = True  # False: today's plan kept, provably optimal (``keeps_todays_plan``)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in HAS_PLAN and self.total_cost is not None
+
+
+@dataclass
+class ScenarioOutcome:
+    scenario: Scenario
+    strategies: dict[str, StrategyOutcome]
+    decided_cost: float | None = None  # the decided plan re-costed (metric), None when infeasible as decided
+    decided_detail: str = ""
+    seconds: float = 0.0
+
+
+def _outcome(name: str, res, ctx: Context) -> StrategyOutcome:
+    if res.plan is None:
+        why = "; ".join(f"{w}: {' / '.join(r)}" for w, r in res.reasons.items()) or res.status
+        return StrategyOutcome(name, res.status, detail=why)
+    p = res.plan
+    return StrategyOutcome(name, res.status, p.total_cost, p.npv_cost, tuple(sorted(p.modes())),
+                           tuple(sorted({x.offer_id for x in p.assignments})), plan=p)
+
+
+def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> StrategyOutcome:
+    """One strategy under one applied scenario; errors become outcomes, never exceptions."""
+    inp = ctx.inputs
+    try:
+        res = run_strategy(a.project, a.offers, a.sizings, name, ctx.modes[name], resize=a.resize, solver=inp.solver,
+                           time_limit=inp.time_limit, gap=inp.gap, objective=inp.objective, warm_start=warm)
+    except VerificationError as exc:
+        return StrategyOutcome(name, "verification_failed", detail="; ".join(exc.violations))
+    except (SolverFailed, SolverUnavailable) as exc:
+        return StrategyOutcome(name, "error", detail=str(exc))
+    return _outcome(name, res, ctx)
+
+
+#: Drivers that change the cost coefficients of a mode's offers (the others act on every mode).
+MODE_DRIVERS = {"buy": {"price_buy", "electricity", "residual_value"}, "rent": {"price_rent"}, "cloud": {"price_cloud"}}
+#: Moving these drivers this way makes every cost coefficient they touch dearer (or leaves it).
+DEARER = {"price_buy": 1, "price_rent": 1, "price_cloud": 1, "electricity": 1, "residual_value": -1}
+
+
+def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recosted: Plan) -> bool:
+    """True when today's optimal plan of strategy ``name`` is provably still optimal under ``s``, so
+    re-solving would return it again:
+
+    * unchanged: no driver ``s`` moves touches the strategy's MILP (e.g. buy prices for cloud-only;
+      the discount rate when the objective is TCO), or
+    * only dearer: every moved driver only raises cost coefficients (prices up, resale value down) and
+      today's plan costs what it cost — every other plan costs at least as much as before.
+    """
+    modes = set(ctx.modes[name])
+    moved = {d for d, v in s.factors if v != (0.0 if d == "deadline_slip_days" else 1.0)}
+    prices = dict(s.offer_prices)
+    touched_offers = {o.id for o in ctx.inputs.offers if o.id in prices and o.mode in modes}
+    relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | {"mfu", "tokens", "deadline_slip_days"}
+    if ctx.inputs.objective == "npv":
+        relevant.add("discount_rate")
+    hit = moved & relevant
+    if not hit and not touched_offers:
+        return True
+    if not hit <= set(DEARER) or touched_offers:
+        return False
+    if any((s.value(d) - 1.0) * DEARER[d] < 0 for d in hit):
+        return False
+    before, after = ctx.inputs.metric(todays), ctx.inputs.metric(recosted)
+    return after <= before + 1e-9 * max(1.0, abs(before))
+
+
+def solve_scenario(ctx: Context, scenario: Scenario, strategies: Iterable[str] = STRATEGIES, keep_plans: bool = False) -> ScenarioOutcome:
+    """Every strategy re-solved under ``scenario`` (or, where provably unchanged, today's plan kept and
+    verified); the decided plan re-costed (not re-optimized)."""
+    t0 = time.perf_counter()
+    a = ctx.inputs.apply(scenario)
+    h = scenario.hours_factor
+    out: dict[str, StrategyOutcome] = {}
+    decided_cost, decided_detail = None, ""
+    for name in strategies:
+        if ctx.statuses.get(name) == "excluded":  # a mode the user excluded is never planned
+            out[name] = StrategyOutcome(name, "excluded", detail="excluded by allowed_modes", solved=False)
+            continue
+        base = ctx.base_plans.get(name)
+        warm = None
+        if base is not None:
+            warm, broken = decided_under(base, a, h, ctx.modes[name])
+            if name == "hybrid":
+                decided_cost = ctx.inputs.metric(warm) if warm is not None else None
+                decided_detail = "; ".join(broken)
+        if warm is not None and keeps_todays_plan(ctx, scenario, name, base, warm):
+            res = _outcome(name, _Kept(warm, ctx.statuses.get(name, "optimal")), ctx)
+            res.solved = False
+        else:
+            res = solve_strategy(ctx, a, name, warm)
+        if not keep_plans:
+            res.plan = None
+        out[name] = res
+    return ScenarioOutcome(scenario, out, decided_cost, decided_detail, time.perf_counter() - t0)
+
+
+@dataclass
+class _Kept:
+    """Today's plan, re-costed and verified under a scenario that provably leaves it optimal."""
+
+    plan: Plan
+    status: str = "optimal"
+    reasons: dict = field(default_factory=dict)
+
+
+# --- running many ----------------------------------------------------------------------------------
+
+_CONTEXT: Any = None
+
+
+def _init_worker(ctx) -> None:
+    global _CONTEXT
+    _CONTEXT = ctx
+
+
+def _call(fn: Callable, item):
+    return fn(_CONTEXT, item)
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Runner:
+    """Maps ``fn(context, item)`` over items: in this process (``workers`` 1), in worker processes, or on a
+    Dask cluster at ``scheduler``. Results come back in the items' order."""
+
+    def __init__(self, ctx, workers: int | None = None, scheduler: str | None = None, progress: Any = None):
+        self.ctx = ctx
+        self.workers = workers or default_workers()
+        self.scheduler = scheduler
+        self.progress = progress  # a rich.progress.Progress (or None)
+        self._pool = None
+        self._client = None
+        self._ctx_future = None
+        self.solves = 0  # tasks run, for the benchmark
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _dask(self):
+        if self._client is None:
+            try:
+                from distributed import Client
+            except ImportError:
+                raise RuntimeError("--scheduler needs Dask distributed: pip install 'procure[dask]'") from None
+            self._client = Client(self.scheduler, set_as_default=False)
+            self._ctx_future = self._client.scatter(self.ctx, broadcast=True)
+        return self._client
+
+    def _processes(self):
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            # spawn: a fresh interpreter per worker — no inherited threads or solver state; the context is
+            # pickled once per worker by the initializer
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_init_worker, initargs=(self.ctx,))
+        return self._pool
+
+    def map(self, fn: Callable, items: list, label: str = "solving") -> list:
+        items = list(items)
+        task = self.progress.add_task(label, total=len(items)) if self.progress is not None and items else None
+
+        def tick():
+            if task is not None:
+                self.progress.advance(task)
+
+        results: list = [None] * len(items)
+        if self.scheduler:
+            client = self._dask()
+            futures = client.map(fn, [self._ctx_future] * len(items), items, pure=False)
+            for i, f in enumerate(futures):  # the cluster runs them all at once; collect in order
+                results[i] = f.result()
+                tick()
+        elif self.workers <= 1 or len(items) <= 1:
+            for i, item in enumerate(items):
+                results[i] = fn(self.ctx, item)
+                tick()
+        else:
+            from concurrent.futures import as_completed as done
+
+            pool = self._processes()
+            futures = {pool.submit(_call, fn, item): i for i, item in enumerate(items)}
+            for f in done(futures):
+                results[futures[f]] = f.result()
+                tick()
+        self.solves += len(items)
+        return results

@@ -1,0 +1,190 @@
+"""A scenario: today's inputs with some drivers moved, and the base (today's) inputs it is applied to.
+
+Sizing is never repeated. Prices, the electricity price, resale values and the discount rate do not
+change what fits or how long it runs. Tokens scale FLOPs and so hours linearly (hours = FLOPs /
+throughput, FLOPs = per-token FLOPs × tokens; the optimizer step and its communication are per token
+too), and the ``mfu`` driver is defined as a factor on achieved throughput, so every shape's hours are
+
+    hours' = hours × tokens_factor ÷ mfu_factor
+
+derived from the base sizing rather than re-sized. (A real MFU change would leave communication time
+as it is and move the scaling efficiency slightly; the driver does not model that — docs/analysis.md.)
+
+The verifier keeps its independent view: a scenario's resizer re-sizes the shape on the base inputs
+(memoised: fit does not depend on the drivers) and applies the same factor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from procure.models.analysis import DRIVERS, SLIP
+from procure.models.offer import Offer
+from procure.models.project import Project
+
+#: The price field each mode's offers are priced by (the field break-even searches on).
+PRICE_FIELD: dict[str, str] = {"buy": "price_per_node", "rent": "price_per_node_month", "cloud": "price_per_node_hour"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Drivers moved from today's value (factors; 1.0 = today), the deadline slip in days, and absolute
+    prices of single offers (the break-even search). ``label`` names it in tables."""
+
+    label: str = "base"
+    factors: tuple[tuple[str, float], ...] = ()  # (driver, factor or days) — a tuple so it hashes and pickles
+    offer_prices: tuple[tuple[str, float], ...] = ()  # (offer id, price in its mode's price field)
+
+    @classmethod
+    def of(cls, label: str, values: dict[str, float] | None = None, offer_prices: dict[str, float] | None = None) -> Scenario:
+        unknown = set(values or {}) - set(DRIVERS)
+        if unknown:
+            raise ValueError(f"unknown driver(s) {sorted(unknown)}; known: {', '.join(DRIVERS)}")
+        return cls(label, tuple(sorted((values or {}).items())), tuple(sorted((offer_prices or {}).items())))
+
+    def value(self, driver: str) -> float:
+        """The driver's value in this scenario (1.0, or 0 days for the slip, when not moved)."""
+        return dict(self.factors).get(driver, 0.0 if driver == SLIP else 1.0)
+
+    @property
+    def hours_factor(self) -> float:
+        return self.value("tokens") / self.value("mfu")
+
+    def values(self) -> dict[str, float]:
+        return {d: self.value(d) for d in DRIVERS}
+
+
+def scaled_offer(offer: Offer, s: Scenario) -> Offer:
+    """The offer under the scenario: its mode's price level, an absolute price, the residual factor."""
+    update: dict[str, Any] = {}
+    field_ = PRICE_FIELD[offer.mode]
+    price = dict(s.offer_prices).get(offer.id, getattr(offer, field_))
+    k = s.value(f"price_{offer.mode}")
+    if k != 1.0 or offer.id in dict(s.offer_prices):
+        update[field_] = price * k
+    if offer.mode == "buy" and s.value("residual_value") != 1.0:
+        update["residual_value_pct"] = min(1.0, offer.residual * s.value("residual_value"))
+    # model_copy skips validation on purpose: a break-even price may be 0, which a quote may not
+    return offer.model_copy(update=update) if update else offer
+
+
+def scaled_project(project: Project, s: Scenario) -> Project:
+    """The project under the scenario: electricity, discount rate, tokens and deadlines."""
+    update: dict[str, Any] = {}
+    if s.value("electricity") != 1.0:
+        update["electricity_price_per_kwh"] = project.electricity_price_per_kwh * s.value("electricity")
+    if s.value("discount_rate") != 1.0:
+        update["discount_rate"] = min(0.99, project.discount_rate * s.value("discount_rate"))
+    tokens, slip = s.value("tokens"), int(round(s.value(SLIP)))
+    if tokens != 1.0 or slip:
+        update["workloads"] = [scaled_workload(project, w, tokens, slip) for w in project.workloads]
+    return project.model_copy(update=update) if update else project
+
+
+def scaled_workload(project: Project, w, tokens: float, slip: int):
+    """tokens × factor; the deadline moved by ``slip`` days but kept after the earliest start and
+    within the horizon (a deadline cannot move outside the window the plan is costed over)."""
+    update: dict[str, Any] = {}
+    if tokens != 1.0:
+        update["tokens_b"] = w.tokens_b * tokens
+    if slip:
+        update["deadline_days"] = min(project.horizon_days, max(w.earliest_start_days + 1, w.deadline_days + slip))
+    return w.model_copy(update=update) if update else w
+
+
+def scaled_sizings(sizings: list, project: Project, hours_factor: float) -> list:
+    """The base sizings with the scenario's workloads and hours (hours × factor); nothing re-sized."""
+    by_name = {w.name: w for w in project.workloads}
+    out = []
+    for sz in sizings:
+        cands = sz.candidates
+        if hours_factor != 1.0:
+            cands = [scaled_candidate(c, hours_factor) for c in cands]
+        out.append(dataclasses.replace(sz, workload=by_name[sz.workload.name], candidates=cands))
+    return out
+
+
+def scaled_candidate(c, factor: float):
+    """A sized shape with hours (and GPU-hours, when stored) × factor."""
+    if c.hours is None or factor == 1.0:
+        return c
+    update = {"hours": c.hours * factor}
+    if "gpu_hours" in {f.name for f in dataclasses.fields(c)} and c.gpu_hours is not None:
+        update["gpu_hours"] = c.gpu_hours * factor
+    return dataclasses.replace(c, **update)
+
+
+@dataclass
+class Inputs:
+    """Today's inputs: the project, its offers and their sizing, the base resizer (``make_resizer``
+    for real projects) and the solver settings every re-solve uses."""
+
+    project: Project
+    offers: list[Offer]
+    sizings: list
+    resize: Callable
+    solver: str = "cbc"
+    time_limit: float | None = None
+    gap: float = 1e-6
+    objective: str = "tco"
+    _resized: dict = field(default_factory=dict, repr=False)
+
+    def base_resize(self, workload, offer: Offer, nodes: int):
+        """The base shape, sized once per (workload, offer, nodes): the drivers never change fit."""
+        key = (workload.name, offer.id, nodes)
+        if key not in self._resized:
+            w0 = next(w for w in self.project.workloads if w.name == workload.name)
+            o0 = next(o for o in self.offers if o.id == offer.id)
+            self._resized[key] = self.resize(w0, o0, nodes)
+        return self._resized[key]
+
+    def apply(self, s: Scenario) -> Applied:
+        project = scaled_project(self.project, s)
+        offers = {o.id: scaled_offer(o, s) for o in self.offers}
+        h = s.hours_factor
+        sizings = scaled_sizings(self.sizings, project, h)
+
+        def resize(workload, offer, nodes):
+            c = self.base_resize(workload, offer, nodes)
+            return None if c is None else scaled_candidate(c, h)
+
+        return Applied(s, project, offers, sizings, resize)
+
+    def metric(self, plan) -> float:
+        """What the analysis compares: the objective's figure of a plan (TCO, or NPV with ``npv``)."""
+        return plan.npv_cost if self.objective == "npv" else plan.total_cost
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_resized"] = {}
+        return state
+
+
+@dataclass
+class Applied:
+    scenario: Scenario
+    project: Project
+    offers: dict[str, Offer]
+    sizings: list
+    resize: Callable
+
+
+class ProjectResizer:
+    """``make_resizer(project)`` that can be sent to another process (a closure cannot be pickled)."""
+
+    def __init__(self, project: Project):
+        self.project = project
+        self._fn = None
+
+    def __call__(self, workload, offer: Offer, nodes: int):
+        if self._fn is None:
+            from procure.solver.planner import make_resizer
+
+            self._fn = make_resizer(self.project)
+        return self._fn(workload, offer, nodes)
+
+    def __getstate__(self):
+        return {"project": self.project, "_fn": None}

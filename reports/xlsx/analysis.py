@@ -1,0 +1,326 @@
+"""The analysis sheets (``procure analyze --out``, ``procure solve --out --analyze``).
+
+    Sensitivity  the tornado: a native bar chart of each driver's low and high end against today's
+                 optimum, and its table (differences and swing are formulas over the table's cells).
+    Break-even   every losing offer and strategy: today's price, the break-even price, the change
+                 (a formula), and why when no price wins.
+    Uncertainty  per strategy P10/P50/P90 and the probability of being cheapest — PERCENTILE and
+                 COUNTIF formulas over the Scenarios sheet — the regret of the decided plan, and a
+                 histogram per strategy (COUNTIFS over the same columns).
+    Scenarios    one row per Monte Carlo scenario, written from the analysis' DataFrame: the drivers'
+                 values, each strategy's optimum, the cheapest strategy, the decided plan's cost, regret.
+
+Every figure a formula can compute is a formula, so the sheets recalculate (and stay consistent) in
+Excel and LibreOffice.
+"""
+
+from __future__ import annotations
+
+import math
+from io import BytesIO
+
+import numpy as np
+from openpyxl import Workbook
+from openpyxl.chart import BarChart, Reference, Series
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from procure.models.analysis import DRIVERS
+from procure.models.fileio import atomic_write
+from procure.solver.enums import STRATEGIES
+
+from ..console import STRATEGY_LABEL
+from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, money_fmt, print_setup, put, widths, with_cached_values
+
+ANALYSIS_SHEETS = ("Sensitivity", "Break-even", "Uncertainty", "Scenarios")
+BINS = 12
+CHART_ROWS = 15  # rows between two histogram charts (6.5 cm high)
+COLORS = {"hybrid": "00B050", "buy": "ED7D31", "rent": "2E75B6", "cloud": "7F7F7F"}
+
+
+def add_analysis_sheets(wb: Workbook, a) -> list[str]:
+    """Append the sheets of the analyses that ran to ``wb``; returns their titles."""
+    added = []
+    if a.sensitivity is not None:
+        write_sensitivity(wb.create_sheet("Sensitivity"), a)
+        added.append("Sensitivity")
+    if a.break_even is not None:
+        write_break_even(wb.create_sheet("Break-even"), a)
+        added.append("Break-even")
+    if a.monte_carlo is not None:
+        scen = wb.create_sheet("Scenarios")
+        cols = write_scenarios(scen, a)
+        unc = wb.create_sheet("Uncertainty", index=wb.sheetnames.index("Scenarios"))
+        write_uncertainty(unc, a, cols)
+        added += ["Uncertainty", "Scenarios"]
+    return added
+
+
+def build_analysis_workbook(a) -> Workbook:
+    wb = Workbook()
+    wb.remove(wb.active)
+    add_analysis_sheets(wb, a)
+    if not wb.sheetnames:
+        ws = wb.create_sheet("Analysis")
+        put(ws, 1, 1, "no analysis was requested")
+    return wb
+
+
+def analysis_workbook_bytes(a) -> bytes:
+    """The analysis workbook as bytes, every formula with its cached result."""
+    wb = build_analysis_workbook(a)
+    buf = BytesIO()
+    wb.save(buf)
+    return with_cached_values(buf.getvalue(), wb)
+
+
+def write_analysis_workbook(a, path) -> None:
+    """Write the analysis workbook to ``path`` atomically."""
+    atomic_write(path, analysis_workbook_bytes(a))
+
+
+def _blank(x):
+    """A formula's cached result: the number, or the empty text the formula shows when there is none."""
+    return "" if x is None else x
+
+
+def _metric_name(a) -> str:
+    return a.inputs.objective.upper()
+
+
+# --- Sensitivity -----------------------------------------------------------------------------------
+
+def write_sensitivity(ws: Worksheet, a) -> None:
+    cur, m = a.currency, _metric_name(a)
+    money = money_fmt(cur)
+    put(ws, 1, 1, f"Sensitivity — optimal {m} with one driver moved, every end re-optimized", font=TITLE_FONT)
+    put(ws, 2, 1, "Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and the "
+                  "whole plan is optimized again; 'flips' says the optimal plan's modes change at an end.", font=NOTE_FONT)
+    put(ws, 4, 1, f"today's optimum ({m})", font=BOLD)
+    put(ws, 4, 5, a.inputs.metric(a.base.plan), money, font=BOLD)
+    base_ref = "$E$4"
+    put(ws, 4, 6, "modes: " + " + ".join(sorted(a.base.plan.modes())))
+    hdr = 6
+    header(ws, hdr, ["driver", "what it moves", "low", "high", f"{m} at low", f"{m} at high", "low − today", "high − today", "swing",
+                     "modes at low", "modes at high", "flips"], height=30)
+    r = hdr + 1
+    for b in a.sensitivity:
+        what, unit = DRIVERS[b.driver]
+        put(ws, r, 1, b.driver)
+        put(ws, r, 2, what)
+        fmt = "+0;-0;0" if unit == "days" else "0.00×"
+        put(ws, r, 3, b.low_value, fmt)
+        put(ws, r, 4, b.high_value, fmt)
+        lo, hi = (b.npv("low"), b.npv("high")) if a.inputs.objective == "npv" else (b.tco("low"), b.tco("high"))
+        put(ws, r, 5, lo, money)
+        put(ws, r, 6, hi, money)
+        base = a.inputs.metric(a.base.plan)
+        formula(ws, r, 7, f'=IF(ISNUMBER(E{r}),E{r}-{base_ref},"")', money, value="" if lo is None else lo - base)
+        formula(ws, r, 8, f'=IF(ISNUMBER(F{r}),F{r}-{base_ref},"")', money, value="" if hi is None else hi - base)
+        formula(ws, r, 9, f'=IF(AND(ISNUMBER(E{r}),ISNUMBER(F{r})),ABS(F{r}-E{r}),"")', money,
+                value="" if lo is None or hi is None else abs(hi - lo))
+        put(ws, r, 10, "+".join(b.modes("low")) if b.modes("low") is not None else "no plan")
+        put(ws, r, 11, "+".join(b.modes("high")) if b.modes("high") is not None else "no plan")
+        put(ws, r, 12, "yes" if b.flips else "no", font=BOLD if b.flips else None)
+        r += 1
+    last = r - 1
+    widths(ws, {"A": 20, "B": 34, "C": 8, "D": 8, "E": 15, "F": 15, "G": 14, "H": 14, "I": 13, "J": 13, "K": 13, "L": 7})
+    chart = BarChart()
+    chart.type = "bar"  # horizontal bars: a tornado
+    chart.grouping = "clustered"
+    chart.overlap = 100
+    chart.gapWidth = 40
+    chart.title = f"Tornado: change of the optimal {m} against today ({cur})"
+    for col, title, color in ((7, "low end", "2E75B6"), (8, "high end", "ED7D31")):
+        s = Series(Reference(ws, min_col=col, min_row=hdr + 1, max_row=last), title=title)
+        s.graphicalProperties.solidFill = color
+        s.graphicalProperties.line.noFill = True
+        chart.series.append(s)
+    chart.set_categories(Reference(ws, min_col=1, min_row=hdr + 1, max_row=last))
+    chart.x_axis.scaling.orientation = "maxMin"  # widest swing on top
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.y_axis.numFmt = "#,##0"
+    chart.y_axis.majorGridlines = None
+    chart.x_axis.tickLblPos = "low"  # driver names at the left edge, clear of the bars
+    chart.legend.position = "b"
+    chart.height, chart.width = 9.5, 22.0
+    ws.add_chart(chart, f"A{last + 3}")
+    print_setup(ws, f"{hdr}:{hdr}")
+
+
+# --- Break-even ------------------------------------------------------------------------------------
+
+def write_break_even(ws: Worksheet, a) -> None:
+    cur = a.currency
+    put(ws, 1, 1, "Break-even prices — at what price would a losing offer or strategy win?", font=TITLE_FONT)
+    put(ws, 2, 1, "Searched on the offer's own price field, re-optimizing the whole plan at each step. At or below the break-even "
+                  "price the offer (or strategy) is in an optimal plan. Strategies: the price level of every offer of that mode "
+                  "(100% = today). Empty break-even: no price from 0 to today's wins; the reason says why.", font=NOTE_FONT)
+    hdr = 4
+    header(ws, hdr, ["offer / strategy", "mode", "vendor", "GPU × per node", "price field", "today", "break-even", "change", "re-solves", "reason"], height=30)
+    r = hdr + 1
+    for b in a.break_even:
+        strat = b.kind == "strategy"
+        fmt = PCT_FMT if strat else money_fmt(cur, cents=True)
+        put(ws, r, 1, b.subject, font=BOLD if strat else None)
+        put(ws, r, 2, str(b.mode))
+        put(ws, r, 3, b.vendor)
+        put(ws, r, 4, b.label)
+        put(ws, r, 5, b.field)
+        put(ws, r, 6, b.current, fmt)
+        put(ws, r, 7, b.break_even, fmt)
+        formula(ws, r, 8, f'=IF(ISNUMBER(G{r}),G{r}/F{r}-1,"")', "+0%;-0%;0%",
+                value="" if b.break_even is None else b.break_even / b.current - 1)
+        put(ws, r, 9, b.solves)
+        put(ws, r, 10, b.reason, align=WRAP)
+        # LibreOffice does not grow a row for wrapped text on its own: ~95 characters fit a line of column J
+        ws.row_dimensions[r].height = 13.5 * max(1, math.ceil(len(b.reason) / 95))
+        align_top(ws, r, 10)
+        r += 1
+    widths(ws, {"A": 34, "B": 7, "C": 16, "D": 18, "E": 22, "F": 15, "G": 15, "H": 8, "I": 9, "J": 90})
+    ws.freeze_panes = ws.cell(row=hdr + 1, column=2)
+    print_setup(ws, f"{hdr}:{hdr}")
+
+
+# --- Scenarios and Uncertainty ---------------------------------------------------------------------
+
+def write_scenarios(ws: Worksheet, a) -> dict[str, str]:
+    """One row per Monte Carlo scenario, from the DataFrame; returns column letters by content."""
+    df = a.scenarios_frame()
+    mc = df[df["analysis"] == "monte_carlo"]
+    metric = "npv_cost" if a.inputs.objective == "npv" else "total_cost"
+    wide = mc.pivot(index="scenario", columns="strategy", values=metric)
+    status = mc.pivot(index="scenario", columns="strategy", values="status")
+    free = mc[mc["strategy"] == "hybrid"].set_index("scenario")
+    cheapest = mc[mc["cheapest"]].set_index("scenario")["strategy"]
+    drivers = [d for d in DRIVERS if d in a.base.project.analysis.uncertainty]
+    cols = ["scenario", *drivers, *(f"{s} {_metric_name(a)}" for s in STRATEGIES), "cheapest", "decided plan re-costed", "regret",
+            *(f"{s} status" for s in STRATEGIES), "note"]
+    header(ws, 1, cols, height=30)
+    money = money_fmt(a.currency)
+    for i, scen in enumerate(free.index, start=2):
+        row = free.loc[scen]
+        put(ws, i, 1, scen)
+        c = 2
+        for d in drivers:
+            put(ws, i, c, float(row[d]), "0.000" if DRIVERS[d][1] == "factor" else "0")
+            c += 1
+        for s in STRATEGIES:
+            v = wide.loc[scen].get(s)
+            put(ws, i, c, None if v is None or np.isnan(v) else float(v), money)
+            c += 1
+        put(ws, i, c, cheapest.get(scen))
+        put(ws, i, c + 1, None if np.isnan(row["decided_cost"]) else float(row["decided_cost"]), money)
+        put(ws, i, c + 2, None if row["regret"] is None or np.isnan(row["regret"]) else float(row["regret"]), money)
+        c += 3
+        for s in STRATEGIES:
+            put(ws, i, c, str(status.loc[scen].get(s)))
+            c += 1
+        put(ws, i, c, row["detail"] or "")
+    n_last = 1 + len(free.index)
+    letter = {name: get_column_letter(k) for k, name in enumerate(cols, start=1)}
+    out = {s: letter[f"{s} {_metric_name(a)}"] for s in STRATEGIES}
+    out.update(cheapest=letter["cheapest"], regret=letter["regret"], decided=letter["decided plan re-costed"], last=str(n_last))
+    for k in range(1, len(cols) + 1):
+        ws.column_dimensions[get_column_letter(k)].width = 13
+    ws.freeze_panes = "B2"
+    return out
+
+
+def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
+    s = a.summary
+    cur, m = a.currency, _metric_name(a)
+    money = money_fmt(cur)
+    last = cols["last"]
+
+    def rng(col: str) -> str:
+        return f"Scenarios!${col}$2:${col}${last}"
+
+    put(ws, 1, 1, f"Uncertainty — {s.scenarios} scenarios drawn from analysis.uncertainty, every strategy re-optimized in each", font=TITLE_FONT)
+    put(ws, 2, 1, "P10/P50/P90: the optimal total not exceeded in 10/50/90% of the scenarios. Cheapest in: the share of scenarios "
+                  "in which that strategy is the cheapest (a single mode wins a tie with the free plan). Regret: today's plan kept as "
+                  "decided — re-costed, not re-optimized — minus each scenario's optimum.", font=NOTE_FONT)
+    hdr = 4
+    header(ws, hdr, ["strategy", f"P10 {m}", f"P50 {m}", f"P90 {m}", "cheapest in", "scenarios with a plan"], height=30)
+    for i, name in enumerate(STRATEGIES):
+        r = hdr + 1 + i
+        col = cols[name]
+        put(ws, r, 1, STRATEGY_LABEL.get(name, name), font=BOLD if name == "hybrid" else None)
+        v = s.strategies[name]
+        for k, q in enumerate((0.1, 0.5, 0.9)):
+            formula(ws, r, 2 + k, f'=IF(COUNT({rng(col)})>0,PERCENTILE({rng(col)},{q}),"")', money, value=_blank(v[("p10", "p50", "p90")[k]]))
+        formula(ws, r, 5, f'=IF(COUNT({rng(cols["hybrid"])})>0,COUNTIF({rng(cols["cheapest"])},"{name}")/COUNT({rng(cols["hybrid"])}),"")', PCT_FMT,
+                value=_blank(v["win_probability"]))
+        formula(ws, r, 6, f"=COUNT({rng(col)})", value=v["plans"])
+    r = hdr + len(STRATEGIES) + 2
+    put(ws, r, 1, "regret of today's plan, as decided", font=BOLD)
+    put(ws, r + 1, 1, "mean")
+    formula(ws, r + 1, 2, f'=IF(COUNT({rng(cols["regret"])})>0,AVERAGE({rng(cols["regret"])}),"")', money, value=_blank(s.regret_mean))
+    put(ws, r + 2, 1, "P90")
+    formula(ws, r + 2, 2, f'=IF(COUNT({rng(cols["regret"])})>0,PERCENTILE({rng(cols["regret"])},0.9),"")', money, value=_blank(s.regret_p90))
+    put(ws, r + 3, 1, "scenarios with a regret figure")
+    formula(ws, r + 3, 2, f'=COUNT({rng(cols["regret"])})', value=s.regret_scenarios)
+    put(ws, r + 4, 1, "cannot run as decided")
+    put(ws, r + 4, 2, s.decided_infeasible)
+    put(ws, r + 5, 1, "scenarios without a free plan")
+    put(ws, r + 5, 2, s.failed)
+    widths(ws, {"A": 30, "B": 16, "C": 16, "D": 16, "E": 15, "F": 15})
+    for k in range(7, 17):
+        ws.column_dimensions[get_column_letter(k)].width = 14
+    # histograms (charts in a 2 × 2 grid below the table, their data below the charts): bins per strategy
+    # from its own range, counts by COUNTIFS over the Scenarios sheet
+    chart_row = r + 7
+    top = chart_row + 2 * CHART_ROWS + 2
+    put(ws, top - 1, 1, "histogram data", font=BOLD)
+    values = {name: [o.strategies[name].total_cost if a.inputs.objective == "tco" else o.strategies[name].npv_cost
+                     for o in a.monte_carlo if name in o.strategies and o.strategies[name].ok] for name in STRATEGIES}
+    for k, name in enumerate(STRATEGIES):
+        vals = values[name]
+        c0 = 1 + 4 * k
+        put(ws, top, c0, STRATEGY_LABEL.get(name, name), font=BOLD)
+        header(ws, top + 1, ["from", "to", "scenarios"], col=c0)
+        if not vals:
+            put(ws, top + 2, c0, "no plan in any scenario")
+            continue
+        lo, hi = min(vals), max(vals)
+        if hi - lo < 1e-6 * max(1.0, abs(hi)):
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = np.linspace(lo, hi, BINS + 1)
+        col = cols[name]
+        for b in range(BINS):
+            rr = top + 2 + b
+            put(ws, rr, c0, float(edges[b]), money)
+            put(ws, rr, c0 + 1, float(edges[b + 1]), money)
+            # the last bin includes its upper edge (the maximum)
+            op = "<=" if b == BINS - 1 else "<"
+            L, H = get_column_letter(c0), get_column_letter(c0 + 1)
+            inside = [x for x in vals if x >= edges[b] and (x <= edges[b + 1] if b == BINS - 1 else x < edges[b + 1])]
+            formula(ws, rr, c0 + 2, f'=COUNTIFS({rng(col)},">="&{L}{rr},{rng(col)},"{op}"&{H}{rr})', value=len(inside))
+        chart = BarChart()
+        chart.type = "col"
+        chart.gapWidth = 10
+        chart.title = f"{STRATEGY_LABEL.get(name, name)}: optimal {m} ({cur})"
+        ser = Series(Reference(ws, min_col=c0 + 2, min_row=top + 2, max_row=top + 1 + BINS), title="scenarios")
+        ser.graphicalProperties.solidFill = COLORS[name]
+        chart.series.append(ser)
+        chart.set_categories(Reference(ws, min_col=c0, min_row=top + 2, max_row=top + 1 + BINS))
+        chart.x_axis.number_format = '#,##0,"k"'
+        chart.x_axis.delete = False
+        chart.y_axis.delete = False
+        chart.y_axis.title = "scenarios"
+        chart.legend = None
+        chart.height, chart.width = 6.5, 12.5
+        ws.add_chart(chart, f"{'A' if k % 2 == 0 else 'E'}{chart_row + CHART_ROWS * (k // 2)}")
+    print_setup(ws)
+
+
+def approval_with_analysis_bytes(result, a, inputs=()) -> bytes:
+    """The approval workbook (``procure solve --out``) with the analysis sheets after its own."""
+    from .workbook import build_workbook
+
+    wb = build_workbook(result, list(inputs))
+    add_analysis_sheets(wb, a)
+    buf = BytesIO()
+    wb.save(buf)
+    return with_cached_values(buf.getvalue(), wb)
