@@ -372,3 +372,15 @@ def test_cash_and_capex_budgets_count_term_contracts_and_volume_tiers():
     for cap, status in ((680_000, "optimal"), (675_000, "infeasible")):
         pb = project([wl("a", 60)], electricity_price_per_kwh=0, budget_capex=cap)
         assert solve_fixed(pb, [b], {("a", "b", 7): 100}, compare=False).status == status, cap
+
+
+def test_a_price_scenario_moves_a_tiered_quote_as_a_whole():
+    """Break-even and sensitivity scale an offer's price: every tier by the same factor, from the first tier."""
+    from procure.analysis.scenario import Scenario, reference_price, scaled_offer
+
+    o = _tiered("1:3200; 6:2900; 12:2600")
+    assert reference_price(o) == 3_200
+    cheaper = scaled_offer(o, Scenario.of("r@1600", offer_prices={"r": 1_600}))
+    assert cheaper.rent_tiers == ((1, 1_600), (6, 1_450), (12, 1_300))
+    b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000")
+    assert scaled_offer(b, Scenario.of("b@50000", offer_prices={"b": 50_000})).buy_tiers == ((1, 50_000), (8, 42_500))
