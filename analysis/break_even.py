@@ -38,7 +38,7 @@ from procure.solver.planner import Result
 
 from .engine import Context, StrategyOutcome, solve_strategy
 from .recost import decided_under
-from .scenario import PRICE_FIELD, Scenario
+from .scenario import PRICE_FIELD, Scenario, reference_price
 
 MAX_STEPS = 30
 
@@ -111,7 +111,7 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
     ctx = exact_inputs(ctx)
     offer = next(o for o in ctx.inputs.offers if o.id == offer_id)
     field = PRICE_FIELD[offer.mode]
-    current = float(getattr(offer, field))
+    current = reference_price(offer)
     out = BreakEven(offer_id, "offer", offer.mode, field, current, None, "", vendor=offer.vendor, label=offer.label)
     base = ctx.inputs.metric(ctx.decided)
     tol = _tol(base)
@@ -194,7 +194,7 @@ def losing_offers(base: Result) -> list[str]:
 def rule_break_even(base: Result, offer_id: str, reason: str) -> BreakEven:
     o = base.offers[offer_id]
     field = PRICE_FIELD[o.mode]
-    return BreakEven(offer_id, "offer", o.mode, field, float(getattr(o, field)), None, reason, vendor=o.vendor, label=o.label)
+    return BreakEven(offer_id, "offer", o.mode, field, reference_price(o), None, reason, vendor=o.vendor, label=o.label)
 
 
 # --- strategies ------------------------------------------------------------------------------------

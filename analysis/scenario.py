@@ -57,14 +57,34 @@ class Scenario:
         return {d: self.value(d) for d in DRIVERS}
 
 
-def scaled_offer(offer: Offer, s: Scenario) -> Offer:
-    """The offer under the scenario: its mode's price level, an absolute price, the residual factor."""
-    update: dict[str, Any] = {}
+def reference_price(offer: Offer) -> float:
+    """The offer's price in its mode's price field; for term or volume tiers, the first tier's price."""
+    flat = getattr(offer, PRICE_FIELD[offer.mode])
+    if flat is not None:
+        return float(flat)
+    tiers = offer.rent_tiers if offer.mode == "rent" else offer.buy_tiers
+    return float(tiers[0][1])
+
+
+def _priced(offer: Offer, price: float) -> dict[str, Any]:
+    """The update that sets the offer's reference price to ``price``; tiers keep their ratios to the first."""
     field_ = PRICE_FIELD[offer.mode]
-    price = dict(s.offer_prices).get(offer.id, getattr(offer, field_))
+    if getattr(offer, field_) is not None:
+        return {field_: price}
+    f = price / reference_price(offer)
+    if offer.term_prices:
+        return {"term_prices": [t.model_copy(update={"price_per_node_month": t.price_per_node_month * f}) for t in offer.term_prices]}
+    return {"volume_prices": [t.model_copy(update={"price_per_node": t.price_per_node * f}) for t in offer.volume_prices or []]}
+
+
+def scaled_offer(offer: Offer, s: Scenario) -> Offer:
+    """The offer under the scenario: its mode's price level, an absolute price, the residual factor.
+    A tiered quote (term or volume tiers) moves as a whole: every tier by the same factor."""
+    update: dict[str, Any] = {}
+    price = dict(s.offer_prices).get(offer.id, reference_price(offer))
     k = s.value(f"price_{offer.mode}")
     if k != 1.0 or offer.id in dict(s.offer_prices):
-        update[field_] = price * k
+        update.update(_priced(offer, price * k))
     if offer.mode == "buy" and s.value("residual_value") != 1.0:
         update["residual_value_pct"] = min(1.0, offer.residual * s.value("residual_value"))
     # model_copy skips validation on purpose: a break-even price may be 0, which a quote may not

@@ -6,6 +6,7 @@ Field names are a contract other tools read. Days are counted from ``start_date`
 from __future__ import annotations
 
 import datetime as dt
+import math
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -17,6 +18,7 @@ from .errors import InputError, Problem
 from .gpu import gpu_table
 from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B
 from .model_spec import ModelSpec, resolve_preset
+from .money import Currency, Financing, FxRate, known_currency
 from .offer import MODES, Mode
 from .regions import normalize_token, resolve_region
 from .units import months_to_days
@@ -123,7 +125,13 @@ class Project(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1, max_length=200)
-    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    currency: Currency = Field(default="USD", description="reporting currency (ISO 4217); every amount reported is in it")
+    fx_rates: dict[str, FxRate] = Field(default_factory=dict, description="value of one unit of each quoted currency in the reporting currency, e.g. {CNY: 0.14}")
+    fx_rates_date: Date | None = Field(default=None, description="the day the fx_rates were taken")
+    fx_rates_source: str | None = Field(default=None, min_length=1, max_length=2000, description="where the fx_rates come from")
+    financing: Financing | None = Field(default=None, description="default loan for every purchase (an offer's own financing wins)")
+    depreciation_years: float = Field(default=5.0, gt=0, le=50, description="straight-line life of bought servers, years (an offer may override)")
+    vat_recoverable: bool = Field(default=True, description="false: purchases pay vat_pct on price plus duty as a cost")
     start_date: Date = Field(default_factory=dt.date.today)
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)
@@ -155,8 +163,30 @@ class Project(InputModel):
         return resolve_region(clean_name(value, "team_region")) if isinstance(value, str) else value
 
 
+    @field_validator("fx_rates", mode="before")
+    @classmethod
+    def _fx(cls, value: object) -> object:
+        if not isinstance(value, dict):
+            return value
+        out, bad = {}, []
+        for code, rate in value.items():
+            try:
+                key = known_currency(code)
+            except ValueError as exc:
+                bad.append(str(exc))
+                continue
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate <= 0:
+                bad.append(f"rate of {key} must be a number > 0: the value of one {key} in the reporting currency (got {rate!r})")
+                continue
+            out[key] = float(rate)
+        if bad:
+            raise ValueError("; ".join(bad))
+        return out
+
     @model_validator(mode="after")
     def _checks(self) -> Project:
+        if self.fx_rates and (self.fx_rates_date is None or self.fx_rates_source is None):
+            raise ValueError("fx_rates need fx_rates_date (YYYY-MM-DD) and fx_rates_source (where the rates come from)")
         if self.budget is not None:
             # `budget` is the deprecated name of budget_tco (load_project warns); one cap, one field to read
             if self.budget_tco is not None and self.budget_tco != self.budget:
@@ -173,6 +203,13 @@ class Project(InputModel):
                 f"deadline_days of {', '.join(late)} lies beyond the horizon ({self.horizon_months} months = {horizon_days} days); raise horizon_months"
             )
         return self
+
+    def fx_rate(self, currency: str | None) -> float:
+        """Value of one unit of ``currency`` in the reporting currency (1 for the reporting currency or None).
+        Raises KeyError for a currency without a rate (``check_currencies`` reports it as an input error first)."""
+        if currency is None or currency == self.currency:
+            return 1.0
+        return self.fx_rates[currency]
 
     @property
     def budgets(self) -> dict[str, float]:

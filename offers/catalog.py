@@ -81,6 +81,22 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
     return Catalog(offers=offers, files=paths, warnings=warnings, origin=origin, residual_months=residual_months)
 
 
+def check_currencies(catalog: Catalog, project, project_file: str) -> None:
+    """Every offer quoted in another currency than the project's needs a rate in the project's fx_rates:
+    an InputError per missing rate, naming the rate, the offers that need it and where they come from."""
+    missing: dict[str, list[str]] = {}
+    for o in catalog.offers:
+        if o.currency is not None and o.currency != project.currency and o.currency not in project.fx_rates:
+            missing.setdefault(o.currency, []).append(o.id)
+    if missing:
+        raise InputError([
+            Problem(project_file, f"fx_rates.{code}",
+                    f"missing exchange rate {code}: offer(s) {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''} ({catalog.origin[ids[0]]}) are quoted in {code} "
+                    f"but the project reports in {project.currency}; add fx_rates: {{{code}: <value of 1 {code} in {project.currency}>}} with fx_rates_date and fx_rates_source")
+            for code, ids in sorted(missing.items())
+        ])
+
+
 def horizon_warnings(catalog: Catalog, horizon_months: int) -> list[Problem]:
     """A warning per catalog file whose residual values assume another holding period than the horizon."""
     out, seen = [], set()
@@ -222,6 +238,8 @@ def _csv_rows(path: Path) -> list[Row]:
                 if extra:
                     stray = (i, extra[0], 1) if stray is None else (stray[0], stray[1], stray[2] + 1)
                     continue
+            if cells and cells[0].lstrip().startswith("#"):
+                continue  # a comment row (the template's examples)
             values = _clean_cells(header, cells, path, i)
             if values is not None:
                 rows.append(Row(values=values, row=i))
@@ -270,33 +288,62 @@ def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
 
 # --- template -----------------------------------------------------------------------------------
 
-EXAMPLE_ROW: dict[str, Any] = {
-    "id": "my-vendor-8xh100",
-    "vendor": "My Vendor",
-    "mode": "rent",
-    "region": "us-east",
-    "gpu": "H100-SXM-80GB",
-    "gpus_per_node": 8,
-    "intra_node": "nvswitch",
-    "inter_node": "ib-ndr",
-    "inter_node_rails": 8,
-    "ram_gb": 2048,
-    "nvme_tb": 30,
-    "cpu_cores": 112,
-    "network_line": "standard",
-    "max_nodes": 4,
-    "lead_time_days": 7,
-    "price_per_node_month": 16000,
-    "setup_fee_per_node": 500,
-    "min_term_months": 1,
-    "source": "quote Q-123 from My Vendor",
-    "quoted_on": "2026-11-01",
-}
+_HOST = {"gpu": "H100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch", "inter_node": "ib-ndr", "inter_node_rails": 8,
+         "ram_gb": 2048, "nvme_tb": 30, "cpu_cores": 112, "network_line": "standard"}
+
+#: Filled example rows, one per kind of quote: the YAML template shows them commented out, the XLSX
+#: template on its "Example" sheet (never read as offers), the CSV template as rows starting with '#'.
+EXAMPLE_ROWS: list[dict[str, Any]] = [
+    {"id": "my-vendor-8xh100", "vendor": "My Vendor", "mode": "rent", "region": "us-east", **_HOST, "max_nodes": 4, "lead_time_days": 7,
+     "price_per_node_month": 16000, "setup_fee_per_node": 500, "min_term_months": 1, "source": "quote Q-123 from My Vendor", "quoted_on": "2026-11-01"},
+    {"id": "sh-baremetal-8xh800-tiers", "vendor": "Shanghai bare metal", "mode": "rent", "region": "cn-east", **_HOST, "gpu": "H800-SXM-80GB",
+     "currency": "CNY", "max_nodes": 8, "lead_time_days": 14, "term_prices": "1:105000; 6:96000; 12:88000", "setup_fee_per_node": 0,
+     "source": "quote SH-2026-118: 1, 6 and 12-month terms", "quoted_on": "2026-11-01"},
+    {"id": "oem-hgx-h100-volume", "vendor": "Server OEM", "mode": "buy", "region": "us-east", **_HOST, "currency": "EUR", "max_nodes": 16,
+     "lead_time_days": 60, "volume_prices": "1:255000; 4:245000; 8:232000", "power_kw_per_node": 10.2, "residual_value_pct": "30%",
+     "maintenance_pct_per_year": "5%", "colocation_per_node_month": 1200, "financing.down_payment_pct": "20%", "financing.months": 36,
+     "financing.annual_rate": "6.5%", "depreciation_years": 5, "import_duty_pct": "0%", "vat_pct": "19%",
+     "source": "OEM quote 4711, volume discount from 4 and 8 nodes; lease offer attached", "quoted_on": "2026-11-01"},
+    {"id": "cloud-8xh100-reserved-1y", "vendor": "A Cloud", "mode": "cloud", "region": "us-central", **_HOST, "max_nodes": 8,
+     "price_per_node_hour": 45.0, "commitment_months": 12, "upfront_per_node": 20000, "spot": False,
+     "source": "1-year reservation, partial upfront, price list 2026-11", "quoted_on": "2026-11-01"},
+]
+EXAMPLE_ROW = EXAMPLE_ROWS[0]
+
+
+def _yaml_example(row: dict[str, Any]) -> list[str]:
+    """One example offer as commented YAML lines (financing as a mapping, tiers as lists)."""
+    out, fin = [], {k.split(".", 1)[1]: v for k, v in row.items() if k.startswith("financing.")}
+    first = True
+    for k, v in row.items():
+        if k.startswith("financing."):
+            continue
+        lead = "#   - " if first else "#     "
+        first = False
+        if k in ("term_prices", "volume_prices"):
+            keys = ("min_term_months", "price_per_node_month") if k == "term_prices" else ("min_nodes", "price_per_node")
+            out.append(f"{lead}{k}:")
+            for part in str(v).split(";"):
+                t, price = (x.strip() for x in part.split(":"))
+                out.append(f"#       - {{{keys[0]}: {t}, {keys[1]}: {price}}}")
+        else:
+            out.append(f"{lead}{k}: {_yaml_scalar(v)}")
+    if fin:
+        out.append("#     financing: {" + ", ".join(f"{k}: {_yaml_scalar(v)}" for k, v in fin.items()) + "}")
+    return out
+
+
+def _yaml_scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str) and (v.endswith("%") or ":" in v or v.startswith(("'", '"'))):
+        return f'"{v}"'
+    return str(v)
 
 
 def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
-    """An empty, documented catalog in ``fmt`` (csv, xlsx, yaml) to type vendor quotes into; an
-    existing file is replaced only with ``overwrite``."""
+    """An empty, documented catalog in ``fmt`` (csv, xlsx, yaml) to type vendor quotes into, with filled
+    example rows that are never read as offers; an existing file is replaced only with ``overwrite``."""
     from functools import partial
 
     from procure.models.fileio import atomic_write as _write
@@ -308,11 +355,18 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(cols)
+        for row in EXAMPLE_ROWS:  # rows whose id starts with '#' are comments: delete the '#' to use one
+            w.writerow([("#" + str(row[c]) if c == "id" else _cell(row.get(c))) for c in cols])
         atomic_write(out, buf.getvalue().encode("utf-8"))
     elif fmt == "yaml":
         lines = ["# procure offer catalog: one entry per offer under `offers:`.", "# Columns (omit those that do not apply to the offer's mode):"]
         lines += [f"#   {c}: {d}" for c, d in COLUMNS.items()]
-        lines += ["# Example (remove the leading '# ' to use it):", "# offers:", "#   - " + "\n#     ".join(f"{k}: {v}" for k, v in EXAMPLE_ROW.items()), "offers: []", ""]
+        lines += ["# In YAML, tiers are lists and financing is a mapping (see the examples); in CSV/XLSX a tier list is one",
+                  "# cell \"1:3200; 6:2900\" and financing is three financing.<field> columns. Percentages: 0.40 or \"40%\".",
+                  "# Examples (remove the leading '# ' to use them):", "# offers:"]
+        for row in EXAMPLE_ROWS:
+            lines += _yaml_example(row)
+        lines += ["offers: []", ""]
         atomic_write(out, "\n".join(lines).encode("utf-8"))
     elif fmt == "xlsx":
         import openpyxl
@@ -322,14 +376,26 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
         wb = openpyxl.Workbook()
         ws = wb.active
         ws.title = "offers"
-        ws.append(cols)
-        for i, c in enumerate(cols, start=1):
-            cell = ws.cell(row=1, column=i)
-            cell.font = Font(bold=True)
-            cell.fill = PatternFill("solid", fgColor="DDEBF7")
-            cell.comment = Comment(COLUMNS[c], "procure")
-            ws.column_dimensions[cell.column_letter].width = max(12, len(c) + 2)
-        ws.freeze_panes = "A2"
+        example = wb.create_sheet("Example")
+        for sheet in (ws, example):
+            sheet.append(cols)
+            for i, c in enumerate(cols, start=1):
+                cell = sheet.cell(row=1, column=i)
+                cell.font = Font(bold=True)
+                cell.fill = PatternFill("solid", fgColor="DDEBF7")
+                cell.comment = Comment(COLUMNS[c], "procure")
+                sheet.column_dimensions[cell.column_letter].width = max(12, len(c) + 2)
+            sheet.freeze_panes = "A2"
+        for r, row in enumerate(EXAMPLE_ROWS, start=2):
+            for i, c in enumerate(cols, start=1):
+                v = row.get(c)
+                if isinstance(v, str) and v.endswith("%"):
+                    cell = example.cell(row=r, column=i, value=float(v[:-1]) / 100)
+                    cell.number_format = "0.0%"  # a percent-formatted cell, as finance teams type it
+                elif v is not None:
+                    example.cell(row=r, column=i, value=v)
+        example.cell(row=len(EXAMPLE_ROWS) + 3, column=1,
+                     value="Filled examples, never read as offers: copy a row to the 'offers' sheet and change it.")
         help_ws = wb.create_sheet("columns")
         help_ws.append(["column", "meaning"])
         for c, d in COLUMNS.items():
@@ -341,3 +407,11 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
         atomic_write(out, buf.getvalue())
     else:
         raise InputError([Problem(str(out), "--format", f"unknown format {fmt!r}; allowed: csv, xlsx, yaml")])
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)

@@ -112,6 +112,10 @@ def declared_extent(head: bytes) -> tuple[int, int] | None:
     return int(row), column_index_from_string(col.decode())
 
 
+#: template sheets that are never read as offers (``procure offers template`` writes them)
+EXAMPLE_SHEETS = ("Example", "columns")
+
+
 def read_sheet(path: Path) -> list[tuple[int, list[Any]]]:
     """The table of the sheet named ``offers`` (else the first sheet): ``(row number, values)`` per
     non-empty row, the header first, each row as wide as the header."""
@@ -149,7 +153,8 @@ def _open(raw: bytes, path: Path):
     sheets = [(sheet.name, rel) for sheet, rel in reader.parser.find_sheets()]
     if not sheets:
         raise _fail(path, "the workbook has no sheets")
-    title, rel = next(((n, r) for n, r in sheets if n == "offers"), sheets[0])
+    # the sheet named "offers", else the first one that is not the template's "Example" or column help
+    title, rel = next(((n, r) for n, r in sheets if n == "offers"), None) or next(((n, r) for n, r in sheets if n not in EXAMPLE_SHEETS), sheets[0])
     if "chartsheet" in (rel.Type or ""):
         raise _fail(path, f"sheet {echo(title)} is a chart, not a table of cells; put the offers on a worksheet named 'offers'")
     if rel.target not in reader.valid_files:

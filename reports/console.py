@@ -27,7 +27,7 @@ __all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_r
 
 CATEGORY_LABEL = {
     "capex": "capex (purchases)", "residual_value": "residual value", "maintenance": "maintenance", "colocation": "colocation",
-    "energy": "energy", "rent": "rent", "setup": "setup fees", "cloud": "cloud",
+    "energy": "energy", "rent": "rent", "setup": "setup fees", "cloud": "cloud", "interest": "loan interest",
 }
 
 
@@ -36,12 +36,15 @@ def print_offers(console: Console, offers, catalog) -> None:
     for col in ("id", "vendor", "mode", "region", "GPU × n", "fabric", "RAM GB", "NVMe TB", "max nodes", "lead d", "price", "quoted"):
         t.add_column(col, overflow="fold")
     for o in offers:
+        cur = f" {o.currency}" if o.currency else ""
         if o.mode == "buy":
-            price = f"{o.price_per_node:,.0f} /node"
+            price = "; ".join(f"{p:,.0f}" + (f" from {n}" if len(o.buy_tiers) > 1 or n > 1 else "") for n, p in o.buy_tiers) + f"{cur} /node"
         elif o.mode == "rent":
-            price = f"{o.price_per_node_month:,.0f} /node-month"
+            price = "; ".join(f"{p:,.0f}" + (f" ({m} mo)" if o.term_prices else "") for m, p in o.rent_tiers) + f"{cur} /node-month"
         else:
-            price = f"{o.price_per_node_hour:,.2f} /node-hour" + (" spot" if o.spot else "")
+            price = f"{o.price_per_node_hour:,.2f}{cur} /node-hour" + (" spot" if o.spot else "")
+            if o.committed:
+                price += f", {o.commitment_months}-month term" + (f" + {o.upfront_per_node:,.0f} upfront" if o.upfront_per_node else "")
         fabric = o.inter_node + (f" ×{o.inter_node_rails}" if o.inter_node_rails > 1 else "")
         t.add_row(esc(o.id), esc(o.vendor), o.mode, esc(o.region), f"{o.gpu} × {o.gpus_per_node}", fabric, f"{o.ram_gb:g}", f"{o.nvme_tb:g}",
                   str(o.max_nodes), str(o.lead_time_days), price, o.quoted_on.isoformat())
@@ -126,7 +129,9 @@ def print_result(console: Console, result, inputs=()) -> None:
             o = result.offers[pur.offer_id]
             rows.append(["buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days).isoformat() + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost)])
         for r in plan.rentals:
-            rows.append(["rent", esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost)])
+            o = result.offers[r.offer_id]
+            what = "reserved" if o.mode == "cloud" else ("rent, fixed term" if r.term_months is not None else "rent")
+            rows.append([what, esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost)])
         if rows:
             console.print(_table(console, "Capacity", [("what", "short"), ("offer", "text"), ("nodes", "num"), ("from", "num"), ("months", "num"),
                                                        ("cost", "num")], rows))

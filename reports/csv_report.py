@@ -8,6 +8,7 @@
     capacity.csv     nodes bought and rental contracts
     costs.csv        every line item: quantity, unit price, rate and the cost model's amount
     cash_flow.csv    one row per project month: each cost category, total, cumulative, discount factor
+    pnl.csv          one row per project year: depreciation, operating costs, interest, gain on disposal, P&L cost
     options.csv      every feasible shape (stand-alone cost, difference to the chosen) and every rejection
     assumptions.csv  the Assumptions sheet, one row per entry
 
@@ -58,7 +59,7 @@ def _cell(v: Any) -> Any:
 
 
 #: every file ``write_csv`` may write (cash_flow.csv only with a plan)
-CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "options.csv", "assumptions.csv")
+CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv", "options.csv", "assumptions.csv")
 
 
 def _csv_bytes(columns: list[str], rows: Iterable[Iterable[Any]]) -> bytes:
@@ -117,6 +118,7 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
         for m in range(n):
             rows.append([m + 1, shared.month_start(p, m)] + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES] + [totals[m], cum[m], df[m]])
         out["cash_flow.csv"] = _csv_bytes(["month", "month_start"] + list(CATEGORIES) + ["total", "cumulative", "discount_factor"], rows)
+        out["pnl.csv"] = _csv_bytes(["year", "depreciation", "operating", "interest", "disposal_gain", "pnl_cost"], shared.pnl_rows(result))
     opt_rows = [["feasible", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"],
                  r["hours"], r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], r["chosen"], ""]
                 for r in shared.option_rows(result)]

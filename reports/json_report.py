@@ -24,6 +24,7 @@ def result_to_json(result) -> dict:
         "purchases": [],
         "rentals": [],
         "assignments": [],
+        "pnl": [],
         "strategies": {},
         "rejected": [{"workload": r.workload, "offer": r.offer_id, "reason": r.reason, "rule": str(r.rule)} for r in result.rejections],
         "infeasible": h.reasons,
@@ -36,8 +37,12 @@ def result_to_json(result) -> dict:
         },
     }
     if plan:
-        out["purchases"] = [{"offer": x.offer_id, "nodes": x.nodes, "cost": _r(x.cost)} for x in plan.purchases]
-        out["rentals"] = [{"offer": r.offer_id, "nodes": r.nodes, "start_day": _r(r.start_day, 3), "months": r.months, "cost": _r(r.cost)} for r in plan.rentals]
+        out["purchases"] = [{"offer": x.offer_id, "nodes": x.nodes, "price_per_node": _r(x.price_per_node), "cost": _r(x.cost)} for x in plan.purchases]
+        out["rentals"] = [{"offer": r.offer_id, "nodes": r.nodes, "start_day": _r(r.start_day, 3), "months": r.months,
+                           "term_months": r.term_months if r.term_months is not None else result.offers[r.offer_id].min_term,
+                           "price_per_node_month": _r(r.price_per_node_month), "cost": _r(r.cost)} for r in plan.rentals]
+        out["pnl"] = [{"year": y.year, "depreciation": _r(y.depreciation), "operating": _r(y.operating), "interest": _r(y.interest),
+                       "disposal_gain": _r(y.disposal_gain)} for y in plan.pnl]
         out["assignments"] = [
             {
                 "workload": a.workload, "offer": a.offer_id, "mode": a.mode, "gpu": a.gpu, "nodes": a.nodes, "gpus": a.gpus,

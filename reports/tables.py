@@ -52,8 +52,8 @@ class LineItem:
 
 
 #: Cost-model parameters the Costs sheet holds as input cells: key -> (label, value, unit, number format).
-def cost_parameters(project) -> list[tuple[str, str, Any, str, str]]:
-    return [
+def cost_parameters(project, offers=()) -> list[tuple[str, str, Any, str, str]]:
+    rows = [
         ("kwh", "electricity price", project.electricity_price_per_kwh, f"{project.currency}/kWh", "0.0000"),
         ("pue", "power usage effectiveness (PUE)", project.pue, "facility kWh / IT kWh", "0.00"),
         ("busy", "busy power fraction (training draw / max power)", costs.BUSY_POWER_FRACTION, "fraction of max kW", "0.00"),
@@ -62,6 +62,25 @@ def cost_parameters(project) -> list[tuple[str, str, Any, str, str]]:
         ("dpm", "days per month (365/12)", DAYS_PER_MONTH, "days", "0.0000"),
         ("hpd", "hours per day", HOURS_PER_DAY, "hours", "0"),
     ]
+    # one exchange-rate cell per quoted currency other than the reporting one
+    for code in sorted({o.currency for o in offers if o.currency and o.currency != project.currency}):
+        rows.append((fx_key(code), f"exchange rate: 1 {code} in {project.currency} ({project.fx_rates_date}, {project.fx_rates_source})",
+                     project.fx_rates[code], f"{project.currency}/{code}", "0.0000"))
+    return rows
+
+
+def fx_key(code: str) -> str:
+    return f"fx_{code}"
+
+
+def _fx(o, project) -> str:
+    """The factor a quoted amount of ``o`` is multiplied by in a formula ('' in the reporting currency)."""
+    return "" if o.currency in (None, project.currency) else f"*{{{fx_key(o.currency)}}}"
+
+
+def _quoted(o, project) -> str:
+    """The currency a quoted amount of ``o`` is written in."""
+    return o.currency or project.currency
 
 
 def _fractions(per_month: dict[int, float], fallback: dict[int, float]) -> dict[int, float]:
@@ -70,6 +89,77 @@ def _fractions(per_month: dict[int, float], fallback: dict[int, float]) -> dict[
     if abs(tot) < 1e-12:
         return dict(fallback)
     return {m: v / tot for m, v in per_month.items() if v != 0.0}
+
+
+def _purchase_items(result, pur) -> list[LineItem]:
+    """Capex (price, import duty, non-recoverable VAT), residual, maintenance, colocation, idle energy and
+    loan interest of one purchase. Prices stand in the quoted currency; the formula converts them."""
+    p = result.project
+    o = result.offers[pur.offer_id]
+    cur, q = p.currency, _quoted(o, p)
+    fx = _fx(o, p)
+    n, n_months = pur.nodes, p.horizon_months
+    flows = costs.scale(costs.purchase_flows(o, p, n), n)
+    quoted_price = costs.buy_tier(o, n)[1]
+    days = costs.owned_days(o, p)
+    lead = float(o.lead_time_days)
+    end = costs.horizon_end_day(p)
+    spread1 = costs.spread(1.0, lead, end, n_months)
+    tot = {c: costs.total({c: flows.get(c, {})}) for c in CATEGORIES}
+    k = f"buy:{o.id}"
+    capex_at = _fractions(flows["capex"], {costs.delivery_month(o, p): 1.0})
+    tier = f" (volume tier from {costs.buy_tier(o, n)[0]} nodes)" if o.volume_prices else ""
+    duty = o.import_duty_pct or 0.0
+    vat = 0.0 if p.vat_recoverable else (o.vat_pct or 0.0)
+    price_amount = n * costs.unit_price(o, p, n)
+    items = [LineItem(
+        f"{k}:capex", "capex", f"purchase price{tier}", o.id, n, None, "", quoted_price, f"{q}/node", None, "",
+        price_amount, "nodes × price per node" + (f" × {q} rate" if fx else ""), "{D}*{G}" + fx, capex_at,
+    )]
+    if duty:
+        items.append(LineItem(
+            f"{k}:duty", "capex", "import duty", o.id, n, None, "", quoted_price, f"{q}/node", duty, "of price",
+            price_amount * duty, "nodes × price × import duty %", "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
+        ))
+    if vat:
+        items.append(LineItem(
+            f"{k}:vat", "capex", "VAT (not recoverable) on price plus duty", o.id, n, 1.0 + duty, "1 + import duty", quoted_price, f"{q}/node",
+            vat, "VAT", price_amount * (1.0 + duty) * vat, "nodes × price × (1 + duty) × VAT %", "{D}*{G}" + fx + "*{E}*{I}", capex_at,
+            {"D": f"{k}:capex", "G": f"{k}:capex"},
+        ))
+    items.append(LineItem(
+        f"{k}:residual", "residual_value", "residual (resale) value at the horizon end", o.id, n, None, "", quoted_price, f"{q}/node",
+        o.residual, "of price", tot["residual_value"], "− nodes × price × residual %", "-{D}*{G}" + fx + "*{I}",
+        _fractions(flows["residual_value"], {n_months - 1: 1.0}), {"D": f"{k}:capex", "G": f"{k}:capex"},
+    ))
+    items.append(LineItem(
+        f"{k}:maintenance", "maintenance", "maintenance over the owned days", o.id, n, days, "owned days", quoted_price, f"{q}/node",
+        o.maintenance, "of price per year", tot["maintenance"], "nodes × price × maintenance %/yr × owned days / 365",
+        "{D}*{G}" + fx + "*{I}*{E}/{dpy}", _fractions(flows["maintenance"], spread1), {"D": f"{k}:capex", "G": f"{k}:capex"},
+    ))
+    items.append(LineItem(
+        f"{k}:colocation", "colocation", "colocation over the owned days", o.id, n, days, "owned days", o.colocation, f"{q}/node-month",
+        None, "", tot["colocation"], "nodes × colocation per node-month × owned days / (365/12)", "{D}*{G}" + fx + "*{E}/{dpm}",
+        _fractions(flows["colocation"], spread1), {"D": f"{k}:capex"},
+    ))
+    items.append(LineItem(
+        f"{k}:idle", "energy", "idle energy over the owned days", o.id, n, days, "owned days", p.electricity_price_per_kwh, f"{cur}/kWh",
+        o.power_kw_per_node, "kW max per node", tot["energy"], "nodes × kW × idle fraction × owned days × 24 h × PUE × price/kWh",
+        "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}", _fractions(flows["energy"], spread1), {"D": f"{k}:capex", "G": "@kwh"},
+    ))
+    fin = costs.financing_of(o, p)
+    if fin is not None:
+        landed = costs.unit_price(o, p, n) * costs.landed_factor(o, p)
+        loan = landed * (1.0 - fin.down_payment_pct)
+        paid = sum(1 for _m, _part, interest in costs.loan_schedule(loan, fin, costs.delivery_month(o, p), n_months) if interest)
+        expr = f"-CUMIPMT({{I}}/12,{fin.months},{{D}}*{{G}},1,{{E}},0)" if paid and fin.annual_rate > 0 else "0*{D}"
+        items.append(LineItem(
+            f"{k}:interest", "interest", f"loan interest: {fin.months} monthly instalments, {fin.down_payment_pct:.0%} down", o.id, n, float(paid),
+            "instalments in the horizon", loan, f"{cur}/node financed", fin.annual_rate, "annual rate", tot["interest"],
+            "Σ interest of the annuity instalments paid within the horizon (CUMIPMT); principal is in capex", expr,
+            _fractions(flows["interest"], {n_months - 1: 1.0}), {"D": f"{k}:capex"},
+        ))
+    return items
 
 
 def line_items(result) -> list[LineItem]:
@@ -82,41 +172,8 @@ def line_items(result) -> list[LineItem]:
     items: list[LineItem] = []
     kw_key: dict[str, str] = {}
     for pur in plan.purchases:
-        o = result.offers[pur.offer_id]
-        n = pur.nodes
-        one = costs.purchase_flows(o, p)
-        flows = costs.scale(one, n)
-        days = costs.owned_days(o, p)
-        lead = float(o.lead_time_days)
-        end = costs.horizon_end_day(p)
-        spread1 = costs.spread(1.0, lead, end, n_months)
-        tot = {c: costs.total({c: flows.get(c, {})}) for c in CATEGORIES}
-        k = f"buy:{o.id}"
-        items.append(LineItem(
-            f"{k}:capex", "capex", "purchase price", o.id, n, None, "", o.price_per_node, f"{cur}/node", None, "",
-            tot["capex"], "nodes × price per node", "{D}*{G}", _fractions(flows["capex"], {min(costs.month_of(lead), n_months - 1): 1.0}),
-        ))
-        items.append(LineItem(
-            f"{k}:residual", "residual_value", "residual (resale) value at the horizon end", o.id, n, None, "", o.price_per_node, f"{cur}/node",
-            o.residual, "of price", tot["residual_value"], "− nodes × price × residual %", "-{D}*{G}*{I}",
-            _fractions(flows["residual_value"], {n_months - 1: 1.0}), {"D": f"{k}:capex", "G": f"{k}:capex"},
-        ))
-        items.append(LineItem(
-            f"{k}:maintenance", "maintenance", "maintenance over the owned days", o.id, n, days, "owned days", o.price_per_node, f"{cur}/node",
-            o.maintenance, "of price per year", tot["maintenance"], "nodes × price × maintenance %/yr × owned days / 365",
-            "{D}*{G}*{I}*{E}/{dpy}", _fractions(flows["maintenance"], spread1), {"D": f"{k}:capex", "G": f"{k}:capex"},
-        ))
-        items.append(LineItem(
-            f"{k}:colocation", "colocation", "colocation over the owned days", o.id, n, days, "owned days", o.colocation, f"{cur}/node-month",
-            None, "", tot["colocation"], "nodes × colocation per node-month × owned days / (365/12)", "{D}*{G}*{E}/{dpm}",
-            _fractions(flows["colocation"], spread1), {"D": f"{k}:capex"},
-        ))
-        items.append(LineItem(
-            f"{k}:idle", "energy", "idle energy over the owned days", o.id, n, days, "owned days", p.electricity_price_per_kwh, f"{cur}/kWh",
-            o.power_kw_per_node, "kW max per node", tot["energy"], "nodes × kW × idle fraction × owned days × 24 h × PUE × price/kWh",
-            "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}", _fractions(flows["energy"], spread1), {"D": f"{k}:capex", "G": "@kwh"},
-        ))
-        kw_key[o.id] = f"{k}:idle"
+        items += _purchase_items(result, pur)
+        kw_key[pur.offer_id] = f"buy:{pur.offer_id}:idle"
     price_key: dict[str, str] = {}
     for i, d in enumerate(plan.decisions):
         o = result.offers[d.offer_id]
@@ -133,8 +190,8 @@ def line_items(result) -> list[LineItem]:
                 "nodes × kW × (busy − idle fraction) × hours × PUE × price/kWh", "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
                 _fractions(jf.get("energy", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
             ))
-        elif o.mode == "cloud":
-            amount = costs.cloud_cost(o, d.nodes, d.hours)
+        elif o.mode == "cloud" and not o.committed:
+            amount = costs.cloud_cost(o, p, d.nodes, d.hours)
             jf = costs.job_flows(o, p, d.nodes, d.hours, d.start_day)
             end = costs.job_end_day(o, d.start_day, d.hours)
             links = {}
@@ -144,28 +201,51 @@ def line_items(result) -> list[LineItem]:
                 price_key[o.id] = f"job{i}:cloud"
             items.append(LineItem(
                 f"job{i}:cloud", "cloud", f"cloud bill of {d.workload}", o.id, d.nodes, d.hours, "compute hours", o.price_per_node_hour,
-                f"{cur}/node-hour", o.hour_overhead, "spot overhead (extra hours)", amount,
-                "nodes × hours × (1 + spot overhead) × price per node-hour", "{D}*{E}*(1+{I})*{G}",
+                f"{_quoted(o, p)}/node-hour", o.hour_overhead, "spot overhead (extra hours)", amount,
+                "nodes × hours × (1 + spot overhead) × price per node-hour", "{D}*{E}*(1+{I})*{G}" + _fx(o, p),
                 _fractions(jf.get("cloud", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
             ))
-    rent_price: dict[str, str] = {}
+    rent_price: dict[tuple[str, int | None], str] = {}
     for j, r in enumerate(plan.rentals):
         o = result.offers[r.offer_id]
-        f = costs.rental_flows(o, RentalContract(o.id, r.nodes, r.start_month, r.months))
+        c = RentalContract(o.id, r.nodes, r.start_month, r.months, r.term_months)
+        f = costs.rental_flows(o, c, p)
+        term = costs.term_of(o, c)
         k = f"rent{j}"
-        first = rent_price.setdefault(o.id, k)
+        first = rent_price.setdefault((o.id, r.term_months), k)
+        q, fx = _quoted(o, p), _fx(o, p)
+        uniform = {m: 1.0 / r.months for m in range(r.start_month, r.start_month + r.months)}
+        months = f"months {r.start_month + 1}–{r.start_month + r.months}"
+        if o.mode == "cloud":  # a reserved term: the committed hourly rate for every hour, plus the upfront fee
+            links = {} if first == k else {"G": f"{first}:rent"}
+            monthly = r.nodes * r.months * costs.rental_month_cost(o, p, term)
+            items.append(LineItem(
+                f"{k}:rent", "cloud", f"reserved term of {o.commitment_months} months, {months}", o.id, r.nodes, float(r.months), "months",
+                o.price_per_node_hour, f"{q}/node-hour", None, "", monthly,
+                "nodes × months × committed price per node-hour × 730 h (owed whether used or not)", "{D}*{E}*{G}*{hpd}*{dpm}" + fx,
+                uniform, links,
+            ))
+            if term.setup:
+                links = {"D": f"{k}:rent"} | ({} if first == k else {"G": f"{first}:setup"})
+                items.append(LineItem(
+                    f"{k}:setup", "cloud", f"reserved term upfront, month {r.start_month + 1}", o.id, r.nodes, None, "", term.setup, f"{q}/node",
+                    None, "", r.nodes * costs.rental_setup_cost(o, p, term), "nodes × upfront per node", "{D}*{G}" + fx,
+                    {r.start_month: 1.0}, links,
+                ))
+            continue
         links = {} if first == k else {"G": f"{first}:rent"}
+        tier = f", {r.term_months}-month term" if r.term_months is not None else (f", {o.min_term}+ month term" if o.term_prices else "")
         items.append(LineItem(
-            f"{k}:rent", "rent", f"rent, months {r.start_month + 1}–{r.start_month + r.months}", o.id, r.nodes, float(r.months), "months",
-            o.price_per_node_month, f"{cur}/node-month", None, "", costs.total({"rent": f["rent"]}), "nodes × months × price per node-month",
-            "{D}*{E}*{G}", _fractions(f["rent"], {m: 1.0 / r.months for m in range(r.start_month, r.start_month + r.months)}), links,
+            f"{k}:rent", "rent", f"rent, {months}{tier}", o.id, r.nodes, float(r.months), "months",
+            term.price, f"{q}/node-month", None, "", costs.total({"rent": f["rent"]}), "nodes × months × price per node-month (the term's tier)",
+            "{D}*{E}*{G}" + fx, _fractions(f["rent"], uniform), links,
         ))
         links = {"D": f"{k}:rent"}
         if first != k:
             links["G"] = f"{first}:setup"
         items.append(LineItem(
-            f"{k}:setup", "setup", f"setup fee, month {r.start_month + 1}", o.id, r.nodes, None, "", o.setup_fee, f"{cur}/node", None, "",
-            costs.total({"setup": f["setup"]}), "nodes × setup fee per node", "{D}*{G}", _fractions(f["setup"], {r.start_month: 1.0}), links,
+            f"{k}:setup", "setup", f"setup fee, month {r.start_month + 1}", o.id, r.nodes, None, "", term.setup, f"{q}/node", None, "",
+            costs.total({"setup": f["setup"]}), "nodes × setup fee per node", "{D}*{G}" + fx, _fractions(f["setup"], {r.start_month: 1.0}), links,
         ))
     return items
 
@@ -309,7 +389,8 @@ def capacity_rows(result) -> list[dict]:
                      "to_day": costs.horizon_end_day(p), "from": day_date(p, o.lead_time_days), "months": None, "cost": pur.cost})
     for r in plan.rentals if plan else []:
         o = result.offers[r.offer_id]
-        rows.append({"what": "rent", "offer": o.id, "vendor": o.vendor, "nodes": r.nodes, "from_day": r.start_day,
+        label = f"reserved {r.months}-month term" if o.mode == "cloud" else (f"rent, {r.months}-month term" if r.term_months is not None else "rent")
+        rows.append({"what": "rent", "label": label, "offer": o.id, "vendor": o.vendor, "nodes": r.nodes, "from_day": r.start_day,
                      "to_day": (r.start_month + r.months) * DAYS_PER_MONTH, "from": month_start(p, r.start_month), "months": r.months, "cost": r.cost})
     return rows
 
@@ -374,8 +455,27 @@ def used_offers(result) -> list:
     return [result.offers[i] for i in ids]
 
 
-PRICE_FIELDS = ("price_per_node", "power_kw_per_node", "residual_value_pct", "maintenance_pct_per_year", "colocation_per_node_month",
-                "price_per_node_month", "setup_fee_per_node", "min_term_months", "price_per_node_hour", "spot", "spot_overhead_pct")
+PRICE_FIELDS = ("currency", "price_per_node", "volume_prices", "power_kw_per_node", "residual_value_pct", "maintenance_pct_per_year",
+                "colocation_per_node_month", "financing", "depreciation_years", "import_duty_pct", "vat_pct",
+                "price_per_node_month", "term_prices", "setup_fee_per_node", "min_term_months", "price_per_node_hour", "spot", "spot_overhead_pct",
+                "commitment_months", "upfront_per_node")
+
+
+def _price_text(v: Any) -> Any:
+    """Tier lists and the loan as one readable cell; plain values unchanged."""
+    if isinstance(v, list):
+        return "; ".join(":".join(f"{x:g}" if isinstance(x, (int, float)) else str(x) for x in t.model_dump().values()) for t in v)
+    if hasattr(v, "model_dump"):
+        return ", ".join(f"{k}={x:g}" if isinstance(x, (int, float)) else f"{k}={x}" for k, x in v.model_dump().items())
+    return v
+
+
+def pnl_rows(result) -> list[list[Any]]:
+    """[year, depreciation, operating, interest, disposal gain, P&L cost] per project year of the chosen plan."""
+    plan = result.plan
+    if plan is None:
+        return []
+    return [[y.year, y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost] for y in plan.pnl]
 
 
 def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tuple[str, list[str], list[list[Any]]]]:
@@ -394,6 +494,10 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         ["stale quote limit", p.stale_quote_days, "days before the start date"],
         ["electricity price", p.electricity_price_per_kwh, f"{p.currency}/kWh"], ["PUE", p.pue, ""],
         ["team region", p.team_region or "not set", ""], ["allowed modes", ", ".join(p.allowed_modes), ""],
+        *[[f"exchange rate {code}", rate, f"{p.currency} per {code}; {p.fx_rates_date}; {p.fx_rates_source}"] for code, rate in sorted(p.fx_rates.items())],
+        ["financing (project default)", _price_text(p.financing) if p.financing else "none: purchases paid on delivery", ""],
+        ["depreciation", p.depreciation_years, "years, straight line (P&L sheet)"],
+        ["VAT recoverable", "yes" if p.vat_recoverable else "no", "no: vat_pct of purchases is a cost"],
         ["objective", result.objective, "tco: total cost of ownership; npv: discounted"],
     ]
     out.append(("Project", ["parameter", "value", "unit / note"], proj))
@@ -453,7 +557,7 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         for f in PRICE_FIELDS:
             v = getattr(o, f)
             if v is not None:
-                price_rows.append([o.id, o.vendor, o.mode, f, v, o.source, o.quoted_on])
+                price_rows.append([o.id, o.vendor, o.mode, f, _price_text(v), o.source, o.quoted_on])
         price_rows.append([o.id, o.vendor, o.mode, "lead_time_days", o.lead_time_days, o.source, o.quoted_on])
     out.append(("Prices used (offers in any strategy's plan)", ["offer", "vendor", "mode", "field", "value", "source", "quoted on"], price_rows))
     out.append(("Cost model", ["parameter", "value", "note"], [

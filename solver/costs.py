@@ -1,27 +1,49 @@
 """The cost model: every cost formula of procure, written once.
 
 The optimizer's objective coefficients, the independent verifier, the reports and the tests all call
-these functions. Money is in the project currency; cash flows are placed in 0-based project months
-(month m covers days [m·D, (m+1)·D), D = 365/12, see ``models.units``).
+these functions. Money is in the project's reporting currency: a price quoted in another currency is
+multiplied by ``fx = project.fx_rates[offer.currency]`` (the value of one quoted unit) where it is read.
+Cash flows are placed in 0-based project months (month m covers days [m·D, (m+1)·D), D = 365/12, see
+``models.units``).
 
-Formulas (per node unless stated; H = horizon end in days = horizon_months·D):
+Formulas (per node unless stated; H = horizon end in days = horizon_months·D; M = horizon_months):
 
-buy (ordered on day 0, delivered and paid on day ``lead_time_days`` = ℓ, owned to the horizon end):
-    capex            = price_per_node                                        (month of delivery)
-    residual value   = −price_per_node · residual_value_pct                  (last month: resale/book value)
-    maintenance      = price_per_node · maintenance_pct_per_year · (H − ℓ)/365   (spread over owned days)
-    colocation       = colocation_per_node_month · (H − ℓ)/D                 (spread over owned days)
+buy (ordered on day 0, delivered and paid on day ``lead_time_days`` = ℓ, in month d = ⌊ℓ/D⌋, owned to H):
+    unit price p     = the price of the volume tier reached by the total n bought of the offer (all-units:
+                       every node pays it): p = price_per_node_k, k = max{k : min_nodes_k ≤ n}
+    landed price P   = p · fx · (1 + import_duty_pct) · (1 + vat_pct if the project's VAT is not recoverable)
+                       (import VAT is levied on price plus duty; recoverable VAT is not a cost)
+    capex            = P                                                     (month d; or financed, below)
+    residual value   = −p · fx · residual_value_pct                          (month M−1: resale, before taxes)
+    maintenance      = p · fx · maintenance_pct_per_year · (H − ℓ)/365       (spread over owned days)
+    colocation       = colocation_per_node_month · fx · (H − ℓ)/D            (spread over owned days)
     idle energy      = kW · IDLE_POWER_FRACTION · 24·(H − ℓ) · PUE · price_per_kWh   (spread over owned days)
   and per job on bought nodes, the draw above idle while it trains:
     busy energy      = nodes · kW · (BUSY_POWER_FRACTION − IDLE_POWER_FRACTION) · hours · PUE · price_per_kWh
+  financed (offer ``financing``, else the project's): down payment P·dp in month d; the loan F = P·(1−dp)
+  is an annuity of n monthly instalments A = F·i / (1 − (1+i)^−n), i = annual_rate/12 (A = F/n when
+  i = 0), paid in months d+1 … d+n; each splits into interest (balance·i, category ``interest``) and
+  principal (category ``capex``). Instalments that would fall after month M−1 are not paid: the
+  outstanding balance is repaid in month M−1, when the servers are sold. Σ capex = P always.
 rent (contracts of whole project months; bare-metal prices include power and hosting):
-    rent             = price_per_node_month per node-month rented            (that month)
-    setup            = setup_fee_per_node per node at the contract's first month
+    a contract signed at term tier k of the offer lasts exactly L_k months (the shortest tier: any
+    length ≥ L_1, like a flat price with min_term_months) and pays that tier's rate every month:
+    rent             = price_per_node_month_k · fx per node-month           (that month)
+    setup            = setup_fee_per_node · fx per node at the contract's first month
 cloud (per node-hour, no commitment):
-    cloud            = nodes · hours · (1 + spot_overhead_pct) · price_per_node_hour   (spread over the run)
+    cloud            = nodes · hours · (1 + spot_overhead_pct) · price_per_node_hour · fx   (spread over the run)
+reserved cloud (``commitment_months`` = C): a contract of exactly C months per node, owed whether used or not:
+    cloud            = price_per_node_hour · fx · 730 per node-month (every month of the term)
+                       + upfront_per_node · fx in the term's first month
 
 NPV: monthly cash flows c_m discounted at the monthly rate r_m = (1 + r)^(1/12) − 1 with end-of-month
 timing, NPV = Σ_m c_m / (1 + r_m)^(m+1) — exactly Excel's ``NPV(r_m, c_0, …, c_{M−1})``.
+
+P&L (``pnl_years``): per project year, depreciation of bought servers (straight line over
+``depreciation_years`` from the delivery month: P / (12·years) per month, IAS 16 — import duty and
+non-recoverable taxes are part of an asset's cost, IAS 16.16(a)), operating costs (maintenance,
+colocation, energy, rent, setup, cloud), interest, and in the last year the gain on disposal = resale
+value − book value at the horizon end. Σ (depreciation + operating + interest − disposal gain) = TCO.
 
 Power fractions: Epoch AI's cost model (cost_analysis_standalone.py) takes average training draw as
 0.75 × the server's maximum power. Idle draw of an 8-GPU server (GPUs ~60–90 W each idle, CPUs, fans,
@@ -36,11 +58,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from procure.models.money import Financing
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
+from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_MONTH, MONTHS_PER_YEAR
 
-CATEGORIES: tuple[str, ...] = ("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud")
+CATEGORIES: tuple[str, ...] = ("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest")
+#: categories that are operating costs in the P&L (capex is depreciated; residual value is a disposal)
+OPERATING: tuple[str, ...] = ("maintenance", "colocation", "energy", "rent", "setup", "cloud")
 BUSY_POWER_FRACTION = 0.75
 IDLE_POWER_FRACTION = 0.15
 
@@ -87,22 +112,114 @@ def owned_days(offer: Offer, project: Project) -> float:
     return max(0.0, horizon_end_day(project) - offer.lead_time_days)
 
 
-def purchase_flows(offer: Offer, project: Project) -> Flows:
-    """Cash flows of owning ONE purchased node of ``offer`` over the horizon (without busy energy)."""
+def fx(offer: Offer, project: Project) -> float:
+    """Value of one unit of the offer's currency in the reporting currency."""
+    return project.fx_rate(offer.currency)
+
+
+def buy_tier(offer: Offer, nodes: int) -> tuple[int, float] | None:
+    """The volume tier (least nodes, quoted price per node) that ``nodes`` bought in total reach; None
+    below the first tier (the vendor does not sell that few)."""
+    hit = None
+    for least, price in offer.buy_tiers:
+        if nodes >= least:
+            hit = (least, price)
+    return hit
+
+
+def unit_price(offer: Offer, project: Project, nodes: int) -> float:
+    """p·fx: the price per node paid when ``nodes`` are bought in total (all-units volume tiers), before taxes."""
+    tier = buy_tier(offer, nodes)
+    if tier is None:
+        raise ValueError(f"{offer.id}: {nodes} node(s) is below the first volume tier ({offer.buy_tiers[0][0]} nodes)")
+    return tier[1] * fx(offer, project)
+
+
+def landed_factor(offer: Offer, project: Project) -> float:
+    """(1 + import duty) · (1 + VAT when not recoverable): what the buyer pays per unit of price."""
+    vat = 0.0 if project.vat_recoverable else (offer.vat_pct or 0.0)
+    return (1.0 + (offer.import_duty_pct or 0.0)) * (1.0 + vat)
+
+
+def financing_of(offer: Offer, project: Project) -> Financing | None:
+    return offer.financing if offer.financing is not None else project.financing
+
+
+def depreciation_years(offer: Offer, project: Project) -> float:
+    return offer.depreciation_years if offer.depreciation_years is not None else project.depreciation_years
+
+
+def delivery_month(offer: Offer, project: Project) -> int:
+    return min(month_of(float(offer.lead_time_days)), project.horizon_months - 1)
+
+
+def annuity_payment(principal: float, annual_rate: float, months: int) -> float:
+    """A = F·i / (1 − (1+i)^−n) with i = annual_rate/12 (the standard fixed-rate loan; Excel ``PMT``)."""
+    i = annual_rate / MONTHS_PER_YEAR
+    if i == 0:
+        return principal / months
+    return principal * i / (1.0 - (1.0 + i) ** -months)
+
+
+def loan_schedule(principal: float, fin: Financing, first_month: int, n_months: int) -> list[tuple[int, float, float]]:
+    """(month, principal part, interest part) of each instalment paid within the horizon; the balance
+    left when the horizon ends is repaid (principal only) in its last month, n_months − 1."""
+    i = fin.annual_rate / MONTHS_PER_YEAR
+    pay = annuity_payment(principal, fin.annual_rate, fin.months)
+    balance, out = principal, []
+    for k in range(1, fin.months + 1):
+        m = first_month + k
+        if m > n_months - 1:
+            break
+        interest = balance * i
+        part = pay - interest if k < fin.months else balance  # the last instalment clears rounding
+        balance -= part
+        out.append((m, part, interest))
+    if balance > 1e-9 * max(1.0, principal):
+        if out and out[-1][0] == n_months - 1:
+            m, part, interest = out[-1]
+            out[-1] = (m, part + balance, interest)
+        else:
+            out.append((n_months - 1, balance, 0.0))
+    return out
+
+
+def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
+    """Cash flows of owning ONE node of ``offer`` over the horizon (without busy energy), when ``nodes``
+    are bought in total (which sets the volume tier)."""
     if offer.mode != "buy":
         raise ValueError(f"purchase_flows needs a buy offer, got {offer.mode}")
     n_months = project.horizon_months
     lead = float(offer.lead_time_days)
     end = horizon_end_day(project)
     days = owned_days(offer, project)
-    price = offer.price_per_node
+    price = unit_price(offer, project, nodes)
+    landed = price * landed_factor(offer, project)
+    d = delivery_month(offer, project)
     flows: Flows = {c: {} for c in CATEGORIES}
-    flows["capex"][min(month_of(lead), n_months - 1)] = price
+    fin = financing_of(offer, project)
+    if fin is None:
+        flows["capex"][d] = landed
+    else:
+        down = landed * fin.down_payment_pct
+        flows["capex"][d] = down
+        for m, part, interest in loan_schedule(landed - down, fin, d, n_months):
+            flows["capex"][m] = flows["capex"].get(m, 0.0) + part
+            if interest:
+                flows["interest"][m] = flows["interest"].get(m, 0.0) + interest
     flows["residual_value"][n_months - 1] = -price * offer.residual
     flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lead, end, n_months)
-    flows["colocation"] = spread(offer.colocation * days / DAYS_PER_MONTH, lead, end, n_months)
+    flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lead, end, n_months)
     flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lead, end, n_months)
     return flows
+
+
+def depreciation_flows(offer: Offer, project: Project, nodes: int = 1) -> dict[int, float]:
+    """Straight-line depreciation of ONE node per month within the horizon: P / (12·years) from the delivery month."""
+    landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
+    life = int(round(depreciation_years(offer, project) * MONTHS_PER_YEAR))
+    d = delivery_month(offer, project)
+    return {m: landed / life for m in range(d, min(d + life, project.horizon_months))}
 
 
 def energy_kwh(offer: Offer, project: Project, hours: float, power_fraction: float) -> float:
@@ -119,14 +236,52 @@ def busy_energy_cost(offer: Offer, project: Project, nodes: int, hours: float) -
     return nodes * energy_kwh(offer, project, hours, BUSY_POWER_FRACTION - IDLE_POWER_FRACTION) * project.electricity_price_per_kwh
 
 
-# --- rent --------------------------------------------------------------------------------------
+# --- rent and reserved cloud ----------------------------------------------------------------------
 
-def rental_month_cost(offer: Offer) -> float:
-    return offer.price_per_node_month
+@dataclass(frozen=True)
+class Term:
+    """A contract term an offer sells: ``months`` long (at least, when ``open_ended``) at ``price`` per
+    node-month and ``setup`` once per node, both in the offer's currency."""
+
+    months: int
+    price: float
+    setup: float
+    open_ended: bool
 
 
-def rental_setup_cost(offer: Offer) -> float:
-    return offer.setup_fee
+def contract_terms(offer: Offer) -> tuple[Term, ...]:
+    """The terms of a rent offer (its term tiers; the shortest is open-ended) or of a reserved cloud offer
+    (one fixed term at the committed hourly rate × 730 h)."""
+    if offer.mode == "rent":
+        return tuple(Term(L, p, offer.setup_fee, k == 0) for k, (L, p) in enumerate(offer.rent_tiers))
+    if offer.committed:
+        return (Term(offer.commitment_months, offer.price_per_node_hour * HOURS_PER_MONTH, offer.upfront_per_node or 0.0, False),)
+    return ()
+
+
+def term_of(offer: Offer, contract: RentalContract) -> Term | None:
+    """The term a contract is signed at (``contract.term_months``; None: the shortest), if the contract's
+    length is allowed by it; else None."""
+    terms = contract_terms(offer)
+    if not terms:
+        return None
+    want = contract.term_months if contract.term_months is not None else terms[0].months
+    for t in terms:
+        if t.months == want:
+            ok = contract.months >= t.months if t.open_ended else contract.months == t.months
+            return t if ok else None
+    return None
+
+
+def rental_month_cost(offer: Offer, project: Project, term: Term | None = None) -> float:
+    """Price per node-month in the reporting currency of ``term`` (default: the offer's shortest term)."""
+    term = term or contract_terms(offer)[0]
+    return term.price * fx(offer, project)
+
+
+def rental_setup_cost(offer: Offer, project: Project, term: Term | None = None) -> float:
+    term = term or contract_terms(offer)[0]
+    return term.setup * fx(offer, project)
 
 
 def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool) -> list[tuple[float, float]]:
@@ -143,7 +298,7 @@ def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool
 
     Undiscounted, the setup term sums to f·S[M−1]: every contract started in the horizon pays once.
     """
-    p, f, n = rental_month_cost(offer), rental_setup_cost(offer), project.horizon_months
+    p, f, n = rental_month_cost(offer, project), rental_setup_cost(offer, project), project.horizon_months
     df = discount_factors(project) if discounted else [1.0] * n
     out = []
     for m in range(n):
@@ -165,13 +320,13 @@ def job_flows(offer: Offer, project: Project, nodes: int, hours: float, start_da
     n_months = project.horizon_months
     if offer.mode == "buy":
         flows["energy"] = spread(busy_energy_cost(offer, project, nodes, hours), start_day, end, n_months)
-    elif offer.mode == "cloud":
-        flows["cloud"] = spread(cloud_cost(offer, nodes, hours), start_day, end, n_months)
+    elif offer.mode == "cloud" and not offer.committed:  # reserved capacity is paid by its contract
+        flows["cloud"] = spread(cloud_cost(offer, project, nodes, hours), start_day, end, n_months)
     return flows
 
 
-def cloud_cost(offer: Offer, nodes: int, hours: float) -> float:
-    return nodes * wall_hours(offer, hours) * offer.price_per_node_hour
+def cloud_cost(offer: Offer, project: Project, nodes: int, hours: float) -> float:
+    return nodes * wall_hours(offer, hours) * offer.price_per_node_hour * fx(offer, project)
 
 
 # --- totals ------------------------------------------------------------------------------------
@@ -213,18 +368,73 @@ def by_category(flows: Mapping[str, Mapping[int, float]]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class RentalContract:
+    """``nodes`` node-contracts from ``start_month`` for ``months`` months, signed at the offer's term of
+    ``term_months`` months (None: the shortest term; a reserved cloud term is its commitment_months)."""
+
     offer_id: str
     nodes: int
     start_month: int
     months: int
+    term_months: int | None = None
 
 
-def rental_flows(offer: Offer, contract: RentalContract) -> Flows:
-    flows: Flows = {"rent": {}, "setup": {}}
+def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Flows:
+    """Cash flows of a rent contract (rent, setup) or of a reserved cloud term (cloud)."""
+    term = term_of(offer, contract)
+    if term is None:
+        raise ValueError(f"contract of {offer.id} for {contract.months} months at term {contract.term_months} is not offered")
+    monthly, once = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term)
+    run, fee = ("rent", "setup") if offer.mode == "rent" else ("cloud", "cloud")
+    flows: Flows = {run: {}, fee: {}}
     for m in range(contract.start_month, contract.start_month + contract.months):
-        flows["rent"][m] = contract.nodes * rental_month_cost(offer)
-    flows["setup"][contract.start_month] = contract.nodes * rental_setup_cost(offer)
+        flows[run][m] = contract.nodes * monthly
+    if once:
+        flows[fee][contract.start_month] = flows[fee].get(contract.start_month, 0.0) + contract.nodes * once
+    elif offer.mode == "rent":
+        flows["setup"][contract.start_month] = 0.0
     return flows
+
+
+# --- P&L -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PnlYear:
+    year: int  # 1-based project year (months 12·(year−1) … 12·year − 1)
+    depreciation: float
+    operating: float
+    interest: float
+    disposal_gain: float
+
+    @property
+    def cost(self) -> float:
+        """What the year costs in the P&L: depreciation + operating + interest − gain on disposal."""
+        return self.depreciation + self.operating + self.interest - self.disposal_gain
+
+
+def book_value(offer: Offer, project: Project, nodes: int) -> float:
+    """Book value of ``nodes`` nodes at the horizon end: landed cost − depreciation within the horizon."""
+    landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
+    return nodes * (landed - sum(depreciation_flows(offer, project, nodes).values()))
+
+
+def pnl_years(project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int], flows: Mapping[str, Mapping[int, float]]) -> list[PnlYear]:
+    """The plan's P&L per project year (see the module docstring); ``flows`` are the plan's cash flows."""
+    M = project.horizon_months
+    years = math.ceil(M / MONTHS_PER_YEAR)
+    dep = [0.0] * M
+    gain = 0.0
+    for oid, n in purchases.items():
+        o = offers[oid]
+        for m, v in depreciation_flows(o, project, n).items():
+            dep[m] += n * v
+        gain += n * unit_price(o, project, n) * o.residual - book_value(o, project, n)
+    out = []
+    for y in range(years):
+        months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
+        op = sum(flows.get(c, {}).get(m, 0.0) for c in OPERATING for m in months)
+        interest = sum(flows.get("interest", {}).get(m, 0.0) for m in months)
+        out.append(PnlYear(y + 1, sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0))
+    return out
 
 
 # --- what the budgets cap (budget_tco, budget_cash, budget_capex) -----------------------------------

@@ -14,7 +14,7 @@ from collections import defaultdict
 from procure.models.offer import Offer
 from procure.models.project import Project
 
-from .options import Grid, Option, standalone_contract
+from .options import Grid, Option, standalone_contracts
 from .plan import Decision, Plan, build_plan
 
 
@@ -31,10 +31,10 @@ def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str
             o = opt.offer
             for s in opt.starts:
                 if o.mode == "buy":
-                    ok = bought[o.id] + opt.nodes <= o.max_nodes
-                elif o.mode == "rent":
-                    c = standalone_contract(grid, o, opt.nodes, opt.hours, grid.start_day(s))
-                    ok = all(rented[(o.id, m)] + opt.nodes <= o.max_nodes for m in range(c.start_month, c.start_month + c.months))
+                    ok = bought[o.id] + max(opt.nodes, o.buy_tiers[0][0]) <= o.max_nodes
+                elif o.contracted:
+                    cs = standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.start_day(s))
+                    ok = all(rented[(o.id, m)] + opt.nodes <= o.max_nodes for c in cs for m in range(c.start_month, c.start_month + c.months))
                 else:
                     ok = all(usage[(o.id, t)] + opt.nodes <= o.max_nodes for t in grid.busy_periods(s, opt.wall_days))
                 if ok:
@@ -47,11 +47,11 @@ def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str
         opt, s = pick
         o = opt.offer
         if o.mode == "buy":
-            bought[o.id] += opt.nodes
-        elif o.mode == "rent":
-            c = standalone_contract(grid, o, opt.nodes, opt.hours, grid.start_day(s))
-            for m in range(c.start_month, c.start_month + c.months):
-                rented[(o.id, m)] += opt.nodes
+            bought[o.id] += max(opt.nodes, o.buy_tiers[0][0])
+        elif o.contracted:
+            for c in standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.start_day(s)):
+                for m in range(c.start_month, c.start_month + c.months):
+                    rented[(o.id, m)] += opt.nodes
         else:
             for t in grid.busy_periods(s, opt.wall_days):
                 usage[(o.id, t)] += opt.nodes
@@ -72,7 +72,7 @@ def greedy_plan(project: Project, offers: dict[str, Offer], options: dict[str, l
         decisions.append(Decision(opt.workload, opt.offer_id, opt.nodes, opt.gpus, opt.hours, grid.start_day(s),
                                   getattr(c, "strategy", None), getattr(c, "efficiency", None), getattr(c, "per_gpu_memory_gb", None)))
         if opt.mode == "buy":
-            purchases[opt.offer_id] += opt.nodes
-        elif opt.mode == "rent":
-            contracts.append(standalone_contract(grid, opt.offer, opt.nodes, opt.hours, grid.start_day(s)))
+            purchases[opt.offer_id] += max(opt.nodes, opt.offer.buy_tiers[0][0])
+        elif opt.offer.contracted:
+            contracts += standalone_contracts(project, grid, opt.offer, opt.nodes, opt.hours, grid.start_day(s))
     return build_plan(project, offers, decisions, dict(purchases), contracts)

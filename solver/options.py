@@ -12,6 +12,7 @@ no lower cost — so it is dropped before the MILP is built.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -57,7 +58,7 @@ class Grid:
     horizon_days: int
 
     @classmethod
-    def of(cls, project: Project) -> "Grid":
+    def of(cls, project: Project) -> Grid:
         return cls(project.period_days, math.ceil(project.horizon_days / project.period_days), project.horizon_months, project.horizon_days)
 
     def start_day(self, s: int) -> float:
@@ -83,28 +84,50 @@ def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_da
     return list(range(s_min, s_max + 1)), earliest_finish
 
 
-def standalone_contract(grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> RentalContract:
-    """The whole-month contract one job alone needs: the months it runs, at least the minimum term,
-    moved earlier if it would run past the horizon."""
+def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> list[RentalContract]:
+    """The cheapest whole-month contracts that one job alone needs on a rent or reserved cloud offer: they
+    cover every month the job runs, one after another; a contract that would run past the horizon is
+    moved earlier. With one (flat) term this is one contract of the months the job runs, at least the
+    minimum term. With term tiers it is found by dynamic programming over the months still to cover."""
     end = costs.job_end_day(offer, start_day, hours)
     months = grid.months_of_days(start_day, end)
-    length = max(len(months), offer.min_term)
-    first = min(months.start, max(0, grid.n_months - length))
-    return RentalContract(offer.id, nodes, first, length)
+    first, last, M = months.start, months.stop, grid.n_months
+    terms = costs.contract_terms(offer)
+
+    @functools.cache
+    def best(p: int) -> tuple[float, tuple[RentalContract, ...]]:
+        """Cheapest contracts covering months p … last−1."""
+        if p >= last:
+            return 0.0, ()
+        out: tuple[float, tuple[RentalContract, ...]] = (math.inf, ())
+        for t in terms:
+            length = max(t.months, last - p) if t.open_ended else t.months
+            if length > M:
+                continue
+            start = min(p, M - length)
+            c = RentalContract(offer.id, nodes, start, length, None if t.open_ended else t.months)
+            here = costs.total(costs.rental_flows(offer, c, project))
+            rest, more = best(start + length)
+            if here + rest < out[0] - 1e-9:
+                out = (here + rest, (c, *more))
+        return out
+
+    return list(best(first)[1])
 
 
 def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> float:
     """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud."""
     job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day))
     if offer.mode == "buy":
-        return job + nodes * costs.total(costs.purchase_flows(offer, project))
-    if offer.mode == "rent":
-        return job + costs.total(costs.rental_flows(offer, standalone_contract(grid, offer, nodes, hours, start_day)))
+        bought = max(nodes, offer.buy_tiers[0][0])  # a vendor's minimum order (first volume tier) is bought in full
+        return job + bought * costs.total(costs.purchase_flows(offer, project, bought))
+    if offer.contracted:
+        return job + sum(costs.total(costs.rental_flows(offer, c, project)) for c in standalone_contracts(project, grid, offer, nodes, hours, start_day))
     return job
 
 
 def rental_fits_horizon(grid: Grid, offer: Offer) -> bool:
-    return offer.min_term <= grid.n_months
+    return min(t.months for t in costs.contract_terms(offer)) <= grid.n_months
 
 
 @dataclass
@@ -147,8 +170,9 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
                 if offer.id not in seen_reason or len(broken) < len(seen_reason[offer.id]):
                     seen_reason[offer.id] = broken  # the shape that fails the fewest rules says most
                 continue
-            if offer.mode == "rent" and not rental_fits_horizon(grid, offer):
-                seen_reason.setdefault(offer.id, (Reason(Rule.RENT_TERM, f"minimum rental term {offer.min_term} months exceeds the {project.horizon_months}-month horizon"),))
+            if offer.contracted and not rental_fits_horizon(grid, offer):
+                what = f"minimum rental term {offer.min_term} months" if offer.mode == "rent" else f"reserved term (commitment_months) {offer.commitment_months} months"
+                seen_reason.setdefault(offer.id, (Reason(Rule.RENT_TERM, f"{what} exceeds the {project.horizon_months}-month horizon"),))
                 continue
             wall_days = costs.wall_hours(offer, c.hours) / HOURS_PER_DAY
             starts, earliest_finish = allowed_starts(project, grid, w, offer, wall_days)

@@ -66,6 +66,7 @@ class Purchase:
     nodes: int
     cost: float  # all costs of owning the nodes over the horizon, energy of the jobs on them included
     flows: Flows = field(repr=False, default_factory=dict)
+    price_per_node: float = 0.0  # the volume tier paid, reporting currency, before duty and VAT
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ class Rental:
     start_month: int
     months: int
     cost: float
+    term_months: int | None = None  # the term tier signed (None: the offer's shortest term)
+    price_per_node_month: float = 0.0  # the tier's rate paid, reporting currency
 
     @property
     def start_day(self) -> float:
@@ -91,6 +94,7 @@ class Plan:
     npv_cost: float
     breakdown: dict[str, float]
     decisions: list[Decision] = field(default_factory=list)
+    pnl: list[costs.PnlYear] = field(default_factory=list)
 
     def modes(self) -> set[str]:
         return {a.mode for a in self.assignments}
@@ -119,16 +123,18 @@ def build_plan(
     for oid, n in sorted(purchases.items()):
         if n <= 0:
             continue
-        f = costs.scale(costs.purchase_flows(offers[oid], project), n)
+        f = costs.scale(costs.purchase_flows(offers[oid], project, n), n)
         capacity_cost[oid] = costs.total(f)
         parts.append(f)
         owned = costs.add_flows([f, *per_offer_flows.get(oid, [])])
-        purchase_rows.append(Purchase(oid, n, costs.total(owned), owned))
+        purchase_rows.append(Purchase(oid, n, costs.total(owned), owned, costs.unit_price(offers[oid], project, n)))
     rental_rows = []
-    for c in sorted(contracts, key=lambda c: (c.offer_id, c.start_month, c.months)):
-        f = costs.rental_flows(offers[c.offer_id], c)
+    for c in sorted(contracts, key=lambda c: (c.offer_id, c.start_month, c.months, c.term_months or 0)):
+        o = offers[c.offer_id]
+        f = costs.rental_flows(o, c, project)
         parts.append(f)
-        rental_rows.append(Rental(c.offer_id, c.nodes, c.start_month, c.months, costs.total(f)))
+        term = costs.term_of(o, c)
+        rental_rows.append(Rental(c.offer_id, c.nodes, c.start_month, c.months, costs.total(f), c.term_months, costs.rental_month_cost(o, project, term)))
     flows = costs.add_flows(parts)
 
     # allocate each offer's capacity cost (purchase or rentals) to its jobs by node-hours
@@ -162,6 +168,7 @@ def build_plan(
         npv_cost=costs.present_value(flows, project),
         breakdown=costs.by_category(flows),
         decisions=list(decisions),
+        pnl=costs.pnl_years(project, offers, {p.offer_id: p.nodes for p in purchase_rows}, flows),
     )
 
 

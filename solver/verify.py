@@ -25,6 +25,24 @@ REL_TOL = 1e-6
 DAY_TOL = 1e-6
 
 
+def _term_broken(offer: Offer, r) -> str | None:
+    """Why a contract's length is not one the offer sells, or None. Rules (models.offer): the shortest
+    rent term is open-ended (≥ its months); every longer term tier and a reserved cloud term are exact."""
+    if offer.mode == "cloud":
+        if r.term_months not in (None, offer.commitment_months) or r.months != offer.commitment_months:
+            return f"lasts {r.months} months; a reserved term is exactly commitment_months = {offer.commitment_months}"
+        return None
+    terms = [t.min_term_months for t in offer.term_prices] if offer.term_prices else [offer.min_term_months or 1]
+    want = terms[0] if r.term_months is None else r.term_months
+    if want not in terms:
+        return f"signed at a {want}-month term the offer does not quote (terms: {', '.join(map(str, terms))})"
+    if want == terms[0] and r.months < want:
+        return f"lasts {r.months} months < minimum {want}"
+    if want != terms[0] and r.months != want:
+        return f"lasts {r.months} months but its tier is a {want}-month term"
+    return None
+
+
 class VerificationError(ProcureError):
     """The plan broke a rule the optimizer should have enforced: a bug, never shown as a plan."""
 
@@ -106,18 +124,39 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     for oid, n in bought.items():
         if n > offers[oid].max_nodes:
             bad.append(f"purchase: {n} nodes of {oid} exceed max_nodes {offers[oid].max_nodes}")
+        least = offers[oid].volume_prices[0].min_nodes if offers[oid].volume_prices else 1
+        if n < least:
+            bad.append(f"purchase: {n} nodes of {oid} are fewer than its first volume tier ({least} nodes)")
+    for p in plan.purchases:
+        o = offers[p.offer_id]
+        # the tier paid: every node at the price of the highest tier the total reaches (all-units)
+        quoted = o.price_per_node if not o.volume_prices else max((t for t in o.volume_prices if t.min_nodes <= bought[p.offer_id]),
+                                                                   key=lambda t: t.min_nodes, default=o.volume_prices[0]).price_per_node
+        if not _close(p.price_per_node, quoted * project.fx_rate(o.currency)):
+            bad.append(f"purchase: {p.offer_id} reports {p.price_per_node:,.2f} per node, its volume tier for {bought[p.offer_id]} nodes is {quoted:,.2f} {o.currency or project.currency}")
     rented = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
     for r in plan.rentals:
         o = offers[r.offer_id]
-        if o.mode != "rent":
-            bad.append(f"rental: {r.offer_id} is a {o.mode} offer")
+        reserved = o.mode == "cloud" and o.commitment_months is not None
+        if o.mode != "rent" and not reserved:
+            bad.append(f"rental: {r.offer_id} is a {o.mode} offer without a commitment term")
             continue
-        if "rent" not in modes:
-            bad.append(f"mode: the plan rents {r.offer_id} but may use only {', '.join(modes)}")
+        if o.mode not in modes:
+            bad.append(f"mode: the plan contracts {r.offer_id} ({o.mode}) but may use only {', '.join(modes)}")
         if r.offer_id not in used:
-            bad.append(f"idle: the plan rents {r.nodes} × {r.offer_id} but no job runs on them")
-        if r.months < o.min_term:
-            bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month} lasts {r.months} months < minimum {o.min_term}")
+            bad.append(f"idle: the plan contracts {r.nodes} × {r.offer_id} but no job runs on them")
+        why = _term_broken(o, r)
+        if why:
+            bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month}: {why}")
+        else:
+            # the rate of the tier signed: a rent term's price, or the committed hourly rate × 730 h
+            if reserved:
+                rate = o.price_per_node_hour * HOURS_PER_DAY * DAYS_PER_MONTH
+            else:
+                tiers = {t.min_term_months: t.price_per_node_month for t in o.term_prices} if o.term_prices else {o.min_term_months or 1: o.price_per_node_month}
+                rate = tiers[r.term_months if r.term_months is not None else min(tiers)]
+            if not _close(r.price_per_node_month, rate * project.fx_rate(o.currency)):
+                bad.append(f"rent_price: contract of {r.offer_id} from month {r.start_month} reports {r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {o.currency or project.currency}")
         if r.start_month < 0 or r.start_month + r.months > project.horizon_months:
             bad.append(f"rent_horizon: contract of {r.offer_id} months {r.start_month}–{r.start_month + r.months - 1} leaves the horizon")
         for m in range(r.start_month, r.start_month + r.months):
@@ -143,8 +182,8 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
                 continue
             if o.mode == "buy":
                 cap, what = bought.get(oid, 0), "bought"
-            elif o.mode == "rent":
-                cap, what = rented[oid].get(costs.month_of(mid), 0), f"rented in month {costs.month_of(mid)}"
+            elif o.mode == "rent" or o.commitment_months is not None:
+                cap, what = rented[oid].get(costs.month_of(mid), 0), f"contracted in month {costs.month_of(mid)}"
             else:
                 cap, what = o.max_nodes, "available"
             if use > cap:
@@ -158,9 +197,10 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         if d is not None and a.offer_id in offers:
             parts.append(costs.job_flows(offers[a.offer_id], project, d.nodes, d.hours, d.start_day))
     for oid, n in bought.items():
-        parts.append(costs.scale(costs.purchase_flows(offers[oid], project), n))
+        parts.append(costs.scale(costs.purchase_flows(offers[oid], project, n), n))
     for r in plan.rentals:
-        parts.append(costs.rental_flows(offers[r.offer_id], RentalContract(r.offer_id, r.nodes, r.start_month, r.months)))
+        if _term_broken(offers[r.offer_id], r) is None:
+            parts.append(costs.rental_flows(offers[r.offer_id], RentalContract(r.offer_id, r.nodes, r.start_month, r.months, r.term_months), project))
     flows = costs.add_flows(parts)
     total = costs.total(flows)
     if not _close(total, plan.total_cost):
@@ -175,6 +215,12 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     npv = costs.present_value(flows, project)
     if not _close(npv, plan.npv_cost):
         bad.append(f"npv: plan NPV {plan.npv_cost:,.2f} but recomputed {npv:,.2f}")
+    pnl = costs.pnl_years(project, offers, dict(bought), flows)
+    if not _close(sum(y.cost for y in pnl), total):
+        bad.append(f"pnl: the P&L years add up to {sum(y.cost for y in pnl):,.2f}, the total is {total:,.2f}")
+    if len(pnl) != len(plan.pnl) or any(not (_close(a.depreciation, b.depreciation) and _close(a.operating, b.operating) and _close(a.interest, b.interest)
+                                              and _close(a.disposal_gain, b.disposal_gain)) for a, b in zip(pnl, plan.pnl, strict=False)):
+        bad.append("pnl: the plan's P&L differs from the one recomputed")
     if project.budget_tco is not None and total > project.budget_tco * (1 + REL_TOL):
         bad.append(f"budget_tco: total {total:,.2f} exceeds budget_tco {project.budget_tco:,.2f}")
     peak = costs.peak_cash_out(flows, project.horizon_months)

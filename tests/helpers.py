@@ -104,6 +104,51 @@ def rental_min_cost(need: tuple[int, ...], price: float, setup: float, term: int
     return best(0, tuple([0] * term))
 
 
+def contracts_min_cost(need: tuple[int, ...], terms: tuple[tuple[int, float, float, bool], ...], cap: int) -> float:
+    """Cheapest contracts covering ``need[m]`` nodes in every month m with at most ``cap`` under contract at once,
+    for an offer that sells ``terms`` = (months, price per node-month, setup per node, open-ended): an open-ended
+    term runs any length from its months, every other term exactly its months; all end within the horizon.
+    By dynamic programming over the months.
+
+    State before month m: ages[a] = open-term contracts that have run a+1 months (the last slot: those that may
+    end), and ahead[j] = nodes already committed by fixed-term contracts for month m + j."""
+    M = len(need)
+    open_terms = [t for t in terms if t[3]]
+    fixed = [t for t in terms if not t[3]]
+    L0, p0, f0 = (open_terms[0][0], open_terms[0][1], open_terms[0][2]) if open_terms else (1, 0.0, 0.0)
+    span = max([t[0] for t in fixed], default=1)
+
+    @cache
+    def best(m: int, ages: tuple[int, ...], ahead: tuple[int, ...]) -> float:
+        if m == M:
+            return 0.0 if sum(ages[:-1]) == 0 else math.inf
+        result = math.inf
+        usable = [t for t in fixed if m + t[0] <= M]
+        for end in range(ages[-1] + 1):
+            kept = list(ages)
+            kept[-1] -= end
+            active = sum(kept)
+            for signs in itertools.product(range(cap + 1), repeat=len(usable)):
+                base = active + ahead[0] + sum(signs)
+                if base > cap:
+                    continue
+                top = cap - base if open_terms else 0
+                for new in range(max(0, need[m] - base), top + 1):
+                    nxt_ages = [0] * L0
+                    nxt_ages[0] += new
+                    for a in range(L0):
+                        nxt_ages[min(a + 1, L0 - 1)] += kept[a]
+                    nxt_ahead = list(ahead[1:]) + [0]
+                    for (L, _p, _f, _o), c in zip(usable, signs, strict=True):
+                        for j in range(L - 1):
+                            nxt_ahead[j] += c
+                    here = (active + new) * p0 + new * f0 + sum(c * (L * p + f) for (L, p, f, _o), c in zip(usable, signs, strict=True))
+                    result = min(result, here + best(m + 1, tuple(nxt_ages), tuple(nxt_ahead)))
+        return result
+
+    return best(0, tuple([0] * L0), tuple([0] * span))
+
+
 def brute_force_tco(project, offers, hours) -> float:
     """Enumerate every shape and start of every workload; cost capacity exactly; return the least TCO."""
     grid = Grid.of(project)
@@ -142,7 +187,7 @@ def brute_force_tco(project, offers, hours) -> float:
                     ok = False
                     break
                 total += nodes * costs.total(costs.purchase_flows(o, project))
-            elif o.mode == "rent":
+            elif o.contracted:
                 need = [0] * grid.n_months  # most nodes running at once in each month, from the real intervals
                 jobs = intervals[oid]
                 for m in range(grid.n_months):
@@ -152,7 +197,11 @@ def brute_force_tco(project, offers, hours) -> float:
                 if max(need) > o.max_nodes:
                     ok = False
                     break
-                total += rental_min_cost(tuple(need), o.price_per_node_month, o.setup_fee, o.min_term)
+                if o.mode == "rent" and not o.term_prices:
+                    total += rental_min_cost(tuple(need), o.price_per_node_month, o.setup_fee, o.min_term)
+                else:  # term tiers or a reserved cloud term (prices in the project currency in these tests)
+                    terms = tuple((t.months, t.price, t.setup, t.open_ended) for t in costs.contract_terms(o))
+                    total += contracts_min_cost(tuple(need), terms, o.max_nodes)
             else:
                 if max(per_t.values()) > o.max_nodes:
                     ok = False
@@ -167,7 +216,7 @@ def brute_force_tco(project, offers, hours) -> float:
 # --- small valid inputs ---------------------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.yaml") if not p.stem.endswith("-offers"))  # workloads, not their quote files
 
 
 def offer(**kw) -> Offer:

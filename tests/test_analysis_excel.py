@@ -105,8 +105,8 @@ def test_solve_analyze_adds_the_sheets_to_the_approval_workbook(tmp_path):
     res = CliRunner().invoke(app, ["solve", str(tmp_path / "w.yaml"), "--out", str(out), "--analyze", "--workers", "1"])
     assert res.exit_code == 0, res.output
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames[:6] == ["Summary", "Plan", "Costs", "Cash flow", "Options", "Assumptions"]
-    assert wb.sheetnames[6:] == ["Sensitivity", "Break-even"]  # no analysis.uncertainty: no Monte Carlo sheets
+    assert wb.sheetnames[:7] == ["Summary", "Plan", "Costs", "Cash flow", "P&L", "Options", "Assumptions"]
+    assert wb.sheetnames[7:] == ["Sensitivity", "Break-even"]  # no analysis.uncertainty: no Monte Carlo sheets
     with zipfile.ZipFile(out) as z:  # openpyxl does not read charts back: look at the chart parts themselves
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
     assert any('<barDir val="bar"' in c for c in charts)  # the tornado: horizontal bars

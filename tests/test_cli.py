@@ -15,7 +15,7 @@ from procure.cli import EXIT_CODES, app
 from helpers import EXAMPLES
 
 STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
-BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud"}
+BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest"}
 TOP_KEYS = {"status", "currency", "total_cost", "npv_cost", "cost_breakdown", "purchases", "rentals", "assignments", "strategies", "rejected", "solver"}
 PURCHASE_KEYS = {"offer", "nodes", "cost"}
 RENTAL_KEYS = {"offer", "nodes", "start_day", "months", "cost"}
@@ -108,7 +108,7 @@ def test_offers_template_writes_each_format(tmp_path, fmt):
         assert header[0] == "id" and "price_per_node_month" in header
     elif fmt == "xlsx":
         wb = openpyxl.load_workbook(out)
-        assert wb.sheetnames == ["offers", "columns"] and wb["offers"]["A1"].value == "id"
+        assert wb.sheetnames == ["offers", "Example", "columns"] and wb["offers"]["A1"].value == "id"
     else:
         assert "offers: []" in out.read_text()
     # an empty template is a clear error, not a crash

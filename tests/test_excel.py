@@ -67,6 +67,35 @@ def _project(**kw) -> Project:
     return Project.model_validate(base)
 
 
+#: Quotes as received, one per kind, each the only offer of its GPU so that every kind appears in the plan:
+#: an EUR purchase with a minimum order and volume tiers, import duty, non-recoverable VAT and a loan; a CNY
+#: rent with 1/3/6-month terms; a reserved A100 cloud term with an upfront fee.
+QUOTE_OFFERS = [
+    _offer(id="eur-h100-financed", vendor="EU integrator", mode="buy", currency="EUR", price_per_node=None,
+           volume_prices=[{"min_nodes": 2, "price_per_node": 240_000}, {"min_nodes": 3, "price_per_node": 225_000}],
+           import_duty_pct="4%", vat_pct="19%", financing={"down_payment_pct": "25%", "months": 36, "annual_rate": "6%"},
+           depreciation_years=3),
+    _offer(id="cny-h800-tiers", vendor="Shanghai bare metal", mode="rent", gpu="H800-SXM-80GB", currency="CNY", price_per_node_month=None,
+           min_term_months=None, setup_fee_per_node=2000, term_prices="1:110000; 3:100000; 6:90000"),
+    _offer(id="a100-reserved", vendor="A Cloud", mode="cloud", gpu="A100-SXM-80GB", price_per_node_hour=20.0, commitment_months=6,
+           upfront_per_node=15_000, max_nodes=2),
+]
+
+
+def _quotes_project() -> Project:
+    return Project.model_validate(dict(
+        name="quotes as received", start_date="2027-01-01", horizon_months=24, period_days=7, discount_rate=0.08,
+        fx_rates={"EUR": 1.08, "CNY": 0.14}, fx_rates_date="2026-11-20", fx_rates_source="test rates", vat_recoverable=False,
+        workloads=[
+            dict(name="owned", model="llama-2-7b", method="pretrain", tokens_b=400, deadline_days=500, allowed_gpus=["H100-SXM-80GB"]),
+            dict(name="rented", model="llama-2-7b", method="pretrain", tokens_b=150, deadline_days=400, allowed_gpus=["H800-SXM-80GB"]),
+            dict(name="reserved-1", model="llama-2-7b", method="full", tokens_b=5, deadline_days=60, allowed_gpus=["A100-SXM-80GB"]),
+            dict(name="reserved-2", model="llama-2-7b", method="full", tokens_b=5, earliest_start_days=90, deadline_days=150,
+                 allowed_gpus=["A100-SXM-80GB"]),
+        ],
+    ))
+
+
 def _example_result(path: Path):
     project, _ = load_project(path)
     cat = load_catalog([path.parent / p for p in project.offers] if project.offers else None)
@@ -80,6 +109,7 @@ def results():
         "buy": (plan_project(_project(), OFFERS), []),
         # no buy offer: rentals (and buy only shown as infeasible)
         "rent": (plan_project(_project(discount_rate=0.0), OFFERS[1:]), []),
+        "quotes": (plan_project(_quotes_project(), QUOTE_OFFERS), []),
         # totals near 1e10: every column must still print its numbers (no ###)
         "huge": (plan_project(_project(), [_offer(id="buy-huge", vendor="BigCo", mode="buy", price_per_node=1.2e9)], n_runner_ups=0), []),
     }
@@ -130,7 +160,7 @@ def category_totals(wb) -> dict[str, float]:
     return {ws.cell(r, 1).value: ws.cell(r, 11).value for r in range(start + 1, start + 1 + len(CATEGORIES))}
 
 
-CASES = ["buy", "rent", "huge", *[p.stem for p in EXAMPLES]]
+CASES = ["buy", "rent", "quotes", "huge", *[p.stem for p in EXAMPLES]]
 
 
 # --- the formulas reproduce the cost model --------------------------------------------------------
@@ -177,6 +207,35 @@ def test_recalculated_cash_flow_equals_the_cost_model_month_by_month(name, resul
     cum_row = total_row + 1
     assert ws.cell(total_row, 3).value == pytest.approx(plan.total_cost, abs=CENT)
     assert ws.cell(cum_row, 3 + n).value == pytest.approx(plan.total_cost, abs=CENT)
+
+
+def test_quotes_case_exercises_every_kind_of_quote(results):
+    plan = results["quotes"][0].plan
+    (pur,) = plan.purchases
+    assert pur.nodes >= 2 and pur.price_per_node == pytest.approx((225_000 if pur.nodes >= 3 else 240_000) * 1.08)
+    assert plan.breakdown["interest"] > 0
+    assert {r.offer_id for r in plan.rentals} == {"cny-h800-tiers", "a100-reserved"}
+    reserved = [r for r in plan.rentals if r.offer_id == "a100-reserved"]
+    assert all(r.months == 6 for r in reserved)
+    # one reserved term carries both jobs: they run within six months of each other
+    assert sum(r.nodes for r in reserved) == max(a.nodes for a in plan.assignments if a.offer_id == "a100-reserved")
+
+
+@needs_soffice
+@pytest.mark.parametrize("name", CASES)
+def test_recalculated_pnl_equals_the_cost_model(name, results, recalculated):
+    """The P&L sheet's years equal costs.pnl_years to the cent, and add up to the total cost of ownership."""
+    plan = results[name][0].plan
+    ws = recalculated[name]["P&L"]
+    for k, y in enumerate(plan.pnl):
+        row = 5 + k
+        assert ws.cell(row, 1).value == y.year
+        got = [ws.cell(row, c).value for c in range(3, 8)]
+        assert got == pytest.approx([y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost], abs=CENT), y
+    total_row = 5 + len(plan.pnl)
+    assert ws.cell(total_row, 7).value == pytest.approx(plan.total_cost, abs=CENT)
+    assert ws.cell(total_row, 8).value == pytest.approx(plan.total_cost, abs=CENT)  # the cash view's total
+    assert ws.cell(total_row + 1, 7).value == pytest.approx(0.0, abs=CENT)
 
 
 @needs_soffice
@@ -298,7 +357,7 @@ def test_failed_write_keeps_the_old_report_and_leaves_no_temp_file(results, tmp_
 
 def test_workbook_layout(written, results):
     wb = openpyxl.load_workbook(written["buy"])
-    assert wb.sheetnames == ["Summary", "Plan", "Costs", "Cash flow", "Options", "Assumptions"]
+    assert wb.sheetnames == ["Summary", "Plan", "Costs", "Cash flow", "P&L", "Options", "Assumptions"]
     for ws in wb.worksheets:
         assert ws.page_setup.orientation == "landscape"
         assert ws.sheet_properties.pageSetUpPr.fitToPage
@@ -381,6 +440,25 @@ def test_sheets_refer_to_each_other_by_defined_names(name, written):
                     assert "!" not in str(c.value), (ws.title, c.coordinate, c.value)
     for n in ("total_cost", "npv_cost", *(f"cat_{c}" for c in CATEGORIES), "cm_kwh", "cm_pue"):
         assert n in wb.defined_names, n
+
+
+@needs_soffice
+def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated):
+    """The financed purchase's instalment row equals the cost model's capex-after-delivery plus interest."""
+    result = results["quotes"][0]
+    (pur,) = result.plan.purchases
+    o = result.offers[pur.offer_id]
+    ws = recalculated["quotes"]["Cash flow"]
+    row = next(r for r in range(1, ws.max_row + 1) if str(ws.cell(r, 1).value or "").startswith("loan instalments"))
+    d = costs.delivery_month(o, result.project)
+    flows = costs.scale(costs.purchase_flows(o, result.project, pur.nodes), pur.nodes)
+    for m in range(d + 1, result.project.horizon_months):
+        want = flows["capex"].get(m, 0.0) + flows["interest"].get(m, 0.0)
+        assert ws.cell(row, 4 + m).value == pytest.approx(want, abs=CENT), m
+    fin = costs.financing_of(o, result.project)
+    assert ws.cell(row, 4 + d + 1).value == pytest.approx(
+        costs.annuity_payment(pur.nodes * costs.unit_price(o, result.project, pur.nodes) * costs.landed_factor(o, result.project)
+                              * (1 - fin.down_payment_pct), fin.annual_rate, fin.months), abs=CENT)
 
 
 # --- what readers without a calculation engine, and printers, see -----------------------------------

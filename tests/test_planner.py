@@ -155,7 +155,8 @@ def test_json_totals_add_up_and_output_is_deterministic():
 
 # --- seeded brute force ------------------------------------------------------------------------------
 
-def random_instance(seed: int):
+def random_instance(seed: int, tiers: bool = False):
+    """A random instance; with ``tiers`` every rent offer quotes term tiers and some cloud offers are reserved terms."""
     rng = random.Random(seed)
     n_w = 2 if seed % 5 else 3
     n_o = rng.randint(3, 6) if n_w == 2 else rng.randint(3, 4)
@@ -172,8 +173,18 @@ def random_instance(seed: int):
             kw.update(price_per_node=rng.randint(20, 80) * 1000, residual_value_pct=rng.choice([0, 0.4]), maintenance_pct_per_year=0.05, colocation_per_node_month=rng.choice([0, 500]))
         elif mode == "rent":
             kw.update(price_per_node_month=rng.randint(5, 20) * 1000, setup_fee_per_node=rng.choice([0, 2000]), min_term_months=rng.choice([1, 1, 2]))
+            if tiers:
+                p, first = kw["price_per_node_month"], kw["min_term_months"]
+                kw.update(price_per_node_month=None, min_term_months=None)  # the tiers replace them
+                longer = rng.choice([[2], [3], [2, 3], [2, 4]])
+                kw["term_prices"] = [{"min_term_months": first, "price_per_node_month": p}] + [
+                    {"min_term_months": L, "price_per_node_month": round(p * rng.choice([0.6, 0.75, 0.9]) ** (j + 1))}
+                    for j, L in enumerate(x for x in longer if x > first)]
         else:
             kw.update(price_per_node_hour=rng.randint(10, 40), spot=False, spot_overhead_pct=rng.choice([0, 0.2]))
+            if tiers and rng.random() < 0.4:
+                kw.update(spot_overhead_pct=0, commitment_months=rng.choice([1, 2, 3]), price_per_node_hour=rng.randint(3, 15),
+                          upfront_per_node=rng.choice([0, 500]))
         offers.append(offer(**kw))
     hours = {}
     for w in workloads:
@@ -189,6 +200,20 @@ def random_instance(seed: int):
 @pytest.mark.parametrize("seed", range(120))
 def test_milp_matches_brute_force(seed):
     p, offers, hours = random_instance(seed)
+    brute = brute_force_tco(p, offers, hours)
+    res = solve_fixed(p, offers, hours, compare=False)
+    if brute == float("inf"):
+        assert res.status == "infeasible"
+    else:
+        assert res.status == "optimal"
+        assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
+    """Term-tiered rents (fixed longer terms beside the open rate) and reserved cloud terms: the MILP's optimum
+    equals the brute force's, whose contract costs come from an independent dynamic program."""
+    p, offers, hours = random_instance(1000 + seed, tiers=True)
     brute = brute_force_tco(p, offers, hours)
     res = solve_fixed(p, offers, hours, compare=False)
     if brute == float("inf"):

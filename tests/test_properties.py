@@ -1,4 +1,5 @@
-"""Properties of the planner on random valid projects and catalogs (hypothesis).
+"""Properties of the planner on random valid projects and catalogs (hypothesis), rent offers with and
+without term tiers.
 
 - The answer is a plan that passes the independent verifier, or an infeasibility with a reason for it —
   never an exception.
@@ -42,6 +43,12 @@ def offers_st(draw, k: int):
     elif mode == "rent":
         kw.update(price_per_node_month=draw(st.integers(5, 20)) * 1000, setup_fee_per_node=draw(st.sampled_from([0, 2000])),
                   min_term_months=draw(st.sampled_from([1, 1, 2])))
+        if draw(st.booleans()):  # term tiers: the open rate plus fixed longer terms at lower rates
+            price, first = kw["price_per_node_month"], kw["min_term_months"]
+            longer = draw(st.sampled_from([[2], [3], [2, 3], [2, 4]]))
+            kw.update(price_per_node_month=None, min_term_months=None, term_prices=[{"min_term_months": first, "price_per_node_month": price}] + [
+                {"min_term_months": L, "price_per_node_month": round(price * draw(st.sampled_from([0.6, 0.8, 0.95])) ** (j + 1))}
+                for j, L in enumerate(x for x in longer if x > first)])
     else:
         kw.update(price_per_node_hour=draw(st.integers(10, 40)), spot=False, spot_overhead_pct=draw(st.sampled_from([0, 0.2])))
     return offer(**kw)
@@ -75,8 +82,8 @@ def instances(draw, max_workloads: int = 3, max_offers: int = 4):
 def recomputed(p, offers_by_id, plan) -> tuple[float, float]:
     """(TCO, NPV) of a plan from its decisions, purchases and rentals, through the cost model only."""
     parts = [costs.job_flows(offers_by_id[d.offer_id], p, d.nodes, d.hours, d.start_day) for d in plan.decisions]
-    parts += [costs.scale(costs.purchase_flows(offers_by_id[x.offer_id], p), x.nodes) for x in plan.purchases]
-    parts += [costs.rental_flows(offers_by_id[r.offer_id], RentalContract(r.offer_id, r.nodes, r.start_month, r.months)) for r in plan.rentals]
+    parts += [costs.scale(costs.purchase_flows(offers_by_id[x.offer_id], p, x.nodes), x.nodes) for x in plan.purchases]
+    parts += [costs.rental_flows(offers_by_id[r.offer_id], RentalContract(r.offer_id, r.nodes, r.start_month, r.months, r.term_months), p) for r in plan.rentals]
     flows = costs.add_flows(parts)
     return costs.total(flows), costs.present_value(flows, p)
 

@@ -9,7 +9,9 @@ import math
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.solver.costs import CATEGORIES
+from procure.models.units import MONTHS_PER_YEAR
+from procure.solver import costs
+from procure.solver.costs import CATEGORIES, OPERATING
 from procure.solver.enums import STRATEGIES
 
 from ..console import CATEGORY_LABEL, STRATEGY_LABEL
@@ -30,6 +32,7 @@ from .style import (
     TOTAL_FILL,
     as_input,
     define,
+    define_block,
     formula,
     header,
     money_fmt,
@@ -66,7 +69,9 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     for j, cat in enumerate(CATEGORIES):
         put(ws, cat_row0 + j, 1, CATEGORY_LABEL[cat])
         put(ws, cat_row0 + j, 2, cat)
+        names.category_rows[cat] = cat_row0 + j
     total_row = cat_row0 + len(CATEGORIES)
+    names.cash_total_row = total_row
     cum_row = total_row + 1
     put(ws, total_row, 1, "total cash out", font=BOLD)
     for col in range(3, last_col + 1):
@@ -127,6 +132,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
             f = "" if frac == 1.0 else f"*{frac!r}"
             formula(ws, r, c0 + m, f"=$C{r}{f}", money, value=it.amount * frac)
     last_item = max(first_item + len(items) - 1, first_item)
+    _write_instalments(ws, result, items, first_item, last_item + 2, c0)
     # the category rows sum the line-item block, now that its rows are known
     rng_cat = f"$B${first_item}:$B${last_item}"
     for j, cat in enumerate(CATEGORIES):
@@ -138,9 +144,42 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
         formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(last_col)}{r})", money, value=sum(per_month))
     widths(ws, {"A": 44, "B": 15, "C": max(14, money_width([sum(totals), npv, *cum], p.currency))})
     month_w = max(10, money_width([*totals, *cum, *(it.amount for it in items)], "", bold=True))
+    # per project year, the blocks the P&L sheet sums: operating categories, interest, total cash out
+    ops = [names.category_rows[c] for c in OPERATING]
+    for y in range(math.ceil(n / MONTHS_PER_YEAR)):
+        lo, hi = c0 + y * MONTHS_PER_YEAR, c0 + min((y + 1) * MONTHS_PER_YEAR, n) - 1
+        names.year_blocks[y] = (
+            define_block(ws, f"cf_operating_y{y + 1}", lo, min(ops), hi, max(ops)),
+            define_block(ws, f"cf_interest_y{y + 1}", lo, names.category_rows["interest"], hi, names.category_rows["interest"]),
+            define_block(ws, f"cf_total_y{y + 1}", lo, total_row, hi, total_row),
+        )
     for m in range(n):
         ws.column_dimensions[L(c0 + m)].width = month_w
     print_setup(ws, "3:4")
     # a year of months per printed page, labels repeated, rather than 36+ unreadable columns on one
     ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))
     ws.print_title_cols = "A:C"
+
+
+def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int) -> None:
+    """Below the line items, one row per financed purchase: its monthly loan instalments (the capex lines'
+    months after delivery plus the interest line), so the board sees the payments the loan commits to.
+    Informational: no category, so the category rows above do not count it twice."""
+    L = get_column_letter
+    n = result.project.horizon_months
+    at = {it.key: first_item + k for k, it in enumerate(items)}
+    for pur in result.plan.purchases:
+        k = f"buy:{pur.offer_id}"
+        if f"{k}:interest" not in at:
+            continue
+        o = result.offers[pur.offer_id]
+        parts = [at[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:interest") if key in at]
+        put(ws, row, 1, f"loan instalments (principal + interest) — {o.id}", font=BOLD)
+        d = costs.delivery_month(o, result.project)
+        flows = costs.scale(costs.purchase_flows(o, result.project, pur.nodes), pur.nodes)
+        paid = {m: flows["capex"].get(m, 0.0) + flows["interest"].get(m, 0.0) for m in range(d + 1, n)}
+        for m in range(d + 1, n):
+            col = L(c0 + m)
+            formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), INT_FMT, value=paid[m])
+        formula(ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", INT_FMT, value=sum(paid.values()))
+        row += 1

@@ -48,7 +48,7 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> N
     p = result.project
     cur = p.currency
     put(ws, 1, 1, f"Cost line items of the recommended plan ({cur})", font=TITLE_FONT)
-    params = cost_parameters(p)
+    params = cost_parameters(p, [result.offers[i.ref] for i in items if i.ref in result.offers])
     param_cell = {key: param_name(key) for key, *_rest in params}
     param_value = {key: value for key, _label, value, *_rest in params}
     by_key = {it.key: it for it in items}

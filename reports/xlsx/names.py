@@ -19,3 +19,6 @@ class Names:
     first_month_col: int = 4  # Cash flow column of month 1
     strategy_rows: dict[str, int] = field(default_factory=dict)  # Cash flow rows of cumulative cash out by strategy
     break_even_row: int | None = None
+    category_rows: dict[str, int] = field(default_factory=dict)  # Cash flow row of each category
+    cash_total_row: int = 0  # Cash flow row of the total cash out per month
+    year_blocks: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # project year (0-based) -> names of its operating, interest, total blocks

@@ -85,7 +85,7 @@ def write_plan(ws: Worksheet, result) -> None:
         header(ws, row, ["what", "offer", "vendor", "nodes", "from", "until", "months", f"cost ({cur})"])
         row += 1
         for c in caps:
-            put(ws, row, 1, "buy (own)" if c["what"] == "buy" else "rent", fill=MODE_FILL.get(c["what"]))
+            put(ws, row, 1, "buy (own)" if c["what"] == "buy" else c.get("label", "rent"), fill=MODE_FILL.get(c["what"]))
             put(ws, row, 2, c["offer"], align=WRAP)
             put(ws, row, 3, c["vendor"], align=WRAP)
             put(ws, row, 4, c["nodes"], INT_FMT, align=Alignment(horizontal="center", vertical="top"))

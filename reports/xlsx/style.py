@@ -220,6 +220,13 @@ def define(ws: Worksheet, name: str, col: int | str, row: int, last_row: int | N
     return name
 
 
+def define_block(ws: Worksheet, name: str, first_col: int, first_row: int, last_col: int, last_row: int) -> str:
+    """Name a rectangular block of cells (workbook level) and return the name."""
+    ref = f"{abs_ref(ws.title, first_col, first_row)}:${_letter(last_col)}${last_row}"
+    ws.parent.defined_names[name] = DefinedName(name, attr_text=ref)
+    return name
+
+
 def name_for(prefix: str, key: str, index: int) -> str:
     """A defined name for an entity key: letters, digits and underscores, never a cell reference."""
     return f"{prefix}_{re.sub(r'[^A-Za-z0-9]+', '_', key).strip('_')}_{index}"

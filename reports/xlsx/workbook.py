@@ -5,6 +5,7 @@ Sheets (``SHEETS``, in this order)
     Plan         per workload: where, how, when and at what cost; capacity; a monthly timeline.
     Costs        every line item as quantity × unit price formulas over input cells.
     Cash flow    months as columns, each line item's share of its Costs total; totals; NPV.
+    P&L          per project year: depreciation vs operating costs, interest, gain on disposal.
     Options      every feasible shape with its stand-alone cost, every rejection with its reason.
     Assumptions  inputs, sizing, GPU specs, prices with source and date, cost model, solver, this run.
 
@@ -34,10 +35,11 @@ from .costs import write_costs
 from .names import Names
 from .options import write_options
 from .plan import write_plan
+from .pnl import write_pnl
 from .style import with_cached_values
 from .summary import write_summary
 
-SHEETS = ("Summary", "Plan", "Costs", "Cash flow", "Options", "Assumptions")
+SHEETS = ("Summary", "Plan", "Costs", "Cash flow", "P&L", "Options", "Assumptions")
 
 
 def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None) -> Workbook:
@@ -53,6 +55,7 @@ def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None
     # the sheets that define names come first; the Summary refers to them
     write_costs(sheets["Costs"], result, items, names)
     write_cash_flow(sheets["Cash flow"], result, items, names)
+    write_pnl(sheets["P&L"], result, names)
     write_summary(sheets["Summary"], result, names, inputs)
     write_plan(sheets["Plan"], result)
     write_options(sheets["Options"], result)

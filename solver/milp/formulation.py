@@ -35,13 +35,32 @@ Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids
     buy_sym[o]:        b[o] ≤ b[o′] where o′ precedes o among identical buy offers (symmetry)
     budget:            total cost (undiscounted TCO) ≤ budget_tco (``budget`` is its deprecated alias)
     budget_cash_m:     cash spent by the end of month m ≤ budget_cash (peak cumulative cash out)
-    budget_capex:      Σ_o b[o]·price_o ≤ budget_capex
+    budget_capex:      Σ_o b[o]·price_o ≤ budget_capex  (volume tiers: Σ_k q[o,k]·price_{o,k}; a loan's principal counts in full)
 
 Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
 spread one job over many starts so that no single period or month carries all of it):
     buy_job[o,w]:       Σ_{i∈I_w: o(i)=o} Σ_s n_i·x[w,i,s] ≤ b[o]          — whenever w runs on o, its nodes are bought
     rent_job[o,m,w]:    Σ_{i∈I_w: o(i)=o} Σ_{s: i started in s touches m} n_i·x[w,i,s] ≤ R[o,m]
 On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with them.
+
+Quote schedules (``add_term_tier_vars``, ``add_volume_tiers``; see models.offer and costs.py)
+    Term tiers and reserved cloud. An offer's shortest rent term is open-ended and uses S/E above with
+    L_o = its months. Every other term τ of the offer (a longer rent tier, or a reserved cloud term of
+    commitment_months) is a fixed-length contract:
+        T[o,τ,m] ∈ ℤ≥0, m = 0..M−τ    node-contracts of term τ signed in month m (they end within the horizon)
+    and the nodes contracted in month m become
+        R[o,m] = S[o,m] − E[o,m] + Σ_τ Σ_{m' = m−τ+1 … m} T[o,τ,m']
+    with cost Σ T[o,τ,m]·(τ·p_{o,τ} + f_o) (discounted: the present value of those flows). Every rent_cap,
+    rent_job and rent_avail row uses this R. A reserved cloud offer has no S/E and no hourly bill.
+    Volume tiers (all-units discount). For a buy offer with tiers k = 1..K (least nodes a_k, price p_k;
+    u_k = a_{k+1} − 1, u_K = cap_o):
+        z[o,k] ∈ {0,1},  q[o,k] ∈ ℤ≥0
+        vol_pick_o:      Σ_k z[o,k] ≤ 1
+        vol_lo_o_k:      q[o,k] ≥ a_k·z[o,k]        vol_hi_o_k:  q[o,k] ≤ u_k·z[o,k]
+        vol_sum_o:       b[o] = Σ_k q[o,k]
+    and b[o]·C^own_o in the objective becomes Σ_k q[o,k]·C^own_{o,k}, C^own_{o,k} the cost of owning
+    one node at tier k's price (costs.purchase_flows). The tier is exactly the one the total reaches, so
+    every node pays it — the all-units rule; buying 1 … a_1 − 1 nodes is impossible (a minimum order).
 
 Start periods already respect earliest_start_days, the offer's lead time and the deadline (options.py),
 so release, lead-time and deadline rules need no rows.
@@ -60,6 +79,7 @@ from procure.models.offer import Offer
 from procure.models.project import Project
 
 from .. import costs
+from ..costs import RentalContract
 from ..options import Grid, Option
 from ..plan import Decision, contracts_from_profile
 from .names import Names, slug
@@ -79,6 +99,9 @@ class Model:
     b: dict[str, pulp.LpVariable] = field(default_factory=dict)
     S: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     E: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    T: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, term months, start month)
+    q: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) nodes bought at that tier
+    z: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) the tier reached
     options: dict[str, list[Option]] = field(default_factory=dict)
     # (offer, period, month or -1) -> [(x, nodes, workload index)]: jobs busy in that period (for rent
     # offers: in the part of the period that lies in that month)
@@ -133,7 +156,7 @@ class Builder:
         for opts in self.options.values():
             most: dict[str, int] = {}
             for o in opts:
-                if o.mode == "cloud":
+                if o.mode == "cloud" and not o.offer.committed:
                     most[o.offer_id] = max(most.get(o.offer_id, 0), o.nodes)
             for oid, n in most.items():
                 demand[oid] = demand.get(oid, 0) + n
@@ -144,7 +167,7 @@ class Builder:
         jobs busy in a period overlap at its start and per-period sums are exact concurrency. A rental
         is counted in a month only if the job really runs in it: the part of each period inside that
         month, up to the job's actual end (not the end of its last period)."""
-        if opt.mode != "rent":
+        if not opt.offer.contracted:
             return [(opt.offer_id, t, -1) for t in range(s, s + span)]
         grid, P = self.grid, self.grid.period_days
         end = grid.start_day(s) + opt.wall_days
@@ -211,20 +234,88 @@ class Builder:
             if offer.mode == "buy":
                 var = self._var(f"b_{k}", 0, offer.max_nodes, cat=pulp.LpInteger)
                 m.b[oid] = var
-                self._cost(var, costs.purchase_flows(offer, self.project))
-            elif offer.mode == "rent":
-                M = grid.n_months
-                ub = offer.max_nodes * (M // offer.min_term + 1)
-                for mm in range(M):
-                    m.S[(oid, mm)] = self._var(f"S_{k}_{mm}", 0, ub, cat=pulp.LpInteger)
-                for mm in range(M + 1):
-                    m.E[(oid, mm)] = self._var(f"E_{k}_{mm}", 0, (0 if mm < offer.min_term else ub), cat=pulp.LpInteger)
-                undiscounted = costs.rental_profile_coefficients(offer, project=self.project, discounted=False)
-                valued = costs.rental_profile_coefficients(offer, project=self.project, discounted=self.objective == "npv")
-                for mm in range(M):
-                    (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
-                    self.cost_terms += [(m.S[(oid, mm)], cs), (m.E[(oid, mm)], ce)]
-                    self.obj_terms += [(m.S[(oid, mm)], vs), (m.E[(oid, mm)], ve)]
+                if _tiered(offer):
+                    self.add_volume_tier_vars(oid)
+                else:
+                    self._cost(var, costs.purchase_flows(offer, self.project))
+            elif offer.contracted:
+                if costs.contract_terms(offer)[0].open_ended:
+                    self._add_open_contract_vars(oid)
+                self.add_term_tier_vars(oid)
+
+    def _add_open_contract_vars(self, oid: str) -> None:
+        """S/E of the offer's open-ended (shortest) rent term, with their costs."""
+        m, grid, offer, k = self.m, self.grid, self.offers[oid], self.oidx[oid]
+        M = grid.n_months
+        ub = offer.max_nodes * (M // offer.min_term + 1)
+        for mm in range(M):
+            m.S[(oid, mm)] = self._var(f"S_{k}_{mm}", 0, ub, cat=pulp.LpInteger)
+        for mm in range(M + 1):
+            m.E[(oid, mm)] = self._var(f"E_{k}_{mm}", 0, (0 if mm < offer.min_term else ub), cat=pulp.LpInteger)
+        undiscounted = costs.rental_profile_coefficients(offer, project=self.project, discounted=False)
+        valued = costs.rental_profile_coefficients(offer, project=self.project, discounted=self.objective == "npv")
+        for mm in range(M):
+            (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
+            self.cost_terms += [(m.S[(oid, mm)], cs), (m.E[(oid, mm)], ce)]
+            self.obj_terms += [(m.S[(oid, mm)], vs), (m.E[(oid, mm)], ve)]
+
+    # --- quote schedules: fixed-length terms (rent tiers, reserved cloud) and volume tiers -------
+    def add_term_tier_vars(self, oid: str) -> None:
+        """T[o,τ,m]: node-contracts of every fixed-length term τ of the offer, costed per contract by the cost model."""
+        m, offer, k, M = self.m, self.offers[oid], self.oidx[oid], self.grid.n_months
+        for t in costs.contract_terms(offer):
+            if t.open_ended or t.months > M:
+                continue
+            for mm in range(M - t.months + 1):
+                var = self._var(f"T_{k}_{t.months}_{mm}", 0, offer.max_nodes, cat=pulp.LpInteger)
+                m.T[(oid, t.months, mm)] = var
+                self._cost(var, costs.rental_flows(offer, RentalContract(oid, 1, mm, t.months, t.months), self.project))
+
+    def add_volume_tier_vars(self, oid: str) -> None:
+        """z, q of the all-units volume tiers, costed per node at each tier's price (module docstring)."""
+        m, offer, k = self.m, self.offers[oid], self.oidx[oid]
+        tiers = offer.buy_tiers
+        for j, (least, _price) in enumerate(tiers):
+            if least > offer.max_nodes:
+                break
+            most = min(offer.max_nodes, tiers[j + 1][0] - 1) if j + 1 < len(tiers) else offer.max_nodes
+            m.z[(oid, j)] = self._var(f"z_{k}_{j}", cat=pulp.LpBinary)
+            m.q[(oid, j)] = self._var(f"q_{k}_{j}", 0, most, cat=pulp.LpInteger)
+            self._cost(m.q[(oid, j)], costs.purchase_flows(offer, self.project, least))
+
+    def add_volume_tiers(self) -> None:
+        """vol_pick, vol_lo, vol_hi, vol_sum (module docstring)."""
+        m = self.m
+        for oid in sorted({o for o, _ in m.q}, key=self.oidx.get):
+            offer = self.offers[oid]
+            tiers = [j for o, j in m.q if o == oid]
+            o = self.names.offer[oid]
+            m.prob += (pulp.lpSum(m.z[(oid, j)] for j in tiers) <= 1, self.names.row("vol_pick", o))
+            for j in tiers:
+                least = offer.buy_tiers[j][0]
+                most = m.q[(oid, j)].upBound
+                m.prob += (m.q[(oid, j)] - least * m.z[(oid, j)] >= 0, self.names.row("vol_lo", o, j))
+                m.prob += (m.q[(oid, j)] - most * m.z[(oid, j)] <= 0, self.names.row("vol_hi", o, j))
+            m.prob += (m.b[oid] - pulp.lpSum(m.q[(oid, j)] for j in tiers) == 0, self.names.row("vol_sum", o))
+
+    def rented(self, oid: str, mm: int) -> pulp.LpAffineExpression:
+        """R[o,m]: node-contracts of the offer running in month m (open term plus fixed-length terms)."""
+        m = self.m
+        terms: dict = {}
+        if (oid, mm) in m.S:
+            terms[m.S[(oid, mm)]] = 1
+            terms[m.E[(oid, mm)]] = -1
+        for (_o, L, start), var in self._terms_of(oid):
+            if start <= mm < start + L:
+                terms[var] = 1
+        return pulp.LpAffineExpression(terms)
+
+    def _terms_of(self, oid: str):
+        if not hasattr(self, "_t_by_offer"):
+            self._t_by_offer: dict[str, list] = {}
+            for key, var in self.m.T.items():
+                self._t_by_offer.setdefault(key[0], []).append((key, var))
+        return self._t_by_offer.get(oid, [])
 
     # --- constraint families -------------------------------------------------------------------
     def add_assign(self) -> None:
@@ -246,8 +337,8 @@ class Builder:
             use = pulp.LpAffineExpression({v: n for v, n, _w in terms})
             if offer.mode == "buy":
                 m.prob += (use - m.b[oid] <= 0, row("buy_cap", slug_o, t))
-            elif offer.mode == "rent":
-                m.prob += (use - m.S[(oid, mm)] + m.E[(oid, mm)] <= 0, row("rent_cap", slug_o, t, mm))
+            elif offer.contracted:
+                m.prob += (use - self.rented(oid, mm) <= 0, row("rent_cap", slug_o, t, mm))
             else:
                 if _max_possible(terms) <= offer.max_nodes:
                     continue
@@ -263,19 +354,23 @@ class Builder:
             opt = self.options[w][i]
             if opt.mode == "buy":
                 buy_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes
-            elif opt.mode == "rent":
+            elif opt.offer.contracted:
                 for mm in grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days):
                     rent_rows.setdefault((opt.offer_id, mm, w), {})[v] = opt.nodes
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
         for (oid, mm, w), terms in rent_rows.items():
-            m.prob += (pulp.LpAffineExpression(terms) - m.S[(oid, mm)] + m.E[(oid, mm)] <= 0, row("rent_job", on[oid], mm, wn[w]))
+            m.prob += (pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0, row("rent_job", on[oid], mm, wn[w]))
 
     def add_rentals(self) -> None:
         """rent_order, rent_term (FIFO minimum term), rent_close, rent_avail."""
         m, M, row = self.m, self.grid.n_months, self.names.row
-        for oid in sorted({o for o, _ in m.S}, key=self.oidx.get):
+        for oid in sorted({o for o, _ in m.S} | {o for o, _l, _s in m.T}, key=self.oidx.get):
             offer, o, L = self.offers[oid], self.names.offer[oid], self.offers[oid].min_term
+            if (oid, 0) not in m.S:  # fixed-length terms only: they end within the horizon by construction
+                for mm in range(M):
+                    m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
+                continue
             for mm in range(1, M):
                 m.prob += (m.S[(oid, mm - 1)] - m.S[(oid, mm)] <= 0, row("rent_order_S", o, mm))
             for mm in range(1, M + 1):
@@ -284,7 +379,7 @@ class Builder:
                 m.prob += (m.E[(oid, mm)] - m.S[(oid, mm - L)] <= 0, row("rent_term", o, mm))
             m.prob += (m.E[(oid, M)] - m.S[(oid, M - 1)] == 0, row("rent_close", o))
             for mm in range(M):
-                m.prob += (m.S[(oid, mm)] - m.E[(oid, mm)] <= offer.max_nodes, row("rent_avail", o, mm))
+                m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
 
     def add_symmetry(self) -> None:
         """buy_sym[o]: b[o] ≤ b[o′] for the offer o′ listed before o among identical buy offers.
@@ -344,9 +439,14 @@ class Builder:
             opt = self.options[w][i]
             add_flows(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(m.y_start[(w, i)])))
         for oid, var in m.b.items():
-            add_flows(var, costs.purchase_flows(self.offers[oid], self.project))
+            if not _tiered(self.offers[oid]):
+                add_flows(var, costs.purchase_flows(self.offers[oid], self.project))
+        for (oid, j), var in m.q.items():  # volume tiers: each tier's nodes at its price
+            add_flows(var, costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0]))
+        for (oid, L, start), var in m.T.items():  # fixed-length terms: the contract's own cash flows
+            add_flows(var, costs.rental_flows(self.offers[oid], RentalContract(oid, 1, start, L, L), self.project))
         for oid in {o for o, _ in m.S}:
-            price, setup = costs.rental_month_cost(self.offers[oid]), costs.rental_setup_cost(self.offers[oid])
+            price, setup = costs.rental_month_cost(self.offers[oid], self.project), costs.rental_setup_cost(self.offers[oid], self.project)
             for k in range(M):
                 for j in range(k + 1):
                     rows[k][m.S[(oid, j)]] = rows[k].get(m.S[(oid, j)], 0.0) + price
@@ -362,7 +462,9 @@ class Builder:
         cap = self.project.budget_capex
         if cap is None or not self.m.b:
             return
-        terms = {var: costs.capex(costs.purchase_flows(self.offers[oid], self.project)) for oid, var in self.m.b.items()}
+        terms = {var: costs.capex(costs.purchase_flows(self.offers[oid], self.project)) for oid, var in self.m.b.items() if not _tiered(self.offers[oid])}
+        for (oid, j), var in self.m.q.items():  # volume tiers: each tier's nodes at its price
+            terms[var] = costs.capex(costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0]))
         self.m.prob += (pulp.LpAffineExpression(terms) <= cap, "budget_capex")
 
     def add_objective(self) -> None:
@@ -376,6 +478,7 @@ class Builder:
         self.add_capacity()
         self.add_job_cuts()
         self.add_rentals()
+        self.add_volume_tiers()
         self.add_symmetry()
         self.add_budget()
         self.add_cash_budget()
@@ -389,7 +492,7 @@ class Builder:
         if plan is None:
             return
         m, grid = self.m, self.grid
-        for group in (m.x, m.y, m.b, m.S, m.E):
+        for group in (m.x, m.y, m.b, m.S, m.E, m.T, m.q, m.z):
             for v in group.values():
                 v.setInitialValue(0)
         for d in plan.decisions:
@@ -406,9 +509,20 @@ class Builder:
         for p in plan.purchases:
             if p.offer_id in m.b:
                 m.b[p.offer_id].setInitialValue(p.nodes)
+                tiers = [j for o, j in m.q if o == p.offer_id]
+                for j in tiers:
+                    lo, hi = self.offers[p.offer_id].buy_tiers[j][0], m.q[(p.offer_id, j)].upBound
+                    if lo <= p.nodes <= hi:
+                        m.q[(p.offer_id, j)].setInitialValue(p.nodes)
+                        m.z[(p.offer_id, j)].setInitialValue(1)
         starts: dict[tuple[str, int], int] = {}
         ends: dict[tuple[str, int], int] = {}
         for r in plan.rentals:
+            if r.term_months is not None:
+                key = (r.offer_id, r.term_months, r.start_month)
+                if key in m.T:
+                    m.T[key].setInitialValue((m.T[key].varValue or 0) + r.nodes)
+                continue
             starts[(r.offer_id, r.start_month)] = starts.get((r.offer_id, r.start_month), 0) + r.nodes
             ends[(r.offer_id, r.start_month + r.months)] = ends.get((r.offer_id, r.start_month + r.months), 0) + r.nodes
         for oid in {o for o, _ in m.S}:
@@ -419,6 +533,12 @@ class Builder:
                 if mm < grid.n_months:
                     cs += starts.get((oid, mm), 0)
                     m.S[(oid, mm)].setInitialValue(cs)
+
+
+def _tiered(offer: Offer) -> bool:
+    """A buy offer whose unit price depends on the quantity (volume tiers or a minimum order)."""
+    tiers = offer.buy_tiers
+    return len(tiers) > 1 or tiers[0][0] > 1
 
 
 def _expr(terms: list[tuple[pulp.LpVariable, float]]) -> pulp.LpAffineExpression:
@@ -458,6 +578,10 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
         starts = [S[0]] + [S[mm] - S[mm - 1] for mm in range(1, M)] + [0]
         ends = [E[0]] + [E[mm] - E[mm - 1] for mm in range(1, M + 1)]
         contracts += contracts_from_profile(oid, starts, ends)
+    for (oid, L, start), v in sorted(model.T.items()):
+        n = int(round(v.value() or 0))
+        if n > 0:
+            contracts.append(RentalContract(oid, n, start, L, L))
     return decisions, purchases, contracts
 
 

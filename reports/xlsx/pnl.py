@@ -1,0 +1,110 @@
+"""P&L sheet: the plan as the income statement sees it, per project year, beside the cash view.
+
+    P&L cost(year) = depreciation + operating costs + interest − gain on disposal
+
+Depreciation is straight line over the purchase's ``depreciation_years`` from its delivery month, on the
+capitalised cost (price, import duty, non-recoverable VAT: the purchase's capex lines on the Costs sheet);
+operating costs (maintenance, colocation, energy, rent, setup, cloud) and interest are the Cash flow
+sheet's category rows summed over the year's months; the gain on disposal (resale value − book value at
+the horizon end) falls in the last year. Over the horizon the P&L costs add up to the total cost of
+ownership, which the sheet checks against ``total_cost``. Formulas equal ``solver.costs.pnl_years``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from procure.models.units import MONTHS_PER_YEAR
+from procure.solver import costs
+
+from .names import Names
+from .style import BOLD, INT_FMT, NOTE_FONT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL, as_input, formula, header, money_fmt, money_width, print_setup, put, widths
+
+PNL_COLS = ["year", "months", "depreciation", "operating costs", "interest", "gain on disposal", "P&L cost", "cash out (Cash flow sheet)"]
+
+
+def write_pnl(ws: Worksheet, result, names: Names) -> None:
+    p, plan = result.project, result.plan
+    M = p.horizon_months
+    years = math.ceil(M / MONTHS_PER_YEAR)
+    money = money_fmt(p.currency, cents=True)
+    L = get_column_letter
+    put(ws, 1, 1, f"P&L view by project year ({p.currency}): depreciation of bought servers vs operating costs", font=TITLE_FONT)
+    put(ws, 2, 1, "Depreciation: straight line from delivery over depreciation_years on price + import duty + non-recoverable VAT (IAS 16). "
+                  "Operating costs and interest come from the Cash flow sheet. Gain on disposal = resale value − book value at the horizon end.",
+        font=NOTE_FONT)
+    header(ws, 4, PNL_COLS, height=30)
+    year_row0 = 5
+    total_row = year_row0 + years
+    # the depreciation block (one row per purchase) sits below the yearly table
+    block0 = total_row + 5
+    purchases = plan.purchases
+    put(ws, block0 - 1, 1, "Depreciation of each purchase", font=SECTION_FONT)
+    dep_cols0 = 7  # first year column of the block
+    header(ws, block0, ["offer", "nodes", "capitalised cost", "life (years)", "per month", "delivery month"]
+           + [f"year {y + 1}" for y in range(years)] + ["book value at the end", "resale value", "gain on disposal"], height=30)
+    book_col, resale_col, gain_col = dep_cols0 + years, dep_cols0 + years + 1, dep_cols0 + years + 2
+    for j, pur in enumerate(purchases):
+        r = block0 + 1 + j
+        o = result.offers[pur.offer_id]
+        k = f"buy:{o.id}"
+        parts = [names.item_amount[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat") if key in names.item_amount]
+        landed = pur.nodes * costs.unit_price(o, p, pur.nodes) * costs.landed_factor(o, p)
+        years_life = costs.depreciation_years(o, p)
+        monthly = landed / (12 * years_life)
+        put(ws, r, 1, o.id)
+        put(ws, r, 2, pur.nodes, INT_FMT)
+        formula(ws, r, 3, "=" + "+".join(parts), money, value=landed)
+        as_input(put(ws, r, 4, years_life, "0.0#"))
+        formula(ws, r, 5, f"=C{r}/(12*D{r})", money, value=monthly)
+        d = costs.delivery_month(o, p)
+        put(ws, r, 6, d + 1, INT_FMT)
+        life = int(round(years_life * MONTHS_PER_YEAR))
+        depreciated = 0.0
+        for y in range(years):
+            months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
+            count = sum(1 for m in months if d <= m < d + life)
+            depreciated += monthly * count
+            formula(ws, r, dep_cols0 + y, f"=E{r}*{count}" if count else "=0", money, value=monthly * count)
+        resale = pur.nodes * costs.unit_price(o, p, pur.nodes) * o.residual
+        formula(ws, r, book_col, f"=C{r}-SUM({L(dep_cols0)}{r}:{L(dep_cols0 + years - 1)}{r})", money, value=landed - depreciated)
+        formula(ws, r, resale_col, f"=-{names.item_amount[f'{k}:residual']}", money, value=resale)
+        formula(ws, r, gain_col, f"={L(resale_col)}{r}-{L(book_col)}{r}", money, value=resale - (landed - depreciated))
+    last_block = block0 + max(len(purchases), 1)
+    cash_by_year = [sum(sum(per.get(m, 0.0) for per in plan.flows.values()) for m in range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M)))
+                    for y in range(years)]
+    for y, line in enumerate(plan.pnl):
+        r = year_row0 + y
+        months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
+        put(ws, r, 1, y + 1, INT_FMT)
+        put(ws, r, 2, f"{months.start + 1}–{months.stop}")
+        col = L(dep_cols0 + y)
+        formula(ws, r, 3, f"=SUM({col}{block0 + 1}:{col}{last_block})" if purchases else "=0", money, value=line.depreciation)
+        operating, interest, cash = names.year_blocks[y]
+        formula(ws, r, 4, f"=SUM({operating})", money, value=line.operating)
+        formula(ws, r, 5, f"=SUM({interest})", money, value=line.interest)
+        if y == years - 1 and purchases:
+            formula(ws, r, 6, f"=SUM({L(gain_col)}{block0 + 1}:{L(gain_col)}{last_block})", money, value=line.disposal_gain)
+        else:
+            formula(ws, r, 6, "=0", money, value=0.0)
+        formula(ws, r, 7, f"=C{r}+D{r}+E{r}-F{r}", money, font=BOLD, value=line.cost)
+        formula(ws, r, 8, f"=SUM({cash})", money, value=cash_by_year[y])
+    put(ws, total_row, 1, "total", font=BOLD)
+    totals = [sum(y.depreciation for y in plan.pnl), sum(y.operating for y in plan.pnl), sum(y.interest for y in plan.pnl),
+              sum(y.disposal_gain for y in plan.pnl), sum(y.cost for y in plan.pnl), sum(cash_by_year)]
+    for col, value in zip(range(3, 9), totals, strict=True):
+        c = formula(ws, total_row, col, f"=SUM({L(col)}{year_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL, value=value)
+        c.border = TOP_RULE
+    put(ws, total_row + 1, 1, "check: P&L total − total cost of ownership (0 when the views agree)")
+    formula(ws, total_row + 1, 7, f"=G{total_row}-{names.grand_total}", money, value=totals[4] - plan.total_cost)
+    # every money column wide enough for the largest amount on the sheet (no ### when printed)
+    shown = [*totals, *cash_by_year, *(v for y in plan.pnl for v in (y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost)),
+             *(x.nodes * costs.unit_price(result.offers[x.offer_id], p, x.nodes) * costs.landed_factor(result.offers[x.offer_id], p) for x in purchases)]
+    w = max(16.0, money_width(shown, p.currency, cents=True))
+    widths(ws, {"A": 30, "B": 10, **{L(c): w for c in range(3, 9)}})
+    for y in range(years + 3):
+        ws.column_dimensions[L(dep_cols0 + y)].width = max(ws.column_dimensions[L(dep_cols0 + y)].width or 0, w)
+    print_setup(ws, "4:4")

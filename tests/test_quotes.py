@@ -1,0 +1,386 @@
+"""Quotes as finance teams receive them, on tiny cases worked out by hand: term-tiered rent, volume-tiered
+purchases, reserved cloud, financing, depreciation and the P&L, currencies, percent fields, templates.
+
+Hours per shape are fixed (planner_fixtures) so every expected figure follows from the quoted prices;
+the arithmetic is in each test. Electricity is 0 unless stated, so owned servers cost only what is quoted.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import openpyxl
+import pytest
+from pydantic import ValidationError
+
+from procure.models.errors import InputError
+from procure.models.money import Financing
+from procure.offers.catalog import check_currencies, load_catalog, write_template
+from procure.reports.json_report import result_to_json
+from procure.solver import costs
+
+from helpers import offer, project, solve_fixed
+
+
+def wl(name, deadline, earliest=0):
+    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest)
+
+
+def bare_buy(**kw):
+    base = dict(mode="buy", id="b", residual_value_pct=0, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    base.update(kw)
+    return offer(**base)
+
+
+# --- 1. term-tiered rent ---------------------------------------------------------------------------
+
+# A 7-month job: 200 days from day 0 run through months 0–6 (6 × 365/12 = 182.5 < 200 < 212.9).
+SEVEN_MONTHS_H = 200 * 24
+
+
+def _tiered(prices: str):
+    return offer(mode="rent", id="r", max_nodes=1, price_per_node_month=None, min_term_months=None, term_prices=prices, setup_fee_per_node=0)
+
+
+def test_seven_month_job_takes_six_plus_one_when_that_is_cheaper():
+    # tiers 1: 3,200 (open-ended), 6: 2,900, 12: 2,600 per node-month:
+    #   6-month + 1-month contract = 6 × 2,900 + 1 × 3,200 = 20,600
+    #   one 12-month contract      = 12 × 2,600            = 31,200
+    #   seven months at the 1-month rate = 7 × 3,200        = 22,400
+    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12)
+    res = solve_fixed(p, [_tiered("1:3200; 6:2900; 12:2600")], {("a", "r", 1): SEVEN_MONTHS_H}, compare=False)
+    assert res.plan.total_cost == pytest.approx(20_600)
+    terms = sorted((r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals)
+    assert terms == [(1, None, 3_200), (6, 6, 2_900)]
+    js = result_to_json(res)
+    assert sorted(r["price_per_node_month"] for r in js["rentals"]) == [2_900, 3_200]
+
+
+def test_seven_month_job_takes_twelve_months_when_that_is_cheaper():
+    # the 12-month tier at 1,700: 12 × 1,700 = 20,400 < 6 × 2,900 + 3,200 = 20,600
+    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12)
+    res = solve_fixed(p, [_tiered("1:3200; 6:2900; 12:1700")], {("a", "r", 1): SEVEN_MONTHS_H}, compare=False)
+    assert res.plan.total_cost == pytest.approx(20_400)
+    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [(0, 12, 12, 1_700)]
+
+
+def test_a_longer_tier_is_a_fixed_term_that_the_verifier_enforces():
+    o = _tiered("1:3200; 6:2900")
+    ok = costs.RentalContract("r", 1, 0, 6, 6)
+    assert costs.term_of(o, ok).price == 2_900
+    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, 6)) is None  # 7 months at the 6-month rate is not offered
+    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, None)).price == 3_200  # the open rate runs any length
+
+
+# --- 2. volume tiers -------------------------------------------------------------------------------
+
+def test_volume_tier_makes_eight_nodes_cheaper_than_seven():
+    # all-units tiers 1: 100,000, 8: 85,000 per node; the job needs 7 nodes:
+    #   7 × 100,000 = 700,000   >   8 × 85,000 = 680,000  → buy 8, every node at 85,000
+    p = project([wl("a", 60)], electricity_price_per_kwh=0)
+    b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000", max_nodes=10)
+    res = solve_fixed(p, [b], {("a", "b", 7): 100}, compare=False)
+    assert res.status == "optimal"
+    assert [(x.offer_id, x.nodes, x.price_per_node) for x in res.plan.purchases] == [("b", 8, 85_000)]
+    assert res.plan.breakdown["capex"] == pytest.approx(680_000)
+    assert res.plan.total_cost == pytest.approx(680_000)
+
+
+def test_a_first_tier_above_one_node_is_a_minimum_order():
+    # tiers from 3 nodes only: a 1-node job still buys 3 × 50,000 = 150,000
+    p = project([wl("a", 60)], electricity_price_per_kwh=0)
+    b = bare_buy(price_per_node=None, volume_prices="3:50000", max_nodes=5)
+    res = solve_fixed(p, [b], {("a", "b", 1): 100}, compare=False)
+    assert [(x.nodes, x.price_per_node) for x in res.plan.purchases] == [(3, 50_000)]
+    assert res.plan.total_cost == pytest.approx(150_000)
+
+
+# --- 3. reserved cloud ------------------------------------------------------------------------------
+
+def test_one_reserved_term_carries_two_jobs():
+    # two 240-hour jobs (days 0–10 and 42–52) on one node.
+    #   on-demand at 50/h:        2 × 240 × 50                  = 24,000
+    #   one 3-month reservation at 10/h owed for every hour + 1,000 upfront:
+    #                             3 × 730 × 10 + 1,000           = 22,900  (both jobs inside months 0–2)
+    # one job alone would not pay for it: 240 × 50 = 12,000 < 22,900.
+    p = project([wl("a", 20), wl("b", 60, 42)], electricity_price_per_kwh=0, horizon_months=6)
+    reserved = offer(mode="cloud", id="rsv", price_per_node_hour=10, commitment_months=3, upfront_per_node=1_000, max_nodes=1)
+    on_demand = offer(mode="cloud", id="od", price_per_node_hour=50)
+    hours = {(w, o, 1): 240 for w in "ab" for o in ("rsv", "od")}
+    res = solve_fixed(p, [reserved, on_demand], hours, compare=False)
+    assert res.plan.total_cost == pytest.approx(22_900)
+    assert {a.offer_id for a in res.plan.assignments} == {"rsv"}
+    assert [(r.offer_id, r.nodes, r.months) for r in res.plan.rentals] == [("rsv", 1, 3)]
+    assert res.plan.breakdown["cloud"] == pytest.approx(22_900)
+    alone = solve_fixed(project([wl("a", 20)], electricity_price_per_kwh=0, horizon_months=6), [reserved, on_demand],
+                        {("a", "rsv", 1): 240, ("a", "od", 1): 240}, compare=False)
+    assert alone.plan.total_cost == pytest.approx(12_000)
+
+
+def test_a_reserved_term_longer_than_the_horizon_is_rejected_with_its_reason():
+    p = project([wl("a", 20)], electricity_price_per_kwh=0, horizon_months=6)
+    reserved = offer(mode="cloud", id="rsv", price_per_node_hour=1, commitment_months=12)
+    res = solve_fixed(p, [reserved, offer(mode="cloud", id="od", price_per_node_hour=50)], {("a", "rsv", 1): 10, ("a", "od", 1): 10}, compare=False)
+    (rej,) = [r for r in res.rejections if r.offer_id == "rsv"]
+    assert "commitment_months" in rej.reason and "12" in rej.reason
+
+
+# --- 4. financing -----------------------------------------------------------------------------------
+
+def test_financed_instalments_equal_the_annuity_formula():
+    # 100,000 with 20% down: loan F = 80,000 over 24 months at 6% a year, i = 0.005:
+    #   A = F·i / (1 − (1+i)^−24) = 400 / (1 − 1.005^−24) = 400 / 0.1128140 = 3,545.649
+    # paid in months 1–24 after delivery in month 0; interest = 24 × 3,545.649 − 80,000 = 5,095.57
+    fin = Financing(down_payment_pct="20%", months=24, annual_rate="6%")
+    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36)
+    b = bare_buy(price_per_node=100_000, financing=fin.model_dump())
+    f = costs.purchase_flows(b, p)
+    assert f["capex"][0] == pytest.approx(20_000)
+    instalments = [f["capex"].get(m, 0.0) + f["interest"].get(m, 0.0) for m in range(1, 25)]
+    assert instalments == pytest.approx([3_545.65] * 24, abs=0.01)
+    assert sum(instalments) == pytest.approx(24 * 80_000 * 0.005 / (1 - 1.005 ** -24))
+    assert sum(f["interest"].values()) == pytest.approx(5_095.57, abs=0.01)
+    assert sum(f["capex"].values()) == pytest.approx(100_000)  # principal always adds up to the price
+    assert not any(m > 24 for m in f["capex"])
+
+
+def test_a_loan_running_past_the_horizon_is_repaid_when_the_servers_are_sold():
+    fin = {"down_payment_pct": 0.2, "months": 24, "annual_rate": 0.06}
+    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=12)
+    f = costs.purchase_flows(bare_buy(price_per_node=100_000, financing=fin), p)
+    assert sorted(f["interest"]) == list(range(1, 12))  # 11 instalments within months 1–11
+    assert sum(f["capex"].values()) == pytest.approx(100_000)
+    assert f["capex"][11] > 40_000  # month 11: its instalment's principal plus the balance left
+
+
+def test_financing_below_the_discount_rate_lowers_the_npv_and_raises_the_tco():
+    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36, discount_rate=0.10)
+    cash = costs.purchase_flows(bare_buy(price_per_node=100_000), p)
+    loan = costs.purchase_flows(bare_buy(price_per_node=100_000, financing={"down_payment_pct": 0.2, "months": 24, "annual_rate": 0.04}), p)
+    assert costs.total(loan) > costs.total(cash)  # interest is a cost
+    assert costs.present_value(loan, p) < costs.present_value(cash, p)
+
+
+def test_a_financed_purchase_is_planned_verified_and_its_interest_reported():
+    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36,
+                financing={"down_payment_pct": "20%", "months": 24, "annual_rate": "6%"})
+    res = solve_fixed(p, [bare_buy(price_per_node=100_000)], {("a", "b", 1): 100}, compare=False)
+    assert res.plan.breakdown["interest"] == pytest.approx(5_095.57, abs=0.01)
+    assert res.plan.total_cost == pytest.approx(105_095.57, abs=0.01)
+
+
+# --- 5. depreciation and the P&L ----------------------------------------------------------------------
+
+def test_depreciation_lines_sum_to_capex_and_the_pnl_to_the_tco():
+    # 120,000 + 5% duty + 20% VAT not recoverable: landed 120,000 × 1.05 × 1.20 = 151,200 = capex.
+    # 5 years straight line from month 0: 2,520 a month, 30,240 a year, 151,200 over the 60-month horizon.
+    # Resale 10% of the pre-tax price = 12,000; book value 0 → gain on disposal 12,000 in year 5.
+    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=60, vat_recoverable=False)
+    b = bare_buy(price_per_node=120_000, import_duty_pct="5%", vat_pct="20%", residual_value_pct="10%")
+    res = solve_fixed(p, [b], {("a", "b", 1): 100}, compare=False)
+    plan = res.plan
+    assert plan.breakdown["capex"] == pytest.approx(151_200)
+    assert [y.depreciation for y in plan.pnl] == pytest.approx([30_240] * 5)
+    assert sum(y.depreciation for y in plan.pnl) == pytest.approx(plan.breakdown["capex"])
+    assert [y.disposal_gain for y in plan.pnl] == pytest.approx([0, 0, 0, 0, 12_000])
+    assert sum(y.cost for y in plan.pnl) == pytest.approx(plan.total_cost)
+    js = result_to_json(res)
+    assert js["pnl"][4] == {"year": 5, "depreciation": 30_240.0, "operating": 0.0, "interest": 0.0, "disposal_gain": 12_000.0}
+
+
+def test_a_short_horizon_leaves_book_value_and_a_loss_on_disposal():
+    # same server, VAT recoverable (not a cost): landed 126,000; 36 months of 2,100 = 75,600 depreciated;
+    # book value 50,400 against a resale of 12,000 → loss on disposal 38,400.
+    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36)
+    b = bare_buy(price_per_node=120_000, import_duty_pct="5%", vat_pct="20%", residual_value_pct="10%")
+    plan = solve_fixed(p, [b], {("a", "b", 1): 100}, compare=False).plan
+    assert plan.breakdown["capex"] == pytest.approx(126_000)
+    assert sum(y.depreciation for y in plan.pnl) == pytest.approx(75_600)
+    assert plan.pnl[-1].disposal_gain == pytest.approx(-38_400)
+    assert sum(y.cost for y in plan.pnl) == pytest.approx(plan.total_cost)
+
+
+# --- 6. currencies ------------------------------------------------------------------------------------
+
+def test_a_cny_quote_is_converted_at_the_project_rate():
+    # 10,000 CNY per node-month at 0.14 USD = 1,400 USD; a 1-month job pays one month.
+    p = project([wl("a", 20)], electricity_price_per_kwh=0, fx_rates={"CNY": 0.14}, fx_rates_date="2026-11-20", fx_rates_source="test")
+    r = offer(mode="rent", id="r", currency="CNY", price_per_node_month=10_000)
+    res = solve_fixed(p, [r], {("a", "r", 1): 100}, compare=False)
+    assert res.plan.total_cost == pytest.approx(1_400)
+    assert result_to_json(res)["rentals"][0]["price_per_node_month"] == pytest.approx(1_400)
+
+
+def test_an_offer_without_a_rate_is_an_input_error_naming_the_rate(tmp_path):
+    cat_file = tmp_path / "q.yaml"
+    cat_file.write_text("offers:\n  - {id: x, vendor: V, mode: rent, region: cn-east, gpu: H800, gpus_per_node: 8, intra_node: nvswitch,"
+                        " ram_gb: 2048, nvme_tb: 30, cpu_cores: 112, currency: CNY, price_per_node_month: 90000, source: s, quoted_on: 2026-11-01}\n")
+    cat = load_catalog([cat_file])
+    with pytest.raises(InputError) as exc:
+        check_currencies(cat, project([wl("a", 20)]), "workload.yaml")
+    (problem,) = exc.value.problems
+    assert problem.field == "fx_rates.CNY" and "missing exchange rate CNY" in problem.message and "x" in problem.message
+
+
+def test_fx_rates_need_their_date_and_source_and_known_codes():
+    with pytest.raises(ValidationError, match="fx_rates_date"):
+        project([wl("a", 20)], fx_rates={"CNY": 0.14})
+    with pytest.raises(ValidationError, match="unknown currency 'CNX'"):
+        project([wl("a", 20)], fx_rates={"CNX": 0.14}, fx_rates_date="2026-11-20", fx_rates_source="s")
+    with pytest.raises(ValidationError, match="unknown currency"):
+        offer(mode="rent", currency="RMB")
+
+
+# --- 8. percent fields ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [0.4, "0.4", "40%", " 40 % "])
+def test_a_percent_field_takes_a_fraction_or_a_percent_string(value):
+    assert bare_buy(price_per_node=1000, residual_value_pct=value).residual == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("value", [40, "40"])
+def test_a_bare_number_above_one_says_how_to_write_it(value):
+    with pytest.raises(ValidationError, match="write 40% or 0.40"):
+        bare_buy(price_per_node=1000, residual_value_pct=value)
+
+
+# --- 9. templates and validation --------------------------------------------------------------------------
+
+def test_every_template_has_filled_examples_that_validate_when_used(tmp_path):
+    for fmt in ("yaml", "csv", "xlsx"):
+        write_template(fmt, tmp_path / f"t.{fmt}")
+    with pytest.raises(InputError, match="no offers"):  # the examples themselves are never read
+        load_catalog([tmp_path / "t.csv"])
+    # YAML: uncomment the example block
+    text = (tmp_path / "t.yaml").read_text().splitlines()
+    used = ["offers:"] + [line[2:] for line in text if line.startswith(("#   - ", "#     ", "#       "))]
+    (tmp_path / "u.yaml").write_text("\n".join(used) + "\n")
+    # CSV: drop the comment mark of the example rows
+    (tmp_path / "u.csv").write_text((tmp_path / "t.csv").read_text().replace("\n#", "\n"))
+    # XLSX: copy the Example sheet's rows (percent-formatted cells included) onto the offers sheet
+    wb = openpyxl.load_workbook(tmp_path / "t.xlsx")
+    assert wb.sheetnames[:2] == ["offers", "Example"]
+    for row in wb["Example"].iter_rows(min_row=2, max_row=5):
+        wb["offers"].append([c.value for c in row])
+    wb.save(tmp_path / "u.xlsx")
+    header = next(csv.reader((tmp_path / "t.csv").open()))
+    for col in ("currency", "term_prices", "volume_prices", "commitment_months", "upfront_per_node", "financing.down_payment_pct",
+                "financing.months", "financing.annual_rate", "depreciation_years", "import_duty_pct", "vat_pct"):
+        assert col in header
+    for fmt in ("yaml", "csv", "xlsx"):
+        cat = load_catalog([tmp_path / f"u.{fmt}"])
+        by_id = cat.by_id()
+        assert by_id["sh-baremetal-8xh800-tiers"].rent_tiers == ((1, 105_000), (6, 96_000), (12, 88_000))
+        buy = by_id["oem-hgx-h100-volume"]
+        assert buy.financing.down_payment_pct == pytest.approx(0.2) and buy.vat_pct == pytest.approx(0.19), fmt
+        assert by_id["cloud-8xh100-reserved-1y"].commitment_months == 12
+
+
+def test_validate_reports_every_new_rule_with_its_row(tmp_path):
+    write_template("csv", tmp_path / "t.csv")
+    rows = list(csv.reader((tmp_path / "t.csv").open()))
+    h = rows[0]
+    for r in rows[1:]:
+        r[0] = r[0].lstrip("#")
+    rows[2][h.index("term_prices")] = "1:105000; 12:88000; 6:96000"  # row 3: not ascending
+    rows[2][h.index("currency")] = "CNX"  # row 3: unknown currency
+    rows[3][h.index("residual_value_pct")] = "30"  # row 4: a bare number above 1
+    rows[4][h.index("commitment_months")] = "0"  # row 5: a term must be positive
+    csv.writer((tmp_path / "bad.csv").open("w", newline="")).writerows(rows)
+    with pytest.raises(InputError) as exc:
+        load_catalog([tmp_path / "bad.csv"])
+    got = {(p.row, p.field) for p in exc.value.problems}
+    assert got == {(3, "term_prices"), (3, "currency"), (4, "residual_value_pct"), (5, "commitment_months")}
+    text = " ".join(p.message for p in exc.value.problems)
+    assert "ascending" in text and "did you mean 'CNY'" in text and "write 30% or 0.30" in text
+
+
+def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path):
+    from procure.models.project import load_project
+    from procure.solver.planner import plan_project
+
+    from helpers import ROOT
+
+    path = ROOT / "examples" / "negotiated-quotes.yaml"
+    p, _ = load_project(path)
+    cat = load_catalog([path.parent / f for f in p.offers])
+    check_currencies(cat, p, str(path))
+    kinds = {o.id: o for o in cat.offers}
+    assert kinds["sh-baremetal-8xh800"].currency == "CNY" and len(kinds["sh-baremetal-8xh800"].rent_tiers) == 3
+    assert kinds["oem-hgx-h100-volume"].volume_prices and kinds["eu-hgx-h200-financed"].financing
+    assert kinds["gcp-a3-highgpu-8g-cud-1y"].committed
+    res = plan_project(p, cat.offers)
+    assert res.status == "optimal"
+    assert json.loads(json.dumps(result_to_json(res)))["pnl"]
+
+
+def test_the_verifier_recomputes_tiers_terms_and_prices():
+    """A plan that pays the wrong tier, or stretches a fixed term, is caught by the independent checker."""
+    import dataclasses
+
+    from procure.solver.verify import VerificationError, verify_plan
+
+    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12)
+    o = _tiered("1:3200; 6:2900; 12:2600")
+    hours = {("a", "r", 1): SEVEN_MONTHS_H}
+    res = solve_fixed(p, [o], hours, compare=False)
+    plan = res.plan
+    six = next(i for i, r in enumerate(plan.rentals) if r.term_months == 6)
+    stretched = dataclasses.replace(plan, rentals=[dataclasses.replace(r, months=7) if i == six else r for i, r in enumerate(plan.rentals)])
+    with pytest.raises(VerificationError, match="its tier is a 6-month term"):
+        verify_plan(p, {"r": o}, stretched)
+    cheap = dataclasses.replace(plan, rentals=[dataclasses.replace(r, price_per_node_month=2_600) if i == six else r for i, r in enumerate(plan.rentals)])
+    with pytest.raises(VerificationError, match="rent_price"):
+        verify_plan(p, {"r": o}, cheap)
+    b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000", max_nodes=10)
+    pb = project([wl("a", 60)], electricity_price_per_kwh=0)
+    bought = solve_fixed(pb, [b], {("a", "b", 7): 100}, compare=False).plan
+    wrong = dataclasses.replace(bought, purchases=[dataclasses.replace(bought.purchases[0], price_per_node=100_000)])
+    with pytest.raises(VerificationError, match="volume tier for 8 nodes"):
+        verify_plan(pb, {"b": b}, wrong)
+
+
+def test_a_missing_exchange_rate_stops_solve_with_exit_1(tmp_path):
+    from test_cli import cli
+
+    from helpers import ROOT
+
+    examples = ROOT / "examples"
+    text = (examples / "negotiated-quotes.yaml").read_text().replace("fx_rates: {CNY: 0.14, EUR: 1.08}", "fx_rates: {EUR: 1.08}")
+    (tmp_path / "w.yaml").write_text(text)
+    (tmp_path / "negotiated-quotes-offers.yaml").write_text((examples / "negotiated-quotes-offers.yaml").read_text())
+    res = cli("solve", tmp_path / "w.yaml", "--json", tmp_path / "plan.json")
+    assert res.exit_code == 1
+    out = " ".join(res.output.split())
+    assert "fx_rates.CNY: missing exchange rate CNY: offer(s) sh-baremetal-8xh800" in out and "nothing was written" in out
+    assert not (tmp_path / "plan.json").exists()
+
+
+def test_cash_and_capex_budgets_count_term_contracts_and_volume_tiers():
+    # the cheapest cover of the 7-month job is one 12-month term at 1,700: 20,400 of cash by month 11;
+    # every other cover costs more, so a cash budget of 20,300 leaves no plan, and 20,450 keeps it.
+    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=20_450)
+    o = _tiered("1:3200; 6:2900; 12:1700")
+    hours = {("a", "r", 1): SEVEN_MONTHS_H}
+    assert solve_fixed(p, [o], hours, compare=False).plan.total_cost == pytest.approx(20_400)
+    tight = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=20_300)
+    assert solve_fixed(tight, [o], hours, compare=False).status == "infeasible"
+    # 7 nodes needed: 8 at 85,000 = 680,000 is the cheapest purchase; a capex budget of 675,000 forbids it
+    # (and 7 × 100,000 = 700,000), 680,000 allows it
+    b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000", max_nodes=10)
+    for cap, status in ((680_000, "optimal"), (675_000, "infeasible")):
+        pb = project([wl("a", 60)], electricity_price_per_kwh=0, budget_capex=cap)
+        assert solve_fixed(pb, [b], {("a", "b", 7): 100}, compare=False).status == status, cap
+
+
+def test_a_price_scenario_moves_a_tiered_quote_as_a_whole():
+    """Break-even and sensitivity scale an offer's price: every tier by the same factor, from the first tier."""
+    from procure.analysis.scenario import Scenario, reference_price, scaled_offer
+
+    o = _tiered("1:3200; 6:2900; 12:2600")
+    assert reference_price(o) == 3_200
+    cheaper = scaled_offer(o, Scenario.of("r@1600", offer_prices={"r": 1_600}))
+    assert cheaper.rent_tiers == ((1, 1_600), (6, 1_450), (12, 1_300))
+    b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000")
+    assert scaled_offer(b, Scenario.of("b@50000", offer_prices={"b": 50_000})).buy_tiers == ((1, 50_000), (8, 42_500))
