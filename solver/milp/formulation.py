@@ -71,6 +71,7 @@ rows that other rows imply (exactly: same optimum, same LP bound). ``Builder(red
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import pulp
@@ -396,7 +397,9 @@ class Builder:
                     shapes[opt.offer_id].append((w, opt.nodes, opt.hours, opt.wall_days, tuple(opt.starts)))
         groups: dict[tuple, list[str]] = {}
         for oid in sorted(self.m.b):
-            key = (tuple(sorted(self.offers[oid].model_dump(exclude=IDENTITY_FIELDS).items())), tuple(sorted(shapes[oid])))
+            # the offer's terms as canonical JSON: tiers and financing are lists and mappings
+            terms = json.dumps(self.offers[oid].model_dump(mode="json", exclude=IDENTITY_FIELDS), sort_keys=True)
+            key = (terms, tuple(sorted(shapes[oid])))
             groups.setdefault(key, []).append(oid)
         for ids in groups.values():
             for before, oid in zip(ids, ids[1:], strict=False):
