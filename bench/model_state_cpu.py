@@ -15,14 +15,13 @@ Needs PyTorch (CPU build is enough); not a test dependency. Run:
 
 from __future__ import annotations
 
-
 try:
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
 except ImportError:  # pragma: no cover
     print("PyTorch is not installed; nothing to measure.")
-    raise SystemExit(0)
+    raise SystemExit(0) from None
 
 from procure.models.project import Workload  # noqa: E402
 from procure.solver.sizing import activation_coefficient, zero_model_state_gb  # noqa: E402
@@ -94,10 +93,10 @@ def model_state_mixed() -> tuple[int, dict[str, int]]:
     ids = torch.randint(0, VOCAB, (BATCH, SEQ))
     loss = F.cross_entropy(model(ids).float().view(-1, VOCAB), ids.view(-1))
     loss.backward()
-    for m, p in zip(master, params):
+    for m, p in zip(master, params, strict=True):
         m.grad = p.grad.float()
     opt.step()
-    for m, p in zip(master, params):  # copy the update back to the bf16 weights
+    for m, p in zip(master, params, strict=True):  # copy the update back to the bf16 weights
         p.data.copy_(m.data)
         m.grad = None  # the fp32 grad copy is transient (freed per bucket in real frameworks)
     state = [t for s in opt.state.values() for k, t in s.items() if k != "step"]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
 from .text import echo, printable, shorten
 
@@ -100,7 +101,7 @@ class ProblemLog:
         for p in problems:
             self.add(p)
 
-    def absorb(self, exc: "InputError") -> None:
+    def absorb(self, exc: InputError) -> None:
         """Take over the problems of ``exc``, and its count of problems not kept."""
         self.extend(exc.problems)
         self.not_kept.update(exc.not_kept)

@@ -26,9 +26,9 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from .errors import InputError, Problem
 from .limits import MAX_FILE_BYTES
@@ -259,7 +259,7 @@ class _SignalGuard:
     """While outputs are written, SIGTERM/SIGINT/SIGHUP raise an exception, so the cleanup below runs;
     the signal is then delivered again with its default action (the process ends as it would have)."""
 
-    def __enter__(self) -> "_SignalGuard":
+    def __enter__(self) -> _SignalGuard:
         self.saved = {}
         if threading.current_thread() is threading.main_thread():
             for s in _SIGNALS:

@@ -25,11 +25,12 @@ from enum import StrEnum
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from .gpu import FABRIC_GBPS, InterNode, IntraNode, gpu_table
-from .money import Currency, Financing, Pct, Pct500, TermPrice, VolumePrice, ascending, parse_tiers
 from .limits import MAX_COUNT, MAX_DAYS, MAX_MONTHS, MAX_POWER_KW, MAX_PRICE, MAX_RAM_GB, MAX_STORAGE_TB
+from .money import Currency, Financing, Pct, Pct500, TermPrice, VolumePrice, ascending, parse_tiers
+from .regions import normalize_token
 from .text import clean_name, echo
 from .validation import Date, InputModel
-from .regions import normalize_token
+
 
 class Mode(StrEnum):
     """How capacity is obtained: bought servers, bare metal rented by the month, or cloud hours."""

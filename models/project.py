@@ -21,8 +21,8 @@ from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, known_currency
 from .offer import MODES, Mode
 from .regions import normalize_token, resolve_region
-from .units import months_to_days
 from .text import clean_name, echo
+from .units import months_to_days
 from .validation import Date, InputModel, problems_from
 from .yamlio import line_of, load_yaml
 

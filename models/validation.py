@@ -12,7 +12,8 @@ import datetime as dt
 import re
 import types
 import typing
-from typing import Annotated, Any, Callable
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -171,7 +172,7 @@ def _yaml_rows(path: Path) -> list[Row]:
 
 def _clean_cells(header: list[str], cells: list[Any], path: Path, rownum: int) -> dict[str, Any] | None:
     values: dict[str, Any] = {}
-    for name, cell in zip(header, cells):
+    for name, cell in zip(header, cells, strict=False):  # a short row leaves the rest empty
         if name is None or name == "":
             if cell not in (None, ""):
                 raise InputError([Problem(str(path), "", "a value stands in a column without a header", row=rownum)])

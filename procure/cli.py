@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -38,18 +38,18 @@ app.add_typer(offers_app, name="offers")
 log = logging.getLogger("procure")
 
 
-class Fmt(str, Enum):
+class Fmt(StrEnum):
     csv = "csv"
     xlsx = "xlsx"
     yaml = "yaml"
 
 
-class SolverName(str, Enum):
+class SolverName(StrEnum):
     cbc = "cbc"
     highs = "highs"
 
 
-class Objective(str, Enum):
+class Objective(StrEnum):
     tco = "tco"
     npv = "npv"
 
@@ -123,9 +123,9 @@ def _root(
 
 @offers_app.command("list")
 def offers_list(
-    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s) (.yaml, .csv, .xlsx); default: the bundled catalog.")] = None,
-    gpu: Annotated[Optional[str], typer.Option(help="Only offers of this GPU (id or alias).")] = None,
-    mode: Annotated[Optional[str], typer.Option(help="Only offers of this mode: buy, rent or cloud.")] = None,
+    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s) (.yaml, .csv, .xlsx); default: the bundled catalog.")] = None,
+    gpu: Annotated[str | None, typer.Option(help="Only offers of this GPU (id or alias).")] = None,
+    mode: Annotated[str | None, typer.Option(help="Only offers of this mode: buy, rent or cloud.")] = None,
     all_errors: AllErrors = False,
 ) -> None:
     """Show the offers of a catalog as a table."""
@@ -206,10 +206,10 @@ def offers_template(
 @app.command()
 def size(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
-    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
-    json_out: Annotated[Optional[str], typer.Option("--json", help="Write the sizing as JSON to FILE, or '-' for stdout.")] = None,
-    gpu: Annotated[Optional[str], typer.Option(help="Size on reference nodes of this GPU instead of a catalog.")] = None,
-    gpus: Annotated[Optional[int], typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
+    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    json_out: Annotated[str | None, typer.Option("--json", help="Write the sizing as JSON to FILE, or '-' for stdout.")] = None,
+    gpu: Annotated[str | None, typer.Option(help="Size on reference nodes of this GPU instead of a catalog.")] = None,
+    gpus: Annotated[int | None, typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
     all_errors: AllErrors = False,
 ) -> None:
     """Size each workload: GPU memory, FLOPs, and hours and fit on every cluster shape."""
@@ -248,10 +248,10 @@ def size(
 @app.command(help="Choose buy / rent / cloud, how many nodes of which offer and when, at the least total cost of ownership. Prints the plan and why; optionally writes the Excel workbook, JSON and CSV.\n\n" + EXIT_CODES)
 def solve(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
-    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write the Excel workbook for the approval meeting here (.xlsx).")] = None,
-    json_out: Annotated[Optional[str], typer.Option("--json", help="Write the plan as JSON to FILE, or '-' for stdout (the report then goes to stderr).")] = None,
-    csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")] = None,
+    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the Excel workbook for the approval meeting here (.xlsx).")] = None,
+    json_out: Annotated[str | None, typer.Option("--json", help="Write the plan as JSON to FILE, or '-' for stdout (the report then goes to stderr).")] = None,
+    csv_dir: Annotated[Path | None, typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")] = SolverName.cbc,
     time_limit: Annotated[str, typer.Option("--time-limit", help="Seconds for the whole command (sizing, every strategy, the outputs); 0 or none: no limit. At its share of the limit a strategy reports its best plan as 'feasible' with its proven gap, or the greedy plan as 'heuristic'.")] = "120",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
@@ -261,7 +261,7 @@ def solve(
     all_errors: AllErrors = False,
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
     analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
@@ -343,17 +343,17 @@ def _run_analysis(use, inputs, console, **kw):
                   "--monte-carlo all three run (Monte Carlo when analysis.uncertainty is declared).\n\n" + EXIT_CODES)
 def analyze(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
-    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
     break_even: Annotated[bool, typer.Option("--break-even", help="Break-even prices of the offers and strategies that lost.")] = False,
     sensitivity: Annotated[bool, typer.Option("--sensitivity", help="The tornado: each driver at its low and high value.")] = False,
-    monte_carlo: Annotated[Optional[int], typer.Option("--monte-carlo", help="Draw N scenarios from analysis.uncertainty (default: analysis.scenarios).", min=1)] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes (default: the machine's cores).", min=1)] = None,
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Send the solves to this Dask scheduler (e.g. tcp://10.0.0.5:8786); needs procure[dask].")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write the analysis workbook here (.xlsx).")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the analysis as JSON here.")] = None,
-    csv_dir: Annotated[Optional[Path], typer.Option("--csv", help="Write the analysis' tables (one row per scenario and strategy, break-even, sensitivity) as CSV into this folder.")] = None,
+    monte_carlo: Annotated[int | None, typer.Option("--monte-carlo", help="Draw N scenarios from analysis.uncertainty (default: analysis.scenarios).", min=1)] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: the machine's cores).", min=1)] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Send the solves to this Dask scheduler (e.g. tcp://10.0.0.5:8786); needs procure[dask].")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the analysis workbook here (.xlsx).")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the analysis as JSON here.")] = None,
+    csv_dir: Annotated[Path | None, typer.Option("--csv", help="Write the analysis' tables (one row per scenario and strategy, break-even, sensitivity) as CSV into this folder.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
-    time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Seconds per solve.", min=0.1)] = None,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", help="Seconds per solve.", min=0.1)] = None,
     gap: Annotated[float, typer.Option(help="Relative optimality gap of each solve (break-even always solves to a proven optimum).", min=0.0, max=1.0)] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco or npv: the figure every analysis compares.")] = Objective.tco,
 ) -> None:
@@ -387,8 +387,8 @@ def analyze(
                   "Totals, strategies, cost categories and where each workload runs, with the differences against the first file.")
 def compare(
     files: Annotated[list[Path], typer.Argument(help="workload.yaml files (two or more)")],
-    offers: Annotated[Optional[list[Path]], typer.Option("--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog.")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write the comparison as JSON here.")] = None,
+    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON here.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
     objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,
 ) -> None:

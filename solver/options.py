@@ -192,7 +192,7 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
             per_offer.setdefault(offer.id, []).append(opt)
         options: list[Option] = []
         all_opts: list[Option] = []
-        for oid, opts in per_offer.items():
+        for opts in per_offer.values():
             all_opts += opts
             options += pareto(opts)
         # offers with no deadline-feasible option: one rejection per offer, the fastest shape's reason
@@ -232,7 +232,7 @@ def pareto(opts: list[Option]) -> list[Option]:
     out: list[Option] = []
     for o in sorted(opts, key=key):
         k = key(o)
-        if any(all(a <= b + EPS for a, b in zip(key(p), k)) for p in out):
+        if any(all(a <= b + EPS for a, b in zip(key(p), k, strict=True)) for p in out):
             continue
         out.append(o)
     return out

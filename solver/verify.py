@@ -173,7 +173,7 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     for oid, jobs in by_offer.items():
         o = offers[oid]
         points = sorted({j.start_day for j in jobs} | {j.end_day for j in jobs} | {m * DAYS_PER_MONTH for m in range(int(horizon / DAYS_PER_MONTH) + 1)})
-        for lo, hi in zip(points, points[1:]):
+        for lo, hi in zip(points, points[1:], strict=False):
             if hi - lo <= DAY_TOL:
                 continue
             mid = (lo + hi) / 2

@@ -21,7 +21,23 @@ from procure.models.units import MONTHS_PER_YEAR
 from procure.solver import costs
 
 from .names import Names
-from .style import BOLD, INT_FMT, NOTE_FONT, SECTION_FONT, TITLE_FONT, TOP_RULE, TOTAL_FILL, as_input, formula, header, money_fmt, money_width, print_setup, put, widths
+from .style import (
+    BOLD,
+    INT_FMT,
+    NOTE_FONT,
+    SECTION_FONT,
+    TITLE_FONT,
+    TOP_RULE,
+    TOTAL_FILL,
+    as_input,
+    formula,
+    header,
+    money_fmt,
+    money_width,
+    print_setup,
+    put,
+    widths,
+)
 
 PNL_COLS = ["year", "months", "depreciation", "operating costs", "interest", "gain on disposal", "P&L cost", "cash out (Cash flow sheet)"]
 
