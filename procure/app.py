@@ -81,15 +81,21 @@ class SolveOutputs:
     csv_dir: Path | None = None
 
 
+def _declare_workbook(planned: SolveOutputs, out: Path | None) -> None:
+    """``--out``: an .xlsx file, declared with the run's other outputs (written all or none)."""
+    if out is None:
+        return
+    if out.suffix.lower() != ".xlsx":
+        raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
+    planned.workbook = planned.files.add(out, "--out")
+
+
 def check_solve_outputs(out: Path | None, json_out: str | Path | None, csv_dir: Path | None) -> SolveOutputs:
     """Fail before any sizing or solving when an output cannot be written (see ``Outputs.add``)."""
     from procure.reports.csv_report import declare_csv
 
     planned = SolveOutputs(Outputs())
-    if out is not None:
-        if out.suffix.lower() != ".xlsx":
-            raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
-        planned.workbook = planned.files.add(out, "--out")
+    _declare_workbook(planned, out)
     if json_out is not None:
         if str(json_out) == "-":
             planned.json_stdout = True
@@ -235,10 +241,7 @@ def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path
     """Fail before any solving when an analysis output cannot be written; the files are written
     together by ``write_analysis_outputs``."""
     planned = SolveOutputs(Outputs())
-    if out is not None:
-        if out.suffix.lower() != ".xlsx":
-            raise InputError([Problem(str(out), "--out", "the workbook must end in .xlsx")])
-        planned.workbook = planned.files.add(out, "--out")
+    _declare_workbook(planned, out)
     if json_out is not None:
         planned.json = planned.files.add(json_out, "--json")
     if csv_dir is not None:
