@@ -159,6 +159,8 @@ def _break_even(base: Result, runner: Runner) -> list[be.BreakEven]:
     """Losing single-mode strategies, then every offer the plan does not use (by rule when no shape of
     it can run any workload, else by re-solving)."""
     tol = 1e-6
+    if base.plan is None:
+        raise ValueError("break-even analysis needs a feasible recommended plan")
     best = base.plan.total_cost
     tasks: list[tuple[str, str]] = []
     for mode in MODES:

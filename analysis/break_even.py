@@ -161,7 +161,10 @@ def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
     costs = {"buy": "colocation, idle and busy energy over the horizon", "rent": "setup fees", "cloud": "nothing"}[offer.mode]
     if best is None:
         return "no workload can use it"
-    chosen = next((x for x in ctx.decided.assignments if x.workload == best.workload), None)
+    decided = ctx.decided
+    if decided is None:
+        raise ValueError("break-even analysis needs a feasible decided plan")
+    chosen = next((x for x in decided.assignments if x.workload == best.workload), None)
     extra = f"; the plan spends {chosen.cost:,.0f} on that workload" if chosen else ""
     lead = f", and its lead time is {offer.lead_time_days} days" if offer.lead_time_days else ""
     return (f"even free, it is not chosen: its cheapest use ({best.workload} on {best.nodes} node(s)) still costs "
@@ -243,10 +246,9 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
         if hi - lo < 1e-4:
             break
         (aS, bS), (aH, bH) = _line(ctx, lo_plan, mode), _line(ctx, hi_plan, mode)
-        k = (aH - aS) / (bS - bH) if bS > bH else None
-        crossing = k is not None and lo < k < hi and (last is None or abs(k - last) >= 1e-9)
-        if not crossing:
-            k = (lo + hi) / 2
+        k_line = (aH - aS) / (bS - bH) if bS > bH else None  # where the two cost lines cross
+        crossing = k_line is not None and lo < k_line < hi and (last is None or abs(k_line - last) >= 1e-9)
+        k = k_line if crossing and k_line is not None else (lo + hi) / 2
         last = k
         ok, free = _at_level(ctx, mode, k)
         out.solves += 1

@@ -62,6 +62,6 @@ def compare_rows(results: list[Result]) -> list[Row]:
         for w in r.project.workloads:
             if w.name not in names:
                 names.append(w.name)
-    for w in names:
-        rows.append(Row("plan", w, [_placement(r, w) for r in results], False))
+    for name in names:
+        rows.append(Row("plan", name, [_placement(r, name) for r in results], False))
     return rows

@@ -20,8 +20,9 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from procure.solver.enums import Strategy
 from procure.solver.milp import SolverFailed, SolverUnavailable
 from procure.solver.plan import Plan
 from procure.solver.planner import STRATEGIES, Result, run_strategy
@@ -29,6 +30,11 @@ from procure.solver.verify import VerificationError
 
 from .recost import decided_under
 from .scenario import Applied, Inputs, Scenario
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from distributed import Client
 
 HAS_PLAN = ("optimal", "feasible")
 
@@ -91,7 +97,7 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
     """One strategy under one applied scenario; errors become outcomes, never exceptions."""
     inp = ctx.inputs
     try:
-        res = run_strategy(a.project, a.offers, a.sizings, name, ctx.modes[name], resize=a.resize, solver=inp.solver,
+        res = run_strategy(a.project, a.offers, a.sizings, Strategy(name), ctx.modes[name], resize=a.resize, solver=inp.solver,
                            time_limit=inp.time_limit, gap=inp.gap, objective=inp.objective, warm_start=warm)
     except VerificationError as exc:
         return StrategyOutcome(name, "verification_failed", detail="; ".join(exc.violations))
@@ -152,7 +158,7 @@ def solve_scenario(ctx: Context, scenario: Scenario, strategies: Iterable[str] =
             if name == "hybrid":
                 decided_cost = ctx.inputs.metric(warm) if warm is not None else None
                 decided_detail = "; ".join(broken)
-        if warm is not None and keeps_todays_plan(ctx, scenario, name, base, warm):
+        if base is not None and warm is not None and keeps_todays_plan(ctx, scenario, name, base, warm):
             res = _outcome(name, _Kept(warm, ctx.statuses.get(name, "optimal")), ctx)
             res.solved = False
         else:
@@ -202,9 +208,9 @@ class Runner:
         self.workers = workers or default_workers()
         self.scheduler = scheduler
         self.progress = progress  # a rich.progress.Progress (or None)
-        self._pool = None
-        self._client = None
-        self._ctx_future = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._client: Client | None = None
+        self._ctx_future: Any = None  # a Dask future of the context, scattered once
         self.solves = 0  # tasks run, for the benchmark
 
     def __enter__(self) -> Runner:

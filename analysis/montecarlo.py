@@ -69,10 +69,14 @@ def _sample(rng: np.random.Generator, dist, n: int) -> np.ndarray:
 def winner(o: ScenarioOutcome) -> str | None:
     """The cheapest strategy of one scenario (single modes win ties), None when the free one has no plan."""
     free = o.strategies.get("hybrid")
-    if free is None or not free.ok:
+    if free is None or not free.ok or free.total_cost is None:  # ok already implies a total cost
         return None
     best = free.total_cost
-    singles = [(o.strategies[s].total_cost, s) for s in SINGLE if s in o.strategies and o.strategies[s].ok]
+    singles: list[tuple[float, str]] = []
+    for s in SINGLE:
+        single = o.strategies.get(s)
+        if single is not None and single.ok and single.total_cost is not None:
+            singles.append((single.total_cost, s))
     if singles:
         cost, s = min(singles)
         if cost <= best * (1 + TIE) + 0.01:
@@ -114,7 +118,7 @@ def summarize(outcomes: list[ScenarioOutcome], metric: str = "tco") -> Summary:
     n = len(outcomes)
     failed = [o for o in outcomes if not o.strategies["hybrid"].ok]
     out = Summary(n, len(failed))
-    wins = {s: 0 for s in STRATEGIES}
+    wins: dict[str, int] = {s: 0 for s in STRATEGIES}
     decided_ok = 0
     for o in outcomes:
         w = winner(o)

@@ -197,7 +197,7 @@ class ProjectResizer:
 
     def __init__(self, project: Project):
         self.project = project
-        self._fn = None
+        self._fn: Callable[..., Any] | None = None
 
     def __call__(self, workload, offer: Offer, nodes: int):
         if self._fn is None:

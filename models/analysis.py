@@ -139,5 +139,5 @@ class AnalysisSettings(BaseModel):
     def ranges(self) -> dict[str, Range]:
         """Every driver's range: the configured one, else the default (±20%; slip ±30 days)."""
         out = _default_ranges()
-        out.update(self.sensitivity)
+        out.update(self.sensitivity.items())  # keys are DriverName literals; the result is keyed by str
         return out

@@ -47,13 +47,13 @@ class Catalog:
 
 def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
     """Load and validate one or more catalog files (default: the bundled catalog)."""
-    paths = [Path(p) for p in paths] if paths else [bundled_catalog_path()]
+    files = [Path(p) for p in paths] if paths else [bundled_catalog_path()]
     offers: list[Offer] = []
     problems = ProblemLog()
     origin: dict[str, str] = {}
     residual_months: dict[str, int] = {}
     warnings: list[Problem] = []
-    for path in paths:
+    for path in files:
         try:
             rows = read_rows(path)
         except InputError as exc:
@@ -79,7 +79,7 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
             warnings += _plausibility(offer, path, row)
     if problems:
         raise problems.error()
-    return Catalog(offers=offers, files=paths, warnings=warnings, origin=origin, residual_months=residual_months)
+    return Catalog(offers=offers, files=files, warnings=warnings, origin=origin, residual_months=residual_months)
 
 
 def check_currencies(catalog: Catalog, project, project_file: str) -> None:
@@ -143,6 +143,7 @@ def read_rows(path: Path) -> list[Row]:
 
 def _yaml_rows(path: Path) -> list[Row]:
     data, lines = load_yaml(path, "catalog")
+    prefix: tuple[str, ...]
     if isinstance(data, dict) and "offers" in data:
         unknown = set(data) - set(TOP_LEVEL)
         if unknown:
@@ -403,9 +404,9 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
             help_ws.append([c, d])
         help_ws.column_dimensions["A"].width = 28
         help_ws.column_dimensions["B"].width = 100
-        buf = io.BytesIO()
-        wb.save(buf)
-        atomic_write(out, buf.getvalue())
+        xlsx_buf = io.BytesIO()
+        wb.save(xlsx_buf)
+        atomic_write(out, xlsx_buf.getvalue())
     else:
         raise InputError([Problem(str(out), "--format", f"unknown format {fmt!r}; allowed: csv, xlsx, yaml")])
 

@@ -186,7 +186,7 @@ def _print_strategies(console: Console, result) -> None:
             rows.append([c.label, "excluded by you", "—", "—", "—", "allowed_modes"])
             continue
         diff = "—"
-        if c.diff is not None:
+        if c.diff is not None and c.cost is not None:  # a diff is only set with a cost
             base = c.cost - c.diff
             diff = ("≤ " if c.bound else "") + ("+" if c.diff >= 0 else "") + money(c.diff) + (f" ({c.diff / base:+.0%})" if base else "")
         gap = f"{c.gap:.2%}" if c.gap is not None else ""

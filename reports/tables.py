@@ -100,7 +100,10 @@ def _purchase_items(result, pur) -> list[LineItem]:
     fx = _fx(o, p)
     n, n_months = pur.nodes, p.horizon_months
     flows = costs.scale(costs.purchase_flows(o, p, n), n)
-    quoted_price = costs.buy_tier(o, n)[1]
+    hit = costs.buy_tier(o, n)
+    if hit is None:  # the planner never buys below the first tier; a plan that does is not costable
+        raise ValueError(f"{o.id}: {n} node(s) bought is below the first volume tier ({o.buy_tiers[0][0]} nodes)")
+    quoted_price = hit[1]
     days = costs.owned_days(o, p)
     lead = float(o.lead_time_days)
     end = costs.horizon_end_day(p)
@@ -108,7 +111,7 @@ def _purchase_items(result, pur) -> list[LineItem]:
     tot = {c: costs.total({c: flows.get(c, {})}) for c in CATEGORIES}
     k = f"buy:{o.id}"
     capex_at = _fractions(flows["capex"], {costs.delivery_month(o, p): 1.0})
-    tier = f" (volume tier from {costs.buy_tier(o, n)[0]} nodes)" if o.volume_prices else ""
+    tier = f" (volume tier from {hit[0]} nodes)" if o.volume_prices else ""
     duty = o.import_duty_pct or 0.0
     vat = 0.0 if p.vat_recoverable else (o.vat_pct or 0.0)
     price_amount = n * costs.unit_price(o, p, n)
@@ -211,6 +214,8 @@ def line_items(result) -> list[LineItem]:
         c = RentalContract(o.id, r.nodes, r.start_month, r.months, r.term_months)
         f = costs.rental_flows(o, c, p)
         term = costs.term_of(o, c)
+        if term is None:  # rental_flows already rejects such a contract; this names it for the reader
+            raise ValueError(f"{o.id}: a {r.months}-month rental matches none of the offer's terms")
         k = f"rent{j}"
         first = rent_price.setdefault((o.id, r.term_months), k)
         q, fx = _quoted(o, p), _fx(o, p)
@@ -322,7 +327,7 @@ def strategy_rows(result) -> list[dict]:
         rows.append({
             "strategy": c.label, "name": c.name, "status": str(s.status), "objective": result.objective, "cost": c.cost, "other_cost": c.other,
             "total_cost": s.plan.total_cost if s.plan else None, "npv_cost": s.plan.npv_cost if s.plan else None,
-            "vs_recommended": c.diff, "vs_recommended_pct": (c.diff / (c.cost - c.diff) if c.diff is not None and c.cost - c.diff else None),
+            "vs_recommended": c.diff, "vs_recommended_pct": (c.diff / (c.cost - c.diff) if c.diff is not None and c.cost is not None and c.cost - c.diff else None),
             "bound": c.bound, "gap": c.gap, "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s),
         })
     return rows

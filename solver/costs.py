@@ -224,6 +224,8 @@ def depreciation_flows(offer: Offer, project: Project, nodes: int = 1) -> dict[i
 
 def energy_kwh(offer: Offer, project: Project, hours: float, power_fraction: float) -> float:
     """Facility energy in kWh: node kW × fraction × hours × PUE."""
+    if offer.power_kw_per_node is None:  # required for buy offers (validated on load); other modes draw no billed power
+        raise ValueError(f"{offer.id}: a {offer.mode} offer has no power_kw_per_node to cost energy with")
     return offer.power_kw_per_node * power_fraction * hours * project.pue
 
 
@@ -255,7 +257,10 @@ def contract_terms(offer: Offer) -> tuple[Term, ...]:
     if offer.mode == "rent":
         return tuple(Term(L, p, offer.setup_fee, k == 0) for k, (L, p) in enumerate(offer.rent_tiers))
     if offer.committed:
-        return (Term(offer.commitment_months, offer.price_per_node_hour * HOURS_PER_MONTH, offer.upfront_per_node or 0.0, False),)
+        months, hourly = offer.commitment_months, offer.price_per_node_hour
+        if months is None or hourly is None:  # committed implies a term; a cloud offer needs its hourly price (validated on load)
+            raise ValueError(f"{offer.id}: a reserved cloud term needs commitment_months and price_per_node_hour")
+        return (Term(months, hourly * HOURS_PER_MONTH, offer.upfront_per_node or 0.0, False),)
     return ()
 
 
@@ -326,6 +331,8 @@ def job_flows(offer: Offer, project: Project, nodes: int, hours: float, start_da
 
 
 def cloud_cost(offer: Offer, project: Project, nodes: int, hours: float) -> float:
+    if offer.price_per_node_hour is None:  # required for cloud offers (validated on load)
+        raise ValueError(f"{offer.id}: a {offer.mode} offer has no price_per_node_hour")
     return nodes * wall_hours(offer, hours) * offer.price_per_node_hour * fx(offer, project)
 
 

@@ -5,6 +5,7 @@ workload cannot be placed and the runner-up options of every workload."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from procure.models.offer import Offer
 from procure.models.project import Project
@@ -85,6 +86,14 @@ class Result:
         return self.hybrid.plan
 
 
+
+class Considered(TypedDict):
+    """What a strategy weighed, carried into every StrategyResult it returns."""
+
+    rejections: list[Rejection]
+    every_option: dict[str, list[Option]]
+
+
 def cost_on(plan: Plan | None, objective: str) -> float | None:
     """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""
     if plan is None:
@@ -146,7 +155,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     options, rejections, every = build_options(project, offers, sizings, modes)
     for w, oid in (only or {}).items():
         options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
-    considered = dict(rejections=rejections, every_option=every)
+    considered: Considered = {"rejections": rejections, "every_option": every}
     missing = {w: opts for w, opts in options.items() if not opts}
     if missing:
         reasons = {w: explain_unplaceable(w, rejections, modes) for w in missing}
@@ -226,7 +235,7 @@ def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, r
     return plan
 
 
-def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, resize, objective, considered, build_seconds) -> StrategyResult:
+def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, resize, objective, considered: Considered, build_seconds) -> StrategyResult:
     """The warm-start plan (the greedy one, or the weekly stage's), verified, when the solver stopped
     without a plan: ``feasible`` and ``heuristic``, its gap measured against the solver's bound if it
     proved one (else unknown)."""
@@ -303,6 +312,8 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
     if plan is None:
         return out
     base = cost_on(plan, objective)
+    if base is None:  # cost_on is None only without a plan
+        return out
     todo: list[tuple[str, Option]] = []
     for a in plan.assignments:
         seen: set[str] = {a.offer_id}

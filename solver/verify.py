@@ -64,7 +64,7 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     modes = tuple(project.allowed_modes if modes is None else modes)
     bad: list[str] = []
     workloads = {w.name: w for w in project.workloads}
-    seen = defaultdict(int)
+    seen: defaultdict[str, int] = defaultdict(int)
     for a in plan.assignments:
         seen[a.workload] += 1
     for name in workloads:
@@ -110,7 +110,7 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
             bad.append(f"deadline: {a.workload!r} ends day {a.end_day:.2f} after its deadline day {w.deadline_days}")
 
     horizon = costs.horizon_end_day(project)
-    bought = defaultdict(int)
+    bought: defaultdict[str, int] = defaultdict(int)
     used = {a.offer_id for a in plan.assignments}
     for p in plan.purchases:
         o = offers[p.offer_id]
@@ -124,7 +124,8 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     for oid, n in bought.items():
         if n > offers[oid].max_nodes:
             bad.append(f"purchase: {n} nodes of {oid} exceed max_nodes {offers[oid].max_nodes}")
-        least = offers[oid].volume_prices[0].min_nodes if offers[oid].volume_prices else 1
+        tiers = offers[oid].volume_prices
+        least = tiers[0].min_nodes if tiers else 1
         if n < least:
             bad.append(f"purchase: {n} nodes of {oid} are fewer than its first volume tier ({least} nodes)")
     for p in plan.purchases:
@@ -132,9 +133,11 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         # the tier paid: every node at the price of the highest tier the total reaches (all-units)
         quoted = o.price_per_node if not o.volume_prices else max((t for t in o.volume_prices if t.min_nodes <= bought[p.offer_id]),
                                                                    key=lambda t: t.min_nodes, default=o.volume_prices[0]).price_per_node
+        if quoted is None:  # a buy offer has a price or volume tiers (validated on load)
+            raise ValueError(f"{p.offer_id}: a buy offer without price_per_node or volume_prices")
         if not _close(p.price_per_node, quoted * project.fx_rate(o.currency)):
             bad.append(f"purchase: {p.offer_id} reports {p.price_per_node:,.2f} per node, its volume tier for {bought[p.offer_id]} nodes is {quoted:,.2f} {o.currency or project.currency}")
-    rented = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
+    rented: defaultdict[str, defaultdict[int, int]] = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
     for r in plan.rentals:
         o = offers[r.offer_id]
         reserved = o.mode == "cloud" and o.commitment_months is not None
@@ -151,10 +154,15 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         else:
             # the rate of the tier signed: a rent term's price, or the committed hourly rate × 730 h
             if reserved:
+                if o.price_per_node_hour is None:  # required for cloud offers (validated on load)
+                    raise ValueError(f"{r.offer_id}: a reserved cloud offer without price_per_node_hour")
                 rate = o.price_per_node_hour * HOURS_PER_DAY * DAYS_PER_MONTH
             else:
-                tiers = {t.min_term_months: t.price_per_node_month for t in o.term_prices} if o.term_prices else {o.min_term_months or 1: o.price_per_node_month}
-                rate = tiers[r.term_months if r.term_months is not None else min(tiers)]
+                terms = {t.min_term_months: t.price_per_node_month for t in o.term_prices} if o.term_prices else {o.min_term_months or 1: o.price_per_node_month}
+                signed = terms[r.term_months if r.term_months is not None else min(terms)]
+                if signed is None:  # a rent offer has a monthly price or term tiers (validated on load)
+                    raise ValueError(f"{r.offer_id}: a rent offer without price_per_node_month or term_prices")
+                rate = signed
             if not _close(r.price_per_node_month, rate * project.fx_rate(o.currency)):
                 bad.append(f"rent_price: contract of {r.offer_id} from month {r.start_month} reports {r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {o.currency or project.currency}")
         if r.start_month < 0 or r.start_month + r.months > project.horizon_months:

@@ -220,7 +220,7 @@ def write_scenarios(ws: Worksheet, a) -> dict[str, str]:
         put(ws, i, c, row["detail"] or "")
     n_last = 1 + len(free.index)
     letter = {name: get_column_letter(k) for k, name in enumerate(cols, start=1)}
-    out = {s: letter[f"{s} {_metric_name(a)}"] for s in STRATEGIES}
+    out: dict[str, str] = {s: letter[f"{s} {_metric_name(a)}"] for s in STRATEGIES}
     out.update(cheapest=letter["cheapest"], regret=letter["regret"], decided=letter["decided plan re-costed"], last=str(n_last))
     for k in range(1, len(cols) + 1):
         ws.column_dimensions[get_column_letter(k)].width = 13

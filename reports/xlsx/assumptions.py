@@ -35,7 +35,7 @@ def write_assumptions(ws: Worksheet, result, inputs: Iterable, now: dt.datetime)
     put(ws, 2, 1, "What every figure rests on: inputs, sizing rules, hardware data, prices with their source and date, the solver and this run.",
         font=NOTE_FONT)
     row = 4
-    col_w = dict(WIDTHS)
+    col_w: dict[str, float] = dict(WIDTHS)
     sections = assumption_sections(result, inputs, now)
     # numbers must fit their column (a too narrow column prints ###): widen it to the longest
     for _title, _cols, rows in sections:

@@ -221,7 +221,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     for c in cmps:
         if c.name == "hybrid" or c.text == "":
             continue
-        if c.name not in solved_rows:
+        if c.name not in solved_rows or c.cost is None:  # a solved row always has a cost
             parts.append(_excel_text(c.text))
             cached.append(c.text)
             continue
@@ -305,7 +305,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
             ser.smooth = False
             ser.marker.symbol = "none"
             line.series.append(ser)
-        if names.break_even_row is not None:
+        if names.break_even_row is not None and be_month is not None:  # both come from break_even(result)
             ser = Series(Reference(cf, min_col=c0, max_col=c1, min_row=names.break_even_row), title=f"break-even, month {be_month + 1}")
             ser.marker.symbol = "diamond"
             ser.marker.size = 12

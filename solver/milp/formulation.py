@@ -287,7 +287,7 @@ class Builder:
     def add_volume_tiers(self) -> None:
         """vol_pick, vol_lo, vol_hi, vol_sum (module docstring)."""
         m = self.m
-        for oid in sorted({o for o, _ in m.q}, key=self.oidx.get):
+        for oid in sorted({o for o, _ in m.q}, key=self.oidx.__getitem__):
             offer = self.offers[oid]
             tiers = [j for o, j in m.q if o == oid]
             o = self.names.offer[oid]
@@ -366,7 +366,7 @@ class Builder:
     def add_rentals(self) -> None:
         """rent_order, rent_term (FIFO minimum term), rent_close, rent_avail."""
         m, M, row = self.m, self.grid.n_months, self.names.row
-        for oid in sorted({o for o, _ in m.S} | {o for o, _l, _s in m.T}, key=self.oidx.get):
+        for oid in sorted({o for o, _ in m.S} | {o for o, _l, _s in m.T}, key=self.oidx.__getitem__):
             offer, o, L = self.offers[oid], self.names.offer[oid], self.offers[oid].min_term
             if (oid, 0) not in m.S:  # fixed-length terms only: they end within the horizon by construction
                 for mm in range(M):
@@ -409,6 +409,8 @@ class Builder:
         """budget: undiscounted TCO ≤ budget_tco."""
         if self.project.budget_tco is None:
             return
+        if self.m.total_cost is None:  # build() adds the objective first
+            raise RuntimeError("add_budget needs the total-cost expression: call add_objective first")
         self.m.prob += (self.m.total_cost <= self.project.budget_tco, "budget")
 
     def add_cash_budget(self) -> None:
