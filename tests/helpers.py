@@ -249,6 +249,36 @@ def workload(**kw) -> dict:
     return base
 
 
+def windowed_jobs(rng, n_workloads: int, n_offers: int, *, window: tuple[int, int], max_nodes: list[int],
+                  base_days: tuple[int, int], id_sep: str = ""):
+    """Random full fine-tunes of llama-2-7b with release days in 0..200 and a window of ``window`` days,
+    each able to run on 1 or 2 nodes of ``n_offers`` capped buy / rent / cloud offers (in turn), with
+    hours drawn per (workload, offer): (workloads, offers, hours) for ``fixed_sizings``."""
+    workloads = []
+    for k in range(n_workloads):
+        e = rng.randint(0, 200)
+        workloads.append(dict(name=f"w{k}", model="llama-2-7b", method="full", tokens_b=1, earliest_start_days=e,
+                              deadline_days=e + rng.randint(*window)))
+    offers = []
+    for k in range(n_offers):
+        mode = ("buy", "rent", "cloud")[k % 3]
+        kw = dict(mode=mode, id=f"o{id_sep}{k}", max_nodes=rng.choice(max_nodes))
+        if mode == "buy":
+            kw.update(price_per_node=rng.randint(40, 90) * 1000)
+        elif mode == "rent":
+            kw.update(price_per_node_month=rng.randint(5, 15) * 1000, min_term_months=rng.choice([1, 2, 3]))
+        else:
+            kw.update(price_per_node_hour=rng.randint(15, 40))
+        offers.append(offer(**kw))
+    hours = {}
+    for w in workloads:
+        for o in offers:
+            base = rng.randint(*base_days) * 24
+            for n in (1, 2):
+                hours[(w["name"], o.id, n)] = base / n / rng.choice([0.85, 0.95])
+    return workloads, offers, hours
+
+
 GOOD_ROW = {
     "id": "v-8xh100", "vendor": "V", "mode": "rent", "region": "us-east", "gpu": "H100", "gpus_per_node": 8, "intra_node": "nvswitch",
     "inter_node": "ib-ndr", "inter_node_rails": 8, "ram_gb": 2048, "nvme_tb": 30, "cpu_cores": 112, "network_line": "standard", "max_nodes": 4,

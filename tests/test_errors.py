@@ -464,30 +464,10 @@ def hard_instance(seed: int, n_workloads: int):
     capped buy / rent / cloud offers: a scheduling-and-sizing MILP of ~15,000 binaries on a daily grid."""
     import random
 
-    from helpers import offer, project
+    from helpers import project, windowed_jobs
 
     rng = random.Random(seed)
-    workloads = []
-    for k in range(n_workloads):
-        e = rng.randint(0, 200)
-        workloads.append(dict(name=f"w{k}", model="llama-2-7b", method="full", tokens_b=1, earliest_start_days=e, deadline_days=e + rng.randint(20, 60)))
-    offers = []
-    for k in range(8):
-        mode = ("buy", "rent", "cloud")[k % 3]
-        kw = dict(mode=mode, id=f"o{k}", max_nodes=rng.choice([2, 3, 4]))
-        if mode == "buy":
-            kw.update(price_per_node=rng.randint(40, 90) * 1000)
-        elif mode == "rent":
-            kw.update(price_per_node_month=rng.randint(5, 15) * 1000, min_term_months=rng.choice([1, 2, 3]))
-        else:
-            kw.update(price_per_node_hour=rng.randint(15, 40))
-        offers.append(offer(**kw))
-    hours = {}
-    for w in workloads:
-        for o in offers:
-            base = rng.randint(5, 25) * 24
-            for n in (1, 2):
-                hours[(w["name"], o.id, n)] = base / n / rng.choice([0.85, 0.95])
+    workloads, offers, hours = windowed_jobs(rng, n_workloads, 8, window=(20, 60), max_nodes=[2, 3, 4], base_days=(5, 25))
     return project(workloads, period_days=1), offers, hours
 
 

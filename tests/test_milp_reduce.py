@@ -11,35 +11,14 @@ import pytest
 from procure.solver.milp import Builder
 from procure.solver.options import build_options
 
-from helpers import fixed_sizings, offer, project
+from helpers import fixed_sizings, project, windowed_jobs
 
 
 def instance(seed: int, n_workloads: int, **project_kw):
     """Jobs with windows over 8 months on a daily grid, 1 or 2 nodes on any of six capped buy / rent /
     cloud offers (minimum terms 1–3 months): some windows overlap, most starts do not interact."""
     rng = random.Random(seed)
-    workloads = []
-    for k in range(n_workloads):
-        e = rng.randint(0, 200)
-        workloads.append(dict(name=f"w{k}", model="llama-2-7b", method="full", tokens_b=1, earliest_start_days=e,
-                              deadline_days=e + rng.randint(15, 40)))
-    offers = []
-    for k in range(6):
-        mode = ("buy", "rent", "cloud")[k % 3]
-        kw = dict(mode=mode, id=f"o-{k}", max_nodes=rng.choice([2, 3]))
-        if mode == "buy":
-            kw.update(price_per_node=rng.randint(40, 90) * 1000)
-        elif mode == "rent":
-            kw.update(price_per_node_month=rng.randint(5, 15) * 1000, min_term_months=rng.choice([1, 2, 3]))
-        else:
-            kw.update(price_per_node_hour=rng.randint(15, 40))
-        offers.append(offer(**kw))
-    hours = {}
-    for w in workloads:
-        for o in offers:
-            base = rng.randint(4, 12) * 24
-            for n in (1, 2):
-                hours[(w["name"], o.id, n)] = base / n / rng.choice([0.85, 0.95])
+    workloads, offers, hours = windowed_jobs(rng, n_workloads, 6, window=(15, 40), max_nodes=[2, 3], base_days=(4, 12), id_sep="-")
     p = project(workloads, period_days=1, horizon_months=9, **project_kw)
     sizings, _ = fixed_sizings(p, offers, hours)
     by_id = {o.id: o for o in offers}

@@ -197,9 +197,7 @@ def random_instance(seed: int, tiers: bool = False):
     return project(workloads, **p_kw), offers, hours
 
 
-@pytest.mark.parametrize("seed", range(120))
-def test_milp_matches_brute_force(seed):
-    p, offers, hours = random_instance(seed)
+def _assert_milp_matches_brute_force(p, offers, hours):
     brute = brute_force_tco(p, offers, hours)
     res = solve_fixed(p, offers, hours, compare=False)
     if brute == float("inf"):
@@ -207,20 +205,18 @@ def test_milp_matches_brute_force(seed):
     else:
         assert res.status == "optimal"
         assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_milp_matches_brute_force(seed):
+    _assert_milp_matches_brute_force(*random_instance(seed))
 
 
 @pytest.mark.parametrize("seed", range(80))
 def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
     """Term-tiered rents (fixed longer terms beside the open rate) and reserved cloud terms: the MILP's optimum
     equals the brute force's, whose contract costs come from an independent dynamic program."""
-    p, offers, hours = random_instance(1000 + seed, tiers=True)
-    brute = brute_force_tco(p, offers, hours)
-    res = solve_fixed(p, offers, hours, compare=False)
-    if brute == float("inf"):
-        assert res.status == "infeasible"
-    else:
-        assert res.status == "optimal"
-        assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
+    _assert_milp_matches_brute_force(*random_instance(1000 + seed, tiers=True))
 
 
 # --- a second solver ---------------------------------------------------------------------------------
