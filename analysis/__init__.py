@@ -58,7 +58,7 @@ class Analysis:
         rows = []
         for kind, outcomes in (("sensitivity", [o for b in (self.sensitivity or []) for o in (b.low, b.high)]), ("monte_carlo", self.monte_carlo or [])):
             for o in outcomes:
-                win = mc.winner(o)
+                win = mc.winner(o, self.inputs.objective)
                 values = o.scenario.values()
                 for name, s in o.strategies.items():
                     free = name == "hybrid"
@@ -123,7 +123,7 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
         if sensitivity:
             t = time.perf_counter()
             outcomes = runner.map(_scenario_task, sens.scenarios(project.analysis), "sensitivity")
-            out.sensitivity = sens.bars(project.analysis, outcomes, tuple(sorted(base.plan.modes())))
+            out.sensitivity = sens.bars(project.analysis, outcomes, tuple(sorted(base.plan.modes())), objective)
             out.seconds["sensitivity"] = time.perf_counter() - t
             out.solves["sensitivity"] = _solves(outcomes)
         if break_even:

@@ -94,14 +94,8 @@ def _solve(ctx: Context, s: Scenario, strategy: str) -> StrategyOutcome:
 def _metric_at(ctx: Context, plan, s: Scenario) -> float:
     """The plan's decisions, purchases and contracts costed under ``s`` (prices only; nothing re-planned)."""
     a = ctx.inputs.apply(s)
-    contracts = [_contract(r) for r in plan.rentals]
+    contracts = [r.contract for r in plan.rentals]
     return ctx.inputs.metric(build_plan(a.project, a.offers, plan.decisions, {p.offer_id: p.nodes for p in plan.purchases}, contracts))
-
-
-def _contract(r):
-    from procure.solver.costs import RentalContract
-
-    return RentalContract(r.offer_id, r.nodes, r.start_month, r.months)
 
 
 # --- offers ----------------------------------------------------------------------------------------

@@ -66,17 +66,23 @@ def _sample(rng: np.random.Generator, dist, n: int) -> np.ndarray:
     raise TypeError(f"unknown distribution {dist!r}")
 
 
-def winner(o: ScenarioOutcome) -> str | None:
-    """The cheapest strategy of one scenario (single modes win ties), None when the free one has no plan."""
+def winner(o: ScenarioOutcome, metric: str = "tco") -> str | None:
+    """The cheapest strategy of one scenario on the objective's ``metric`` (tco or npv; single modes win
+    ties), None when the free one has no plan."""
+
+    def value(s) -> float | None:
+        return s.npv_cost if metric == "npv" else s.total_cost
+
     free = o.strategies.get("hybrid")
-    if free is None or not free.ok or free.total_cost is None:  # ok already implies a total cost
+    best = value(free) if free is not None and free.ok else None
+    if best is None:
         return None
-    best = free.total_cost
     singles: list[tuple[float, str]] = []
     for s in SINGLE:
         single = o.strategies.get(s)
-        if single is not None and single.ok and single.total_cost is not None:
-            singles.append((single.total_cost, s))
+        cost = value(single) if single is not None and single.ok else None
+        if cost is not None:
+            singles.append((cost, s))
     if singles:
         cost, s = min(singles)
         if cost <= best * (1 + TIE) + 0.01:
@@ -121,7 +127,7 @@ def summarize(outcomes: list[ScenarioOutcome], metric: str = "tco") -> Summary:
     wins: dict[str, int] = {s: 0 for s in STRATEGIES}
     decided_ok = 0
     for o in outcomes:
-        w = winner(o)
+        w = winner(o, metric)
         if w is not None:
             wins[w] += 1
         for name, s in o.strategies.items():

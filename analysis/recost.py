@@ -30,7 +30,7 @@ def decided_under(plan: Plan, a: Applied, hours_factor: float, modes) -> tuple[P
     """(the decided plan re-costed under the scenario, []) or (None, the rules it breaks there)."""
     decisions = [dataclasses.replace(d, hours=d.hours * hours_factor) for d in plan.decisions]
     purchases = {p.offer_id: p.nodes for p in plan.purchases}
-    contracts = [RentalContract(r.offer_id, r.nodes, r.start_month, r.months) for r in plan.rentals]
+    contracts = [r.contract for r in plan.rentals]  # each at the term tier it was signed at
     if hours_factor != 1.0:
         contracts = extend_rentals(contracts, decisions, a)
     out = build_plan(a.project, a.offers, decisions, purchases, contracts)
@@ -74,7 +74,8 @@ def extend_rentals(contracts: list[RentalContract], decisions, a: Applied) -> li
                 short = need[m] - have
                 if short <= 0:
                     break
-                ended = [c for c in mine if c.start_month + c.months <= m]
+                # only an open-ended (shortest-term) contract can run longer; a fixed term tier cannot
+                ended = [c for c in mine if c.start_month + c.months <= m and c.term_months is None]
                 if ended:
                     c = max(ended, key=lambda c: (c.start_month + c.months, c.nodes))
                     take = min(short, c.nodes)

@@ -26,6 +26,7 @@ class Bar:
     low: ScenarioOutcome
     high: ScenarioOutcome
     base_modes: tuple[str, ...]
+    objective: str = "tco"  # the bars are ordered by the swing of the objective minimized
 
     def tco(self, end: str, strategy: str = "hybrid") -> float | None:
         o = (self.low if end == "low" else self.high).strategies.get(strategy)
@@ -45,7 +46,9 @@ class Bar:
 
     @property
     def swing(self) -> float:
-        lo, hi = self.tco("low"), self.tco("high")
+        """How far the optimum moves between the driver's ends, on the objective minimized."""
+        value = self.npv if self.objective == "npv" else self.tco
+        lo, hi = value("low"), value("high")
         return abs(hi - lo) if lo is not None and hi is not None else float("inf")
 
 
@@ -57,11 +60,11 @@ def scenarios(settings: AnalysisSettings) -> list[Scenario]:
     return out
 
 
-def bars(settings: AnalysisSettings, outcomes: list[ScenarioOutcome], base_modes: tuple[str, ...]) -> list[Bar]:
+def bars(settings: AnalysisSettings, outcomes: list[ScenarioOutcome], base_modes: tuple[str, ...], objective: str = "tco") -> list[Bar]:
     """Pair the outcomes (low, high per driver) into bars, widest swing first."""
     ranges = settings.ranges()
     out = []
     for i, d in enumerate(DRIVERS):
         r = ranges[d]
-        out.append(Bar(d, r.low, r.high, outcomes[2 * i], outcomes[2 * i + 1], base_modes))
+        out.append(Bar(d, r.low, r.high, outcomes[2 * i], outcomes[2 * i + 1], base_modes, objective))
     return sorted(out, key=lambda b: -b.swing if b.swing != float("inf") else -1e300)

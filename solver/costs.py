@@ -58,6 +58,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from procure.models import units
 from procure.models.money import Financing
 from procure.models.offer import Offer
 from procure.models.project import Project
@@ -77,8 +78,7 @@ def horizon_end_day(project: Project) -> float:
     return project.horizon_months * DAYS_PER_MONTH
 
 
-def month_of(day: float) -> int:
-    return int(math.floor(day / DAYS_PER_MONTH + 1e-9))
+month_of = units.day_to_month  # 0-based project month that contains a day
 
 
 def spread(amount: float, start_day: float, end_day: float, n_months: int) -> dict[int, float]:
@@ -215,7 +215,7 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
 
 
 def depreciation_flows(offer: Offer, project: Project, nodes: int = 1) -> dict[int, float]:
-    """Straight-line depreciation of ONE node per month within the horizon: P / (12·years) from the delivery month."""
+    """Straight-line depreciation of ONE node per month within the horizon: P / round(12·years) from the delivery month."""
     landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
     life = int(round(depreciation_years(offer, project) * MONTHS_PER_YEAR))
     d = delivery_month(offer, project)

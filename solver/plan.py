@@ -83,6 +83,11 @@ class Rental:
     def start_day(self) -> float:
         return self.start_month * DAYS_PER_MONTH
 
+    @property
+    def contract(self) -> RentalContract:
+        """The contract as the cost model prices it, at the term tier it was signed at."""
+        return RentalContract(self.offer_id, self.nodes, self.start_month, self.months, self.term_months)
+
 
 @dataclass
 class Plan:

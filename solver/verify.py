@@ -18,7 +18,6 @@ from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs
-from .costs import RentalContract
 from .plan import Plan
 
 REL_TOL = 1e-6
@@ -208,7 +207,7 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         parts.append(costs.scale(costs.purchase_flows(offers[oid], project, n), n))
     for r in plan.rentals:
         if _term_broken(offers[r.offer_id], r) is None:
-            parts.append(costs.rental_flows(offers[r.offer_id], RentalContract(r.offer_id, r.nodes, r.start_month, r.months, r.term_months), project))
+            parts.append(costs.rental_flows(offers[r.offer_id], r.contract, project))
     flows = costs.add_flows(parts)
     total = costs.total(flows)
     if not _close(total, plan.total_cost):

@@ -384,3 +384,24 @@ def test_a_price_scenario_moves_a_tiered_quote_as_a_whole():
     assert cheaper.rent_tiers == ((1, 1_600), (6, 1_450), (12, 1_300))
     b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000")
     assert scaled_offer(b, Scenario.of("b@50000", offer_prices={"b": 50_000})).buy_tiers == ((1, 50_000), (8, 42_500))
+
+
+def test_a_fractional_life_depreciates_the_landed_cost_exactly_once_on_the_pnl_sheet():
+    # 2.55 years = round(30.6) = 31 whole months: 126,000 / 31 = 4,064.52 a month, all 126,000 depreciated
+    # within the 36-month horizon, so the book value at the end is 0 and the resale of 12,000 is all gain.
+    # (The sheet once divided by 12 × 2.55 = 30.6 months over 31 months: 101% of cost, a negative book value.)
+    from io import BytesIO
+
+    from procure.reports.xlsx.workbook import workbook_bytes
+
+    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36)
+    b = bare_buy(price_per_node=120_000, import_duty_pct="5%", vat_pct="20%", residual_value_pct="10%", depreciation_years=2.55)
+    res = solve_fixed(p, [b], {("a", "b", 1): 100}, compare=False)
+    assert sum(y.depreciation for y in res.plan.pnl) == pytest.approx(126_000)
+    ws = openpyxl.load_workbook(BytesIO(workbook_bytes(res)), data_only=True)["P&L"]
+    rows = [[c.value for c in row] for row in ws.iter_rows()]
+    head = next(i for i, r in enumerate(rows) if "book value at the end" in r)
+    line, cols = rows[head + 1], rows[head]
+    assert line[cols.index("per month")] == pytest.approx(126_000 / 31, abs=0.01)
+    assert line[cols.index("book value at the end")] == pytest.approx(0, abs=0.01)
+    assert line[cols.index("gain on disposal")] == pytest.approx(12_000, abs=0.01)

@@ -70,15 +70,15 @@ def write_pnl(ws: Worksheet, result, names: Names) -> None:
         parts = [names.item_amount[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat") if key in names.item_amount]
         landed = pur.nodes * costs.unit_price(o, p, pur.nodes) * costs.landed_factor(o, p)
         years_life = costs.depreciation_years(o, p)
-        monthly = landed / (12 * years_life)
+        life = int(round(years_life * MONTHS_PER_YEAR))  # whole months, as costs.depreciation_flows
+        monthly = landed / life
         put(ws, r, 1, o.id)
         put(ws, r, 2, pur.nodes, INT_FMT)
         formula(ws, r, 3, "=" + "+".join(parts), money, value=landed)
         as_input(put(ws, r, 4, years_life, "0.0#"))
-        formula(ws, r, 5, f"=C{r}/(12*D{r})", money, value=monthly)
+        formula(ws, r, 5, f"=C{r}/ROUND(12*D{r},0)", money, value=monthly)
         d = costs.delivery_month(o, p)
         put(ws, r, 6, d + 1, INT_FMT)
-        life = int(round(years_life * MONTHS_PER_YEAR))
         depreciated = 0.0
         for y in range(years):
             months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
