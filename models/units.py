@@ -34,9 +34,3 @@ def day_date(start: dt.date, day: float) -> dt.date:
     return start + dt.timedelta(days=math.floor(day + 1e-9))
 
 
-def days_to_hours(days: float) -> float:
-    return days * HOURS_PER_DAY
-
-
-def hours_to_days(hours: float) -> float:
-    return hours / HOURS_PER_DAY

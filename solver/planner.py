@@ -108,12 +108,18 @@ def uses_spot(plan: Plan | None, offers: dict[str, Offer]) -> bool:
 def make_resizer(project: Project):
     """The verifier's independent view of a shape: size this workload on this offer again."""
 
+    sized: dict[tuple[str, str], dict[int, object]] = {}  # (workload, offer) -> candidate by node count
+
     def resize(workload, offer: Offer, nodes: int):
-        sz = size_workload(workload, [offer], project.sizing, project.team_area)
-        for c in sz.candidates:
-            if c.nodes == nodes:
-                return c
-        return None
+        # the verifier runs after every strategy, fallback and runner-up solve: size each pair once
+        key = (workload.name, offer.id)
+        if key not in sized:
+            sz = size_workload(workload, [offer], project.sizing, project.team_area)
+            by_nodes: dict[int, object] = {}
+            for c in sz.candidates:
+                by_nodes.setdefault(c.nodes, c)
+            sized[key] = by_nodes
+        return sized[key].get(nodes)
 
     return resize
 

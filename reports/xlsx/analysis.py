@@ -26,13 +26,11 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.analysis import DRIVERS
-from procure.models.fileio import atomic_write
 from procure.solver.enums import STRATEGIES
 
 from ..console import STRATEGY_LABEL
 from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, money_fmt, print_setup, put, widths, with_cached_values
 
-ANALYSIS_SHEETS = ("Sensitivity", "Break-even", "Uncertainty", "Scenarios")
 BINS = 12
 CHART_ROWS = 15  # rows between two histogram charts (6.5 cm high)
 COLORS = {"hybrid": "00B050", "buy": "ED7D31", "rent": "2E75B6", "cloud": "7F7F7F"}
@@ -72,11 +70,6 @@ def analysis_workbook_bytes(a) -> bytes:
     buf = BytesIO()
     wb.save(buf)
     return with_cached_values(buf.getvalue(), wb)
-
-
-def write_analysis_workbook(a, path) -> None:
-    """Write the analysis workbook to ``path`` atomically."""
-    atomic_write(path, analysis_workbook_bytes(a))
 
 
 def _blank(x):

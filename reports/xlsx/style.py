@@ -41,7 +41,6 @@ DATE_FMT = "yyyy-mm-dd"
 MONTH_FMT = "d mmm yy"
 INT_FMT = "#,##0"
 NUM_FMT = "#,##0.0"
-CENTS_FMT = "#,##0.00"
 PCT_FMT = "0.0%"
 
 
