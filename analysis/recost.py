@@ -74,8 +74,8 @@ def extend_rentals(contracts: list[RentalContract], decisions, a: Applied) -> li
                 short = need[m] - have
                 if short <= 0:
                     break
-                # only an open-ended (shortest-term) contract can run longer; a fixed term tier cannot
-                ended = [c for c in mine if c.start_month + c.months <= m and c.term_months is None]
+                # a rent contract (any term tier: a minimum length) can run longer at its rate; a reserved term cannot
+                ended = [c for c in mine if c.start_month + c.months <= m and a.offers[oid].mode == "rent"]
                 if ended:
                     c = max(ended, key=lambda c: (c.start_month + c.months, c.nodes))
                     take = min(short, c.nodes)

@@ -6,9 +6,10 @@ contract shared by the YAML, CSV and XLSX catalog formats.
 
 Quote schedules (all optional):
 - rent ``term_prices``: tiers ``{min_term_months, price_per_node_month}`` in place of one monthly price.
-  The shortest tier is the open rate: a contract at it lasts any whole number of months from its term
-  (like a flat ``price_per_node_month`` with ``min_term_months``). Every longer tier is a commitment of
-  exactly its term at its rate; a longer need is covered by consecutive contracts.
+  Each tier is a minimum length, as vendors quote it: a contract of ℓ whole months may be signed at any
+  tier with ``min_term_months`` ≤ ℓ and pays that tier's rate for every month (12 months or longer at
+  20,000: a 16-month contract costs 16 × 20,000). The shortest tier is the minimum term (like a flat
+  ``price_per_node_month`` with ``min_term_months``).
 - buy ``volume_prices``: tiers ``{min_nodes, price_per_node}``, all-units: every node of the offer costs
   the price of the tier that the total bought reaches. Buying fewer than the first tier is not possible.
 - cloud ``commitment_months`` (+ ``upfront_per_node``): reserved capacity; ``price_per_node_hour`` is then

@@ -130,7 +130,7 @@ def print_result(console: Console, result, inputs=()) -> None:
             rows.append(["buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days).isoformat() + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost)])
         for r in plan.rentals:
             o = result.offers[r.offer_id]
-            what = "reserved" if o.mode == "cloud" else ("rent, fixed term" if r.term_months is not None else "rent")
+            what = "reserved" if o.mode == "cloud" else (f"rent, {r.term_months}+ month term" if r.term_months is not None else "rent")
             rows.append([what, esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost)])
         if rows:
             console.print(_table(console, "Capacity", [("what", "short"), ("offer", "text"), ("nodes", "num"), ("from", "num"), ("months", "num"),

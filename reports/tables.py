@@ -239,7 +239,7 @@ def line_items(result) -> list[LineItem]:
                 ))
             continue
         links = {} if first == k else {"G": f"{first}:rent"}
-        tier = f", {r.term_months}-month term" if r.term_months is not None else (f", {o.min_term}+ month term" if o.term_prices else "")
+        tier = f", {term.months}+ month term" if o.term_prices else ""
         items.append(LineItem(
             f"{k}:rent", "rent", f"rent, {months}{tier}", o.id, r.nodes, float(r.months), "months",
             term.price, f"{q}/node-month", None, "", costs.total({"rent": f["rent"]}), "nodes × months × price per node-month (the term's tier)",
@@ -394,7 +394,7 @@ def capacity_rows(result) -> list[dict]:
                      "to_day": costs.horizon_end_day(p), "from": day_date(p, o.lead_time_days), "months": None, "cost": pur.cost})
     for r in plan.rentals if plan else []:
         o = result.offers[r.offer_id]
-        label = f"reserved {r.months}-month term" if o.mode == "cloud" else (f"rent, {r.months}-month term" if r.term_months is not None else "rent")
+        label = f"reserved {r.months}-month term" if o.mode == "cloud" else (f"rent, {r.term_months}+ month term" if r.term_months is not None else "rent")
         rows.append({"what": "rent", "label": label, "offer": o.id, "vendor": o.vendor, "nodes": r.nodes, "from_day": r.start_day,
                      "to_day": (r.start_month + r.months) * DAYS_PER_MONTH, "from": month_start(p, r.start_month), "months": r.months, "cost": r.cost})
     return rows

@@ -26,8 +26,11 @@ buy (ordered on day 0, delivered and paid on day ``lead_time_days`` = ℓ, in mo
   principal (category ``capex``). Instalments that would fall after month M−1 are not paid: the
   outstanding balance is repaid in month M−1, when the servers are sold. Σ capex = P always.
 rent (contracts of whole project months; bare-metal prices include power and hosting):
-    a contract signed at term tier k of the offer lasts exactly L_k months (the shortest tier: any
-    length ≥ L_1, like a flat price with min_term_months) and pays that tier's rate every month:
+    a contract signed at term tier k of the offer (``term_prices``; a flat price is one tier of
+    ``min_term_months``) lasts any whole number of months ℓ ≥ L_k and pays that tier's rate for every
+    month it is held — the tier is a minimum length, as vendors quote it ("12 months or longer: 20,000").
+    A contract of ℓ months may be signed at any tier with L_k ≤ ℓ; the cheapest is
+    ``best_term(offer, ℓ)``.
     rent             = price_per_node_month_k · fx per node-month           (that month)
     setup            = setup_fee_per_node · fx per node at the contract's first month
 cloud (per node-hour, no commitment):
@@ -252,10 +255,10 @@ class Term:
 
 
 def contract_terms(offer: Offer) -> tuple[Term, ...]:
-    """The terms of a rent offer (its term tiers; the shortest is open-ended) or of a reserved cloud offer
-    (one fixed term at the committed hourly rate × 730 h)."""
+    """The terms of a rent offer (its term tiers, each open-ended: any length ≥ its months) or of a
+    reserved cloud offer (one fixed term at the committed hourly rate × 730 h)."""
     if offer.mode == "rent":
-        return tuple(Term(L, p, offer.setup_fee, k == 0) for k, (L, p) in enumerate(offer.rent_tiers))
+        return tuple(Term(L, p, offer.setup_fee, True) for L, p in offer.rent_tiers)
     if offer.committed:
         months, hourly = offer.commitment_months, offer.price_per_node_hour
         if months is None or hourly is None:  # committed implies a term; a cloud offer needs its hourly price (validated on load)
@@ -264,18 +267,44 @@ def contract_terms(offer: Offer) -> tuple[Term, ...]:
     return ()
 
 
-def term_of(offer: Offer, contract: RentalContract) -> Term | None:
-    """The term a contract is signed at (``contract.term_months``; None: the shortest), if the contract's
-    length is allowed by it; else None."""
+def term_problem(offer: Offer, contract: RentalContract) -> str | None:
+    """Why ``contract`` is not one the offer sells (None: it is). ``contract.term_months`` names the term
+    it is signed at (None: the shortest); a rent tier allows any length ≥ its months, a reserved cloud
+    term exactly its commitment_months."""
     terms = contract_terms(offer)
     if not terms:
-        return None
+        return f"{offer.id} is a {offer.mode} offer without contract terms"
     want = contract.term_months if contract.term_months is not None else terms[0].months
-    for t in terms:
-        if t.months == want:
-            ok = contract.months >= t.months if t.open_ended else contract.months == t.months
-            return t if ok else None
+    t = next((t for t in terms if t.months == want), None)
+    if t is None:
+        return f"signed at a {want}-month term the offer does not quote (terms: {', '.join(str(x.months) for x in terms)})"
+    if t.open_ended and contract.months < t.months:
+        return f"lasts {contract.months} months < the minimum {t.months} of its term tier"
+    if not t.open_ended and contract.months != t.months:
+        return f"lasts {contract.months} months; a reserved term is exactly commitment_months = {t.months}"
     return None
+
+
+def term_of(offer: Offer, contract: RentalContract) -> Term | None:
+    """The term a contract is signed at (``contract.term_months``; None: the shortest), if the contract's
+    length is allowed by it (``term_problem``); else None."""
+    if term_problem(offer, contract) is not None:
+        return None
+    terms = contract_terms(offer)
+    want = contract.term_months if contract.term_months is not None else terms[0].months
+    return next(t for t in terms if t.months == want)
+
+
+def signed_term_months(offer: Offer, term: Term) -> int | None:
+    """How a contract records the term it is signed at (``RentalContract.term_months``): None for a rent
+    offer's shortest term (the plain minimum term), else the term's months."""
+    return None if offer.mode == "rent" and term == contract_terms(offer)[0] else term.months
+
+
+def best_term(offer: Offer, months: int) -> Term | None:
+    """The cheapest term a contract of ``months`` months can be signed at (None: no term allows that length)."""
+    allowed = [t for t in contract_terms(offer) if (months >= t.months if t.open_ended else months == t.months)]
+    return min(allowed, key=lambda t: (t.price * months + t.setup, -t.months), default=None)
 
 
 def rental_month_cost(offer: Offer, project: Project, term: Term | None = None) -> float:
@@ -289,10 +318,11 @@ def rental_setup_cost(offer: Offer, project: Project, term: Term | None = None) 
     return term.setup * fx(offer, project)
 
 
-def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool) -> list[tuple[float, float]]:
-    """Rental cost as coefficients on the optimizer's cumulative contract counts, per month m = 0..M−1:
-    (coefficient of S[m], coefficient of E[m]), where S[m] counts node-contracts started in months ≤ m
-    and E[m] those ended before month m (see the MILP's docstring).
+def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool, term: Term | None = None) -> list[tuple[float, float]]:
+    """Rental cost of one open-ended ``term`` (default: the shortest) as coefficients on the optimizer's
+    cumulative contract counts, per month m = 0..M−1: (coefficient of S[m], coefficient of E[m]), where
+    S[m] counts node-contracts of that term started in months ≤ m and E[m] those ended before month m
+    (see the MILP's docstring).
 
     Rented in month m: R[m] = S[m] − E[m] nodes, each paying p = ``rental_month_cost``; started in
     month m: S[m] − S[m−1] nodes, each paying f = ``rental_setup_cost`` once (``rental_flows``). With
@@ -303,13 +333,24 @@ def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool
 
     Undiscounted, the setup term sums to f·S[M−1]: every contract started in the horizon pays once.
     """
-    p, f, n = rental_month_cost(offer, project), rental_setup_cost(offer, project), project.horizon_months
+    p, f, n = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term), project.horizon_months
     df = discount_factors(project) if discounted else [1.0] * n
     out = []
     for m in range(n):
         nxt = df[m + 1] if m + 1 < n else 0.0
         out.append((p * df[m] + f * (df[m] - nxt), -p * df[m]))
     return out
+
+
+def rental_cash_by_month(offer: Offer, project: Project, month: int, term: Term | None = None) -> list[tuple[int, float, float]]:
+    """Cash paid by the end of ``month`` for contracts of an open-ended ``term``, as coefficients on the
+    cumulative counts: [(j, coefficient of S[j], coefficient of E[j]) for j ≤ month]. Rent p per node
+    for every month held, the setup fee f in the month a contract starts (``rental_flows``):
+
+        Σ_{j ≤ k} p·(S[j] − E[j]) + f·S[k]
+    """
+    p, f = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term)
+    return [(j, p + (f if j == month else 0.0), -p) for j in range(month + 1)]
 
 
 # --- jobs --------------------------------------------------------------------------------------

@@ -88,7 +88,8 @@ def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int,
     """The cheapest whole-month contracts that one job alone needs on a rent or reserved cloud offer: they
     cover every month the job runs, one after another; a contract that would run past the horizon is
     moved earlier. With one (flat) term this is one contract of the months the job runs, at least the
-    minimum term. With term tiers it is found by dynamic programming over the months still to cover."""
+    minimum term. With term tiers (each a minimum length) or a reserved term it is found by dynamic
+    programming over the months still to cover."""
     end = costs.job_end_day(offer, start_day, hours)
     months = grid.months_of_days(start_day, end)
     first, last, M = months.start, months.stop, grid.n_months
@@ -105,7 +106,7 @@ def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int,
             if length > M:
                 continue
             start = min(p, M - length)
-            c = RentalContract(offer.id, nodes, start, length, None if t.open_ended else t.months)
+            c = RentalContract(offer.id, nodes, start, length, costs.signed_term_months(offer, t))
             here = costs.total(costs.rental_flows(offer, c, project))
             rest, more = best(start + length)
             if here + rest < out[0] - 1e-9:

@@ -24,24 +24,6 @@ REL_TOL = 1e-6
 DAY_TOL = 1e-6
 
 
-def _term_broken(offer: Offer, r) -> str | None:
-    """Why a contract's length is not one the offer sells, or None. Rules (models.offer): the shortest
-    rent term is open-ended (≥ its months); every longer term tier and a reserved cloud term are exact."""
-    if offer.mode == "cloud":
-        if r.term_months not in (None, offer.commitment_months) or r.months != offer.commitment_months:
-            return f"lasts {r.months} months; a reserved term is exactly commitment_months = {offer.commitment_months}"
-        return None
-    terms = [t.min_term_months for t in offer.term_prices] if offer.term_prices else [offer.min_term_months or 1]
-    want = terms[0] if r.term_months is None else r.term_months
-    if want not in terms:
-        return f"signed at a {want}-month term the offer does not quote (terms: {', '.join(map(str, terms))})"
-    if want == terms[0] and r.months < want:
-        return f"lasts {r.months} months < minimum {want}"
-    if want != terms[0] and r.months != want:
-        return f"lasts {r.months} months but its tier is a {want}-month term"
-    return None
-
-
 class VerificationError(ProcureError):
     """The plan broke a rule the optimizer should have enforced: a bug, never shown as a plan."""
 
@@ -123,19 +105,16 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     for oid, n in bought.items():
         if n > offers[oid].max_nodes:
             bad.append(f"purchase: {n} nodes of {oid} exceed max_nodes {offers[oid].max_nodes}")
-        tiers = offers[oid].volume_prices
-        least = tiers[0].min_nodes if tiers else 1
-        if n < least:
-            bad.append(f"purchase: {n} nodes of {oid} are fewer than its first volume tier ({least} nodes)")
+        if offers[oid].mode == "buy" and costs.buy_tier(offers[oid], n) is None:
+            bad.append(f"purchase: {n} nodes of {oid} are fewer than its first volume tier ({offers[oid].buy_tiers[0][0]} nodes)")
     for p in plan.purchases:
         o = offers[p.offer_id]
+        if o.mode != "buy" or costs.buy_tier(o, bought[p.offer_id]) is None:
+            continue  # reported above
         # the tier paid: every node at the price of the highest tier the total reaches (all-units)
-        quoted = o.price_per_node if not o.volume_prices else max((t for t in o.volume_prices if t.min_nodes <= bought[p.offer_id]),
-                                                                   key=lambda t: t.min_nodes, default=o.volume_prices[0]).price_per_node
-        if quoted is None:  # a buy offer has a price or volume tiers (validated on load)
-            raise ValueError(f"{p.offer_id}: a buy offer without price_per_node or volume_prices")
-        if not _close(p.price_per_node, quoted * project.fx_rate(o.currency)):
-            bad.append(f"purchase: {p.offer_id} reports {p.price_per_node:,.2f} per node, its volume tier for {bought[p.offer_id]} nodes is {quoted:,.2f} {o.currency or project.currency}")
+        paid = costs.unit_price(o, project, bought[p.offer_id])
+        if not _close(p.price_per_node, paid):
+            bad.append(f"purchase: {p.offer_id} reports {p.price_per_node:,.2f} per node, its volume tier for {bought[p.offer_id]} nodes is {paid:,.2f} {project.currency}")
     rented: defaultdict[str, defaultdict[int, int]] = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
     for r in plan.rentals:
         o = offers[r.offer_id]
@@ -147,23 +126,14 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
             bad.append(f"mode: the plan contracts {r.offer_id} ({o.mode}) but may use only {', '.join(modes)}")
         if r.offer_id not in used:
             bad.append(f"idle: the plan contracts {r.nodes} × {r.offer_id} but no job runs on them")
-        why = _term_broken(o, r)
+        why = costs.term_problem(o, r.contract)
         if why:
             bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month}: {why}")
         else:
-            # the rate of the tier signed: a rent term's price, or the committed hourly rate × 730 h
-            if reserved:
-                if o.price_per_node_hour is None:  # required for cloud offers (validated on load)
-                    raise ValueError(f"{r.offer_id}: a reserved cloud offer without price_per_node_hour")
-                rate = o.price_per_node_hour * HOURS_PER_DAY * DAYS_PER_MONTH
-            else:
-                terms = {t.min_term_months: t.price_per_node_month for t in o.term_prices} if o.term_prices else {o.min_term_months or 1: o.price_per_node_month}
-                signed = terms[r.term_months if r.term_months is not None else min(terms)]
-                if signed is None:  # a rent offer has a monthly price or term tiers (validated on load)
-                    raise ValueError(f"{r.offer_id}: a rent offer without price_per_node_month or term_prices")
-                rate = signed
-            if not _close(r.price_per_node_month, rate * project.fx_rate(o.currency)):
-                bad.append(f"rent_price: contract of {r.offer_id} from month {r.start_month} reports {r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {o.currency or project.currency}")
+            # the rate of the tier signed: a rent tier's price, or the committed hourly rate × 730 h
+            rate = costs.rental_month_cost(o, project, costs.term_of(o, r.contract))
+            if not _close(r.price_per_node_month, rate):
+                bad.append(f"rent_price: contract of {r.offer_id} from month {r.start_month} reports {r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {project.currency}")
         if r.start_month < 0 or r.start_month + r.months > project.horizon_months:
             bad.append(f"rent_horizon: contract of {r.offer_id} months {r.start_month}–{r.start_month + r.months - 1} leaves the horizon")
         for m in range(r.start_month, r.start_month + r.months):
@@ -206,7 +176,7 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     for oid, n in bought.items():
         parts.append(costs.scale(costs.purchase_flows(offers[oid], project, n), n))
     for r in plan.rentals:
-        if _term_broken(offers[r.offer_id], r) is None:
+        if costs.term_problem(offers[r.offer_id], r.contract) is None:
             parts.append(costs.rental_flows(offers[r.offer_id], r.contract, project))
     flows = costs.add_flows(parts)
     total = costs.total(flows)

@@ -104,49 +104,48 @@ def rental_min_cost(need: tuple[int, ...], price: float, setup: float, term: int
     return best(0, tuple([0] * term))
 
 
-def contracts_min_cost(need: tuple[int, ...], terms: tuple[tuple[int, float, float, bool], ...], cap: int) -> float:
-    """Cheapest contracts covering ``need[m]`` nodes in every month m with at most ``cap`` under contract at once,
-    for an offer that sells ``terms`` = (months, price per node-month, setup per node, open-ended): an open-ended
-    term runs any length from its months, every other term exactly its months; all end within the horizon.
-    By dynamic programming over the months.
-
-    State before month m: ages[a] = open-term contracts that have run a+1 months (the last slot: those that may
-    end), and ahead[j] = nodes already committed by fixed-term contracts for month m + j."""
+def contracts_min_cost(need: tuple[int, ...], length_cost, cap: int) -> float:
+    """Cheapest contracts covering ``need[m]`` nodes in every month m with at most ``cap`` under contract at
+    once, all ended within the horizon, where ``length_cost(ℓ)`` is what one node-contract of ℓ months costs
+    (inf: no such contract). By dynamic programming over the months; the state is the multiset of start
+    months of the contracts still running, so a contract is priced once its length is known."""
     M = len(need)
-    open_terms = [t for t in terms if t[3]]
-    fixed = [t for t in terms if not t[3]]
-    L0, p0, f0 = (open_terms[0][0], open_terms[0][1], open_terms[0][2]) if open_terms else (1, 0.0, 0.0)
-    span = max([t[0] for t in fixed], default=1)
 
     @cache
-    def best(m: int, ages: tuple[int, ...], ahead: tuple[int, ...]) -> float:
+    def best(m: int, active: tuple[int, ...]) -> float:
         if m == M:
-            return 0.0 if sum(ages[:-1]) == 0 else math.inf
+            return sum(length_cost(M - s) for s in active)
         result = math.inf
-        usable = [t for t in fixed if m + t[0] <= M]
-        for end in range(ages[-1] + 1):
-            kept = list(ages)
-            kept[-1] -= end
-            active = sum(kept)
-            for signs in itertools.product(range(cap + 1), repeat=len(usable)):
-                base = active + ahead[0] + sum(signs)
-                if base > cap:
-                    continue
-                top = cap - base if open_terms else 0
-                for new in range(max(0, need[m] - base), top + 1):
-                    nxt_ages = [0] * L0
-                    nxt_ages[0] += new
-                    for a in range(L0):
-                        nxt_ages[min(a + 1, L0 - 1)] += kept[a]
-                    nxt_ahead = list(ahead[1:]) + [0]
-                    for (L, _p, _f, _o), c in zip(usable, signs, strict=True):
-                        for j in range(L - 1):
-                            nxt_ahead[j] += c
-                    here = (active + new) * p0 + new * f0 + sum(c * (L * p + f) for (L, p, f, _o), c in zip(usable, signs, strict=True))
-                    result = min(result, here + best(m + 1, tuple(nxt_ages), tuple(nxt_ahead)))
+        starts = sorted(set(active))
+        counts = [active.count(s) for s in starts]
+        for ends in itertools.product(*(range(c + 1) for c in counts)):  # how many of each start end before month m
+            ended = sum(length_cost(m - s) * k for s, k in zip(starts, ends, strict=True) if k)
+            if ended == math.inf:
+                continue
+            kept = tuple(s for s, c, k in zip(starts, counts, ends, strict=True) for _ in range(c - k))
+            for new in range(max(0, need[m] - len(kept)), cap - len(kept) + 1):
+                result = min(result, ended + best(m + 1, tuple(sorted(kept + (m,) * new))))
         return result
 
-    return best(0, tuple([0] * L0), tuple([0] * span))
+    return best(0, ())
+
+
+def quoted_length_cost(o):
+    """ℓ ↦ cost of one node-contract of ℓ months, read from the offer's quoted fields (not the cost model):
+    rent tiers are minimum lengths (the cheapest tier whose minimum ≤ ℓ, for every month, plus the setup fee);
+    a reserved cloud term is exactly commitment_months at the hourly rate × 730 h, plus the upfront fee."""
+    if o.mode == "rent":
+        tiers = [(t.min_term_months, t.price_per_node_month) for t in o.term_prices] if o.term_prices else [(o.min_term_months or 1, o.price_per_node_month)]
+        setup = o.setup_fee_per_node or 0.0
+
+        def rent(length: int) -> float:
+            rates = [p for least, p in tiers if least <= length]
+            return length * min(rates) + setup if rates else math.inf
+        return rent
+
+    def reserved(length: int) -> float:
+        return length * o.price_per_node_hour * 730 + (o.upfront_per_node or 0.0) if length == o.commitment_months else math.inf
+    return reserved
 
 
 def brute_force_tco(project, offers, hours) -> float:
@@ -200,8 +199,7 @@ def brute_force_tco(project, offers, hours) -> float:
                 if o.mode == "rent" and not o.term_prices:
                     total += rental_min_cost(tuple(need), o.price_per_node_month, o.setup_fee, o.min_term)
                 else:  # term tiers or a reserved cloud term (prices in the project currency in these tests)
-                    terms = tuple((t.months, t.price, t.setup, t.open_ended) for t in costs.contract_terms(o))
-                    total += contracts_min_cost(tuple(need), terms, o.max_nodes)
+                    total += contracts_min_cost(tuple(need), quoted_length_cost(o), o.max_nodes)
             else:
                 if max(per_t.values()) > o.max_nodes:
                     ok = False

@@ -51,7 +51,7 @@ def _coef(row, var):
 def test_rows_of_lookalike_ids_stay_apart_and_read_without_index_maps(tmp_path):
     model = _model()  # PuLP raises "overlapping constraint names" if two rows got one name
     rows = model.prob.constraints
-    families = {"assign", "buy_cap", "rent_cap", "cloud_cap", "buy_job", "rent_job", "rent_order_S", "rent_order_E",
+    families = {"assign", "buy_cap", "rent_cap", "cloud_cap", "buy_job", "rent_job", "rent_whole", "rent_order_S", "rent_order_E",
                 "rent_term", "rent_close", "rent_avail", "buy_sym", "budget"}
     for name in rows:
         assert re.fullmatch(r"[A-Za-z0-9_.,~]+", name), name
@@ -65,13 +65,13 @@ def test_rows_of_lookalike_ids_stay_apart_and_read_without_index_maps(tmp_path):
     cap2 = rows["buy_cap_gpu_a~2,0_"]
     assert _coef(cap2, model.b["gpu_a"]) == -1 and _coef(cap2, model.b["gpu-a"]) is None
     # the rental rows of "r-1" (slug r_1) and "r_1" (slug r_1~2) stay apart too
-    assert _coef(rows["rent_close_r_1_"], model.E[("r-1", 12)]) == 1
-    assert _coef(rows["rent_close_r_1~2_"], model.E[("r_1", 12)]) == 1
+    assert _coef(rows["rent_close_r_1,1_"], model.E[("r-1", 1, 12)]) == 1
+    assert _coef(rows["rent_close_r_1~2,1_"], model.E[("r_1", 1, 12)]) == 1
     # an LP file names the same rows
     lp = tmp_path / "model.lp"
     model.prob.writeLP(str(lp))
     text = lp.read_text()
-    for name in ("assign_job_a~6_", "buy_cap_gpu_a~2,0_", "rent_close_r_1~2_", "budget"):
+    for name in ("assign_job_a~6_", "buy_cap_gpu_a~2,0_", "rent_close_r_1~2,1_", "budget"):
         assert f"{name}:" in text
 
 

@@ -214,7 +214,7 @@ def test_milp_matches_brute_force(seed):
 
 @pytest.mark.parametrize("seed", range(80))
 def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
-    """Term-tiered rents (fixed longer terms beside the open rate) and reserved cloud terms: the MILP's optimum
+    """Term-tiered rents (each tier a minimum length) and reserved cloud terms (exact lengths): the MILP's optimum
     equals the brute force's, whose contract costs come from an independent dynamic program."""
     _assert_milp_matches_brute_force(*random_instance(1000 + seed, tiers=True))
 

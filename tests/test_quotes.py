@@ -8,6 +8,7 @@ the arithmetic is in each test. Electricity is 0 unless stated, so owned servers
 from __future__ import annotations
 
 import csv
+import math
 import json
 
 import openpyxl
@@ -43,34 +44,78 @@ def _tiered(prices: str):
     return offer(mode="rent", id="r", max_nodes=1, price_per_node_month=None, min_term_months=None, term_prices=prices, setup_fee_per_node=0)
 
 
-def test_seven_month_job_takes_six_plus_one_when_that_is_cheaper():
-    # tiers 1: 3,200 (open-ended), 6: 2,900, 12: 2,600 per node-month:
-    #   6-month + 1-month contract = 6 × 2,900 + 1 × 3,200 = 20,600
-    #   one 12-month contract      = 12 × 2,600            = 31,200
-    #   seven months at the 1-month rate = 7 × 3,200        = 22,400
+def test_seven_month_job_pays_the_six_month_rate_for_all_seven_months():
+    # tiers 1: 3,200, 6: 2,900, 12: 2,600 per node-month, each a minimum length:
+    #   one 7-month contract at the 6-month tier = 7 × 2,900           = 20,300
+    #   6-month + 1-month contracts               = 6 × 2,900 + 3,200    = 20,600
+    #   one 12-month contract                     = 12 × 2,600           = 31,200
+    #   seven months at the 1-month rate          = 7 × 3,200            = 22,400
     p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12)
     res = solve_fixed(p, [_tiered("1:3200; 6:2900; 12:2600")], {("a", "r", 1): SEVEN_MONTHS_H}, compare=False)
-    assert res.plan.total_cost == pytest.approx(20_600)
-    terms = sorted((r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals)
-    assert terms == [(1, None, 3_200), (6, 6, 2_900)]
+    assert res.status == "optimal"
+    assert res.plan.total_cost == pytest.approx(20_300)
+    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [(0, 7, 6, 2_900)]
     js = result_to_json(res)
-    assert sorted(r["price_per_node_month"] for r in js["rentals"]) == [2_900, 3_200]
+    assert [r["price_per_node_month"] for r in js["rentals"]] == [2_900]
+
+
+def test_sixteen_month_job_is_one_contract_at_the_twelve_month_rate():
+    # One node for 16 months (a 470-day job: 15 × 365/12 = 456.25 < 470 < 486.7) on tiers
+    # 1: 30,000, 6: 24,000, 12: 20,000 per node-month:
+    #   one 16-month contract at the 12-month tier = 16 × 20,000              = 320,000
+    #   12 months at the 12-month tier + 4 at the open rate = 240,000 + 120,000 = 360,000
+    #   12 months + 4 more at the 6-month tier is not possible: 4 < 6; 6 + 6 + 4 … all cost more
+    p = project([wl("a", 480)], electricity_price_per_kwh=0, horizon_months=24)
+    res = solve_fixed(p, [_tiered("1:30000; 6:24000; 12:20000")], {("a", "r", 1): 470 * 24}, compare=False)
+    assert res.status == "optimal"
+    assert res.plan.total_cost == pytest.approx(320_000)
+    assert [(r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [(16, 12, 20_000)]
 
 
 def test_seven_month_job_takes_twelve_months_when_that_is_cheaper():
-    # the 12-month tier at 1,700: 12 × 1,700 = 20,400 < 6 × 2,900 + 3,200 = 20,600
+    # the 12-month tier at 1,600: 12 × 1,600 = 19,200 < 7 × 2,900 = 20,300
     p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12)
-    res = solve_fixed(p, [_tiered("1:3200; 6:2900; 12:1700")], {("a", "r", 1): SEVEN_MONTHS_H}, compare=False)
-    assert res.plan.total_cost == pytest.approx(20_400)
-    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [(0, 12, 12, 1_700)]
+    res = solve_fixed(p, [_tiered("1:3200; 6:2900; 12:1600")], {("a", "r", 1): SEVEN_MONTHS_H}, compare=False)
+    assert res.plan.total_cost == pytest.approx(19_200)
+    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [(0, 12, 12, 1_600)]
 
 
-def test_a_longer_tier_is_a_fixed_term_that_the_verifier_enforces():
+def test_a_tier_is_a_minimum_length_that_the_verifier_enforces():
     o = _tiered("1:3200; 6:2900")
-    ok = costs.RentalContract("r", 1, 0, 6, 6)
-    assert costs.term_of(o, ok).price == 2_900
-    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, 6)) is None  # 7 months at the 6-month rate is not offered
-    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, None)).price == 3_200  # the open rate runs any length
+    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 6, 6)).price == 2_900
+    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, 6)).price == 2_900  # 7 months at the 6-month rate: a tier is a minimum
+    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 5, 6)) is None  # 5 months is shorter than the 6-month tier
+    assert "< the minimum 6" in costs.term_problem(o, costs.RentalContract("r", 1, 0, 5, 6))
+    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, None)).price == 3_200  # the shortest tier runs any length
+    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, 3)) is None  # a 3-month tier is not quoted
+
+
+TIERS = ((1, 30_000.0), (6, 24_000.0), (12, 20_000.0))
+
+
+def _cheapest_cover(months: int, horizon: int) -> float:
+    """Independent of the cost model: the cheapest set of back-to-back contracts covering ``months``
+    consecutive months from month 0, each of length ℓ at the rate of a tier with minimum ≤ ℓ, all ended
+    within ``horizon`` (a contract may run past the job, not past the horizon)."""
+    best = [0.0] + [float("inf")] * months  # best[k]: months 0 … k−1 covered
+    for k in range(1, months + 1):
+        for start in range(k):  # the last contract covers months start … k−1 (or runs longer)
+            for length in range(k - start, horizon - start + 1):
+                rate = min(p for least, p in TIERS if least <= length) if length >= TIERS[0][0] else None
+                if rate is not None:
+                    best[k] = min(best[k], best[start] + length * rate)
+    return best[months]
+
+
+@pytest.mark.parametrize("months", range(1, 31))
+def test_tiered_rent_for_every_job_length_from_1_to_30_months(months):
+    # a job of exactly ``months`` project months from day 0 (its last day inside month months − 1)
+    days = months * 365 / 12 - 1
+    horizon = 36
+    p = project([wl("a", math.ceil(days) + 1)], electricity_price_per_kwh=0, horizon_months=horizon, period_days=30)
+    res = solve_fixed(p, [_tiered("1:30000; 6:24000; 12:20000")], {("a", "r", 1): days * 24}, compare=False)
+    assert res.status == "optimal"
+    assert res.plan.total_cost == pytest.approx(_cheapest_cover(months, horizon))
 
 
 # --- 2. volume tiers -------------------------------------------------------------------------------
@@ -316,7 +361,7 @@ def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path)
 
 
 def test_the_verifier_recomputes_tiers_terms_and_prices():
-    """A plan that pays the wrong tier, or stretches a fixed term, is caught by the independent checker."""
+    """A plan that pays the wrong tier, or shortens a contract below its tier's minimum, is caught by the independent checker."""
     import dataclasses
 
     from procure.solver.verify import VerificationError, verify_plan
@@ -327,9 +372,9 @@ def test_the_verifier_recomputes_tiers_terms_and_prices():
     res = solve_fixed(p, [o], hours, compare=False)
     plan = res.plan
     six = next(i for i, r in enumerate(plan.rentals) if r.term_months == 6)
-    stretched = dataclasses.replace(plan, rentals=[dataclasses.replace(r, months=7) if i == six else r for i, r in enumerate(plan.rentals)])
-    with pytest.raises(VerificationError, match="its tier is a 6-month term"):
-        verify_plan(p, {"r": o}, stretched)
+    short = dataclasses.replace(plan, rentals=[dataclasses.replace(r, months=5) if i == six else r for i, r in enumerate(plan.rentals)])
+    with pytest.raises(VerificationError, match="lasts 5 months < the minimum 6 of its term tier"):
+        verify_plan(p, {"r": o}, short)
     cheap = dataclasses.replace(plan, rentals=[dataclasses.replace(r, price_per_node_month=2_600) if i == six else r for i, r in enumerate(plan.rentals)])
     with pytest.raises(VerificationError, match="rent_price"):
         verify_plan(p, {"r": o}, cheap)

@@ -5,32 +5,35 @@ Glossary
     s ∈ S_i        allowed start periods of i     B_i(s)        periods option i occupies if it starts in s
     t ∈ T          periods of ``period_days``     m ∈ 0..M−1    project months (M = horizon_months)
     O_buy, O_rent, O_cloud                        offers by mode; ``cap_o`` = max_nodes of offer o
-    L_o            minimum rental term (months)   p_o           price per node-month; f_o setup fee per node
+    k ∈ K_o        term tiers of a rent offer: minimum length L_{o,k} months at p_{o,k} per node-month;
+                   f_o setup fee per node (a flat price is one tier of min_term_months)
 
 Variables
     x[w,i,s] ∈ {0,1}     w runs option i starting in period s
     y[w,i]   ∈ {0,1}     w runs option i of a cloud offer whose cap can never bind (no start index:
                          the job starts as early as allowed; with ``npv`` as late as allowed)
     b[o]     ∈ ℤ, 0..cap_o            nodes bought of o ∈ O_buy (ordered day 0, owned to the horizon end)
-    S[o,m]   ∈ ℤ≥0, m = 0..M−1        rental node-contracts of o ∈ O_rent started in months ≤ m (cumulative)
-    E[o,m]   ∈ ℤ≥0, m = 0..M          rental node-contracts ended before month m (cumulative)
-    rented in month m:  R[o,m] = S[o,m] − E[o,m]
+    S[o,k,m] ∈ ℤ≥0, m = 0..M−1        rental node-contracts of o ∈ O_rent at tier k started in months ≤ m (cumulative)
+    E[o,k,m] ∈ ℤ≥0, m = 0..M          those ended before month m (cumulative)
+    rented in month m:  R[o,m] = Σ_k (S[o,k,m] − E[o,k,m])  (+ reserved cloud terms, below)
 
 Objective (``tco``; with ``npv`` every coefficient is the present value of its cash flows, see costs.py)
-    min  Σ_o b[o]·C^own_o + Σ_o Σ_m R[o,m]·p_o + Σ_o f_o·S[o,M−1] + Σ x[w,i,s]·c_{i,s} + Σ y[w,i]·c_i
+    min  Σ_o b[o]·C^own_o + Σ_{o,k,m} (S[o,k,m] − E[o,k,m])·p_{o,k} + Σ_{o,k} f_o·S[o,k,M−1] + Σ x[w,i,s]·c_{i,s} + Σ y[w,i]·c_i
     C^own_o: capex − residual + maintenance + colocation + idle energy of one node (costs.purchase_flows)
     c_{i,s}: busy energy of the job on bought nodes, or its cloud bill (costs.job_flows)
-    rentals: coefficients on S and E per month (costs.rental_profile_coefficients)
+    rentals: coefficients on S and E per tier and month (costs.rental_profile_coefficients)
 
 Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids, see names.py)
     assign[w]:         Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1
     buy_cap[o,t]:      Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ b[o]
     rent_cap[o,t,m]:   Σ_{(w,i,s): o(i)=o, i runs in month m during period t} n_i·x[w,i,s] ≤ R[o,m]
     cloud_cap[o,t]:    Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ cap_o
-    rent_order_S[o,m], rent_order_E[o,m]:  S[o,m−1] ≤ S[o,m],  E[o,m−1] ≤ E[o,m],  E[o,0] = 0
-    rent_term[o,m]:    E[o,m] ≤ S[o,m−L_o] (m ≥ L_o), E[o,m] = 0 (m < L_o) — matching contract ends to
-                       starts first-in first-out, the k-th contract to end began ≥ L_o months earlier
-    rent_close[o]:     E[o,M] = S[o,M−1]   (contracts end within the horizon)
+    rent_order_S[o,k,m], rent_order_E[o,k,m]:  S[o,k,m−1] ≤ S[o,k,m],  E[o,k,m−1] ≤ E[o,k,m],  E[o,k,0] = 0
+    rent_term[o,k,m]:  E[o,k,m] ≤ S[o,k,m−L_{o,k}] (m ≥ L_{o,k}), E[o,k,m] = 0 (m < L_{o,k}) — matching
+                       contract ends to starts first-in first-out, the n-th contract of tier k to end
+                       began ≥ L_{o,k} months earlier: every contract lasts at least its tier's minimum
+                       and pays the tier's rate for every month it is held (a tier is a minimum length)
+    rent_close[o,k]:   E[o,k,M] = S[o,k,M−1]   (contracts end within the horizon)
     rent_avail[o,m]:   R[o,m] ≤ cap_o
     buy_sym[o]:        b[o] ≤ b[o′] where o′ precedes o among identical buy offers (symmetry)
     budget:            total cost (undiscounted TCO) ≤ budget_tco (``budget`` is its deprecated alias)
@@ -41,17 +44,22 @@ Valid inequalities (implied by the rows above for integer x, they cut off fracti
 spread one job over many starts so that no single period or month carries all of it):
     buy_job[o,w]:       Σ_{i∈I_w: o(i)=o} Σ_s n_i·x[w,i,s] ≤ b[o]          — whenever w runs on o, its nodes are bought
     rent_job[o,m,w]:    Σ_{i∈I_w: o(i)=o} Σ_{s: i started in s touches m} n_i·x[w,i,s] ≤ R[o,m]
-On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with them.
+    rent_whole[o,w]:    Σ_{i∈I_w: o(i)=o} Σ_s n_i·max(L_{o,1}, μ_{i,s})·x[w,i,s] ≤ Σ_m R[o,m]
+                        — w alone holds n_i whole node-contracts, each for at least the shortest tier
+                        L_{o,1} and at least the μ_{i,s} months the job touches
+On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with buy_job and rent_job.
+rent_whole keeps the LP from renting a fraction of a node for a short job over part of a minimum term
+(docs/performance.md gives the rent-only LP bound with and without it).
 
 Quote schedules (``add_term_tier_vars``, ``add_volume_tiers``; see models.offer and costs.py)
-    Term tiers and reserved cloud. An offer's shortest rent term is open-ended and uses S/E above with
-    L_o = its months. Every other term τ of the offer (a longer rent tier, or a reserved cloud term of
-    commitment_months) is a fixed-length contract:
+    Term tiers are open-ended (S/E per tier, above): a tier of 12 months at 20,000 prices a 16-month
+    contract at 16 × 20,000. A reserved cloud term of commitment_months τ is a fixed-length contract:
         T[o,τ,m] ∈ ℤ≥0, m = 0..M−τ    node-contracts of term τ signed in month m (they end within the horizon)
     and the nodes contracted in month m become
-        R[o,m] = S[o,m] − E[o,m] + Σ_τ Σ_{m' = m−τ+1 … m} T[o,τ,m']
-    with cost Σ T[o,τ,m]·(τ·p_{o,τ} + f_o) (discounted: the present value of those flows). Every rent_cap,
-    rent_job and rent_avail row uses this R. A reserved cloud offer has no S/E and no hourly bill.
+        R[o,m] = Σ_k (S[o,k,m] − E[o,k,m]) + Σ_{m' = m−τ+1 … m} T[o,τ,m']
+    with cost Σ T[o,τ,m]·(τ·p_{o,τ} + upfront_o) (discounted: the present value of those flows). Every
+    rent_cap, rent_job, rent_whole and rent_avail row uses this R. A reserved cloud offer has no S/E and
+    no hourly bill.
     Volume tiers (all-units discount). For a buy offer with tiers k = 1..K (least nodes a_k, price p_k;
     u_k = a_{k+1} − 1, u_K = cap_o):
         z[o,k] ∈ {0,1},  q[o,k] ∈ ℤ≥0
@@ -71,6 +79,7 @@ rows that other rows imply (exactly: same optimum, same LP bound). ``Builder(red
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 
@@ -98,8 +107,8 @@ class Model:
     y: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     y_start: dict[tuple[str, int], int] = field(default_factory=dict)  # the start period a y option runs at
     b: dict[str, pulp.LpVariable] = field(default_factory=dict)
-    S: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
-    E: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    S: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, tier months, month)
+    E: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)
     T: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, term months, start month)
     q: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) nodes bought at that tier
     z: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) the tier reached
@@ -240,29 +249,32 @@ class Builder:
                 else:
                     self._cost(var, costs.purchase_flows(offer, self.project))
             elif offer.contracted:
-                if costs.contract_terms(offer)[0].open_ended:
-                    self._add_open_contract_vars(oid)
+                for term in costs.contract_terms(offer):
+                    if term.open_ended:
+                        self._add_open_contract_vars(oid, term)
                 self.add_term_tier_vars(oid)
 
-    def _add_open_contract_vars(self, oid: str) -> None:
-        """S/E of the offer's open-ended (shortest) rent term, with their costs."""
+    def _add_open_contract_vars(self, oid: str, term: costs.Term) -> None:
+        """S/E of one open-ended rent term tier (a minimum length), with their costs."""
         m, grid, offer, k = self.m, self.grid, self.offers[oid], self.oidx[oid]
-        M = grid.n_months
-        ub = offer.max_nodes * (M // offer.min_term + 1)
+        M, L = grid.n_months, term.months
+        if L > M:  # no contract of this tier ends within the horizon
+            return
+        ub = offer.max_nodes * (M // L + 1)
         for mm in range(M):
-            m.S[(oid, mm)] = self._var(f"S_{k}_{mm}", 0, ub, cat=pulp.LpInteger)
+            m.S[(oid, L, mm)] = self._var(f"S_{k}_{L}_{mm}", 0, ub, cat=pulp.LpInteger)
         for mm in range(M + 1):
-            m.E[(oid, mm)] = self._var(f"E_{k}_{mm}", 0, (0 if mm < offer.min_term else ub), cat=pulp.LpInteger)
-        undiscounted = costs.rental_profile_coefficients(offer, project=self.project, discounted=False)
-        valued = costs.rental_profile_coefficients(offer, project=self.project, discounted=self.objective == "npv")
+            m.E[(oid, L, mm)] = self._var(f"E_{k}_{L}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
+        undiscounted = costs.rental_profile_coefficients(offer, self.project, False, term)
+        valued = costs.rental_profile_coefficients(offer, self.project, self.objective == "npv", term)
         for mm in range(M):
             (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
-            self.cost_terms += [(m.S[(oid, mm)], cs), (m.E[(oid, mm)], ce)]
-            self.obj_terms += [(m.S[(oid, mm)], vs), (m.E[(oid, mm)], ve)]
+            self.cost_terms += [(m.S[(oid, L, mm)], cs), (m.E[(oid, L, mm)], ce)]
+            self.obj_terms += [(m.S[(oid, L, mm)], vs), (m.E[(oid, L, mm)], ve)]
 
-    # --- quote schedules: fixed-length terms (rent tiers, reserved cloud) and volume tiers -------
+    # --- quote schedules: fixed-length terms (reserved cloud) and volume tiers --------------------
     def add_term_tier_vars(self, oid: str) -> None:
-        """T[o,τ,m]: node-contracts of every fixed-length term τ of the offer, costed per contract by the cost model."""
+        """T[o,τ,m]: node-contracts of every fixed-length term τ of the offer (a reserved cloud term), costed per contract by the cost model."""
         m, offer, k, M = self.m, self.offers[oid], self.oidx[oid], self.grid.n_months
         for t in costs.contract_terms(offer):
             if t.open_ended or t.months > M:
@@ -303,13 +315,22 @@ class Builder:
         """R[o,m]: node-contracts of the offer running in month m (open term plus fixed-length terms)."""
         m = self.m
         terms: dict = {}
-        if (oid, mm) in m.S:
-            terms[m.S[(oid, mm)]] = 1
-            terms[m.E[(oid, mm)]] = -1
+        for L in self._tiers_of(oid):
+            terms[m.S[(oid, L, mm)]] = 1
+            terms[m.E[(oid, L, mm)]] = -1
         for (_o, L, start), var in self._terms_of(oid):
             if start <= mm < start + L:
                 terms[var] = 1
         return pulp.LpAffineExpression(terms)
+
+    def _tiers_of(self, oid: str) -> list[int]:
+        """The months of the offer's open-ended tiers that have S/E variables, shortest first."""
+        if not hasattr(self, "_tiers"):
+            self._tiers: dict[str, list[int]] = {}
+            for o, L, mm in self.m.S:
+                if mm == 0:
+                    self._tiers.setdefault(o, []).append(L)
+        return self._tiers.get(oid, [])
 
     def _terms_of(self, oid: str):
         if not hasattr(self, "_t_by_offer"):
@@ -346,39 +367,48 @@ class Builder:
                 m.prob += (use <= offer.max_nodes, row("cloud_cap", slug_o, t))
 
     def add_job_cuts(self) -> None:
-        """buy_job and rent_job (see the module docstring): one job's nodes against the capacity it needs."""
+        """buy_job, rent_job and rent_whole (see the module docstring): one job's nodes against the capacity it needs."""
         m, grid, row = self.m, self.grid, self.names.row
         on, wn = self.names.offer, self.names.workload
         buy_rows: dict[tuple[str, str], dict] = {}
         rent_rows: dict[tuple[str, int, str], dict] = {}
+        whole_rows: dict[tuple[str, str], dict] = {}
         for (w, i, s), v in m.x.items():
             opt = self.options[w][i]
             if opt.mode == "buy":
                 buy_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes
             elif opt.offer.contracted:
-                for mm in grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days):
+                months = grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days)
+                for mm in months:
                     rent_rows.setdefault((opt.offer_id, mm, w), {})[v] = opt.nodes
+                shortest = costs.contract_terms(opt.offer)[0].months  # every contract of the offer lasts at least this
+                whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * max(shortest, len(months))
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
         for (oid, mm, w), terms in rent_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0, row("rent_job", on[oid], mm, wn[w]))
+        held: dict[str, pulp.LpAffineExpression] = {}
+        for (oid, w), terms in whole_rows.items():
+            if oid not in held:
+                held[oid] = pulp.lpSum(self.rented(oid, mm) for mm in range(grid.n_months))
+            m.prob += (pulp.LpAffineExpression(terms) - held[oid] <= 0, row("rent_whole", on[oid], wn[w]))
 
     def add_rentals(self) -> None:
         """rent_order, rent_term (FIFO minimum term), rent_close, rent_avail."""
         m, M, row = self.m, self.grid.n_months, self.names.row
-        for oid in sorted({o for o, _ in m.S} | {o for o, _l, _s in m.T}, key=self.oidx.__getitem__):
-            offer, o, L = self.offers[oid], self.names.offer[oid], self.offers[oid].min_term
-            if (oid, 0) not in m.S:  # fixed-length terms only: they end within the horizon by construction
-                for mm in range(M):
-                    m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
-                continue
-            for mm in range(1, M):
-                m.prob += (m.S[(oid, mm - 1)] - m.S[(oid, mm)] <= 0, row("rent_order_S", o, mm))
-            for mm in range(1, M + 1):
-                m.prob += (m.E[(oid, mm - 1)] - m.E[(oid, mm)] <= 0, row("rent_order_E", o, mm))
-            for mm in range(L, M + 1):
-                m.prob += (m.E[(oid, mm)] - m.S[(oid, mm - L)] <= 0, row("rent_term", o, mm))
-            m.prob += (m.E[(oid, M)] - m.S[(oid, M - 1)] == 0, row("rent_close", o))
+        for oid in sorted({o for o, _l, _m in m.S} | {o for o, _l, _s in m.T}, key=self.oidx.__getitem__):
+            offer, o = self.offers[oid], self.names.offer[oid]
+            # fixed-length terms end within the horizon by construction; open-ended tiers need these rows
+            for L in self._tiers_of(oid):
+                S = [m.S[(oid, L, mm)] for mm in range(M)]
+                E = [m.E[(oid, L, mm)] for mm in range(M + 1)]
+                for mm in range(1, M):
+                    m.prob += (S[mm - 1] - S[mm] <= 0, row("rent_order_S", o, L, mm))
+                for mm in range(1, M + 1):
+                    m.prob += (E[mm - 1] - E[mm] <= 0, row("rent_order_E", o, L, mm))
+                for mm in range(L, M + 1):
+                    m.prob += (E[mm] - S[mm - L] <= 0, row("rent_term", o, L, mm))
+                m.prob += (E[M] - S[M - 1] == 0, row("rent_close", o, L))
             for mm in range(M):
                 m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
 
@@ -450,14 +480,16 @@ class Builder:
             add_flows(var, costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0]))
         for (oid, L, start), var in m.T.items():  # fixed-length terms: the contract's own cash flows
             add_flows(var, costs.rental_flows(self.offers[oid], RentalContract(oid, 1, start, L, L), self.project))
-        for oid in {o for o, _ in m.S}:
-            price, setup = costs.rental_month_cost(self.offers[oid], self.project), costs.rental_setup_cost(self.offers[oid], self.project)
-            for k in range(M):
-                for j in range(k + 1):
-                    rows[k][m.S[(oid, j)]] = rows[k].get(m.S[(oid, j)], 0.0) + price
-                    rows[k][m.E[(oid, j)]] = rows[k].get(m.E[(oid, j)], 0.0) - price
-                if setup:
-                    rows[k][m.S[(oid, k)]] = rows[k].get(m.S[(oid, k)], 0.0) + setup
+        for oid in sorted({o for o, _l, _m in m.S}):
+            offer = self.offers[oid]
+            for term in costs.contract_terms(offer):
+                if (oid, term.months, 0) not in m.S:
+                    continue
+                for k in range(M):
+                    for j, cs, ce in costs.rental_cash_by_month(offer, self.project, k, term):
+                        S, E = m.S[(oid, term.months, j)], m.E[(oid, term.months, j)]
+                        rows[k][S] = rows[k].get(S, 0.0) + cs
+                        rows[k][E] = rows[k].get(E, 0.0) + ce
         for k in range(M):
             if rows[k]:
                 m.prob += (pulp.LpAffineExpression(rows[k]) <= cap, self.names.row("budget_cash", k))
@@ -520,24 +552,27 @@ class Builder:
                     if lo <= p.nodes <= hi:
                         m.q[(p.offer_id, j)].setInitialValue(p.nodes)
                         m.z[(p.offer_id, j)].setInitialValue(1)
-        starts: dict[tuple[str, int], int] = {}
-        ends: dict[tuple[str, int], int] = {}
+        starts: dict[tuple[str, int, int], int] = {}
+        ends: dict[tuple[str, int, int], int] = {}
         for r in plan.rentals:
-            if r.term_months is not None:
-                key = (r.offer_id, r.term_months, r.start_month)
-                if key in m.T:
-                    m.T[key].setInitialValue((m.T[key].varValue or 0) + r.nodes)
+            offer = self.offers[r.offer_id]
+            L = r.term_months if r.term_months is not None else costs.contract_terms(offer)[0].months
+            if (r.offer_id, L, r.start_month) in m.T:
+                key = (r.offer_id, L, r.start_month)
+                m.T[key].setInitialValue((m.T[key].varValue or 0) + r.nodes)
                 continue
-            starts[(r.offer_id, r.start_month)] = starts.get((r.offer_id, r.start_month), 0) + r.nodes
-            ends[(r.offer_id, r.start_month + r.months)] = ends.get((r.offer_id, r.start_month + r.months), 0) + r.nodes
-        for oid in {o for o, _ in m.S}:
+            starts[(r.offer_id, L, r.start_month)] = starts.get((r.offer_id, L, r.start_month), 0) + r.nodes
+            ends[(r.offer_id, L, r.start_month + r.months)] = ends.get((r.offer_id, L, r.start_month + r.months), 0) + r.nodes
+        for oid, L, mm0 in m.S:
+            if mm0:
+                continue
             cs = ce = 0
             for mm in range(grid.n_months + 1):
-                ce += ends.get((oid, mm), 0)
-                m.E[(oid, mm)].setInitialValue(ce)
+                ce += ends.get((oid, L, mm), 0)
+                m.E[(oid, L, mm)].setInitialValue(ce)
                 if mm < grid.n_months:
-                    cs += starts.get((oid, mm), 0)
-                    m.S[(oid, mm)].setInitialValue(cs)
+                    cs += starts.get((oid, L, mm), 0)
+                    m.S[(oid, L, mm)].setInitialValue(cs)
 
 
 def _tiered(offer: Offer) -> bool:
@@ -577,12 +612,14 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
     purchases = {oid: int(round(v.value() or 0)) for oid, v in model.b.items() if round(v.value() or 0) > 0}
     contracts = []
     M = grid.n_months
-    for oid in sorted({o for o, _ in model.S}):
-        S = [int(round(model.S[(oid, mm)].value() or 0)) for mm in range(M)]
-        E = [int(round(model.E[(oid, mm)].value() or 0)) for mm in range(M + 1)]
+    for oid, L in sorted({(o, L) for o, L, _m in model.S}):
+        S = [int(round(model.S[(oid, L, mm)].value() or 0)) for mm in range(M)]
+        E = [int(round(model.E[(oid, L, mm)].value() or 0)) for mm in range(M + 1)]
         starts = [S[0]] + [S[mm] - S[mm - 1] for mm in range(1, M)] + [0]
         ends = [E[0]] + [E[mm] - E[mm - 1] for mm in range(1, M + 1)]
-        contracts += contracts_from_profile(oid, starts, ends)
+        term = next(t for t in costs.contract_terms(offers[oid]) if t.months == L)
+        signed = costs.signed_term_months(offers[oid], term)
+        contracts += [dataclasses.replace(c, term_months=signed) for c in contracts_from_profile(oid, starts, ends)]
     for (oid, L, start), v in sorted(model.T.items()):
         n = int(round(v.value() or 0))
         if n > 0:
