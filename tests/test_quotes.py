@@ -8,8 +8,8 @@ the arithmetic is in each test. Electricity is 0 unless stated, so owned servers
 from __future__ import annotations
 
 import csv
-import math
 import json
+import math
 
 import openpyxl
 import pytest
