@@ -1,6 +1,7 @@
 """Money as finance teams write it: percentages, ISO 4217 currencies, and the quote schedules of an offer.
 
-Percent fields (every field whose name ends in ``_pct``, and the loan's ``annual_rate``) accept a fraction
+Percent fields (every field whose name ends in ``_pct``, the loan's ``annual_rate`` and the project's
+``discount_rate``) accept a fraction
 (``0.40``), a percent string (``"40%"``) or a spreadsheet cell formatted as a percentage (which a
 spreadsheet stores as the fraction 0.40). A bare number above 1 is refused with "write 40% or 0.40":
 "40" is far more often a percentage typed without its sign than a 4000% markup.
@@ -62,6 +63,15 @@ def parse_pct(value: object, most: float = 1.0) -> float:
 
 #: a fraction 0–1, typed as 0.40 or "40%"
 Pct = Annotated[float, BeforeValidator(parse_pct)]
+#: an annual rate (discount rate, loan interest) above this is more likely a typing slip than a real rate: a warning
+HIGH_ANNUAL_RATE = 0.30
+
+
+def high_rate_warning(rate: float) -> str | None:
+    """The warning for an annual rate above ``HIGH_ANNUAL_RATE`` (None below it)."""
+    if rate <= HIGH_ANNUAL_RATE:
+        return None
+    return f"an annual rate of {rate * 100:g}% is above {HIGH_ANNUAL_RATE * 100:g}%; check that it is a yearly rate written as 8% or 0.08"
 #: a fraction 0–5 (spot interruption overhead may exceed 100%); a bare number above 1 is still refused
 Pct500 = Annotated[float, BeforeValidator(lambda v: parse_pct(v, 5.0))]
 

@@ -18,7 +18,7 @@ from .errors import InputError, Problem
 from .gpu import gpu_table
 from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B
 from .model_spec import ModelSpec, resolve_preset
-from .money import Currency, Financing, FxRate, known_currency
+from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
 from .regions import normalize_token, resolve_region
 from .text import clean_name, echo
@@ -135,13 +135,13 @@ class Project(InputModel):
     start_date: Date = Field(default_factory=dt.date.today)
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)
-    discount_rate: float = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV")
+    discount_rate: Pct = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV: 8% or 0.08")
     budget: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="deprecated alias of budget_tco")
-    budget_tco: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end); `budget` is its deprecated alias")
-    budget_cash: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the peak cumulative cash out: at no month end may the money spent so far exceed it")
-    budget_capex: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the purchase price of the servers bought (capex)")
+    budget_tco: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end), in the project currency; `budget` is its deprecated alias")
+    budget_cash: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the peak cumulative cash out, in the project currency: at no month end may the money spent so far exceed it")
+    budget_capex: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the purchase price of the servers bought (capex), in the project currency")
     stale_quote_days: int = Field(default=180, ge=0, le=MAX_DAYS, description="warn when an offer in the plan was quoted more than this many days before start_date")
-    electricity_price_per_kwh: float = Field(default=0.12, ge=0, le=MAX_ELECTRICITY_PRICE)
+    electricity_price_per_kwh: float = Field(default=0.12, ge=0, le=MAX_ELECTRICITY_PRICE, description="price of one kWh at the sites of bought servers, in the project currency")
     pue: float = Field(default=1.3, ge=1, le=3)
     team_region: str | None = Field(default=None, max_length=80)
     allowed_modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1)
@@ -240,6 +240,10 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     if "budget" in data:
         warnings.append(Problem(str(path), "budget", "`budget` is deprecated: call it `budget_tco` (a cap on the total cost of ownership); "
                                 "see also budget_cash and budget_capex", line=line_of(lines, ("budget",)), warning=True))
+    for where, rate in (("discount_rate", project.discount_rate), ("financing.annual_rate", project.financing.annual_rate if project.financing else 0.0)):
+        msg = high_rate_warning(rate)
+        if msg:
+            warnings.append(Problem(str(path), where, msg, line=line_of(lines, tuple(where.split("."))), warning=True))
     for i, w in enumerate(project.workloads):
         if w.dataset_tb > 5000:
             warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
+from procure.models.money import high_rate_warning, known_currency
 from procure.models.offer import COLUMNS, Offer
 from procure.models.validation import problems_from
 from procure.models.yamlio import line_of, load_yaml, read_text
@@ -26,7 +27,9 @@ from procure.models.yamlio import line_of, load_yaml, read_text
 SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
 #: top-level keys of a YAML catalog; residual_value_horizon_months says after how many months of
 #: ownership the file's residual_value_pct figures hold (the bundled catalog: 36)
-TOP_LEVEL = ("offers", "catalog_date", "notes", "residual_value_horizon_months")
+TOP_LEVEL = ("offers", "catalog_date", "notes", "residual_value_horizon_months", "currency")
+# ``currency`` at the top level is the currency of every row that does not state its own (the bundled
+# catalog: USD); without it, such a row is in the project's reporting currency.
 
 
 def bundled_catalog_path() -> Path:
@@ -151,9 +154,15 @@ def _yaml_rows(path: Path) -> list[Row]:
         months = data.get("residual_value_horizon_months")
         if months is not None and (not isinstance(months, int) or isinstance(months, bool) or months <= 0):
             raise InputError([Problem(str(path), "residual_value_horizon_months", f"expected a whole number of months > 0 (got {months!r})", line=line_of(lines, ("residual_value_horizon_months",)))])
+        default_currency = data.get("currency")
+        if default_currency is not None:
+            try:
+                default_currency = known_currency(default_currency)
+            except ValueError as exc:
+                raise InputError([Problem(str(path), "currency", str(exc), line=line_of(lines, ("currency",)))]) from None
         items, prefix = data["offers"], ("offers",)
     elif isinstance(data, list):
-        items, prefix = data, ()
+        items, prefix, default_currency = data, (), None
     elif data is None:
         return []
     else:
@@ -166,6 +175,8 @@ def _yaml_rows(path: Path) -> list[Row]:
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise InputError([Problem(str(path), f"offers[{i}]", "each offer must be a mapping of column: value", line=line_of(lines, prefix + (i,)))])
+        if default_currency is not None and item.get("currency") is None:
+            item = {**item, "currency": default_currency}
         rows.append(Row(values=item, line=line_of(lines, prefix + (i,)), lines=lines, prefix=prefix + (i,),
                         residual_months=data.get("residual_value_horizon_months") if isinstance(data, dict) else None))
     return rows
@@ -285,6 +296,9 @@ def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
         warn("price_per_node_hour", f"{offer.price_per_node_hour:g} per node-hour is implausibly high; is this a monthly price?")
     if offer.mode == "rent" and offer.price_per_node_month and offer.price_per_node_month < 50:
         warn("price_per_node_month", f"{offer.price_per_node_month:g} per node-month is implausibly low; is this an hourly price?")
+    rate = high_rate_warning(offer.financing.annual_rate) if offer.financing else None
+    if rate:
+        warn("financing.annual_rate", rate)
     return out
 
 

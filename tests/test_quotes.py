@@ -277,7 +277,91 @@ def test_fx_rates_need_their_date_and_source_and_known_codes():
         offer(mode="rent", currency="RMB")
 
 
+def test_every_bundled_offer_states_its_currency():
+    import yaml
+
+    from procure.offers.catalog import bundled_catalog_path
+
+    raw = yaml.safe_load(bundled_catalog_path().read_text())
+    assert raw["currency"] == "USD"
+    assert {o.currency for o in load_catalog().offers} == {"USD"}
+
+
+def test_a_cny_project_on_the_bundled_catalog_needs_a_usd_rate():
+    cat = load_catalog()
+    with pytest.raises(InputError) as exc:
+        check_currencies(cat, project([wl("a", 20)], currency="CNY"), "workload.yaml")
+    (problem,) = exc.value.problems
+    assert problem.field == "fx_rates.USD" and "missing exchange rate USD" in problem.message and "reports in CNY" in problem.message
+
+
+def test_a_cny_project_converts_bundled_usd_prices():
+    # the bundled H800 rental, read from the catalog file itself: price_per_node_month USD; the project
+    # reports in CNY at 7.1 CNY per USD. A 100-hour job on one node holds one contract of the minimum
+    # term: (min_term_months × price + setup fee) × 7.1 CNY.
+    import yaml
+
+    from procure.offers.catalog import bundled_catalog_path
+
+    raw = {r["id"]: r for r in yaml.safe_load(bundled_catalog_path().read_text())["offers"]}
+    row = raw["rent-8x-h800-cn-east"]
+    quoted = row.get("min_term_months", 1) * row["price_per_node_month"] + row.get("setup_fee_per_node", 0)
+    o = load_catalog().by_id()["rent-8x-h800-cn-east"]
+    p = project([wl("a", 20)], currency="CNY", electricity_price_per_kwh=0, fx_rates={"USD": 7.1}, fx_rates_date="2026-11-30", fx_rates_source="test")
+    res = solve_fixed(p, [o], {("a", o.id, 1): 100}, compare=False)
+    assert res.plan.total_cost == pytest.approx(quoted * 7.1)
+    assert result_to_json(res)["rentals"][0]["price_per_node_month"] == pytest.approx(raw[o.id]["price_per_node_month"] * 7.1)
+
+
+@pytest.mark.slow
+def test_the_67b_example_in_cny_costs_the_rate_times_the_usd_plan(tmp_path):
+    # Every price of the bundled catalog is USD. The same project reported in CNY, with fx_rates {USD: 7.1}
+    # and its one workload-level money field (the electricity price) given in CNY (× 7.1), must choose the
+    # same plan at exactly 7.1 × its USD total. Without the rate it exits 1 naming it.
+    from test_cli import cli
+
+    from helpers import ROOT
+
+    text = (ROOT / "examples" / "full-67b-60days.yaml").read_text()
+    assert "currency: USD" in text and "electricity_price_per_kwh: 0.12" in text
+    cny = text.replace("currency: USD", "currency: CNY").replace("electricity_price_per_kwh: 0.12", "electricity_price_per_kwh: 0.852")
+    (tmp_path / "cny.yaml").write_text(cny)
+    res = cli("solve", tmp_path / "cny.yaml", "--no-compare", "--runner-ups", "0", "--json", tmp_path / "x.json")
+    assert res.exit_code == 1 and "missing exchange rate USD" in " ".join(res.output.split())
+    assert not (tmp_path / "x.json").exists()
+    (tmp_path / "cny.yaml").write_text(cny + "fx_rates: {USD: 7.1}\nfx_rates_date: 2026-11-30\nfx_rates_source: test rate\n")
+    (tmp_path / "usd.yaml").write_text(text)
+    for name in ("usd", "cny"):
+        res = cli("solve", tmp_path / f"{name}.yaml", "--no-compare", "--runner-ups", "0", "--json", tmp_path / f"{name}.json")
+        assert res.exit_code == 0, res.output
+    usd, cny_plan = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("usd", "cny"))
+    assert cny_plan["currency"] == "CNY"
+    assert cny_plan["total_cost"] == pytest.approx(7.1 * usd["total_cost"], abs=0.1)  # the JSON rounds to cents
+    assert [a["offer"] for a in cny_plan["assignments"]] == [a["offer"] for a in usd["assignments"]]
+
+
 # --- 8. percent fields ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["8%", 0.08, "0.08"])
+def test_the_discount_rate_takes_a_percent_or_a_fraction(value):
+    assert project([wl("a", 20)], discount_rate=value).discount_rate == pytest.approx(0.08)
+
+
+def test_a_bare_discount_rate_above_one_says_how_to_write_it():
+    with pytest.raises(ValidationError, match="write 8% or 0.08"):
+        project([wl("a", 20)], discount_rate=8)
+
+
+def test_a_rate_above_thirty_percent_warns(tmp_path):
+    from procure.models.project import load_project
+
+    f = tmp_path / "w.yaml"
+    f.write_text("name: p\ndiscount_rate: 35%\nfinancing: {down_payment_pct: 0.2, months: 12, annual_rate: 0.4}\n"
+                 "workloads:\n  - {name: a, model: llama-2-7b, method: lora, tokens_b: 1, deadline_days: 30}\n")
+    _p, warnings = load_project(f)
+    fields = {w.field: w for w in warnings}
+    assert "above 30%" in fields["discount_rate"].message and fields["discount_rate"].line == 2
+    assert "above 30%" in fields["financing.annual_rate"].message
 
 @pytest.mark.parametrize("value", [0.4, "0.4", "40%", " 40 % "])
 def test_a_percent_field_takes_a_fraction_or_a_percent_string(value):
@@ -403,13 +487,14 @@ def test_a_missing_exchange_rate_stops_solve_with_exit_1(tmp_path):
 
 
 def test_cash_and_capex_budgets_count_term_contracts_and_volume_tiers():
-    # the cheapest cover of the 7-month job is one 12-month term at 1,700: 20,400 of cash by month 11;
-    # every other cover costs more, so a cash budget of 20,300 leaves no plan, and 20,450 keeps it.
-    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=20_450)
-    o = _tiered("1:3200; 6:2900; 12:1700")
+    # the cheapest cover of the 7-month job is one 12-month contract at 1,600: 19,200 of cash by month 11;
+    # every other cover costs more (7 months at the 6-month tier: 20,300), so a cash budget of 19,150 leaves
+    # no plan, and 19,250 keeps it.
+    p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=19_250)
+    o = _tiered("1:3200; 6:2900; 12:1600")
     hours = {("a", "r", 1): SEVEN_MONTHS_H}
-    assert solve_fixed(p, [o], hours, compare=False).plan.total_cost == pytest.approx(20_400)
-    tight = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=20_300)
+    assert solve_fixed(p, [o], hours, compare=False).plan.total_cost == pytest.approx(19_200)
+    tight = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12, budget_cash=19_150)
     assert solve_fixed(tight, [o], hours, compare=False).status == "infeasible"
     # 7 nodes needed: 8 at 85,000 = 680,000 is the cheapest purchase; a capex budget of 675,000 forbids it
     # (and 7 × 100,000 = 700,000), 680,000 allows it
