@@ -105,7 +105,7 @@ class SizingSettings(InputModel):
     cpu_cores_per_gpu: float | None = Field(default=None, ge=0, le=1000, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
     min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
     min_inter_node_gbps: float = Field(default=100.0, ge=0, le=1e6, description="multi-node jobs need at least this fabric per node")
-    max_nodes_per_job: int = Field(default=64, gt=0, le=MAX_COUNT)
+    max_nodes_per_job: int | None = Field(default=None, gt=0, le=MAX_COUNT, description="optional cap on the nodes one job may take on any offer; default: each offer's own max_nodes")
     premium_lines: list[str] = Field(default_factory=lambda: ["cn2-gia", "iplc", "cn2"], description="network lines good enough for a team across the mainland-China border")
     global_batch_tokens_m: float | None = Field(default=None, gt=0, le=1e6, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
 

@@ -23,6 +23,7 @@ from procure.solver.reasons import Reason, Rule, render
 
 from . import costs
 from .costs import RentalContract
+from .sizing.shapes import node_cap, tried_counts
 
 EPS = 1e-9
 
@@ -182,9 +183,11 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
                 why = f"lead time {offer.lead_time_days} days, " if offer.lead_time_days > w.earliest_start_days else ""
                 first = earliest_finish - wall_days
                 grid_note = f" (the first start on the {grid.period_days}-day planning grid: day {first:g}; a smaller period_days starts sooner)" if first > release else ""
+                counts = tried_counts(offer, project.sizing)
+                most = f"; {c.nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {node_cap(offer, project.sizing)[1]})" if c.nodes == max(counts) else ""
                 seen_reason[offer.id + f"#{c.nodes}"] = (Reason(
                     Rule.DEADLINE,
-                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}",
+                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}{most}",
                     finish_day=earliest_finish,
                 ),)
                 continue

@@ -33,6 +33,23 @@ def node_counts(cap: int) -> list[int]:
     return sorted(set(out))
 
 
+def node_cap(offer: Offer, settings: SizingSettings) -> tuple[int, str]:
+    """The most nodes a job may take on ``offer``, and what sets it: the offer's ``max_nodes`` or, when the
+    project sets it lower, ``sizing.max_nodes_per_job`` (no cap by default). Reference offers take their own count."""
+    if is_reference(offer) or settings.max_nodes_per_job is None or settings.max_nodes_per_job >= offer.max_nodes:
+        return offer.max_nodes, f"the offer's max_nodes {offer.max_nodes}"
+    return settings.max_nodes_per_job, f"sizing.max_nodes_per_job {settings.max_nodes_per_job} (the offer allows {offer.max_nodes})"
+
+
+def tried_counts(offer: Offer, settings: SizingSettings) -> list[int]:
+    """The node counts sized on ``offer``: ``node_counts`` up to ``node_cap``; a reference offer also its own count."""
+    cap, _why = node_cap(offer, settings)
+    counts = node_counts(cap)
+    if is_reference(offer) and cap not in counts:
+        counts.append(cap)
+    return counts
+
+
 def intra_bw(gpu: GPU, offer_intra: str, gpn: int) -> float:
     """GB/s per direction between GPUs of one node: nvswitch/nvlink gpu_link_gbs/2; pcie pcie_gbs/2;
     a 2-way bridge only links pairs, so a larger server of bridged PCIe cards counts as pcie."""
@@ -73,11 +90,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
     for offer in offers:
         g: GPU = table[offer.gpu]
         gpn = offer.gpus_per_node
-        ref = is_reference(offer)
-        cap = offer.max_nodes if ref else min(offer.max_nodes, settings.max_nodes_per_job)
-        counts = node_counts(cap)
-        if ref and cap not in counts:
-            counts.append(cap)
+        counts = tried_counts(offer, settings)
         offer_reasons = fit.offer_reasons(p, offer, g, settings, team_area)
         bw_intra = intra_bw(g, offer.intra_node, gpn)
         mfu = workload_mfu(workload, g)
