@@ -158,7 +158,7 @@ def print_result(console: Console, result, inputs=()) -> None:
             for r in ups:
                 o = r.option
                 if r.extra_cost is None:
-                    extra = "no plan"
+                    extra = r.note or "no plan"
                 else:
                     bound = "≤ " if r.status not in (None, "optimal") else ""
                     extra = bound + ("+" if r.extra_cost >= 0 else "") + money(r.extra_cost)

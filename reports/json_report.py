@@ -66,6 +66,7 @@ def result_to_json(result) -> dict:
     out["stale_offers"] = [{"offer": s.offer_id, "quoted_on": s.quoted_on.isoformat(), "days_before_start": s.days_before_start}
                            for s in stale_offers(result)]
     out["runner_ups"] = {w: [{"offer": r.option.offer_id, "plan_cost": _r(r.plan_cost), "vs_chosen": _r(r.extra_cost), "status": r.status,
+                              "costed_on": r.assignment.offer_id if r.solved and r.assignment else None, "note": r.note,
                               "basis": "whole plan re-solved with the workload on this offer"} for r in ups]
                          for w, ups in result.runner_ups.items()}
     return out

@@ -4,6 +4,7 @@ workload cannot be placed and the runner-up options of every workload."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -57,6 +58,12 @@ class RunnerUp:
     plan_cost: float | None = None  # the re-solved plan's cost on the objective (TCO or NPV)
     status: SolveStatus | None = None  # how that re-solve ended (a gap makes extra_cost an upper bound)
     gap: float | None = None
+    note: str | None = None  # why there is no cost: not solved within the time limit, or why no plan exists
+
+    @property
+    def solved(self) -> bool:
+        """Costed on the offer it names (``assignment`` runs on it)."""
+        return self.plan_cost is not None and self.assignment is not None and self.assignment.offer_id == self.option.offer_id
 
 
 @dataclass
@@ -137,6 +144,9 @@ COARSE_DAYS = 7
 COARSE_SHARE = 0.3
 COARSE_MIN_SECONDS = 5.0
 RUNNER_UP_MIN_SECONDS = 1.0  # a runner-up re-solve needs at least this to be worth starting  # below this the weekly stage would only take the daily solve's time
+# The solver's objective and the cost model's cost of its plan must agree this closely (relative) for the
+# solver's status to stand (agreed).
+AGREE_REL = 1e-6
 # Seconds kept back from the solver for reading its solution, extracting and verifying the plan.
 FINISH_MARGIN = 0.5
 
@@ -171,7 +181,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
         progress.strategy_started(name, budget)
     if budget.limited and project.period_days < COARSE_DAYS and (budget.remaining() or 0) > COARSE_MIN_SECONDS:
         coarse = coarse_plan(project, offers, sizings, modes, resize=resize, solver=solver, gap=gap, objective=objective,
-                             budget=budget.share(COARSE_SHARE))
+                             budget=budget.share(COARSE_SHARE), only=only)
         value = (lambda p: p.npv_cost) if objective == "npv" else (lambda p: p.total_cost)
         if coarse is not None and (warm is None or value(coarse) < value(warm)):
             warm = coarse
@@ -181,7 +191,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
         # no time to build and solve the model: the greedy plan is the answer, if there is one
         info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
         if warm is not None:
-            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, budget.elapsed() - t0)
+            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, budget.elapsed() - t0, only)
         return StrategyResult(name, modes, SolveStatus.NO_SOLUTION, solve=info, build_seconds=budget.elapsed() - t0, **considered)
     model = Builder(project, options, offers, objective, warm_start=warm, reduce=reduce).build()
     build_seconds = budget.elapsed() - t0
@@ -189,13 +199,13 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     if deadline is not None and (budget.remaining() or 0.0) < FINISH_MARGIN and warm is not None:
         # the build took the whole share: no solver run, the warm-start plan is the answer
         info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
-        return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds)
+        return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only)
     on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
     info = solve(model, solver, None if deadline is None else max(0.1, (budget.remaining() or 0.0) - FINISH_MARGIN), gap,
                  hard_deadline=deadline, on_progress=on_progress)
     if not info.status.has_plan:
         if info.status == SolveStatus.NO_SOLUTION and warm is not None:
-            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds)
+            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only)
         res = StrategyResult(name, modes, info.status, solve=info, build_seconds=build_seconds, **considered)
         if info.status == SolveStatus.INFEASIBLE:
             # the budgets cap undiscounted amounts, so the shortfall is measured against the cheapest TCO
@@ -204,26 +214,38 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
         return res
     decisions, purchases, contracts = extract(model, project, offers)
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
-    claimed = as_solved.npv_cost if objective == "npv" else as_solved.total_cost
-    if info.objective is not None and abs(info.objective - claimed) > 1e-6 * max(1.0, abs(claimed)) + 0.01:
-        raise VerificationError([f"objective: the solver reports {info.objective:,.2f} but the plan recomputed by the cost model costs {claimed:,.2f}"])
+    info = agreed(info, cost_on(as_solved, objective))
     # a solve stopped early may hold capacity no job uses: dropping it keeps the plan feasible and cheaper
     purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
     plan = build_plan(project, offers, decisions, purchases, contracts)
-    verify_plan(project, offers, plan, resize, modes)
+    verify_plan(project, offers, plan, resize, modes, held=only)
     return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
 
 
+def agreed(info: SolveInfo, claimed: float | None) -> SolveInfo:
+    """The solve as reported, if its objective equals the cost model's cost of the plan it returned within
+    ``AGREE_REL``; else the plan's own cost is the truth: ``feasible``, its gap measured from that cost to
+    the solver's bound (unknown without one). "Optimal" is never reported on the solver's word alone."""
+    if info.objective is None or claimed is None or abs(info.objective - claimed) <= AGREE_REL * max(1.0, abs(claimed)):
+        return info
+    gap = max(0.0, (claimed - info.bound) / max(abs(claimed), 1e-9)) if info.bound is not None else None
+    status = SolveStatus.FEASIBLE if info.status == SolveStatus.OPTIMAL else info.status
+    return dataclasses.replace(info, status=status, objective=claimed, gap=gap)
+
+
 def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, resize, solver: str, gap: float, objective: str,
-                budget: Budget) -> Plan | None:
+                budget: Budget, only: dict[str, str] | None = None) -> Plan | None:
     """Stage one of a fine-grid solve: the same strategy on a ``COARSE_DAYS`` grid, within ``budget``.
 
     Its plans are plans of the fine grid too: a weekly start is a daily start, a job occupies no more
     daily periods than weekly ones, and release, lead time and deadline are checked on days. The plan
     is costed and verified on the fine grid and becomes the fine solve's incumbent (and fallback). It
-    proves nothing about the fine grid's optimum: the gap reported is the fine model's own."""
+    proves nothing about the fine grid's optimum: the gap reported is the fine model's own. ``only`` holds
+    workloads to one offer each, as in the fine solve."""
     coarse = project.model_copy(update={"period_days": COARSE_DAYS})
     options, _rej, _every = build_options(coarse, offers, sizings, modes)
+    for w, oid in (only or {}).items():
+        options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
     if any(not opts for opts in options.values()):
         return None
     model = Builder(coarse, options, offers, objective, warm_start=greedy_plan(coarse, offers, options)).build()
@@ -235,17 +257,18 @@ def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, r
     purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
     plan = build_plan(project, offers, decisions, purchases, contracts)
     try:
-        verify_plan(project, offers, plan, resize, modes)
+        verify_plan(project, offers, plan, resize, modes, held=only)
     except VerificationError:
         return None
     return plan
 
 
-def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, resize, objective, considered: Considered, build_seconds) -> StrategyResult:
+def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, resize, objective, considered: Considered, build_seconds,
+                     only: dict[str, str] | None = None) -> StrategyResult:
     """The warm-start plan (the greedy one, or the weekly stage's), verified, when the solver stopped
     without a plan: ``feasible`` and ``heuristic``, its gap measured against the solver's bound if it
     proved one (else unknown)."""
-    verify_plan(project, offers, warm, resize, modes)
+    verify_plan(project, offers, warm, resize, modes, held=only)
     cost = warm.npv_cost if objective == "npv" else warm.total_cost
     gap = max(0.0, (cost - info.bound) / max(abs(cost), 1e-9)) if info.bound is not None else None
     info = SolveInfo(info.name, info.version, SolveStatus.FEASIBLE, info.seconds, gap, cost, info.variables, info.constraints,
@@ -332,14 +355,33 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
     for k, (w, o) in enumerate(todo):
         share = budget.share(1.0 / (len(todo) - k), reserve)
         if share.seconds is not None and share.seconds < RUNNER_UP_MIN_SECONDS:
-            break  # no time left to cost the rest
+            # no time left to cost the rest: listed, and said so
+            for w2, o2 in todo[k:]:
+                out.setdefault(w2, []).append(RunnerUp(o2, None, None, status=SolveStatus.NO_SOLUTION,
+                                                       note="not solved: no time was left within --time-limit"))
+            break
         alt = run_strategy(project, offers, sizings, Strategy.HYBRID, hybrid.modes, objective=objective, only={w: o.offer_id},
                            budget=share, **kw)
-        cost = cost_on(alt.plan, objective)
-        where = next((x for x in alt.plan.assignments if x.workload == w), None) if alt.plan else None
-        out.setdefault(w, []).append(RunnerUp(o, where, cost - base if cost is not None else None, cost, alt.status,
-                                              alt.solve.gap if alt.solve else None))
+        out.setdefault(w, []).append(_runner_up(w, o, alt, base, objective))
     return out
+
+
+def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, objective: str) -> RunnerUp:
+    """The re-solve's answer for ``option``: costed only when its plan runs the workload on that offer."""
+    where = next((x for x in alt.plan.assignments if x.workload == workload), None) if alt.plan else None
+    cost = cost_on(alt.plan, objective)
+    gap = alt.solve.gap if alt.solve else None
+    if where is not None and where.offer_id != option.offer_id:
+        # a plan with the workload elsewhere is no answer for this offer (run_strategy holds it there; never shown as one)
+        raise VerificationError([f"runner-up: the re-solve for {workload!r} on {option.offer_id} placed it on {where.offer_id}"])
+    if alt.plan is None or where is None or cost is None:
+        if alt.status == SolveStatus.INFEASIBLE:
+            why = "; ".join(line for lines in alt.reasons.values() for line in lines) or "no plan meets every rule"
+            note = f"no plan: {why}"
+        else:
+            note = "not solved within its share of --time-limit"
+        return RunnerUp(option, None, None, None, alt.status, gap, note=note)
+    return RunnerUp(option, where, cost - base, cost, alt.status, gap)
 
 
 def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 
 from procure.models.errors import ExitCode, ProcureError
 from procure.models.offer import Offer
@@ -38,12 +39,17 @@ def _close(a: float, b: float, tol: float = REL_TOL) -> bool:
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
-def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=None, modes=None) -> None:
+def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=None, modes=None, held: Mapping[str, str] | None = None) -> None:
     """Raise VerificationError if ``plan`` breaks any rule. ``resize(workload, offer, nodes)`` returns
     the sizing engine's candidate for that shape (fits, hours); ``modes`` are the deployment modes the
-    plan may use (default: the project's allowed_modes; a buy-only comparison passes ("buy",))."""
+    plan may use (default: the project's allowed_modes; a buy-only comparison passes ("buy",));
+    ``held`` maps workloads to the one offer each must run on (a runner-up re-solve)."""
     modes = tuple(project.allowed_modes if modes is None else modes)
     bad: list[str] = []
+    placed = {a.workload: a.offer_id for a in plan.assignments}
+    for w, oid in (held or {}).items():
+        if placed.get(w, oid) != oid:
+            bad.append(f"held: {w!r} must run on {oid} but the plan places it on {placed[w]}")
     workloads = {w.name: w for w in project.workloads}
     seen: defaultdict[str, int] = defaultdict(int)
     for a in plan.assignments:

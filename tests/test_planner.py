@@ -224,14 +224,17 @@ def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
 highspy = pytest.importorskip("highspy", reason="HiGHS is optional: pip install 'procure[highs]'")
 
 
-@pytest.mark.parametrize("seed", range(0, 120, 4))
+@pytest.mark.parametrize("seed", [*range(0, 120, 4), *range(1000, 1080, 4)])
 def test_cbc_and_highs_agree_on_random_instances(seed):
-    p, offers, hours = random_instance(seed)
+    # seeds from 1000: term-tiered rents and reserved cloud (random_instance with tiers)
+    p, offers, hours = random_instance(seed, tiers=seed >= 1000)
     a = solve_fixed(p, offers, hours, compare=False, solver="cbc")
     b = solve_fixed(p, offers, hours, compare=False, solver="highs")
     assert a.status == b.status
     if a.plan is not None:
         assert a.plan.total_cost == pytest.approx(b.plan.total_cost, rel=1e-6)
+        for res in (a, b):  # optimal only when the solver's objective is the cost model's cost of its plan
+            assert res.hybrid.solve.objective == pytest.approx(res.plan.total_cost, rel=1e-6)
 
 
 @pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
@@ -302,3 +305,24 @@ def test_npv_objective_delays_uncapped_cloud_work_to_its_latest_start():
     tco = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100}, compare=False)
     assert tco.plan.assignments[0].start_day == 0 and tco.plan.total_cost == pytest.approx(res.plan.total_cost)
     assert res.plan.npv_cost < tco.plan.npv_cost
+
+
+def test_an_objective_that_differs_from_the_plans_cost_is_not_called_optimal():
+    # the study's case: HiGHS reported 188,584 for a solution the cost model prices at 189,728, with a
+    # bound of 188,584 — the plan stands (it is verified), but as feasible with gap (189,728 − 188,584) / 189,728
+    from procure.solver.enums import SolveStatus
+    from procure.solver.milp import SolveInfo
+    from procure.solver.planner import agreed
+
+    info = SolveInfo("highs", "HiGHS", SolveStatus.OPTIMAL, 1.0, 0.0, 188_584.0, bound=188_584.0)
+    out = agreed(info, 189_728.0)
+    assert out.status == SolveStatus.FEASIBLE and out.objective == 189_728.0
+    assert out.gap == pytest.approx((189_728 - 188_584) / 189_728)
+    same = agreed(info, 188_584.0 * (1 + 5e-7))
+    assert same.status == SolveStatus.OPTIMAL
+
+
+def test_highs_gets_no_mip_start():
+    from procure.solver.milp.backends import solver_command
+
+    assert solver_command("highs", None, 1e-6, None).optionsDict.get("warmStart") in (False, None)

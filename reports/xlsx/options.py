@@ -43,7 +43,7 @@ def write_options(ws: Worksheet, result) -> None:
         for w, r in ups:
             a = r.assignment
             vals = [w, r.option.offer_id, r.option.offer.vendor, r.option.mode, a.gpu if a else "", a.nodes if a else None, a.gpus if a else None,
-                    str(r.status) if r.status else "", r.plan_cost, r.extra_cost]
+                    (str(r.status) if r.status else "") + (f": {r.note}" if r.note else ""), r.plan_cost, r.extra_cost]
             fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, INT_FMT, "+#,##0;-#,##0;0"]
             for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
                 put(ws, row, j + 1, v if v is not None else "—", f)
