@@ -124,7 +124,7 @@ def programme_case(tally: Tally, scenarios: int) -> None:
             options, _rej, _every = build_options(a.project, a.offers, a.sizings, ctx.modes[name])
             if any(not opts for opts in options.values()):
                 continue
-            tally.check(f"{s.name} {name:6}", {way: _solve(a.project, a.offers, options, warm, solver, start) for way, solver, start in WAYS})
+            tally.check(f"{s.label} {name:6}", {way: _solve(a.project, a.offers, options, warm, solver, start) for way, solver, start in WAYS})
 
 
 def main(argv=None) -> int:

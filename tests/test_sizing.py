@@ -255,7 +255,7 @@ def test_multi_node_needs_fabric():
     slow = size_workload(w, [offer(inter_node="eth-25g", inter_node_rails=1)], SETTINGS, None)
     assert shape(slow, 1).fits, shape(slow, 1).reason  # one node never crosses the fabric
     assert not shape(slow, 2).fits
-    assert "multi-node needs ≥100 Gb/s fabric; offer has eth-25g" in shape(slow, 2).reason
+    assert "multi-node needs ≥100 Gb/s fabric (sizing.min_inter_node_gbps); offer has eth-25g" in shape(slow, 2).reason
     fast = size_workload(w, [offer()], SETTINGS, None)
     assert shape(fast, 2).fits, shape(fast, 2).reason
 

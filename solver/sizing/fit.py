@@ -36,7 +36,7 @@ def region_reason(offer: Offer, team_area: str | None, settings: SizingSettings)
         return None
     return Reason(Rule.REGION, (
         f"team in {team_area} and offer in {offer.region} are on opposite sides of the mainland-China border; "
-        f"network line '{offer.network_line}' is not a premium line ({', '.join(settings.premium_lines)})"
+        f"network line '{offer.network_line}' is not a premium line (sizing.premium_lines: {', '.join(settings.premium_lines)})"
     ))
 
 
@@ -57,13 +57,13 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
         need_ram = settings.host_ram_ratio * node_gpu_gb
         if offer.ram_gb < need_ram - 1e-9:
             out.append(Reason(Rule.HOST_RAM,
-                f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's {_fmt(node_gpu_gb)} GB of GPU memory = {_fmt(need_ram)} GB"
+                f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's {_fmt(node_gpu_gb)} GB of GPU memory = {_fmt(need_ram)} GB (sizing.host_ram_ratio)"
             ))
     cores_per_gpu = offer.cpu_cores / gpn
     need_cores = settings.cpu_cores_per_gpu if settings.cpu_cores_per_gpu is not None else 1 + DATA_LOADER_WORKERS
     if cores_per_gpu < need_cores - 1e-9:
         out.append(Reason(Rule.CPU_CORES,
-            f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {need_cores:g} required"
+            f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {need_cores:g} required (sizing.cpu_cores_per_gpu)"
         ))
     return out
 
@@ -98,7 +98,7 @@ def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason 
     fabric = offer.fabric_gbps
     if nodes > 1 and fabric < settings.min_inter_node_gbps - 1e-9:
         have = "no inter-node fabric" if offer.inter_node == "none" else f"{offer.inter_node} ({fabric:g} Gb/s per node)"
-        return Reason(Rule.FABRIC, f"multi-node needs ≥{settings.min_inter_node_gbps:g} Gb/s fabric; offer has {have}")
+        return Reason(Rule.FABRIC, f"multi-node needs ≥{settings.min_inter_node_gbps:g} Gb/s fabric (sizing.min_inter_node_gbps); offer has {have}")
     return None
 
 
@@ -136,7 +136,7 @@ def efficiency_reason(eff: float, offer: Offer, nodes: int, g: GPU, settings: Si
         return None
     link = offer.intra_node + (f" inside, {offer.inter_node} between nodes" if nodes > 1 else " inside the node")
     return Reason(Rule.INTERCONNECT_BOUND,
-        f"interconnect-bound: scaling efficiency {eff:.2f} < {settings.min_efficiency:g} on {nodes} × {offer.gpus_per_node} × {g.id} ({link})"
+        f"interconnect-bound: scaling efficiency {eff:.2f} < sizing.min_efficiency {settings.min_efficiency:g} on {nodes} × {offer.gpus_per_node} × {g.id} ({link})"
     )
 
 
