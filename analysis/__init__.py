@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from procure.models.analysis import DRIVERS
 from procure.models.offer import MODES, Offer
 from procure.models.project import Project
+from procure.solver.costs import Objective
 from procure.solver.planner import Result, plan_from_sizings
 
 from . import break_even as be
@@ -62,7 +63,7 @@ class Analysis:
                 values = o.scenario.values()
                 for name, s in o.strategies.items():
                     free = name == "hybrid"
-                    metric = (s.npv_cost if self.inputs.objective == "npv" else s.total_cost) if s.ok else None
+                    metric = Objective(self.inputs.objective).of(s) if s.ok else None
                     rows.append({
                         "analysis": kind, "scenario": o.scenario.label, "strategy": name, "status": s.status,
                         "total_cost": s.total_cost, "npv_cost": s.npv_cost, "modes": "+".join(s.modes), "offers": " ".join(s.offers),

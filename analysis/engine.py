@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from procure.solver.enums import Strategy
+from procure.solver.costs import Objective
+from procure.solver.enums import SolveStatus, Strategy
 from procure.solver.milp import SolverFailed, SolverUnavailable
 from procure.solver.plan import Plan
 from procure.solver.planner import STRATEGIES, Result, run_strategy
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
     from distributed import Client
 
-HAS_PLAN = ("optimal", "feasible")
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Context:
 @dataclass
 class StrategyOutcome:
     strategy: str
-    status: str  # optimal | feasible | infeasible | no_solution | verification_failed | error
+    status: SolveStatus
     total_cost: float | None = None
     npv_cost: float | None = None
     modes: tuple[str, ...] = ()
@@ -72,7 +72,7 @@ class StrategyOutcome:
 
     @property
     def ok(self) -> bool:
-        return self.status in HAS_PLAN and self.total_cost is not None
+        return SolveStatus(self.status).has_plan and self.total_cost is not None
 
 
 @dataclass
@@ -100,9 +100,9 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
         res = run_strategy(a.project, a.offers, a.sizings, Strategy(name), ctx.modes[name], resize=a.resize, solver=inp.solver,
                            time_limit=inp.time_limit, gap=inp.gap, objective=inp.objective, warm_start=warm)
     except VerificationError as exc:
-        return StrategyOutcome(name, "verification_failed", detail="; ".join(exc.violations))
+        return StrategyOutcome(name, SolveStatus.VERIFICATION_FAILED, detail="; ".join(exc.violations))
     except (SolverFailed, SolverUnavailable) as exc:
-        return StrategyOutcome(name, "error", detail=str(exc))
+        return StrategyOutcome(name, SolveStatus.ERROR, detail=str(exc))
     return _outcome(name, res, ctx)
 
 
@@ -126,7 +126,7 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
     prices = dict(s.offer_prices)
     touched_offers = {o.id for o in ctx.inputs.offers if o.id in prices and o.mode in modes}
     relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | {"mfu", "tokens", "deadline_slip_days"}
-    if ctx.inputs.objective == "npv":
+    if Objective(ctx.inputs.objective).discounted:
         relevant.add("discount_rate")
     hit = moved & relevant
     if not hit and not touched_offers:
@@ -159,7 +159,7 @@ def solve_scenario(ctx: Context, scenario: Scenario, strategies: Iterable[str] =
                 decided_cost = ctx.inputs.metric(warm) if warm is not None else None
                 decided_detail = "; ".join(broken)
         if base is not None and warm is not None and keeps_todays_plan(ctx, scenario, name, base, warm):
-            res = _outcome(name, _Kept(warm, ctx.statuses.get(name, "optimal")), ctx)
+            res = _outcome(name, _Kept(warm, SolveStatus(ctx.statuses.get(name, SolveStatus.OPTIMAL))), ctx)
             res.solved = False
         else:
             res = solve_strategy(ctx, a, name, warm)
@@ -174,7 +174,7 @@ class _Kept:
     """Today's plan, re-costed and verified under a scenario that provably leaves it optimal."""
 
     plan: Plan
-    status: str = "optimal"
+    status: SolveStatus = SolveStatus.OPTIMAL
     reasons: dict = field(default_factory=dict)
 
 

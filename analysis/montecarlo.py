@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from procure.models.analysis import DRIVERS, AnalysisSettings, Normal, Triangular
+from procure.solver.costs import Objective
+from procure.solver.enums import SolveStatus
 from procure.solver.planner import STRATEGIES
 
 from .engine import ScenarioOutcome
@@ -70,8 +72,7 @@ def winner(o: ScenarioOutcome, metric: str = "tco") -> str | None:
     """The cheapest strategy of one scenario on the objective's ``metric`` (tco or npv; single modes win
     ties), None when the free one has no plan."""
 
-    def value(s) -> float | None:
-        return s.npv_cost if metric == "npv" else s.total_cost
+    value = Objective(metric).of
 
     free = o.strategies.get("hybrid")
     best = value(free) if free is not None and free.ok else None
@@ -118,8 +119,7 @@ class Summary:
 
 
 def summarize(outcomes: list[ScenarioOutcome], metric: str = "tco") -> Summary:
-    def value(s):
-        return s.npv_cost if metric == "npv" else s.total_cost
+    value = Objective(metric).of
 
     n = len(outcomes)
     failed = [o for o in outcomes if not o.strategies["hybrid"].ok]
@@ -131,7 +131,7 @@ def summarize(outcomes: list[ScenarioOutcome], metric: str = "tco") -> Summary:
         if w is not None:
             wins[w] += 1
         for name, s in o.strategies.items():
-            if s.status in ("verification_failed", "error", "no_solution"):
+            if s.status in (SolveStatus.VERIFICATION_FAILED, SolveStatus.ERROR, SolveStatus.NO_SOLUTION):
                 out.failures.append((o.scenario.label, name, f"{s.status}: {s.detail}"))
     ok = n - len(failed)
     for name in STRATEGIES:

@@ -24,6 +24,7 @@ from typing import Any
 from procure.models.analysis import DRIVERS, SLIP
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.solver.costs import Objective
 
 #: The price field each mode's offers are priced by (the field break-even searches on).
 PRICE_FIELD: dict[str, str] = {"buy": "price_per_node", "rent": "price_per_node_month", "cloud": "price_per_node_hour"}
@@ -175,7 +176,7 @@ class Inputs:
 
     def metric(self, plan) -> float:
         """What the analysis compares: the objective's figure of a plan (TCO, or NPV with ``npv``)."""
-        return plan.npv_cost if self.objective == "npv" else plan.total_cost
+        return Objective(self.objective).of(plan)
 
     def __getstate__(self):
         state = dict(self.__dict__)

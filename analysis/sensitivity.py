@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from procure.models.analysis import DRIVERS, AnalysisSettings
+from procure.solver.costs import Objective
 
 from .engine import ScenarioOutcome
 from .scenario import Scenario
@@ -36,6 +37,11 @@ class Bar:
         o = (self.low if end == "low" else self.high).strategies.get(strategy)
         return o.npv_cost if o is not None and o.ok else None
 
+    def measure(self, end: str, strategy: str = "hybrid") -> float | None:
+        """The optimum at that end on the objective minimized."""
+        o = (self.low if end == "low" else self.high).strategies.get(strategy)
+        return Objective(self.objective).of(o) if o is not None and o.ok else None
+
     def modes(self, end: str) -> tuple[str, ...] | None:
         o = (self.low if end == "low" else self.high).strategies["hybrid"]
         return o.modes if o.ok else None
@@ -47,8 +53,7 @@ class Bar:
     @property
     def swing(self) -> float:
         """How far the optimum moves between the driver's ends, on the objective minimized."""
-        value = self.npv if self.objective == "npv" else self.tco
-        lo, hi = value("low"), value("high")
+        lo, hi = self.measure("low"), self.measure("high")
         return abs(hi - lo) if lo is not None and hi is not None else float("inf")
 
 

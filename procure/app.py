@@ -59,13 +59,14 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     """Load and validate the workload and its offers; collect every warning for the caller to print."""
     from procure.models.project import load_project
     from procure.offers.catalog import check_currencies, horizon_warnings
+    from procure.solver.costs import Objective
 
     project, warnings = load_project(workload_path)
     log.info("loaded %s: %d workload(s)", workload_path, len(project.workloads))
     catalog = load_offers(offer_paths, project, workload_path)
     check_currencies(catalog, project, str(workload_path))
     warnings = [*warnings, *catalog.warnings, *horizon_warnings(catalog, project.horizon_months)]
-    if objective == "npv" and project.discount_rate == 0:
+    if Objective(objective).discounted and project.discount_rate == 0:
         warnings.append(Problem(str(workload_path), "discount_rate", "--objective npv with discount_rate 0 is the same as tco", warning=True))
     return Inputs(project, catalog, Path(workload_path), warnings)
 

@@ -39,7 +39,7 @@ def print_analysis(console: Console, a, top: int = TOP) -> None:
         for col in ("driver", "low", "high", f"{a.inputs.objective.upper()} at low", "at high", "modes at low", "modes at high", "flips"):
             t.add_column(col, justify="right" if col.startswith(("TCO", "NPV", "at")) else "left")
         for b in a.sensitivity:
-            lo, hi = (b.npv("low"), b.npv("high")) if a.inputs.objective == "npv" else (b.tco("low"), b.tco("high"))
+            lo, hi = b.measure("low"), b.measure("high")
             t.add_row(b.driver, _value(b.driver, b.low_value), _value(b.driver, b.high_value), money(lo, cur) if lo is not None else "no plan",
                       money(hi, cur) if hi is not None else "no plan", "+".join(b.modes("low") or ("—",)), "+".join(b.modes("high") or ("—",)),
                       "[b]yes[/b]" if b.flips else "no")

@@ -8,7 +8,7 @@ from rich.markup import escape as esc
 from rich.table import Table
 
 from procure.models.units import day_date
-from procure.solver.costs import CATEGORIES
+from procure.solver.costs import CATEGORIES, Objective
 
 from .headline import (
     OBJECTIVE_SHORT,
@@ -178,7 +178,7 @@ def _print_strategies(console: Console, result) -> None:
     if len(result.strategies) <= 1:
         return
     p = result.project
-    obj, other = result.objective, ("tco" if result.objective == "npv" else "npv")
+    obj, other = result.objective, str(Objective(result.objective).other)
     rows = []
     for c in comparisons(result):
         s = result.strategies[c.name]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from procure.solver.costs import Objective
 from procure.solver.planner import cost_on
 
 STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
@@ -112,7 +113,7 @@ class Comparison:
 def comparisons(result) -> list[Comparison]:
     """Every strategy against the recommended plan, on the objective that was minimized."""
     obj = result.objective
-    other_obj = "tco" if obj == "npv" else "npv"
+    other_obj = str(Objective(obj).other)
     base = result.objective_cost
     out = []
     for name in ("hybrid", "buy", "rent", "cloud"):
@@ -149,7 +150,7 @@ def comparisons(result) -> list[Comparison]:
 
 def objective_phrase(result) -> str:
     p = result.project
-    if result.objective == "npv":
+    if Objective(result.objective).discounted:
         return f"minimizing the {OBJECTIVE_LABEL['npv']} at {p.discount_rate:.1%} a year"
     return f"minimizing the {OBJECTIVE_LABEL['tco']}"
 
@@ -168,7 +169,7 @@ def recommendation(result) -> str:
     if plan is None:
         return "No plan: see the reasons below."
     cur = p.currency
-    if result.objective == "npv":
+    if Objective(result.objective).discounted:
         cost = f"{money(plan.npv_cost, cur)} net present value (minimized; {money(plan.total_cost, cur)} total cost of ownership)"
     else:
         cost = f"{money(plan.total_cost, cur)} total cost of ownership (minimized)"

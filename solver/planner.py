@@ -103,9 +103,7 @@ class Considered(TypedDict):
 
 def cost_on(plan: Plan | None, objective: str) -> float | None:
     """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""
-    if plan is None:
-        return None
-    return plan.npv_cost if objective == "npv" else plan.total_cost
+    return costs.Objective(objective).of(plan)
 
 
 def uses_spot(plan: Plan | None, offers: dict[str, Offer]) -> bool:
@@ -182,7 +180,7 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     if budget.limited and project.period_days < COARSE_DAYS and (budget.remaining() or 0) > COARSE_MIN_SECONDS:
         coarse = coarse_plan(project, offers, sizings, modes, resize=resize, solver=solver, gap=gap, objective=objective,
                              budget=budget.share(COARSE_SHARE), only=only)
-        value = (lambda p: p.npv_cost) if objective == "npv" else (lambda p: p.total_cost)
+        value = costs.Objective(objective).of
         if coarse is not None and (warm is None or value(coarse) < value(warm)):
             warm = coarse
     columns = sum(len(o.starts) for opts in options.values() for o in opts)
@@ -269,7 +267,7 @@ def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, 
     without a plan: ``feasible`` and ``heuristic``, its gap measured against the solver's bound if it
     proved one (else unknown)."""
     verify_plan(project, offers, warm, resize, modes, held=only)
-    cost = warm.npv_cost if objective == "npv" else warm.total_cost
+    cost = costs.Objective(objective).of(warm)
     gap = max(0.0, (cost - info.bound) / max(abs(cost), 1e-9)) if info.bound is not None else None
     info = SolveInfo(info.name, info.version, SolveStatus.FEASIBLE, info.seconds, gap, cost, info.variables, info.constraints,
                      bound=info.bound, stopped_by_deadline=info.stopped_by_deadline, heuristic=True)

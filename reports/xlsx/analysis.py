@@ -26,6 +26,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.analysis import DRIVERS
+from procure.solver.costs import Objective
 from procure.solver.enums import STRATEGIES
 
 from ..console import STRATEGY_LABEL
@@ -104,7 +105,7 @@ def write_sensitivity(ws: Worksheet, a) -> None:
         fmt = "+0;-0;0" if unit == "days" else "0.00×"
         put(ws, r, 3, b.low_value, fmt)
         put(ws, r, 4, b.high_value, fmt)
-        lo, hi = (b.npv("low"), b.npv("high")) if a.inputs.objective == "npv" else (b.tco("low"), b.tco("high"))
+        lo, hi = b.measure("low"), b.measure("high")
         put(ws, r, 5, lo, money)
         put(ws, r, 6, hi, money)
         base = a.inputs.metric(a.base.plan)
@@ -182,7 +183,7 @@ def write_scenarios(ws: Worksheet, a) -> dict[str, str]:
     """One row per Monte Carlo scenario, from the DataFrame; returns column letters by content."""
     df = a.scenarios_frame()
     mc = df[df["analysis"] == "monte_carlo"]
-    metric = "npv_cost" if a.inputs.objective == "npv" else "total_cost"
+    metric = "npv_cost" if Objective(a.inputs.objective).discounted else "total_cost"
     wide = mc.pivot(index="scenario", columns="strategy", values=metric)
     status = mc.pivot(index="scenario", columns="strategy", values="status")
     free = mc[mc["strategy"] == "hybrid"].set_index("scenario")

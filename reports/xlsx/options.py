@@ -7,6 +7,8 @@ import math
 
 from openpyxl.worksheet.worksheet import Worksheet
 
+from procure.solver.costs import Objective
+
 from ..tables import option_rows, rejection_rows
 from .style import CHOSEN_FILL, INT_FMT, NOTE_FONT, NUM_FMT, SECTION_FONT, TITLE_FONT, WRAP, header, print_setup, put, widths
 
@@ -33,7 +35,7 @@ def write_options(ws: Worksheet, result) -> None:
     row += 1
     ups = [(w, r) for w, rs in result.runner_ups.items() for r in rs]
     if ups:
-        short = "NPV" if result.objective == "npv" else "TCO"
+        short = Objective(result.objective).short
         put(ws, row, 1, f"Runner-up offers: the whole plan re-solved with the workload held to that offer ({short}, like with like)",
             font=SECTION_FONT)
         row += 1

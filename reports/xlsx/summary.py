@@ -14,7 +14,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.solver.costs import CATEGORIES
+from procure.solver.costs import CATEGORIES, Objective
 
 from ..headline import (
     OBJECTIVE_LABEL,
@@ -62,7 +62,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     cur = p.currency
     mfmt = money_fmt(cur)
     obj = result.objective
-    other = "tco" if obj == "npv" else "npv"
+    other = str(Objective(obj).other)
     live = {"tco": names.grand_total, "npv": names.npv}  # the recommended plan's costs, following every edit
     now = {"tco": plan.total_cost, "npv": _sheet_npv(result)}
     note_w = 16 + 15 + 16 + 21 + 12 + 40  # columns C..H, where notes are merged
@@ -115,10 +115,10 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
         ("Total cost of ownership", f"={names.grand_total}", plan.total_cost,
          f"over {p.horizon_months} months, undiscounted; the sum of every line item on the Costs sheet" + (" (minimized)" if obj == "tco" else ""), obj == "tco"),
     ]
-    if p.discount_rate > 0 or obj == "npv":
+    if p.discount_rate > 0 or Objective(obj).discounted:
         figures.append(("Net present value of the costs", f"={names.npv}", now["npv"],
-                        f"discounted at {p.discount_rate:.1%} a year, end-of-month cash flows (Cash flow sheet)" + (" (minimized)" if obj == "npv" else ""),
-                        obj == "npv"))
+                        f"discounted at {p.discount_rate:.1%} a year, end-of-month cash flows (Cash flow sheet)" + (" (minimized)" if Objective(obj).discounted else ""),
+                        Objective(obj).discounted))
     figures += [
         ("Capex (purchases)", f"={names.category_total['capex']}", bd.get("capex", 0.0), "server purchases, paid on delivery", False),
         ("Residual value", f"={names.category_total['residual_value']}", bd.get("residual_value", 0.0),
@@ -232,7 +232,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
                      f'IF($B${r}>{live[obj]},"{bnd}"&TEXT(($B${r}-{live[obj]})/$B${r},"0%")&" less {short} than {lab}",'
                      f'TEXT(({live[obj]}-$B${r})/{live[obj]},"0%")&" more {short} than {lab} as solved"))')
         cached.append(_cmp_text(rec_cost, c.cost, short, lab, bnd))
-    if obj == "npv":
+    if Objective(obj).discounted:
         head = f'TEXT({live["npv"]},"#,##0")&" {cur} net present value (minimized; "&TEXT({live["tco"]},"#,##0")&" {cur} total cost of ownership)'
         head_v = f"{now['npv']:,.0f} {cur} net present value (minimized; {now['tco']:,.0f} {cur} total cost of ownership)"
     else:

@@ -133,7 +133,7 @@ class Builder:
         self.project = project
         self.options = options
         self.offers = offers
-        self.objective = objective
+        self.objective = costs.Objective(objective)
         self.grid = Grid.of(project)
         self.df = costs.discount_factors(project)
         self.m = Model(pulp.LpProblem(slug(project.name) or "procure", pulp.LpMinimize), options=options)
@@ -151,7 +151,7 @@ class Builder:
         return make(name, low, up, cat=cat) if make else pulp.LpVariable(name, low, up, cat=cat)
 
     def _value(self, flows) -> float:
-        return costs.present_value(flows, self.project) if self.objective == "npv" else costs.total(flows)
+        return self.objective.measure(flows, self.project)
 
     def _cost(self, var: pulp.LpVariable, flows) -> None:
         tot = costs.total(flows)
@@ -199,11 +199,11 @@ class Builder:
                 for s in opt.starts:
                     months = tuple(grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days)) if opt.mode == "rent" else ()
                     footprints[(w, i, s)] = (self._usage_keys(opt, s, span), months, opt.nodes)
-                    if self.objective == "npv":
+                    if self.objective.discounted:
                         pv[(w, i, s)] = costs.present_value(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)), self.project)
         capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
         if self.reduce:
-            red = reduce_model(footprints, capped, pv if self.objective == "npv" else None)
+            red = reduce_model(footprints, capped, pv if self.objective.discounted else None)
         else:
             red = Reduction(starts={}, representative={c: c[2] for c in footprints}, rows={k for f in footprints.values() for k in f[0]},
                             columns_before=len(footprints))
@@ -218,7 +218,7 @@ class Builder:
                     m.y[(w, i)] = var
                     # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
                     # latest for NPV (the later a cost, the smaller its present value)
-                    m.y_start[(w, i)] = opt.starts[-1] if self.objective == "npv" else opt.starts[0]
+                    m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
                     self._cost(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(m.y_start[(w, i)])))
                     continue
                 # the undiscounted cost of a job does not depend on its start: cost it once per option
@@ -229,7 +229,7 @@ class Builder:
                     m.x[(w, i, s)] = var
                     if tco:
                         self.cost_terms.append((var, tco))
-                    if self.objective == "npv" and pv[(w, i, s)]:
+                    if self.objective.discounted and pv[(w, i, s)]:
                         self.obj_terms.append((var, pv[(w, i, s)]))
                     for key in footprints[(w, i, s)][0]:
                         if key not in red.rows:
@@ -266,7 +266,7 @@ class Builder:
         for mm in range(M + 1):
             m.E[(oid, L, mm)] = self._var(f"E_{k}_{L}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
         undiscounted = costs.rental_profile_coefficients(offer, self.project, False, term)
-        valued = costs.rental_profile_coefficients(offer, self.project, self.objective == "npv", term)
+        valued = costs.rental_profile_coefficients(offer, self.project, self.objective.discounted, term)
         for mm in range(M):
             (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
             self.cost_terms += [(m.S[(oid, L, mm)], cs), (m.E[(oid, L, mm)], ce)]
@@ -506,7 +506,7 @@ class Builder:
 
     def add_objective(self) -> None:
         self.m.total_cost = _expr(self.cost_terms)
-        self.m.prob += self.m.total_cost if self.objective == "tco" else _expr(self.obj_terms)
+        self.m.prob += _expr(self.obj_terms) if self.objective.discounted else self.m.total_cost
 
     def build(self) -> Model:
         self.add_variables()
