@@ -112,9 +112,9 @@ def _purchase_items(result, pur) -> list[LineItem]:
     k = f"buy:{o.id}"
     capex_at = _fractions(flows["capex"], {costs.delivery_month(o, p): 1.0})
     tier = f" (volume tier from {hit[0]} nodes)" if o.volume_prices else ""
-    duty = o.import_duty_pct or 0.0
-    vat = 0.0 if p.vat_recoverable else (o.vat_pct or 0.0)
-    price_amount = n * costs.unit_price(o, p, n)
+    duty, vat = costs.duty_rate(o), costs.vat_cost_rate(o, p)
+    landed = costs.landed_parts(o, p, n)
+    price_amount = landed["price"]
     items = [LineItem(
         f"{k}:capex", "capex", f"purchase price{tier}", o.id, n, None, "", quoted_price, f"{q}/node", None, "",
         price_amount, "nodes × price per node" + (f" × {q} rate" if fx else ""), "{D}*{G}" + fx, capex_at,
@@ -122,12 +122,12 @@ def _purchase_items(result, pur) -> list[LineItem]:
     if duty:
         items.append(LineItem(
             f"{k}:duty", "capex", "import duty", o.id, n, None, "", quoted_price, f"{q}/node", duty, "of price",
-            price_amount * duty, "nodes × price × import duty %", "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
+            landed["duty"], "nodes × price × import duty %", "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
         ))
     if vat:
         items.append(LineItem(
             f"{k}:vat", "capex", "VAT (not recoverable) on price plus duty", o.id, n, 1.0 + duty, "1 + import duty", quoted_price, f"{q}/node",
-            vat, "VAT", price_amount * (1.0 + duty) * vat, "nodes × price × (1 + duty) × VAT %", "{D}*{G}" + fx + "*{E}*{I}", capex_at,
+            vat, "VAT", landed["vat"], "nodes × price × (1 + duty) × VAT %", "{D}*{G}" + fx + "*{E}*{I}", capex_at,
             {"D": f"{k}:capex", "G": f"{k}:capex"},
         ))
     items.append(LineItem(
@@ -278,12 +278,7 @@ def monthly_totals(plan, n_months: int) -> list[float]:
     return out
 
 
-def cumulative(values: Iterable[float]) -> list[float]:
-    out, acc = [], 0.0
-    for v in values:
-        acc += v
-        out.append(acc)
-    return out
+cumulative = costs.running_total
 
 
 def strategy_quality(s) -> str:

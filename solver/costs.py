@@ -173,10 +173,32 @@ def unit_price(offer: Offer, project: Project, nodes: int) -> float:
     return tier[1] * fx(offer, project)
 
 
+def duty_rate(offer: Offer) -> float:
+    """Import duty, a fraction of the price."""
+    return offer.import_duty_pct or 0.0
+
+
+def vat_cost_rate(offer: Offer, project: Project) -> float:
+    """VAT that is a cost (a fraction of price plus duty): the offer's vat_pct when the project cannot recover it, else 0."""
+    return 0.0 if project.vat_recoverable else (offer.vat_pct or 0.0)
+
+
 def landed_factor(offer: Offer, project: Project) -> float:
     """(1 + import duty) · (1 + VAT when not recoverable): what the buyer pays per unit of price."""
-    vat = 0.0 if project.vat_recoverable else (offer.vat_pct or 0.0)
-    return (1.0 + (offer.import_duty_pct or 0.0)) * (1.0 + vat)
+    return (1.0 + duty_rate(offer)) * (1.0 + vat_cost_rate(offer, project))
+
+
+def landed_parts(offer: Offer, project: Project, nodes: int) -> dict[str, float]:
+    """The landed price of ``nodes`` nodes bought, by part: price, import duty (on the price) and
+    non-recoverable VAT (on price plus duty); they add up to nodes · P."""
+    price = nodes * unit_price(offer, project, nodes)
+    duty = price * duty_rate(offer)
+    return {"price": price, "duty": duty, "vat": (price + duty) * vat_cost_rate(offer, project)}
+
+
+def resale_value(offer: Offer, project: Project, nodes: int) -> float:
+    """What ``nodes`` bought nodes sell for at the horizon end: nodes · p · fx · residual_value_pct (before taxes)."""
+    return nodes * unit_price(offer, project, nodes) * offer.residual
 
 
 def financing_of(offer: Offer, project: Project) -> Financing | None:
@@ -245,17 +267,22 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
             flows["capex"][m] = flows["capex"].get(m, 0.0) + part
             if interest:
                 flows["interest"][m] = flows["interest"].get(m, 0.0) + interest
-    flows["residual_value"][n_months - 1] = -price * offer.residual
+    flows["residual_value"][n_months - 1] = -resale_value(offer, project, nodes) / nodes
     flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lead, end, n_months)
     flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lead, end, n_months)
     flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lead, end, n_months)
     return flows
 
 
+def depreciation_life_months(offer: Offer, project: Project) -> int:
+    """The depreciation life in whole months: round(12 · depreciation_years)."""
+    return int(round(depreciation_years(offer, project) * MONTHS_PER_YEAR))
+
+
 def depreciation_flows(offer: Offer, project: Project, nodes: int = 1) -> dict[int, float]:
     """Straight-line depreciation of ONE node per month within the horizon: P / round(12·years) from the delivery month."""
     landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
-    life = int(round(depreciation_years(offer, project) * MONTHS_PER_YEAR))
+    life = depreciation_life_months(offer, project)
     d = delivery_month(offer, project)
     return {m: landed / life for m in range(d, min(d + life, project.horizon_months))}
 
@@ -436,6 +463,21 @@ def present_value(flows: Mapping[str, Mapping[int, float]], project: Project) ->
     return sum(v * df[m] for per in flows.values() for m, v in per.items())
 
 
+def present_value_of_months(amounts: Iterable[float], project: Project) -> float:
+    """NPV of amounts paid at the end of months 0, 1, …: Excel's ``NPV(r_m, c_0, c_1, …)``."""
+    df = discount_factors(project)
+    return sum(v * df[m] for m, v in enumerate(amounts))
+
+
+def running_total(amounts: Iterable[float]) -> list[float]:
+    """Σ_{k ≤ m} amounts[k] for every m: money spent by the end of each month."""
+    out, acc = [], 0.0
+    for v in amounts:
+        acc += v
+        out.append(acc)
+    return out
+
+
 def add_flows(parts: Iterable[Mapping[str, Mapping[int, float]]]) -> Flows:
     out: dict[str, dict[int, float]] = {c: defaultdict(float) for c in CATEGORIES}
     for part in parts:
@@ -510,7 +552,7 @@ def pnl_years(project: Project, offers: Mapping[str, Offer], purchases: Mapping[
         o = offers[oid]
         for m, v in depreciation_flows(o, project, n).items():
             dep[m] += n * v
-        gain += n * unit_price(o, project, n) * o.residual - book_value(o, project, n)
+        gain += resale_value(o, project, n) - book_value(o, project, n)
     out = []
     for y in range(years):
         months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
@@ -525,11 +567,7 @@ def pnl_years(project: Project, offers: Mapping[str, Offer], purchases: Mapping[
 
 def cumulative_by_month(flows: Flows, n_months: int) -> list[float]:
     """Cash out spent by the end of each project month: Σ over categories and months ≤ m."""
-    out, acc = [], 0.0
-    for m in range(n_months):
-        acc += sum(per.get(m, 0.0) for per in flows.values())
-        out.append(acc)
-    return out
+    return running_total(sum(per.get(m, 0.0) for per in flows.values()) for m in range(n_months))
 
 
 def peak_cash_out(flows: Flows, n_months: int) -> float:

@@ -88,10 +88,10 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     put(ws, row, 1, "annual discount rate")
     as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
     put(ws, row + 1, 1, "monthly rate (1+r)^(1/12)−1")
-    mrate = (1 + p.discount_rate) ** (1 / 12) - 1
+    mrate = costs.monthly_discount_rate(p)
     formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%", value=mrate)
     put(ws, row + 2, 1, "net present value (end of month)", font=BOLD)
-    npv = sum(v / (1 + mrate) ** (m + 1) for m, v in enumerate(totals))  # the spreadsheet NPV(): end-of-period flows
+    npv = costs.present_value_of_months(totals, p)  # the spreadsheet NPV(): end-of-period flows
     formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL,
             value=npv)
     names.npv = define(ws, "npv_cost", "C", row + 2)

@@ -68,10 +68,10 @@ def write_pnl(ws: Worksheet, result, names: Names) -> None:
         o = result.offers[pur.offer_id]
         k = f"buy:{o.id}"
         parts = [names.item_amount[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat") if key in names.item_amount]
-        landed = pur.nodes * costs.unit_price(o, p, pur.nodes) * costs.landed_factor(o, p)
+        landed = sum(costs.landed_parts(o, p, pur.nodes).values())
         years_life = costs.depreciation_years(o, p)
-        life = int(round(years_life * MONTHS_PER_YEAR))  # whole months, as costs.depreciation_flows
-        monthly = landed / life
+        per_month = costs.depreciation_flows(o, p, pur.nodes)  # one node, per month within the horizon
+        monthly = landed / costs.depreciation_life_months(o, p)
         put(ws, r, 1, o.id)
         put(ws, r, 2, pur.nodes, INT_FMT)
         formula(ws, r, 3, "=" + "+".join(parts), money, value=landed)
@@ -82,10 +82,11 @@ def write_pnl(ws: Worksheet, result, names: Names) -> None:
         depreciated = 0.0
         for y in range(years):
             months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
-            count = sum(1 for m in months if d <= m < d + life)
-            depreciated += monthly * count
-            formula(ws, r, dep_cols0 + y, f"=E{r}*{count}" if count else "=0", money, value=monthly * count)
-        resale = pur.nodes * costs.unit_price(o, p, pur.nodes) * o.residual
+            count = sum(1 for m in months if m in per_month)
+            amount = pur.nodes * sum(per_month.get(m, 0.0) for m in months)
+            depreciated += amount
+            formula(ws, r, dep_cols0 + y, f"=E{r}*{count}" if count else "=0", money, value=amount)
+        resale = costs.resale_value(o, p, pur.nodes)
         formula(ws, r, book_col, f"=C{r}-SUM({L(dep_cols0)}{r}:{L(dep_cols0 + years - 1)}{r})", money, value=landed - depreciated)
         formula(ws, r, resale_col, f"=-{names.item_amount[f'{k}:residual']}", money, value=resale)
         formula(ws, r, gain_col, f"={L(resale_col)}{r}-{L(book_col)}{r}", money, value=resale - (landed - depreciated))

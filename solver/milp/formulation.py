@@ -461,9 +461,7 @@ class Builder:
                 for k, v in per.items():
                     if 0 <= k < M:
                         per_month[k] += v
-            acc = 0.0
-            for k in range(M):
-                acc += per_month[k]
+            for k, acc in enumerate(costs.running_total(per_month)):
                 if acc:
                     rows[k][var] = rows[k].get(var, 0.0) + acc
 
