@@ -45,6 +45,12 @@ class Option:
         return self.offer.id
 
     @property
+    def key(self) -> tuple[str, str, int]:
+        """The option's identity, (workload, offer, nodes): the same under any price; with a start period
+        it names one column of the model."""
+        return (self.workload, self.offer.id, self.nodes)
+
+    @property
     def mode(self) -> str:
         return self.offer.mode
 
@@ -208,7 +214,7 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
             deadline_reasons = [r for k, r in seen_reason.items() if k.startswith(oid + "#")]
             reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
             rejections.append(Rejection(w.name, oid, reason))
-        options.sort(key=lambda o: (o.standalone_cost, o.wall_days, o.offer_id, o.nodes))
+        options.sort(key=lambda o: o.key)  # the model's order: by identity, never by price (a price change moves no column)
         all_opts.sort(key=lambda o: (o.standalone_cost, o.wall_days, o.offer_id, o.nodes))
         kept[w.name] = options
         every[w.name] = all_opts

@@ -1,7 +1,8 @@
 r"""The mixed-integer program: place every workload on one shape and one start, at least total cost.
 
 Glossary
-    w ∈ W          workloads                      i ∈ I_w       options of w (offer o(i), nodes n_i)
+    w ∈ W          workloads                      i ∈ I_w       options of w, identified by (offer o(i), nodes n_i):
+                                                  column x[w,i,s] is named x_<w>_<o(i)>_<n_i>_<s>, the same under any price
     s ∈ S_i        allowed start periods of i     B_i(s)        periods option i occupies if it starts in s
     t ∈ T          periods of ``period_days``     m ∈ 0..M−1    project months (M = horizon_months)
     O_buy, O_rent, O_cloud                        offers by mode; ``cap_o`` = max_nodes of offer o
@@ -214,7 +215,7 @@ class Builder:
             wi = self.widx[w]
             for i, opt in enumerate(opts):
                 if opt.mode == "cloud" and opt.offer_id in uncapped:
-                    var = self._var(f"y_{wi}_{i}", cat=pulp.LpBinary)
+                    var = self._var(f"y_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}", cat=pulp.LpBinary)
                     m.y[(w, i)] = var
                     # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
                     # latest for NPV (the later a cost, the smaller its present value)
@@ -225,7 +226,7 @@ class Builder:
                 tco = costs.total(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(opt.starts[0])))
                 usage = m.usage
                 for s in red.starts[(w, i)]:
-                    var = self._var(f"x_{wi}_{i}_{s}", cat=pulp.LpBinary)
+                    var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
                     m.x[(w, i, s)] = var
                     if tco:
                         self.cost_terms.append((var, tco))
