@@ -20,6 +20,7 @@ from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES, RentalContract
 from procure.solver.enums import STRATEGIES
+from procure.solver.options import cheapest_first
 
 from .headline import STRATEGY_LABEL, comparisons
 
@@ -400,7 +401,7 @@ def option_rows(result) -> list[dict]:
     chosen = {a.workload: (a.offer_id, a.nodes) for a in result.plan.assignments} if result.plan else {}
     rows = []
     for w in result.project.workloads:
-        opts = result.every_option.get(w.name, [])
+        opts = cheapest_first(result.every_option.get(w.name, []))
         pick = chosen.get(w.name)
         base = next((o.standalone_cost for o in opts if (o.offer_id, o.nodes) == pick), None)
         for o in opts:

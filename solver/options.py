@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from procure.models.offer import Offer
@@ -38,7 +39,16 @@ class Option:
     wall_days: float  # days the nodes are occupied (spot overhead included)
     starts: list[int]  # allowed start periods
     candidate: object = field(repr=False, default=None)  # solver.sizing.Candidate
-    standalone_cost: float = 0.0
+    # the job alone on this shape from its first start (standalone_cost), priced when first asked: the
+    # planner's analysis re-solves never ask, and pricing every shape was a third of their time
+    price: Callable[[], float] | None = field(repr=False, default=None)
+    _standalone: float | None = field(repr=False, default=None)
+
+    @property
+    def standalone_cost(self) -> float:
+        if self._standalone is None:
+            self._standalone = self.price() if self.price is not None else 0.0
+        return self._standalone
 
     @property
     def offer_id(self) -> str:
@@ -197,8 +207,8 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
                     finish_day=earliest_finish,
                 ),)
                 continue
-            opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c)
-            opt.standalone_cost = standalone_cost(project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]))
+            opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c,
+                         price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0])))
             per_offer.setdefault(offer.id, []).append(opt)
         options: list[Option] = []
         all_opts: list[Option] = []
@@ -215,10 +225,15 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
             reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
             rejections.append(Rejection(w.name, oid, reason))
         options.sort(key=lambda o: o.key)  # the model's order: by identity, never by price (a price change moves no column)
-        all_opts.sort(key=lambda o: (o.standalone_cost, o.wall_days, o.offer_id, o.nodes))
+        all_opts.sort(key=lambda o: o.key)
         kept[w.name] = options
         every[w.name] = all_opts
     return kept, rejections, every
+
+
+def cheapest_first(opts: list[Option]) -> list[Option]:
+    """Options by stand-alone cost (then duration, offer, nodes): the order people read them in."""
+    return sorted(opts, key=lambda o: (o.standalone_cost, o.wall_days, o.offer_id, o.nodes))
 
 
 def _fastest(reasons: list[tuple[Reason, ...]]) -> tuple[Reason, ...]:

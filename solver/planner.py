@@ -15,7 +15,7 @@ from . import costs
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
-from .options import Option, Rejection, build_options
+from .options import Option, Rejection, build_options, cheapest_first
 from .plan import Assignment, Plan, build_plan
 from .reasons import Rule
 from .runtime import Budget
@@ -345,7 +345,7 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
     for a in plan.assignments:
         seen: set[str] = {a.offer_id}
         mine: list[tuple[str, Option]] = []
-        for o in hybrid.every_option.get(a.workload, []):  # cheapest stand-alone first
+        for o in cheapest_first(hybrid.every_option.get(a.workload, [])):
             if o.offer_id not in seen and len(mine) < n:
                 seen.add(o.offer_id)
                 mine.append((a.workload, o))
