@@ -313,6 +313,25 @@ def test_a_cny_project_converts_bundled_usd_prices():
     assert result_to_json(res)["rentals"][0]["price_per_node_month"] == pytest.approx(raw[o.id]["price_per_node_month"] * 7.1)
 
 
+def test_the_costs_sheet_shows_the_quoted_usd_price_and_the_converted_cny_amount():
+    # 12,928 USD per node-month (the bundled H800 rental), 3-month minimum term, 7.1 CNY per USD:
+    # the sheet quotes 12,928 in USD/node-month and its amount is 3 × 12,928 × 7.1 = 275,366.40 CNY
+    from io import BytesIO
+
+    from procure.reports.xlsx.workbook import workbook_bytes
+
+    o = load_catalog().by_id()["rent-8x-h800-cn-east"]
+    assert (o.currency, o.price_per_node_month, o.min_term) == ("USD", 12_928, 3)
+    p = project([wl("a", 20)], currency="CNY", electricity_price_per_kwh=0, fx_rates={"USD": 7.1}, fx_rates_date="2026-11-30", fx_rates_source="test")
+    res = solve_fixed(p, [o], {("a", o.id, 1): 100}, compare=False)
+    ws = openpyxl.load_workbook(BytesIO(workbook_bytes(res)), data_only=True)["Costs"]
+    rows = [[c.value for c in row] for row in ws.iter_rows()]
+    rent = next(r for r in rows if r[0] == "rent" and r[2] == o.id)
+    assert 12_928 in rent and "USD/node-month" in rent
+    assert any(isinstance(v, float) and v == pytest.approx(3 * 12_928 * 7.1) for v in rent)
+    assert any("exchange rate: 1 USD in CNY" in str(v) for r in rows for v in r if v)
+
+
 @pytest.mark.slow
 def test_the_67b_example_in_cny_costs_the_rate_times_the_usd_plan(tmp_path):
     # Every price of the bundled catalog is USD. The same project reported in CNY, with fx_rates {USD: 7.1}
