@@ -1,4 +1,5 @@
-"""Solver backends: the CBC and HiGHS commands, and an honest reading of how a solve ended.
+"""Solver backends: CBC as a child process, HiGHS in this process (inprocess.py: LP first, no MIP
+start), and an honest reading of how a solve ended.
 
 Status mapping (``SolveStatus``): ``optimal`` only when the solver proved it (relative gap ≤
 ``OPTIMAL_GAP``) and did not stop at a limit; ``feasible`` when it holds a plan but stopped at a time,
@@ -27,9 +28,6 @@ from .cbc import DeadlineCBC
 from .formulation import Model
 
 CBC_OPTIONS = ["preprocess off", "heur off", "cuts off"]
-# No MIP start for HiGHS: given one through PuLP, HiGHS 1.16 was measured to return "optimal" above the
-# optimum (bench/highs_warmstart.py prints the study). Only that benchmark turns it on, to measure it.
-HIGHS_MIP_START = False
 OPTIMAL_GAP = 1e-6  # a proven relative gap at or below this is called optimal
 
 
@@ -62,13 +60,7 @@ def solver_command(name: str, time_limit: float | None, gap: float, log_path: st
         if not cmd.available():
             raise SolverUnavailable("the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs")
         return cmd
-    if name == "highs":
-        try:
-            import highspy  # noqa: F401
-        except ImportError:
-            raise SolverUnavailable("HiGHS is not installed; install it with: pip install 'procure[highs]'") from None
-        return pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap, warmStart=HIGHS_MIP_START)
-    raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc, highs")
+    raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc (HiGHS runs in process, see inprocess.py)")
 
 
 class SolverUnavailable(ProcureError):
@@ -117,28 +109,32 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
     """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution.
 
     ``time_limit`` is the solver's own limit (seconds); ``hard_deadline`` (a ``time.monotonic()``
-    reading) is when procure stops a CBC child that has not stopped by itself (see cbc.py)."""
+    reading) is when procure stops a CBC child that has not stopped by itself (see cbc.py). ``highs``
+    runs in this process on the model's arrays, LP first (inprocess.py)."""
+    if solver == "highs":
+        return _solve_highs(model, time_limit, gap, hard_deadline)
+    if solver != "cbc":
+        raise SolverUnavailable(f"unknown solver {solver!r}; allowed: cbc, highs")
     fd, log_path = tempfile.mkstemp(prefix="procure-cbc-", suffix=".log")
     os.close(fd)
     # CBC 2.10 without presolve can die on a model whose LP relaxation is infeasible (seen with a
     # budget below every plan): then the same model is solved again with CBC's defaults.
-    attempts = [CBC_OPTIONS, []] if solver == "cbc" else [None]
+    attempts = [CBC_OPTIONS, []]
     try:
         t0 = time.perf_counter()
         for k, options in enumerate(attempts):
-            cmd = solver_command(solver, time_limit, gap, log_path if solver == "cbc" else None, options, hard_deadline, on_progress)
+            cmd = solver_command(solver, time_limit, gap, log_path, options, hard_deadline, on_progress)
             try:
-                with _quiet_stdout(solver == "highs"):  # HiGHS prints a banner even with msg=False
-                    model.prob.solve(cmd)
+                model.prob.solve(cmd)
                 break
             except pulp.PulpSolverError as exc:
                 if k + 1 < len(attempts) and not (hard_deadline is not None and time.monotonic() >= hard_deadline):
                     continue
                 detail = str(exc).split(",")[0]
-                raise SolverFailed(f"the {solver.upper()} solver stopped with an error (it may have crashed or run out of memory); "
-                                   f"try --solver {'highs' if solver == 'cbc' else 'cbc'} or report it with your input files (detail: {detail})") from None
+                raise SolverFailed("the CBC solver stopped with an error (it may have crashed or run out of memory); "
+                                   f"try --solver highs or report it with your input files (detail: {detail})") from None
         seconds = time.perf_counter() - t0
-        log = open(log_path, encoding="utf-8", errors="replace").read() if solver == "cbc" else ""
+        log = open(log_path, encoding="utf-8", errors="replace").read()
     finally:
         try:
             os.unlink(log_path)
@@ -146,18 +142,11 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
             pass
     status, sol = model.prob.status, model.prob.sol_status
     objective = pulp.value(model.prob.objective) if sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible) else None
-    bound = None
-    by_deadline = False
-    if solver == "cbc":
-        seen = cmd.progress
-        by_deadline = seen.stopped_by_deadline
-        stopped = by_deadline or bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions|ctrl-c)", log, re.I))
-        mb = re.search(r"Lower bound:\s*([-0-9.eE+]+)", log)
-        bound = float(mb.group(1)) if mb else seen.bound if stopped else None
-    else:
-        info = model.prob.solverModel.getInfo()
-        stopped = str(model.prob.solverModel.getModelStatus()).endswith(("kTimeLimit", "kIterationLimit", "kSolutionLimit"))
-        bound = getattr(info, "mip_dual_bound", None)
+    seen = cmd.progress
+    by_deadline = seen.stopped_by_deadline
+    stopped = by_deadline or bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions|ctrl-c)", log, re.I))
+    mb = re.search(r"Lower bound:\s*([-0-9.eE+]+)", log)
+    bound = float(mb.group(1)) if mb else seen.bound if stopped else None
     if status == pulp.LpStatusInfeasible or sol == pulp.LpSolutionInfeasible:
         mapped = SolveStatus.INFEASIBLE
     elif sol == pulp.LpSolutionOptimal and status == pulp.LpStatusOptimal and not stopped:
@@ -168,16 +157,39 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
         raise SolverFailed("the model is unbounded; this is a bug in procure")
     else:
         mapped = SolveStatus.NO_SOLUTION
+    return _info(model, solver, mapped, seconds, objective, bound, gap, by_deadline)
+
+
+def _solve_highs(model: Model, time_limit: float | None, gap: float, hard_deadline: float | None) -> SolveInfo:
+    try:
+        import highspy  # noqa: F401
+    except ImportError:
+        raise SolverUnavailable("HiGHS is not installed; install it with: pip install 'procure[highs]'") from None
+    from .inprocess import solve_in_process
+
+    if hard_deadline is not None:
+        left = max(0.05, hard_deadline - time.monotonic())
+        time_limit = left if time_limit is None else min(time_limit, left)
+    t0 = time.perf_counter()
+    with _quiet_stdout(True):  # HiGHS prints a banner when it first starts
+        mapped, objective, bound, stopped = solve_in_process(model, time_limit, gap)
+    by_deadline = stopped and hard_deadline is not None and time.monotonic() >= hard_deadline - 0.05
+    return _info(model, "highs", mapped, time.perf_counter() - t0, objective, bound, gap, by_deadline)
+
+
+def _info(model: Model, solver: str, mapped: SolveStatus, seconds: float, objective: float | None, bound: float | None, gap: float,
+          by_deadline: bool) -> SolveInfo:
+    """The gap from the objective and the proven bound, and "optimal" only when that gap is proven small."""
     gap_value: float | None = None
     if objective is not None and bound is not None and math.isfinite(bound):
         gap_value = max(0.0, (objective - bound) / max(abs(objective), 1e-9))
     elif mapped == SolveStatus.OPTIMAL:
-        # no bound printed: CBC proved optimality outright, unless it stopped at a looser --gap, which
-        # then only bounds the true gap
+        # no bound reported: the solver proved optimality outright, unless it stopped at a looser --gap,
+        # which then only bounds the true gap
         gap_value = 0.0 if gap <= OPTIMAL_GAP else gap
     # "optimal" means proven optimal: a solver that stopped at a looser --gap reports "feasible" with its gap
     if mapped == SolveStatus.OPTIMAL and gap_value is not None and gap_value > OPTIMAL_GAP and objective is not None and objective - (bound if bound is not None else -math.inf) > 0.01:
         mapped = SolveStatus.FEASIBLE
     return SolveInfo(solver, solver_version(solver), mapped, seconds, gap_value, objective,
-                     variables=len(model.prob.variables()), constraints=len(model.prob.constraints),
+                     variables=len(model.columns) or len(model.prob.variables()), constraints=len(model.prob.constraints),
                      bound=bound if bound is not None and math.isfinite(bound) else None, stopped_by_deadline=by_deadline)

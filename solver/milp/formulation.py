@@ -118,6 +118,7 @@ class Model:
     # offers: in the part of the period that lies in that month)
     usage: dict[tuple[str, int, int], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)
     total_cost: pulp.LpAffineExpression | None = None
+    columns: list[pulp.LpVariable] = field(default_factory=list)  # every variable, in the order made (the in-process solver's columns)
 
 
 class Builder:
@@ -149,7 +150,9 @@ class Builder:
         """A variable of this problem (PuLP ≥ 3.3 creates it through the model, without the per-variable
         deprecation warning that costs ~2 µs each on 200,000 variables)."""
         make = getattr(self.m.prob, "add_variable", None)
-        return make(name, low, up, cat=cat) if make else pulp.LpVariable(name, low, up, cat=cat)
+        var = make(name, low, up, cat=cat) if make else pulp.LpVariable(name, low, up, cat=cat)
+        self.m.columns.append(var)
+        return var
 
     def _value(self, flows) -> float:
         return self.objective.measure(flows, self.project)
