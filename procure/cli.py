@@ -342,10 +342,7 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
             analysis = use.analyze(inputs, progress=progress, **kw)
     except ProcureError as exc:
         _fail(exc)
-    if tr is None:
-        print_analysis(console, analysis)
-    else:
-        print_analysis(console, analysis, tr=tr)
+    print_analysis(console, analysis, **({} if tr is None else {"tr": tr}))
     return analysis
 
 

@@ -150,7 +150,7 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
         console.print(_table(console, tr("Peak capacity: most nodes held at once per offer"), [(tr("mode"), "short"), (tr("offer"), "text"),
                                                                                                (tr("peak nodes"), "num"), (tr("used"), "num")], prow))
 
-    t = Table(title=tr("Cost breakdown ({unit})", unit=tr.unit(p.currency) if not tr.en or tr.wan else p.currency))
+    t = Table(title=tr("Cost breakdown ({unit})", unit=tr.unit(p.currency)))
     t.add_column(tr("category"), overflow="fold")
     t.add_column(tr("amount"), justify="right", no_wrap=True)
     for c in CATEGORIES:

@@ -60,7 +60,7 @@ def catalogue(code: str) -> dict[str, str]:
     name = _BABEL[code] + ".po"
     with resources.files("procure.reports").joinpath("locale", name).open("rb") as fh:
         cat = read_po(fh)
-    return {m.id: m.string for m in cat if m.id and isinstance(m.id, str) and m.string}
+    return {m.id: m.string for m in cat if isinstance(m.id, str) and m.id and isinstance(m.string, str) and m.string}
 
 
 _FIELD = re.compile(r"\{(\w+)[^{}]*\}")

@@ -67,7 +67,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, 
     cat_row0 = 5
     for j, cat in enumerate(CATEGORIES):
         put(ws, cat_row0 + j, 1, tr(CATEGORY_LABEL[cat]))
-        put(ws, cat_row0 + j, 2, cat)
+        put(ws, cat_row0 + j, 2, tr(cat))  # the category rows SUMIF the line items by this cell
         names.category_rows[cat] = cat_row0 + j
     total_row = cat_row0 + len(CATEGORIES)
     names.cash_total_row = total_row
@@ -125,7 +125,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, 
     for k, it in enumerate(items):
         r = first_item + k
         put(ws, r, 1, f"{it.item} — {it.ref}" if it.ref not in it.item else it.item)
-        put(ws, r, 2, it.category)
+        put(ws, r, 2, tr(it.category))
         formula(ws, r, 3, f"={names.item_amount[it.key]}", money, value=it.amount)
         for m, frac in sorted(it.months.items()):
             f = "" if frac == 1.0 else f"*{frac!r}"

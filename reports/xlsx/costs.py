@@ -69,7 +69,7 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names, tr: 
         first = row
         for it in mine:
             pos[it.key] = row
-            put(ws, row, 1, cat)
+            put(ws, row, 1, tr(cat))
             put(ws, row, 2, it.item)
             put(ws, row, 3, it.ref)
             cells = {"D": (it.nodes, INT_FMT), "E": (it.quantity, "#,##0.000"), "G": (it.unit_price, "#,##0.00##"),
@@ -101,7 +101,7 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names, tr: 
     row += 1
     first = row
     for cat in CATEGORIES:
-        put(ws, row, 1, cat)
+        put(ws, row, 1, tr(cat))
         put(ws, row, 2, tr(CATEGORY_LABEL[cat]))
         formula(ws, row, 11, f"={subtotal[cat]}" if cat in subtotal else "=0", money_c, value=cat_total.get(cat, 0.0))
         names.category_total[cat] = define(ws, f"cat_{cat}", "K", row)
