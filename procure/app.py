@@ -214,15 +214,16 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
     files.commit()
     written: list[str] = []
     if planned.json is not None:
-        written.append(f"wrote {planned.json.path}")
+        written.append(tr("wrote {path}", path=planned.json.path))
     if result.plan is not None and planned.workbook is not None:
-        written.append(f"wrote {planned.workbook.path}")
+        written.append(tr("wrote {path}", path=planned.workbook.path))
     if result.plan is not None and planned.csv_dir is not None:
-        written.append(f"wrote CSV tables to {planned.csv_dir}")
+        written.append(tr("wrote CSV tables to {path}", path=planned.csv_dir))
     requested = [str(t.path) for t in (planned.workbook,) if t is not None] + ([str(planned.csv_dir)] if planned.csv_dir else [])
     if result.plan is None and requested:
         # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
-        written.append(f"no workbook: no plan ({result.status}); {' and '.join(requested)} not written; the reasons are above and in --json")
+        written.append(tr("no workbook: no plan ({status}); {files} not written; the reasons are above and in --json", status=result.status,
+                          files=tr(" and ").join(requested)))
     return written
 
 
@@ -326,11 +327,11 @@ def write_analysis_outputs(analysis, planned: SolveOutputs, tr=None) -> list[str
                     frame = frame.rename(columns={c: tr(c) for c in frame.columns})
                 files.put(t, frame.to_csv(index=False).encode("utf-8"))
     files.commit()
-    written = [f"wrote {planned.json.path}"] if planned.json is not None else []
+    written = [tr("wrote {path}", path=planned.json.path)] if planned.json is not None else []
     if has_plan and planned.workbook is not None:
-        written.append(f"wrote {planned.workbook.path}")
+        written.append(tr("wrote {path}", path=planned.workbook.path))
     if has_plan and planned.csv_dir is not None:
-        written.append(f"wrote CSV tables to {planned.csv_dir}")
+        written.append(tr("wrote CSV tables to {path}", path=planned.csv_dir))
     return written
 
 

@@ -98,7 +98,10 @@ def peaks(result) -> list[Peak]:
 
 
 def amount_unit(unit: str, tr: Lang = EN) -> str:
-    return tr({"nodes": N_("nodes"), "node-months": N_("node-months"), "node-hours": N_("node-hours")}[unit])
+    """The unit of a peak's amount (nodes, node-months, node-hours) in the reader's language."""
+    if unit == "nodes":
+        return tr.p("unit", "nodes")
+    return tr({"node-months": N_("node-months"), "node-hours": N_("node-hours")}[unit])
 
 
 def _peak_phrase(pk: Peak, tr: Lang = EN) -> str:

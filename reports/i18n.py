@@ -60,7 +60,8 @@ def catalogue(code: str) -> dict[str, str]:
     name = _BABEL[code] + ".po"
     with resources.files("procure.reports").joinpath("locale", name).open("rb") as fh:
         cat = read_po(fh)
-    return {m.id: m.string for m in cat if isinstance(m.id, str) and m.id and isinstance(m.string, str) and m.string}
+    return {(f"{m.context}\x04{m.id}" if m.context else m.id): m.string
+            for m in cat if isinstance(m.id, str) and m.id and isinstance(m.string, str) and m.string}
 
 
 _FIELD = re.compile(r"\{(\w+)[^{}]*\}")
@@ -110,6 +111,17 @@ class Lang:
             else:
                 text = got
         return text.format(**kw) if kw else text
+
+    def p(self, context: str, msgid: str, /, **kw) -> str:
+        """A label that one English word spells for two things (gettext's msgctxt): ``tr.p("unit", "nodes")``
+        is the unit 节点, ``tr("nodes")`` the column 节点数."""
+        if self.code == "en":
+            return msgid.format(**kw) if kw else msgid
+        key = f"{context}\x04{msgid}"
+        if key not in self._cat:
+            MISSING.add(key)
+            return msgid.format(**kw) if kw else msgid
+        return self._cat[key].format(**kw) if kw else self._cat[key]
 
     def each(self, *msgids: str) -> list[str]:
         """Several labels at once (a row of column headers)."""

@@ -47,10 +47,10 @@ def _strings(node):
 
 
 def labels_in_code() -> dict[str, str]:
-    """Every label the reports pass through the catalogue: the first argument of ``tr(...)``, every
+    """Every label the reports (and the lines the use cases print) pass through the catalogue: the first argument of ``tr(...)``, every
     argument of ``N_``/``Ns``/``tr.each`` — msgid -> where it is."""
     found: dict[str, str] = {}
-    for path in sorted((ROOT / "reports").rglob("*.py")):
+    for path in [*sorted((ROOT / "reports").rglob("*.py")), ROOT / "procure" / "app.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
@@ -60,6 +60,10 @@ def labels_in_code() -> dict[str, str]:
                 args = node.args[:1]
             elif name in ("N_", "Ns") or (name == "each" and isinstance(f, ast.Attribute)):
                 args = node.args
+            elif name == "p" and isinstance(f, ast.Attribute) and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant):
+                for s in _strings(node.args[1]):  # a label with its context (msgctxt)
+                    found.setdefault(f"{node.args[0].value}\x04{s}", f"{path.relative_to(ROOT)}:{node.lineno}")
+                continue
             else:
                 continue
             for a in args:
@@ -360,3 +364,32 @@ def test_catalogue_reads_the_shipped_file():
     po = (ROOT / "reports" / "locale" / "zh_CN.po").read_text(encoding="utf-8")
     m = re.search(r'msgid "Recommendation"\nmsgstr "([^"]+)"', po)
     assert m and catalogue("zh-CN")["Recommendation"] == m.group(1)
+
+
+# --- the analysis sheets, console and CSV tables -------------------------------------------------------
+
+def test_the_analysis_in_chinese_misses_no_label(tmp_path):
+    from procure.reports.analysis_console import print_analysis
+    from procure.reports.xlsx.analysis import build_analysis_workbook
+
+    from helpers import UNCERTAIN, analysis_case, analysis_run
+
+    p, offers, hours = analysis_case(dict(UNCERTAIN, scenarios=8))
+    a = analysis_run(p, offers, hours, break_even=True, sensitivity=True, monte_carlo=8)
+    i18n.MISSING.clear()
+    console = Console(file=io.StringIO(), width=200)
+    print_analysis(console, a, tr=ZH)
+    wb = build_analysis_workbook(a, ZH)
+    assert wb.sheetnames == ["敏感性分析", "盈亏平衡", "不确定性", "情景"]
+    for ws in wb.worksheets:
+        assert CJK.search(str(ws["A1"].value)), ws.title
+    # the CSV tables are the analysis' DataFrames: their header rows in Chinese
+    from procure import app as use
+
+    planned = use.check_analyze_outputs(None, None, tmp_path / "csv")
+    use.write_analysis_outputs(a, planned, ZH)
+    assert not i18n.MISSING, sorted(i18n.MISSING)
+    for name in use.ANALYSIS_CSV:
+        head = next(csv.reader(io.StringIO((tmp_path / "csv" / name).read_text(encoding="utf-8"))))
+        assert all(CJK.search(h) or h in ("MFU", "GPU") for h in head), (name, head)
+    assert "盈亏平衡价格" in console.file.getvalue()

@@ -132,7 +132,8 @@ def write_plan(ws: Worksheet, result, tr: Lang = EN) -> None:
                                        (tr("nodes owned"), CAPACITY_FILL["buy"]), (tr("nodes rented"), CAPACITY_FILL["rent"])]):
         put(ws, row, 2 + j, label, fill=fill, align=CENTER)
     cost_w = max(13, len(f"{max((r['cost'] for r in prows), default=0) * len(prows):,.0f}") * 1.15 + 3)
-    widths(ws, {"A": 22, "B": 16, "C": 14, "D": 12, "E": 16, "F": 12, "G": 12, "H": 16, "I": 12, "J": 12, "K": 12, "L": 12,
+    date_w = 12 if tr.en else 15  # 2027年12月31日 is wider than 2027-12-31
+    widths(ws, {"A": 22, "B": 16, "C": 14, "D": 12, "E": 16, "F": 12, "G": 12, "H": 16, "I": date_w, "J": date_w, "K": date_w, "L": 12,
                 "M": max(12, len(f"{sum(r['gpu_hours'] for r in prows):,.0f}") * 1.15 + 3), "N": cost_w})
     for j in range(13, len(cols_t) + 1):
         ws.column_dimensions[get_column_letter(2 + j)].width = 12

@@ -242,9 +242,12 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN)
             base = f"$B${hybrid_row}"
             bound = '"≤ "&' if c.bound else ""
             fmt_d = f'+#,##0 "{cur}";-#,##0 "{cur}";0' if tr.en and not tr.wan else _signed_fmt(tr.money_fmt(cur))
-            if c.bound:
-                formula(ws, row, 3, f'={bound}TEXT(B{row}-{base},"+#,##0;-#,##0;0")&" {cur}"', fill=fill,
-                        value=f"≤ {_signed(c.cost - rec_cost)} {cur}")
+            if c.bound and tr.wan:
+                formula(ws, row, 3, f'={bound}TEXT((B{row}-{base})/10000,"+0.0;-0.0;0")&" {tr.unit(cur)}"', fill=fill,
+                        value=f"≤ {(c.cost - rec_cost) / 10_000:+.1f} {tr.unit(cur)}")
+            elif c.bound:
+                formula(ws, row, 3, f'={bound}TEXT(B{row}-{base},"+#,##0;-#,##0;0")&" {tr.cur(cur)}"', fill=fill,
+                        value=f"≤ {_signed(c.cost - rec_cost)} {tr.cur(cur)}")
             else:
                 formula(ws, row, 3, f"=B{row}-{base}", fmt_d, fill=fill, value=c.cost - rec_cost)
             formula(ws, row, 4, f"=IF({base}=0,0,(B{row}-{base})/{base})", "+0%;-0%;0%", fill=fill,
