@@ -333,6 +333,7 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
 
     from procure.models.errors import ProcureError
     from procure.reports.analysis_console import print_analysis
+    from procure.reports.i18n import EN
 
     err = _console(stderr=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -342,7 +343,7 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
             analysis = use.analyze(inputs, progress=progress, **kw)
     except ProcureError as exc:
         _fail(exc)
-    print_analysis(console, analysis, **({} if tr is None else {"tr": tr}))
+    print_analysis(console, analysis, tr=tr or EN)
     return analysis
 
 
