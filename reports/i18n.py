@@ -16,7 +16,6 @@ formula stays live.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -62,14 +61,6 @@ def catalogue(code: str) -> dict[str, str]:
         cat = read_po(fh)
     return {(f"{m.context}\x04{m.id}" if m.context else m.id): m.string
             for m in cat if isinstance(m.id, str) and m.id and isinstance(m.string, str) and m.string}
-
-
-_FIELD = re.compile(r"\{(\w+)[^{}]*\}")
-
-
-def fields(text: str) -> set[str]:
-    """The names of the ``{placeholders}`` of a label."""
-    return set(_FIELD.findall(text))
 
 
 @dataclass(frozen=True)

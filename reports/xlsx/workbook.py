@@ -16,6 +16,10 @@ edited. Sheets refer to each other through workbook-level defined names (``total
 ``npv_cost``, ``cat_<category>``, ``cm_<parameter>``, one per line item), never through row numbers
 guessed in advance. Text from inputs is always written as text, never as a formula. The file is built
 in memory and replaces the target atomically.
+
+Sheet names, labels, sentences and number formats are the reader's language (``reports.i18n.Lang``,
+``--lang``); formulas refer to sheets through defined names and ``Names.sheet``, so they work in
+every language. A zh-CN workbook names Noto Sans CJK SC on every cell, so it prints its glyphs.
 """
 
 from __future__ import annotations
