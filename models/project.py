@@ -150,6 +150,8 @@ class Project(InputModel):
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings, description="ranges and distributions of `procure analyze`")
+    language: Literal["en", "zh-CN"] = Field(default="en", description="language of the reports (console, workbook, CSV header rows): en or zh-CN; --lang overrides it")
+    amounts_in: Literal["unit", "wan"] = Field(default="unit", description="how the reports show amounts: unit (1 CNY) or wan (万, 10,000 CNY); --amounts-in overrides it")
 
     @field_validator("name", mode="before")
     @classmethod

@@ -187,10 +187,15 @@ def result_json(result: Result) -> str:
     return json.dumps(result_to_json(result), indent=2)
 
 
-def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None) -> list[str]:
+def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None, tr=None) -> list[str]:
     """Write the declared outputs as one transaction (all or none); returns a line per output
     written. The workbook and CSV need a plan; ``--json -`` is left to the caller (stdout). With
-    ``analysis`` (``solve --analyze``) the workbook also holds the analysis sheets."""
+    ``analysis`` (``solve --analyze``) the workbook also holds the analysis sheets. ``tr``: the
+    reader's language (``reports.i18n.Lang``) of the workbook and the CSV header rows; the JSON is
+    always English (its keys are the API)."""
+    from procure.reports.i18n import EN
+
+    tr = tr or EN
     files = planned.files
     if planned.json is not None:
         files.put(planned.json, result_json(result).encode("utf-8"))
@@ -198,28 +203,45 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
         if analysis is None:
             from procure.reports.xlsx.workbook import workbook_bytes
 
-            files.put(planned.workbook, workbook_bytes(result, inputs.files))
+            files.put(planned.workbook, workbook_bytes(result, inputs.files, tr))
         else:
             from procure.reports.xlsx.analysis import approval_with_analysis_bytes
 
-            files.put(planned.workbook, approval_with_analysis_bytes(result, analysis, inputs.files))
+            files.put(planned.workbook, approval_with_analysis_bytes(result, analysis, inputs.files, tr))
     if result.plan is not None and planned.csv_dir is not None:
         from procure.reports.csv_report import put_csv
 
-        put_csv(files, result, inputs.files)
+        put_csv(files, result, inputs.files, tr)
     files.commit()
     written: list[str] = []
     if planned.json is not None:
-        written.append(f"wrote {planned.json.path}")
+        written.append(tr("wrote {path}", path=planned.json.path))
     if result.plan is not None and planned.workbook is not None:
-        written.append(f"wrote {planned.workbook.path}")
+        written.append(tr("wrote {path}", path=planned.workbook.path))
     if result.plan is not None and planned.csv_dir is not None:
-        written.append(f"wrote CSV tables to {planned.csv_dir}")
+        written.append(tr("wrote CSV tables to {path}", path=planned.csv_dir))
     requested = [str(t.path) for t in (planned.workbook,) if t is not None] + ([str(planned.csv_dir)] if planned.csv_dir else [])
     if result.plan is None and requested:
         # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
-        written.append(f"no workbook: no plan ({result.status}); {' and '.join(requested)} not written; the reasons are above and in --json")
+        written.append(tr("no workbook: no plan ({status}); {files} not written; the reasons are above and in --json", status=result.status,
+                          files=tr(" and ").join(requested)))
     return written
+
+
+def language(code: str | None, amounts_in: str | None, project: Project | None = None):
+    """The reader's language (``reports.i18n.Lang``): ``--lang`` / ``--amounts-in`` if given, else the
+    workload's ``language`` / ``amounts_in``, else English in units. A value procure cannot write is
+    bad input (exit 1)."""
+    from procure.reports.i18n import AMOUNTS, LANGUAGES, lang_for, normalize
+
+    problems = []
+    if code is not None and normalize(code) is None:
+        problems.append(Problem("command line", "--lang", f"{code!r} is not a language procure writes; choose one of {', '.join(LANGUAGES)}"))
+    if amounts_in is not None and amounts_in not in AMOUNTS:
+        problems.append(Problem("command line", "--amounts-in", f"{amounts_in!r} is not a way to show amounts; choose unit or wan (万, 10,000)"))
+    if problems:
+        raise InputError(problems)
+    return lang_for(normalize(code) if code is not None else None, project, amounts_in)
 
 
 def exit_code_for(status: SolveStatus) -> ExitCode:
@@ -283,9 +305,12 @@ def analysis_json(analysis) -> str:
     return json.dumps(analysis_to_json(analysis), indent=2)
 
 
-def write_analysis_outputs(analysis, planned: SolveOutputs) -> list[str]:
+def write_analysis_outputs(analysis, planned: SolveOutputs, tr=None) -> list[str]:
     """The analysis workbook, JSON and CSV tables (the CSV files are the analysis' DataFrames), as one
-    transaction: all of them or none."""
+    transaction: all of them or none. ``tr``: the reader's language of the workbook and the CSV header rows."""
+    from procure.reports.i18n import EN
+
+    tr = tr or EN
     files = planned.files
     if planned.json is not None:
         files.put(planned.json, analysis_json(analysis).encode("utf-8"))
@@ -293,18 +318,21 @@ def write_analysis_outputs(analysis, planned: SolveOutputs) -> list[str]:
     if has_plan and planned.workbook is not None:
         from procure.reports.xlsx.analysis import analysis_workbook_bytes
 
-        files.put(planned.workbook, analysis_workbook_bytes(analysis))
+        files.put(planned.workbook, analysis_workbook_bytes(analysis, tr))
     if has_plan and planned.csv_dir is not None:
         frames = {"scenarios.csv": analysis.scenarios_frame(), "break_even.csv": analysis.break_even_frame(), "sensitivity.csv": analysis.sensitivity_frame()}
         for t in files.targets:
             if t.what == "--csv" and t.path.name in frames:
-                files.put(t, frames[t.path.name].to_csv(index=False).encode("utf-8"))
+                frame = frames[t.path.name]
+                if not tr.en:  # the header row in the reader's language; the values as they are
+                    frame = frame.rename(columns={c: tr(c) for c in frame.columns})
+                files.put(t, frame.to_csv(index=False).encode("utf-8"))
     files.commit()
-    written = [f"wrote {planned.json.path}"] if planned.json is not None else []
+    written = [tr("wrote {path}", path=planned.json.path)] if planned.json is not None else []
     if has_plan and planned.workbook is not None:
-        written.append(f"wrote {planned.workbook.path}")
+        written.append(tr("wrote {path}", path=planned.workbook.path))
     if has_plan and planned.csv_dir is not None:
-        written.append(f"wrote CSV tables to {planned.csv_dir}")
+        written.append(tr("wrote CSV tables to {path}", path=planned.csv_dir))
     return written
 
 

@@ -68,6 +68,11 @@ def _esc(text) -> str:
 
 
 AllErrors = Annotated[bool, typer.Option("--all-errors", help="Print every problem found (by default at most 50 per file).")]
+# the reader's language: every command that reports a plan takes these two
+LangOption = Annotated[str | None, typer.Option("--lang", help="Language of the console, the workbook and the CSV header rows: en or zh-CN "
+                                                               "(default: the workload's `language`, else en). The JSON stays English.")]
+AmountsOption = Annotated[str | None, typer.Option("--amounts-in", help="Show amounts in units of the currency (unit) or in 万 (wan: 10,000) "
+                                                                        "(default: the workload's `amounts_in`, else unit).")]
 
 
 def _fail(exc, all_errors: bool = False) -> NoReturn:
@@ -262,6 +267,8 @@ def solve(
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
     analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
     workers: Annotated[int | None, typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
+    lang: LangOption = None,
+    amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
@@ -270,8 +277,10 @@ def solve(
 
     try:
         budget = Budget(use.parse_time_limit(time_limit))  # the clock starts before anything is loaded
+        use.language(lang, amounts_in)
         planned = use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
+        tr = use.language(lang, amounts_in, inputs.project)
         planned.files.forbid_inputs(inputs.files)
     except ProcureError as exc:
         _fail(exc, all_errors)
@@ -287,7 +296,7 @@ def solve(
             from procure.reports.console import print_result
 
             console = _console(stderr=planned.json_stdout)
-            print_result(console, result, inputs=inputs.files)
+            print_result(console, result, inputs=inputs.files, tr=tr)
             analysis = None
             if analyze and result.plan is not None:
                 if not compare:
@@ -296,8 +305,8 @@ def solve(
                 analysis = _run_analysis(use, inputs, console, break_even=True, sensitivity=True,
                                          monte_carlo=inputs.project.analysis.scenarios if inputs.project.analysis.uncertainty else None,
                                          workers=workers, scheduler=None, solver=solver.value, time_limit=budget.seconds, gap=gap,
-                                         objective=objective.value, base=result)
-            for line in use.write_outputs(result, inputs, planned, analysis=analysis):
+                                         objective=objective.value, base=result, tr=tr)
+            for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
                 typer.echo(use.result_json(result))
@@ -318,12 +327,13 @@ def _usage(option: str, message: str):
     return InputError([Problem("command line", option, message)])
 
 
-def _run_analysis(use, inputs, console, **kw):
-    """Run the analysis with a progress bar on a terminal; print it; return it."""
+def _run_analysis(use, inputs, console, tr=None, **kw):
+    """Run the analysis with a progress bar on a terminal; print it (in the reader's language ``tr``); return it."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from procure.models.errors import ProcureError
     from procure.reports.analysis_console import print_analysis
+    from procure.reports.i18n import EN
 
     err = _console(stderr=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -333,7 +343,7 @@ def _run_analysis(use, inputs, console, **kw):
             analysis = use.analyze(inputs, progress=progress, **kw)
     except ProcureError as exc:
         _fail(exc)
-    print_analysis(console, analysis)
+    print_analysis(console, analysis, tr=tr or EN)
     return analysis
 
 
@@ -356,13 +366,17 @@ def analyze(
     time_limit: Annotated[float | None, typer.Option("--time-limit", help="Seconds per solve.", min=0.1)] = None,
     gap: Annotated[float, typer.Option(help="Relative optimality gap of each solve (break-even always solves to a proven optimum).", min=0.0, max=1.0)] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco or npv: the figure every analysis compares.")] = Objective.tco,
+    lang: LangOption = None,
+    amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
 
     try:
+        use.language(lang, amounts_in)
         planned = use.check_analyze_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
+        tr = use.language(lang, amounts_in, inputs.project)
     except ProcureError as exc:
         _fail(exc)
     _print_warnings(inputs.warnings)
@@ -372,11 +386,11 @@ def analyze(
     console = _console()
     analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
                              monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value, time_limit=time_limit,
-                             gap=gap, objective=objective.value)
+                             gap=gap, objective=objective.value, tr=tr)
     if analysis.base.plan is None:
         raise typer.Exit(use.exit_code_for(analysis.base.status))
     try:
-        for line in use.write_analysis_outputs(analysis, planned):
+        for line in use.write_analysis_outputs(analysis, planned, tr):
             console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
@@ -391,16 +405,20 @@ def compare(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON here.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
     objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,
+    lang: LangOption = None,
+    amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
 
     try:
+        use.language(lang, amounts_in)
         if json_out is not None:
             from procure.models.fileio import check_writable
 
             check_writable(json_out, "--json")
         inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
+        tr = use.language(lang, amounts_in, inputs[0].project)  # the first file's settings, like the comparison's currency
     except ProcureError as exc:
         _fail(exc)
     for i in inputs:
@@ -409,7 +427,7 @@ def compare(
     from procure.reports.analysis_console import print_comparison
 
     rows = compare_rows(results)
-    print_comparison(_console(), [str(f) for f in files], rows, results[0].project.currency)
+    print_comparison(_console(), [str(f) for f in files], rows, results[0].project.currency, tr=tr)
     if json_out is not None:
         import json
 

@@ -9,7 +9,9 @@ from rich.table import Table
 
 from procure.models.analysis import DRIVERS
 
-from .console import STRATEGY_LABEL, money
+from .console import CATEGORY_LABEL, STRATEGY_LABEL
+from .headline import MODE_LABEL, mode_label, status_label
+from .i18n import EN, Lang
 
 TOP = 5
 
@@ -18,57 +20,87 @@ def _value(driver: str, v: float) -> str:
     return f"{v:+g} d" if DRIVERS[driver][1] == "days" else f"×{v:g}"
 
 
-def print_analysis(console: Console, a, top: int = TOP) -> None:
+def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
+    """One break-even finding as a sentence (``analysis.break_even.BreakEven.sentence``, in the reader's language)."""
+    if tr.en:
+        return b.sentence(currency)
+    mode = tr(MODE_LABEL.get(str(b.mode), str(b.mode)))
+    if b.kind == "strategy":
+        if b.break_even is None:
+            return tr("{subject} does not win at any {mode} price level from 0 to today's: {reason}", subject=tr(b.subject), mode=mode, reason=b.reason)
+        return tr("{subject} wins at or below {level:.1%} of today's {mode} prices ({change:+.0f}%)", subject=tr(b.subject), level=b.break_even,
+                  mode=mode, change=b.change_pct)
+    what = {"buy": tr("buying {label} servers", label=b.label), "rent": tr("renting {label} nodes", label=b.label),
+            "cloud": tr("{label} cloud hours", label=b.label)}[b.mode]
+    unit = {"buy": tr("per node"), "rent": tr("per node-month"), "cloud": tr("per node-hour")}[b.mode]
+    who = tr(" from {vendor} ({subject})", vendor=b.vendor, subject=b.subject) if b.vendor else f" ({b.subject})"
+    if b.break_even is None:
+        return tr("{what}{who} does not win at any price from 0 to today's {today}: {reason}", what=what, who=who, today=tr.number(b.current, 2),
+                  reason=b.reason)
+    return tr("{what}{who} wins at or below {price} {cur} {unit} (today {today}, {change:+.0f}%)", what=what, who=who, price=tr.number(b.break_even, 2),
+              cur=tr.cur(currency), unit=unit, today=tr.number(b.current, 2), change=b.change_pct)
+
+
+def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
     cur = a.currency
     base = a.base
+    metric = tr(a.inputs.objective.upper())
     if base.plan is None:
-        console.print(f"today's inputs have no plan ({base.status}); nothing to analyse", markup=False)
+        console.print(tr("today's inputs have no plan ({status}); nothing to analyse", status=status_label(base.status, tr)), markup=False)
         return
-    console.print(f"today's optimum: {money(a.inputs.metric(base.plan), cur)} ({a.inputs.objective.upper()}), modes {' + '.join(sorted(base.plan.modes()))}", markup=False)
+    console.print(tr("today's optimum: {cost} ({metric}), modes {modes}", cost=tr.money(a.inputs.metric(base.plan), cur), metric=metric,
+                     modes=" + ".join(mode_label(m, tr) for m in sorted(base.plan.modes()))), markup=False)
     if a.break_even is not None:
         # nearest to winning first: the smallest price cut that makes it the optimum
         priced = sorted((b for b in a.break_even if b.break_even is not None), key=lambda b: abs(b.change_pct or 0.0))
-        console.print(f"\n[b]Break-even prices[/b] — {len(priced)} of {len(a.break_even)} losing offers/strategies can win on price; the {min(top, len(priced))} nearest:")
+        console.print(tr("\n[b]Break-even prices[/b] — {n} of {total} losing offers/strategies can win on price; the {top} nearest:", n=len(priced),
+                         total=len(a.break_even), top=min(top, len(priced))))
         for b in priced[:top]:
-            console.print(f"  • {esc(b.sentence(cur))}", soft_wrap=True)
+            console.print(f"  • {esc(break_even_sentence(b, cur, tr))}", soft_wrap=True)
         blocked = [b for b in a.break_even if b.break_even is None]
         if blocked:
-            console.print(f"  {len(blocked)} cannot win at any price from 0 to today's (the reasons are in the JSON and the Break-even sheet).", markup=False)
+            console.print(tr("  {n} cannot win at any price from 0 to today's (the reasons are in the JSON and the Break-even sheet).", n=len(blocked)),
+                          markup=False)
     if a.sensitivity is not None:
-        t = Table(title=f"Sensitivity: optimal {a.inputs.objective.upper()} with one driver moved (re-optimized at each end)")
-        for col in ("driver", "low", "high", f"{a.inputs.objective.upper()} at low", "at high", "modes at low", "modes at high", "flips"):
-            t.add_column(col, justify="right" if col.startswith(("TCO", "NPV", "at")) else "left")
+        t = Table(title=tr("Sensitivity: optimal {metric} with one driver moved (re-optimized at each end)", metric=metric))
+        heads = [(tr("driver"), "left"), (tr("low"), "left"), (tr("high"), "left"), (tr("{metric} at low", metric=metric), "right"),
+                 (tr("at high"), "right"), (tr("modes at low"), "left"), (tr("modes at high"), "left"), (tr("flips"), "left")]
+        for col, justify in heads:
+            t.add_column(col, justify=justify)  # type: ignore[arg-type]
         for b in a.sensitivity:
             lo, hi = b.measure("low"), b.measure("high")
-            t.add_row(b.driver, _value(b.driver, b.low_value), _value(b.driver, b.high_value), money(lo, cur) if lo is not None else "no plan",
-                      money(hi, cur) if hi is not None else "no plan", "+".join(b.modes("low") or ("—",)), "+".join(b.modes("high") or ("—",)),
-                      "[b]yes[/b]" if b.flips else "no")
+            t.add_row(b.driver, _value(b.driver, b.low_value), _value(b.driver, b.high_value), tr.money(lo, cur) if lo is not None else tr("no plan"),
+                      tr.money(hi, cur) if hi is not None else tr("no plan"), "+".join(mode_label(m, tr) for m in (b.modes("low") or ())) or "—",
+                      "+".join(mode_label(m, tr) for m in (b.modes("high") or ())) or "—", tr("[b]yes[/b]") if b.flips else tr("no"))
         console.print(t)
     if a.summary is not None:
         s = a.summary
-        t = Table(title=f"Uncertainty: {s.scenarios} scenarios, every strategy re-optimized in each ({s.failed} without a plan)")
-        for col in ("strategy", "P10", "P50", "P90", "cheapest in", "plans"):
-            t.add_column(col, justify="left" if col == "strategy" else "right")
+        t = Table(title=tr("Uncertainty: {n} scenarios, every strategy re-optimized in each ({failed} without a plan)", n=s.scenarios, failed=s.failed))
+        for col in (tr("strategy"), "P10", "P50", "P90", tr("cheapest in"), tr("plans")):
+            t.add_column(col, justify="left" if col == tr("strategy") else "right")
         for k, v in s.strategies.items():
             wp = v["win_probability"]
-            t.add_row(STRATEGY_LABEL.get(k, k), money(v["p10"], cur), money(v["p50"], cur), money(v["p90"], cur), "—" if wp is None else f"{wp:.0%}", str(v["plans"]))
+            t.add_row(tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k, tr.money(v["p10"], cur), tr.money(v["p50"], cur), tr.money(v["p90"], cur),
+                      "—" if wp is None else f"{wp:.0%}", str(v["plans"]))
         console.print(t)
         if s.regret_mean is not None:
-            console.print(f"Regret of today's plan kept as decided (re-costed, not re-optimized) against each scenario's optimum: mean {money(s.regret_mean, cur)}, "
-                          f"P90 {money(s.regret_p90, cur)} over {s.regret_scenarios} scenarios", markup=False, soft_wrap=True)
+            console.print(tr("Regret of today's plan kept as decided (re-costed, not re-optimized) against each scenario's optimum: mean {mean}, "
+                             "P90 {p90} over {n} scenarios", mean=tr.money(s.regret_mean, cur), p90=tr.money(s.regret_p90, cur), n=s.regret_scenarios),
+                          markup=False, soft_wrap=True)
         if s.decided_infeasible:
-            console.print(f"In {s.decided_infeasible} scenario(s) today's plan cannot run as decided (a deadline or shared nodes); they have no regret figure.", markup=False, soft_wrap=True)
+            console.print(tr("In {n} scenario(s) today's plan cannot run as decided (a deadline or shared nodes); they have no regret figure.",
+                             n=s.decided_infeasible), markup=False, soft_wrap=True)
         for sc, st, why in s.failures[:5]:
             console.print(f"  ! {sc} {st}: {esc(why)}", soft_wrap=True)
     timing = ", ".join(f"{k} {v:.1f} s" for k, v in a.seconds.items())
-    console.print(f"\n{sum(a.solves.values())} solves on {a.workers} worker(s): {timing}", markup=False)
+    console.print(tr("\n{n} solves on {workers} worker(s): {timing}", n=sum(a.solves.values()), workers=a.workers, timing=timing), markup=False)
 
 
-def print_comparison(console: Console, files: list[str], rows, currency: str) -> None:
+def print_comparison(console: Console, files: list[str], rows, currency: str, tr: Lang = EN) -> None:
     """Each file a column, then the difference of each later file against the first; changed rows marked."""
-    t = Table(title=f"Comparison against {files[0]} ({currency}); * marks what differs")
+    t = Table(title=tr("Comparison against {first} ({unit}); * marks what differs", first=files[0], unit=tr.unit(currency)))
     t.add_column("", style="bold")
-    t.add_column("figure")
+    t.add_column(tr("figure"))
     for f in files:
         t.add_column(f, justify="right", overflow="fold")
     for f in files[1:]:
@@ -76,8 +108,40 @@ def print_comparison(console: Console, files: list[str], rows, currency: str) ->
     section = None
     for r in rows:
         diffs = r.differences()
-        cells = [money(v) if r.numeric else ("—" if v is None else esc(str(v))) for v in r.values]
-        dcells = [("" if d is None else f"{d:+,.0f}") if r.numeric else ("" if v == r.values[0] else "changed") for d, v in zip(diffs[1:], r.values[1:], strict=True)]
-        t.add_row(r.section if r.section != section else "", ("* " if r.changed else "  ") + r.label, *cells, *dcells)
+        cells = [tr.money(v) if r.numeric else ("—" if v is None else esc(_value_text(r, v, tr))) for v in r.values]
+        dcells = [("" if d is None else _signed(d, tr)) if r.numeric else ("" if v == r.values[0] else tr("changed"))
+                  for d, v in zip(diffs[1:], r.values[1:], strict=True)]
+        t.add_row(tr(r.section) if r.section != section else "", ("* " if r.changed else "  ") + _row_label(r, tr), *cells, *dcells)
         section = r.section
     console.print(t)
+
+
+def _value_text(r, v, tr: Lang) -> str:
+    """A comparison cell that is text: a status or modes in the reader's language, else as it is."""
+    if tr.en:
+        return str(v)
+    if r.label == "status":
+        return status_label(v, tr)
+    if r.label == "modes":
+        return " + ".join(mode_label(m, tr) for m in str(v).split(" + "))
+    return str(v)
+
+
+def _row_label(r, tr: Lang) -> str:
+    """A comparison row's label in the reader's language (a workload's name stays as written)."""
+    if tr.en or r.section == "plan":
+        return r.label
+    if r.section == "strategies":
+        name = r.label.removesuffix(" total")
+        return tr("{strategy} total", strategy=tr(STRATEGY_LABEL[name])) if name in STRATEGY_LABEL else r.label
+    if r.section == "costs":
+        return tr(CATEGORY_LABEL[r.label]) if r.label in CATEGORY_LABEL else r.label
+    return tr(r.label)
+
+
+def _signed(d: float, tr: Lang) -> str:
+    """A difference with its sign (+1,234), in 万 when amounts are shown in 万."""
+    if tr.en and not tr.wan:
+        return f"{d:+,.0f}"
+    text = tr.money(abs(d)) if tr.wan else tr.number(abs(d))
+    return ("+" if d >= 0 else "-") + text

@@ -13,7 +13,9 @@ from procure.solver.costs import CATEGORIES, Objective
 from .headline import (
     OBJECTIVE_SHORT,
     STRATEGY_LABEL,
+    amount_unit,
     comparisons,
+    mode_label,
     money,
     npv_timing_note,
     objective_phrase,
@@ -21,13 +23,15 @@ from .headline import (
     recommendation,
     spot_risk,
     stale_text,
+    status_label,
 )
+from .i18n import EN, N_, Lang
 
 __all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_result", "recommendation"]
 
 CATEGORY_LABEL = {
-    "capex": "capex (purchases)", "residual_value": "residual value", "maintenance": "maintenance", "colocation": "colocation",
-    "energy": "energy", "rent": "rent", "setup": "setup fees", "cloud": "cloud", "interest": "loan interest",
+    "capex": N_("capex (purchases)"), "residual_value": N_("residual value"), "maintenance": N_("maintenance"), "colocation": N_("colocation"),
+    "energy": N_("energy"), "rent": N_("rent"), "setup": N_("setup fees"), "cloud": N_("cloud"), "interest": N_("loan interest"),
 }
 
 
@@ -83,96 +87,105 @@ def _table(console: Console, title: str, columns: list[tuple[str, str]], rows: l
     return t
 
 
-def print_result(console: Console, result, inputs=()) -> None:
+def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
     p = result.project
     h = result.hybrid
-    console.print(f"[bold]{esc(p.name)}[/bold] — {len(p.workloads)} workload(s), {len(result.offers)} offers, horizon {p.horizon_months} months from {p.start_date}", soft_wrap=True)
+    console.print(tr("[bold]{name}[/bold] — {n} workload(s), {offers} offers, horizon {months} months from {start}", name=esc(p.name), n=len(p.workloads),
+                     offers=len(result.offers), months=p.horizon_months, start=tr.date(p.start_date)), soft_wrap=True)
     if h.plan is None:
-        label = "INFEASIBLE" if h.status == "infeasible" else "NO SOLUTION within the time limit"
+        label = tr("INFEASIBLE") if h.status == "infeasible" else tr("NO SOLUTION within the time limit")
         console.print(f"[red bold]{label}[/red bold]")
         for w, reasons in h.reasons.items():
             console.print(f"  [bold]{esc(w)}[/bold]:")
             for r in reasons:
                 console.print(f"    - {esc(r)}", soft_wrap=True)
         if h.status == "no_solution":
-            console.print("  the solver found no plan before --time-limit; raise --time-limit and run again")
-        _print_strategies(console, result)
+            console.print(tr("  the solver found no plan before --time-limit; raise --time-limit and run again"))
+        _print_strategies(console, result, tr)
         return
     plan = h.plan
     info = h.solve
-    gap = f", proven gap {info.gap:.4%}" if info and info.gap is not None else ""
+    gap = tr(", proven gap {gap:.4%}", gap=info.gap) if info and info.gap is not None else ""
     if info and info.heuristic:
-        gap = ", heuristic plan (greedy, or the weekly stage's): the solver found none in its time share" + (", gap unknown" if info.gap is None else f", gap ≤ {info.gap:.2%} to its bound")
-    console.print(f"status: [bold]{h.status}[/bold] ({info.name if info else ''}{gap}, {info.seconds:.2f} s); plan verified independently", soft_wrap=True)
-    console.print(f"objective: {objective_phrase(result)}; strategies are compared on {OBJECTIVE_SHORT[result.objective]}", soft_wrap=True)
-    console.print(f"[bold green]Recommendation:[/bold green] {esc(recommendation(result))}", soft_wrap=True)
-    risk = spot_risk(result)
+        gap = tr(", heuristic plan (greedy, or the weekly stage's): the solver found none in its time share") + (
+            tr(", gap unknown") if info.gap is None else tr(", gap ≤ {gap:.2%} to its bound", gap=info.gap))
+    console.print(tr("status: [bold]{status}[/bold] ({solver}{gap}, {seconds:.2f} s); plan verified independently", status=status_label(h.status, tr),
+                     solver=info.name if info else "", gap=gap, seconds=info.seconds), soft_wrap=True)
+    console.print(tr("objective: {phrase}; strategies are compared on {short}", phrase=objective_phrase(result, tr), short=tr(OBJECTIVE_SHORT[result.objective])),
+                  soft_wrap=True)
+    console.print(tr("[bold green]Recommendation:[/bold green] {text}", text=esc(recommendation(result, tr))), soft_wrap=True)
+    risk = spot_risk(result, tr)
     if risk:
         console.print(f"[yellow bold]![/yellow bold] {esc(risk.text)}", soft_wrap=True)
-    for note in (stale_text(result), npv_timing_note(result)):
+    for note in (stale_text(result, tr), npv_timing_note(result, tr)):
         if note:
             console.print(f"[yellow bold]![/yellow bold] {esc(note)}", soft_wrap=True)
 
     rows = []
     for a in plan.assignments:
         strat = a.strategy.label() if a.strategy is not None and hasattr(a.strategy, "label") else ""
-        rows.append([esc(a.workload), esc(a.offer_id), esc(a.vendor), str(a.mode), f"{a.gpu} × {a.gpus} ({a.nodes} node{'s' if a.nodes > 1 else ''})", strat,
-                     day_date(p.start_date, a.start_day).isoformat(), day_date(p.start_date, a.end_day).isoformat(), day_date(p.start_date, a.deadline_day).isoformat(),
-                     f"{a.slack_days:.1f}", f"{a.gpu_hours:,.0f}", money(a.cost)])
-    cols = [("workload", "text"), ("offer", "text"), ("vendor", "text"), ("mode", "short"), ("GPU × count", "text"), ("strategy", "text"),
-            ("start", "num"), ("end", "num"), ("deadline", "num"), ("slack d", "num"), ("GPU-hours", "num"), ("cost", "num")]
-    console.print(_table(console, "Plan per workload", cols, rows, drop=("vendor", "strategy", "GPU × count", "mode", "offer")))
+        nodes = tr("{n} nodes", n=a.nodes) if a.nodes > 1 else tr("{n} node", n=a.nodes)
+        rows.append([esc(a.workload), esc(a.offer_id), esc(a.vendor), mode_label(a.mode, tr), f"{a.gpu} × {a.gpus} ({nodes})", strat,
+                     tr.date(day_date(p.start_date, a.start_day)), tr.date(day_date(p.start_date, a.end_day)), tr.date(day_date(p.start_date, a.deadline_day)),
+                     f"{a.slack_days:.1f}", tr.number(a.gpu_hours), tr.money(a.cost)])
+    cols = [(tr("workload"), "text"), (tr("offer"), "text"), (tr("vendor"), "text"), (tr("mode"), "short"), (tr("GPU × count"), "text"), (tr("strategy"), "text"),
+            (tr("start"), "num"), (tr("end"), "num"), (tr("deadline"), "num"), (tr("slack d"), "num"), (tr("GPU-hours"), "num"), (tr("cost"), "num")]
+    console.print(_table(console, tr("Plan per workload"), cols, rows, drop=(tr("vendor"), tr("strategy"), tr("GPU × count"), tr("mode"), tr("offer"))))
 
     if plan.purchases or plan.rentals or any(pk.mode == "cloud" for pk in peaks(result)):
         rows = []
         for pur in plan.purchases:
             o = result.offers[pur.offer_id]
-            rows.append(["buy", esc(pur.offer_id), str(pur.nodes), day_date(p.start_date, o.lead_time_days).isoformat() + " (delivery)", f"{p.horizon_months} (owned)", money(pur.cost)])
+            rows.append([mode_label("buy", tr), esc(pur.offer_id), str(pur.nodes), tr.date(day_date(p.start_date, o.lead_time_days)) + tr(" (delivery)"),
+                         tr("{months} (owned)", months=p.horizon_months), tr.money(pur.cost)])
         for r in plan.rentals:
             o = result.offers[r.offer_id]
-            what = "reserved" if o.mode == "cloud" else (f"rent, {r.term_months}+ month term" if r.term_months is not None else "rent")
-            rows.append([what, esc(r.offer_id), str(r.nodes), day_date(p.start_date, r.start_day).isoformat(), str(r.months), money(r.cost)])
+            what = tr("reserved") if o.mode == "cloud" else (tr("rent, {n}+ month term", n=r.term_months) if r.term_months is not None else mode_label("rent", tr))
+            rows.append([what, esc(r.offer_id), str(r.nodes), tr.date(day_date(p.start_date, r.start_day)), str(r.months), tr.money(r.cost)])
         if rows:
-            console.print(_table(console, "Capacity", [("what", "short"), ("offer", "text"), ("nodes", "num"), ("from", "num"), ("months", "num"),
-                                                       ("cost", "num")], rows))
-        prow = [[pk.mode + (" (spot)" if pk.spot else ""), esc(pk.offer_id), str(pk.peak_nodes), f"{pk.amount:,.0f} {pk.amount_unit}"] for pk in peaks(result)]
-        console.print(_table(console, "Peak capacity: most nodes held at once per offer", [("mode", "short"), ("offer", "text"), ("peak nodes", "num"),
-                                                                                           ("used", "num")], prow))
+            console.print(_table(console, tr("Capacity"), [(tr("what"), "short"), (tr("offer"), "text"), (tr("nodes"), "num"), (tr("from"), "num"),
+                                                           (tr("months"), "num"), (tr("cost"), "num")], rows))
+        prow = [[mode_label(pk.mode, tr) + (tr(" (spot)") if pk.spot else ""), esc(pk.offer_id), str(pk.peak_nodes),
+                 f"{tr.number(pk.amount)} {amount_unit(pk.amount_unit, tr)}"] for pk in peaks(result)]
+        console.print(_table(console, tr("Peak capacity: most nodes held at once per offer"), [(tr("mode"), "short"), (tr("offer"), "text"),
+                                                                                               (tr("peak nodes"), "num"), (tr("used"), "num")], prow))
 
-    t = Table(title=f"Cost breakdown ({p.currency})")
-    t.add_column("category", overflow="fold")
-    t.add_column("amount", justify="right", no_wrap=True)
+    t = Table(title=tr("Cost breakdown ({unit})", unit=tr.unit(p.currency)))
+    t.add_column(tr("category"), overflow="fold")
+    t.add_column(tr("amount"), justify="right", no_wrap=True)
     for c in CATEGORIES:
         if abs(plan.breakdown.get(c, 0.0)) > 0.005:
-            t.add_row(CATEGORY_LABEL[c], money(plan.breakdown[c]))
-    t.add_row("[bold]total cost of ownership[/bold]", f"[bold]{money(plan.total_cost)}[/bold]")
+            t.add_row(tr(CATEGORY_LABEL[c]), tr.money(plan.breakdown[c]))
+    t.add_row(tr("[bold]total cost of ownership[/bold]"), f"[bold]{tr.money(plan.total_cost)}[/bold]")
     if p.discount_rate > 0:
-        t.add_row(f"net present value at {p.discount_rate:.1%}/year", money(plan.npv_cost))
+        t.add_row(tr("net present value at {rate:.1%}/year", rate=p.discount_rate), tr.money(plan.npv_cost))
     console.print(t)
-    _print_strategies(console, result)
+    _print_strategies(console, result, tr)
 
     if result.runner_ups:
-        short = OBJECTIVE_SHORT[result.objective]
+        short = tr(OBJECTIVE_SHORT[result.objective])
         rows = []
         for w, ups in result.runner_ups.items():
             for r in ups:
                 o = r.option
                 if r.extra_cost is None:
-                    extra = r.note or "no plan"
+                    extra = r.note or tr("no plan")  # the note, like a rejection reason, is the solver's own text
                 else:
                     bound = "≤ " if r.status not in (None, "optimal") else ""
-                    extra = bound + ("+" if r.extra_cost >= 0 else "") + money(r.extra_cost)
+                    extra = bound + ("+" if r.extra_cost >= 0 else "") + tr.money(r.extra_cost)
                 shape = f"{r.assignment.gpu} × {r.assignment.gpus}" if r.assignment else ""
-                rows.append([esc(w), esc(o.offer_id), str(o.mode), shape, money(r.plan_cost), extra])
-        cols = [("workload", "text"), ("instead on", "text"), ("mode", "short"), ("GPU × count", "text"), (f"plan {short}", "num"), ("vs chosen", "num")]
-        console.print(_table(console, f"Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})",
-                             cols, rows, drop=("GPU × count", "mode")))
+                rows.append([esc(w), esc(o.offer_id), mode_label(o.mode, tr), shape, tr.money(r.plan_cost), extra])
+        cols = [(tr("workload"), "text"), (tr("instead on"), "text"), (tr("mode"), "short"), (tr("GPU × count"), "text"), (tr("plan {short}", short=short), "num"),
+                (tr("vs chosen"), "num")]
+        console.print(_table(console, tr("Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})", short=short),
+                             cols, rows, drop=(tr("GPU × count"), tr("mode"))))
     n_rej = len(result.rejections)
     if n_rej:
-        console.print(f"{n_rej} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.", soft_wrap=True)
+        console.print(tr("{n} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.", n=n_rej),
+                      soft_wrap=True)
 
 
-def _print_strategies(console: Console, result) -> None:
+def _print_strategies(console: Console, result, tr: Lang = EN) -> None:
     from .tables import strategy_quality  # tables imports this module's labels
 
     if len(result.strategies) <= 1:
@@ -180,26 +193,27 @@ def _print_strategies(console: Console, result) -> None:
     p = result.project
     obj, other = result.objective, str(Objective(result.objective).other)
     rows = []
-    for c in comparisons(result):
+    for c in comparisons(result, tr):
         s = result.strategies[c.name]
         if c.status == "excluded":
-            rows.append([c.label, "excluded by you", "—", "—", "—", "allowed_modes"])
+            rows.append([c.label, tr("excluded by you"), "—", "—", "—", "allowed_modes"])
             continue
         diff = "—"
         if c.diff is not None and c.cost is not None:  # a diff is only set with a cost
             base = c.cost - c.diff
-            diff = ("≤ " if c.bound else "") + ("+" if c.diff >= 0 else "") + money(c.diff) + (f" ({c.diff / base:+.0%})" if base else "")
+            diff = ("≤ " if c.bound else "") + ("+" if c.diff >= 0 else "") + tr.money(c.diff) + (f" ({c.diff / base:+.0%})" if base else "")
         gap = f"{c.gap:.2%}" if c.gap is not None else ""
         why = ""
         if s.plan is None and s.reasons:
             first_w, rs = next(iter(s.reasons.items()))
             why = esc(f"{first_w}: {rs[0]}")
-        status = str(c.status) + (f", gap {gap}" if c.status == "feasible" else "")
+        status = status_label(c.status, tr) + (tr(", gap {gap}", gap=gap) if c.status == "feasible" else "")
         if s.solve is not None and s.solve.heuristic:
-            status = f"{c.status} ({strategy_quality(s)})"
-        rows.append([c.label, status, money(c.cost, p.currency), diff, money(c.other, p.currency), why])
-    cols = [("strategy", "short"), ("status", "text"), (OBJECTIVE_SHORT[obj], "num"), ("vs recommended", "num"), (OBJECTIVE_SHORT[other], "num"),
-            ("why not", "text")]
+            status = f"{status_label(c.status, tr)} ({strategy_quality(s, tr)})"
+        rows.append([c.label, status, tr.money(c.cost, p.currency), diff, tr.money(c.other, p.currency), why])
+    cols = [(tr("strategy"), "short"), (tr("status"), "text"), (tr(OBJECTIVE_SHORT[obj]), "num"), (tr("vs recommended"), "num"), (tr(OBJECTIVE_SHORT[other]), "num"),
+            (tr("why not"), "text")]
     if not any(r[-1] for r in rows):
         cols, rows = cols[:-1], [r[:-1] for r in rows]
-    console.print(_table(console, f"Strategies compared on {OBJECTIVE_SHORT[obj]} (minimized), {OBJECTIVE_SHORT[other]} beside it", cols, rows, drop=("why not",)))
+    console.print(_table(console, tr("Strategies compared on {obj} (minimized), {other} beside it", obj=tr(OBJECTIVE_SHORT[obj]), other=tr(OBJECTIVE_SHORT[other])),
+                         cols, rows, drop=(tr("why not"),)))

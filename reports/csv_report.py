@@ -37,6 +37,7 @@ from procure.solver.costs import CATEGORIES
 
 from . import tables as shared
 from .headline import recommendation, spot_risk, stale_text
+from .i18n import EN, Lang, Ns
 
 #: what a spreadsheet skips before it looks for a formula's "=": blanks and control characters
 _LEADING_BLANK = re.compile(r"^[\s\x00-\x1f\x7f-\x9f]+")
@@ -58,6 +59,9 @@ def _cell(v: Any) -> Any:
     return text
 
 
+#: the cost categories as cash_flow.csv names its columns (``solver.costs.CATEGORIES``), marked for the catalogue
+_CATEGORY_IDS = Ns("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest")
+
 #: every file ``write_csv`` may write (cash_flow.csv only with a plan)
 CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv", "options.csv", "assumptions.csv")
 
@@ -71,41 +75,46 @@ def _csv_bytes(columns: list[str], rows: Iterable[Iterable[Any]]) -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
-def _dict_table(rows: list[dict], columns: list[str]) -> bytes:
-    return _csv_bytes(columns, ([r.get(c) for c in columns] for r in rows))
+def _dict_table(rows: list[dict], columns: list[str], header: list[str] | None = None) -> bytes:
+    return _csv_bytes(header or columns, ([r.get(c) for c in columns] for r in rows))
 
 
-def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dict[str, bytes]:
-    """File name → CSV bytes."""
+def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: Lang = EN) -> dict[str, bytes]:
+    """File name → CSV bytes; the header rows in the reader's language (``tr``)."""
     p, plan = result.project, result.plan
     now = now or dt.datetime.now()
     out: dict[str, bytes] = {}
-    summary = [("recommendation", recommendation(result), ""), ("status", result.status, ""), ("objective", result.objective, "minimized")]
-    risk = spot_risk(result)
+    summary = [("recommendation", recommendation(result, tr), ""), ("status", result.status, ""), ("objective", result.objective, tr("minimized"))]
+    risk = spot_risk(result, tr)
     if risk is not None:
         summary.append(("spot_risk", risk.text, ""))
         summary.append(("spot_fallback_cost", risk.fallback_cost, p.currency))
     if stale_text(result):
-        summary.append(("stale_prices", stale_text(result), ""))
+        summary.append(("stale_prices", stale_text(result, tr), ""))
     if plan is not None:
         summary.append(("total_cost", plan.total_cost, p.currency))
         if p.discount_rate > 0:
             summary.append(("npv_cost", plan.npv_cost, p.currency))
         for c in CATEGORIES:
             summary.append((c, plan.breakdown.get(c, 0.0), p.currency))
-    _, be_text = shared.break_even(result)
+    _, be_text = shared.break_even(result, tr)
     if be_text:
         summary.append(("break_even", be_text, ""))
-    out["summary.csv"] = _csv_bytes(["figure", "value", "unit"], summary)
-    out["strategies.csv"] = _dict_table(shared.strategy_rows(result), ["name", "strategy", "status", "objective", "cost", "total_cost", "npv_cost",
-                                                                        "vs_recommended", "vs_recommended_pct", "bound", "gap", "modes", "note"])
-    out["plan.csv"] = _dict_table(shared.plan_rows(result), ["workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start",
-                                                             "end", "deadline", "start_day", "end_day", "deadline_day", "slack_days",
-                                                             "wall_hours", "gpu_hours", "cost"])
-    out["capacity.csv"] = _dict_table(shared.capacity_rows(result), ["what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"])
-    items = shared.line_items(result)
+    out["summary.csv"] = _csv_bytes(tr.each("figure", "value", "unit"), summary)
+    cols = ["name", "strategy", "status", "objective", "cost", "total_cost", "npv_cost", "vs_recommended", "vs_recommended_pct", "bound", "gap", "modes", "note"]
+    out["strategies.csv"] = _dict_table(shared.strategy_rows(result, tr), cols, tr.each(
+        "name", "strategy", "status", "objective", "cost", "total_cost", "npv_cost", "vs_recommended", "vs_recommended_pct", "bound", "gap", "modes", "note"))
+    cols = ["workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start", "end", "deadline", "start_day", "end_day", "deadline_day",
+            "slack_days", "wall_hours", "gpu_hours", "cost"]
+    out["plan.csv"] = _dict_table(shared.plan_rows(result), cols, tr.each(
+        "workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start", "end", "deadline", "start_day", "end_day", "deadline_day",
+        "slack_days", "wall_hours", "gpu_hours", "cost"))
+    cols = ["what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"]
+    out["capacity.csv"] = _dict_table(shared.capacity_rows(result), cols, tr.each(
+        "what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"))
+    items = shared.line_items(result, tr)
     out["costs.csv"] = _csv_bytes(
-        ["category", "line_item", "offer", "nodes", "quantity", "quantity_unit", "unit_price", "price_unit", "rate", "rate_unit", "amount", "how"],
+        tr.each("category", "line_item", "offer", "nodes", "quantity", "quantity_unit", "unit_price", "price_unit", "rate", "rate_unit", "amount", "how"),
         ([i.category, i.item, i.ref, i.nodes, i.quantity, i.quantity_unit, i.unit_price, i.price_unit, i.rate, i.rate_unit, i.amount, i.how]
          for i in items),
     )
@@ -117,30 +126,30 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None) -> dic
         rows = []
         for m in range(n):
             rows.append([m + 1, shared.month_start(p, m)] + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES] + [totals[m], cum[m], df[m]])
-        out["cash_flow.csv"] = _csv_bytes(["month", "month_start"] + list(CATEGORIES) + ["total", "cumulative", "discount_factor"], rows)
-        out["pnl.csv"] = _csv_bytes(["year", "depreciation", "operating", "interest", "disposal_gain", "pnl_cost"], shared.pnl_rows(result))
+        out["cash_flow.csv"] = _csv_bytes(tr.each("month", "month_start") + tr.each(*CATEGORIES) + tr.each("total", "cumulative", "discount_factor"), rows)
+        out["pnl.csv"] = _csv_bytes(tr.each("year", "depreciation", "operating", "interest", "disposal_gain", "pnl_cost"), shared.pnl_rows(result))
     opt_rows = [["feasible", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"],
                  r["hours"], r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], r["chosen"], ""]
                 for r in shared.option_rows(result)]
     opt_rows += [["rejected", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], None, None, None, None, None, None, None, None, None,
                   False, r["reason"]] for r in shared.rejection_rows(result)]
-    out["options.csv"] = _csv_bytes(["status", "workload", "offer", "vendor", "mode", "gpu", "nodes", "gpus", "strategy", "days", "compute_hours",
-                                     "gpu_hours", "efficiency", "standalone_cost", "vs_chosen", "chosen", "reason"], opt_rows)
+    out["options.csv"] = _csv_bytes(tr.each("status", "workload", "offer", "vendor", "mode", "gpu", "nodes", "gpus", "strategy", "days", "compute_hours",
+                                            "gpu_hours", "efficiency", "standalone_cost", "vs_chosen", "chosen", "reason"), opt_rows)
     arows = []
-    for title, cols, rows in shared.assumption_sections(result, inputs, now):
+    for title, cols, rows in shared.assumption_sections(result, inputs, now, tr):
         for r in rows:
             detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, ""))
             arows.append([title, r[0], r[1] if len(r) > 1 else "", detail])
-    out["assumptions.csv"] = _csv_bytes(["section", "item", "value", "detail"], arows)
+    out["assumptions.csv"] = _csv_bytes(tr.each("section", "item", "value", "detail"), arows)
     return out
 
 
-def write_csv(result, folder, inputs: Iterable = ()) -> list[Path]:
+def write_csv(result, folder, inputs: Iterable = (), tr: Lang = EN) -> list[Path]:
     """Write every table into ``folder`` (created when its parent exists), all or none; returns the
     files written."""
     out = Outputs()
     declare_csv(out, folder)
-    put_csv(out, result, inputs)
+    put_csv(out, result, inputs, tr)
     return out.commit()
 
 
@@ -149,9 +158,9 @@ def declare_csv(out: Outputs, folder, what: str = "--csv") -> None:
     out.add_folder(folder, CSV_FILES, what)
 
 
-def put_csv(out: Outputs, result, inputs: Iterable = ()) -> None:
+def put_csv(out: Outputs, result, inputs: Iterable = (), tr: Lang = EN) -> None:
     """Give the declared CSV files of ``out`` their contents."""
-    data = tables(result, inputs)
+    data = tables(result, inputs, tr=tr)
     undeclared = set(data) - set(CSV_FILES)
     if undeclared:  # a new table must be declared, or it would never be checked before solving
         raise RuntimeError(f"CSV tables missing from CSV_FILES: {sorted(undeclared)}")

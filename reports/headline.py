@@ -17,17 +17,31 @@ from dataclasses import dataclass
 from procure.solver.costs import Objective
 from procure.solver.planner import cost_on
 
-STRATEGY_LABEL = {"hybrid": "hybrid (free)", "buy": "buy only", "rent": "rent only", "cloud": "cloud only"}
-OBJECTIVE_LABEL = {"tco": "total cost of ownership (TCO)", "npv": "net present value (NPV) of the costs"}
-OBJECTIVE_SHORT = {"tco": "TCO", "npv": "NPV"}
+from .i18n import EN, N_, Lang
+
+STRATEGY_LABEL = {"hybrid": N_("hybrid (free)"), "buy": N_("buy only"), "rent": N_("rent only"), "cloud": N_("cloud only")}
+OBJECTIVE_LABEL = {"tco": N_("total cost of ownership (TCO)"), "npv": N_("net present value (NPV) of the costs")}
+OBJECTIVE_SHORT = {"tco": N_("TCO"), "npv": N_("NPV")}
+#: the deployment modes and solve statuses as a reader sees them
+MODE_LABEL = {"buy": N_("buy"), "rent": N_("rent"), "cloud": N_("cloud")}
+STATUS_LABEL = {"optimal": N_("optimal"), "feasible": N_("feasible"), "infeasible": N_("infeasible"), "no_solution": N_("no_solution"),
+                "excluded": N_("excluded"), "heuristic": N_("heuristic")}
 #: Two costs closer than this (relative) are "the same".
 SAME = 1e-6
 
 
-def money(x: float | None, currency: str = "") -> str:
-    if x is None:
-        return "—"
-    return f"{x:,.0f} {currency}".strip()
+def money(x: float | None, currency: str = "", tr: Lang = EN) -> str:
+    return tr.money(x, currency)
+
+
+def mode_label(mode, tr: Lang = EN) -> str:
+    """A mode (buy, rent, cloud) in the reader's language."""
+    return tr(MODE_LABEL[str(mode)]) if str(mode) in MODE_LABEL else str(mode)
+
+
+def status_label(status, tr: Lang = EN) -> str:
+    """A solve status in the reader's language."""
+    return tr(STATUS_LABEL[str(status)]) if str(status) in STATUS_LABEL else str(status)
 
 
 @dataclass(frozen=True)
@@ -84,14 +98,22 @@ def peaks(result) -> list[Peak]:
     return out
 
 
-def _peak_phrase(pk: Peak) -> str:
-    nodes = f"{pk.peak_nodes} × {pk.label} node{'s' if pk.peak_nodes != 1 else ''}"
+def amount_unit(unit: str, tr: Lang = EN) -> str:
+    """The unit of a peak's amount (nodes, node-months, node-hours) in the reader's language."""
+    if unit == "nodes":
+        return tr.p("unit", "nodes")
+    return tr({"node-months": N_("node-months"), "node-hours": N_("node-hours")}[unit])
+
+
+def _peak_phrase(pk: Peak, tr: Lang = EN) -> str:
+    nodes = tr("{n} × {label} node" if pk.peak_nodes == 1 else "{n} × {label} nodes", n=pk.peak_nodes, label=pk.label)
     if pk.mode == "buy":
-        return f"buy {nodes} from {pk.vendor}"
+        return tr("buy {nodes} from {vendor}", nodes=nodes, vendor=pk.vendor)
     if pk.mode == "rent":
-        return f"rent {nodes} at peak from {pk.vendor} ({pk.amount:,.0f} node-months)"
-    kind = "SPOT cloud" if pk.spot else "on-demand cloud"
-    return f"use {nodes} at peak of {pk.vendor} {kind} capacity ({pk.amount:,.0f} node-hours)"
+        return tr("rent {nodes} at peak from {vendor} ({amount} node-months)", nodes=nodes, vendor=pk.vendor, amount=tr.number(pk.amount))
+    kind = tr("SPOT cloud") if pk.spot else tr("on-demand cloud")
+    return tr("use {nodes} at peak of {vendor} {kind} capacity ({amount} node-hours)", nodes=nodes, vendor=pk.vendor, kind=kind,
+              amount=tr.number(pk.amount))
 
 
 @dataclass(frozen=True)
@@ -110,7 +132,7 @@ class Comparison:
     text: str  # the phrase for the recommendation sentence ("" for the recommended plan)
 
 
-def comparisons(result) -> list[Comparison]:
+def comparisons(result, tr: Lang = EN) -> list[Comparison]:
     """Every strategy against the recommended plan, on the objective that was minimized."""
     obj = result.objective
     other_obj = str(Objective(obj).other)
@@ -120,62 +142,64 @@ def comparisons(result) -> list[Comparison]:
         s = result.strategies.get(name)
         if s is None:
             continue
-        label = STRATEGY_LABEL[name]
+        label = tr(STRATEGY_LABEL[name])
         gap = s.solve.gap if s.solve else None
         if s.status == "excluded":
-            out.append(Comparison(name, label, "excluded", None, None, None, None, "", None, f"{label} excluded by you (allowed_modes)"))
+            out.append(Comparison(name, label, "excluded", None, None, None, None, "", None, tr("{label} excluded by you (allowed_modes)", label=label)))
             continue
         cost, other = cost_on(s.plan, obj), cost_on(s.plan, other_obj)
         if cost is None or base is None:
-            txt = f"{label} is infeasible" if s.status == "infeasible" else f"{label}: no plan within the time limit"
+            txt = tr("{label} is infeasible", label=label) if s.status == "infeasible" else tr("{label}: no plan within the time limit", label=label)
             out.append(Comparison(name, label, str(s.status), None, None, None, None, "", gap, "" if name == "hybrid" else txt))
             continue
         diff = cost - base
         pct = diff / cost if cost else None
         # a comparator stopped at a gap: its true optimum may be up to gap × cost lower, so our saving is an upper bound
         bound = "at most" if s.status != "optimal" and name != "hybrid" and diff > 0 else ""
-        short = OBJECTIVE_SHORT[obj]
+        short = tr(OBJECTIVE_SHORT[obj])
         if name == "hybrid":
             txt = ""
         elif abs(diff) <= SAME * max(1.0, abs(base)):
-            txt = f"same {short} as {label}"
+            txt = tr("same {short} as {label}", short=short, label=label)
         elif diff > 0:
-            gap_note = f", whose solve stopped at a {gap:.1%} gap" if bound and gap is not None else ""
-            txt = f"{bound + ' ' if bound else ''}{pct:.0%} less {short} than {label}{gap_note}"
+            gap_note = tr(", whose solve stopped at a {gap:.1%} gap", gap=gap) if bound and gap is not None else ""
+            less = tr("at most {pct:.0%} less {short} than {label}{gap_note}") if bound else tr("{pct:.0%} less {short} than {label}{gap_note}")
+            txt = less.format(pct=pct, short=short, label=label, gap_note=gap_note)
         else:
-            txt = f"{-diff / base:.0%} more {short} than {label}" + (" (this plan's solve stopped at a gap)" if result.status != "optimal" else "")
+            txt = tr("{pct:.0%} more {short} than {label}", pct=-diff / base, short=short, label=label) + (
+                tr(" (this plan's solve stopped at a gap)") if result.status != "optimal" else "")
         out.append(Comparison(name, label, str(s.status), cost, other, diff, pct, bound, gap, txt))
     return out
 
 
-def objective_phrase(result) -> str:
+def objective_phrase(result, tr: Lang = EN) -> str:
     p = result.project
     if Objective(result.objective).discounted:
-        return f"minimizing the {OBJECTIVE_LABEL['npv']} at {p.discount_rate:.1%} a year"
-    return f"minimizing the {OBJECTIVE_LABEL['tco']}"
+        return tr("minimizing the {label} at {rate:.1%} a year", label=tr(OBJECTIVE_LABEL["npv"]), rate=p.discount_rate)
+    return tr("minimizing the {label}", label=tr(OBJECTIVE_LABEL["tco"]))
 
 
-def what_to_do(result) -> str:
+def what_to_do(result, tr: Lang = EN) -> str:
     """The actions, with the peak nodes held at once per offer: 'Rent 8 × 8xH100 nodes at peak from …'."""
-    parts = [_peak_phrase(pk) for pk in peaks(result)]
-    what = "; ".join(parts)
+    parts = [_peak_phrase(pk, tr) for pk in peaks(result)]
+    what = tr("; ").join(parts)
     return what[0].upper() + what[1:] if what else ""
 
 
-def recommendation(result) -> str:
+def recommendation(result, tr: Lang = EN) -> str:
     """One sentence: what to do (peak nodes per offer), what it costs on the minimized objective (and
     the other beside it), and how it compares with the single-mode strategies."""
     plan, p = result.plan, result.project
     if plan is None:
-        return "No plan: see the reasons below."
+        return tr("No plan: see the reasons below.")
     cur = p.currency
     if Objective(result.objective).discounted:
-        cost = f"{money(plan.npv_cost, cur)} net present value (minimized; {money(plan.total_cost, cur)} total cost of ownership)"
+        cost = tr("{npv} net present value (minimized; {tco} total cost of ownership)", npv=tr.money(plan.npv_cost, cur), tco=tr.money(plan.total_cost, cur))
     else:
-        cost = f"{money(plan.total_cost, cur)} total cost of ownership (minimized)"
-    cmp = [c.text for c in comparisons(result) if c.text]
-    tail = f" ({', '.join(cmp)})" if cmp else ""
-    return f"{what_to_do(result)}: {cost} over {p.horizon_months} months{tail}."
+        cost = tr("{tco} total cost of ownership (minimized)", tco=tr.money(plan.total_cost, cur))
+    cmp = [c.text for c in comparisons(result, tr) if c.text]
+    tail = tr(" ({list})", list=tr(", ").join(cmp)) if cmp else ""
+    return tr("{what}: {cost} over {months} months{tail}.", what=what_to_do(result, tr), cost=cost, months=p.horizon_months, tail=tail)
 
 
 @dataclass(frozen=True)
@@ -189,7 +213,7 @@ class SpotRisk:
     text: str
 
 
-def spot_risk(result) -> SpotRisk | None:
+def spot_risk(result, tr: Lang = EN) -> SpotRisk | None:
     """When the plan uses spot: which jobs, and what the same workloads cost without spot (re-solved)."""
     plan = result.plan
     if plan is None:
@@ -204,16 +228,16 @@ def spot_risk(result) -> SpotRisk | None:
     tco = fb.plan.total_cost if fb and fb.plan else None
     base = result.objective_cost
     extra = cost - base if cost is not None and base is not None else None
-    short = OBJECTIVE_SHORT[result.objective]
+    short = tr(OBJECTIVE_SHORT[result.objective])
     overhead = max((result.offers[o].hour_overhead or 0.0) for o in offers)
-    head = (f"Spot risk: {len(spot_jobs)} of {len(plan.assignments)} workload(s) run on spot capacity ({', '.join(offers)}), which the "
-            f"provider may interrupt (planned with {overhead:.0%} extra hours).")
+    head = tr("Spot risk: {n} of {total} workload(s) run on spot capacity ({offers}), which the provider may interrupt "
+              "(planned with {overhead:.0%} extra hours).", n=len(spot_jobs), total=len(plan.assignments), offers=", ".join(offers), overhead=overhead)
     if cost is None:
-        why = "no plan without spot exists" if fb is not None and fb.status == "infeasible" else "no plan without spot was found"
-        text = f"{head} Without spot: {why}, so the deadlines depend on spot capacity."
+        why = tr("no plan without spot exists") if fb is not None and fb.status == "infeasible" else tr("no plan without spot was found")
+        text = tr("{head} Without spot: {why}, so the deadlines depend on spot capacity.", head=head, why=why)
     else:
-        text = (f"{head} On-demand fallback (the same workloads re-solved without spot): {money(cost, cur)} {short}, "
-                f"{money(extra, cur)} more ({extra / base:+.0%}).")
+        text = tr("{head} On-demand fallback (the same workloads re-solved without spot): {cost} {short}, {extra} more ({pct:+.0%}).",
+                  head=head, cost=tr.money(cost, cur), short=short, extra=tr.money(extra, cur), pct=extra / base)
     return SpotRisk(offers, [a.workload for a in spot_jobs], str(fb.status) if fb else "", cost, tco, extra, text)
 
 
@@ -239,17 +263,18 @@ def stale_offers(result) -> list[Stale]:
     return out
 
 
-def stale_text(result) -> str:
+def stale_text(result, tr: Lang = EN) -> str:
     st = stale_offers(result)
     if not st:
         return ""
     p = result.project
-    each = "; ".join(f"{s.offer_id} quoted {s.quoted_on.isoformat()} ({s.days_before_start} days)" for s in st)
-    return (f"Stale prices: {len(st)} offer(s) in this plan were quoted more than {p.stale_quote_days} days before the start date "
-            f"{p.start_date.isoformat()}: {each}. Ask for fresh quotes before approval (stale_quote_days sets the limit).")
+    each = tr("; ").join(tr("{offer} quoted {date} ({days} days)", offer=s.offer_id, date=tr.date(s.quoted_on), days=s.days_before_start) for s in st)
+    return tr("Stale prices: {n} offer(s) in this plan were quoted more than {limit} days before the start date {start}: {each}. "
+              "Ask for fresh quotes before approval (stale_quote_days sets the limit).", n=len(st), limit=p.stale_quote_days,
+              start=tr.date(p.start_date), each=each)
 
 
-def npv_timing_note(result) -> str:
+def npv_timing_note(result, tr: Lang = EN) -> str:
     """Under the NPV objective a job may start later than it could: a later payment is worth less today."""
     if result.objective != "npv" or result.plan is None:
         return ""
@@ -258,5 +283,5 @@ def npv_timing_note(result) -> str:
             if a.start_day - max(earliest[a.workload], result.offers[a.offer_id].lead_time_days) >= 7]
     if not late:
         return ""
-    return (f"{len(late)} workload(s) start later than allowed because NPV is minimized: paying later lowers the present value, "
-            f"not the cost. Run with --objective tco to start every job as early as allowed.")
+    return tr("{n} workload(s) start later than allowed because NPV is minimized: paying later lowers the present value, "
+              "not the cost. Run with --objective tco to start every job as early as allowed.", n=len(late))

@@ -22,7 +22,8 @@ from procure.solver.costs import CATEGORIES, RentalContract
 from procure.solver.enums import STRATEGIES
 from procure.solver.options import cheapest_first
 
-from .headline import STRATEGY_LABEL, comparisons
+from .headline import STRATEGY_LABEL, comparisons, mode_label, status_label
+from .i18n import EN, Lang
 
 #: Text that a spreadsheet would read as a formula (or that CSV injection abuses).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -53,19 +54,20 @@ class LineItem:
 
 
 #: Cost-model parameters the Costs sheet holds as input cells: key -> (label, value, unit, number format).
-def cost_parameters(project, offers=()) -> list[tuple[str, str, Any, str, str]]:
+def cost_parameters(project, offers=(), tr: Lang = EN) -> list[tuple[str, str, Any, str, str]]:
     rows = [
-        ("kwh", "electricity price", project.electricity_price_per_kwh, f"{project.currency}/kWh", "0.0000"),
-        ("pue", "power usage effectiveness (PUE)", project.pue, "facility kWh / IT kWh", "0.00"),
-        ("busy", "busy power fraction (training draw / max power)", costs.BUSY_POWER_FRACTION, "fraction of max kW", "0.00"),
-        ("idle", "idle power fraction (owned, not training)", costs.IDLE_POWER_FRACTION, "fraction of max kW", "0.00"),
-        ("dpy", "days per year", DAYS_PER_YEAR, "days", "0"),
-        ("dpm", "days per month (365/12)", DAYS_PER_MONTH, "days", "0.0000"),
-        ("hpd", "hours per day", HOURS_PER_DAY, "hours", "0"),
+        ("kwh", tr("electricity price"), project.electricity_price_per_kwh, f"{project.currency}/kWh", "0.0000"),
+        ("pue", tr("power usage effectiveness (PUE)"), project.pue, tr("facility kWh / IT kWh"), "0.00"),
+        ("busy", tr("busy power fraction (training draw / max power)"), costs.BUSY_POWER_FRACTION, tr("fraction of max kW"), "0.00"),
+        ("idle", tr("idle power fraction (owned, not training)"), costs.IDLE_POWER_FRACTION, tr("fraction of max kW"), "0.00"),
+        ("dpy", tr("days per year"), DAYS_PER_YEAR, tr("days"), "0"),
+        ("dpm", tr("days per month (365/12)"), DAYS_PER_MONTH, tr("days"), "0.0000"),
+        ("hpd", tr("hours per day"), HOURS_PER_DAY, tr("hours"), "0"),
     ]
     # one exchange-rate cell per quoted currency other than the reporting one
     for code in sorted({o.currency for o in offers if o.currency and o.currency != project.currency}):
-        rows.append((fx_key(code), f"exchange rate: 1 {code} in {project.currency} ({project.fx_rates_date}, {project.fx_rates_source})",
+        rows.append((fx_key(code), tr("exchange rate: 1 {code} in {cur} ({date}, {source})", code=code, cur=project.currency, date=project.fx_rates_date,
+                                      source=project.fx_rates_source),
                      project.fx_rates[code], f"{project.currency}/{code}", "0.0000"))
     return rows
 
@@ -92,7 +94,7 @@ def _fractions(per_month: dict[int, float], fallback: dict[int, float]) -> dict[
     return {m: v / tot for m, v in per_month.items() if v != 0.0}
 
 
-def _purchase_items(result, pur) -> list[LineItem]:
+def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
     """Capex (price, import duty, non-recoverable VAT), residual, maintenance, colocation, idle energy and
     loan interest of one purchase. Prices stand in the quoted currency; the formula converts them."""
     p = result.project
@@ -112,43 +114,43 @@ def _purchase_items(result, pur) -> list[LineItem]:
     tot = {c: costs.total({c: flows.get(c, {})}) for c in CATEGORIES}
     k = f"buy:{o.id}"
     capex_at = _fractions(flows["capex"], {costs.delivery_month(o, p): 1.0})
-    tier = f" (volume tier from {hit[0]} nodes)" if o.volume_prices else ""
+    tier = tr(" (volume tier from {n} nodes)", n=hit[0]) if o.volume_prices else ""
     duty, vat = costs.duty_rate(o), costs.vat_cost_rate(o, p)
     landed = costs.landed_parts(o, p, n)
     price_amount = landed["price"]
     items = [LineItem(
-        f"{k}:capex", "capex", f"purchase price{tier}", o.id, n, None, "", quoted_price, f"{q}/node", None, "",
-        price_amount, "nodes × price per node" + (f" × {q} rate" if fx else ""), "{D}*{G}" + fx, capex_at,
+        f"{k}:capex", "capex", tr("purchase price{tier}", tier=tier), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q), None, "",
+        price_amount, tr("nodes × price per node") + (tr(" × {cur} rate", cur=q) if fx else ""), "{D}*{G}" + fx, capex_at,
     )]
     if duty:
         items.append(LineItem(
-            f"{k}:duty", "capex", "import duty", o.id, n, None, "", quoted_price, f"{q}/node", duty, "of price",
-            landed["duty"], "nodes × price × import duty %", "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
+            f"{k}:duty", "capex", tr("import duty"), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q), duty, tr("of price"),
+            landed["duty"], tr("nodes × price × import duty %"), "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
         ))
     if vat:
         items.append(LineItem(
-            f"{k}:vat", "capex", "VAT (not recoverable) on price plus duty", o.id, n, 1.0 + duty, "1 + import duty", quoted_price, f"{q}/node",
-            vat, "VAT", landed["vat"], "nodes × price × (1 + duty) × VAT %", "{D}*{G}" + fx + "*{E}*{I}", capex_at,
+            f"{k}:vat", "capex", tr("VAT (not recoverable) on price plus duty"), o.id, n, 1.0 + duty, tr("1 + import duty"), quoted_price,
+            tr("{cur}/node", cur=q), vat, tr("VAT"), landed["vat"], tr("nodes × price × (1 + duty) × VAT %"), "{D}*{G}" + fx + "*{E}*{I}", capex_at,
             {"D": f"{k}:capex", "G": f"{k}:capex"},
         ))
     items.append(LineItem(
-        f"{k}:residual", "residual_value", "residual (resale) value at the horizon end", o.id, n, None, "", quoted_price, f"{q}/node",
-        o.residual, "of price", tot["residual_value"], "− nodes × price × residual %", "-{D}*{G}" + fx + "*{I}",
+        f"{k}:residual", "residual_value", tr("residual (resale) value at the horizon end"), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q),
+        o.residual, tr("of price"), tot["residual_value"], tr("− nodes × price × residual %"), "-{D}*{G}" + fx + "*{I}",
         _fractions(flows["residual_value"], {n_months - 1: 1.0}), {"D": f"{k}:capex", "G": f"{k}:capex"},
     ))
     items.append(LineItem(
-        f"{k}:maintenance", "maintenance", "maintenance over the owned days", o.id, n, days, "owned days", quoted_price, f"{q}/node",
-        o.maintenance, "of price per year", tot["maintenance"], "nodes × price × maintenance %/yr × owned days / 365",
+        f"{k}:maintenance", "maintenance", tr("maintenance over the owned days"), o.id, n, days, tr("owned days"), quoted_price, tr("{cur}/node", cur=q),
+        o.maintenance, tr("of price per year"), tot["maintenance"], tr("nodes × price × maintenance %/yr × owned days / 365"),
         "{D}*{G}" + fx + "*{I}*{E}/{dpy}", _fractions(flows["maintenance"], spread1), {"D": f"{k}:capex", "G": f"{k}:capex"},
     ))
     items.append(LineItem(
-        f"{k}:colocation", "colocation", "colocation over the owned days", o.id, n, days, "owned days", o.colocation, f"{q}/node-month",
-        None, "", tot["colocation"], "nodes × colocation per node-month × owned days / (365/12)", "{D}*{G}" + fx + "*{E}/{dpm}",
+        f"{k}:colocation", "colocation", tr("colocation over the owned days"), o.id, n, days, tr("owned days"), o.colocation, tr("{cur}/node-month", cur=q),
+        None, "", tot["colocation"], tr("nodes × colocation per node-month × owned days / (365/12)"), "{D}*{G}" + fx + "*{E}/{dpm}",
         _fractions(flows["colocation"], spread1), {"D": f"{k}:capex"},
     ))
     items.append(LineItem(
-        f"{k}:idle", "energy", "idle energy over the owned days", o.id, n, days, "owned days", p.electricity_price_per_kwh, f"{cur}/kWh",
-        o.power_kw_per_node, "kW max per node", tot["energy"], "nodes × kW × idle fraction × owned days × 24 h × PUE × price/kWh",
+        f"{k}:idle", "energy", tr("idle energy over the owned days"), o.id, n, days, tr("owned days"), p.electricity_price_per_kwh, f"{cur}/kWh",
+        o.power_kw_per_node, tr("kW max per node"), tot["energy"], tr("nodes × kW × idle fraction × owned days × 24 h × PUE × price/kWh"),
         "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}", _fractions(flows["energy"], spread1), {"D": f"{k}:capex", "G": "@kwh"},
     ))
     fin = costs.financing_of(o, p)
@@ -158,15 +160,15 @@ def _purchase_items(result, pur) -> list[LineItem]:
         paid = sum(1 for _m, _part, interest in costs.loan_schedule(loan, fin, costs.delivery_month(o, p), n_months) if interest)
         expr = f"-CUMIPMT({{I}}/12,{fin.months},{{D}}*{{G}},1,{{E}},0)" if paid and fin.annual_rate > 0 else "0*{D}"
         items.append(LineItem(
-            f"{k}:interest", "interest", f"loan interest: {fin.months} monthly instalments, {fin.down_payment_pct:.0%} down", o.id, n, float(paid),
-            "instalments in the horizon", loan, f"{cur}/node financed", fin.annual_rate, "annual rate", tot["interest"],
-            "Σ interest of the annuity instalments paid within the horizon (CUMIPMT); principal is in capex", expr,
+            f"{k}:interest", "interest", tr("loan interest: {months} monthly instalments, {down:.0%} down", months=fin.months, down=fin.down_payment_pct),
+            o.id, n, float(paid), tr("instalments in the horizon"), loan, tr("{cur}/node financed", cur=cur), fin.annual_rate, tr("annual rate"), tot["interest"],
+            tr("Σ interest of the annuity instalments paid within the horizon (CUMIPMT); principal is in capex"), expr,
             _fractions(flows["interest"], {n_months - 1: 1.0}), {"D": f"{k}:capex"},
         ))
     return items
 
 
-def line_items(result) -> list[LineItem]:
+def line_items(result, tr: Lang = EN) -> list[LineItem]:
     """Every cost line of the chosen plan, each from the cost model's own functions."""
     plan, p = result.plan, result.project
     if plan is None:
@@ -176,7 +178,7 @@ def line_items(result) -> list[LineItem]:
     items: list[LineItem] = []
     kw_key: dict[str, str] = {}
     for pur in plan.purchases:
-        items += _purchase_items(result, pur)
+        items += _purchase_items(result, pur, tr)
         kw_key[pur.offer_id] = f"buy:{pur.offer_id}:idle"
     price_key: dict[str, str] = {}
     for i, d in enumerate(plan.decisions):
@@ -189,9 +191,9 @@ def line_items(result) -> list[LineItem]:
             if o.id in kw_key:
                 links["I"] = kw_key[o.id]
             items.append(LineItem(
-                f"job{i}:energy", "energy", f"busy energy of {d.workload}", o.id, d.nodes, d.hours, "training hours", p.electricity_price_per_kwh,
-                f"{cur}/kWh", o.power_kw_per_node, "kW max per node", amount,
-                "nodes × kW × (busy − idle fraction) × hours × PUE × price/kWh", "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
+                f"job{i}:energy", "energy", tr("busy energy of {workload}", workload=d.workload), o.id, d.nodes, d.hours, tr("training hours"),
+                p.electricity_price_per_kwh, f"{cur}/kWh", o.power_kw_per_node, tr("kW max per node"), amount,
+                tr("nodes × kW × (busy − idle fraction) × hours × PUE × price/kWh"), "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
                 _fractions(jf.get("energy", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
             ))
         elif o.mode == "cloud" and not o.committed:
@@ -204,9 +206,9 @@ def line_items(result) -> list[LineItem]:
             else:
                 price_key[o.id] = f"job{i}:cloud"
             items.append(LineItem(
-                f"job{i}:cloud", "cloud", f"cloud bill of {d.workload}", o.id, d.nodes, d.hours, "compute hours", o.price_per_node_hour,
-                f"{_quoted(o, p)}/node-hour", o.hour_overhead, "spot overhead (extra hours)", amount,
-                "nodes × hours × (1 + spot overhead) × price per node-hour", "{D}*{E}*(1+{I})*{G}" + _fx(o, p),
+                f"job{i}:cloud", "cloud", tr("cloud bill of {workload}", workload=d.workload), o.id, d.nodes, d.hours, tr("compute hours"),
+                o.price_per_node_hour, tr("{cur}/node-hour", cur=_quoted(o, p)), o.hour_overhead, tr("spot overhead (extra hours)"), amount,
+                tr("nodes × hours × (1 + spot overhead) × price per node-hour"), "{D}*{E}*(1+{I})*{G}" + _fx(o, p),
                 _fractions(jf.get("cloud", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
             ))
     rent_price: dict[tuple[str, int | None], str] = {}
@@ -221,37 +223,37 @@ def line_items(result) -> list[LineItem]:
         first = rent_price.setdefault((o.id, r.term_months), k)
         q, fx = _quoted(o, p), _fx(o, p)
         uniform = {m: 1.0 / r.months for m in range(r.start_month, r.start_month + r.months)}
-        months = f"months {r.start_month + 1}–{r.start_month + r.months}"
+        months = tr("months {first}–{last}", first=r.start_month + 1, last=r.start_month + r.months)
         if o.mode == "cloud":  # a reserved term: the committed hourly rate for every hour, plus the upfront fee
             links = {} if first == k else {"G": f"{first}:rent"}
             monthly = r.nodes * r.months * costs.rental_month_cost(o, p, term)
             items.append(LineItem(
-                f"{k}:rent", "cloud", f"reserved term of {o.commitment_months} months, {months}", o.id, r.nodes, float(r.months), "months",
-                o.price_per_node_hour, f"{q}/node-hour", None, "", monthly,
-                "nodes × months × committed price per node-hour × 730 h (owed whether used or not)", "{D}*{E}*{G}*{hpd}*{dpm}" + fx,
+                f"{k}:rent", "cloud", tr("reserved term of {n} months, {months}", n=o.commitment_months, months=months), o.id, r.nodes, float(r.months),
+                tr("months"), o.price_per_node_hour, tr("{cur}/node-hour", cur=q), None, "", monthly,
+                tr("nodes × months × committed price per node-hour × 730 h (owed whether used or not)"), "{D}*{E}*{G}*{hpd}*{dpm}" + fx,
                 uniform, links,
             ))
             if term.setup:
                 links = {"D": f"{k}:rent"} | ({} if first == k else {"G": f"{first}:setup"})
                 items.append(LineItem(
-                    f"{k}:setup", "cloud", f"reserved term upfront, month {r.start_month + 1}", o.id, r.nodes, None, "", term.setup, f"{q}/node",
-                    None, "", r.nodes * costs.rental_setup_cost(o, p, term), "nodes × upfront per node", "{D}*{G}" + fx,
+                    f"{k}:setup", "cloud", tr("reserved term upfront, month {m}", m=r.start_month + 1), o.id, r.nodes, None, "", term.setup,
+                    tr("{cur}/node", cur=q), None, "", r.nodes * costs.rental_setup_cost(o, p, term), tr("nodes × upfront per node"), "{D}*{G}" + fx,
                     {r.start_month: 1.0}, links,
                 ))
             continue
         links = {} if first == k else {"G": f"{first}:rent"}
-        tier = f", {term.months}+ month term" if o.term_prices else ""
+        tier = tr(", {n}+ month term", n=term.months) if o.term_prices else ""
         items.append(LineItem(
-            f"{k}:rent", "rent", f"rent, {months}{tier}", o.id, r.nodes, float(r.months), "months",
-            term.price, f"{q}/node-month", None, "", costs.total({"rent": f["rent"]}), "nodes × months × price per node-month (the term's tier)",
+            f"{k}:rent", "rent", tr("rent, {months}{tier}", months=months, tier=tier), o.id, r.nodes, float(r.months), tr("months"),
+            term.price, tr("{cur}/node-month", cur=q), None, "", costs.total({"rent": f["rent"]}), tr("nodes × months × price per node-month (the term's tier)"),
             "{D}*{E}*{G}" + fx, _fractions(f["rent"], uniform), links,
         ))
         links = {"D": f"{k}:rent"}
         if first != k:
             links["G"] = f"{first}:setup"
         items.append(LineItem(
-            f"{k}:setup", "setup", f"setup fee, month {r.start_month + 1}", o.id, r.nodes, None, "", term.setup, f"{q}/node", None, "",
-            costs.total({"setup": f["setup"]}), "nodes × setup fee per node", "{D}*{G}" + fx, _fractions(f["setup"], {r.start_month: 1.0}), links,
+            f"{k}:setup", "setup", tr("setup fee, month {m}", m=r.start_month + 1), o.id, r.nodes, None, "", term.setup, tr("{cur}/node", cur=q), None, "",
+            costs.total({"setup": f["setup"]}), tr("nodes × setup fee per node"), "{D}*{G}" + fx, _fractions(f["setup"], {r.start_month: 1.0}), links,
         ))
     return items
 
@@ -282,54 +284,54 @@ def monthly_totals(plan, n_months: int) -> list[float]:
 cumulative = costs.running_total
 
 
-def strategy_quality(s) -> str:
+def strategy_quality(s, tr: Lang = EN) -> str:
     """How sure a strategy's cost is: "" when proven optimal, else the proven gap, "heuristic" for the
     greedy plan, and the bound as "≥ cost" where only that is known."""
     info = s.solve
     if s.plan is None or info is None:
         if info is not None and info.bound is not None and s.status == "no_solution":
-            return f"no plan in time; its optimum is ≥ {info.bound:,.0f}"
+            return tr("no plan in time; its optimum is ≥ {bound}", bound=tr.number(info.bound))
         return ""
     if info.heuristic:
-        return "heuristic, gap unknown" if info.gap is None else f"heuristic, gap ≤ {info.gap:.1%}"
+        return tr("heuristic, gap unknown") if info.gap is None else tr("heuristic, gap ≤ {gap:.1%}", gap=info.gap)
     if s.status == "optimal" or info.gap is None or info.gap <= 1e-6:
         return ""
     tco_objective = info.objective is not None and abs(info.objective - s.plan.total_cost) <= 0.01 + 1e-6 * abs(s.plan.total_cost)
-    bound = f"; its optimum is ≥ {s.plan.total_cost * (1 - info.gap):,.0f}" if tco_objective else ""
-    return f"stopped at its time share: proven gap {info.gap:.1%}{bound}"
+    bound = tr("; its optimum is ≥ {bound}", bound=tr.number(s.plan.total_cost * (1 - info.gap))) if tco_objective else ""
+    return tr("stopped at its time share: proven gap {gap:.1%}{bound}", gap=info.gap, bound=bound)
 
 
-def strategy_note(s) -> str:
+def strategy_note(s, tr: Lang = EN) -> str:
     if s.status == "excluded":
-        return "excluded by you (allowed_modes)"
+        return tr("excluded by you (allowed_modes)")
     if s.plan is not None:
         # a gap already shows in the status; a heuristic plan says so here
-        return strategy_quality(s) if s.solve is not None and s.solve.heuristic else ""
+        return strategy_quality(s, tr) if s.solve is not None and s.solve.heuristic else ""
     if s.status == "no_solution":
-        return "no plan found within the time limit"
+        return tr("no plan found within the time limit")
     if not s.reasons:
-        return str(s.status)
+        return status_label(s.status, tr)
     w, rs = next(iter(s.reasons.items()))
     return f"{w}: {rs[0]}" if rs else w
 
 
-def strategy_rows(result) -> list[dict]:
+def strategy_rows(result, tr: Lang = EN) -> list[dict]:
     """The strategies side by side, compared on the minimized objective (``cost``) with the other
     beside it; differences are against the recommended (hybrid) plan; ``bound`` 'at most' where a
     comparator's solve stopped at a gap."""
     rows = []
-    for c in comparisons(result):
+    for c in comparisons(result, tr):
         s = result.strategies[c.name]
         rows.append({
             "strategy": c.label, "name": c.name, "status": str(s.status), "objective": result.objective, "cost": c.cost, "other_cost": c.other,
             "total_cost": s.plan.total_cost if s.plan else None, "npv_cost": s.plan.npv_cost if s.plan else None,
             "vs_recommended": c.diff, "vs_recommended_pct": (c.diff / (c.cost - c.diff) if c.diff is not None and c.cost is not None and c.cost - c.diff else None),
-            "bound": c.bound, "gap": c.gap, "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s),
+            "bound": c.bound, "gap": c.gap, "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s, tr),
         })
     return rows
 
 
-def break_even(result) -> tuple[int | None, str]:
+def break_even(result, tr: Lang = EN) -> tuple[int | None, str]:
     """The month from which buy-only's cumulative cash out stays at or below the best non-buy strategy's
     (as solved: the strategies' plans, not an edited workbook)."""
     st = result.strategies
@@ -339,29 +341,29 @@ def break_even(result) -> tuple[int | None, str]:
     if buy is None:
         return None, ""
     if buy.status == "excluded":
-        return None, "Buying is excluded by you (allowed_modes), so there is no break-even month for buying."
+        return None, tr("Buying is excluded by you (allowed_modes), so there is no break-even month for buying.")
     if buy.plan is None:
-        return None, "Buying alone cannot run every workload (see the strategies above), so there is no break-even month for buying."
+        return None, tr("Buying alone cannot run every workload (see the strategies above), so there is no break-even month for buying.")
     if not others:
         if all(st[k].status == "excluded" for k in ("rent", "cloud") if k in st):
-            return None, "Renting and the cloud are excluded by you (allowed_modes), so buying has nothing to break even with."
-        return None, "Neither renting nor the cloud alone can run the workloads, so buying has nothing to break even with."
+            return None, tr("Renting and the cloud are excluded by you (allowed_modes), so buying has nothing to break even with.")
+        return None, tr("Neither renting nor the cloud alone can run the workloads, so buying has nothing to break even with.")
     best = min(others, key=lambda s: s.plan.total_cost)
-    label = STRATEGY_LABEL[best.name]
+    label = tr(STRATEGY_LABEL[best.name])
     cb = cumulative(monthly_totals(buy.plan, n))
     co = cumulative(monthly_totals(best.plan, n))
     tol = 0.005
     cur = result.project.currency
     if cb[-1] > co[-1] + tol:
-        return None, (f"No break-even: buying never becomes cheaper than {label} within the {n}-month horizon; "
-                      f"by its end buy only has cost {cb[-1] - co[-1]:,.0f} {cur} more.")
+        return None, tr("No break-even: buying never becomes cheaper than {label} within the {n}-month horizon; "
+                        "by its end buy only has cost {amount} more.", label=label, n=n, amount=tr.money(cb[-1] - co[-1], cur))
     m = n - 1
     while m > 0 and cb[m - 1] <= co[m - 1] + tol:
         m -= 1
-    when = month_start(result.project, m).strftime("%b %Y")
-    tail = " (only once the servers' residual value is counted at the horizon end)" if m == n - 1 and n > 1 else ""
-    return m, (f"Break-even: from month {m + 1} ({when}) on, buying has cost less in total than {label}{tail}; "
-               f"by the horizon end it saves {co[-1] - cb[-1]:,.0f} {cur}.")
+    when = tr.month(month_start(result.project, m))
+    tail = tr(" (only once the servers' residual value is counted at the horizon end)") if m == n - 1 and n > 1 else ""
+    return m, tr("Break-even: from month {m} ({when}) on, buying has cost less in total than {label}{tail}; by the horizon end it saves {amount}.",
+                 m=m + 1, when=when, label=label, tail=tail, amount=tr.money(co[-1] - cb[-1], cur))
 
 
 def _strategy_label(strategy) -> str:
@@ -381,7 +383,7 @@ def plan_rows(result) -> list[dict]:
     return rows
 
 
-def capacity_rows(result) -> list[dict]:
+def capacity_rows(result, tr: Lang = EN) -> list[dict]:
     p, plan = result.project, result.plan
     rows = []
     for pur in plan.purchases if plan else []:
@@ -390,7 +392,8 @@ def capacity_rows(result) -> list[dict]:
                      "to_day": costs.horizon_end_day(p), "from": day_date(p, o.lead_time_days), "months": None, "cost": pur.cost})
     for r in plan.rentals if plan else []:
         o = result.offers[r.offer_id]
-        label = f"reserved {r.months}-month term" if o.mode == "cloud" else (f"rent, {r.term_months}+ month term" if r.term_months is not None else "rent")
+        label = (tr("reserved {n}-month term", n=r.months) if o.mode == "cloud"
+                 else (tr("rent, {n}+ month term", n=r.term_months) if r.term_months is not None else mode_label("rent", tr)))
         rows.append({"what": "rent", "label": label, "offer": o.id, "vendor": o.vendor, "nodes": r.nodes, "from_day": r.start_day,
                      "to_day": (r.start_month + r.months) * DAYS_PER_MONTH, "from": month_start(p, r.start_month), "months": r.months, "cost": r.cost})
     return rows
@@ -479,35 +482,40 @@ def pnl_rows(result) -> list[list[Any]]:
     return [[y.year, y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost] for y in plan.pnl]
 
 
-def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tuple[str, list[str], list[list[Any]]]]:
+def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> list[tuple[str, list[str], list[list[Any]]]]:
     """(section title, column headers, rows) — everything the figures rest on."""
     from procure.models.gpu import gpu_table
 
     p = result.project
     out: list[tuple[str, list[str], list[list[Any]]]] = []
+    none = tr("none")
+    cap_unit = p.currency
     proj = [
-        ["project", p.name, ""], ["currency", p.currency, ""], ["start date (day 0)", p.start_date, ""],
-        ["horizon", p.horizon_months, "months"], ["planning period", p.period_days, "days"],
-        ["discount rate", p.discount_rate, "per year (NPV: monthly rate (1+r)^(1/12)−1, end-of-month cash flows)"],
-        ["budget_tco (cap on total cost of ownership)", p.budget_tco if p.budget_tco is not None else "none", p.currency if p.budget_tco is not None else ""],
-        ["budget_cash (cap on peak cumulative cash out)", p.budget_cash if p.budget_cash is not None else "none", p.currency if p.budget_cash is not None else ""],
-        ["budget_capex (cap on purchases)", p.budget_capex if p.budget_capex is not None else "none", p.currency if p.budget_capex is not None else ""],
-        ["stale quote limit", p.stale_quote_days, "days before the start date"],
-        ["electricity price", p.electricity_price_per_kwh, f"{p.currency}/kWh"], ["PUE", p.pue, ""],
-        ["team region", p.team_region or "not set", ""], ["allowed modes", ", ".join(p.allowed_modes), ""],
-        *[[f"exchange rate {code}", rate, f"{p.currency} per {code}; {p.fx_rates_date}; {p.fx_rates_source}"] for code, rate in sorted(p.fx_rates.items())],
-        ["financing (project default)", _price_text(p.financing) if p.financing else "none: purchases paid on delivery", ""],
-        ["depreciation", p.depreciation_years, "years, straight line (P&L sheet)"],
-        ["VAT recoverable", "yes" if p.vat_recoverable else "no", "no: vat_pct of purchases is a cost"],
-        ["objective", result.objective, "tco: total cost of ownership; npv: discounted"],
+        [tr("project"), p.name, ""], [tr("currency"), p.currency, ""], [tr("start date (day 0)"), p.start_date, ""],
+        [tr("horizon"), p.horizon_months, tr("months")], [tr("planning period"), p.period_days, tr("days")],
+        [tr("discount rate"), p.discount_rate, tr("per year (NPV: monthly rate (1+r)^(1/12)−1, end-of-month cash flows)")],
+        [tr("budget_tco (cap on total cost of ownership)"), p.budget_tco if p.budget_tco is not None else none, cap_unit if p.budget_tco is not None else ""],
+        [tr("budget_cash (cap on peak cumulative cash out)"), p.budget_cash if p.budget_cash is not None else none, cap_unit if p.budget_cash is not None else ""],
+        [tr("budget_capex (cap on purchases)"), p.budget_capex if p.budget_capex is not None else none, cap_unit if p.budget_capex is not None else ""],
+        [tr("stale quote limit"), p.stale_quote_days, tr("days before the start date")],
+        [tr("electricity price"), p.electricity_price_per_kwh, f"{p.currency}/kWh"], [tr("PUE"), p.pue, ""],
+        [tr("team region"), p.team_region or tr("not set"), ""], [tr("allowed modes"), ", ".join(mode_label(m, tr) for m in p.allowed_modes), ""],
+        *[[tr("exchange rate {code}", code=code), rate, tr("{cur} per {code}; {date}; {source}", cur=p.currency, code=code, date=p.fx_rates_date,
+                                                             source=p.fx_rates_source)] for code, rate in sorted(p.fx_rates.items())],
+        [tr("financing (project default)"), _price_text(p.financing) if p.financing else tr("none: purchases paid on delivery"), ""],
+        [tr("depreciation"), p.depreciation_years, tr("years, straight line (P&L sheet)")],
+        [tr("VAT recoverable"), tr("yes") if p.vat_recoverable else tr("no"), tr("no: vat_pct of purchases is a cost")],
+        [tr("objective"), result.objective, tr("tco: total cost of ownership; npv: discounted")],
     ]
-    out.append(("Project", ["parameter", "value", "unit / note"], proj))
-    wl_cols = ["name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank", "earliest start day", "deadline day",
-               "dataset TB", "checkpoint every h", "checkpoints kept", "MFU override", "allowed GPUs"]
+    if not tr.en:  # the reader's settings, shown where they apply
+        proj += [[tr("language"), tr.code, ""], [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")]]
+    out.append((tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj))
+    wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank", "earliest start day", "deadline day",
+                               "dataset TB", "checkpoint every h", "checkpoints kept", "MFU override", "allowed GPUs")
     wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days, w.deadline_days, w.dataset_tb,
-                w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else "default", ", ".join(w.allowed_gpus or []) or "any"]
+                w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
                for w in p.workloads]
-    out.append(("Workloads", wl_cols, wl_rows))
+    out.append((tr("Workloads"), wl_cols, wl_rows))
     model_rows = []
     seen = set()
     for w in p.workloads:
@@ -517,13 +525,15 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         seen.add(m.label)
         model_rows.append([m.label, m.params_b, m.active_params_b or m.params_b, m.layers, m.hidden_size, m.heads, m.kv_heads or m.heads,
                            m.ffn_hidden_size, m.vocab_size, m.source or ""])
-    out.append(("Models", ["model", "params (B)", "active params (B)", "layers", "hidden", "heads", "KV heads", "FFN width", "vocab", "source"], model_rows))
+    out.append((tr("Models"), tr.each("model", "params (B)", "active params (B)", "layers", "hidden", "heads", "KV heads", "FFN width", "vocab",
+                                                "source"), model_rows))
     sz_rows = []
     for sz in result.sizings:
         mem = getattr(sz, "memory_gb", None)
         sz_rows.append([sz.workload.name, getattr(sz, "total_flops", None), getattr(mem, "total", None) if mem is not None else None,
                         sum(1 for c in sz.candidates if c.fits), sum(1 for c in sz.candidates if not c.fits)])
-    out.append(("Sizing per workload", ["workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit", "shapes rejected"], sz_rows))
+    out.append((tr("Sizing per workload"), tr.each("workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit",
+                                                             "shapes rejected"), sz_rows))
     if result.plan:
         table = gpu_table()
         run_rows = []
@@ -538,13 +548,14 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
                 except (ImportError, KeyError):
                     mfu = None
             run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, a.efficiency, a.per_gpu_memory_gb, a.hours])
-        out.append(("Sizing of the chosen shapes", ["workload", "offer", "strategy", "MFU", "scaling efficiency", "memory per GPU (GB)", "wall hours"], run_rows))
-    out.append(("Sizing settings (project.sizing)", ["setting", "value", "meaning"],
+        out.append((tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "scaling efficiency", "memory per GPU (GB)",
+                                                                        "wall hours"), run_rows))
+    out.append((tr("Sizing settings (project.sizing)"), [tr("setting"), tr("value"), tr("meaning")],
                 [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()]))
     from procure.solver.sizing.constants import constant_rows
 
     const_rows = [[name, _fmt_value(value), unit, source] for name, value, unit, source in constant_rows()]
-    out.append(("Sizing constants (solver/sizing/constants.yaml)", ["constant", "value", "unit", "source"], const_rows))
+    out.append((tr("Sizing constants (solver/sizing/constants.yaml)"), [tr("constant"), tr("value"), tr("unit"), tr("source")], const_rows))
     offers = used_offers(result)
     table = gpu_table()
     gpu_ids = list(dict.fromkeys(o.gpu for o in offers))
@@ -552,22 +563,24 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
     for gid in gpu_ids:
         g = table[gid]
         gpu_rows.append([g.id, g.memory_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
-    out.append(("GPU specs (GPUs of the offers in the plans)", ["GPU", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s", "PCIe GB/s", "TDP W", "source"], gpu_rows))
+    out.append((tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
+                                                                                     "PCIe GB/s", "TDP W", "source"), gpu_rows))
     price_rows = []
     for o in offers:
         for f in PRICE_FIELDS:
             v = getattr(o, f)
             if v is not None:
-                price_rows.append([o.id, o.vendor, o.mode, f, _price_text(v), o.source, o.quoted_on])
-        price_rows.append([o.id, o.vendor, o.mode, "lead_time_days", o.lead_time_days, o.source, o.quoted_on])
-    out.append(("Prices used (offers in any strategy's plan)", ["offer", "vendor", "mode", "field", "value", "source", "quoted on"], price_rows))
-    out.append(("Cost model", ["parameter", "value", "note"], [
-        ["busy power fraction", costs.BUSY_POWER_FRACTION, "average training draw / max node power"],
-        ["idle power fraction", costs.IDLE_POWER_FRACTION, "draw of an owned node that is not training / max power"],
-        ["days per month", DAYS_PER_MONTH, "365/12; month m covers days [m·365/12, (m+1)·365/12)"],
-        ["hours per month", DAYS_PER_MONTH * HOURS_PER_DAY, "730"],
-        ["purchase timing", "", "ordered day 0, paid and delivered after the lead time, owned to the horizon end"],
-        ["rental timing", "", "whole project months; setup fee in the first month"],
+                price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), f, _price_text(v), o.source, o.quoted_on])
+        price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), "lead_time_days", o.lead_time_days, o.source, o.quoted_on])
+    out.append((tr("Prices used (offers in any strategy's plan)"), tr.each("offer", "vendor", "mode", "field", "value", "source", "quoted on"),
+                price_rows))
+    out.append((tr("Cost model"), [tr("parameter"), tr("value"), tr("note")], [
+        [tr("busy power fraction"), costs.BUSY_POWER_FRACTION, tr("average training draw / max node power")],
+        [tr("idle power fraction"), costs.IDLE_POWER_FRACTION, tr("draw of an owned node that is not training / max power")],
+        [tr("days per month"), DAYS_PER_MONTH, tr("365/12; month m covers days [m·365/12, (m+1)·365/12)")],
+        [tr("hours per month"), DAYS_PER_MONTH * HOURS_PER_DAY, "730"],
+        [tr("purchase timing"), "", tr("ordered day 0, paid and delivered after the lead time, owned to the horizon end")],
+        [tr("rental timing"), "", tr("whole project months; setup fee in the first month")],
     ]))
     solver_rows = []
     for name in STRATEGIES:
@@ -575,14 +588,14 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
         if s is None:
             continue
         i = s.solve
-        solver_rows.append([STRATEGY_LABEL[name], i.name if i else "", i.version if i else "", i.status if i else s.status,
+        solver_rows.append([tr(STRATEGY_LABEL[name]), i.name if i else "", i.version if i else "", status_label(i.status if i else s.status, tr),
                             i.gap if i and i.gap is not None else "", round(i.seconds, 2) if i else "", getattr(i, "variables", "") if i else "",
                             getattr(i, "constraints", "") if i else ""])
-    out.append(("Solver", ["strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"], solver_rows))
+    out.append((tr("Solver"), tr.each("strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"), solver_rows))
     from procure import __version__
 
-    run = [["procure version", __version__, ""], ["run at", now.replace(microsecond=0).isoformat(), "local time"]]
+    run = [[tr("procure version"), __version__, ""], [tr("run at"), now.replace(microsecond=0).isoformat(), tr("local time")]]
     for path in inputs:
-        run.append([f"input {Path(path).name}", sha256_of(path), "SHA-256"])
-    out.append(("This run", ["item", "value", "note"], run))
+        run.append([tr("input {name}", name=Path(path).name), sha256_of(path), "SHA-256"])
+    out.append((tr("This run"), [tr("item"), tr("value"), tr("note")], run))
     return out

@@ -17,7 +17,6 @@ Excel and LibreOffice.
 from __future__ import annotations
 
 import math
-from io import BytesIO
 
 import numpy as np
 from openpyxl import Workbook
@@ -30,47 +29,52 @@ from procure.solver.costs import Objective
 from procure.solver.enums import STRATEGIES
 
 from ..console import STRATEGY_LABEL
-from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, money_fmt, print_setup, put, widths, with_cached_values
+from ..headline import mode_label, status_label
+from ..i18n import EN, N_, Lang
+from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, print_setup, put, quote, widths
 
 BINS = 12
 CHART_ROWS = 15  # rows between two histogram charts (6.5 cm high)
 COLORS = {"hybrid": "00B050", "buy": "ED7D31", "rent": "2E75B6", "cloud": "7F7F7F"}
 
 
-def add_analysis_sheets(wb: Workbook, a) -> list[str]:
+#: the analysis sheets, in the reader's language where they are created
+ANALYSIS_SHEETS = (N_("Sensitivity"), N_("Break-even"), N_("Scenarios"), N_("Uncertainty"), N_("Analysis"))
+
+
+def add_analysis_sheets(wb: Workbook, a, tr: Lang = EN) -> list[str]:
     """Append the sheets of the analyses that ran to ``wb``; returns their titles."""
     added = []
     if a.sensitivity is not None:
-        write_sensitivity(wb.create_sheet("Sensitivity"), a)
-        added.append("Sensitivity")
+        write_sensitivity(wb.create_sheet(tr("Sensitivity")), a, tr)
+        added.append(tr("Sensitivity"))
     if a.break_even is not None:
-        write_break_even(wb.create_sheet("Break-even"), a)
-        added.append("Break-even")
+        write_break_even(wb.create_sheet(tr("Break-even")), a, tr)
+        added.append(tr("Break-even"))
     if a.monte_carlo is not None:
-        scen = wb.create_sheet("Scenarios")
-        cols = write_scenarios(scen, a)
-        unc = wb.create_sheet("Uncertainty", index=wb.sheetnames.index("Scenarios"))
-        write_uncertainty(unc, a, cols)
-        added += ["Uncertainty", "Scenarios"]
+        scen = wb.create_sheet(tr("Scenarios"))
+        cols = write_scenarios(scen, a, tr)
+        unc = wb.create_sheet(tr("Uncertainty"), index=wb.sheetnames.index(tr("Scenarios")))
+        write_uncertainty(unc, a, cols, tr)
+        added += [tr("Uncertainty"), tr("Scenarios")]
     return added
 
 
-def build_analysis_workbook(a) -> Workbook:
+def build_analysis_workbook(a, tr: Lang = EN) -> Workbook:
     wb = Workbook()
     wb.remove(wb.active)
-    add_analysis_sheets(wb, a)
+    add_analysis_sheets(wb, a, tr)
     if not wb.sheetnames:
-        ws = wb.create_sheet("Analysis")
-        put(ws, 1, 1, "no analysis was requested")
+        ws = wb.create_sheet(tr("Analysis"))
+        put(ws, 1, 1, tr("no analysis was requested"))
     return wb
 
 
-def analysis_workbook_bytes(a) -> bytes:
+def analysis_workbook_bytes(a, tr: Lang = EN) -> bytes:
     """The analysis workbook as bytes, every formula with its cached result."""
-    wb = build_analysis_workbook(a)
-    buf = BytesIO()
-    wb.save(buf)
-    return with_cached_values(buf.getvalue(), wb)
+    from .workbook import finish
+
+    return finish(build_analysis_workbook(a, tr), tr)
 
 
 def _blank(x):
@@ -84,24 +88,29 @@ def _metric_name(a) -> str:
 
 # --- Sensitivity -----------------------------------------------------------------------------------
 
-def write_sensitivity(ws: Worksheet, a) -> None:
-    cur, m = a.currency, _metric_name(a)
-    money = money_fmt(cur)
-    put(ws, 1, 1, f"Sensitivity — optimal {m} with one driver moved, every end re-optimized", font=TITLE_FONT)
-    put(ws, 2, 1, "Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and the "
-                  "whole plan is optimized again; 'flips' says the optimal plan's modes change at an end.", font=NOTE_FONT)
-    put(ws, 4, 1, f"today's optimum ({m})", font=BOLD)
+def _modes(modes, tr: Lang) -> str:
+    """Modes joined as the analysis shows them (buy+cloud), or 'no plan'."""
+    return "+".join(mode_label(x, tr) for x in modes) if modes is not None else tr("no plan")
+
+
+def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
+    cur, m = a.currency, tr(_metric_name(a))
+    money = tr.money_fmt(cur)
+    put(ws, 1, 1, tr("Sensitivity — optimal {m} with one driver moved, every end re-optimized", m=m), font=TITLE_FONT)
+    put(ws, 2, 1, tr("Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and the "
+                     "whole plan is optimized again; 'flips' says the optimal plan's modes change at an end."), font=NOTE_FONT)
+    put(ws, 4, 1, tr("today's optimum ({m})", m=m), font=BOLD)
     put(ws, 4, 5, a.inputs.metric(a.base.plan), money, font=BOLD)
     base_ref = "$E$4"
-    put(ws, 4, 6, "modes: " + " + ".join(sorted(a.base.plan.modes())))
+    put(ws, 4, 6, tr("modes: ") + " + ".join(mode_label(x, tr) for x in sorted(a.base.plan.modes())))
     hdr = 6
-    header(ws, hdr, ["driver", "what it moves", "low", "high", f"{m} at low", f"{m} at high", "low − today", "high − today", "swing",
-                     "modes at low", "modes at high", "flips"], height=30)
+    header(ws, hdr, tr.each("driver", "what it moves", "low", "high") + [tr("{m} at low", m=m), tr("{m} at high", m=m)]
+           + tr.each("low − today", "high − today", "swing", "modes at low", "modes at high", "flips"), height=30)
     r = hdr + 1
     for b in a.sensitivity:
         what, unit = DRIVERS[b.driver]
         put(ws, r, 1, b.driver)
-        put(ws, r, 2, what)
+        put(ws, r, 2, tr(what))
         fmt = "+0;-0;0" if unit == "days" else "0.00×"
         put(ws, r, 3, b.low_value, fmt)
         put(ws, r, 4, b.high_value, fmt)
@@ -113,9 +122,9 @@ def write_sensitivity(ws: Worksheet, a) -> None:
         formula(ws, r, 8, f'=IF(ISNUMBER(F{r}),F{r}-{base_ref},"")', money, value="" if hi is None else hi - base)
         formula(ws, r, 9, f'=IF(AND(ISNUMBER(E{r}),ISNUMBER(F{r})),ABS(F{r}-E{r}),"")', money,
                 value="" if lo is None or hi is None else abs(hi - lo))
-        put(ws, r, 10, "+".join(b.modes("low")) if b.modes("low") is not None else "no plan")
-        put(ws, r, 11, "+".join(b.modes("high")) if b.modes("high") is not None else "no plan")
-        put(ws, r, 12, "yes" if b.flips else "no", font=BOLD if b.flips else None)
+        put(ws, r, 10, _modes(b.modes("low"), tr))
+        put(ws, r, 11, _modes(b.modes("high"), tr))
+        put(ws, r, 12, tr("yes") if b.flips else tr("no"), font=BOLD if b.flips else None)
         r += 1
     last = r - 1
     widths(ws, {"A": 20, "B": 34, "C": 8, "D": 8, "E": 15, "F": 15, "G": 14, "H": 14, "I": 13, "J": 13, "K": 13, "L": 7})
@@ -124,8 +133,8 @@ def write_sensitivity(ws: Worksheet, a) -> None:
     chart.grouping = "clustered"
     chart.overlap = 100
     chart.gapWidth = 40
-    chart.title = f"Tornado: change of the optimal {m} against today ({cur})"
-    for col, title, color in ((7, "low end", "2E75B6"), (8, "high end", "ED7D31")):
+    chart.title = tr("Tornado: change of the optimal {m} against today ({unit})", m=m, unit=tr.unit(cur))
+    for col, title, color in ((7, tr("low end"), "2E75B6"), (8, tr("high end"), "ED7D31")):
         s = Series(Reference(ws, min_col=col, min_row=hdr + 1, max_row=last), title=title)
         s.graphicalProperties.solidFill = color
         s.graphicalProperties.line.noFill = True
@@ -134,7 +143,7 @@ def write_sensitivity(ws: Worksheet, a) -> None:
     chart.x_axis.scaling.orientation = "maxMin"  # widest swing on top
     chart.x_axis.delete = False
     chart.y_axis.delete = False
-    chart.y_axis.numFmt = "#,##0"
+    chart.y_axis.numFmt = tr.amount_fmt("#,##0")
     chart.y_axis.majorGridlines = None
     chart.x_axis.tickLblPos = "low"  # driver names at the left edge, clear of the bars
     chart.legend.position = "b"
@@ -145,20 +154,21 @@ def write_sensitivity(ws: Worksheet, a) -> None:
 
 # --- Break-even ------------------------------------------------------------------------------------
 
-def write_break_even(ws: Worksheet, a) -> None:
+def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
     cur = a.currency
-    put(ws, 1, 1, "Break-even prices — at what price would a losing offer or strategy win?", font=TITLE_FONT)
-    put(ws, 2, 1, "Searched on the offer's own price field, re-optimizing the whole plan at each step. At or below the break-even "
-                  "price the offer (or strategy) is in an optimal plan. Strategies: the price level of every offer of that mode "
-                  "(100% = today). Empty break-even: no price from 0 to today's wins; the reason says why.", font=NOTE_FONT)
+    put(ws, 1, 1, tr("Break-even prices — at what price would a losing offer or strategy win?"), font=TITLE_FONT)
+    put(ws, 2, 1, tr("Searched on the offer's own price field, re-optimizing the whole plan at each step. At or below the break-even "
+                     "price the offer (or strategy) is in an optimal plan. Strategies: the price level of every offer of that mode "
+                     "(100% = today). Empty break-even: no price from 0 to today's wins; the reason says why."), font=NOTE_FONT)
     hdr = 4
-    header(ws, hdr, ["offer / strategy", "mode", "vendor", "GPU × per node", "price field", "today", "break-even", "change", "re-solves", "reason"], height=30)
+    header(ws, hdr, tr.each("offer / strategy", "mode", "vendor", "GPU × per node", "price field", "today", "break-even", "change", "re-solves", "reason"),
+           height=30)
     r = hdr + 1
     for b in a.break_even:
         strat = b.kind == "strategy"
-        fmt = PCT_FMT if strat else money_fmt(cur, cents=True)
-        put(ws, r, 1, b.subject, font=BOLD if strat else None)
-        put(ws, r, 2, str(b.mode))
+        fmt = PCT_FMT if strat else tr.money_fmt(cur, cents=True)
+        put(ws, r, 1, tr(b.subject) if strat else b.subject, font=BOLD if strat else None)
+        put(ws, r, 2, mode_label(b.mode, tr))
         put(ws, r, 3, b.vendor)
         put(ws, r, 4, b.label)
         put(ws, r, 5, b.field)
@@ -179,7 +189,7 @@ def write_break_even(ws: Worksheet, a) -> None:
 
 # --- Scenarios and Uncertainty ---------------------------------------------------------------------
 
-def write_scenarios(ws: Worksheet, a) -> dict[str, str]:
+def write_scenarios(ws: Worksheet, a, tr: Lang = EN) -> dict[str, str]:
     """One row per Monte Carlo scenario, from the DataFrame; returns column letters by content."""
     df = a.scenarios_frame()
     mc = df[df["analysis"] == "monte_carlo"]
@@ -191,8 +201,10 @@ def write_scenarios(ws: Worksheet, a) -> dict[str, str]:
     drivers = [d for d in DRIVERS if d in a.base.project.analysis.uncertainty]
     cols = ["scenario", *drivers, *(f"{s} {_metric_name(a)}" for s in STRATEGIES), "cheapest", "decided plan re-costed", "regret",
             *(f"{s} status" for s in STRATEGIES), "note"]
-    header(ws, 1, cols, height=30)
-    money = money_fmt(a.currency)
+    shown = [tr("scenario"), *drivers, *(tr("{strategy} {m}", strategy=tr(STRATEGY_LABEL[s]), m=tr(_metric_name(a))) for s in STRATEGIES),
+             *tr.each("cheapest", "decided plan re-costed", "regret"), *(tr("{strategy} status", strategy=tr(STRATEGY_LABEL[s])) for s in STRATEGIES), tr("note")]
+    header(ws, 1, shown if not tr.en else cols, height=30)
+    money = tr.money_fmt(a.currency)
     for i, scen in enumerate(free.index, start=2):
         row = free.loc[scen]
         put(ws, i, 1, scen)
@@ -209,7 +221,7 @@ def write_scenarios(ws: Worksheet, a) -> dict[str, str]:
         put(ws, i, c + 2, None if row["regret"] is None or np.isnan(row["regret"]) else float(row["regret"]), money)
         c += 3
         for s in STRATEGIES:
-            put(ws, i, c, str(status.loc[scen].get(s)))
+            put(ws, i, c, status_label(status.loc[scen].get(s), tr))
             c += 1
         put(ws, i, c, row["detail"] or "")
     n_last = 1 + len(free.index)
@@ -222,25 +234,26 @@ def write_scenarios(ws: Worksheet, a) -> dict[str, str]:
     return out
 
 
-def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
+def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> None:
     s = a.summary
-    cur, m = a.currency, _metric_name(a)
-    money = money_fmt(cur)
+    cur, m = a.currency, tr(_metric_name(a))
+    money = tr.money_fmt(cur)
     last = cols["last"]
+    scenarios = quote(tr("Scenarios"))
 
     def rng(col: str) -> str:
-        return f"Scenarios!${col}$2:${col}${last}"
+        return f"{scenarios}!${col}$2:${col}${last}"
 
-    put(ws, 1, 1, f"Uncertainty — {s.scenarios} scenarios drawn from analysis.uncertainty, every strategy re-optimized in each", font=TITLE_FONT)
-    put(ws, 2, 1, "P10/P50/P90: the optimal total not exceeded in 10/50/90% of the scenarios. Cheapest in: the share of scenarios "
-                  "in which that strategy is the cheapest (a single mode wins a tie with the free plan). Regret: today's plan kept as "
-                  "decided — re-costed, not re-optimized — minus each scenario's optimum.", font=NOTE_FONT)
+    put(ws, 1, 1, tr("Uncertainty — {n} scenarios drawn from analysis.uncertainty, every strategy re-optimized in each", n=s.scenarios), font=TITLE_FONT)
+    put(ws, 2, 1, tr("P10/P50/P90: the optimal total not exceeded in 10/50/90% of the scenarios. Cheapest in: the share of scenarios "
+                     "in which that strategy is the cheapest (a single mode wins a tie with the free plan). Regret: today's plan kept as "
+                     "decided — re-costed, not re-optimized — minus each scenario's optimum."), font=NOTE_FONT)
     hdr = 4
-    header(ws, hdr, ["strategy", f"P10 {m}", f"P50 {m}", f"P90 {m}", "cheapest in", "scenarios with a plan"], height=30)
+    header(ws, hdr, [tr("strategy"), f"P10 {m}", f"P50 {m}", f"P90 {m}", tr("cheapest in"), tr("scenarios with a plan")], height=30)
     for i, name in enumerate(STRATEGIES):
         r = hdr + 1 + i
         col = cols[name]
-        put(ws, r, 1, STRATEGY_LABEL.get(name, name), font=BOLD if name == "hybrid" else None)
+        put(ws, r, 1, tr(STRATEGY_LABEL.get(name, name)), font=BOLD if name == "hybrid" else None)
         v = s.strategies[name]
         for k, q in enumerate((0.1, 0.5, 0.9)):
             formula(ws, r, 2 + k, f'=IF(COUNT({rng(col)})>0,PERCENTILE({rng(col)},{q}),"")', money, value=_blank(v[("p10", "p50", "p90")[k]]))
@@ -248,16 +261,16 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
                 value=_blank(v["win_probability"]))
         formula(ws, r, 6, f"=COUNT({rng(col)})", value=v["plans"])
     r = hdr + len(STRATEGIES) + 2
-    put(ws, r, 1, "regret of today's plan, as decided", font=BOLD)
-    put(ws, r + 1, 1, "mean")
+    put(ws, r, 1, tr("regret of today's plan, as decided"), font=BOLD)
+    put(ws, r + 1, 1, tr("mean"))
     formula(ws, r + 1, 2, f'=IF(COUNT({rng(cols["regret"])})>0,AVERAGE({rng(cols["regret"])}),"")', money, value=_blank(s.regret_mean))
     put(ws, r + 2, 1, "P90")
     formula(ws, r + 2, 2, f'=IF(COUNT({rng(cols["regret"])})>0,PERCENTILE({rng(cols["regret"])},0.9),"")', money, value=_blank(s.regret_p90))
-    put(ws, r + 3, 1, "scenarios with a regret figure")
+    put(ws, r + 3, 1, tr("scenarios with a regret figure"))
     formula(ws, r + 3, 2, f'=COUNT({rng(cols["regret"])})', value=s.regret_scenarios)
-    put(ws, r + 4, 1, "cannot run as decided")
+    put(ws, r + 4, 1, tr("cannot run as decided"))
     put(ws, r + 4, 2, s.decided_infeasible)
-    put(ws, r + 5, 1, "scenarios without a free plan")
+    put(ws, r + 5, 1, tr("scenarios without a free plan"))
     put(ws, r + 5, 2, s.failed)
     widths(ws, {"A": 30, "B": 16, "C": 16, "D": 16, "E": 15, "F": 15})
     for k in range(7, 17):
@@ -266,16 +279,16 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
     # from its own range, counts by COUNTIFS over the Scenarios sheet
     chart_row = r + 7
     top = chart_row + 2 * CHART_ROWS + 2
-    put(ws, top - 1, 1, "histogram data", font=BOLD)
+    put(ws, top - 1, 1, tr("histogram data"), font=BOLD)
     values = {name: [o.strategies[name].total_cost if a.inputs.objective == "tco" else o.strategies[name].npv_cost
                      for o in a.monte_carlo if name in o.strategies and o.strategies[name].ok] for name in STRATEGIES}
     for k, name in enumerate(STRATEGIES):
         vals = values[name]
         c0 = 1 + 4 * k
-        put(ws, top, c0, STRATEGY_LABEL.get(name, name), font=BOLD)
-        header(ws, top + 1, ["from", "to", "scenarios"], col=c0)
+        put(ws, top, c0, tr(STRATEGY_LABEL.get(name, name)), font=BOLD)
+        header(ws, top + 1, tr.each("from", "to", "scenarios"), col=c0)
         if not vals:
-            put(ws, top + 2, c0, "no plan in any scenario")
+            put(ws, top + 2, c0, tr("no plan in any scenario"))
             continue
         lo, hi = min(vals), max(vals)
         if hi - lo < 1e-6 * max(1.0, abs(hi)):
@@ -294,27 +307,25 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str]) -> None:
         chart = BarChart()
         chart.type = "col"
         chart.gapWidth = 10
-        chart.title = f"{STRATEGY_LABEL.get(name, name)}: optimal {m} ({cur})"
-        ser = Series(Reference(ws, min_col=c0 + 2, min_row=top + 2, max_row=top + 1 + BINS), title="scenarios")
+        chart.title = tr("{strategy}: optimal {m} ({unit})", strategy=tr(STRATEGY_LABEL.get(name, name)), m=m, unit=tr.unit(cur))
+        ser = Series(Reference(ws, min_col=c0 + 2, min_row=top + 2, max_row=top + 1 + BINS), title=tr("scenarios"))
         ser.graphicalProperties.solidFill = COLORS[name]
         chart.series.append(ser)
         chart.set_categories(Reference(ws, min_col=c0, min_row=top + 2, max_row=top + 1 + BINS))
         chart.x_axis.number_format = '#,##0,"k"'
         chart.x_axis.delete = False
         chart.y_axis.delete = False
-        chart.y_axis.title = "scenarios"
+        chart.y_axis.title = tr("scenarios")
         chart.legend = None
         chart.height, chart.width = 6.5, 12.5
         ws.add_chart(chart, f"{'A' if k % 2 == 0 else 'E'}{chart_row + CHART_ROWS * (k // 2)}")
     print_setup(ws)
 
 
-def approval_with_analysis_bytes(result, a, inputs=()) -> bytes:
+def approval_with_analysis_bytes(result, a, inputs=(), tr: Lang = EN) -> bytes:
     """The approval workbook (``procure solve --out``) with the analysis sheets after its own."""
-    from .workbook import build_workbook
+    from .workbook import build_workbook, finish
 
-    wb = build_workbook(result, list(inputs))
-    add_analysis_sheets(wb, a)
-    buf = BytesIO()
-    wb.save(buf)
-    return with_cached_values(buf.getvalue(), wb)
+    wb = build_workbook(result, list(inputs), tr=tr)
+    add_analysis_sheets(wb, a, tr)
+    return finish(wb, tr)

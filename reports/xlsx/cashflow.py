@@ -15,6 +15,7 @@ from procure.solver.costs import CATEGORIES, OPERATING
 from procure.solver.enums import STRATEGIES
 
 from ..console import CATEGORY_LABEL, STRATEGY_LABEL
+from ..i18n import EN, Lang
 from ..tables import LineItem, break_even, cumulative, month_start, monthly_totals
 from .names import Names
 from .style import (
@@ -23,7 +24,6 @@ from .style import (
     HEADER_FILL,
     HEADER_FONT,
     INT_FMT,
-    MONTH_FMT,
     NOTE_FONT,
     PCT_FMT,
     SECTION_FONT,
@@ -35,7 +35,6 @@ from .style import (
     define_block,
     formula,
     header,
-    money_fmt,
     money_width,
     print_setup,
     put,
@@ -43,41 +42,41 @@ from .style import (
 )
 
 
-def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) -> None:
+def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, tr: Lang = EN) -> None:
     p = result.project
     n = p.horizon_months
     c0 = names.first_month_col  # column D
     last_col = c0 + n - 1
     L = get_column_letter
-    put(ws, 1, 1, f"Cash flow by month ({p.currency}, cash out positive; residual value negative)", font=TITLE_FONT)
-    put(ws, 2, 1, "Each line item's month = its total on the Costs sheet × the fraction the cost model places in that month; "
-                  "months are 365/12 days from the start date.", font=NOTE_FONT)
-    header(ws, 3, ["", "category", "total"])
-    put(ws, 4, 1, "month starting", font=BOLD)
+    put(ws, 1, 1, tr("Cash flow by month ({unit}, cash out positive; residual value negative)", unit=tr.unit(p.currency)), font=TITLE_FONT)
+    put(ws, 2, 1, tr("Each line item's month = its total on the Costs sheet × the fraction the cost model places in that month; "
+                     "months are 365/12 days from the start date."), font=NOTE_FONT)
+    header(ws, 3, ["", tr("category"), tr("total")])
+    put(ws, 4, 1, tr("month starting"), font=BOLD)
     for m in range(n):
         col = c0 + m
-        put(ws, 3, col, f"M{m + 1}", font=HEADER_FONT, fill=HEADER_FILL, align=CENTER)
-        put(ws, 4, col, month_start(p, m), MONTH_FMT, font=BOLD, align=CENTER)
+        put(ws, 3, col, tr("M{m}", m=m + 1), font=HEADER_FONT, fill=HEADER_FILL, align=CENTER)
+        put(ws, 4, col, month_start(p, m), tr.month_fmt, font=BOLD, align=CENTER)
     names.month_header_row = 4
     ws.freeze_panes = ws.cell(row=5, column=c0)
-    money = INT_FMT
+    money = tr.amount_fmt(INT_FMT)
     plan = result.plan
     totals = monthly_totals(plan, n)
     cum = cumulative(totals)
     # category rows: labelled now, their SUMIFs filled in once the line-item block below has its rows
     cat_row0 = 5
     for j, cat in enumerate(CATEGORIES):
-        put(ws, cat_row0 + j, 1, CATEGORY_LABEL[cat])
-        put(ws, cat_row0 + j, 2, cat)
+        put(ws, cat_row0 + j, 1, tr(CATEGORY_LABEL[cat]))
+        put(ws, cat_row0 + j, 2, tr(cat))  # the category rows SUMIF the line items by this cell
         names.category_rows[cat] = cat_row0 + j
     total_row = cat_row0 + len(CATEGORIES)
     names.cash_total_row = total_row
     cum_row = total_row + 1
-    put(ws, total_row, 1, "total cash out", font=BOLD)
+    put(ws, total_row, 1, tr("total cash out"), font=BOLD)
     for col in range(3, last_col + 1):
         v = sum(totals) if col == 3 else totals[col - c0]
         formula(ws, total_row, col, f"=SUM({L(col)}{cat_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL, value=v).border = TOP_RULE
-    put(ws, cum_row, 1, "cumulative cash out", font=BOLD)
+    put(ws, cum_row, 1, tr("cumulative cash out"), font=BOLD)
     for m in range(n):
         col = c0 + m
         prev = f"{L(col - 1)}{cum_row}+" if m > 0 else ""
@@ -85,25 +84,25 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     names.cumulative = define(ws, "cumulative_cash_out", c0, cum_row, last_col=last_col)
     row = cum_row + 2
     # always present (at a 0% rate the NPV equals the total), so `npv_cost` is there for every project
-    put(ws, row, 1, "annual discount rate")
+    put(ws, row, 1, tr("annual discount rate"))
     as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
-    put(ws, row + 1, 1, "monthly rate (1+r)^(1/12)−1")
+    put(ws, row + 1, 1, tr("monthly rate (1+r)^(1/12)−1"))
     mrate = costs.monthly_discount_rate(p)
     formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%", value=mrate)
-    put(ws, row + 2, 1, "net present value (end of month)", font=BOLD)
+    put(ws, row + 2, 1, tr("net present value (end of month)"), font=BOLD)
     npv = costs.present_value_of_months(totals, p)  # the spreadsheet NPV(): end-of-period flows
-    formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL,
+    formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", tr.money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL,
             value=npv)
     names.npv = define(ws, "npv_cost", "C", row + 2)
     row += 3
     # cumulative cash out by strategy (the Summary's line chart)
     strat_names = [s for s in STRATEGIES if s in result.strategies and result.strategies[s].plan is not None]
     row += 1
-    put(ws, row, 1, "Cumulative cash out by strategy", font=SECTION_FONT)
+    put(ws, row, 1, tr("Cumulative cash out by strategy"), font=SECTION_FONT)
     row += 1
     for name in strat_names:
         s = result.strategies[name]
-        put(ws, row, 1, STRATEGY_LABEL[name] + (" — recommended" if name == "hybrid" else ""))
+        put(ws, row, 1, tr(STRATEGY_LABEL[name]) + (tr(" — recommended") if name == "hybrid" else ""))
         if name == "hybrid":
             for m in range(n):
                 formula(ws, row, c0 + m, f"={L(c0 + m)}{cum_row}", money, value=cum[m])
@@ -114,25 +113,25 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
         row += 1
     be_month, _ = break_even(result)
     if be_month is not None:
-        put(ws, row, 1, "break-even month (buy only)")
+        put(ws, row, 1, tr("break-even month (buy only)"))
         buy_cum = cumulative(monthly_totals(result.strategies["buy"].plan, n))
         put(ws, row, c0 + be_month, buy_cum[be_month], money)
         names.break_even_row = row
         row += 1
     # line items
     row += 2
-    header(ws, row, ["line item", "category", "total"] + [f"M{m + 1}" for m in range(n)])
+    header(ws, row, tr.each("line item", "category", "total") + [tr("M{m}", m=m + 1) for m in range(n)])
     first_item = row + 1
     for k, it in enumerate(items):
         r = first_item + k
         put(ws, r, 1, f"{it.item} — {it.ref}" if it.ref not in it.item else it.item)
-        put(ws, r, 2, it.category)
+        put(ws, r, 2, tr(it.category))
         formula(ws, r, 3, f"={names.item_amount[it.key]}", money, value=it.amount)
         for m, frac in sorted(it.months.items()):
             f = "" if frac == 1.0 else f"*{frac!r}"
             formula(ws, r, c0 + m, f"=$C{r}{f}", money, value=it.amount * frac)
     last_item = max(first_item + len(items) - 1, first_item)
-    _write_instalments(ws, result, items, first_item, last_item + 2, c0)
+    _write_instalments(ws, result, items, first_item, last_item + 2, c0, tr)
     # the category rows sum the line-item block, now that its rows are known
     rng_cat = f"$B${first_item}:$B${last_item}"
     for j, cat in enumerate(CATEGORIES):
@@ -161,7 +160,7 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names) 
     ws.print_title_cols = "A:C"
 
 
-def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int) -> None:
+def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int, tr: Lang = EN) -> None:
     """Below the line items, one row per financed purchase: its monthly loan instalments (the capex lines'
     months after delivery plus the interest line), so the board sees the payments the loan commits to.
     Informational: no category, so the category rows above do not count it twice."""
@@ -174,12 +173,12 @@ def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item:
             continue
         o = result.offers[pur.offer_id]
         parts = [at[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:interest") if key in at]
-        put(ws, row, 1, f"loan instalments (principal + interest) — {o.id}", font=BOLD)
+        put(ws, row, 1, tr("loan instalments (principal + interest) — {offer}", offer=o.id), font=BOLD)
         d = costs.delivery_month(o, result.project)
         flows = costs.scale(costs.purchase_flows(o, result.project, pur.nodes), pur.nodes)
         paid = {m: flows["capex"].get(m, 0.0) + flows["interest"].get(m, 0.0) for m in range(d + 1, n)}
         for m in range(d + 1, n):
             col = L(c0 + m)
-            formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), INT_FMT, value=paid[m])
-        formula(ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", INT_FMT, value=sum(paid.values()))
+            formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), tr.amount_fmt(INT_FMT), value=paid[m])
+        formula(ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", tr.amount_fmt(INT_FMT), value=sum(paid.values()))
         row += 1

@@ -13,6 +13,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from procure.solver.costs import CATEGORIES
 
 from ..console import CATEGORY_LABEL
+from ..i18n import EN, Lang, Ns
 from ..tables import LineItem, cost_parameters
 from .names import Names
 from .style import (
@@ -27,7 +28,6 @@ from .style import (
     define,
     formula,
     header,
-    money_fmt,
     money_width,
     name_for,
     print_setup,
@@ -35,8 +35,8 @@ from .style import (
     widths,
 )
 
-COST_COLS = ["category", "line item", "offer", "nodes", "quantity", "quantity unit", "unit price", "price unit", "rate",
-             "rate unit", "amount", "how it is computed"]
+COST_COLS = Ns("category", "line item", "offer", "nodes", "quantity", "quantity unit", "unit price", "price unit", "rate",
+             "rate unit", "amount", "how it is computed")
 
 
 def param_name(key: str) -> str:
@@ -44,32 +44,32 @@ def param_name(key: str) -> str:
     return f"cm_{key}"
 
 
-def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> None:
+def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names, tr: Lang = EN) -> None:
     p = result.project
     cur = p.currency
-    put(ws, 1, 1, f"Cost line items of the recommended plan ({cur})", font=TITLE_FONT)
-    params = cost_parameters(p, [result.offers[i.ref] for i in items if i.ref in result.offers])
+    put(ws, 1, 1, tr("Cost line items of the recommended plan ({unit})", unit=tr.unit(cur)), font=TITLE_FONT)
+    params = cost_parameters(p, [result.offers[i.ref] for i in items if i.ref in result.offers], tr)
     param_cell = {key: param_name(key) for key, *_rest in params}
     param_value = {key: value for key, _label, value, *_rest in params}
     by_key = {it.key: it for it in items}
     field_of = {"D": "nodes", "E": "quantity", "G": "unit_price", "I": "rate"}
-    header(ws, 3, COST_COLS, height=30)
+    header(ws, 3, tr.each(*COST_COLS), height=30)
     ws.freeze_panes = "A4"
     row = 4
     pos: dict[str, int] = {}
     subtotal: dict[str, str] = {}
     cat_total: dict[str, float] = {}
-    money_c = money_fmt(cur, cents=True)
+    money_c = tr.money_fmt(cur, cents=True)
     for cat in CATEGORIES:
         mine = [i for i in items if i.category == cat]
         if not mine:
             continue
-        put(ws, row, 1, CATEGORY_LABEL[cat], font=SECTION_FONT)
+        put(ws, row, 1, tr(CATEGORY_LABEL[cat]), font=SECTION_FONT)
         row += 1
         first = row
         for it in mine:
             pos[it.key] = row
-            put(ws, row, 1, cat)
+            put(ws, row, 1, tr(cat))
             put(ws, row, 2, it.item)
             put(ws, row, 3, it.ref)
             cells = {"D": (it.nodes, INT_FMT), "E": (it.quantity, "#,##0.000"), "G": (it.unit_price, "#,##0.00##"),
@@ -90,30 +90,30 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> N
             put(ws, row, 12, it.how, font=NOTE_FONT, align=Alignment(indent=1))
             names.item_amount[it.key] = define(ws, name_for("item", it.key, len(names.item_amount)), "K", row)
             row += 1
-        put(ws, row, 2, f"total {CATEGORY_LABEL[cat]}", font=BOLD)
+        put(ws, row, 2, tr("total {category}", category=tr(CATEGORY_LABEL[cat])), font=BOLD)
         cat_total[cat] = sum(i.amount for i in mine)
         c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=cat_total[cat])
         c.border = TOP_RULE
         subtotal[cat] = f"K{row}"
         row += 2
     # totals by category
-    put(ws, row, 1, "Totals by category", font=SECTION_FONT)
+    put(ws, row, 1, tr("Totals by category"), font=SECTION_FONT)
     row += 1
     first = row
     for cat in CATEGORIES:
-        put(ws, row, 1, cat)
-        put(ws, row, 2, CATEGORY_LABEL[cat])
+        put(ws, row, 1, tr(cat))
+        put(ws, row, 2, tr(CATEGORY_LABEL[cat]))
         formula(ws, row, 11, f"={subtotal[cat]}" if cat in subtotal else "=0", money_c, value=cat_total.get(cat, 0.0))
         names.category_total[cat] = define(ws, f"cat_{cat}", "K", row)
         row += 1
-    put(ws, row, 1, "total", font=BOLD)
-    put(ws, row, 2, f"total cost of ownership over {p.horizon_months} months", font=BOLD)
+    put(ws, row, 1, tr("total"), font=BOLD)
+    put(ws, row, 2, tr("total cost of ownership over {months} months", months=p.horizon_months), font=BOLD)
     c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=sum(cat_total.values()))
     c.border = TOP_RULE
     names.grand_total = define(ws, "total_cost", "K", row)
     row += 2
     # the cost-model parameters, which the energy lines above use by name
-    put(ws, row, 1, "Cost-model parameters", font=SECTION_FONT)
+    put(ws, row, 1, tr("Cost-model parameters"), font=SECTION_FONT)
     first_param = row + 1
     for j, (key, label, value, unit, fmt) in enumerate(params):
         r = row + 1 + j
@@ -124,8 +124,9 @@ def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names) -> N
             as_input(put(ws, r, 3, value, fmt))
         put(ws, r, 4, unit, align=Alignment(indent=1))
         define(ws, param_cell[key], "C", r)
-    put(ws, 2, 1, f"Blue-on-yellow cells are inputs: change a quantity or a price and every total, the cash flow and the summary "
-                  f"follow. Energy lines use the cost-model parameters in rows {first_param}–{first_param + len(params) - 1}.", font=NOTE_FONT)
+    put(ws, 2, 1, tr("Blue-on-yellow cells are inputs: change a quantity or a price and every total, the cash flow and the summary "
+                     "follow. Energy lines use the cost-model parameters in rows {first}–{last}.", first=first_param, last=first_param + len(params) - 1),
+        font=NOTE_FONT)
     amounts = [it.amount for it in items] + list(cat_total.values()) + [sum(cat_total.values())]
     prices = [it.unit_price for it in items if it.unit_price is not None]
     widths(ws, {"A": 15, "B": 40, "C": 30, "D": 8, "E": 13, "F": 15, "G": max(13, len(f"{max(prices, default=0):,.2f}") + 3), "H": 16, "I": 9, "J": 20,

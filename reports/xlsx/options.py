@@ -9,56 +9,59 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.solver.costs import Objective
 
+from ..headline import OBJECTIVE_SHORT, mode_label, status_label
+from ..i18n import EN, Lang
 from ..tables import option_rows, rejection_rows
 from .style import CHOSEN_FILL, INT_FMT, NOTE_FONT, NUM_FMT, SECTION_FONT, TITLE_FONT, WRAP, header, print_setup, put, widths
 
 
-def write_options(ws: Worksheet, result) -> None:
-    cur = result.project.currency
-    put(ws, 1, 1, "Every shape considered", font=TITLE_FONT)
-    put(ws, 2, 1, "Feasible shapes: the job alone on that shape, starting as early as allowed (stand-alone cost), against the chosen "
-                  "shape. Below: each (workload, offer) that cannot run the job, with the reason.", font=NOTE_FONT)
-    cols = ["workload", "offer", "vendor", "mode", "GPU", "nodes", "GPUs", "strategy", "days on the nodes", "compute hours", "GPU-hours",
-            "scaling efficiency", f"stand-alone cost ({cur})", f"vs chosen ({cur})", "chosen"]
+def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
+    cur = tr.unit(result.project.currency)
+    money = tr.amount_fmt(INT_FMT)
+    put(ws, 1, 1, tr("Every shape considered"), font=TITLE_FONT)
+    put(ws, 2, 1, tr("Feasible shapes: the job alone on that shape, starting as early as allowed (stand-alone cost), against the chosen "
+                     "shape. Below: each (workload, offer) that cannot run the job, with the reason."), font=NOTE_FONT)
+    cols = tr.each("workload", "offer", "vendor", "mode", "GPU", "nodes", "GPUs", "strategy", "days on the nodes", "compute hours", "GPU-hours",
+                   "scaling efficiency") + [tr("stand-alone cost ({unit})", unit=cur), tr("vs chosen ({unit})", unit=cur), tr("chosen")]
     header(ws, 3, cols, height=30)
     ws.freeze_panes = "B4"
     row = 4
     orows = option_rows(result)
     for r in orows:
         fill = CHOSEN_FILL if r["chosen"] else None
-        vals = [r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"], r["hours"],
-                r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], "chosen" if r["chosen"] else ""]
-        fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, NUM_FMT, NUM_FMT, INT_FMT, "0.00", INT_FMT, "+#,##0;-#,##0;0", None]
+        vals = [r["workload"], r["offer"], r["vendor"], mode_label(r["mode"], tr), r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"], r["hours"],
+                r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], tr("chosen") if r["chosen"] else ""]
+        fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, NUM_FMT, NUM_FMT, INT_FMT, "0.00", money, tr.amount_fmt("+#,##0;-#,##0;0"), None]
         for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
             put(ws, row, j + 1, v, f, fill=fill)
         row += 1
     row += 1
     ups = [(w, r) for w, rs in result.runner_ups.items() for r in rs]
     if ups:
-        short = Objective(result.objective).short
-        put(ws, row, 1, f"Runner-up offers: the whole plan re-solved with the workload held to that offer ({short}, like with like)",
+        short = tr(OBJECTIVE_SHORT[str(Objective(result.objective))])
+        put(ws, row, 1, tr("Runner-up offers: the whole plan re-solved with the workload held to that offer ({short}, like with like)", short=short),
             font=SECTION_FONT)
         row += 1
-        header(ws, row, ["workload", "instead on", "vendor", "mode", "GPU", "nodes", "GPUs", "re-solve status", f"plan {short} ({cur})",
-                         f"vs chosen plan ({cur})"])
+        header(ws, row, tr.each("workload", "instead on", "vendor", "mode", "GPU", "nodes", "GPUs", "re-solve status")
+               + [tr("plan {short} ({unit})", short=short, unit=cur), tr("vs chosen plan ({unit})", unit=cur)])
         row += 1
         for w, r in ups:
             a = r.assignment
-            vals = [w, r.option.offer_id, r.option.offer.vendor, r.option.mode, a.gpu if a else "", a.nodes if a else None, a.gpus if a else None,
-                    (str(r.status) if r.status else "") + (f": {r.note}" if r.note else ""), r.plan_cost, r.extra_cost]
-            fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, INT_FMT, "+#,##0;-#,##0;0"]
+            vals = [w, r.option.offer_id, r.option.offer.vendor, mode_label(r.option.mode, tr), a.gpu if a else "", a.nodes if a else None,
+                    a.gpus if a else None, (status_label(r.status, tr) if r.status else "") + (f": {r.note}" if r.note else ""), r.plan_cost, r.extra_cost]
+            fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, money, tr.amount_fmt("+#,##0;-#,##0;0")]
             for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
                 put(ws, row, j + 1, v if v is not None else "—", f)
             row += 1
         row += 1
-    put(ws, row, 1, "Rejected (workload, offer) pairs", font=SECTION_FONT)
+    put(ws, row, 1, tr("Rejected (workload, offer) pairs"), font=SECTION_FONT)
     row += 1
-    header(ws, row, ["workload", "offer", "vendor", "mode", "GPU", "reason"])
+    header(ws, row, tr.each("workload", "offer", "vendor", "mode", "GPU", "reason"))
     ws.merge_cells(start_row=row, start_column=6, end_row=row, end_column=15)
     row += 1
     for r in rejection_rows(result):
         for j, key in enumerate(("workload", "offer", "vendor", "mode", "gpu")):
-            put(ws, row, j + 1, r[key])
+            put(ws, row, j + 1, mode_label(r[key], tr) if key == "mode" and r[key] else r[key])
         put(ws, row, 6, r["reason"], align=WRAP)
         ws.merge_cells(start_row=row, start_column=6, end_row=row, end_column=15)
         ws.row_dimensions[row].height = 15 * max(1, math.ceil(len(r["reason"]) / 150))

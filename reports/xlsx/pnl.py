@@ -20,6 +20,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from procure.models.units import MONTHS_PER_YEAR
 from procure.solver import costs
 
+from ..i18n import EN, Lang, Ns
 from .names import Names
 from .style import (
     BOLD,
@@ -32,36 +33,35 @@ from .style import (
     as_input,
     formula,
     header,
-    money_fmt,
     money_width,
     print_setup,
     put,
     widths,
 )
 
-PNL_COLS = ["year", "months", "depreciation", "operating costs", "interest", "gain on disposal", "P&L cost", "cash out (Cash flow sheet)"]
+PNL_COLS = Ns("year", "months", "depreciation", "operating costs", "interest", "gain on disposal", "P&L cost", "cash out (Cash flow sheet)")
 
 
-def write_pnl(ws: Worksheet, result, names: Names) -> None:
+def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
     p, plan = result.project, result.plan
     M = p.horizon_months
     years = math.ceil(M / MONTHS_PER_YEAR)
-    money = money_fmt(p.currency, cents=True)
+    money = tr.money_fmt(p.currency, cents=True)
     L = get_column_letter
-    put(ws, 1, 1, f"P&L view by project year ({p.currency}): depreciation of bought servers vs operating costs", font=TITLE_FONT)
-    put(ws, 2, 1, "Depreciation: straight line from delivery over depreciation_years on price + import duty + non-recoverable VAT (IAS 16). "
-                  "Operating costs and interest come from the Cash flow sheet. Gain on disposal = resale value − book value at the horizon end.",
+    put(ws, 1, 1, tr("P&L view by project year ({unit}): depreciation of bought servers vs operating costs", unit=tr.unit(p.currency)), font=TITLE_FONT)
+    put(ws, 2, 1, tr("Depreciation: straight line from delivery over depreciation_years on price + import duty + non-recoverable VAT (IAS 16). "
+                     "Operating costs and interest come from the Cash flow sheet. Gain on disposal = resale value − book value at the horizon end."),
         font=NOTE_FONT)
-    header(ws, 4, PNL_COLS, height=30)
+    header(ws, 4, tr.each(*PNL_COLS), height=30)
     year_row0 = 5
     total_row = year_row0 + years
     # the depreciation block (one row per purchase) sits below the yearly table
     block0 = total_row + 5
     purchases = plan.purchases
-    put(ws, block0 - 1, 1, "Depreciation of each purchase", font=SECTION_FONT)
+    put(ws, block0 - 1, 1, tr("Depreciation of each purchase"), font=SECTION_FONT)
     dep_cols0 = 7  # first year column of the block
-    header(ws, block0, ["offer", "nodes", "capitalised cost", "life (years)", "per month", "delivery month"]
-           + [f"year {y + 1}" for y in range(years)] + ["book value at the end", "resale value", "gain on disposal"], height=30)
+    header(ws, block0, tr.each("offer", "nodes", "capitalised cost", "life (years)", "per month", "delivery month")
+           + [tr("year {y}", y=y + 1) for y in range(years)] + tr.each("book value at the end", "resale value", "gain on disposal"), height=30)
     book_col, resale_col, gain_col = dep_cols0 + years, dep_cols0 + years + 1, dep_cols0 + years + 2
     for j, pur in enumerate(purchases):
         r = block0 + 1 + j
@@ -109,13 +109,13 @@ def write_pnl(ws: Worksheet, result, names: Names) -> None:
             formula(ws, r, 6, "=0", money, value=0.0)
         formula(ws, r, 7, f"=C{r}+D{r}+E{r}-F{r}", money, font=BOLD, value=line.cost)
         formula(ws, r, 8, f"=SUM({cash})", money, value=cash_by_year[y])
-    put(ws, total_row, 1, "total", font=BOLD)
+    put(ws, total_row, 1, tr("total"), font=BOLD)
     totals = [sum(y.depreciation for y in plan.pnl), sum(y.operating for y in plan.pnl), sum(y.interest for y in plan.pnl),
               sum(y.disposal_gain for y in plan.pnl), sum(y.cost for y in plan.pnl), sum(cash_by_year)]
     for col, value in zip(range(3, 9), totals, strict=True):
         c = formula(ws, total_row, col, f"=SUM({L(col)}{year_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL, value=value)
         c.border = TOP_RULE
-    put(ws, total_row + 1, 1, "check: P&L total − total cost of ownership (0 when the views agree)")
+    put(ws, total_row + 1, 1, tr("check: P&L total − total cost of ownership (0 when the views agree)"))
     formula(ws, total_row + 1, 7, f"=G{total_row}-{names.grand_total}", money, value=totals[4] - plan.total_cost)
     # every money column wide enough for the largest amount on the sheet (no ### when printed)
     shown = [*totals, *cash_by_year, *(v for y in plan.pnl for v in (y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost)),

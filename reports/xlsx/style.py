@@ -203,7 +203,22 @@ def abs_ref(sheet: str, col: int | str, row: int) -> str:
 
 
 def quote(sheet: str) -> str:
-    return f"'{sheet}'" if " " in sheet or "-" in sheet else sheet
+    """A sheet name as a formula refers to it: quoted when it has a blank, a dash or a letter outside ASCII (现金流)."""
+    return f"'{sheet}'" if " " in sheet or "-" in sheet or not sheet.isascii() else sheet
+
+
+def name_fonts(wb, font_name: str) -> None:
+    """Give every written cell's font the name ``font_name`` (a font with the glyphs of the reader's
+    language, so a printed PDF shows them rather than boxes); size, weight and colour stay."""
+    from copy import copy
+
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                f = copy(c.font)
+                f.name = font_name
+                c.font = f
+    wb._named_styles["Normal"].font = Font(name=font_name, size=11)
 
 
 def define(ws: Worksheet, name: str, col: int | str, row: int, last_row: int | None = None, last_col: int | str | None = None) -> str:

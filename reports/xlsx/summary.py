@@ -7,6 +7,7 @@ Its figures are formulas over the names the Costs and Cash flow sheets define (`
 from __future__ import annotations
 
 import math
+import re
 
 from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.chart.label import DataLabelList
@@ -17,7 +18,6 @@ from openpyxl.worksheet.worksheet import Worksheet
 from procure.solver.costs import CATEGORIES, Objective
 
 from ..headline import (
-    OBJECTIVE_LABEL,
     OBJECTIVE_SHORT,
     STRATEGY_LABEL,
     comparisons,
@@ -25,15 +25,16 @@ from ..headline import (
     objective_phrase,
     spot_risk,
     stale_text,
+    status_label,
     what_to_do,
 )
+from ..i18n import EN, N_, Lang
 from ..tables import break_even, cumulative, day_date, monthly_totals, strategy_note
 from .names import Names
 from .style import (
     BAD_FONT,
     BOLD,
     CHOSEN_FILL,
-    DATE_FMT,
     NOTE_FONT,
     NUM_FMT,
     SECTION_FONT,
@@ -44,12 +45,14 @@ from .style import (
     fit_row,
     formula,
     header,
-    money_fmt,
     money_width,
     print_setup,
     put,
     widths,
 )
+
+#: the title of the Summary's bar chart, per objective
+CHART_TITLE = {"tco": N_("Total cost of ownership by strategy ({unit})"), "npv": N_("Net present value by strategy ({unit})")}
 
 
 def _excel_text(s: str) -> str:
@@ -57,28 +60,64 @@ def _excel_text(s: str) -> str:
     return '"' + s.replace('"', '""') + '"'
 
 
-def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
+#: a formula's text expression as tokens: (True, words) a string literal, (False, text) an expression,
+#: STOP the end of a part (a literal after it starts a string of its own)
+Token = tuple[bool, str] | None
+STOP: Token = None
+
+
+def _live(template: str, **parts: list[Token]) -> list[Token]:
+    """The tokens of a label whose ``{placeholders}`` are formula expressions (``"{pct} less TCO"`` →
+    ``TEXT(…)&" less TCO"``); the label's own words are string literals, joined to a literal that ends
+    the part before them."""
+    out: list[Token] = []
+    for i, x in enumerate(re.split(r"\{(\w+)\}", template)):
+        if i % 2:
+            out.extend(parts[x])
+        elif x:
+            last = out[-1] if out else STOP
+            if last is not None and last[0]:
+                out[-1] = (True, last[1] + x)
+            else:
+                out.append((True, x))
+    return out
+
+
+def _render(tokens: list[Token]) -> str:
+    """The formula text of tokens (``""`` for none)."""
+    return "&".join(_excel_text(t[1]) if t[0] else t[1] for t in tokens if t is not None) or '""'
+
+
+def _money_expr(ref: str, cur: str, tr: Lang) -> list[Token]:
+    """The tokens showing the amount ``ref`` as ``tr.money`` does: ``TEXT(x,"#,##0")&" USD"``, or in 万."""
+    if tr.wan:
+        return [(False, f'TEXT({ref}/10000,"#,##0.0")'), (True, " " + tr.unit(cur))]
+    return [(False, f'TEXT({ref},"#,##0")'), (True, " " + tr.cur(cur))]
+
+
+def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN) -> None:
     p, plan = result.project, result.plan
     cur = p.currency
-    mfmt = money_fmt(cur)
+    mfmt = tr.money_fmt(cur)
     obj = result.objective
     other = str(Objective(obj).other)
     live = {"tco": names.grand_total, "npv": names.npv}  # the recommended plan's costs, following every edit
     now = {"tco": plan.total_cost, "npv": _sheet_npv(result)}
     note_w = 16 + 15 + 16 + 21 + 12 + 40  # columns C..H, where notes are merged
     note_align = Alignment(indent=1, vertical="top", wrap_text=True)
-    put(ws, 1, 1, f"{p.name} — GPU compute procurement", font=TITLE_FONT)
+    put(ws, 1, 1, tr("{name} — GPU compute procurement", name=p.name), font=TITLE_FONT)
     info = result.hybrid.solve
-    gap = f", gap {info.gap:.2%}" if info and info.gap is not None else ""
-    sub = (f"{len(p.workloads)} workload(s), {len(result.offers)} offers compared, horizon {p.horizon_months} months from "
-           f"{p.start_date.isoformat()}; solver status: {result.status} ({info.name if info else ''}{gap}); plan verified independently. "
-           f"Objective: {objective_phrase(result)}; strategies are compared on {OBJECTIVE_SHORT[obj]}, {OBJECTIVE_SHORT[other]} beside it.")
+    gap = tr(", gap {gap:.2%}", gap=info.gap) if info and info.gap is not None else ""
+    sub = tr("{n} workload(s), {offers} offers compared, horizon {months} months from {start}; solver status: {status} ({solver}{gap}); "
+             "plan verified independently. Objective: {phrase}; strategies are compared on {obj}, {other} beside it.",
+             n=len(p.workloads), offers=len(result.offers), months=p.horizon_months, start=tr.date(p.start_date), status=status_label(result.status, tr),
+             solver=info.name if info else "", gap=gap, phrase=objective_phrase(result, tr), obj=tr(OBJECTIVE_SHORT[obj]), other=tr(OBJECTIVE_SHORT[other]))
     put(ws, 2, 1, sub, font=NOTE_FONT, align=Alignment(wrap_text=True, vertical="top"))
     ws.merge_cells(start_row=2, start_column=1, end_row=2, end_column=8)
     fit_row(ws, 2, sub, 34 + note_w + 16)
-    put(ws, 4, 1, "Recommendation", font=SECTION_FONT)
-    what = what_to_do(result)
-    put(ws, 5, 1, what + ":", font=Font(bold=True, size=12), align=Alignment(wrap_text=True, vertical="top"))
+    put(ws, 4, 1, tr("Recommendation"), font=SECTION_FONT)
+    what = what_to_do(result, tr)
+    put(ws, 5, 1, what + tr(":"), font=Font(bold=True, size=12), align=Alignment(wrap_text=True, vertical="top"))
     ws.merge_cells(start_row=5, start_column=1, end_row=5, end_column=8)
     fit_row(ws, 5, what, (34 + 16 + note_w) / 1.2, line_pt=16)
     rec_row = 6  # the live sentence (cost and comparisons), written once the strategy rows exist
@@ -87,9 +126,9 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     ws.merge_cells(start_row=flag_row, start_column=1, end_row=flag_row, end_column=8)
     row = 8
     notes = []
-    risk = spot_risk(result)
-    stale = stale_text(result)
-    for text in (risk.text if risk else "", stale, npv_timing_note(result)):
+    risk = spot_risk(result, tr)
+    stale = stale_text(result, tr)
+    for text in (risk.text if risk else "", stale, npv_timing_note(result, tr)):
         if text:
             put(ws, row, 1, text, font=BAD_FONT, align=Alignment(wrap_text=True, vertical="top"))
             ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
@@ -98,9 +137,9 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
             row += 1
     row += 1
     # key figures
-    put(ws, row, 1, "Key figures", font=SECTION_FONT)
+    put(ws, row, 1, tr("Key figures"), font=SECTION_FONT)
     row += 1
-    header(ws, row, ["figure", "amount", "note"])
+    header(ws, row, tr.each("figure", "amount", "note"))
 
     def merge_note(r: int, text: str) -> None:
         ws.merge_cells(start_row=r, start_column=3, end_row=r, end_column=8)
@@ -111,26 +150,31 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     opex = [c for c in CATEGORIES if c not in ("capex", "residual_value")]
     bd = plan.breakdown
     peak_cash = max([0.0, *cumulative(monthly_totals(plan, p.horizon_months))])
+    minimized = tr(" (minimized)")
     figures = [
         ("Total cost of ownership", f"={names.grand_total}", plan.total_cost,
-         f"over {p.horizon_months} months, undiscounted; the sum of every line item on the Costs sheet" + (" (minimized)" if obj == "tco" else ""), obj == "tco"),
+         tr("over {months} months, undiscounted; the sum of every line item on the Costs sheet", months=p.horizon_months) + (minimized if obj == "tco" else ""),
+         obj == "tco"),
     ]
     if p.discount_rate > 0 or Objective(obj).discounted:
         figures.append(("Net present value of the costs", f"={names.npv}", now["npv"],
-                        f"discounted at {p.discount_rate:.1%} a year, end-of-month cash flows (Cash flow sheet)" + (" (minimized)" if Objective(obj).discounted else ""),
+                        tr("discounted at {rate:.1%} a year, end-of-month cash flows (Cash flow sheet)", rate=p.discount_rate) + (minimized if Objective(obj).discounted else ""),
                         Objective(obj).discounted))
     figures += [
-        ("Capex (purchases)", f"={names.category_total['capex']}", bd.get("capex", 0.0), "server purchases, paid on delivery", False),
+        ("Capex (purchases)", f"={names.category_total['capex']}", bd.get("capex", 0.0), tr("server purchases, paid on delivery"), False),
         ("Residual value", f"={names.category_total['residual_value']}", bd.get("residual_value", 0.0),
-         "resale value of the bought servers at the horizon end (negative = money back)", False),
+         tr("resale value of the bought servers at the horizon end (negative = money back)"), False),
         ("Opex", "=" + "+".join(names.category_total[c] for c in opex), sum(bd.get(c, 0.0) for c in opex),
-         "maintenance, colocation, energy, rent, setup fees and cloud", False),
+         tr("maintenance, colocation, energy, rent, setup fees and cloud"), False),
         ("Peak cash out", f"=MAX(0,MAX({names.cumulative}))", peak_cash,
-         "the highest month-end total of money spent so far (Cash flow sheet): what has to be financed", False),
+         tr("the highest month-end total of money spent so far (Cash flow sheet): what has to be financed"), False),
     ]
+    figure_label = {"Total cost of ownership": N_("Total cost of ownership"), "Net present value of the costs": N_("Net present value of the costs"),
+                    "Capex (purchases)": N_("Capex (purchases)"), "Residual value": N_("Residual value"), "Opex": N_("Opex"),
+                    "Peak cash out": N_("Peak cash out")}
     fig_row: dict[str, int] = {}
     for label, f, value, note, strong in figures:
-        put(ws, row, 1, label, font=BOLD if strong else None, align=Alignment(vertical="top"))
+        put(ws, row, 1, tr(figure_label[label]), font=BOLD if strong else None, align=Alignment(vertical="top"))
         formula(ws, row, 2, f, mfmt, font=BOLD if strong else None, fill=TOTAL_FILL if strong else None, value=value)
         put(ws, row, 3, note, font=NOTE_FONT, align=note_align)
         merge_note(row, note)
@@ -143,30 +187,36 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
         label, value = measure[kind]
         put(ws, row, 1, f"budget_{kind}")
         put(ws, row, 2, cap, mfmt)
-        ok = f'IF(B{fig_row[label]}<=B{row}*(1+1E-9),"within: "&TEXT(B{row}-B{fig_row[label]},"#,##0")&" {cur} to spare","OVER by "&TEXT(B{fig_row[label]}-B{row},"#,##0")&" {cur}")'
-        text = (f"within: {cap - value:,.0f} {cur} to spare" if value <= cap * (1 + 1e-9) else f"OVER by {value - cap:,.0f} {cur}")
+        spare = _render(_live(tr("within: {amount} to spare"), amount=_money_expr(f"B{row}-B{fig_row[label]}", cur, tr)))
+        over = _render(_live(tr("OVER by {amount}"), amount=_money_expr(f"B{fig_row[label]}-B{row}", cur, tr)))
+        ok = f'IF(B{fig_row[label]}<=B{row}*(1+1E-9),{spare},{over})'
+        text = (tr("within: {amount} to spare", amount=tr.money(cap - value, cur)) if value <= cap * (1 + 1e-9)
+                else tr("OVER by {amount}", amount=tr.money(value - cap, cur)))
         formula(ws, row, 3, "=" + ok, value=text)
         ws.merge_cells(start_row=row, start_column=3, end_row=row, end_column=8)
         row += 1
     late = [a for a in plan.assignments if a.slack_days < -1e-9]
     tight = min(plan.assignments, key=lambda a: a.slack_days)
-    put(ws, row, 1, "Deadlines", align=Alignment(vertical="top"))
-    put(ws, row, 2, "all met" if not late else f"{len(late)} LATE", font=None if not late else BAD_FONT, align=Alignment(horizontal="right", vertical="top"))
-    note = (f"{len(plan.assignments)} workload(s); the tightest, {tight.workload}, finishes {day_date(p, tight.end_day).isoformat()} "
-            f"with {tight.slack_days:.1f} days to spare (deadline {day_date(p, tight.deadline_day).isoformat()}); each below")
+    put(ws, row, 1, tr("Deadlines"), align=Alignment(vertical="top"))
+    put(ws, row, 2, tr("all met") if not late else tr("{n} LATE", n=len(late)), font=None if not late else BAD_FONT,
+        align=Alignment(horizontal="right", vertical="top"))
+    note = tr("{n} workload(s); the tightest, {workload}, finishes {end} with {slack:.1f} days to spare (deadline {deadline}); each below",
+              n=len(plan.assignments), workload=tight.workload, end=tr.date(day_date(p, tight.end_day)), slack=tight.slack_days,
+              deadline=tr.date(day_date(p, tight.deadline_day)))
     put(ws, row, 3, note, font=NOTE_FONT, align=note_align)
     merge_note(row, note)
     row += 2
     # strategies, on the minimized objective; the recommended row is live, the others as solved
-    put(ws, row, 1, f"Strategies: buy vs rent vs cloud, compared on {OBJECTIVE_SHORT[obj]}", font=SECTION_FONT)
+    short, other_short = tr(OBJECTIVE_SHORT[obj]), tr(OBJECTIVE_SHORT[other])
+    put(ws, row, 1, tr("Strategies: buy vs rent vs cloud, compared on {short}", short=short), font=SECTION_FONT)
     row += 1
-    header(ws, row, ["strategy", f"{OBJECTIVE_SHORT[obj]} (minimized)", "vs recommended", "vs rec. %", OBJECTIVE_SHORT[other], "status",
-                     "figures", "why not possible / note"], height=30)
+    header(ws, row, [tr("strategy"), tr("{short} (minimized)", short=short), tr("vs recommended"), tr("vs rec. %"), other_short, tr("status"),
+                     tr("figures"), tr("why not possible / note")], height=30)
     row += 1
     first_strat = row
     hybrid_row = row
     solved_rows: dict[str, int] = {}
-    cmps = comparisons(result)
+    cmps = comparisons(result, tr)
     rec_cost = now[obj]
     for c in cmps:
         s = result.strategies[c.name]
@@ -174,11 +224,11 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
         fill = CHOSEN_FILL if rec else None
         put(ws, row, 1, c.label, font=BOLD if rec else None, fill=fill)
         if c.status == "excluded":
-            put(ws, row, 2, "excluded by you", font=NOTE_FONT, align=Alignment(horizontal="right"))
+            put(ws, row, 2, tr("excluded by you"), font=NOTE_FONT, align=Alignment(horizontal="right"))
             for col in (3, 4, 5):
                 put(ws, row, col, "—", align=Alignment(horizontal="center"))
         elif c.cost is None:
-            put(ws, row, 2, "infeasible" if c.status == "infeasible" else "no plan", font=BAD_FONT, align=Alignment(horizontal="right"))
+            put(ws, row, 2, status_label("infeasible", tr) if c.status == "infeasible" else tr("no plan"), font=BAD_FONT, align=Alignment(horizontal="right"))
             for col in (3, 4, 5):
                 put(ws, row, col, "—", align=Alignment(horizontal="center"))
         else:
@@ -191,23 +241,26 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
                 solved_rows[c.name] = row
             base = f"$B${hybrid_row}"
             bound = '"≤ "&' if c.bound else ""
-            fmt_d = f'+#,##0 "{cur}";-#,##0 "{cur}";0'
-            if c.bound:
-                formula(ws, row, 3, f'={bound}TEXT(B{row}-{base},"+#,##0;-#,##0;0")&" {cur}"', fill=fill,
-                        value=f"≤ {_signed(c.cost - rec_cost)} {cur}")
+            fmt_d = f'+#,##0 "{cur}";-#,##0 "{cur}";0' if tr.en and not tr.wan else _signed_fmt(tr.money_fmt(cur))
+            if c.bound and tr.wan:
+                formula(ws, row, 3, f'={bound}TEXT((B{row}-{base})/10000,"+0.0;-0.0;0")&" {tr.unit(cur)}"', fill=fill,
+                        value=f"≤ {(c.cost - rec_cost) / 10_000:+.1f} {tr.unit(cur)}")
+            elif c.bound:
+                formula(ws, row, 3, f'={bound}TEXT(B{row}-{base},"+#,##0;-#,##0;0")&" {tr.cur(cur)}"', fill=fill,
+                        value=f"≤ {_signed(c.cost - rec_cost)} {tr.cur(cur)}")
             else:
                 formula(ws, row, 3, f"=B{row}-{base}", fmt_d, fill=fill, value=c.cost - rec_cost)
             formula(ws, row, 4, f"=IF({base}=0,0,(B{row}-{base})/{base})", "+0%;-0%;0%", fill=fill,
                     value=(c.cost - rec_cost) / rec_cost if rec_cost else 0)
-        status = "recommended" if rec else str(c.status)
+        status = tr("recommended") if rec else status_label(c.status, tr)
         if c.status == "feasible" and c.gap is not None:
-            status += f", gap {c.gap:.1%}"
+            status += tr(", gap {gap:.1%}", gap=c.gap)
         put(ws, row, 6, status, font=BOLD if rec else None, fill=fill, align=Alignment(indent=1, wrap_text=True, vertical="top"))
-        put(ws, row, 7, "live" if rec else ("—" if c.cost is None else "as solved"), fill=fill, font=BOLD if rec else None)
-        note = strategy_note(s)
+        put(ws, row, 7, tr("live") if rec else ("—" if c.cost is None else tr("as solved")), fill=fill, font=BOLD if rec else None)
+        note = strategy_note(s, tr)
         if c.bound:
-            note = (f"solve stopped at a {c.gap:.1%} gap: its best plan may be up to that much cheaper, so the difference is an upper bound"
-                    if c.gap is not None else "solve stopped early: the difference is an upper bound")
+            note = (tr("solve stopped at a {gap:.1%} gap: its best plan may be up to that much cheaper, so the difference is an upper bound", gap=c.gap)
+                    if c.gap is not None else tr("solve stopped early: the difference is an upper bound"))
         put(ws, row, 8, note, font=NOTE_FONT, align=WRAP)
         if note:
             fit_row(ws, row, note, 40)
@@ -215,32 +268,42 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
         row += 1
     last_strat = row - 1
     # the live recommendation sentence: cost on the objective and the comparison with the as-solved strategies
-    parts = []
+    parts: list[Token] = []
     cached = []
-    short = OBJECTIVE_SHORT[obj]
     for c in cmps:
         if c.name == "hybrid" or c.text == "":
             continue
+        if parts:
+            parts.append((True, tr(", ")))
         if c.name not in solved_rows or c.cost is None:  # a solved row always has a cost
-            parts.append(_excel_text(c.text))
+            parts += [(True, c.text), STOP]
             cached.append(c.text)
             continue
         r = solved_rows[c.name]
         lab = c.label
-        bnd = "at most " if c.bound else ""
-        parts.append(f'IF(ABS($B${r}-{live[obj]})<=1E-6*MAX(1,{live[obj]}),"same {short} as {lab}",'
-                     f'IF($B${r}>{live[obj]},"{bnd}"&TEXT(($B${r}-{live[obj]})/$B${r},"0%")&" less {short} than {lab}",'
-                     f'TEXT(({live[obj]}-$B${r})/{live[obj]},"0%")&" more {short} than {lab} as solved"))')
-        cached.append(_cmp_text(rec_cost, c.cost, short, lab, bnd))
+        same = _excel_text(tr("same {short} as {label}", short=short, label=lab))
+        less_t = (tr("at most {pct} less {short} than {label}") if c.bound else tr("{pct} less {short} than {label}")).format(pct="{pct}", short=short, label=lab)
+        more_t = tr("{pct} more {short} than {label} as solved").format(pct="{pct}", short=short, label=lab)
+        less_tokens = _live(less_t, pct=[(False, f'TEXT(($B${r}-{live[obj]})/$B${r},"0%")')])
+        if less_tokens and less_tokens[0] is not None and not less_tokens[0][0]:
+            less_tokens.insert(0, (True, ""))  # the formula has always begun with the (empty) bound's literal
+        less = _render(less_tokens)
+        more = _render(_live(more_t, pct=[(False, f'TEXT(({live[obj]}-$B${r})/{live[obj]},"0%")')]))
+        parts += [(False, f'IF(ABS($B${r}-{live[obj]})<=1E-6*MAX(1,{live[obj]}),{same},IF($B${r}>{live[obj]},{less},{more}))'), STOP]
+        cached.append(_cmp_text(rec_cost, c.cost, same_t=tr("same {short} as {label}", short=short, label=lab), less_t=less_t, more_t=more_t))
     if Objective(obj).discounted:
-        head = f'TEXT({live["npv"]},"#,##0")&" {cur} net present value (minimized; "&TEXT({live["tco"]},"#,##0")&" {cur} total cost of ownership)'
-        head_v = f"{now['npv']:,.0f} {cur} net present value (minimized; {now['tco']:,.0f} {cur} total cost of ownership)"
+        cost_t = tr("{npv} net present value (minimized; {tco} total cost of ownership)")
+        head = _live(cost_t, npv=_money_expr(live["npv"], cur, tr), tco=_money_expr(live["tco"], cur, tr))
+        head_v = cost_t.format(npv=tr.money(now["npv"], cur), tco=tr.money(now["tco"], cur))
     else:
-        head = f'TEXT({live["tco"]},"#,##0")&" {cur} total cost of ownership (minimized)'
-        head_v = f"{now['tco']:,.0f} {cur} total cost of ownership (minimized)"
-    tail = f' over {p.horizon_months} months"'
-    sentence = "=" + head + tail + ('&" ("&' + '&", "&'.join(parts) + '&")."' if parts else '&"."')
-    value = head_v + f" over {p.horizon_months} months" + (f" ({', '.join(cached)})." if cached else ".")
+        cost_t = tr("{tco} total cost of ownership (minimized)")
+        head = _live(cost_t, tco=_money_expr(live["tco"], cur, tr))
+        head_v = cost_t.format(tco=tr.money(now["tco"], cur))
+    tail_t = tr(" ({list})")
+    tail = _live(tail_t, list=parts) if parts else [STOP]
+    sentence_t = tr("{cost} over {months} months{tail}.").format(cost="{cost}", months=p.horizon_months, tail="{tail}")
+    sentence = "=" + _render(_live(sentence_t, cost=head, tail=tail))
+    value = sentence_t.format(cost=head_v, tail=tail_t.format(list=tr(", ").join(cached)) if cached else "")
     formula(ws, rec_row, 1, sentence, font=Font(bold=True, size=12), value=value)
     ws.cell(rec_row, 1).alignment = Alignment(wrap_text=True, vertical="top")
     fit_row(ws, rec_row, value, (34 + 16 + note_w) / 1.2, line_pt=16)
@@ -248,17 +311,17 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     cmd = "procure solve " + " ".join(_input_names(inputs)) + " --out <workbook.xlsx>"
     if solved_rows:
         cheapest = "MIN(" + ",".join(f"$B${r}" for r in solved_rows.values()) + ")"
-        put(ws, row, 1, f"Re-solve after editing inputs: {cmd}", font=NOTE_FONT, align=Alignment(wrap_text=True, vertical="top"))
+        put(ws, row, 1, tr("Re-solve after editing inputs: {cmd}", cmd=cmd), font=NOTE_FONT, align=Alignment(wrap_text=True, vertical="top"))
         ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
         cmd_cell = f"$A${row}"
         row += 1
-        flag = (f'=IF({live[obj]}>{cheapest}*(1+1E-9),"After your edits the recommended plan costs more than a strategy as solved: '
-                f'the figures marked as solved do not follow edits. "&{cmd_cell},"")')
+        warn = tr("After your edits the recommended plan costs more than a strategy as solved: the figures marked as solved do not follow edits. ")
+        flag = f'=IF({live[obj]}>{cheapest}*(1+1E-9),{_excel_text(warn)}&{cmd_cell},"")'
         formula(ws, flag_row, 1, flag, font=Font(bold=True, color="C00000"), value="")
         ws.cell(flag_row, 1).alignment = Alignment(wrap_text=True, vertical="top")
-    be_month, be_text = break_even(result)
+    be_month, be_text = break_even(result, tr)
     if be_text:
-        text = f"As solved: {be_text} (the strategies' own plans; edits on the Costs sheet change only the recommended plan — re-solve to update)"
+        text = tr("As solved: {text} (the strategies' own plans; edits on the Costs sheet change only the recommended plan — re-solve to update)", text=be_text)
         put(ws, row, 1, text, font=BOLD, align=Alignment(wrap_text=True, vertical="top"))
         ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
         fit_row(ws, row, text, 34 + 16 + note_w)
@@ -268,8 +331,8 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     chart_h = 7.6
     bar = BarChart()
     bar.type = "col"
-    bar.title = f"{OBJECTIVE_LABEL[obj].split(' (')[0].capitalize()} by strategy ({cur})"
-    bar.y_axis.numFmt = "#,##0"
+    bar.title = tr(CHART_TITLE[obj], unit=tr.unit(cur))
+    bar.y_axis.numFmt = tr.amount_fmt("#,##0")
     bar.y_axis.scaling.min = 0
     bar.legend = None
     bar.add_data(Reference(ws, min_col=2, min_row=first_strat, max_row=last_strat), titles_from_data=False)
@@ -279,24 +342,24 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     bar.dataLabels.showVal = True
     for flag in ("showSerName", "showCatName", "showLegendKey", "showPercent", "showLeaderLines"):
         setattr(bar.dataLabels, flag, False)
-    bar.dataLabels.numFmt = "#,##0"
+    bar.dataLabels.numFmt = tr.amount_fmt("#,##0")
     bar.height, bar.width = chart_h, 12.0
     bar.x_axis.delete = False
     bar.y_axis.delete = False
     ws.add_chart(bar, f"A{row}")
-    cf = ws.parent["Cash flow"]
+    cf = ws.parent[names.sheet.get("Cash flow", "Cash flow")]
     n = p.horizon_months
     if names.strategy_rows:
         line = LineChart()
-        line.title = f"Cumulative cash out by strategy ({cur})"
-        line.y_axis.numFmt = "#,##0"
-        line.x_axis.number_format = "mmm yy"
+        line.title = tr("Cumulative cash out by strategy ({unit})", unit=tr.unit(cur))
+        line.y_axis.numFmt = tr.amount_fmt("#,##0")
+        line.x_axis.number_format = tr.chart_month_fmt
         line.x_axis.tickLblSkip = max(1, math.ceil(n / 8))
         line.x_axis.tickMarkSkip = max(1, math.ceil(n / 8))
         colors = {"hybrid": "00B050", "buy": "ED7D31", "rent": "2E75B6", "cloud": "7F7F7F"}
         c0, c1 = names.first_month_col, names.first_month_col + n - 1
         for name, r in names.strategy_rows.items():
-            label = "hybrid (recommended)" if name == "hybrid" else STRATEGY_LABEL[name]
+            label = tr("hybrid (recommended)") if name == "hybrid" else tr(STRATEGY_LABEL[name])
             ser = Series(Reference(cf, min_col=c0, max_col=c1, min_row=r), title=label)
             ser.graphicalProperties.line.solidFill = colors[name]
             ser.graphicalProperties.line.width = 38100 if name == "hybrid" else 22225
@@ -306,7 +369,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
             ser.marker.symbol = "none"
             line.series.append(ser)
         if names.break_even_row is not None and be_month is not None:  # both come from break_even(result)
-            ser = Series(Reference(cf, min_col=c0, max_col=c1, min_row=names.break_even_row), title=f"break-even, month {be_month + 1}")
+            ser = Series(Reference(cf, min_col=c0, max_col=c1, min_row=names.break_even_row), title=tr("break-even, month {m}", m=be_month + 1))
             ser.marker.symbol = "diamond"
             ser.marker.size = 12
             ser.marker.graphicalProperties.solidFill = "C00000"
@@ -322,17 +385,17 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=()) -> None:
     row += 16
     # deadlines, on the next page
     ws.row_breaks.append(Break(id=row - 1))
-    put(ws, row, 1, "Deadlines", font=SECTION_FONT)
+    put(ws, row, 1, tr("Deadlines"), font=SECTION_FONT)
     row += 1
-    header(ws, row, ["workload", "finishes", "deadline", "slack (days)", "on time"])
+    header(ws, row, tr.each("workload", "finishes", "deadline", "slack (days)", "on time"))
     row += 1
     for a in plan.assignments:
         put(ws, row, 1, a.workload)
-        put(ws, row, 2, day_date(p, a.end_day), DATE_FMT)
-        put(ws, row, 3, day_date(p, a.deadline_day), DATE_FMT)
+        put(ws, row, 2, day_date(p, a.end_day), tr.date_fmt)
+        put(ws, row, 3, day_date(p, a.deadline_day), tr.date_fmt)
         put(ws, row, 4, a.slack_days, NUM_FMT)
         ok = a.slack_days >= -1e-9
-        put(ws, row, 5, "yes" if ok else "NO", font=None if ok else BAD_FONT, align=Alignment(horizontal="right"))
+        put(ws, row, 5, tr("yes") if ok else tr("NO"), font=None if ok else BAD_FONT, align=Alignment(horizontal="right"))
         row += 1
     ws.freeze_panes = "A4"
     money_vals = [plan.total_cost, now["npv"], peak_cash, *bd.values(), *(c.cost or 0 for c in cmps), *(c.other or 0 for c in cmps), *p.budgets.values()]
@@ -345,13 +408,19 @@ def _signed(x: float) -> str:
     return f"{x:+,.0f}" if round(x) != 0 else "0"
 
 
-def _cmp_text(rec: float, cost: float, short: str, label: str, bound: str) -> str:
+def _signed_fmt(fmt: str) -> str:
+    """A money format with an explicit + on positive amounts (the 'vs recommended' column)."""
+    pos, *rest = fmt.split(";")
+    return ";".join(["+" + pos, *rest])
+
+
+def _cmp_text(rec: float, cost: float, same_t: str, less_t: str, more_t: str) -> str:
     """What the live comparison formula shows for the plan as solved (the formula's cached value)."""
     if abs(cost - rec) <= 1e-6 * max(1.0, rec):
-        return f"same {short} as {label}"
+        return same_t
     if cost > rec:
-        return f"{bound}{(cost - rec) / cost:.0%} less {short} than {label}"
-    return f"{(rec - cost) / rec:.0%} more {short} than {label} as solved"
+        return less_t.format(pct=f"{(cost - rec) / cost:.0%}")
+    return more_t.format(pct=f"{(rec - cost) / rec:.0%}")
 
 
 def _sheet_npv(result) -> float:

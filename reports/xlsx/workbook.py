@@ -16,6 +16,10 @@ edited. Sheets refer to each other through workbook-level defined names (``total
 ``npv_cost``, ``cat_<category>``, ``cm_<parameter>``, one per line item), never through row numbers
 guessed in advance. Text from inputs is always written as text, never as a formula. The file is built
 in memory and replaces the target atomically.
+
+Sheet names, labels, sentences and number formats are the reader's language (``reports.i18n.Lang``,
+``--lang``); formulas refer to sheets through defined names and ``Names.sheet``, so they work in
+every language. A zh-CN workbook names Noto Sans CJK SC on every cell, so it prints its glyphs.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from openpyxl import Workbook
 
 from procure.models.fileio import atomic_write
 
+from ..i18n import EN, N_, Lang
 from ..tables import line_items
 from .assumptions import write_assumptions
 from .cashflow import write_cash_flow
@@ -36,43 +41,52 @@ from .names import Names
 from .options import write_options
 from .plan import write_plan
 from .pnl import write_pnl
-from .style import with_cached_values
+from .style import name_fonts, with_cached_values
 from .summary import write_summary
 
-SHEETS = ("Summary", "Plan", "Costs", "Cash flow", "P&L", "Options", "Assumptions")
+SHEETS = (N_("Summary"), N_("Plan"), N_("Costs"), N_("Cash flow"), N_("P&L"), N_("Options"), N_("Assumptions"))
 
 
-def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None) -> Workbook:
+def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: Lang = EN) -> Workbook:
+    """The approval workbook in the reader's language ``tr`` (sheet names, labels, number formats, font)."""
     if result.plan is None:
         raise ValueError("the workbook needs a plan; infeasible results are reported on the console and in JSON")
     now = now or dt.datetime.now()
     wb = Workbook()
     sheets = {name: (wb.active if i == 0 else wb.create_sheet()) for i, name in enumerate(SHEETS)}
-    for name, ws in sheets.items():
-        ws.title = name
     names = Names()
-    items = line_items(result)
+    for name, ws in sheets.items():
+        ws.title = tr(name)
+        names.sheet[name] = ws.title
+    items = line_items(result, tr)
     # the sheets that define names come first; the Summary refers to them
-    write_costs(sheets["Costs"], result, items, names)
-    write_cash_flow(sheets["Cash flow"], result, items, names)
-    write_pnl(sheets["P&L"], result, names)
-    write_summary(sheets["Summary"], result, names, inputs)
-    write_plan(sheets["Plan"], result)
-    write_options(sheets["Options"], result)
-    write_assumptions(sheets["Assumptions"], result, inputs, now)
+    write_costs(sheets["Costs"], result, items, names, tr)
+    write_cash_flow(sheets["Cash flow"], result, items, names, tr)
+    write_pnl(sheets["P&L"], result, names, tr)
+    write_summary(sheets["Summary"], result, names, inputs, tr)
+    write_plan(sheets["Plan"], result, tr)
+    write_options(sheets["Options"], result, tr)
+    write_assumptions(sheets["Assumptions"], result, inputs, now, tr)
     wb.active = 0
     return wb
 
 
-def workbook_bytes(result, inputs: Iterable = ()) -> bytes:
-    """The approval workbook as bytes, every formula with its cached result (readers without a
-    calculation engine, such as pandas or a file preview, see the numbers)."""
-    wb = build_workbook(result, list(inputs))
+def finish(wb: Workbook, tr: Lang = EN) -> bytes:
+    """The workbook as bytes: the reader's font named on every cell, every formula with its cached result."""
+    if tr.font:
+        name_fonts(wb, tr.font)
     buf = BytesIO()
     wb.save(buf)
     return with_cached_values(buf.getvalue(), wb)
 
 
-def write_workbook(result, path, inputs: Iterable = ()) -> None:
+def workbook_bytes(result, inputs: Iterable = (), tr: Lang = EN) -> bytes:
+    """The approval workbook as bytes, every formula with its cached result (readers without a
+    calculation engine, such as pandas or a file preview, see the numbers)."""
+    wb = build_workbook(result, list(inputs), tr=tr)
+    return finish(wb, tr)
+
+
+def write_workbook(result, path, inputs: Iterable = (), tr: Lang = EN) -> None:
     """Write the approval workbook to ``path`` atomically (complete file or nothing)."""
-    atomic_write(path, workbook_bytes(result, inputs))
+    atomic_write(path, workbook_bytes(result, inputs, tr))
