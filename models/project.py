@@ -16,7 +16,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator, model_
 from .analysis import AnalysisSettings
 from .errors import InputError, Problem
 from .gpu import gpu_table
-from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B
+from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B, MAX_WORKLOAD_BYTES
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, known_currency
 from .offer import MODES, Mode
@@ -229,7 +229,7 @@ class Project(InputModel):
 def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     """Load and validate ``workload.yaml``. Raises InputError with every problem; returns warnings."""
     path = Path(path)
-    data, lines = load_yaml(path, "workload file")
+    data, lines = load_yaml(path, "workload file", limit=MAX_WORKLOAD_BYTES)
     if not isinstance(data, dict):
         raise InputError([Problem(str(path), "", "expected a mapping with `name` and `workloads` at the top level")])
     try:
