@@ -16,6 +16,7 @@ U+2066-U+2069), which reorder what a reader sees.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from typing import Any
@@ -60,6 +61,13 @@ def echo(value: Any, limit: int = ECHO_CHARS) -> str:
     if isinstance(value, str):
         # repr escapes control characters; cut the text first so a 20 MB value costs nothing
         return shorten(repr(value[: limit + 1]) if len(value) > limit else repr(value), limit)
+    if isinstance(value, (dt.date, dt.time)):  # a date or time cell: as a spreadsheet shows it, not datetime.time(0, 0)
+        text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+        return shorten(repr(text.removesuffix(" 00:00:00")), limit)
+    if isinstance(value, dt.timedelta):
+        return repr(str(value))
+    if isinstance(value, float):
+        return repr(value)
     try:
         text = repr(value)
     except ValueError:  # e.g. a container holding a giant int
