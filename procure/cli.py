@@ -266,10 +266,11 @@ def solve(
     from procure import app as use
     from procure.models.errors import ProcureError
     from procure.progress import Reporter
-    from procure.solver.runtime import Budget, Interrupted, guarded_run
+    from procure.solver.runtime import Budget, Interrupted, guarded_run, process_started
 
     try:
-        budget = Budget(use.parse_time_limit(time_limit))  # the clock starts before anything is loaded
+        # the clock started with the process: the interpreter's start-up and the imports count too
+        budget = Budget(use.parse_time_limit(time_limit), started=process_started())
         planned = use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
         planned.files.forbid_inputs(inputs.files)
