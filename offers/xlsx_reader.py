@@ -186,8 +186,9 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
                                  date_formats=set(), timedelta_formats=set())
         dates = _DateCells(wb, path)
         for rownum, cells in parser.parse():
+            names = table[0][1] if table else []
             for c in cells:
-                c["value"] = dates.as_typed(c, rownum)
+                c["value"] = dates.as_typed(c, rownum, names)
             if rownum > MAX_OFFERS + 1:
                 raise InputError([Problem(str(path), "", f"the table goes on past row {MAX_OFFERS + 1:,} (row {rownum:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows", row=rownum)])
             present = [c for c in cells if c["value"] is not None and c["value"] != ""]
@@ -243,7 +244,7 @@ class _DateCells:
         self.epoch = wb.epoch
         self.path = path
 
-    def as_typed(self, cell: dict, rownum: int) -> Any:
+    def as_typed(self, cell: dict, rownum: int, header: list[Any]) -> Any:
         from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
         value = cell["value"]
@@ -258,13 +259,15 @@ class _DateCells:
             return _duration_text(value)
         if style not in self.date_styles:
             return value
-        return self.date(value, rownum)
+        k = cell["column"] - 1
+        column = str(header[k]) if k < len(header) and header[k] else f"column {cell['column']}"
+        return self.date(value, rownum, column)
 
-    def date(self, serial: float, rownum: int) -> Any:
+    def date(self, serial: float, rownum: int, column: str) -> Any:
         import datetime as dt
 
         if self.excel_1900 and 60 <= serial < 61:
-            raise InputError([Problem(str(self.path), "", "a date cell holds Excel's serial 60, shown by Excel as 1900-02-29: a day that "
+            raise InputError([Problem(str(self.path), column, "a date cell holds Excel's serial 60, shown by Excel as 1900-02-29: a day that "
                                                           "does not exist (Excel keeps it from Lotus 1-2-3); type the date you mean", row=rownum)])
         day, fraction = divmod(serial, 1)
         if 0 <= serial < 1:  # a time of day without a date
