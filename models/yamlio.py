@@ -30,9 +30,6 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from .errors import InputError, Problem
 from .limits import MAX_FILE_BYTES, MAX_TEXT_CHARS, MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (MAX_FILE_BYTES re-exported)
 
-#: kept for callers that imported the old name
-MAX_NODES = MAX_YAML_VALUES
-
 Path_ = tuple[Any, ...]
 
 _TAG = "tag:yaml.org,2002:"
