@@ -159,7 +159,7 @@ def main() -> None:
             print(f"  {k:<18} {v:>12,} B  ({v / n:.1f} B/param)")
         print(f"  {'measured total':<18} {total:>12,} B  ({total / n:.2f} B/param)")
         print(f"  {'estimate (16 B/P)':<18} {est:>12,.0f} B  (measured/estimate {total / est:.3f})")
-    spec = dict(params_b=0.1, layers=1, hidden_size=HIDDEN, heads=HEADS, kv_heads=KV_HEADS, ffn_hidden_size=FFN, vocab_size=VOCAB)
+    spec = dict(params_b=0.017, layers=1, hidden_size=HIDDEN, heads=HEADS, kv_heads=KV_HEADS, ffn_hidden_size=FFN, vocab_size=VOCAB)
     w = Workload.model_validate(dict(name="bench", model=spec, method="full", tokens_b=1, seq_len=SEQ, deadline_days=10))
     c = activation_coefficient(w)
     est = c * SEQ * BATCH * HIDDEN

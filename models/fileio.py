@@ -6,8 +6,8 @@ open descriptor (it may have been swapped), and at most ``MAX_FILE_BYTES`` bytes
 while reading (a device or a growing file can report any size).
 
 Writing (:class:`Outputs`): every output of one command is checked before any work starts (folder,
-permission, name length, not a device/FIFO/folder/socket, not an input file, not another output of
-the same run); the contents are then written at the end as one transaction — each to a temporary
+permission, name length, not a device/FIFO/folder/socket, not a symbolic link, not an input file, not
+another output of the same run); the contents are then written at the end as one transaction — each to a temporary
 file beside its target, and only when every temporary is complete are they renamed over their
 targets. Either all outputs appear or none does; an existing file is only ever replaced by a complete
 new one. Temporaries are removed on every exit path, SIGTERM/SIGINT/SIGHUP included; those left by a
@@ -32,6 +32,7 @@ from pathlib import Path
 
 from .errors import InputError, Problem
 from .limits import MAX_FILE_BYTES
+from .text import echo
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -39,6 +40,7 @@ _KINDS = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
     (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISLNK, "a symbolic link"),
 )
 
 
@@ -74,6 +76,8 @@ def read_input(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES
     if not stat.S_ISREG(st.st_mode):
         raise InputError([Problem(name, "", f"{what} is {file_kind(st.st_mode)}, not a regular file; give a file")])
     if st.st_size > limit:
+        if _size(st.st_size, 1).split()[0] == f"{limit / 2**20:.1f}":  # "1.0 MiB; the limit is 1 MiB" says nothing: give bytes
+            raise InputError([Problem(name, "", f"{what} is {st.st_size:,} bytes; the limit is {_size(limit)} ({limit:,} bytes)")])
         raise InputError([Problem(name, "", f"{what} is {_size(st.st_size, 1)}; the limit is {_size(limit)}")])
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -182,6 +186,7 @@ class Outputs:
         if not folder.is_dir():
             raise InputError([Problem(str(path), what, f"{str(folder)!r} is not a folder")])
         self._check_name(t)
+        self._check_not_a_link(t)
         try:
             st = os.stat(path)
         except FileNotFoundError:
@@ -198,6 +203,24 @@ class Outputs:
         if not os.access(folder, os.W_OK | os.X_OK) or (st is not None and not os.access(path, os.W_OK)):
             raise InputError([Problem(str(path), what, "no permission to write here")])
         self._check_duplicate(t)
+
+    @staticmethod
+    def _check_not_a_link(t: Target) -> None:
+        """An output that is a symbolic link is refused, dangling or not: writing through it would put
+        the file somewhere the command line does not name (and replacing it would drop the link)."""
+        try:
+            st = os.lstat(t.path)
+        except OSError:
+            return
+        if not stat.S_ISLNK(st.st_mode):
+            return
+        try:
+            target = os.readlink(t.path)
+        except OSError:
+            target = "?"
+        where = f"to {echo(target)}" + ("" if os.path.exists(t.path) else ", which does not exist")
+        raise InputError([Problem(str(t.path), t.what, f"is a symbolic link ({where}); procure does not write through links: "
+                                                       "give the path of the file itself, or remove the link")])
 
     def _check_name(self, t: Target) -> None:
         name_bytes = len(os.fsencode(t.path.name))

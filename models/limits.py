@@ -14,6 +14,16 @@ import datetime as dt
 
 #: bytes read from any input file (YAML, CSV, XLSX); counted while reading, not taken from stat
 MAX_FILE_BYTES = 20 * 1024 * 1024
+#: bytes read from a workload file (YAML written by hand: a thousand jobs take about 200 KB)
+MAX_WORKLOAD_BYTES = 1024 * 1024
+
+# --- YAML (workload files, YAML catalogs), counted while the document is composed -------------------
+
+#: values in one YAML document (every scalar, list and mapping; an alias counts the values it repeats):
+#: about 8,000 offers of 25 fields (a bigger catalog is a CSV or XLSX file), composed in about 1 CPU-second
+MAX_YAML_VALUES = 200_000
+#: lists and mappings nested in one another
+MAX_YAML_DEPTH = 100
 
 # --- XLSX (a zip of XML parts), checked from the zip directory before anything is inflated ---------
 

@@ -18,6 +18,11 @@ from .text import clean_name
 from .validation import InputModel, problems_from
 from .yamlio import line_of, load_yaml
 
+#: an inline model's params_b (active_params_b for a mixture of experts) must lie within this factor of
+#: the count its shape implies (``ModelSpec.shape_params``): room for tied embeddings, a plain MLP or
+#: another attention layout, none for a field in the wrong unit or a swapped pair
+PARAMS_FACTOR = 3
+
 
 class ModelSpec(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -61,7 +66,32 @@ class ModelSpec(InputModel):
             raise ValueError(f"experts_per_token ({self.experts_per_token}) cannot exceed experts ({self.experts})")
         if self.dense_layers is not None and self.dense_layers >= self.layers:
             raise ValueError(f"dense_layers ({self.dense_layers}) must be fewer than layers ({self.layers})")
+        # the shape must be one model: every head gets hidden_size / heads dimensions, every key/value
+        # head serves heads / kv_heads query heads, and the parameter count is about what the shape holds
+        if self.hidden_size % self.heads:
+            raise ValueError(f"heads ({self.heads}) must divide hidden_size ({self.hidden_size}): each attention head gets hidden_size / heads dimensions")
+        if self.kv_heads is not None and self.heads % self.kv_heads:
+            raise ValueError(f"kv_heads ({self.kv_heads}) must divide heads ({self.heads}): each key/value head serves the same number of query heads")
+        implied = self.shape_params() / 1e9
+        field, given = ("active_params_b", self.active_params_b) if self.active_params_b is not None else ("params_b", self.params_b)
+        if not implied / PARAMS_FACTOR <= given <= implied * PARAMS_FACTOR:
+            raise ValueError(
+                f"{field} ({given:g}) is not within a factor of {PARAMS_FACTOR} of the {implied:.3g} billion parameters a token "
+                f"activates in this shape (layers {self.layers}, hidden_size {self.hidden_size}, heads {self.heads}, "
+                f"kv_heads {self.kv_heads or self.heads}, ffn_hidden_size {self.ffn_hidden_size}, vocab_size {self.vocab_size}); "
+                "check these fields against the model's config.json"
+            )
         return self
+
+    def shape_params(self) -> float:
+        """Parameters a token activates, as the shape implies them: per layer the attention
+        projections (query and output h², key and value h² · kv_heads / heads) and a gated MLP
+        (3 · h · ffn_hidden_size), plus input and output embeddings (2 · vocab_size · h). Within a few
+        percent of every bundled preset's published count (mixture-of-experts: its active count)."""
+        h = self.hidden_size
+        kv = self.kv_heads or self.heads
+        attention = 2 * h * h + 2 * h * (h * kv / self.heads)
+        return float(self.layers * (attention + 3 * h * self.ffn_hidden_size) + 2 * self.vocab_size * h)
 
     @property
     def params(self) -> float:

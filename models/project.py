@@ -16,12 +16,12 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator, model_
 from .analysis import AnalysisSettings
 from .errors import InputError, Problem
 from .gpu import gpu_table
-from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B
+from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B, MAX_WORKLOAD_BYTES
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
 from .regions import normalize_token, resolve_region
-from .text import clean_name, echo
+from .text import clean_name, echo, same_name_key
 from .units import months_to_days
 from .validation import Date, InputModel, problems_from
 from .yamlio import line_of, load_yaml
@@ -194,10 +194,18 @@ class Project(InputModel):
             if self.budget_tco is not None and self.budget_tco != self.budget:
                 raise ValueError("give budget_tco only: budget is its deprecated alias")
             object.__setattr__(self, "budget_tco", self.budget)
-        names = [w.name for w in self.workloads]
-        dups = sorted({n for n in names if names.count(n) > 1})
+        # names are compared in their NFKC form: "ｊｏｂ" (fullwidth) and "job" print alike, so they are one name
+        first: dict[str, str] = {}
+        dups: dict[str, list[str]] = {}
+        for w in self.workloads:
+            key = same_name_key(w.name)
+            if key in first:
+                dups.setdefault(key, [first[key]]).append(w.name)
+            else:
+                first[key] = w.name
         if dups:
-            raise ValueError(f"workload names must be unique; repeated: {', '.join(dups)}")
+            shown = [names[0] if all(n == names[0] for n in names) else " = ".join(dict.fromkeys(echo(n) for n in names)) for names in dups.values()]
+            raise ValueError(f"workload names must be unique; repeated: {', '.join(sorted(shown))}")
         horizon_days = self.horizon_days
         late = [w.name for w in self.workloads if w.deadline_days > horizon_days]
         if late:
@@ -231,7 +239,7 @@ class Project(InputModel):
 def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     """Load and validate ``workload.yaml``. Raises InputError with every problem; returns warnings."""
     path = Path(path)
-    data, lines = load_yaml(path, "workload file")
+    data, lines = load_yaml(path, "workload file", limit=MAX_WORKLOAD_BYTES)
     if not isinstance(data, dict):
         raise InputError([Problem(str(path), "", "expected a mapping with `name` and `workloads` at the top level")])
     try:

@@ -3,7 +3,8 @@
 Two lines of defence against text that would act on a terminal, a spreadsheet or a CSV reader:
 
 - at load time, names and ids go through :func:`clean_name` (whitespace runs, CR and LF become one
-  space; other control characters are refused), so what is stored is plain printable text;
+  space; other control characters, invisible format characters and binary data are refused), so what
+  is stored is plain printable text, and names are compared in their NFKC form (:func:`same_name_key`);
 - at output time, :func:`printable` escapes any control character that still reaches a terminal, a
   workbook cell or a CSV field, and :func:`echo` shows a value inside a message: quoted, control
   characters escaped, at most ``ECHO_CHARS`` characters.
@@ -15,7 +16,9 @@ U+2066-U+2069), which reorder what a reader sees.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import unicodedata
 from typing import Any
 
 #: longest value echoed inside a message, characters (then "…")
@@ -58,6 +61,13 @@ def echo(value: Any, limit: int = ECHO_CHARS) -> str:
     if isinstance(value, str):
         # repr escapes control characters; cut the text first so a 20 MB value costs nothing
         return shorten(repr(value[: limit + 1]) if len(value) > limit else repr(value), limit)
+    if isinstance(value, (dt.date, dt.time)):  # a date or time cell: as a spreadsheet shows it, not datetime.time(0, 0)
+        text = value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+        return shorten(repr(text.removesuffix(" 00:00:00")), limit)
+    if isinstance(value, dt.timedelta):
+        return repr(str(value))
+    if isinstance(value, float):
+        return repr(value)
     try:
         text = repr(value)
     except ValueError:  # e.g. a container holding a giant int
@@ -75,8 +85,13 @@ def _int_digits(value: int) -> int:
 
 def clean_name(value: Any, what: str = "name") -> Any:
     """A name as stored: leading/trailing whitespace removed and every run of whitespace (tabs, CR, LF
-    included) made one space, so names that differ only in whitespace are the same name. Other control
-    characters are refused. Non-strings are returned unchanged for the type check to report."""
+    included) made one space, so names that differ only in whitespace are the same name. Control
+    characters and invisible format characters (Unicode category Cf: zero-width spaces and joiners,
+    the bidirectional marks, soft hyphens, ...) are refused: two names that print alike must be the
+    same name. Binary data (YAML ``!!binary``) is refused: a name is text. Other non-strings are
+    returned unchanged for the type check to report."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raise ValueError(f"{what} is binary data, not text; write it as plain text")
     if not isinstance(value, str):
         return value
     text = _SPACES.sub(" ", value).strip()
@@ -86,6 +101,20 @@ def clean_name(value: Any, what: str = "name") -> Any:
             f"{what} contains the control character {_escape_char(bad)} at position {bad.start() + 1}; "
             "use printable text only"
         )
+    if not text.isprintable():  # only Cf is left to find (Cc is refused above, whitespace is one space)
+        for i, ch in enumerate(text):
+            if unicodedata.category(ch) == "Cf":
+                name = unicodedata.name(ch, "")
+                raise ValueError(
+                    f"{what} contains the invisible character \\u{ord(ch):04x}{f' ({name})' if name else ''} at position {i + 1}; "
+                    "names may hold visible characters and spaces only"
+                )
     if not text:
         raise ValueError(f"{what} is blank; give a name")
     return text
+
+
+def same_name_key(name: str) -> str:
+    """What two names are compared by: their NFKC normal form, so that a fullwidth "ｊｏｂ" or a
+    ligature "ﬁne-tune" is the same name as "job" or "fine-tune"."""
+    return unicodedata.normalize("NFKC", name)

@@ -21,6 +21,7 @@ from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
 from procure.models.money import high_rate_warning, known_currency
 from procure.models.offer import COLUMNS, Offer
+from procure.models.text import echo
 from procure.models.validation import problems_from
 from procure.models.yamlio import line_of, load_yaml, read_text
 
@@ -355,6 +356,25 @@ def _yaml_scalar(v: Any) -> str:
     if isinstance(v, str) and (v.endswith("%") or ":" in v or v.startswith(("'", '"'))):
         return f'"{v}"'
     return str(v)
+
+
+#: a catalog file's format, from its suffix (what ``read_rows`` reads)
+SUFFIX_FORMATS = {".csv": "csv", ".xlsx": "xlsx", ".yaml": "yaml", ".yml": "yaml"}
+
+
+def template_format(fmt: str | None, out: Path) -> str:
+    """The template's format: ``--format`` if given, else the one the suffix of ``out`` names. A suffix
+    that no catalog has, or a ``--format`` that contradicts the suffix, is refused: the file would be
+    read back by its suffix."""
+    suffix = Path(out).suffix.lower()
+    implied = SUFFIX_FORMATS.get(suffix)
+    if implied is None:
+        raise InputError([Problem(str(out), "--out", f"a catalog file ends in .csv, .xlsx, .yaml or .yml (got {echo(suffix or '(no suffix)')}); "
+                                                     "procure reads a catalog by its suffix")])
+    if fmt is not None and fmt != implied:
+        raise InputError([Problem(str(out), "--format", f"--format {fmt} contradicts the file name, which ends in {suffix} ({implied}); "
+                                                        f"drop --format, or name the file .{'yaml' if fmt == 'yaml' else fmt}")])
+    return implied
 
 
 def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:

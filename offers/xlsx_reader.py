@@ -181,9 +181,14 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
     # the parser yields only the rows the file holds (openpyxl's worksheet objects would first scan
     # a sheet without <dimension> to its end, then pad every gap with empty rows)
     with reader.archive.open(target) as src:
+        # dates are converted here, not by the parser: Excel's serial 60 is a day openpyxl moves (below)
         parser = WorkSheetParser(src, reader.shared_strings, data_only=False, epoch=wb.epoch,
-                                 date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+                                 date_formats=set(), timedelta_formats=set())
+        dates = _DateCells(wb, path)
         for rownum, cells in parser.parse():
+            names = table[0][1] if table else []
+            for c in cells:
+                c["value"] = dates.as_typed(c, rownum, names)
             if rownum > MAX_OFFERS + 1:
                 raise InputError([Problem(str(path), "", f"the table goes on past row {MAX_OFFERS + 1:,} (row {rownum:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows", row=rownum)])
             present = [c for c in cells if c["value"] is not None and c["value"] != ""]
@@ -218,6 +223,69 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
     if problems:
         raise problems.error()
     return table
+
+
+class _DateCells:
+    """Cell values as the user typed them, and dates as Excel shows them.
+
+    A number in a cell formatted as a date is a serial day count. In the 1900 date system Excel
+    counts a 29 February 1900 that never was (serial 60, kept from Lotus 1-2-3), so serials 1-59 are
+    1900-01-01 … 1900-02-28 and serials from 61 are one day less than their count from 1899-12-31.
+    Serial 60 has no calendar date: it is refused with what Excel shows, 1900-02-29. A time of day
+    (a serial under 1) or a duration is shown as Excel writes it; array and data-table formulas are
+    shown as their formula text, never as a Python object."""
+
+    def __init__(self, wb, path: Path):
+        from openpyxl.utils.datetime import WINDOWS_EPOCH
+
+        self.date_styles = wb._date_formats
+        self.duration_styles = wb._timedelta_formats
+        self.excel_1900 = wb.epoch == WINDOWS_EPOCH
+        self.epoch = wb.epoch
+        self.path = path
+
+    def as_typed(self, cell: dict, rownum: int, header: list[Any]) -> Any:
+        from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+
+        value = cell["value"]
+        if isinstance(value, ArrayFormula):
+            return value.text or "{=…}"
+        if isinstance(value, DataTableFormula):
+            return "=TABLE()"
+        if cell.get("data_type") != "n" or not isinstance(value, (int, float)) or isinstance(value, bool):
+            return value
+        style = cell.get("style_id")
+        if style in self.duration_styles:
+            return _duration_text(value)
+        if style not in self.date_styles:
+            return value
+        k = cell["column"] - 1
+        column = str(header[k]) if k < len(header) and header[k] else f"column {cell['column']}"
+        return self.date(value, rownum, column)
+
+    def date(self, serial: float, rownum: int, column: str) -> Any:
+        import datetime as dt
+
+        if self.excel_1900 and 60 <= serial < 61:
+            raise InputError([Problem(str(self.path), column, "a date cell holds Excel's serial 60, shown by Excel as 1900-02-29: a day that "
+                                                          "does not exist (Excel keeps it from Lotus 1-2-3); type the date you mean", row=rownum)])
+        day, fraction = divmod(serial, 1)
+        if 0 <= serial < 1:  # a time of day without a date
+            seconds = round(fraction * 86400)
+            return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}" + (f":{seconds % 60:02d}" if seconds % 60 else "")
+        if self.excel_1900 and serial < 60:
+            day += 1  # before the day that never was, Excel's count is one day ahead of the calendar's
+        try:
+            return self.epoch + dt.timedelta(days=day, milliseconds=round(fraction * 86_400_000))
+        except OverflowError:
+            return serial  # not a date Python can hold: the number, refused as a date by validation
+
+
+def _duration_text(days: float) -> str:
+    """A duration cell as Excel's [h]:mm:ss shows it."""
+    seconds = round(days * 86400)
+    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
+    return f"{sign}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def _first_row(ref: str) -> int | None:

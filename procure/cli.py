@@ -188,16 +188,16 @@ def offers_validate(
 
 @offers_app.command("template")
 def offers_template(
-    format: Annotated[Fmt, typer.Option("--format", help="csv, xlsx or yaml.")] = Fmt.xlsx,
+    format: Annotated[Fmt | None, typer.Option("--format", help="csv, xlsx or yaml; default: the suffix of --out (.csv, .xlsx, .yaml or .yml). A --format that contradicts the suffix is refused.")] = None,
     out: Annotated[Path, typer.Option("--out", help="File to write.")] = Path("offers.xlsx"),
     force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
 ) -> None:
     """Write an empty, documented catalog to type vendor quotes into."""
     from procure.models.errors import InputError
-    from procure.offers.catalog import write_template
+    from procure.offers.catalog import template_format, write_template
 
     try:
-        write_template(format.value, out, overwrite=force)
+        write_template(template_format(format.value if format is not None else None, out), out, overwrite=force)
     except InputError as exc:
         _fail(exc)
     from procure.models.text import printable
@@ -273,10 +273,11 @@ def solve(
     from procure import app as use
     from procure.models.errors import ProcureError
     from procure.progress import Reporter
-    from procure.solver.runtime import Budget, Interrupted, guarded_run
+    from procure.solver.runtime import Budget, Interrupted, guarded_run, process_started
 
     try:
-        budget = Budget(use.parse_time_limit(time_limit))  # the clock starts before anything is loaded
+        # the clock started with the process: the interpreter's start-up and the imports count too
+        budget = Budget(use.parse_time_limit(time_limit), started=process_started())
         use.language(lang, amounts_in)
         planned = use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)

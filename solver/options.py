@@ -133,12 +133,20 @@ def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int,
     return list(best(first)[1])
 
 
-def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> float:
-    """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud."""
+def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float,
+                    owned: dict[tuple[str, int], float] | None = None) -> float:
+    """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud.
+    ``owned``: a cache of the cost of owning one node, per (offer id, nodes bought), for many calls on one project."""
     job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day))
     if offer.mode == "buy":
         bought = max(nodes, offer.buy_tiers[0][0])  # a vendor's minimum order (first volume tier) is bought in full
-        return job + bought * costs.total(costs.purchase_flows(offer, project, bought))
+        key = (offer.id, bought)
+        per_node = owned.get(key) if owned is not None else None
+        if per_node is None:
+            per_node = costs.total(costs.purchase_flows(offer, project, bought))
+            if owned is not None:
+                owned[key] = per_node
+        return job + bought * per_node
     if offer.contracted:
         return job + sum(costs.total(costs.rental_flows(offer, c, project)) for c in standalone_contracts(project, grid, offer, nodes, hours, start_day))
     return job
@@ -166,32 +174,34 @@ class Rejection:
 
 def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...] | list[str] | None = None) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
     """Returns (kept options per workload, rejections, every deadline-feasible option per workload)."""
-    grid = Grid.of(project)
-    modes = tuple(project.allowed_modes if modes is None else modes)
-    kept: dict[str, list[Option]] = {}
-    every: dict[str, list[Option]] = {}
-    rejections: list[Rejection] = []
-    for sz in sizings:
-        w = sz.workload
-        per_offer: dict[str, list[Option]] = {}
-        seen_reason: dict[str, tuple[Reason, ...]] = {}
-        for c in sz.candidates:
-            offer = offers[c.offer_id]
-            if offer.mode not in modes:
-                seen_reason.setdefault(offer.id, (Reason(Rule.MODE_NOT_ALLOWED, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})"),))
-                continue
-            if offer.spot and not project.allow_spot:
-                seen_reason.setdefault(offer.id, (Reason(Rule.SPOT_EXCLUDED, "spot capacity is excluded (allow_spot: false)"),))
-                continue
-            if not c.fits:
-                broken = c.reasons or (Reason(Rule.OTHER, "does not fit"),)
-                if offer.id not in seen_reason or len(broken) < len(seen_reason[offer.id]):
-                    seen_reason[offer.id] = broken  # the shape that fails the fewest rules says most
-                continue
-            if offer.contracted and not rental_fits_horizon(grid, offer):
-                what = f"minimum rental term {offer.min_term} months" if offer.mode == "rent" else f"reserved term (commitment_months) {offer.commitment_months} months"
-                seen_reason.setdefault(offer.id, (Reason(Rule.RENT_TERM, f"{what} exceeds the {project.horizon_months}-month horizon"),))
-                continue
+    return OptionTable(project, offers, sizings).select(modes, project.allow_spot)
+
+
+class OptionTable:
+    """:func:`build_options` for every strategy of one planning run, each shape's verdict (fit, term,
+    start days, stand-alone cost) worked out once, when a strategy first needs it: the hybrid, the
+    single-mode comparators, the plan without spot and the runner-ups all select from one table
+    instead of rebuilding it (which took seconds on 40 workloads × 150 offers)."""
+
+    def __init__(self, project: Project, offers: dict[str, Offer], sizings):
+        self.project, self.offers, self.sizings = project, offers, sizings
+        self.grid = Grid.of(project)
+        self._outcomes: dict[tuple[int, int], tuple] = {}
+        self._owned: dict[tuple[str, int], float] = {}  # cost of owning one node, per (buy offer, nodes bought)
+        self._fronts: dict[tuple[int, str], list[Option]] = {}  # per (workload, offer): its Pareto frontier
+
+    def _outcome(self, i: int, j: int, w, offer: Offer, c) -> tuple:
+        key = (i, j)
+        got = self._outcomes.get(key)
+        if got is not None:
+            return got
+        project, grid = self.project, self.grid
+        if not c.fits:
+            got = ("unfit", c.reasons or (Reason(Rule.OTHER, "does not fit"),))
+        elif offer.contracted and not rental_fits_horizon(grid, offer):
+            what = f"minimum rental term {offer.min_term} months" if offer.mode == "rent" else f"reserved term (commitment_months) {offer.commitment_months} months"
+            got = ("term", (Reason(Rule.RENT_TERM, f"{what} exceeds the {project.horizon_months}-month horizon"),))
+        else:
             wall_days = costs.wall_hours(offer, c.hours) / HOURS_PER_DAY
             starts, earliest_finish = allowed_starts(project, grid, w, offer, wall_days)
             if not starts:
@@ -201,34 +211,75 @@ def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tu
                 grid_note = f" (the first start on the {grid.period_days}-day planning grid: day {first:g}; a smaller period_days starts sooner)" if first > release else ""
                 counts = tried_counts(offer, project.sizing)
                 most = f"; {c.nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {node_cap(offer, project.sizing)[1]})" if c.nodes == max(counts) else ""
-                seen_reason[offer.id + f"#{c.nodes}"] = (Reason(
+                got = ("deadline", (Reason(
                     Rule.DEADLINE,
                     f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}{most}",
                     finish_day=earliest_finish,
-                ),)
-                continue
-            opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c,
-                         price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0])))
-            per_offer.setdefault(offer.id, []).append(opt)
-        options: list[Option] = []
-        all_opts: list[Option] = []
-        for opts in per_offer.values():
-            all_opts += opts
-            options += pareto(opts)
-        # offers with no deadline-feasible option: one rejection per offer, the fastest shape's reason
-        offer_ids = {c.offer_id for c in sz.candidates}
-        for oid in sorted(offer_ids - set(per_offer)):
-            reasons = [r for k, r in seen_reason.items() if k == oid or k.startswith(oid + "#")]
-            if not reasons:
-                continue
-            deadline_reasons = [r for k, r in seen_reason.items() if k.startswith(oid + "#")]
-            reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
-            rejections.append(Rejection(w.name, oid, reason))
-        options.sort(key=lambda o: o.key)  # the model's order: by identity, never by price (a price change moves no column)
-        all_opts.sort(key=lambda o: o.key)
-        kept[w.name] = options
-        every[w.name] = all_opts
-    return kept, rejections, every
+                ),))
+            else:
+                opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c,
+                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]), self._owned))
+                got = ("option", opt)
+        self._outcomes[key] = got
+        return got
+
+    def select(self, modes: tuple[str, ...] | list[str] | None = None, allow_spot: bool | None = None) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
+        """The options of a strategy allowed ``modes`` (default: the project's), with spot capacity or
+        without: (kept options per workload, rejections, every deadline-feasible option per workload)."""
+        offers = self.offers
+        modes = tuple(self.project.allowed_modes if modes is None else modes)
+        allow_spot = self.project.allow_spot if allow_spot is None else allow_spot
+        kept: dict[str, list[Option]] = {}
+        every: dict[str, list[Option]] = {}
+        rejections: list[Rejection] = []
+        for i, sz in enumerate(self.sizings):
+            w = sz.workload
+            per_offer: dict[str, list[Option]] = {}
+            seen_reason: dict[str, tuple[Reason, ...]] = {}
+            for j, c in enumerate(sz.candidates):
+                offer = offers[c.offer_id]
+                if offer.mode not in modes:
+                    seen_reason.setdefault(offer.id, (Reason(Rule.MODE_NOT_ALLOWED, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})"),))
+                    continue
+                if offer.spot and not allow_spot:
+                    seen_reason.setdefault(offer.id, (Reason(Rule.SPOT_EXCLUDED, "spot capacity is excluded (allow_spot: false)"),))
+                    continue
+                kind, what = self._outcome(i, j, w, offer, c)
+                if kind == "unfit":
+                    if offer.id not in seen_reason or len(what) < len(seen_reason[offer.id]):
+                        seen_reason[offer.id] = what  # the shape that fails the fewest rules says most
+                elif kind == "term":
+                    seen_reason.setdefault(offer.id, what)
+                elif kind == "deadline":
+                    seen_reason[offer.id + f"#{c.nodes}"] = what
+                else:
+                    per_offer.setdefault(offer.id, []).append(what)
+            options: list[Option] = []
+            all_opts: list[Option] = []
+            for oid, opts in per_offer.items():
+                all_opts += opts
+                # an offer's options are the same in every strategy that allows it: its frontier too
+                front = self._fronts.get((i, oid))
+                if front is None:
+                    front = self._fronts[(i, oid)] = pareto(opts)
+                options += front
+            # offers with no deadline-feasible option: one rejection per offer, the fastest shape's reason
+            offer_ids = {c.offer_id for c in sz.candidates}
+            by_offer: dict[str, list[tuple[Reason, ...]]] = {}  # per offer, its shapes' deadline reasons
+            for k, r in seen_reason.items():
+                if "#" in k:
+                    by_offer.setdefault(k.split("#", 1)[0], []).append(r)
+            for oid in sorted(offer_ids - set(per_offer)):
+                deadline_reasons = by_offer.get(oid)
+                if not deadline_reasons and oid not in seen_reason:
+                    continue
+                reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
+                rejections.append(Rejection(w.name, oid, reason))
+            options.sort(key=lambda o: o.key)  # the model's order: by identity, never by price (a price change moves no column)
+            all_opts.sort(key=lambda o: o.key)
+            kept[w.name] = options
+            every[w.name] = all_opts
+        return kept, rejections, every
 
 
 def cheapest_first(opts: list[Option]) -> list[Option]:

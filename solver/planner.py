@@ -15,7 +15,7 @@ from . import costs
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
-from .options import Option, Rejection, build_options, cheapest_first
+from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Assignment, Plan, build_plan
 from .reasons import Rule
 from .runtime import Budget
@@ -157,7 +157,8 @@ def output_reserve(budget: Budget, n_workloads: int) -> float:
 
 def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
                  solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool | None = None,
-                 only: dict[str, str] | None = None, time_limit: float | None = None, warm_start: Plan | None = None) -> StrategyResult:
+                 only: dict[str, str] | None = None, time_limit: float | None = None, warm_start: Plan | None = None,
+                 table: OptionTable | None = None) -> StrategyResult:
     """Plan one strategy within ``budget`` (wall clock, including the model build; without one,
     ``time_limit`` seconds); ``only`` holds workloads to one offer each (workload → offer id);
     ``warm_start``: a feasible plan of these inputs for the solver to start from (the analysis passes
@@ -166,7 +167,10 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     with the gap to the solver's bound where it proved one."""
     budget = budget or Budget(time_limit)
     t0 = budget.elapsed()
-    options, rejections, every = build_options(project, offers, sizings, modes)
+    if table is not None:  # the run's shared table: each shape's verdict was worked out once
+        options, rejections, every = table.select(modes, project.allow_spot)
+    else:
+        options, rejections, every = build_options(project, offers, sizings, modes)
     for w, oid in (only or {}).items():
         options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
     considered: Considered = {"rejections": rejections, "every_option": every}
@@ -395,6 +399,20 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
                              compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid, reduce=reduce)
 
 
+def _spent(budget: Budget, reserve: float) -> bool:
+    """A limited budget with nothing left beyond the outputs' reserve: a comparison started now could
+    only overrun --time-limit (even its greedy plan is built and verified)."""
+    left = budget.remaining()
+    return left is not None and left - reserve <= 0.0
+
+
+def _not_run(name: Strategy, modes: tuple[str, ...], solver: str) -> StrategyResult:
+    """A strategy the time limit left no time for: no plan, saying why."""
+    info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
+    return StrategyResult(name, modes, SolveStatus.NO_SOLUTION, solve=info,
+                          reasons={"(time limit)": ["not planned: --time-limit was spent before its turn; raise --time-limit to compare it"]})
+
+
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
                       gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
                       progress=None, on_hybrid=None, reduce: bool | None = None) -> Result:
@@ -407,7 +425,7 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     ``on_hybrid(StrategyResult)`` is called as soon as the hybrid plan is verified."""
     budget = budget or Budget(time_limit)
     by_id = {o.id: o for o in offers}
-    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce)
+    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce, table=OptionTable(project, by_id, sizings))
     reserve = output_reserve(budget, len(project.workloads))
     names = [Strategy.HYBRID]
     strategies: dict[str, StrategyResult] = {}
@@ -423,6 +441,9 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
         left = len(names) - k
         fraction = 1.0 if left == 1 else (HYBRID_SHARE if name == Strategy.HYBRID else 1.0 / left)
         modes = tuple(project.allowed_modes) if name == Strategy.HYBRID else (name.value,)
+        if name != Strategy.HYBRID and _spent(budget, reserve):
+            strategies[name] = _not_run(name, modes, solver)
+            continue
         strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(fraction, reserve), progress=progress, **kw)
         if progress is not None:
             progress.strategy_done(strategies[name])
@@ -434,6 +455,9 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     if uses_spot(hybrid.plan, by_id):
         # the risk of spot: the same workloads without it (on-demand or another mode), re-solved
         no_spot = project.model_copy(update={"allow_spot": False})
-        fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), budget=budget.share(0.5, reserve), **kw)
+        if _spent(budget, reserve):
+            fallback = _not_run(Strategy.HYBRID, tuple(project.allowed_modes), solver)
+        else:
+            fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), budget=budget.share(0.5, reserve), **kw)
     ups = runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, budget=budget, reserve=reserve, **kw) if n_runner_ups else {}
     return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option, ups, fallback)

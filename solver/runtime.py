@@ -33,11 +33,12 @@ HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Budget:
-    """A wall-clock budget in seconds from its creation (``None``: unlimited)."""
+    """A wall-clock budget in seconds from its creation, or from ``started`` (a ``time.monotonic()``
+    reading, e.g. :func:`process_started`); ``None`` seconds: unlimited."""
 
-    def __init__(self, seconds: float | None):
+    def __init__(self, seconds: float | None, started: float | None = None):
         self.seconds = seconds if seconds else None  # 0 means unlimited, as --time-limit 0 does
-        self.started = time.monotonic()
+        self.started = time.monotonic() if started is None else started
 
     @property
     def limited(self) -> bool:
@@ -57,6 +58,26 @@ class Budget:
         """A budget of ``fraction`` of what is left after keeping ``reserve`` seconds back."""
         left = self.remaining()
         return Budget(None) if left is None else Budget(max(0.0, (left - reserve) * fraction) or 1e-9)
+
+
+#: a process older than this when it asks is not a command that has just started (a library caller)
+_STARTUP_MAX_SECONDS = 60.0
+
+
+def process_started() -> float:
+    """The ``time.monotonic()`` reading at which this process started, so that ``--time-limit`` also
+    counts the interpreter's start-up and the imports before the first line of procure runs (about a
+    second). Linux: the start time in ``/proc/self/stat`` (clock ticks since boot) against
+    ``CLOCK_BOOTTIME``; elsewhere, or when that reads implausibly, now."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        start_s = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime; fields[0] is field 3
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - start_s
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - age if 0.0 <= age <= _STARTUP_MAX_SECONDS else now
 
 
 class Interrupted(BaseException):

@@ -114,7 +114,8 @@ def test_all_four_problems_reported_with_rows(tmp_path, fmt):
         from ruamel.yaml import YAML
 
         path = tmp_path / "c.yaml"
-        YAML(typ="safe").dump({"offers": rows}, path.open("w"))
+        with path.open("w") as fh:  # closed, so the whole text is on disk before it is read
+            YAML(typ="safe").dump({"offers": rows}, fh)
     with pytest.raises(InputError) as exc:
         load_catalog([path])
     probs = exc.value.problems
@@ -147,7 +148,8 @@ def test_same_rows_load_from_csv_xlsx_yaml(tmp_path):
     rows = [GOOD_ROW, dict(GOOD_ROW, id="c1", mode="cloud", price_per_node_hour=30.0, price_per_node_month=None, setup_fee_per_node=None, min_term_months=None)]
     rows = [{k: v for k, v in r.items() if v is not None} for r in rows]
     y = tmp_path / "o.yaml"
-    YAML(typ="safe").dump(rows, y.open("w"))
+    with y.open("w") as fh:
+        YAML(typ="safe").dump(rows, fh)
     a = load_catalog([write_csv(tmp_path / "o.csv", rows)]).offers
     b = load_catalog([write_xlsx(tmp_path / "o.xlsx", rows)]).offers
     c = load_catalog([y]).offers

@@ -116,6 +116,32 @@ def test_offers_template_writes_each_format(tmp_path, fmt):
     assert res.exit_code == 1 and "the catalog has no offers" in res.output
 
 
+@pytest.mark.parametrize("name, fmt", [("t.csv", "csv"), ("t.xlsx", "xlsx"), ("t.yaml", "yaml"), ("t.YML", "yaml")])
+def test_offers_template_takes_its_format_from_the_suffix(tmp_path, name, fmt):
+    """--out t.csv wrote an XLSX file under a .csv name (issue 24, D6)."""
+    out = tmp_path / name
+    res = cli("offers", "template", "--out", out)
+    assert res.exit_code == 0, res.output
+    head = out.read_bytes()[:4]
+    assert (head == b"PK\x03\x04") == (fmt == "xlsx")
+    if fmt == "csv":
+        assert out.read_text().startswith("id,vendor,mode")
+    if fmt == "yaml":
+        assert "offers: []" in out.read_text()
+    # the same format given explicitly is fine; a contradicting one is refused, and nothing is written
+    assert cli("offers", "template", "--format", fmt, "--out", out, "--force").exit_code == 0
+    other = "yaml" if fmt != "yaml" else "csv"
+    res = cli("offers", "template", "--format", other, "--out", tmp_path / f"new-{name}")
+    assert res.exit_code == 1 and f"--format: --format {other} contradicts the file name" in " ".join(res.output.split())
+    assert not (tmp_path / f"new-{name}").exists()
+
+
+def test_offers_template_refuses_a_suffix_no_catalog_has(tmp_path):
+    res = cli("offers", "template", "--out", tmp_path / "offers.txt")
+    assert res.exit_code == 1 and "a catalog file ends in .csv, .xlsx, .yaml or .yml (got '.txt')" in " ".join(res.output.split())
+    assert not (tmp_path / "offers.txt").exists()
+
+
 def test_offers_template_into_a_missing_folder(tmp_path):
     res = cli("offers", "template", "--format", "csv", "--out", tmp_path / "no" / "t.csv")
     assert res.exit_code == 1 and "does not exist" in res.output

@@ -51,7 +51,7 @@ def write(tmp_path, text: str, name: str = "workload.yaml"):
 # --- bad workload files: exit 1, every problem with its line, nothing written -----------------------
 
 BAD_WORKLOADS = {
-    "malformed_yaml": ("name: x\nworkloads: [\n  - {name: a\n", ["workload.yaml:3: error: malformed YAML: expected the node content, but found '-'"]),
+    "malformed_yaml": ("name: x\nworkloads: [\n  - {name: a\n", ["workload.yaml:3: error: malformed YAML: did not find expected node content"]),
     "wrong_types": (
         """\
         name: demo
@@ -173,7 +173,7 @@ def test_billion_laughs_is_refused_without_expanding(tmp_path):
     path = write(tmp_path, "\n".join(lines) + "\n")  # 9^9 ≈ 387 million strings if expanded
     res = cli("solve", path)
     assert res.exit_code == 1
-    assert "error: document expands to more than 2,000,000 values (YAML aliases?); refusing to load it" in res.output
+    assert "error: the document holds more than 200,000 values (counting what YAML aliases repeat); refusing to read it" in res.output
 
 
 def test_file_over_the_size_limit_is_refused_unread(tmp_path):
@@ -181,7 +181,7 @@ def test_file_over_the_size_limit_is_refused_unread(tmp_path):
         with open(tmp_path / name, "wb") as fh:
             fh.truncate(21 * 1024 * 1024)  # sparse: nothing is read
     res = cli("solve", tmp_path / "workload.yaml")
-    assert res.exit_code == 1 and "workload.yaml: error: workload file is 21.0 MiB; the limit is 20 MiB" in res.output
+    assert res.exit_code == 1 and "workload.yaml: error: workload file is 21.0 MiB; the limit is 1 MiB" in res.output
     res = cli("offers", "validate", tmp_path / "big.csv", tmp_path / "big.xlsx", tmp_path / "big.yaml")
     assert res.exit_code == 1
     for name in ("big.csv", "big.xlsx", "big.yaml"):
@@ -555,7 +555,7 @@ def test_no_write_permission_message(monkeypatch, tmp_path):
 def test_absurdly_deep_nesting_is_an_input_error(tmp_path):
     path = write(tmp_path, "name: x\nworkloads: " + "[" * 5000 + "]" * 5000 + "\n")
     res = cli("solve", path)
-    assert res.exit_code == 1 and "workload.yaml: error: malformed YAML: nested too deeply to read" in res.output
+    assert res.exit_code == 1 and "error: malformed YAML: nested too deeply to read" in res.output
 
 
 def test_reports_get_ordinary_file_permissions(tmp_path):

@@ -29,15 +29,15 @@ MAX_OUTPUT_BYTES = 64 * 1024
 CASES = {c.name: c for c in generate(None)}
 
 
-def _limits() -> None:  # runs in the child, before procure starts
+def _limits(cpu: int = CPU_SECONDS) -> None:  # runs in the child, before procure starts
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 
 
-def run_limited(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+def run_limited(args: list[str], cwd: Path, cpu: int | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", COLUMNS="160")
-    return subprocess.run([sys.executable, "-m", "procure", *args], cwd=cwd, preexec_fn=_limits, capture_output=True,
-                          timeout=WALL_SECONDS, env=env)
+    return subprocess.run([sys.executable, "-m", "procure", *args], cwd=cwd, preexec_fn=lambda: _limits(cpu or CPU_SECONDS),
+                          capture_output=True, timeout=WALL_SECONDS, env=env)
 
 
 def assert_clean_refusal(res: subprocess.CompletedProcess, expect: str, codes=(1,)) -> str:
@@ -47,6 +47,7 @@ def assert_clean_refusal(res: subprocess.CompletedProcess, expect: str, codes=(1
     assert len(out.encode()) <= MAX_OUTPUT_BYTES, f"{len(out):,} characters of output"
     assert expect in out, out[-3000:]
     assert "\x1b" not in out  # no escape sequence from the data reaches the terminal
+    assert "datetime." not in out and "<openpyxl" not in out, out[-3000:]  # values as typed, never Python objects
     return out
 
 
@@ -65,7 +66,7 @@ def corpus_results(corpus) -> dict[str, subprocess.CompletedProcess | BaseExcept
 
     def one(case):
         try:
-            return run_limited(case.args, corpus)
+            return run_limited(case.args, corpus, case.cpu)
         except BaseException as exc:  # noqa: BLE001 — reported by the case's own test
             return exc
 
@@ -151,3 +152,29 @@ def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(tmp_path, monkey
     with pytest.raises(InputError) as exc:
         fileio.read_input(path, "catalog", limit=1000)
     assert "catalog is larger than the limit (1,000 bytes)" in str(exc.value)
+
+
+# --- outputs that are symbolic links: refused before any work, naming the link ---------------------
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_an_output_that_is_a_symlink_is_refused_before_any_work(tmp_path, dangling):
+    """Writing through a link would put the file where the command line does not say; the link is
+    refused when the outputs are checked, before the workload is even read (here it does not exist,
+    and that is not what is reported)."""
+    target = tmp_path / "elsewhere.json"
+    if not dangling:
+        target.write_text("keep me")
+    (tmp_path / "plan.json").symlink_to(target)
+    (tmp_path / "r.xlsx").symlink_to(tmp_path / "nowhere.xlsx")
+    out = assert_clean_refusal(run_limited(["solve", "missing.yaml", "--json", "plan.json"], tmp_path), "plan.json: error: --json: is a symbolic link")
+    assert "elsewhere.json" in out and ("which does not exist" in out) == dangling and "workload file not found" not in out
+    out = assert_clean_refusal(run_limited(["size", "missing.yaml", "--json", "plan.json"], tmp_path), "--json: is a symbolic link")
+    out = assert_clean_refusal(run_limited(["solve", "missing.yaml", "--out", "r.xlsx"], tmp_path), "r.xlsx: error: --out: is a symbolic link")
+    assert (tmp_path / "plan.json").is_symlink() and (target.read_text() == "keep me" if not dangling else not target.exists())
+
+
+def test_a_symlink_inside_the_csv_folder_is_refused_before_any_work(tmp_path):
+    (tmp_path / "csv").mkdir()
+    (tmp_path / "csv" / "plan.csv").symlink_to(tmp_path / "x.csv")
+    assert_clean_refusal(run_limited(["solve", "missing.yaml", "--csv", "csv"], tmp_path), "--csv: is a symbolic link")

@@ -12,7 +12,7 @@ from procure.solver.costs import Objective
 from ..headline import OBJECTIVE_SHORT, mode_label, status_label
 from ..i18n import EN, Lang
 from ..tables import option_rows, rejection_rows
-from .style import CHOSEN_FILL, INT_FMT, NOTE_FONT, NUM_FMT, SECTION_FONT, TITLE_FONT, WRAP, header, print_setup, put, widths
+from .style import CHOSEN_FILL, INT_FMT, NOTE_FONT, NUM_FMT, SECTION_FONT, TITLE_FONT, WRAP, header, merge_in_row, print_setup, put, widths
 
 
 def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
@@ -63,7 +63,7 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
         for j, key in enumerate(("workload", "offer", "vendor", "mode", "gpu")):
             put(ws, row, j + 1, mode_label(r[key], tr) if key == "mode" and r[key] else r[key])
         put(ws, row, 6, r["reason"], align=WRAP)
-        ws.merge_cells(start_row=row, start_column=6, end_row=row, end_column=15)
+        merge_in_row(ws, row, 6, 15)
         ws.row_dimensions[row].height = 15 * max(1, math.ceil(len(r["reason"]) / 150))
         row += 1
     def fit(key: str, least: float, more=()) -> float:  # wide enough for the longest number of a column (else it prints ###)

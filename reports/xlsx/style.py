@@ -62,6 +62,18 @@ def _style(c, fmt: str | None, font: Font | None, fill: PatternFill | None, alig
     return c
 
 
+def merge_in_row(ws: Worksheet, row: int, first: int, last: int) -> None:
+    """``ws.merge_cells`` for columns ``first``..``last`` of one row, without openpyxl's check against
+    every range merged before (a sheet of 1,500 merged rows spent seconds in it); each call here
+    merges a row no other merge touches."""
+    from openpyxl.worksheet.cell_range import CellRange
+    from openpyxl.worksheet.merge import MergedCellRange
+
+    mcr = MergedCellRange(ws, CellRange(min_col=first, min_row=row, max_col=last, max_row=row).coord)
+    ws.merged_cells.ranges.add(mcr)
+    ws._clean_merge_range(mcr)
+
+
 def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, font: Font | None = None,
         fill: PatternFill | None = None, align: Alignment | None = None):
     """Write a value; text is always text (never a formula), whatever it starts with."""

@@ -32,6 +32,7 @@ class Case:
     expect: str  # a phrase of the message the user must see
     codes: tuple[int, ...] = (1,)
     note: str = ""
+    cpu: int | None = None  # a tighter CPU-seconds limit than the corpus' (the whole command, start-up included)
 
 
 def _csv(rows: list[dict], header: list[str] | None = None) -> str:
@@ -182,11 +183,11 @@ def generate(folder: Path | None) -> list[Case]:
             (folder / name).write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
         return name
 
-    def validate(name: str, data, expect: str, note: str = "") -> None:
-        cases.append(Case(name, ["offers", "validate", file(name, data)], expect, note=note))
+    def validate(name: str, data, expect: str, note: str = "", cpu: int | None = None) -> None:
+        cases.append(Case(name, ["offers", "validate", file(name, data)], expect, note=note, cpu=cpu))
 
-    def workload(name: str, text, expect: str, codes=(1,), note: str = "") -> None:
-        cases.append(Case(name, ["size", file(name, text), "--gpu", "H100", "--gpus", "8"], expect, codes, note))
+    def workload(name: str, text, expect: str, codes=(1,), note: str = "", cpu: int | None = None) -> None:
+        cases.append(Case(name, ["size", file(name, text), "--gpu", "H100", "--gpus", "8"], expect, codes, note, cpu))
 
     # XLSX resource bombs
     validate("xfd-cell.xlsx", lambda: xlsx({"xl/worksheets/sheet1.xml": sheet_xml([["id"]], "A1:XFD1048576",
@@ -268,10 +269,94 @@ def generate(folder: Path | None) -> list[Case]:
 
     # YAML structure
     workload("yaml-deep.yaml", lambda: "a: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply")
-    workload("yaml-huge-text.yaml", lambda: _workload({"name": "x" * (5 * 2**20)}), "the limit is 10,000")
+    workload("yaml-huge-text.yaml", lambda: _workload({"name": "x" * (2**19)}), "the limit is 10,000")
     workload("binary.yaml", lambda: os.urandom(64 * 1024), "not UTF-8 text")
 
+    # round 2 (issue 24): YAML within the byte limits must be parsed within YAML_CPU seconds of CPU
+    # time for the whole command (start-up about 1 s, parsing at most 2 s), whatever its shape
+    mib = 2**20
+    ok = _workload()
+
+    def filled(limit: int, unit: str, head: str = "", tail: str = "") -> str:
+        return head + unit * ((limit - len(head) - len(tail) - 64) // len(unit)) + tail
+
+    workload("yaml-list-1mib.yaml", lambda: filled(mib, "- 1\n", ok + "junk:\n"), "holds more than 200,000 values", cpu=YAML_CPU,
+             note="a 262k-item list under an unknown key took 29 CPU-s to be refused")
+    workload("yaml-flow-1mib.yaml", lambda: filled(mib, "1,", ok + "junk: [", "1]\n"), "holds more than 200,000 values", cpu=YAML_CPU)
+    workload("yaml-map-1mib.yaml", lambda: ok + "junk:\n" + "".join(f"  k{i:06d}: 1\n" for i in range((mib - 400) // 14)),
+             "junk: unknown field", cpu=YAML_CPU, note="about 150,000 values: composed in full, then refused by validation")
+    workload("yaml-comments-1mib.yaml", lambda: filled(mib, "# " + "x" * 60 + "\n", ok), "a — llama-2-7b", codes=(0,), cpu=YAML_CPU,
+             note="a valid file of comments took 10.5 s (4 MiB)")
+    workload("yaml-over-1mib.yaml", lambda: ok + "# " + "x" * (mib + 100) + "\n", "the limit is 1 MiB (1,048,576 bytes)")
+    validate("yaml-list-20mib.yaml", lambda: filled(20 * mib, "- 1\n", "offers:\n"), "holds more than 200,000 values", cpu=YAML_CPU,
+             note="19 MiB lists ran past 75 s and 500 MB")
+    validate("yaml-flow-20mib.yaml", lambda: filled(20 * mib, "{a: 1},", "offers: [", "{}]\n"), "holds more than 200,000 values", cpu=YAML_CPU)
+    validate("yaml-comments-20mib.yaml", lambda: filled(20 * mib, "# " + "x" * 60 + "\n", "", "offers: []\n"), "the catalog has no offers", cpu=YAML_CPU)
+    validate("yaml-text-20mib.yaml", lambda: filled(20 * mib, "x", "offers: '", "'\n"), "the limit is 10,000", cpu=YAML_CPU)
+    validate("yaml-deep-20mib.yaml", lambda: filled(20 * mib, "[", "offers: "), "nested too deeply", cpu=YAML_CPU)
+    laughs = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 9) + "]\n" for k in range(1, 10))
+    validate("yaml-laughs.yaml", lambda: laughs, "counting what YAML aliases repeat", cpu=YAML_CPU)
+    validate("yaml-self-alias.yaml", lambda: "offers: &a [*a]\n", "refers to a value that contains it", cpu=YAML_CPU)
+
+    # tags: decoded values pass the text rules, unknown tags are refused with their line
+    import base64
+
+    esc = base64.b64encode("demo\x1b[31m\u202eRED".encode()).decode()
+    workload("binary-name.yaml", lambda: _workload({"name": f"!!binary {esc}"}), "binary data (!!binary) is not text",
+             note="ESC and U+202E passed the control-character check as bytes")
+    workload("unknown-tag.yaml", lambda: _workload({"name": "!foo demo"}), "unknown-tag.yaml:1: error: name: unknown YAML tag '!foo'",
+             note="the tag was dropped: read as 'demo'")
+    workload("python-tag.yaml", lambda: _workload({"name": "!!python/object:os.system echo"}), "unknown YAML tag '!!python/object:os.system'")
+    workload("set-tag.yaml", lambda: _workload({"horizon_months": "!!set {12}"}), "unknown YAML tag '!!set'")
+
+    # invisible characters, and names that are one name in NFKC
+    workload("zero-width-name.yaml", lambda: _workload(name="jo\u200bb"), "invisible character \\u200b (ZERO WIDTH SPACE) at position 3",
+             note="'job' and 'jo\\u200bb' were two workloads that print alike")
+    workload("bidi-mark-name.yaml", lambda: _workload({"name": "demo\u200f"}), "invisible character \\u200f (RIGHT-TO-LEFT MARK)")
+    nfkc = _workload(name="job").replace("workloads:\n", "workloads:\n  - {name: \uff4a\uff4f\uff42, model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30}\n")
+    workload("nfkc-twins.yaml", lambda: nfkc, "workload names must be unique; repeated: 'ｊｏｂ' = 'job'")
+
+    # inline models whose fields contradict each other
+    def model(**fields) -> str:
+        spec = {"params_b": 7, "layers": 32, "hidden_size": 4096, "heads": 32, "ffn_hidden_size": 11008, "vocab_size": 32000, **fields}
+        return _workload(model="{" + ", ".join(f"{k}: {v}" for k, v in spec.items()) + "}")
+
+    workload("model-heads.yaml", lambda: model(hidden_size=4, heads=4096), "heads (4096) must divide hidden_size (4)",
+             note="accepted and planned")
+    workload("model-kv-heads.yaml", lambda: model(kv_heads=5), "kv_heads (5) must divide heads (32)")
+    workload("model-params.yaml", lambda: model(params_b=700), "params_b (700) is not within a factor of 3 of the 6.74 billion parameters")
+
+    # spreadsheet values as the user typed them; Excel's 1900-02-29
+    date_styles = STYLES.replace('<cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs>',
+                                 '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+                                 '<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+                                 '<xf numFmtId="20" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>')
+
+    def styled(column: str, cell: str) -> bytes:
+        k = list(ROW).index(column) + 1
+        sheet = sheet_xml([list(ROW), list(ROW.values())])
+        old = _cell(f"{_col(k)}2", ROW[column])
+        return xlsx({"xl/styles.xml": date_styles, "xl/worksheets/sheet1.xml": sheet.replace(old, cell.replace("REF", f"{_col(k)}2"))})
+
+    validate("time-price.xlsx", lambda: styled("price_per_node_month", '<c r="REF" s="2"><v>0</v></c>'), "price_per_node_month: Input should be a valid number, unable to parse string as a number (got '00:00')",
+             note="shown as datetime.time(0, 0)")
+    validate("array-formula.xlsx", lambda: styled("price_per_node_month", '<c r="REF"><f t="array" ref="REF">SUM(A1:A2)</f><v>1</v></c>'),
+             "cell holds a formula ('=SUM(A1:A2)')", note="shown as an openpyxl ArrayFormula object")
+    validate("serial-60.xlsx", lambda: styled("quoted_on", '<c r="REF" s="1"><v>60</v></c>'), "quoted_on: a date cell holds Excel's serial 60, shown by Excel as 1900-02-29",
+             note="read as 1900-02-28")
+    validate("serial-61.xlsx", lambda: styled("quoted_on", '<c r="REF" s="1"><v>61</v></c>'), "1900-03-01 is outside 2000–2100")
+
+    # the template's format follows its file name
+    cases.append(Case("template-contradicts.csv", ["offers", "template", "--format", "xlsx", "--out", "template-contradicts.csv"],
+                      "--format xlsx contradicts the file name, which ends in .csv (csv)", note="wrote an XLSX file under a .csv name"))
+    cases.append(Case("template-suffix.txt", ["offers", "template", "--out", "template-suffix.txt"], "a catalog file ends in .csv, .xlsx, .yaml or .yml"))
+
     return cases
+
+
+#: CPU seconds for the whole command in the YAML cases of round 2: start-up (about 1 s) and at most 2 s of parsing
+YAML_CPU = 4
 
 
 def main(argv: list[str]) -> int:
