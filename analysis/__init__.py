@@ -110,7 +110,7 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
 
         sizings = size_project(project, offers)
     resize = resize or ProjectResizer(project)
-    inputs = Inputs(project, list(offers), sizings, resize, scenario_solver(solver), time_limit, gap, objective)
+    inputs = Inputs(project, list(offers), sizings, resize, solver, time_limit, gap, objective)
     t0 = time.perf_counter()
     if base is None:
         base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
@@ -140,17 +140,6 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
             out.seconds["monte_carlo"] = time.perf_counter() - t
             out.solves["monte_carlo"] = _solves(out.monte_carlo)
     return out
-
-
-def scenario_solver(solver: str) -> str:
-    """The solver of the scenario re-solves: HiGHS in this process (LP first, solver/milp/inprocess.py) when
-    it is installed — hundreds of small models, where a CBC child process and its model file cost more
-    than the solve — else ``solver``. Today's plan, which the analysis starts from, is solved by ``solver``."""
-    try:
-        import highspy  # noqa: F401
-    except ImportError:
-        return solver
-    return "highs"
 
 
 def _solves(outcomes: list[ScenarioOutcome]) -> int:

@@ -1,0 +1,87 @@
+"""Where the CPU time of one analysis re-solve goes, stage by stage.
+
+Monte Carlo scenarios of ``examples/programme-12-months.yaml`` (as ``procure analyze`` draws them), each
+strategy re-solved the way the analysis does it — options, model build, solve, extraction, costing and
+verification — with the stages timed in CPU milliseconds (this process and its solver children)::
+
+    python -m bench.solve_breakdown [--scenarios 10] [--solver highs|cbc]
+
+It prints the mean CPU ms per solve of each stage and the total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+from pathlib import Path
+
+
+def cpu() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def main(argv=None) -> int:
+    from procure.analysis import montecarlo as mc
+    from procure.analysis.engine import Context
+    from procure.analysis.recost import decided_under
+    from procure.analysis.scenario import Inputs, ProjectResizer
+    from procure.models.project import load_project
+    from procure.offers.catalog import load_catalog
+    from procure.solver.enums import SolveStatus
+    from procure.solver.milp import Builder, extract, solve
+    from procure.solver.options import build_options
+    from procure.solver.plan import build_plan
+    from procure.solver.planner import plan_from_sizings
+    from procure.solver.sizing import size_project
+    from procure.solver.verify import verify_plan
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenarios", type=int, default=10)
+    ap.add_argument("--solver", default="highs")
+    args = ap.parse_args(argv)
+    project, _ = load_project(Path(__file__).resolve().parent.parent / "examples" / "programme-12-months.yaml")
+    offer_list = load_catalog().offers
+    sizings = size_project(project, offer_list)
+    resize = ProjectResizer(project)
+    base = plan_from_sizings(project, offer_list, sizings, resize, compare=True, n_runner_ups=0)
+    ctx = Context.of(Inputs(project, list(offer_list), sizings, resize), base)
+    stages = {"options": 0.0, "warm start (re-costed base plan)": 0.0, "model build": 0.0, "solve": 0.0, "extract, cost, verify": 0.0}
+    solves = 0
+    t0 = time.perf_counter()
+    for s in mc.draw(project.analysis, args.scenarios):
+        a = ctx.inputs.apply(s)
+        for name, plan in ctx.base_plans.items():
+            if plan is None or base.strategies[name].status == SolveStatus.EXCLUDED:
+                continue
+            c = cpu()
+            options, _rej, _every = build_options(a.project, a.offers, a.sizings, ctx.modes[name])
+            stages["options"] += cpu() - c
+            if any(not opts for opts in options.values()):
+                continue
+            c = cpu()
+            warm, _broken = decided_under(plan, a, s.hours_factor, ctx.modes[name])
+            stages["warm start (re-costed base plan)"] += cpu() - c
+            c = cpu()
+            model = Builder(a.project, options, a.offers, warm_start=warm).build()
+            stages["model build"] += cpu() - c
+            c = cpu()
+            info = solve(model, args.solver, None, 1e-6)
+            stages["solve"] += cpu() - c
+            c = cpu()
+            if info.status.has_plan:
+                decisions, purchases, contracts = extract(model, a.project, a.offers)
+                verify_plan(a.project, a.offers, build_plan(a.project, a.offers, decisions, purchases, contracts), a.resize, ctx.modes[name])
+            stages["extract, cost, verify"] += cpu() - c
+            solves += 1
+    wall = time.perf_counter() - t0
+    print(f"{solves} re-solves ({args.scenarios} scenarios), solver {args.solver}, {wall:.1f} s wall")
+    for k, v in stages.items():
+        print(f"  {k:34} {1000 * v / max(solves, 1):7.0f} CPU ms per solve")
+    print(f"  {'total':34} {1000 * sum(stages.values()) / max(solves, 1):7.0f} CPU ms per solve")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
