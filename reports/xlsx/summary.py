@@ -15,6 +15,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
+from procure.solver import costs
 from procure.solver.costs import CATEGORIES, Objective
 
 from ..headline import (
@@ -426,8 +427,7 @@ def _cmp_text(rec: float, cost: float, same_t: str, less_t: str, more_t: str) ->
 def _sheet_npv(result) -> float:
     """The NPV as the Cash flow sheet computes it (spreadsheet NPV(): end-of-month flows)."""
     p = result.project
-    rate = (1 + p.discount_rate) ** (1 / 12) - 1
-    return sum(v / (1 + rate) ** (m + 1) for m, v in enumerate(monthly_totals(result.plan, p.horizon_months)))
+    return costs.present_value_of_months(monthly_totals(result.plan, p.horizon_months), p)
 
 
 def _input_names(inputs) -> list[str]:
