@@ -7,8 +7,8 @@ and — for benchmark tables that publish it — the same layout (TP, PP, ZeRO s
 micro-batch). Whole runs are compared on GPU-hours (the engine's hours × GPUs, effective time included);
 benchmarks on in-step model FLOPs utilisation (MFU) or tokens/s per GPU (no effective-time factor).
 
-``fitted`` marks the runs the engine's free parameters were fitted on (MFU_AMPERE_CLASS on C1/C2,
-MFU_HOPPER_CLASS on the Megatron-Core H100 table, MOE_MFU_FACTOR on C22); every other row is a check.
+``fitted`` marks the runs the engine's free parameters were fitted on (MFU_AMPERE on C1/C2,
+MFU_HOPPER on the Megatron-Core H100 table, MOE_MFU_FACTOR on C22); every other row is a check.
 ``explained`` carries the reason of a known miss beyond ±25 %. Sources: the ``source`` of each row.
 """
 
@@ -38,6 +38,7 @@ class Run:
     source: str
     method: str = "pretrain"
     precision: str = "bf16"
+    flash_attention: bool = True  # False for stacks without fused attention kernels (REFERENCE-RUNS era)
     fabric: tuple[str, int] | None = None  # (inter_node, rails) when not the reference node's NDR × 8
     layout: dict | None = None  # fixed strategy fields (benchmarks that publish it)
     fitted: bool = False
@@ -108,6 +109,7 @@ RUNS: list[Run] = [
         note="published figure derived from 'two months'"),
     Run("C15", "OPT-175B", gpt(96, 12288, 96, 50272), 180, 2048, "A100-SXM-80GB", 992, 2e6, "gpu_hours", 809_472,
         "LLaMA paper arXiv:2302.13971 Table 15; OPT arXiv:2205.01068 §2.4–2.5", fabric=HDR8,
+        flash_attention=False,  # trained Oct 2021 – Jan 2022, before FlashAttention (May 2022)
         miss=-1, explained="Meta's accounting includes about two months with 35+ manual restarts and loss-divergence rollbacks "
                   "(OPT logbook, §2.5); OPT reports up to 147 TFLOP/s per GPU (47 %), which our in-step estimate matches; "
                   "tokens consumed are not stated (180B assumed)"),
@@ -116,6 +118,7 @@ RUNS: list[Run] = [
         note="GPU count not published: 2,048 assumed (DeepSeek's H800 cluster per the V3 report)"),
     Run("C20", "Alpaca 7B full fine-tune", dense(6.7, 32, 4096, 32, 11008, 32000), 52_000 * 3 * 512 / 1e9, 512, "A100-SXM-80GB", 8, 128 * 512, "gpu_hours", 24,
         "Alpaca blog: 3 hours on 8 A100-80GB; stanford_alpaca README: batch 128, 3 epochs", method="full",
+        flash_attention=False,  # HF Trainer's LLaMA used eager attention in March 2023
         miss=-1, explained="tokens are an upper bound (52K examples × 3 epochs × 512 max length); HF Trainer with FSDP and "
                   "padding, no FlashAttention (March 2023): far from a tuned run"),
     Run("C22", "DeepSeek-V2", "deepseek-v2", 8100, 4096, "H800-SXM-80GB", 2048, 9216 * 4096, "gpu_hours", 1_399_680,
@@ -154,7 +157,8 @@ _MEGATRON_A = [
 for size, h, layers, heads, tp, pp, n, gbs, peak in _MEGATRON_A:
     RUNS.append(Run(f"C17-{size}", f"Megatron-LM A100 {size}", gpt(layers, h, heads, 51200), 100, 2048, "A100-SXM-80GB", n, gbs * 2048, "mfu",
                     round(peak * 0.75, 4), "NVIDIA/Megatron-LM README / images/cases_april2021.png (% of peak × 3/4: recompute excluded)",
-                    fabric=HDR8, layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=True, micro_batch=1)))
+                    fabric=HDR8, flash_attention=False,  # April 2021: fused softmax, no flash attention
+                    layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=True, micro_batch=1)))
 
 # Megatron-Core H100 (C18, sub-table B): size, heads, hidden, layers, TP, PP, GPUs, global batch (seq), MFU.
 _MEGATRON_B = [
@@ -208,7 +212,7 @@ def estimate(run: Run) -> Result:
     """The engine's figure for ``run`` in the run's metric."""
     w = Workload.model_validate(dict(
         name=run.id, model=run.model, method=run.method, tokens_b=run.tokens_b, seq_len=run.seq, deadline_days=10_000,
-        precision=run.precision, global_batch_tokens=run.batch_tokens,
+        precision=run.precision, global_batch_tokens=run.batch_tokens, flash_attention=run.flash_attention,
     ))
     offer, nodes = _offer(run)
     settings = SizingSettings(max_nodes_per_job=10_000)

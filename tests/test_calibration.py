@@ -1,6 +1,6 @@
 """The sizing engine against published training runs (bench/calibration.py holds the runs and sources).
 
-Parameters were fitted on the runs marked ``fitted`` (MFU_AMPERE_CLASS on Llama 2 7B/13B, MFU_HOPPER_CLASS
+Parameters were fitted on the runs marked ``fitted`` (MFU_AMPERE on Llama 2 7B/13B, MFU_HOPPER
 and TP_COMM_OVERLAP on the Megatron-Core H100 table, MOE_MFU_FACTOR on DeepSeek-V2); every other run is a
 check the fit never saw. Published figures are in each run's ``source``; docs/sizing.md carries the table.
 """

@@ -36,12 +36,12 @@ from .constants import (
     BF16_BYTES,
     COMM_OVERLAP,
     DUALPIPE_A2A_OVERLAP,
+    FLASH_ATTENTION_SPEEDUP,
     FP8_GEMM_EFFICIENCY,
-    HOPPER_CLASS_MIN_TFLOPS,
+    FP8_GEMM_EFFICIENCY_CDNA3,
     MFU_ADAPTER_FACTOR,
-    MFU_AMPERE_CLASS,
+    MFU_BY_ARCHITECTURE,
     MFU_CONSUMER,
-    MFU_HOPPER_CLASS,
     MOE_MFU_FACTOR,
     QLORA_DEQUANT_OVERHEAD,
     TP_COMM_OVERLAP,
@@ -74,24 +74,29 @@ def gemm_flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
 
 
 def default_mfu(gpu: GPU, method: str, moe: bool = False) -> float:
-    """In-step model FLOPs utilization by GPU class (constants MFU_*), × MFU_ADAPTER_FACTOR for adapters,
-    × MOE_MFU_FACTOR for mixture-of-experts models."""
-    if gpu.form_factor == "consumer":
-        base = MFU_CONSUMER
-    elif gpu.bf16_dense_tflops > HOPPER_CLASS_MIN_TFLOPS:
-        base = MFU_HOPPER_CLASS
-    else:
-        base = MFU_AMPERE_CLASS
+    """In-step model FLOPs utilization by GPU architecture family (MFU_AMPERE, MFU_ADA, MFU_HOPPER,
+    MFU_BLACKWELL, MFU_CDNA3; GeForce cards MFU_CONSUMER), × MFU_ADAPTER_FACTOR for adapters,
+    × MOE_MFU_FACTOR for mixture-of-experts models. Each family's value and its published source are in
+    constants.yaml."""
+    base = MFU_CONSUMER if gpu.form_factor == "consumer" else MFU_BY_ARCHITECTURE[gpu.architecture]
     base *= MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0
     return base * (MOE_MFU_FACTOR if moe else 1.0)
 
 
+def attention_rate(flash: bool) -> float:
+    """Attention FLOP rate relative to the GEMM rate: ATTENTION_RELATIVE_EFFICIENCY with fused (flash)
+    kernels, FLASH_ATTENTION_SPEEDUP times less without them (the workload's ``flash_attention``)."""
+    return ATTENTION_RELATIVE_EFFICIENCY if flash else ATTENTION_RELATIVE_EFFICIENCY / FLASH_ATTENTION_SPEEDUP
+
+
 def fp8_gemm_speedup(gpu: GPU) -> float:
     """How much faster an FP8 GEMM runs than a BF16 one: fp8/bf16 dense peak × FP8_GEMM_EFFICIENCY
-    (never below 1: a framework falls back to BF16 where FP8 would be slower)."""
+    (FP8_GEMM_EFFICIENCY_CDNA3 on AMD CDNA3, from its measured FP8 training speed); never below 1: a
+    framework falls back to BF16 where FP8 would be slower."""
     if gpu.fp8_dense_tflops is None:
         return 1.0
-    return max(1.0, gpu.fp8_dense_tflops / gpu.bf16_dense_tflops * FP8_GEMM_EFFICIENCY)
+    eff = FP8_GEMM_EFFICIENCY_CDNA3 if gpu.architecture == "cdna3" else FP8_GEMM_EFFICIENCY
+    return max(1.0, gpu.fp8_dense_tflops / gpu.bf16_dense_tflops * eff)
 
 
 class Shape:
@@ -185,7 +190,7 @@ def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: i
     m = max(1, math.ceil(step_tokens / micro_tokens - 1e-9))  # micro-batches per replica per step
     fp8 = p.fp8
     gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / (sh.gemm_speed if fp8 else 1.0)
-    att = (p.att_tok_ckpt if ckpt else p.att_tok) / ATTENTION_RELATIVE_EFFICIENCY
+    att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
     rate = sh.gpus * sh.peak * sh.mfu
     compute = (gemm + att) * step_tokens / rate
     stage_layers = -(-p.L // pp)

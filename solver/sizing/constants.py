@@ -69,10 +69,13 @@ QLORA_DEQUANT_OVERHEAD = constant("QLORA_DEQUANT_OVERHEAD")
 GLOBAL_BATCH_TOKENS: dict[str, float] = {
     m: constant(f"GLOBAL_BATCH_TOKENS_{m.upper()}") for m in ("pretrain", "full", "lora", "qlora")
 }
-MFU_AMPERE_CLASS = constant("MFU_AMPERE_CLASS")
-MFU_HOPPER_CLASS = constant("MFU_HOPPER_CLASS")
+#: Default in-step MFU per GPU architecture family (GPU.architecture); GeForce cards use MFU_CONSUMER.
+MFU_BY_ARCHITECTURE: dict[str, float] = {
+    a: constant(f"MFU_{a.upper()}") for a in ("ampere", "ada", "hopper", "blackwell", "cdna3")
+}
 MFU_CONSUMER = constant("MFU_CONSUMER")
-HOPPER_CLASS_MIN_TFLOPS = constant("HOPPER_CLASS_MIN_TFLOPS")
+FP8_GEMM_EFFICIENCY_CDNA3 = constant("FP8_GEMM_EFFICIENCY_CDNA3")
+FLASH_ATTENTION_SPEEDUP = constant("FLASH_ATTENTION_SPEEDUP")
 MFU_ADAPTER_FACTOR = constant("MFU_ADAPTER_FACTOR")
 EFFECTIVE_TIME = constant("EFFECTIVE_TIME")
 MOE_MFU_FACTOR = constant("MOE_MFU_FACTOR")

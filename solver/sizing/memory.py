@@ -30,7 +30,8 @@ The bullets below are the single-stage, bf16 case.
   untied LM head (2·V·h params) stay bf16; adapters as lora.
 * MoE: weights/grads/optimizer use total params P; activations and FLOPs use active params N and f.
 * Activations per layer, 16-bit, fused/flash attention so the 5·a·s/h attention-matrix term of
-  Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) is dropped: s·b·h·c with
+  Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) is dropped (workloads with flash_attention: false
+  keep it, divided by t under TP): s·b·h·c with
   c = 4 (two norms) + 11 (attention; its K and V share 4 scales by kv/a for GQA) + MLP, where the MLP
   is 3 + 4·f/h for a GELU MLP (= 19 at f = 4h, reproducing Korthikanti's 34) and 3 + 6·f/h for a
   gated (SwiGLU) MLP, which stores gate, up and their product (assumed whenever f ≠ 4h; every modern
@@ -148,8 +149,9 @@ def state_bytes(p: Profile, zero: int, t: int, pp: int, ep: int, d: int, copies:
 
 
 def layer_activation_bytes(p: Profile, t: int, mb: int) -> float:
-    """One layer's saved activations for one micro-batch: s·b·h·(10 + (c − 10)/t)."""
-    return p.s * mb * p.h * (10.0 + (p.act_coef - 10.0) / t)
+    """One layer's saved activations for one micro-batch: s·b·h·(10 + (c − 10)/t), + s·b·h·5·a·s/(h·t)
+    for the stored attention matrix when the workload has no fused (flash) attention (Korthikanti Table 2)."""
+    return p.s * mb * p.h * (10.0 + (p.act_coef - 10.0 + p.att_matrix) / t)
 
 
 def activation_bytes(p: Profile, t: int, ckpt: bool, mb: int, pp: int = 1, schedule: str = "", v: int = 1) -> float:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from .compute import Shape, bubble_fraction, step_time
-from .constants import ATTENTION_RELATIVE_EFFICIENCY, DUALPIPE_PARAM_COPIES
+from .constants import DUALPIPE_PARAM_COPIES
 from .memory import activation_bytes, comm_bucket_bytes, memory_parts, state_bytes, total_bytes
 from .profile import EP_DEGREES, MICRO_BATCHES, PP_DEGREES, TP_DEGREES, Profile
 from .results import Strategy
@@ -71,7 +71,7 @@ def best_strategy(p: Profile, sh: Shape):
     speed = sh.gemm_speed if p.fp8 else 1.0
     for ckpt in (False, True):
         gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
-        att = (p.att_tok_ckpt if ckpt else p.att_tok) / ATTENTION_RELATIVE_EFFICIENCY
+        att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
         floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
         if floor > best_h * (1 + REL_TIE):
             break
