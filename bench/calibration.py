@@ -14,7 +14,10 @@ MFU_HOPPER on the Megatron-Core H100 table, MOE_MFU_FACTOR on C22); every other 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from procure.models.gpu import gpu_table
 from procure.models.project import SizingSettings, Workload
@@ -269,9 +272,98 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def hours_ratio(r: Result) -> float:
+    """Published hours ÷ estimated hours: for GPU-hours rows published/estimate; for throughput rows
+    (MFU, tokens/s) estimate/published, since hours are inversely proportional to throughput."""
+    return 1.0 / (1.0 + r.error) if r.run.metric == "gpu_hours" else 1.0 + r.error
+
+
+def band_runs(results: list[Result]) -> list[Result]:
+    """The rows the band is derived from: whole runs of REFERENCE-RUNS that publish GPU-hours (V3 is a
+    held-out check from outside that file)."""
+    return [r for r in results if r.run.metric == "gpu_hours" and r.run.id != "V3"]
+
+
+def band(results: list[Result]) -> tuple[float, float, float]:
+    """(q10, q50, q90) of published ÷ estimated hours over ``band_runs``: numpy's linear interpolation
+    between the order statistics of the log ratios."""
+    logs = np.log([hours_ratio(r) for r in band_runs(results)])
+    q10, q50, q90 = np.percentile(logs, [10, 50, 90])
+    return float(np.exp(q10)), float(np.exp(q50)), float(np.exp(q90))
+
+
+def coverage(results: list[Result], lo: float, hi: float) -> tuple[int, int]:
+    """(runs whose published hours lie in [estimate × lo, estimate × hi], runs) over ``band_runs``."""
+    rows = band_runs(results)
+    return sum(lo <= hours_ratio(r) <= hi for r in rows), len(rows)
+
+
+def leave_one_out(results: list[Result]) -> tuple[int, int]:
+    """Out-of-sample coverage: each run against the band of the others."""
+    rows = band_runs(results)
+    hit = 0
+    for i, r in enumerate(rows):
+        q10, _q50, q90 = band(rows[:i] + rows[i + 1:])
+        hit += q10 <= hours_ratio(r) <= q90
+    return hit, len(rows)
+
+
+def triangular_quantile(u: float, a: float, c: float, b: float) -> float:
+    """Inverse CDF of triangular(a, c, b)."""
+    fc = (c - a) / (b - a)
+    if u < fc:
+        return a + math.sqrt(u * (b - a) * (c - a))
+    return b - math.sqrt((1.0 - u) * (b - a) * (b - c))
+
+
+def fit_triangular(q10: float, q50: float, q90: float) -> tuple[float, float, float]:
+    """(low, mode, high) of a triangular distribution with its mode at q50 whose 10th and 90th
+    percentiles are q10 and q90: for a fixed mode the P10 falls only with the low end and the P90 rises
+    only with the high end, so each end is found by bisection (the other end held), alternating until
+    both settle. Deterministic."""
+    a, b = q10 * 0.5, q90 * 1.5
+
+    def solve(f, lo: float, hi: float) -> float:
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            if f(mid) > 0:
+                hi = mid
+            else:
+                lo = mid
+        return 0.5 * (lo + hi)
+
+    for _ in range(50):
+        a = solve(lambda x, b=b: triangular_quantile(0.1, x, q50, b) - q10, 1e-6, q50 * (1 - 1e-9))
+        b = solve(lambda x, a=a: triangular_quantile(0.9, a, q50, x) - q90, q50 * (1 + 1e-9), q50 * 10)
+    return a, q50, b
+
+
+def band_summary(results: list[Result]) -> str:
+    """The band, its coverage and the Monte Carlo mfu distribution, as docs/sizing.md quotes them."""
+    q10, q50, q90 = band(results)
+    hit, n = coverage(results, q10, q90)
+    loo, _ = leave_one_out(results)
+    low, mode, high = fit_triangular(1.0 / q90, 1.0 / q50, 1.0 / q10)
+    return "\n".join([
+        f"band over {n} whole runs: published / estimated hours P10 {q10:.3f}, P50 {q50:.3f}, P90 {q90:.3f}",
+        f"coverage: {hit} of {n} runs inside their band ({100 * hit / n:.0f} %); leave-one-out {loo} of {n} ({100 * loo / n:.0f} %)",
+        f"mfu driver (factor on throughput): triangular low {low:.3f}, mode {mode:.3f}, high {high:.3f}",
+    ])
+
+
+def median_error(results: list[Result]) -> tuple[float, float]:
+    """(median |error| over every REFERENCE-RUNS row, median |error| over its whole runs)."""
+    rows = [r for r in results if r.run.id != "V3"]
+    return float(np.median([abs(r.error) for r in rows])), float(np.median([abs(r.error) for r in band_runs(results)]))
+
+
 def main() -> int:
     results = [estimate(r) for r in RUNS]
     print(table(results))
+    print()
+    every, whole = median_error(results)
+    print(f"median |error|: {100 * every:.1f} % over all {sum(r.run.id != 'V3' for r in results)} rows, {100 * whole:.1f} % over the whole runs")
+    print(band_summary(results))
     return 0
 
 

@@ -20,6 +20,7 @@ from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES, RentalContract
 from procure.solver.enums import STRATEGIES
+from procure.solver.sizing.band import hours_band
 
 from .headline import STRATEGY_LABEL, comparisons
 
@@ -368,6 +369,15 @@ def break_even(result) -> tuple[int | None, str]:
                f"by the horizon end it saves {co[-1] - cb[-1]:,.0f} {cur}.")
 
 
+def _mfu_source(w, gpu) -> str:
+    """Where a chosen shape's MFU comes from: the workload's override, or the sizing constants it is built of."""
+    if w.mfu is not None:
+        return "workload mfu"
+    from procure.solver.sizing.compute import mfu_basis
+
+    return mfu_basis(gpu, w.method, w.model.is_moe) + " (Sizing constants below)"
+
+
 def _strategy_label(strategy) -> str:
     return strategy.label() if strategy is not None and hasattr(strategy, "label") else ""
 
@@ -541,8 +551,11 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
                     mfu = default_mfu(table[a.gpu], w.method, w.model.is_moe)
                 except (ImportError, KeyError):
                     mfu = None
-            run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, a.efficiency, a.per_gpu_memory_gb, a.hours])
-        out.append(("Sizing of the chosen shapes", ["workload", "offer", "strategy", "MFU", "scaling efficiency", "memory per GPU (GB)", "wall hours"], run_rows))
+            p10, p90 = hours_band(a.hours)
+            run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
+                             a.per_gpu_memory_gb, a.hours, p10, p90])
+        out.append(("Sizing of the chosen shapes", ["workload", "offer", "strategy", "MFU", "MFU from", "scaling efficiency", "memory per GPU (GB)",
+                                                     "wall hours", "hours P10", "hours P90"], run_rows))
     out.append(("Sizing settings (project.sizing)", ["setting", "value", "meaning"],
                 [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()]))
     from procure.solver.sizing.constants import constant_rows
@@ -555,8 +568,9 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime) -> list[tupl
     gpu_rows = []
     for gid in gpu_ids:
         g = table[gid]
-        gpu_rows.append([g.id, g.memory_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
-    out.append(("GPU specs (GPUs of the offers in the plans)", ["GPU", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s", "PCIe GB/s", "TDP W", "source"], gpu_rows))
+        gpu_rows.append([g.id, g.architecture, g.memory_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
+    out.append(("GPU specs (GPUs of the offers in the plans)", ["GPU", "architecture", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
+                                                                 "PCIe GB/s", "TDP W", "source"], gpu_rows))
     price_rows = []
     for o in offers:
         for f in PRICE_FIELDS:
