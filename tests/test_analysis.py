@@ -226,3 +226,18 @@ def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solv
     low = solve_scenario(ctx, Scenario.of("lo", {"price_buy": 0.8})).strategies
     assert low["hybrid"].solved and low["hybrid"].total_cost == pytest.approx(40_000) and low["hybrid"].modes == ("buy",)
     assert not low["cloud"].solved and low["cloud"].total_cost == pytest.approx(43_200)
+
+
+def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
+    # Declared uncertainty without mfu: mfu is drawn from the calibrated triangular (constants MFU_DRIVER_*);
+    # a declared mfu is kept; nothing is added when nothing is declared (no Monte Carlo at all).
+    from procure.analysis.montecarlo import distributions
+    from procure.solver.sizing.band import mfu_driver_triangular
+
+    s = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
+    d = distributions(s)
+    assert set(d) == {"price_cloud", "mfu"}
+    assert (d["mfu"].low, d["mfu"].mode, d["mfu"].high) == mfu_driver_triangular()
+    own = AnalysisSettings.model_validate({"uncertainty": {"mfu": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
+    assert distributions(own)["mfu"].low == 0.9
+    assert distributions(AnalysisSettings()) == {}
