@@ -47,7 +47,7 @@ def distributions(settings: AnalysisSettings) -> dict[str, Triangular | Normal]:
     """The distributions drawn: the declared ones, and for the ``mfu`` driver, when it is not declared,
     the calibrated spread of hours (solver/sizing/band.py: the triangular distribution fitted to the
     P10–P90 band of published against estimated hours). Nothing is drawn without a declaration."""
-    out: dict[str, Triangular | Normal] = dict(settings.uncertainty)
+    out: dict[str, Triangular | Normal] = {str(d): dist for d, dist in settings.uncertainty.items()}
     if out and "mfu" not in out:
         low, mode, high = mfu_driver_triangular()
         out["mfu"] = Triangular(dist="triangular", low=low, mode=mode, high=high)

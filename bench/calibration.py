@@ -14,7 +14,6 @@ MFU_HOPPER on the Megatron-Core H100 table, MOE_MFU_FACTOR on C22); every other 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -308,46 +307,15 @@ def leave_one_out(results: list[Result]) -> tuple[int, int]:
     return hit, len(rows)
 
 
-def triangular_quantile(u: float, a: float, c: float, b: float) -> float:
-    """Inverse CDF of triangular(a, c, b)."""
-    fc = (c - a) / (b - a)
-    if u < fc:
-        return a + math.sqrt(u * (b - a) * (c - a))
-    return b - math.sqrt((1.0 - u) * (b - a) * (b - c))
-
-
-def fit_triangular(q10: float, q50: float, q90: float) -> tuple[float, float, float]:
-    """(low, mode, high) of a triangular distribution with its mode at q50 whose 10th and 90th
-    percentiles are q10 and q90: for a fixed mode the P10 falls only with the low end and the P90 rises
-    only with the high end, so each end is found by bisection (the other end held), alternating until
-    both settle. Deterministic."""
-    a, b = q10 * 0.5, q90 * 1.5
-
-    def solve(f, lo: float, hi: float) -> float:
-        for _ in range(100):
-            mid = 0.5 * (lo + hi)
-            if f(mid) > 0:
-                hi = mid
-            else:
-                lo = mid
-        return 0.5 * (lo + hi)
-
-    for _ in range(50):
-        a = solve(lambda x, b=b: triangular_quantile(0.1, x, q50, b) - q10, 1e-6, q50 * (1 - 1e-9))
-        b = solve(lambda x, a=a: triangular_quantile(0.9, a, q50, x) - q90, q50 * (1 + 1e-9), q50 * 10)
-    return a, q50, b
-
-
 def band_summary(results: list[Result]) -> str:
-    """The band, its coverage and the Monte Carlo mfu distribution, as docs/sizing.md quotes them."""
+    """The band, its coverage and the Monte Carlo mfu driver's default, as docs/sizing.md quotes them."""
     q10, q50, q90 = band(results)
     hit, n = coverage(results, q10, q90)
     loo, _ = leave_one_out(results)
-    low, mode, high = fit_triangular(1.0 / q90, 1.0 / q50, 1.0 / q10)
     return "\n".join([
         f"band over {n} whole runs: published / estimated hours P10 {q10:.3f}, P50 {q50:.3f}, P90 {q90:.3f}",
         f"coverage: {hit} of {n} runs inside their band ({100 * hit / n:.0f} %); leave-one-out {loo} of {n} ({100 * loo / n:.0f} %)",
-        f"mfu driver (factor on throughput): triangular low {low:.3f}, mode {mode:.3f}, high {high:.3f}",
+        f"mfu driver (factor on throughput): triangular low {1 / q90:.3f}, mode {1 / q50:.3f}, high {1 / q10:.3f}",
     ])
 
 

@@ -154,6 +154,6 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
             note += f"; {hidden} further rejected shapes not listed (first rejection per offer shown)"
         console.print(note)
         if n_fit:
-            console.print(f"  P10–P90: the hours published training runs reached against our estimate of them, "
-                          f"{HOURS_BAND_P10:.2f}× to {HOURS_BAND_P90:.2f}× (docs/sizing.md, Uncertainty band)")
+            console.print(f"  P10–P90 h: published training runs took {HOURS_BAND_P10:.2f}× to {HOURS_BAND_P90:.2f}× the hours procure "
+                          "estimates for them (docs/sizing.md, Uncertainty band)")
         console.print()

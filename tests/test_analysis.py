@@ -229,7 +229,7 @@ def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solv
 
 
 def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
-    # Declared uncertainty without mfu: mfu is drawn from the calibrated triangular (constants MFU_DRIVER_*);
+    # Declared uncertainty without mfu: mfu is drawn within the calibrated band, triangular(1/P90, 1/P50, 1/P10);
     # a declared mfu is kept; nothing is added when nothing is declared (no Monte Carlo at all).
     from procure.analysis.montecarlo import distributions
     from procure.solver.sizing.band import mfu_driver_triangular
@@ -238,6 +238,9 @@ def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
     d = distributions(s)
     assert set(d) == {"price_cloud", "mfu"}
     assert (d["mfu"].low, d["mfu"].mode, d["mfu"].high) == mfu_driver_triangular()
+    from procure.solver.sizing.constants import constant
+
+    assert d["mfu"].low == pytest.approx(1 / constant("HOURS_BAND_P90")) and d["mfu"].high == pytest.approx(1 / constant("HOURS_BAND_P10"))
     own = AnalysisSettings.model_validate({"uncertainty": {"mfu": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
     assert distributions(own)["mfu"].low == 0.9
     assert distributions(AnalysisSettings()) == {}

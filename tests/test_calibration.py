@@ -134,15 +134,13 @@ def _results():
 
 def test_band_constants_are_what_the_calibration_computes():
     # constants.yaml carries the band that `python -m bench.calibration` prints (to its three decimals)
-    from bench.calibration import band, fit_triangular
+    from bench.calibration import band
     from procure.solver.sizing.constants import constant
 
     q10, q50, q90 = band(_results())
     assert constant("HOURS_BAND_P10") == pytest.approx(q10, abs=5e-4)
     assert constant("HOURS_BAND_P50") == pytest.approx(q50, abs=5e-4)
     assert constant("HOURS_BAND_P90") == pytest.approx(q90, abs=5e-4)
-    low, mode, high = fit_triangular(1 / q90, 1 / q50, 1 / q10)
-    assert (constant("MFU_DRIVER_LOW"), constant("MFU_DRIVER_MODE"), constant("MFU_DRIVER_HIGH")) == pytest.approx((low, mode, high), abs=5e-4)
 
 
 def test_band_covers_at_least_70_percent_of_the_published_runs():
@@ -154,24 +152,6 @@ def test_band_covers_at_least_70_percent_of_the_published_runs():
     inside = [lo * r.estimate <= r.run.published <= hi * r.estimate for r in runs]
     assert len(runs) == 17
     assert sum(inside) >= 0.7 * len(runs)
-
-
-def test_triangular_quantiles_of_the_mfu_driver_match_the_band():
-    # the inverse CDF of triangular(a, c, b), written out here: a + sqrt(u(b−a)(c−a)) below the mode
-    import math
-
-    from procure.solver.sizing.band import mfu_driver_triangular
-    from procure.solver.sizing.constants import constant
-
-    a, c, b = mfu_driver_triangular()
-
-    def q(u):
-        fc = (c - a) / (b - a)
-        return a + math.sqrt(u * (b - a) * (c - a)) if u < fc else b - math.sqrt((1 - u) * (b - a) * (b - c))
-
-    # a throughput factor f divides the hours: its P10 is the hours' P90 and its P90 the hours' P10
-    assert q(0.1) == pytest.approx(1 / constant("HOURS_BAND_P90"), rel=0.01)
-    assert q(0.9) == pytest.approx(1 / constant("HOURS_BAND_P10"), rel=0.01)
 
 
 def test_median_error_no_worse_than_before_recalibration():
