@@ -46,9 +46,10 @@ TIE = 1e-6
 def distributions(settings: AnalysisSettings) -> dict[str, Triangular | Normal]:
     """The distributions drawn: the declared ones, and for the ``mfu`` driver, when it is not declared,
     the calibrated spread of hours (solver/sizing/band.py: the triangular distribution fitted to the
-    P10–P90 band of published against estimated hours). Nothing is drawn without a declaration."""
-    out: dict[str, Triangular | Normal] = {str(d): dist for d, dist in settings.uncertainty.items()}
-    if out and "mfu" not in out:
+    P10–P90 band of published against estimated hours); ``mfu: null`` holds it at today's value. Nothing is
+    drawn without a declaration."""
+    out: dict[str, Triangular | Normal] = {str(d): dist for d, dist in settings.uncertainty.items() if dist is not None}
+    if settings.uncertainty and "mfu" not in settings.uncertainty:
         low, mode, high = mfu_driver_triangular()
         out["mfu"] = Triangular(dist="triangular", low=low, mode=mode, high=high)
     return out

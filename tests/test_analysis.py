@@ -130,7 +130,7 @@ def test_monte_carlo_is_deterministic_per_seed_and_its_percentiles_are_ordered()
 
 
 def test_regret_of_the_decided_plan_is_re_costed_not_re_optimized():
-    p, offers, hours = case(UNCERTAIN)
+    p, offers, hours = case({**UNCERTAIN, "uncertainty": {**UNCERTAIN["uncertainty"], "mfu": None}})  # throughput as sized
     a = run(p, offers, hours, monte_carlo=30)
     for o in a.monte_carlo:
         free = o.strategies["hybrid"]
@@ -244,3 +244,5 @@ def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
     own = AnalysisSettings.model_validate({"uncertainty": {"mfu": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
     assert distributions(own)["mfu"].low == 0.9
     assert distributions(AnalysisSettings()) == {}
+    held = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}, "mfu": None}})
+    assert set(distributions(held)) == {"price_cloud"}
