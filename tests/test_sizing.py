@@ -613,3 +613,19 @@ def test_hours_band_in_the_json():
     assert c["hours_p10"] == pytest.approx(c["hours"] * constant("HOURS_BAND_P10"), rel=1e-3)
     assert c["hours_p90"] == pytest.approx(c["hours"] * constant("HOURS_BAND_P90"), rel=1e-3)
     assert c["hours_p10"] < c["hours"] < c["hours_p90"]
+
+
+def test_a100_in_a_catalog_and_in_allowed_gpus_warns(tmp_path):
+    from procure.models.project import load_project
+    from procure.offers.catalog import load_catalog
+
+    cat = tmp_path / "offers.yaml"
+    cat.write_text("offers:\n  - {id: a, vendor: v, mode: cloud, region: us-east, gpu: A100, gpus_per_node: 8, intra_node: nvswitch, "
+                   "inter_node: ib-hdr, inter_node_rails: 8, ram_gb: 1024, nvme_tb: 10, cpu_cores: 64, max_nodes: 2, "
+                   "price_per_node_hour: 20, source: q, quoted_on: 2026-11-01}\n")
+    (w,) = [x for x in load_catalog([cat]).warnings if x.field == "gpu"]
+    assert "A100-SXM-80GB" in w.message and w.warning
+    proj = tmp_path / "w.yaml"
+    proj.write_text("name: w\nworkloads:\n  - {name: j, model: llama-2-7b, method: lora, tokens_b: 1, deadline_days: 30, allowed_gpus: [a100, H200-SXM-141GB]}\n")
+    _p, warnings = load_project(proj)
+    assert [x.field for x in warnings] == ["workloads[0].allowed_gpus[0]"]
