@@ -84,11 +84,13 @@ def best_strategy(p: Profile, sh: Shape):
     best: tuple[float, Strategy, float] | None = None  # (mem, strategy, eff)
     speed = sh.gemm_speed if p.fp8 else 1.0
     for k, (optim, offload) in enumerate(_variants(p)):
+        # plain Adam keeps ties (then less memory decides); a later variant must be strictly faster
+        slack = (1 + REL_TIE) if k == 0 else (1 - REL_TIE)
         for ckpt in (False, True):
             gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
             att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
             floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
-            if floor > best_h * (1 + REL_TIE):
+            if floor > best_h * slack:
                 break
             bounded = []
             for lay in layouts:
@@ -100,7 +102,7 @@ def best_strategy(p: Profile, sh: Shape):
                 bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
             bounded.sort(key=lambda x: x[0])  # most promising first, so the bound prunes the rest
             for bound, (t, pp, ep, sched, v) in bounded:
-                if bound > best_h * (1 + REL_TIE):
+                if bound > best_h * slack:
                     break
                 d = sh.gpus // (t * pp)
                 bucket = comm_bucket_bytes(p, t, sh.gpus, pp, offload)
@@ -112,11 +114,11 @@ def best_strategy(p: Profile, sh: Shape):
                 act1 = activation_bytes(p, t, ckpt, 1, pp, sched, v)
                 if total_bytes(sum(state_bytes(p, zeros[-1], t, pp, ep, d, copies, optim, offload)) + bucket, act1) > cap:
                     continue  # not even the most sharded state at micro-batch 1 fits
-                # The first ZeRO stage at micro-batch 1 is this layout's fastest option (ZeRO-2/3 move at least
-                # as many bytes, larger micro-batches only shorten their extra traffic): skip the layout when it
-                # cannot win.
-                first = step_time(p, zeros[0], t, pp, ep, ckpt, 1, sched, v, sh, offload)
-                if first is None or first[0] > best_h * (1 + REL_TIE):
+                # ZeRO-1 at micro-batch 1 bounds this layout from below (ZeRO-2/3 move at least as many bytes,
+                # larger micro-batches only shorten their extra traffic; offload adds the same copies to
+                # each): skip the layout when even that cannot win.
+                first = step_time(p, 1 if d > 1 else zeros[0], t, pp, ep, ckpt, 1, sched, v, sh, offload)
+                if first is None or first[0] > best_h * slack:
                     continue
                 for zero in zeros:
                     w, g, o = state_bytes(p, zero, t, pp, ep, d, copies, optim, offload)
