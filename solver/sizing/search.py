@@ -1,4 +1,4 @@
-"""The strategy search: the fastest layout that fits one shape (ties → the plainer optimizer, then less memory).
+"""The strategy search: the fastest layout that fits one shape (ties → less memory).
 
 Tried per shape: tensor parallel t ∈ TP_DEGREES inside a node (t divides the heads); pipeline parallel
 pp ∈ PP_DEGREES (pp ≤ layers) with the 1F1B and interleaved (2 or 4 virtual stages) schedules (Megatron),
@@ -9,7 +9,7 @@ plain data parallelism, ZeRO-1 once pipeline or expert parallelism is used (Mega
 optimizer and DeepSeek's HAI-LLM; DeepSpeed does not combine ZeRO-2/3 with pipelines); checkpointing
 off/on; micro-batch ∈ MICRO_BATCHES sequences. Then the low-memory optimizers (``_variants``): 8-bit
 Adam, and for full training ZeRO-Offload of the optimizer to the CPU (ZeRO-2/3, no pipeline or expert
-parallelism); each is kept only where it fits when plain Adam does not, or where it is strictly faster.
+parallelism); each is tried only on a shape where the plainer optimizers fit no layout.
 
 Branch and bound: hours ≥ compute × (stage imbalance) × (1 + bubble at the largest micro-batch count) /
 effective_time. Layouts are tried in order of that bound and the loop stops at the first whose bound
@@ -64,8 +64,9 @@ def _layouts(p: Profile, sh: Shape):
 
 def _variants(p: Profile) -> list[tuple[str, bool]]:
     """(optimizer, offload) in the order tried: plain Adam, then 8-bit Adam, then ZeRO-Offload (full and
-    pretraining in bf16 only). A later variant is taken only where it fits when the earlier ones do not,
-    or is strictly faster; a tie keeps the earlier one."""
+    pretraining in bf16 only). A later variant is tried only on a shape where no earlier one fits: a
+    low-memory optimizer changes the numerics or adds host traffic, so it is a way to fit, not a speed-up
+    the search hands out (the planner still prefers such a shape when it is the cheaper one)."""
     out = [("adam", False)]
     if not p.fp8:
         out.append(("adam8bit", False))
@@ -75,22 +76,22 @@ def _variants(p: Profile) -> list[tuple[str, bool]]:
 
 
 def best_strategy(p: Profile, sh: Shape):
-    """Fastest strategy that fits (ties → the plainer optimizer, then less memory): (strategy, parts,
-    hours, eff); when none fits, (None, parts, leanest strategy, None)."""
+    """Fastest strategy that fits with the plainest optimizer that fits (ties → less memory): (strategy,
+    parts, hours, eff); when none fits, (None, parts, leanest strategy, None)."""
     cap = sh.mem_cap
     rate = sh.gpus * sh.peak * sh.mfu
     layouts = _layouts(p, sh)
     best_h = math.inf
     best: tuple[float, Strategy, float] | None = None  # (mem, strategy, eff)
     speed = sh.gemm_speed if p.fp8 else 1.0
-    for k, (optim, offload) in enumerate(_variants(p)):
-        # plain Adam keeps ties (then less memory decides); a later variant must be strictly faster
-        slack = (1 + REL_TIE) if k == 0 else (1 - REL_TIE)
+    for optim, offload in _variants(p):
+        if best is not None:
+            break  # a plainer optimizer fits this shape
         for ckpt in (False, True):
             gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
             att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
             floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
-            if floor > best_h * slack:
+            if floor > best_h * (1 + REL_TIE):
                 break
             bounded = []
             for lay in layouts:
@@ -102,7 +103,7 @@ def best_strategy(p: Profile, sh: Shape):
                 bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
             bounded.sort(key=lambda x: x[0])  # most promising first, so the bound prunes the rest
             for bound, (t, pp, ep, sched, v) in bounded:
-                if bound > best_h * slack:
+                if bound > best_h * (1 + REL_TIE):
                     break
                 d = sh.gpus // (t * pp)
                 bucket = comm_bucket_bytes(p, t, sh.gpus, pp, offload)
@@ -118,7 +119,7 @@ def best_strategy(p: Profile, sh: Shape):
                 # larger micro-batches only shorten their extra traffic; offload adds the same copies to
                 # each): skip the layout when even that cannot win.
                 first = step_time(p, 1 if d > 1 else zeros[0], t, pp, ep, ckpt, 1, sched, v, sh, offload)
-                if first is None or first[0] > best_h * slack:
+                if first is None or first[0] > best_h * (1 + REL_TIE):
                     continue
                 for zero in zeros:
                     w, g, o = state_bytes(p, zero, t, pp, ep, d, copies, optim, offload)
@@ -133,8 +134,7 @@ def best_strategy(p: Profile, sh: Shape):
                         if timed is None:
                             break
                         hours, eff = timed
-                        tie_wins = k == 0 or best is None or best[1].optimizer == optim and best[1].offload == offload
-                        if best is None or hours < best_h * (1 - REL_TIE) or (tie_wins and hours <= best_h * (1 + REL_TIE) and mem < best[0]):
+                        if best is None or hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
                             best_h = hours
                             best = (mem, Strategy(zero, t, ckpt, mb, pp, ep, p.precision, sched, v, optim, offload), eff)
     if best is not None:
