@@ -44,8 +44,7 @@ The bullets below are the single-stage, bf16 case.
 * overhead = CUDA context (CUDA_CONTEXT_BYTES) + a gradient communication bucket when G > 1
   (min(COMM_BUCKET_BYTES, this GPU's unsharded gradient bytes); DeepSpeed reduce_bucket_size 5e8
   elements, EleutherAI cookbook ``calc_transformer_mem.py``) + FRAGMENTATION × everything else.
-* Low-memory optimizers (tried by the search only when they fit where nothing else does, or are
-  faster): 8-bit Adam keeps 4 + 1 + 1 = 6 B/param of optimizer state (bitsandbytes, Dettmers et al.
+* Low-memory optimizers (tried by the search only on a shape where plain Adam fits no layout): 8-bit Adam keeps 4 + 1 + 1 = 6 B/param of optimizer state (bitsandbytes, Dettmers et al.
   2022, arXiv:2110.02861); ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840) keeps only the bf16 weights
   and one gradient bucket on the GPU, and OFFLOAD_HOST_BYTES × OFFLOAD_BUFFER_FACTOR = 16 × 1.5 B per
   param of the GPU's shard in host RAM (DeepSpeed's estimator); its step-time cost is in compute.py.
