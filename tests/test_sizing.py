@@ -547,6 +547,10 @@ def test_eight_bit_adam_state_and_the_plainer_optimizer_wins_when_both_fit():
     # where plain Adam fits (8 × H100, ZeRO), neither 8-bit Adam nor offload is picked
     c = on_reference(w, "H100-SXM-80GB", 8)
     assert c.fits and c.strategy.optimizer == "adam" and not c.strategy.offload
+    # one H100: plain Adam's 16 B/param (108 GB) cannot fit 85.5 GB, 8-bit Adam's 10 B/param (67 GB) can,
+    # so 8-bit Adam is picked before offload
+    one = on_reference(w, "H100-SXM-80GB", 1)
+    assert one.fits and one.strategy.optimizer == "adam8bit" and not one.strategy.offload
 
 
 def test_7b_lora_fits_a_4090_box_with_32_gb_of_host_ram():
