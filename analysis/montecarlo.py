@@ -1,7 +1,8 @@
 """Monte Carlo: draw N scenarios from ``analysis.uncertainty``, re-optimize every strategy in each,
 and measure what today's decision risks.
 
-Draws: each uncertain driver independently, triangular(low, mode, high) or normal(mean, sd) truncated
+Draws: each uncertain driver independently (the ``mfu`` driver, unless declared, from the calibrated
+band of hours: ``distributions``), triangular(low, mode, high) or normal(mean, sd) truncated
 to [low, high] (redrawn until inside), from one ``numpy.random.Generator`` seeded with
 ``analysis.seed`` — all N scenarios are drawn before any is solved, so the figures depend on the seed
 only, not on the number of workers or the order results come back in.
@@ -35,6 +36,7 @@ from procure.models.analysis import DRIVERS, AnalysisSettings, Normal, Triangula
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus
 from procure.solver.planner import STRATEGIES
+from procure.solver.sizing.band import mfu_driver_triangular
 
 from .engine import ScenarioOutcome
 from .scenario import Scenario
@@ -43,11 +45,24 @@ SINGLE = ("buy", "rent", "cloud")
 TIE = 1e-6
 
 
+def distributions(settings: AnalysisSettings) -> dict[str, Triangular | Normal]:
+    """The distributions drawn: the declared ones, and for the ``mfu`` driver, when it is not declared,
+    the calibrated spread of hours (solver/sizing/band.py: the triangular distribution fitted to the
+    P10–P90 band of published against estimated hours); ``mfu: null`` holds it at today's value. Nothing is
+    drawn without a declaration."""
+    out: dict[str, Triangular | Normal] = {str(d): dist for d, dist in settings.uncertainty.items() if dist is not None}
+    if settings.uncertainty and "mfu" not in settings.uncertainty:
+        low, mode, high = mfu_driver_triangular()
+        out["mfu"] = Triangular(dist="triangular", low=low, mode=mode, high=high)
+    return out
+
+
 def draw(settings: AnalysisSettings, n: int | None = None, seed: int | None = None) -> list[Scenario]:
-    """N scenarios drawn from the declared distributions (drivers in the documented order)."""
+    """N scenarios drawn from ``distributions`` (drivers in the documented order)."""
     n = settings.scenarios if n is None else n
     rng = np.random.default_rng(settings.seed if seed is None else seed)
-    dists = [(d, settings.uncertainty[d]) for d in DRIVERS if d in settings.uncertainty]
+    declared = distributions(settings)
+    dists = [(d, declared[d]) for d in DRIVERS if d in declared]
     values: dict[str, np.ndarray] = {}
     for d, dist in dists:
         values[d] = _sample(rng, dist, n)

@@ -7,14 +7,16 @@ and — for benchmark tables that publish it — the same layout (TP, PP, ZeRO s
 micro-batch). Whole runs are compared on GPU-hours (the engine's hours × GPUs, effective time included);
 benchmarks on in-step model FLOPs utilisation (MFU) or tokens/s per GPU (no effective-time factor).
 
-``fitted`` marks the runs the engine's free parameters were fitted on (MFU_AMPERE_CLASS on C1/C2,
-MFU_HOPPER_CLASS on the Megatron-Core H100 table, MOE_MFU_FACTOR on C22); every other row is a check.
+``fitted`` marks the runs the engine's free parameters were fitted on (MFU_AMPERE on C1/C2,
+MFU_HOPPER on the Megatron-Core H100 table, MOE_MFU_FACTOR on C22); every other row is a check.
 ``explained`` carries the reason of a known miss beyond ±25 %. Sources: the ``source`` of each row.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from procure.models.gpu import gpu_table
 from procure.models.project import SizingSettings, Workload
@@ -38,6 +40,7 @@ class Run:
     source: str
     method: str = "pretrain"
     precision: str = "bf16"
+    flash_attention: bool = True  # False for stacks without fused attention kernels (REFERENCE-RUNS era)
     fabric: tuple[str, int] | None = None  # (inter_node, rails) when not the reference node's NDR × 8
     layout: dict | None = None  # fixed strategy fields (benchmarks that publish it)
     fitted: bool = False
@@ -108,6 +111,7 @@ RUNS: list[Run] = [
         note="published figure derived from 'two months'"),
     Run("C15", "OPT-175B", gpt(96, 12288, 96, 50272), 180, 2048, "A100-SXM-80GB", 992, 2e6, "gpu_hours", 809_472,
         "LLaMA paper arXiv:2302.13971 Table 15; OPT arXiv:2205.01068 §2.4–2.5", fabric=HDR8,
+        flash_attention=False,  # trained Oct 2021 – Jan 2022, before FlashAttention (May 2022)
         miss=-1, explained="Meta's accounting includes about two months with 35+ manual restarts and loss-divergence rollbacks "
                   "(OPT logbook, §2.5); OPT reports up to 147 TFLOP/s per GPU (47 %), which our in-step estimate matches; "
                   "tokens consumed are not stated (180B assumed)"),
@@ -116,6 +120,7 @@ RUNS: list[Run] = [
         note="GPU count not published: 2,048 assumed (DeepSeek's H800 cluster per the V3 report)"),
     Run("C20", "Alpaca 7B full fine-tune", dense(6.7, 32, 4096, 32, 11008, 32000), 52_000 * 3 * 512 / 1e9, 512, "A100-SXM-80GB", 8, 128 * 512, "gpu_hours", 24,
         "Alpaca blog: 3 hours on 8 A100-80GB; stanford_alpaca README: batch 128, 3 epochs", method="full",
+        flash_attention=False,  # HF Trainer's LLaMA used eager attention in March 2023
         miss=-1, explained="tokens are an upper bound (52K examples × 3 epochs × 512 max length); HF Trainer with FSDP and "
                   "padding, no FlashAttention (March 2023): far from a tuned run"),
     Run("C22", "DeepSeek-V2", "deepseek-v2", 8100, 4096, "H800-SXM-80GB", 2048, 9216 * 4096, "gpu_hours", 1_399_680,
@@ -154,7 +159,8 @@ _MEGATRON_A = [
 for size, h, layers, heads, tp, pp, n, gbs, peak in _MEGATRON_A:
     RUNS.append(Run(f"C17-{size}", f"Megatron-LM A100 {size}", gpt(layers, h, heads, 51200), 100, 2048, "A100-SXM-80GB", n, gbs * 2048, "mfu",
                     round(peak * 0.75, 4), "NVIDIA/Megatron-LM README / images/cases_april2021.png (% of peak × 3/4: recompute excluded)",
-                    fabric=HDR8, layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=True, micro_batch=1)))
+                    fabric=HDR8, flash_attention=False,  # April 2021: fused softmax, no flash attention
+                    layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=True, micro_batch=1)))
 
 # Megatron-Core H100 (C18, sub-table B): size, heads, hidden, layers, TP, PP, GPUs, global batch (seq), MFU.
 _MEGATRON_B = [
@@ -208,7 +214,7 @@ def estimate(run: Run) -> Result:
     """The engine's figure for ``run`` in the run's metric."""
     w = Workload.model_validate(dict(
         name=run.id, model=run.model, method=run.method, tokens_b=run.tokens_b, seq_len=run.seq, deadline_days=10_000,
-        precision=run.precision, global_batch_tokens=run.batch_tokens,
+        precision=run.precision, global_batch_tokens=run.batch_tokens, flash_attention=run.flash_attention,
     ))
     offer, nodes = _offer(run)
     settings = SizingSettings(max_nodes_per_job=10_000)
@@ -265,9 +271,67 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def hours_ratio(r: Result) -> float:
+    """Published hours ÷ estimated hours: for GPU-hours rows published/estimate; for throughput rows
+    (MFU, tokens/s) estimate/published, since hours are inversely proportional to throughput."""
+    return 1.0 / (1.0 + r.error) if r.run.metric == "gpu_hours" else 1.0 + r.error
+
+
+def band_runs(results: list[Result]) -> list[Result]:
+    """The rows the band is derived from: whole runs of REFERENCE-RUNS that publish GPU-hours (V3 is a
+    held-out check from outside that file)."""
+    return [r for r in results if r.run.metric == "gpu_hours" and r.run.id != "V3"]
+
+
+def band(results: list[Result]) -> tuple[float, float, float]:
+    """(q10, q50, q90) of published ÷ estimated hours over ``band_runs``: numpy's linear interpolation
+    between the order statistics of the log ratios."""
+    logs = np.log([hours_ratio(r) for r in band_runs(results)])
+    q10, q50, q90 = np.percentile(logs, [10, 50, 90])
+    return float(np.exp(q10)), float(np.exp(q50)), float(np.exp(q90))
+
+
+def coverage(results: list[Result], lo: float, hi: float) -> tuple[int, int]:
+    """(runs whose published hours lie in [estimate × lo, estimate × hi], runs) over ``band_runs``."""
+    rows = band_runs(results)
+    return sum(lo <= hours_ratio(r) <= hi for r in rows), len(rows)
+
+
+def leave_one_out(results: list[Result]) -> tuple[int, int]:
+    """Out-of-sample coverage: each run against the band of the others."""
+    rows = band_runs(results)
+    hit = 0
+    for i, r in enumerate(rows):
+        q10, _q50, q90 = band(rows[:i] + rows[i + 1:])
+        hit += q10 <= hours_ratio(r) <= q90
+    return hit, len(rows)
+
+
+def band_summary(results: list[Result]) -> str:
+    """The band, its coverage and the Monte Carlo mfu driver's default, as docs/sizing.md quotes them."""
+    q10, q50, q90 = band(results)
+    hit, n = coverage(results, q10, q90)
+    loo, _ = leave_one_out(results)
+    return "\n".join([
+        f"band over {n} whole runs: published / estimated hours P10 {q10:.3f}, P50 {q50:.3f}, P90 {q90:.3f}",
+        f"coverage: {hit} of {n} runs inside their band ({100 * hit / n:.0f} %); leave-one-out {loo} of {n} ({100 * loo / n:.0f} %)",
+        f"mfu driver (factor on throughput): triangular low {1 / q90:.3f}, mode {1 / q50:.3f}, high {1 / q10:.3f}",
+    ])
+
+
+def median_error(results: list[Result]) -> tuple[float, float]:
+    """(median |error| over every REFERENCE-RUNS row, median |error| over its whole runs)."""
+    rows = [r for r in results if r.run.id != "V3"]
+    return float(np.median([abs(r.error) for r in rows])), float(np.median([abs(r.error) for r in band_runs(results)]))
+
+
 def main() -> int:
     results = [estimate(r) for r in RUNS]
     print(table(results))
+    print()
+    every, whole = median_error(results)
+    print(f"median |error|: {100 * every:.1f} % over all {sum(r.run.id != 'V3' for r in results)} rows, {100 * whole:.1f} % over the whole runs")
+    print(band_summary(results))
     return 0
 
 

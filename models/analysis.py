@@ -119,7 +119,7 @@ class AnalysisSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     sensitivity: dict[DriverName, Range] = Field(default_factory=dict, description="low/high per driver; unnamed drivers use ±20% (slip ±30 days)")
-    uncertainty: dict[DriverName, Distribution] = Field(default_factory=dict, description="a distribution per uncertain driver; the others stay at today's value")
+    uncertainty: dict[DriverName, Distribution | None] = Field(default_factory=dict, description="a distribution per uncertain driver; the others stay at today's value, except mfu, which is drawn within the calibrated band of hours unless declared (null: hold it at today's value)")
     scenarios: int = Field(default=200, gt=0, le=100_000, description="Monte Carlo scenarios drawn")
     seed: int = Field(default=0, ge=0, description="seed of the Monte Carlo draws: the same seed draws the same scenarios")
 
@@ -129,6 +129,8 @@ class AnalysisSettings(BaseModel):
             _check_value(d, r.low, "low")
             _check_value(d, r.high, "high")
         for d, dist in self.uncertainty.items():
+            if dist is None:
+                continue
             lo, _hi = dist.bounds
             _check_value(d, lo, "low")
         dr = self.sensitivity.get("discount_rate")

@@ -19,6 +19,8 @@ from .validation import problems_from
 from .yamlio import line_of, load_yaml
 
 IntraNode = Literal["nvswitch", "nvlink", "pcie"]
+#: GPU architecture families; the default achieved efficiency (MFU) is set per family (solver/sizing/constants.yaml).
+Architecture = Literal["ampere", "ada", "hopper", "blackwell", "cdna3"]
 InterNode = Literal["none", "eth-25g", "eth-100g", "roce-200g", "roce-400g", "ib-hdr", "ib-ndr"]
 
 #: Line rate of one fabric port in Gbit/s (IEEE 802.3 / InfiniBand Trade Association HDR = 200, NDR = 400).
@@ -39,6 +41,8 @@ class GPU(BaseModel):
     id: str
     aliases: list[str] = Field(default_factory=list)
     vendor: Literal["nvidia", "amd"]
+    architecture: Architecture = Field(description="GPU architecture family; picks the default achieved MFU")
+    ambiguous_aliases: list[str] = Field(default_factory=list, description="aliases that also name other models of the family: resolving one warns which model was chosen")
     form_factor: Literal["sxm", "pcie", "consumer", "oam"]
     memory_gb: float = Field(gt=0, description="datasheet memory capacity, GB")
     memory_bandwidth_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
@@ -74,6 +78,20 @@ class GPUTable:
     def resolve(self, name: str) -> str | None:
         """Canonical id for an id or alias, or None."""
         return self._index.get(_norm(str(name)))
+
+    def alias_note(self, name: str) -> str | None:
+        """A sentence when ``name`` is a family name that resolved to one model of several (``A100`` →
+        A100-SXM-80GB, though A100-SXM-40GB and A100-PCIE-40GB exist); None for an exact name."""
+        gid = self.resolve(name)
+        if gid is None:
+            return None
+        key = _norm(str(name))
+        g = self.gpus[gid]
+        if key not in {_norm(a) for a in g.ambiguous_aliases}:
+            return None
+        others = [o.id for o in self.gpus.values() if o.id != gid and key in _norm(o.id)]
+        also = f" (the table also has {', '.join(others)})" if others else ""
+        return f"GPU {name!r} was taken as {gid}{also}; write the full model id to choose another or to silence this warning"
 
     def unknown_message(self, name: str) -> str:
         """Unknown GPU, with a did-you-mean that also looks at aliases ('H1OO' → H100-SXM-80GB)."""

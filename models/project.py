@@ -53,6 +53,7 @@ class Workload(InputModel):
     mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
     effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")
     precision: Literal["bf16", "fp8"] = Field(default="bf16", description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)")
+    flash_attention: bool = Field(default=True, description="fused (flash) attention kernels; false for stacks without them (before mid-2022, or plain eager attention): attention runs FLASH_ATTENTION_SPEEDUP times slower and stores its s x s matrix")
     global_batch_tokens: float | None = Field(default=None, gt=0, le=1e12, description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method")
     allowed_gpus: list[str] | None = Field(default=None, min_length=1)
 
@@ -259,6 +260,11 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
             warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))
         if w.model.is_moe and not w.model.has_expert_layout:
             warnings.append(Problem(str(path), f"workloads[{i}].model", "mixture-of-experts model without experts / experts_per_token / expert_ffn_hidden_size: sized without expert parallelism (all experts sharded like dense weights)", line=line_of(lines, ("workloads", i, "model")), warning=True))
+        typed = data["workloads"][i].get("allowed_gpus") or []  # as written: the validator already resolved them
+        for j, name in enumerate(typed):
+            note = gpu_table().alias_note(name) if isinstance(name, str) else None
+            if note:
+                warnings.append(Problem(str(path), f"workloads[{i}].allowed_gpus[{j}]", note, line=line_of(lines, ("workloads", i, "allowed_gpus", j)), warning=True))
         if w.tokens_b > 100_000:
             warnings.append(Problem(str(path), f"workloads[{i}].tokens_b", f"{w.tokens_b:g} billion tokens is implausibly large; is the unit billions?", line=line_of(lines, ("workloads", i, "tokens_b")), warning=True))
     return project, warnings

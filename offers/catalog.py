@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from procure.models.errors import InputError, Problem, ProblemLog
+from procure.models.gpu import gpu_table
 from procure.models.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
 from procure.models.money import high_rate_warning, known_currency
 from procure.models.offer import COLUMNS, Offer
@@ -289,6 +290,10 @@ def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
     def warn(fieldname: str, msg: str) -> None:
         out.append(Problem(str(path), fieldname, f"offer {offer.id!r}: {msg}", line=row.line, row=row.row, warning=True))
 
+    typed = row.values.get("gpu")
+    note = gpu_table().alias_note(typed) if isinstance(typed, str) else None
+    if note:
+        warn("gpu", note)
     if offer.ram_gb < 16:
         warn("ram_gb", f"{offer.ram_gb:g} GB of host RAM per node is implausibly small; is the unit GB?")
     if offer.nvme_tb > 2000:

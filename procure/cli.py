@@ -231,6 +231,13 @@ def size(
             warnings += catalog.warnings
         outputs.forbid_inputs([workload, *(catalog.files if catalog else [])])
         sizings = use.size(project, catalog, gpu, gpus)
+        if gpu is not None:
+            from procure.models.errors import Problem
+            from procure.models.gpu import gpu_table
+
+            note = gpu_table().alias_note(gpu)
+            if note:
+                warnings.append(Problem("command line", "--gpu", note, warning=True))
     except ProcureError as exc:
         _fail(exc, all_errors)
     _print_warnings(warnings)

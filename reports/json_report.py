@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from procure.solver.costs import CATEGORIES
+from procure.solver.sizing.band import hours_band
 
 from .headline import comparisons, peaks, spot_risk, stale_offers
 from .tables import rounded
@@ -47,7 +48,8 @@ def result_to_json(result) -> dict:
             {
                 "workload": a.workload, "offer": a.offer_id, "mode": a.mode, "gpu": a.gpu, "nodes": a.nodes, "gpus": a.gpus,
                 "start_day": _r(a.start_day, 3), "end_day": _r(a.end_day, 3), "deadline_day": a.deadline_day,
-                "hours": _r(a.hours, 3), "gpu_hours": _r(a.gpu_hours, 3), "cost": _r(a.cost),
+                "hours": _r(a.hours, 3), "hours_p10": _r(hours_band(a.hours)[0], 3), "hours_p90": _r(hours_band(a.hours)[1], 3),
+                "gpu_hours": _r(a.gpu_hours, 3), "cost": _r(a.cost),
             }
             for a in plan.assignments
         ]

@@ -12,7 +12,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from procure.solver.sizing.constants import constant
+
 from .tables import rounded
+
+HOURS_BAND_P10, HOURS_BAND_P90 = constant("HOURS_BAND_P10"), constant("HOURS_BAND_P90")
 
 #: Rejected shapes shown per offer in the console (the rest are counted, not listed).
 REJECTIONS_PER_OFFER = 1
@@ -35,6 +39,8 @@ def _strategy_json(st) -> dict[str, Any] | None:
         "precision": st.precision,
         "pipeline_schedule": st.schedule or None,
         "virtual_stages": st.virtual_stages,
+        "optimizer": st.optimizer,
+        "offload": st.offload,
     }
 
 
@@ -69,8 +75,11 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "fits": c.fits,
                         "reason": c.reason,
                         "hours": _r(c.hours),
+                        "hours_p10": _r(c.hours_p10),
+                        "hours_p90": _r(c.hours_p90),
                         "gpu_hours": _r(c.gpu_hours),
                         "efficiency": _r(c.efficiency),
+                        "host_ram_gb": _r(c.host_ram_gb),
                     }
                     for c in sz.candidates
                 ],
@@ -120,7 +129,7 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
         table = Table(show_lines=False, header_style="bold")
         cols: tuple[tuple[str, Literal["left", "right"]], ...] = (
             ("GPU", "left"), ("GPUs", "right"), ("nodes", "right"), ("offer", "left"), ("strategy", "left"),
-            ("GB/GPU", "right"), ("hours", "right"), ("GPU-hours", "right"), ("eff.", "right"), ("fits / reason", "left"),
+            ("GB/GPU", "right"), ("hours", "right"), ("P10–P90 h", "right"), ("GPU-hours", "right"), ("eff.", "right"), ("fits / reason", "left"),
         )
         for col, justify in cols:
             table.add_column(col, justify=justify, overflow="fold")
@@ -133,6 +142,7 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
                 c.strategy.label() if c.strategy else "—",
                 _num(c.per_gpu_memory_gb),
                 _num(c.hours),
+                "—" if c.hours is None else f"{c.hours_p10:,.1f}–{c.hours_p90:,.1f}",
                 _num(c.gpu_hours, "{:,.0f}"),
                 _num(c.efficiency, "{:.2f}"),
                 "[green]fits[/green]" if c.fits else f"[red]{escape(c.reason)}[/red]",
@@ -143,4 +153,7 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
         if hidden:
             note += f"; {hidden} further rejected shapes not listed (first rejection per offer shown)"
         console.print(note)
+        if n_fit:
+            console.print(f"  P10–P90 h: published training runs took {HOURS_BAND_P10:.2f}× to {HOURS_BAND_P90:.2f}× the hours procure "
+                          "estimates for them (docs/sizing.md, Uncertainty band)")
         console.print()

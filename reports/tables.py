@@ -21,6 +21,7 @@ from procure.solver import costs
 from procure.solver.costs import CATEGORIES, RentalContract
 from procure.solver.enums import STRATEGIES
 from procure.solver.options import cheapest_first
+from procure.solver.sizing.band import hours_band
 
 from .headline import STRATEGY_LABEL, comparisons, mode_label, status_label
 from .i18n import EN, Lang
@@ -366,6 +367,15 @@ def break_even(result, tr: Lang = EN) -> tuple[int | None, str]:
                  m=m + 1, when=when, label=label, tail=tail, amount=tr.money(co[-1] - cb[-1], cur))
 
 
+def _mfu_source(w, gpu) -> str:
+    """Where a chosen shape's MFU comes from: the workload's override, or the sizing constants it is built of."""
+    if w.mfu is not None:
+        return "workload mfu"
+    from procure.solver.sizing.compute import mfu_basis
+
+    return mfu_basis(gpu, w.method, w.model.is_moe) + " (Sizing constants below)"
+
+
 def _strategy_label(strategy) -> str:
     return strategy.label() if strategy is not None and hasattr(strategy, "label") else ""
 
@@ -547,9 +557,11 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
                     mfu = default_mfu(table[a.gpu], w.method, w.model.is_moe)
                 except (ImportError, KeyError):
                     mfu = None
-            run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, a.efficiency, a.per_gpu_memory_gb, a.hours])
-        out.append((tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "scaling efficiency", "memory per GPU (GB)",
-                                                                        "wall hours"), run_rows))
+            p10, p90 = hours_band(a.hours)
+            run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
+                             a.per_gpu_memory_gb, a.hours, p10, p90])
+        out.append((tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "MFU from", "scaling efficiency", "memory per GPU (GB)",
+                                                                        "wall hours", "hours P10", "hours P90"), run_rows))
     out.append((tr("Sizing settings (project.sizing)"), [tr("setting"), tr("value"), tr("meaning")],
                 [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()]))
     from procure.solver.sizing.constants import constant_rows
@@ -562,8 +574,8 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     gpu_rows = []
     for gid in gpu_ids:
         g = table[gid]
-        gpu_rows.append([g.id, g.memory_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
-    out.append((tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
+        gpu_rows.append([g.id, g.architecture, g.memory_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
+    out.append((tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "architecture", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
                                                                                      "PCIe GB/s", "TDP W", "source"), gpu_rows))
     price_rows = []
     for o in offers:

@@ -130,7 +130,7 @@ def test_monte_carlo_is_deterministic_per_seed_and_its_percentiles_are_ordered()
 
 
 def test_regret_of_the_decided_plan_is_re_costed_not_re_optimized():
-    p, offers, hours = case(UNCERTAIN)
+    p, offers, hours = case({**UNCERTAIN, "uncertainty": {**UNCERTAIN["uncertainty"], "mfu": None}})  # throughput as sized
     a = run(p, offers, hours, monte_carlo=30)
     for o in a.monte_carlo:
         free = o.strategies["hybrid"]
@@ -226,3 +226,23 @@ def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solv
     low = solve_scenario(ctx, Scenario.of("lo", {"price_buy": 0.8})).strategies
     assert low["hybrid"].solved and low["hybrid"].total_cost == pytest.approx(40_000) and low["hybrid"].modes == ("buy",)
     assert not low["cloud"].solved and low["cloud"].total_cost == pytest.approx(43_200)
+
+
+def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
+    # Declared uncertainty without mfu: mfu is drawn within the calibrated band, triangular(1/P90, 1/P50, 1/P10);
+    # a declared mfu is kept; nothing is added when nothing is declared (no Monte Carlo at all).
+    from procure.analysis.montecarlo import distributions
+    from procure.solver.sizing.band import mfu_driver_triangular
+
+    s = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
+    d = distributions(s)
+    assert set(d) == {"price_cloud", "mfu"}
+    assert (d["mfu"].low, d["mfu"].mode, d["mfu"].high) == mfu_driver_triangular()
+    from procure.solver.sizing.constants import constant
+
+    assert d["mfu"].low == pytest.approx(1 / constant("HOURS_BAND_P90")) and d["mfu"].high == pytest.approx(1 / constant("HOURS_BAND_P10"))
+    own = AnalysisSettings.model_validate({"uncertainty": {"mfu": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
+    assert distributions(own)["mfu"].low == 0.9
+    assert distributions(AnalysisSettings()) == {}
+    held = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}, "mfu": None}})
+    assert set(distributions(held)) == {"price_cloud"}

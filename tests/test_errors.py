@@ -285,9 +285,11 @@ def test_every_offer_filtered_out_says_which_rule_removed_how_many(tmp_path):
         horizon_months: 12
         team_region: cn-east
         workloads:
-          - {name: big, model: llama-2-7b, method: full, tokens_b: 200, deadline_days: 10}
+          - {name: big, model: llama-2-13b, method: full, tokens_b: 200, deadline_days: 10}
         """)
-    offers = [  # one rule removes each: GPU memory, the network line across the border, the deadline
+    # one rule removes each: GPU memory (a 13B's bf16 weights alone, 26 GB, overflow a 24 GB card even with
+    # the optimizer offloaded to its 512 GB of host RAM), the network line across the border, the deadline
+    offers = [
         dict(GOOD_ROW, id="small-gpu", region="cn-east", gpu="RTX-4090-24GB", gpus_per_node=1, intra_node="pcie", inter_node="none", inter_node_rails=1, ram_gb=512, cpu_cores=64, max_nodes=1),
         dict(GOOD_ROW, id="far-away", region="us-east", network_line="standard"),
         dict(GOOD_ROW, id="slow", region="cn-east", max_nodes=1),

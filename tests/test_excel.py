@@ -570,3 +570,24 @@ def test_assumptions_list_sizing_constants_with_unit_and_source(written):
         row = by_name[name]
         assert isinstance(row[1], (int, float)) and row[2] and len(str(row[3])) > 30, row
     assert "GB" not in by_name and "GIB" not in by_name
+
+
+def test_mi300x_hours_come_from_its_own_efficiency_with_the_source_on_the_assumptions_sheet(tmp_path):
+    # An MI300X-only plan: the chosen shape's MFU is MFU_CDNA3 (its measured training speed, not H100's
+    # efficiency), the sheet says so, lists that constant with its source, and gives the hours' P10–P90.
+    mi = _offer(id="cloud-mi300x", vendor="AMD Cloud", mode="cloud", gpu="MI300X-192GB", intra_node="nvlink", inter_node="roce-400g")
+    project = Project.model_validate(dict(name="mi", start_date="2027-01-01", horizon_months=12, period_days=7, workloads=[
+        dict(name="ft", model="llama-2-7b", method="full", tokens_b=2, deadline_days=60)]))
+    result = plan_project(project, [mi], n_runner_ups=0)
+    path = tmp_path / "mi.xlsx"
+    write_workbook(result, path)
+    ws = openpyxl.load_workbook(path)["Assumptions"]
+    rows = [[c.value for c in r] for r in ws.iter_rows()]
+    header = next(r for r in rows if r[0] == "workload" and "MFU from" in r)
+    chosen = next(r for r in rows[rows.index(header) + 1:] if r[0] == "ft")
+    col = {name: i for i, name in enumerate(header) if name}
+    assert chosen[col["MFU from"]].startswith("MFU_CDNA3")
+    assert chosen[col["MFU"]] == pytest.approx(0.278)
+    assert chosen[col["hours P10"]] < chosen[col["wall hours"]] < chosen[col["hours P90"]]
+    (const,) = [r for r in rows if r[0] == "MFU_CDNA3"]
+    assert "MI300X" in const[3] and "H200" in const[3]

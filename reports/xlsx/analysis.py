@@ -24,6 +24,7 @@ from openpyxl.chart import BarChart, Reference, Series
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from procure.analysis.montecarlo import distributions
 from procure.models.analysis import DRIVERS
 from procure.solver.costs import Objective
 from procure.solver.enums import STRATEGIES
@@ -198,7 +199,8 @@ def write_scenarios(ws: Worksheet, a, tr: Lang = EN) -> dict[str, str]:
     status = mc.pivot(index="scenario", columns="strategy", values="status")
     free = mc[mc["strategy"] == "hybrid"].set_index("scenario")
     cheapest = mc[mc["cheapest"]].set_index("scenario")["strategy"]
-    drivers = [d for d in DRIVERS if d in a.base.project.analysis.uncertainty]
+    drawn = distributions(a.base.project.analysis)
+    drivers = [d for d in DRIVERS if d in drawn]
     cols = ["scenario", *drivers, *(f"{s} {_metric_name(a)}" for s in STRATEGIES), "cheapest", "decided plan re-costed", "regret",
             *(f"{s} status" for s in STRATEGIES), "note"]
     shown = [tr("scenario"), *drivers, *(tr("{strategy} {m}", strategy=tr(STRATEGY_LABEL[s]), m=tr(_metric_name(a))) for s in STRATEGIES),

@@ -19,7 +19,8 @@ data-parallel replicas and m = ceil(B / (d·s·b)) micro-batches per replica per
   COMM_OVERLAP of it hidden behind compute (PyTorch DDP, Li et al. 2020; FSDP prefetch);
 * + tensor-parallel all-reduces (4, or 6 with checkpointing, of 2·s·b·h bytes per layer per micro-batch;
   Megatron-LM, Shoeybi et al. 2019 §3), TP_COMM_OVERLAP of them hidden (Megatron-Core --tp-comm-overlap);
-* + expert all-to-all (``a2a_s``), hidden by DualPipe or by the shared experts' compute.
+* + expert all-to-all (``a2a_s``), hidden by DualPipe or by the shared experts' compute;
+* + with ZeRO-Offload, the gradient and weight copies over PCIe and the CPU's Adam step (``offload_s``).
 
 efficiency = compute / step time; hours = steps × step time / effective_time.
 """
@@ -35,17 +36,19 @@ from .constants import (
     ATTENTION_RELATIVE_EFFICIENCY,
     BF16_BYTES,
     COMM_OVERLAP,
+    CPU_ADAM_BYTES_PER_PARAM,
     DUALPIPE_A2A_OVERLAP,
+    FLASH_ATTENTION_SPEEDUP,
     FP8_GEMM_EFFICIENCY,
-    HOPPER_CLASS_MIN_TFLOPS,
+    FP8_GEMM_EFFICIENCY_CDNA3,
     MFU_ADAPTER_FACTOR,
-    MFU_AMPERE_CLASS,
+    MFU_BY_ARCHITECTURE,
     MFU_CONSUMER,
-    MFU_HOPPER_CLASS,
     MOE_MFU_FACTOR,
     QLORA_DEQUANT_OVERHEAD,
     TP_COMM_OVERLAP,
 )
+from .memory import trainable_shard
 
 if TYPE_CHECKING:
     from .profile import Profile
@@ -74,31 +77,47 @@ def gemm_flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
 
 
 def default_mfu(gpu: GPU, method: str, moe: bool = False) -> float:
-    """In-step model FLOPs utilization by GPU class (constants MFU_*), × MFU_ADAPTER_FACTOR for adapters,
-    × MOE_MFU_FACTOR for mixture-of-experts models."""
-    if gpu.form_factor == "consumer":
-        base = MFU_CONSUMER
-    elif gpu.bf16_dense_tflops > HOPPER_CLASS_MIN_TFLOPS:
-        base = MFU_HOPPER_CLASS
-    else:
-        base = MFU_AMPERE_CLASS
+    """In-step model FLOPs utilization by GPU architecture family (MFU_AMPERE, MFU_ADA, MFU_HOPPER,
+    MFU_BLACKWELL, MFU_CDNA3; GeForce cards MFU_CONSUMER), × MFU_ADAPTER_FACTOR for adapters,
+    × MOE_MFU_FACTOR for mixture-of-experts models. Each family's value and its published source are in
+    constants.yaml."""
+    base = MFU_CONSUMER if gpu.form_factor == "consumer" else MFU_BY_ARCHITECTURE[gpu.architecture]
     base *= MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0
     return base * (MOE_MFU_FACTOR if moe else 1.0)
 
 
+def mfu_basis(gpu: GPU, method: str, moe: bool = False) -> str:
+    """The constants ``default_mfu`` multiplies, by name (their sources are in constants.yaml and on the
+    workbook's Assumptions sheet), e.g. "MFU_CDNA3" or "MFU_HOPPER × MOE_MFU_FACTOR"."""
+    names = ["MFU_CONSUMER" if gpu.form_factor == "consumer" else f"MFU_{gpu.architecture.upper()}"]
+    if method in ("lora", "qlora"):
+        names.append("MFU_ADAPTER_FACTOR")
+    if moe:
+        names.append("MOE_MFU_FACTOR")
+    return " × ".join(names)
+
+
+def attention_rate(flash: bool) -> float:
+    """Attention FLOP rate relative to the GEMM rate: ATTENTION_RELATIVE_EFFICIENCY with fused (flash)
+    kernels, FLASH_ATTENTION_SPEEDUP times less without them (the workload's ``flash_attention``)."""
+    return ATTENTION_RELATIVE_EFFICIENCY if flash else ATTENTION_RELATIVE_EFFICIENCY / FLASH_ATTENTION_SPEEDUP
+
+
 def fp8_gemm_speedup(gpu: GPU) -> float:
     """How much faster an FP8 GEMM runs than a BF16 one: fp8/bf16 dense peak × FP8_GEMM_EFFICIENCY
-    (never below 1: a framework falls back to BF16 where FP8 would be slower)."""
+    (FP8_GEMM_EFFICIENCY_CDNA3 on AMD CDNA3, from its measured FP8 training speed); never below 1: a
+    framework falls back to BF16 where FP8 would be slower."""
     if gpu.fp8_dense_tflops is None:
         return 1.0
-    return max(1.0, gpu.fp8_dense_tflops / gpu.bf16_dense_tflops * FP8_GEMM_EFFICIENCY)
+    eff = FP8_GEMM_EFFICIENCY_CDNA3 if gpu.architecture == "cdna3" else FP8_GEMM_EFFICIENCY
+    return max(1.0, gpu.fp8_dense_tflops / gpu.bf16_dense_tflops * eff)
 
 
 class Shape:
     """One cluster shape as the step-time model sees it (bytes/s, FLOP/s, bytes). ``bw_inter`` is the
     node's fabric (all its GPUs share it); ``gemm_speed`` the GEMM speed-up of the precision."""
 
-    __slots__ = ("gpus", "gpn", "nodes", "bw_intra", "bw_inter", "peak", "mfu", "mem_cap", "max_tp", "gemm_speed")
+    __slots__ = ("gpus", "gpn", "nodes", "bw_intra", "bw_inter", "peak", "mfu", "mem_cap", "max_tp", "gemm_speed", "pcie", "host_bw")
 
     gpus: int
     gpn: int
@@ -110,6 +129,8 @@ class Shape:
     mem_cap: float
     max_tp: int
     gemm_speed: float
+    pcie: float  # achieved host link per GPU per direction, bytes/s
+    host_bw: float  # the node's host memory bandwidth, bytes/s
 
 
 def allreduce_s(nbytes: float, n: int, local: int, sh: Shape) -> float:
@@ -167,7 +188,20 @@ def a2a_s(p: Profile, tokens: float, t: int, pp: int, ep: int, sh: Shape, fp8: b
     return tokens * layers * per_token
 
 
-def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: int, schedule: str, v: int, sh: Shape) -> tuple[float, float] | None:
+def offload_s(p: Profile, zero: int, t: int, pp: int, sh: Shape) -> float:
+    """Seconds ZeRO-Offload adds to one optimizer step (Ren et al. 2021, arXiv:2101.06840 §4): each GPU
+    sends its shard's bf16 gradients to the host and receives the updated bf16 weights, 2 B/param each
+    way over its PCIe link at PCIE_ACHIEVED_FRACTION of pcie_gbs/2, and the CPU runs Adam over the
+    node's shards at CPU_ADAM_BYTES_PER_PARAM of host memory traffic per param against the node's host
+    memory bandwidth. Counted as exposed: DeepSpeed's overlap of the gradient copy with the backward pass
+    and its optional one-step-delayed update are not modelled (a conservative estimate)."""
+    d = max(1, sh.gpus // (t * pp))
+    n = trainable_shard(p, zero, t, pp, d)
+    return 2.0 * BF16_BYTES * n / sh.pcie + CPU_ADAM_BYTES_PER_PARAM * n * sh.gpn / sh.host_bw
+
+
+def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: int, schedule: str, v: int, sh: Shape,
+              offload: bool = False) -> tuple[float, float] | None:
     """(hours, efficiency) of the whole job, or None when this micro-batch would inflate the global batch.
 
     d = G/(t·pp) replicas; m = ceil(B / (d·s·b)) micro-batches per replica per step. Per step:
@@ -176,6 +210,7 @@ def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: i
     (the slowest stage); + bubble; + exposed DP, TP and expert all-to-all communication; + pipeline
     point-to-point sends, m·v × 2 × 2·s·b·h/t bytes per GPU, over the GPU link on one node, else over the
     GPU's share of the node fabric (the slowest boundary crosses nodes); not overlapped.
+    ZeRO-Offload (``offload``) adds ``offload_s``.
     efficiency = compute / step time (the scaling efficiency); hours = steps × step time / effective_time."""
     d = sh.gpus // (t * pp)
     micro_tokens = d * p.s * mb
@@ -185,7 +220,7 @@ def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: i
     m = max(1, math.ceil(step_tokens / micro_tokens - 1e-9))  # micro-batches per replica per step
     fp8 = p.fp8
     gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / (sh.gemm_speed if fp8 else 1.0)
-    att = (p.att_tok_ckpt if ckpt else p.att_tok) / ATTENTION_RELATIVE_EFFICIENCY
+    att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
     rate = sh.gpus * sh.peak * sh.mfu
     compute = (gemm + att) * step_tokens / rate
     stage_layers = -(-p.L // pp)
@@ -224,6 +259,8 @@ def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: i
             hidden = min(a2a, shared * tokens * (-(-p.L_moe // pp)) / p.L_moe / (sh.peak * sh.mfu)) if p.L_moe else 0.0
         a2a -= hidden
     exposed = dp - COMM_OVERLAP * min(dp, slow) + (1.0 - TP_COMM_OVERLAP) * tp + p2p + a2a
+    if offload:
+        exposed += offload_s(p, zero, t, pp, sh)
     total = slow + bubble + exposed
     eff = compute / total
     hours = total * (p.D / step_tokens) / p.effective_time / 3600.0

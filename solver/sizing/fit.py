@@ -68,29 +68,31 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
     return out
 
 
-def host_ram_need_gb(gpn: int, mem: MemoryBreakdown) -> float:
+def host_ram_need_gb(gpn: int, stage_gb: float, offload_gb: float = 0.0) -> float:
     """Host RAM one node needs (GB): HOST_RAM_SYSTEM_GB + gpn × (HOST_RAM_PER_GPU_GB + the GPU's checkpoint
-    staging, weights + optimizer state of its shard) + offloaded state (none: no strategy offloads).
+    staging + its offloaded optimizer state).
 
-    Staging: PyTorch distributed checkpointing's async_save copies each rank's state dict to CPU memory
-    before writing it, so the node must hold its GPUs' model-state shards once (torch.distributed.checkpoint
-    docs). The rule scales with the job: a QLoRA adapter stages megabytes, a 70B full fine-tune on one node
-    hundreds of GB. It replaces the 1.5–2× node-GPU-memory rule of thumb, which is for full training of
-    large models and rejects a single RTX 4090 for a 7B QLoRA."""
-    return HOST_RAM_SYSTEM_GB + gpn * (HOST_RAM_PER_GPU_GB + mem.weights + mem.optimizer)
+    Staging (``memory.checkpoint_stage_bytes``): PyTorch distributed checkpointing's async_save copies each
+    rank's state dict to CPU memory before writing it, so the node must hold its GPUs' trainable-state
+    shards once (torch.distributed.checkpoint docs): weights + optimizer state for full training, the
+    adapter's weights + optimizer state alone for lora/qlora (the frozen base is not saved). Offloaded
+    state (``memory.offload_host_bytes``, ZeRO-Offload) lives in host RAM for the whole run. The rule
+    replaces the 1.5–2× node-GPU-memory rule of thumb, which is for full training of large models and
+    rejects a single RTX 4090 for a 7B LoRA or QLoRA."""
+    return HOST_RAM_SYSTEM_GB + gpn * (HOST_RAM_PER_GPU_GB + stage_gb + offload_gb)
 
 
-def host_ram_reason(offer: Offer, mem: MemoryBreakdown, settings: SizingSettings) -> Reason | None:
+def host_ram_reason(offer: Offer, stage_gb: float, offload_gb: float, settings: SizingSettings) -> Reason | None:
     if settings.host_ram_ratio is not None:
         return None  # the project's ratio rule applies instead (offer_reasons)
     gpn = offer.gpus_per_node
-    need = host_ram_need_gb(gpn, mem)
+    need = host_ram_need_gb(gpn, stage_gb, offload_gb)
     if offer.ram_gb >= need - 1e-9:
         return None
-    stage = gpn * (mem.weights + mem.optimizer)
+    offloaded = f" + {_fmt(gpn * offload_gb)} GB of optimizer state offloaded to the CPU (ZeRO-Offload)" if offload_gb else ""
     return Reason(Rule.HOST_RAM,
         f"host RAM {_fmt(offer.ram_gb)} GB < {_fmt(need)} GB per node: {HOST_RAM_SYSTEM_GB:g} GB system + {gpn} × {HOST_RAM_PER_GPU_GB:g} GB "
-        f"per GPU (training process, data loaders, pinned buffers) + {_fmt(stage)} GB to stage a checkpoint of the node's model state"
+        f"per GPU (training process, data loaders, pinned buffers) + {_fmt(gpn * stage_gb)} GB to stage a checkpoint of the node's trainable state{offloaded}"
     )
 
 
@@ -107,6 +109,10 @@ def memory_reason(p: Profile, least: Strategy, mem: MemoryBreakdown, n_gpus: int
     activations of one sequence alone overflow the GPU, say that the sequence needs context parallelism,
     which the engine does not model (an honest rejection rather than a made-up fit)."""
     ck = "checkpointing" if least.checkpointing else "no checkpointing"
+    if least.optimizer == "adam8bit":
+        ck += ", 8-bit Adam"
+    if least.offload:
+        ck += ", the optimizer offloaded to the CPU (ZeRO-Offload)"
     extra = ""
     if least.pipeline_parallel > 1:
         extra += f", PP{least.pipeline_parallel}"

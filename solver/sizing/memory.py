@@ -30,7 +30,8 @@ The bullets below are the single-stage, bf16 case.
   untied LM head (2·V·h params) stay bf16; adapters as lora.
 * MoE: weights/grads/optimizer use total params P; activations and FLOPs use active params N and f.
 * Activations per layer, 16-bit, fused/flash attention so the 5·a·s/h attention-matrix term of
-  Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) is dropped: s·b·h·c with
+  Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) is dropped (workloads with flash_attention: false
+  keep it, divided by t under TP): s·b·h·c with
   c = 4 (two norms) + 11 (attention; its K and V share 4 scales by kv/a for GQA) + MLP, where the MLP
   is 3 + 4·f/h for a GELU MLP (= 19 at f = 4h, reproducing Korthikanti's 34) and 3 + 6·f/h for a
   gated (SwiGLU) MLP, which stores gate, up and their product (assumed whenever f ≠ 4h; every modern
@@ -43,6 +44,12 @@ The bullets below are the single-stage, bf16 case.
 * overhead = CUDA context (CUDA_CONTEXT_BYTES) + a gradient communication bucket when G > 1
   (min(COMM_BUCKET_BYTES, this GPU's unsharded gradient bytes); DeepSpeed reduce_bucket_size 5e8
   elements, EleutherAI cookbook ``calc_transformer_mem.py``) + FRAGMENTATION × everything else.
+* Low-memory optimizers (tried by the search only on a shape where plain Adam fits no layout): 8-bit Adam keeps 4 + 1 + 1 = 6 B/param of optimizer state (bitsandbytes, Dettmers et al.
+  2022, arXiv:2110.02861); ZeRO-Offload (Ren et al. 2021, arXiv:2101.06840) keeps only the bf16 weights
+  and one gradient bucket on the GPU, and OFFLOAD_HOST_BYTES × OFFLOAD_BUFFER_FACTOR = 16 × 1.5 B per
+  param of the GPU's shard in host RAM (DeepSpeed's estimator); its step-time cost is in compute.py.
+* Host RAM (fit.py): the node's checkpoint staging (``checkpoint_stage_bytes``: the trainable state,
+  the adapter alone for lora/qlora) + the offloaded state (``offload_host_bytes``).
 """
 
 from __future__ import annotations
@@ -54,11 +61,14 @@ from procure.models.project import Workload
 from procure.models.units import GB, GIB
 
 from .constants import (
+    ADAM8BIT_OPTIMIZER_BYTES,
     BF16_BYTES,
     COMM_BUCKET_BYTES,
     CUDA_CONTEXT_BYTES,
     DUALPIPE_PARAM_COPIES,
     FRAGMENTATION,
+    OFFLOAD_BUFFER_FACTOR,
+    OFFLOAD_HOST_BYTES,
     OPTIMIZER_BYTES,
     USABLE_FRACTION,
     ZERO3_GATHER_BYTES_PER_PARAM,
@@ -124,32 +134,81 @@ def inflight_factor(pp: int, schedule: str, v: int) -> float:
     return 1.0
 
 
-def state_bytes(p: Profile, zero: int, t: int, pp: int, ep: int, d: int, copies: float = 1.0) -> tuple[float, float, float]:
+def optimizer_bytes(p: Profile, optim: str) -> float:
+    """Optimizer state per trainable param on the GPU: 12 B fp32 master + Adam m, v (8 B under fp8:
+    DeepSeek-V3's bf16 moments), or ADAM8BIT_OPTIMIZER_BYTES for 8-bit Adam."""
+    if optim == "adam8bit":
+        return ADAM8BIT_OPTIMIZER_BYTES
+    return OPTIMIZER_BYTES if p.adapter else p.ob
+
+
+def state_bytes(p: Profile, zero: int, t: int, pp: int, ep: int, d: int, copies: float = 1.0,
+                optim: str = "adam", offload: bool = False) -> tuple[float, float, float]:
     """(weights, gradients, optimizer) bytes per GPU.
 
     The GPU holds 1/(t·pp) of the non-expert params and 1/(t·pp·ep) of the routed experts. ZeRO shards
     the non-expert state over the d data-parallel ranks and the expert state over the d/ep ranks that
-    hold the same experts. ``copies``: parameter copies the schedule keeps (DualPipe 2)."""
+    hold the same experts. ``copies``: parameter copies the schedule keeps (DualPipe 2). ``optim``:
+    the optimizer's state format (``optimizer_bytes``). ``offload`` (ZeRO-Offload): the optimizer state
+    lives in host RAM and the gradients stream to it bucket by bucket, so the GPU keeps only the bf16
+    weights (DeepSpeed's estimator: 2P per GPU for ZeRO-2 with offload_optimizer=cpu)."""
     de = max(1, d // ep)
     ne = p.P_ne / (t * pp)
     ex = p.P_e / (t * pp * ep)
     gather = ZERO3_GATHER_BYTES_PER_PARAM * p.largest / t if zero >= 3 else 0.0
+    ob = optimizer_bytes(p, optim)
     if p.adapter:
         base_ne = p.base_bytes * p.frac_ne / (t * pp)
         base_ex = p.base_bytes * (1.0 - p.frac_ne) / (t * pp * ep)
         if zero >= 3:  # the frozen base is sharded only by ZeRO-3
             base_ne, base_ex = base_ne / d, base_ex / de
         a = p.A / (t * pp)
-        aw, ag, ao = zero_shard(p.wb * a, p.wb * a, OPTIMIZER_BYTES * a, zero, d)
+        aw, ag, ao = zero_shard(p.wb * a, p.wb * a, ob * a, zero, d)
+        if offload:
+            ag, ao = 0.0, 0.0
         return (base_ne + base_ex) * copies + gather + aw, ag, ao
-    wn, gn, on = zero_shard(p.wb * ne, p.gb * ne, p.ob * ne, zero, d)
-    we, ge, oe = zero_shard(p.wb * ex, p.gb * ex, p.ob * ex, zero, de)
+    wn, gn, on = zero_shard(p.wb * ne, p.gb * ne, ob * ne, zero, d)
+    we, ge, oe = zero_shard(p.wb * ex, p.gb * ex, ob * ex, zero, de)
+    if offload:
+        gn = ge = on = oe = 0.0
     return (wn + we) * copies + gather, gn + ge, on + oe
 
 
+def trainable_shard(p: Profile, zero: int, t: int, pp: int, d: int) -> float:
+    """Trainable params whose optimizer state one GPU owns: trainable/(t·pp), /d once ZeRO shards it."""
+    n = p.trainable / (t * pp)
+    return n / d if zero >= 1 else n
+
+
+def offload_host_bytes(p: Profile, st: Strategy, gpus: int) -> float:
+    """Host RAM one GPU's offloaded state takes: OFFLOAD_HOST_BYTES (fp32 master, m, v, gradients) ×
+    OFFLOAD_BUFFER_FACTOR per param of its shard; 0 without offload."""
+    if not st.offload:
+        return 0.0
+    d = max(1, gpus // (st.tensor_parallel * st.pipeline_parallel))
+    return OFFLOAD_HOST_BYTES * OFFLOAD_BUFFER_FACTOR * trainable_shard(p, st.zero_stage, st.tensor_parallel, st.pipeline_parallel, d)
+
+
+def checkpoint_stage_bytes(p: Profile, st: Strategy, gpus: int) -> float:
+    """Bytes of one GPU's share of a checkpoint that asynchronous checkpointing stages in host RAM: the
+    trainable state on the GPU — weights + optimizer state of its shard for full training, only the
+    adapter's weights + optimizer state for lora/qlora (the frozen base is never saved). Offloaded state
+    is already in host RAM and is not staged again."""
+    t, pp = st.tensor_parallel, st.pipeline_parallel
+    d = max(1, gpus // (t * pp))
+    if p.adapter:
+        a = p.A / (t * pp)
+        aw, _ag, ao = zero_shard(p.wb * a, 0.0, optimizer_bytes(p, st.optimizer) * a, st.zero_stage, d)
+        return aw + (0.0 if st.offload else ao)
+    copies = DUALPIPE_PARAM_COPIES if st.schedule == "dualpipe" else 1.0
+    w, _g, o = state_bytes(p, st.zero_stage, t, pp, st.expert_parallel, d, copies, st.optimizer, st.offload)
+    return w + o
+
+
 def layer_activation_bytes(p: Profile, t: int, mb: int) -> float:
-    """One layer's saved activations for one micro-batch: s·b·h·(10 + (c − 10)/t)."""
-    return p.s * mb * p.h * (10.0 + (p.act_coef - 10.0) / t)
+    """One layer's saved activations for one micro-batch: s·b·h·(10 + (c − 10)/t), + s·b·h·5·a·s/(h·t)
+    for the stored attention matrix when the workload has no fused (flash) attention (Korthikanti Table 2)."""
+    return p.s * mb * p.h * (10.0 + (p.act_coef - 10.0 + p.att_matrix) / t)
 
 
 def activation_bytes(p: Profile, t: int, ckpt: bool, mb: int, pp: int = 1, schedule: str = "", v: int = 1) -> float:
@@ -163,9 +222,10 @@ def activation_bytes(p: Profile, t: int, ckpt: bool, mb: int, pp: int = 1, sched
     return stored * layer + logits
 
 
-def comm_bucket_bytes(p: Profile, t: int, gpus: int, pp: int = 1) -> float:
-    """The gradient-reduction bucket: min(COMM_BUCKET_BYTES, this GPU's gradient bytes); 0 on one GPU."""
-    return min(COMM_BUCKET_BYTES, BF16_BYTES * p.trainable / (t * pp)) if gpus > 1 else 0.0
+def comm_bucket_bytes(p: Profile, t: int, gpus: int, pp: int = 1, offload: bool = False) -> float:
+    """The gradient-reduction bucket: min(COMM_BUCKET_BYTES, this GPU's gradient bytes); 0 on one GPU
+    unless the gradients are offloaded (they leave the GPU through the same bucket)."""
+    return min(COMM_BUCKET_BYTES, BF16_BYTES * p.trainable / (t * pp)) if gpus > 1 or offload else 0.0
 
 
 def total_bytes(fixed: float, activations: float) -> float:
@@ -178,9 +238,9 @@ def memory_parts(p: Profile, st: Strategy, gpus: int) -> tuple[float, float, flo
     t, pp, ep = st.tensor_parallel, st.pipeline_parallel, st.expert_parallel
     d = max(1, gpus // (t * pp))
     copies = DUALPIPE_PARAM_COPIES if st.schedule == "dualpipe" else 1.0
-    w, g, o = state_bytes(p, st.zero_stage, t, pp, ep, d, copies)
+    w, g, o = state_bytes(p, st.zero_stage, t, pp, ep, d, copies, st.optimizer, st.offload)
     act = activation_bytes(p, t, st.checkpointing, st.micro_batch, pp, st.schedule, st.virtual_stages)
-    bucket = comm_bucket_bytes(p, t, gpus, pp)
+    bucket = comm_bucket_bytes(p, t, gpus, pp, st.offload)
     overhead = CUDA_CONTEXT_BYTES + bucket + FRAGMENTATION * (w + g + o + act + bucket)
     return w, g, o, act, overhead
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from procure.models.project import SizingSettings, Workload
 
-from .compute import attention_flops_per_token, flops_per_token, gemm_flops_per_token
+from .compute import attention_flops_per_token, attention_rate, flops_per_token, gemm_flops_per_token
 from .constants import (
     BATCH_LAW_COEFFICIENT,
     BATCH_LAW_EXPONENT,
@@ -37,7 +37,7 @@ class Profile:
         "largest", "act_coef", "flops_tok", "flops_tok_ckpt", "D", "global_tokens", "ckpt_bytes",
         "dataset_tb", "kept", "mfu", "allowed", "gemm_tok", "gemm_tok_ckpt", "att_tok", "att_tok_ckpt",
         "P_ne", "P_e", "frac_ne", "trainable_ne", "trainable_e", "k", "E", "L_moe", "route_limit", "shared_tok",
-        "moe", "expert_layout", "fp8", "precision", "wb", "gb", "ob", "effective_time",
+        "moe", "expert_layout", "fp8", "precision", "wb", "gb", "ob", "effective_time", "att_rate", "att_matrix",
     )
 
     name: str
@@ -86,6 +86,8 @@ class Profile:
     gb: float
     ob: float
     effective_time: float
+    att_rate: float
+    att_matrix: float
 
 
 def adapter_params(workload: Workload) -> float:
@@ -135,6 +137,9 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.effective_time = w.effective_time if w.effective_time is not None else EFFECTIVE_TIME
     p.largest = max(m.vocab_size * m.hidden_size, m.hidden_size * m.ffn_hidden_size, m.hidden_size**2)
     p.act_coef = activation_coefficient(w)
+    p.att_rate = attention_rate(w.flash_attention)
+    # without fused attention the s×s scores, softmax and dropout mask are stored: 5·a·s/h per sbh (Korthikanti Table 2)
+    p.att_matrix = 0.0 if w.flash_attention else 5.0 * m.heads * w.seq_len / m.hidden_size
     p.flops_tok = flops_per_token(p, False, w.method)
     p.flops_tok_ckpt = flops_per_token(p, True, w.method)
     p.gemm_tok = gemm_flops_per_token(p, False, w.method)

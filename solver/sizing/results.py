@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from procure.models.project import Workload
 from procure.solver.reasons import Reason, render
 
+from .band import hours_band
+
 #: Pipeline schedules: "1f1b" (PipeDream-Flush), "interleaved" (Megatron virtual stages), "zb1p"
 #: (zero bubble, DeepSeek-V2), "dualpipe" (DeepSeek-V3); "" when there is no pipeline.
 SCHEDULES = ("1f1b", "interleaved", "zb1p", "dualpipe")
@@ -15,8 +17,9 @@ SCHEDULES = ("1f1b", "interleaved", "zb1p", "dualpipe")
 @dataclass(frozen=True)
 class Strategy:
     """How one job is laid out: ZeRO stage, tensor / pipeline / expert parallel degrees, activation
-    checkpointing, micro-batch (sequences), precision, and the pipeline schedule (with its virtual
-    stages per GPU for "interleaved")."""
+    checkpointing, micro-batch (sequences), precision, the pipeline schedule (with its virtual
+    stages per GPU for "interleaved"), the optimizer's state format and whether it is offloaded to the
+    CPU (ZeRO-Offload)."""
 
     zero_stage: int
     tensor_parallel: int
@@ -27,6 +30,8 @@ class Strategy:
     precision: str = "bf16"
     schedule: str = ""
     virtual_stages: int = 1
+    optimizer: str = "adam"  # "adam" (fp32 states) | "adam8bit" (bitsandbytes 8-bit states)
+    offload: bool = False  # ZeRO-Offload: optimizer states and the optimizer step on the CPU
 
     def label(self) -> str:
         dp = f"ZeRO-{self.zero_stage}" if self.zero_stage else "DP"
@@ -40,6 +45,10 @@ class Strategy:
         parts += [ck, f"mb {self.micro_batch}"]
         if self.precision != "bf16":
             parts.append(self.precision)
+        if self.optimizer == "adam8bit":
+            parts.append("8-bit Adam")
+        if self.offload:
+            parts.append("ZeRO-Offload (optimizer on CPU)")
         return ", ".join(parts)
 
 
@@ -79,6 +88,17 @@ class Candidate:
     hours: float | None
     gpu_hours: float | None
     efficiency: float | None
+    host_ram_gb: float | None = None  # host RAM one node needs (fit.host_ram_need_gb)
+
+    @property
+    def hours_p10(self) -> float | None:
+        """The calibrated P10 of ``hours`` (band.hours_band)."""
+        return hours_band(self.hours)[0]
+
+    @property
+    def hours_p90(self) -> float | None:
+        """The calibrated P90 of ``hours`` (band.hours_band)."""
+        return hours_band(self.hours)[1]
 
     @property
     def reason(self) -> str | None:

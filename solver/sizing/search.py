@@ -7,7 +7,9 @@ expert-parallel runs (DeepSeek-V2, V3); expert parallel ep ∈ EP_DEGREES for mi
 models with an expert layout (ep divides the experts and the data-parallel degree); ZeRO-1/2/3 for
 plain data parallelism, ZeRO-1 once pipeline or expert parallelism is used (Megatron's distributed
 optimizer and DeepSeek's HAI-LLM; DeepSpeed does not combine ZeRO-2/3 with pipelines); checkpointing
-off/on; micro-batch ∈ MICRO_BATCHES sequences.
+off/on; micro-batch ∈ MICRO_BATCHES sequences. Then the low-memory optimizers (``_variants``): 8-bit
+Adam, and for full training ZeRO-Offload of the optimizer to the CPU (ZeRO-2/3, no pipeline or expert
+parallelism); each is tried only on a shape where the plainer optimizers fit no layout.
 
 Branch and bound: hours ≥ compute × (stage imbalance) × (1 + bubble at the largest micro-batch count) /
 effective_time. Layouts are tried in order of that bound and the loop stops at the first whose bound
@@ -21,7 +23,7 @@ from __future__ import annotations
 import math
 
 from .compute import Shape, bubble_fraction, step_time
-from .constants import ATTENTION_RELATIVE_EFFICIENCY, DUALPIPE_PARAM_COPIES
+from .constants import DUALPIPE_PARAM_COPIES
 from .memory import activation_bytes, comm_bucket_bytes, memory_parts, state_bytes, total_bytes
 from .profile import EP_DEGREES, MICRO_BATCHES, PP_DEGREES, TP_DEGREES, Profile
 from .results import Strategy
@@ -60,75 +62,101 @@ def _layouts(p: Profile, sh: Shape):
     return out
 
 
+def _variants(p: Profile) -> list[tuple[str, bool]]:
+    """(optimizer, offload) in the order tried: plain Adam, then 8-bit Adam, then ZeRO-Offload (full and
+    pretraining in bf16 only). A later variant is tried only on a shape where no earlier one fits: a
+    low-memory optimizer changes the numerics or adds host traffic, so it is a way to fit, not a speed-up
+    the search hands out (the planner still prefers such a shape when it is the cheaper one)."""
+    out = [("adam", False)]
+    if not p.fp8:
+        out.append(("adam8bit", False))
+        if not p.adapter:
+            out.append(("adam", True))
+    return out
+
+
 def best_strategy(p: Profile, sh: Shape):
-    """Fastest strategy that fits (ties → less memory): (strategy, parts, hours, eff); when none fits,
-    (None, parts, leanest strategy, None)."""
+    """Fastest strategy that fits with the plainest optimizer that fits (ties → less memory): (strategy,
+    parts, hours, eff); when none fits, (None, parts, leanest strategy, None)."""
     cap = sh.mem_cap
     rate = sh.gpus * sh.peak * sh.mfu
     layouts = _layouts(p, sh)
     best_h = math.inf
     best: tuple[float, Strategy, float] | None = None  # (mem, strategy, eff)
     speed = sh.gemm_speed if p.fp8 else 1.0
-    for ckpt in (False, True):
-        gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
-        att = (p.att_tok_ckpt if ckpt else p.att_tok) / ATTENTION_RELATIVE_EFFICIENCY
-        floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
-        if floor > best_h * (1 + REL_TIE):
-            break
-        bounded = []
-        for lay in layouts:
-            t, pp, ep, sched, v = lay
-            d = sh.gpus // (t * pp)
-            m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
-            bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
-        bounded.sort(key=lambda x: x[0])  # most promising first, so the bound prunes the rest
-        for bound, (t, pp, ep, sched, v) in bounded:
-            if bound > best_h * (1 + REL_TIE):
+    for optim, offload in _variants(p):
+        if best is not None:
+            break  # a plainer optimizer fits this shape
+        for ckpt in (False, True):
+            gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
+            att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
+            floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
+            if floor > best_h * (1 + REL_TIE):
                 break
-            d = sh.gpus // (t * pp)
-            bucket = comm_bucket_bytes(p, t, sh.gpus, pp)
-            copies = DUALPIPE_PARAM_COPIES if sched == "dualpipe" else 1.0
-            zeros = ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
-            act1 = activation_bytes(p, t, ckpt, 1, pp, sched, v)
-            if total_bytes(sum(state_bytes(p, zeros[-1], t, pp, ep, d, copies)) + bucket, act1) > cap:
-                continue  # not even the most sharded state at micro-batch 1 fits
-            # ZeRO-1 at micro-batch 1 is this layout's fastest option (ZeRO-2/3 move at least as many bytes,
-            # larger micro-batches only shorten their extra traffic): skip the layout when it cannot win.
-            first = step_time(p, zeros[0], t, pp, ep, ckpt, 1, sched, v, sh)
-            if first is None or first[0] > best_h * (1 + REL_TIE):
-                continue
-            for zero in zeros:
-                w, g, o = state_bytes(p, zero, t, pp, ep, d, copies)
-                fixed = w + g + o + bucket
-                # Only ZeRO-2/3 traffic falls with a larger micro-batch (fewer micro-steps); otherwise the
-                # step time is the same or (pipelines: more bubble) worse, and memory only grows.
-                for mb in (MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]):
-                    mem = total_bytes(fixed, activation_bytes(p, t, ckpt, mb, pp, sched, v))
-                    if mem > cap:
-                        break  # larger micro-batches only need more
-                    timed = step_time(p, zero, t, pp, ep, ckpt, mb, sched, v, sh)
-                    if timed is None:
-                        break
-                    hours, eff = timed
-                    if best is None or hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
-                        best_h = hours
-                        best = (mem, Strategy(zero, t, ckpt, mb, pp, ep, p.precision, sched, v), eff)
+            bounded = []
+            for lay in layouts:
+                t, pp, ep, sched, v = lay
+                if offload and (pp > 1 or ep > 1):
+                    continue  # DeepSpeed offloads with plain data parallelism (ZeRO-2/3) only
+                d = sh.gpus // (t * pp)
+                m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
+                bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
+            bounded.sort(key=lambda x: x[0])  # most promising first, so the bound prunes the rest
+            for bound, (t, pp, ep, sched, v) in bounded:
+                if bound > best_h * (1 + REL_TIE):
+                    break
+                d = sh.gpus // (t * pp)
+                bucket = comm_bucket_bytes(p, t, sh.gpus, pp, offload)
+                copies = DUALPIPE_PARAM_COPIES if sched == "dualpipe" else 1.0
+                if offload:
+                    zeros: tuple[int, ...] = (2, 3) if d > 1 else (2,)
+                else:
+                    zeros = ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
+                act1 = activation_bytes(p, t, ckpt, 1, pp, sched, v)
+                if total_bytes(sum(state_bytes(p, zeros[-1], t, pp, ep, d, copies, optim, offload)) + bucket, act1) > cap:
+                    continue  # not even the most sharded state at micro-batch 1 fits
+                # ZeRO-1 at micro-batch 1 bounds this layout from below (ZeRO-2/3 move at least as many bytes,
+                # larger micro-batches only shorten their extra traffic; offload adds the same copies to
+                # each): skip the layout when even that cannot win.
+                first = step_time(p, 1 if d > 1 else zeros[0], t, pp, ep, ckpt, 1, sched, v, sh, offload)
+                if first is None or first[0] > best_h * (1 + REL_TIE):
+                    continue
+                for zero in zeros:
+                    w, g, o = state_bytes(p, zero, t, pp, ep, d, copies, optim, offload)
+                    fixed = w + g + o + bucket
+                    # Only ZeRO-2/3 traffic falls with a larger micro-batch (fewer micro-steps); otherwise the
+                    # step time is the same or (pipelines: more bubble) worse, and memory only grows.
+                    for mb in (MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]):
+                        mem = total_bytes(fixed, activation_bytes(p, t, ckpt, mb, pp, sched, v))
+                        if mem > cap:
+                            break  # larger micro-batches only need more
+                        timed = step_time(p, zero, t, pp, ep, ckpt, mb, sched, v, sh, offload)
+                        if timed is None:
+                            break
+                        hours, eff = timed
+                        if best is None or hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
+                            best_h = hours
+                            best = (mem, Strategy(zero, t, ckpt, mb, pp, ep, p.precision, sched, v, optim, offload), eff)
     if best is not None:
         st = best[1]
         return st, memory_parts(p, st, sh.gpus), best_h, best[2]
-    # nothing fits: the leanest strategy (checkpointing, micro-batch 1, most sharding)
+    # nothing fits: the leanest strategy (checkpointing, micro-batch 1, most sharding, the leanest optimizer)
     least: tuple[float, Strategy, tuple[float, ...]] | None = None
-    for t, pp, ep, sched, v in layouts:
-        if sched == "dualpipe":
-            continue
-        d = sh.gpus // (t * pp)
-        zeros = (1, 2, 3) if pp == 1 and ep == 1 else (1,)
-        for zero in (zeros if d > 1 else (0,)):
-            st = Strategy(zero, t, True, 1, pp, ep, p.precision, sched, v)
-            parts = memory_parts(p, st, sh.gpus)
-            mem = sum(parts)
-            if least is None or mem < least[0]:
-                least = (mem, st, parts)
+    for optim, offload in _variants(p):
+        for t, pp, ep, sched, v in layouts:
+            if sched == "dualpipe" or (offload and (pp > 1 or ep > 1)):
+                continue
+            d = sh.gpus // (t * pp)
+            if offload:
+                zeros = (2, 3) if d > 1 else (2,)
+            else:
+                zeros = ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
+            for zero in zeros:
+                st = Strategy(zero, t, True, 1, pp, ep, p.precision, sched, v, optim, offload)
+                parts = memory_parts(p, st, sh.gpus)
+                mem = sum(parts)
+                if least is None or mem < least[0]:
+                    least = (mem, st, parts)
     if least is None:
         raise ValueError(f"no layout of {sh.gpus} GPUs to size")
     return None, least[2], least[1], None

@@ -15,7 +15,8 @@ from procure.solver.reasons import Reason
 
 from . import fit
 from .compute import Shape, default_mfu, fp8_gemm_speedup, step_time
-from .memory import breakdown, memory_parts, usable_memory_gb
+from .constants import HOST_MEMORY_BANDWIDTH_CONSUMER_GBS, HOST_MEMORY_BANDWIDTH_SERVER_GBS, PCIE_ACHIEVED_FRACTION
+from .memory import breakdown, checkpoint_stage_bytes, memory_parts, offload_host_bytes, usable_memory_gb
 from .profile import profile
 from .reference import is_reference
 from .results import Candidate, MemoryBreakdown, Strategy, WorkloadSizing
@@ -71,6 +72,8 @@ def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
     sh.mem_cap = usable_memory_gb(g) * GB
     sh.max_tp = gpn
     sh.gemm_speed = fp8_gemm_speedup(g)
+    sh.pcie = g.pcie_gbs / 2 * PCIE_ACHIEVED_FRACTION * GB
+    sh.host_bw = (HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS) * GB
     return sh
 
 
@@ -105,16 +108,21 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
             if hit is None:
                 sh = _shape(g, offer, nodes, mfu)
                 st, parts, third, eff0 = best_strategy(p, sh)
-                hit = (st, breakdown(parts), third, eff0, sh.mem_cap)
+                host = None
+                if st is not None:
+                    host = (checkpoint_stage_bytes(p, st, sh.gpus) / GB, offload_host_bytes(p, st, sh.gpus) / GB)
+                hit = (st, breakdown(parts), third, eff0, sh.mem_cap, host)
                 cache[key] = hit
-            strategy, mem, third, eff, mem_cap = hit
-            hours = gpu_hours = None
+            strategy, mem, third, eff, mem_cap, host = hit
+            hours = gpu_hours = host_ram = None
             if strategy is None:
                 reasons.insert(len(offer_reasons), fit.memory_reason(p, third, mem, n_gpus, g, mem_cap))
             else:
                 hours = third
                 gpu_hours = hours * n_gpus
-                ram = fit.host_ram_reason(offer, mem, settings)
+                stage_gb, offload_gb = host
+                host_ram = fit.host_ram_need_gb(gpn, stage_gb, offload_gb)
+                ram = None if is_reference(offer) else fit.host_ram_reason(offer, stage_gb, offload_gb, settings)
                 if ram:
                     reasons.append(ram)
                 eff_reason = fit.efficiency_reason(eff, offer, nodes, g, settings)
@@ -138,6 +146,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
                     hours=hours,
                     gpu_hours=gpu_hours,
                     efficiency=eff,
+                    host_ram_gb=host_ram,
                 )
             )
     return WorkloadSizing(workload=workload, total_flops=total_flops, memory_gb=unsharded, candidates=candidates)
@@ -160,7 +169,8 @@ def evaluate_strategy(workload: Workload, offer: Offer, nodes: int, strategy: St
         raise ValueError(f"TP{t} × PP{pp} does not divide {sh.gpus} GPUs / {sh.gpn} per node")
     if (sh.gpus // (t * pp)) % ep:
         raise ValueError(f"EP{ep} does not divide the data-parallel degree {sh.gpus // (t * pp)}")
-    timed = step_time(p, strategy.zero_stage, t, pp, ep, strategy.checkpointing, strategy.micro_batch, strategy.schedule, strategy.virtual_stages, sh)
+    timed = step_time(p, strategy.zero_stage, t, pp, ep, strategy.checkpointing, strategy.micro_batch, strategy.schedule, strategy.virtual_stages, sh,
+                      strategy.offload)
     if timed is None:
         raise ValueError(f"micro-batch {strategy.micro_batch} would exceed the global batch on {sh.gpus} GPUs")
     mem = breakdown(memory_parts(p, strategy, sh.gpus))
