@@ -149,7 +149,7 @@ def solve_scenario(ctx: Context, scenario: Scenario, strategies: Iterable[str] =
     decided_cost, decided_detail = None, ""
     for name in strategies:
         if ctx.statuses.get(name) == "excluded":  # a mode the user excluded is never planned
-            out[name] = StrategyOutcome(name, "excluded", detail="excluded by allowed_modes", solved=False)
+            out[name] = StrategyOutcome(name, SolveStatus.EXCLUDED, detail="excluded by allowed_modes", solved=False)
             continue
         base = ctx.base_plans.get(name)
         warm = None

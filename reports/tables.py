@@ -117,8 +117,8 @@ def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
     capex_at = _fractions(flows["capex"], {costs.delivery_month(o, p): 1.0})
     tier = tr(" (volume tier from {n} nodes)", n=hit[0]) if o.volume_prices else ""
     duty, vat = costs.duty_rate(o), costs.vat_cost_rate(o, p)
-    landed = costs.landed_parts(o, p, n)
-    price_amount = landed["price"]
+    parts = costs.landed_parts(o, p, n)
+    price_amount = parts["price"]
     items = [LineItem(
         f"{k}:capex", "capex", tr("purchase price{tier}", tier=tier), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q), None, "",
         price_amount, tr("nodes × price per node") + (tr(" × {cur} rate", cur=q) if fx else ""), "{D}*{G}" + fx, capex_at,
@@ -126,12 +126,12 @@ def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
     if duty:
         items.append(LineItem(
             f"{k}:duty", "capex", tr("import duty"), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q), duty, tr("of price"),
-            landed["duty"], tr("nodes × price × import duty %"), "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
+            parts["duty"], tr("nodes × price × import duty %"), "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
         ))
     if vat:
         items.append(LineItem(
             f"{k}:vat", "capex", tr("VAT (not recoverable) on price plus duty"), o.id, n, 1.0 + duty, tr("1 + import duty"), quoted_price,
-            tr("{cur}/node", cur=q), vat, tr("VAT"), landed["vat"], tr("nodes × price × (1 + duty) × VAT %"), "{D}*{G}" + fx + "*{E}*{I}", capex_at,
+            tr("{cur}/node", cur=q), vat, tr("VAT"), parts["vat"], tr("nodes × price × (1 + duty) × VAT %"), "{D}*{G}" + fx + "*{E}*{I}", capex_at,
             {"D": f"{k}:capex", "G": f"{k}:capex"},
         ))
     items.append(LineItem(

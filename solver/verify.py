@@ -47,9 +47,9 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     modes = tuple(project.allowed_modes if modes is None else modes)
     bad: list[str] = []
     placed = {a.workload: a.offer_id for a in plan.assignments}
-    for w, oid in (held or {}).items():
-        if placed.get(w, oid) != oid:
-            bad.append(f"held: {w!r} must run on {oid} but the plan places it on {placed[w]}")
+    for name, oid in (held or {}).items():
+        if placed.get(name, oid) != oid:
+            bad.append(f"held: {name!r} must run on {oid} but the plan places it on {placed[name]}")
     workloads = {w.name: w for w in project.workloads}
     seen: defaultdict[str, int] = defaultdict(int)
     for a in plan.assignments:
