@@ -322,7 +322,27 @@ def test_an_objective_that_differs_from_the_plans_cost_is_not_called_optimal():
     assert same.status == SolveStatus.OPTIMAL
 
 
-def test_highs_gets_no_mip_start():
-    from procure.solver.milp.backends import solver_command
+def test_in_process_highs_accepts_an_integral_lp_and_branches_on_a_fractional_one():
+    # a single 100-hour cloud job: the LP optimum is integral (2,000 at 20/h), accepted as the optimum;
+    # three 20-day jobs on a 6-month-minimum rental without the rent_whole rows: the LP is fractional
+    # (22,500, see test_rent_bound), and branching reaches the optimum of one node for 6 months, 60,000
+    from procure.solver.enums import SolveStatus
+    from procure.solver.milp import Builder, solve
+    from procure.solver.options import build_options
 
-    assert solver_command("highs", None, 1e-6, None).optionsDict.get("warmStart") in (False, None)
+    def model(p, offers, hours, drop=""):
+        sizings, _resize = fixed_sizings(p, offers, hours)
+        options, _rej, _every = build_options(p, {o.id: o for o in offers}, sizings, tuple(sorted({o.mode for o in offers})))
+        m = Builder(p, options, {o.id: o for o in offers}).build()
+        for name in [n for n in m.prob.constraints if drop and n.startswith(drop)]:
+            del m.prob.constraints[name]
+        return m
+
+    cloud = model(project([wl("a", 20)], electricity_price_per_kwh=0), [offer(mode="cloud", id="c", price_per_node_hour=20)], {("a", "c", 1): 100})
+    info = solve(cloud, "highs")
+    assert info.status == SolveStatus.OPTIMAL and info.objective == pytest.approx(2_000) and info.gap == pytest.approx(0)
+    jobs = [dict(name=f"j{k}", model="llama-2-7b", method="full", tokens_b=1, deadline_days=180) for k in range(3)]
+    rent = model(project(jobs, horizon_months=12, electricity_price_per_kwh=0), [offer(mode="rent", id="r", price_per_node_month=10_000, min_term_months=6, max_nodes=4)],
+                 {(f"j{k}", "r", 1): 480 for k in range(3)}, drop="rent_whole")
+    info = solve(rent, "highs")
+    assert info.status == SolveStatus.OPTIMAL and info.objective == pytest.approx(60_000)
