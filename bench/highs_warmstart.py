@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 import pulp
 
@@ -109,19 +108,11 @@ def random_case(tally: Tally, seeds: int, size: str) -> None:
 
 def programme_case(tally: Tally, scenarios: int) -> None:
     from procure.analysis import montecarlo as mc
-    from procure.analysis.engine import Context
     from procure.analysis.recost import decided_under
-    from procure.analysis.scenario import Inputs, ProjectResizer
-    from procure.models.project import load_project
-    from procure.offers.catalog import load_catalog
-    from procure.solver.planner import plan_from_sizings
 
-    project, _ = load_project(Path(__file__).resolve().parent.parent / "examples" / "programme-12-months.yaml")
-    offer_list = load_catalog().offers
-    sizings = size_project(project, offer_list)
-    resize = ProjectResizer(project)
-    base = plan_from_sizings(project, offer_list, sizings, resize, compare=True, n_runner_ups=0)
-    ctx = Context.of(Inputs(project, list(offer_list), sizings, resize), base)
+    from .solve_breakdown import programme_context
+
+    project, base, ctx = programme_context()
     for s in mc.draw(project.analysis, scenarios):
         a = ctx.inputs.apply(s)
         for name in MODES:

@@ -17,6 +17,24 @@ import time
 from pathlib import Path
 
 
+def programme_context():
+    """(project, base result, analysis context) of ``examples/programme-12-months.yaml`` on the bundled catalog:
+    today's plan of every strategy, as ``procure analyze`` starts from it."""
+    from procure.analysis.engine import Context
+    from procure.analysis.scenario import Inputs, ProjectResizer
+    from procure.models.project import load_project
+    from procure.offers.catalog import load_catalog
+    from procure.solver.planner import plan_from_sizings
+    from procure.solver.sizing import size_project
+
+    project, _ = load_project(Path(__file__).resolve().parent.parent / "examples" / "programme-12-months.yaml")
+    offer_list = load_catalog().offers
+    sizings = size_project(project, offer_list)
+    resize = ProjectResizer(project)
+    base = plan_from_sizings(project, offer_list, sizings, resize, compare=True, n_runner_ups=0)
+    return project, base, Context.of(Inputs(project, list(offer_list), sizings, resize), base)
+
+
 def cpu() -> float:
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
@@ -24,29 +42,18 @@ def cpu() -> float:
 
 def main(argv=None) -> int:
     from procure.analysis import montecarlo as mc
-    from procure.analysis.engine import Context
     from procure.analysis.recost import decided_under
-    from procure.analysis.scenario import Inputs, ProjectResizer
-    from procure.models.project import load_project
-    from procure.offers.catalog import load_catalog
     from procure.solver.enums import SolveStatus
     from procure.solver.milp import Builder, extract, solve
     from procure.solver.options import build_options
     from procure.solver.plan import build_plan
-    from procure.solver.planner import plan_from_sizings
-    from procure.solver.sizing import size_project
     from procure.solver.verify import verify_plan
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenarios", type=int, default=10)
     ap.add_argument("--solver", default="highs")
     args = ap.parse_args(argv)
-    project, _ = load_project(Path(__file__).resolve().parent.parent / "examples" / "programme-12-months.yaml")
-    offer_list = load_catalog().offers
-    sizings = size_project(project, offer_list)
-    resize = ProjectResizer(project)
-    base = plan_from_sizings(project, offer_list, sizings, resize, compare=True, n_runner_ups=0)
-    ctx = Context.of(Inputs(project, list(offer_list), sizings, resize), base)
+    project, base, ctx = programme_context()
     stages = {"options": 0.0, "warm start (re-costed base plan)": 0.0, "model build": 0.0, "solve": 0.0, "extract, cost, verify": 0.0}
     solves = 0
     t0 = time.perf_counter()

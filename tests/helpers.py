@@ -365,3 +365,16 @@ workloads:
 """
 
 
+# --- the command line ------------------------------------------------------------------------------
+
+def cli(*args):
+    """Run the command line through typer's CliRunner; a traceback or an exception other than the exit fails the test."""
+    from typer.testing import CliRunner
+
+    from procure.cli import app
+
+    res = CliRunner().invoke(app, [str(a) for a in args])
+    assert "Traceback" not in res.output
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return res

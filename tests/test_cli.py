@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from procure import __version__
 from procure.cli import EXIT_CODES, app
 
-from helpers import EXAMPLES
+from helpers import EXAMPLES, cli
 
 STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
 BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest"}
@@ -24,12 +24,6 @@ REJECTED_KEYS = {"workload", "offer", "reason", "rule"}
 SOLVER_KEYS = {"name", "status", "seconds", "gap"}
 
 
-def cli(*args):
-    res = CliRunner().invoke(app, [str(a) for a in args])
-    assert "Traceback" not in res.output
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        raise res.exception
-    return res
 
 
 # --- version and help --------------------------------------------------------------------------

@@ -16,14 +16,12 @@ import time
 
 import pulp
 import pytest
-from typer.testing import CliRunner
 
-from procure.cli import app
 from procure.models.errors import InputError
 from procure.models.fileio import atomic_write, check_writable
 from procure.offers.catalog import load_catalog
 
-from helpers import GOOD_ROW, ROOT, write_csv
+from helpers import GOOD_ROW, ROOT, cli, write_csv
 
 QLORA = str(ROOT / "examples" / "qlora-7b-week.yaml")
 GOOD_WORKLOAD = """\
@@ -34,12 +32,6 @@ GOOD_WORKLOAD = """\
     """
 
 
-def cli(*args: str):
-    res = CliRunner().invoke(app, [str(a) for a in args])
-    assert "Traceback" not in res.output
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        raise res.exception
-    return res
 
 
 def write(tmp_path, text: str, name: str = "workload.yaml"):

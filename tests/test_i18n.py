@@ -16,9 +16,7 @@ from collections import Counter
 import openpyxl
 import pytest
 from rich.console import Console
-from typer.testing import CliRunner
 
-from procure.cli import app
 from procure.reports import i18n
 from procure.reports.console import print_result
 from procure.reports.csv_report import tables
@@ -27,7 +25,7 @@ from procure.reports.tables import PRICE_FIELDS
 from procure.reports.xlsx.workbook import SHEETS, workbook_bytes
 from procure.solver.planner import plan_project
 
-from helpers import ROOT, offer, project, workload
+from helpers import ROOT, cli, offer, project, workload
 
 SOFFICE = shutil.which("soffice")
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate or print the workbook")
@@ -277,12 +275,6 @@ def test_the_printed_chinese_workbook_has_every_glyph(result, books, tmp_path_fa
 
 # --- the command line --------------------------------------------------------------------------------------
 
-def cli(*args):
-    res = CliRunner().invoke(app, [str(a) for a in args])
-    assert "Traceback" not in res.output
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        raise res.exception
-    return res
 
 
 SMALL = """name: small

@@ -10,22 +10,14 @@ import typing
 import openpyxl
 import pytest
 from pydantic import BaseModel
-from typer.testing import CliRunner
 
-from procure.cli import app
 from procure.models.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import load_project
 from procure.offers.catalog import load_catalog
 from tests.hostile.generate import ROW, _csv, _workload
 
-
-def cli(*args):
-    res = CliRunner().invoke(app, [str(a) for a in args])
-    assert "Traceback" not in res.output
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        raise res.exception
-    return res
+from helpers import cli
 
 
 def problems(exc: InputError) -> str:

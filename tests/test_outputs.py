@@ -23,16 +23,12 @@ from procure.models.errors import InputError
 from procure.reports.csv_report import CSV_FILES
 from tests.hostile.generate import ROW, _csv
 
+from helpers import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 QLORA = ROOT / "examples" / "qlora-7b-week.yaml"
 
 
-def cli(*args):
-    res = CliRunner().invoke(app, [str(a) for a in args])
-    assert "Traceback" not in res.output
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        raise res.exception
-    return res
 
 
 def listing(folder: Path) -> list[str]:

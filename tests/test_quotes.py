@@ -337,9 +337,7 @@ def test_the_67b_example_in_cny_costs_the_rate_times_the_usd_plan(tmp_path):
     # Every price of the bundled catalog is USD. The same project reported in CNY, with fx_rates {USD: 7.1}
     # and its one workload-level money field (the electricity price) given in CNY (× 7.1), must choose the
     # same plan at exactly 7.1 × its USD total. Without the rate it exits 1 naming it.
-    from test_cli import cli
-
-    from helpers import ROOT
+    from helpers import ROOT, cli
 
     text = (ROOT / "examples" / "full-67b-60days.yaml").read_text()
     assert "currency: USD" in text and "electricity_price_per_kwh: 0.12" in text
@@ -490,9 +488,7 @@ def test_the_verifier_recomputes_tiers_terms_and_prices():
 
 
 def test_a_missing_exchange_rate_stops_solve_with_exit_1(tmp_path):
-    from test_cli import cli
-
-    from helpers import ROOT
+    from helpers import ROOT, cli
 
     examples = ROOT / "examples"
     text = (examples / "negotiated-quotes.yaml").read_text().replace("fx_rates: {CNY: 0.14, EUR: 1.08}", "fx_rates: {EUR: 1.08}")

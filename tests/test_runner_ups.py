@@ -63,9 +63,9 @@ def test_a_daily_programme_under_a_time_limit_names_each_runner_ups_offer(tmp_pa
     # the daily benchmark's 38-job programme on the bundled catalog under --time-limit 30: every runner-up
     # row is costed on the offer it names, or says it was not solved; none repeats the chosen plan's cost
     # under another offer's name
-    from test_cli import cli
-
     from bench.daily import write_yaml
+
+    from helpers import cli
 
     path = tmp_path / "daily.yaml"
     write_yaml(path)
