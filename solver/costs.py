@@ -29,8 +29,7 @@ rent (contracts of whole project months; bare-metal prices include power and hos
     a contract signed at term tier k of the offer (``term_prices``; a flat price is one tier of
     ``min_term_months``) lasts any whole number of months ℓ ≥ L_k and pays that tier's rate for every
     month it is held — the tier is a minimum length, as vendors quote it ("12 months or longer: 20,000").
-    A contract of ℓ months may be signed at any tier with L_k ≤ ℓ; the cheapest is
-    ``best_term(offer, ℓ)``.
+    A contract of ℓ months may be signed at any tier with L_k ≤ ℓ (the optimizer picks the cheapest).
     rent             = price_per_node_month_k · fx per node-month           (that month)
     setup            = setup_fee_per_node · fx per node at the contract's first month
 cloud (per node-hour, no commitment):
@@ -361,12 +360,6 @@ def signed_term_months(offer: Offer, term: Term) -> int | None:
     """How a contract records the term it is signed at (``RentalContract.term_months``): None for a rent
     offer's shortest term (the plain minimum term), else the term's months."""
     return None if offer.mode == "rent" and term == contract_terms(offer)[0] else term.months
-
-
-def best_term(offer: Offer, months: int) -> Term | None:
-    """The cheapest term a contract of ``months`` months can be signed at (None: no term allows that length)."""
-    allowed = [t for t in contract_terms(offer) if (months >= t.months if t.open_ended else months == t.months)]
-    return min(allowed, key=lambda t: (t.price * months + t.setup, -t.months), default=None)
 
 
 def rental_month_cost(offer: Offer, project: Project, term: Term | None = None) -> float:
