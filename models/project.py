@@ -47,6 +47,10 @@ class Workload(InputModel):
     lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA/QLoRA adapter rank")
     earliest_start_days: int = Field(default=0, ge=0, le=MAX_DAYS)
     deadline_days: int = Field(gt=0, le=MAX_DAYS, description="the job must finish by this day (from start_date)")
+    min_slack_days: float | None = Field(
+        default=None, ge=0, le=MAX_DAYS,
+        description="schedule buffer: the job must finish at least this many days before deadline_days; "
+                    "default: the project's min_slack_days")
     dataset_tb: float = Field(default=0.1, ge=0, le=MAX_STORAGE_TB, description="training data on local disk, TB")
     checkpoint_every_hours: float = Field(default=4.0, gt=0, le=MAX_HOURS)
     checkpoints_kept: int = Field(default=2, ge=1, le=1000)
@@ -92,9 +96,17 @@ class Workload(InputModel):
             raise ValueError(
                 f"deadline_days ({self.deadline_days}) must be after earliest_start_days ({self.earliest_start_days})"
             )
+        if self.min_slack_days is not None and self.deadline_days - self.min_slack_days <= self.earliest_start_days:
+            raise ValueError(_no_time_left("min_slack_days", self.min_slack_days, self))
         if self.precision == "fp8" and self.method not in ("pretrain", "full"):
             raise ValueError(f"precision fp8 follows a full-training recipe (DeepSeek-V3); method {self.method} must use bf16")
         return self
+
+
+def _no_time_left(setting: str, slack: float, w: Workload) -> str:
+    return (f"{setting} ({slack:g}) leaves no time to run {w.name}: it must finish by day "
+            f"{w.deadline_days} − {slack:g} = {w.deadline_days - slack:g}, which is not after earliest_start_days ({w.earliest_start_days}); "
+            "lower the buffer or move deadline_days later")
 
 
 class SizingSettings(InputModel):
@@ -141,6 +153,10 @@ class Project(InputModel):
     budget_tco: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end), in the project currency; `budget` is its deprecated alias")
     budget_cash: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the peak cumulative cash out, in the project currency: at no month end may the money spent so far exceed it")
     budget_capex: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the purchase price of the servers bought (capex), in the project currency")
+    min_slack_days: float = Field(
+        default=0.0, ge=0, le=MAX_DAYS,
+        description="schedule buffer: every job must finish at least this many days before its deadline_days "
+                    "(a workload's own min_slack_days wins); default 0")
     stale_quote_days: int = Field(default=180, ge=0, le=MAX_DAYS, description="warn when an offer in the plan was quoted more than this many days before start_date")
     electricity_price_per_kwh: float = Field(default=0.12, ge=0, le=MAX_ELECTRICITY_PRICE, description="price of one kWh at the sites of bought servers, in the project currency")
     pue: float = Field(default=1.3, ge=1, le=3)
@@ -207,6 +223,9 @@ class Project(InputModel):
         if dups:
             shown = [names[0] if all(n == names[0] for n in names) else " = ".join(dict.fromkeys(echo(n) for n in names)) for names in dups.values()]
             raise ValueError(f"workload names must be unique; repeated: {', '.join(sorted(shown))}")
+        for w in self.workloads:
+            if w.min_slack_days is None and self.deadline_days_for(w) <= w.earliest_start_days:
+                raise ValueError(_no_time_left("the project's min_slack_days", self.min_slack_days, w))
         horizon_days = self.horizon_days
         late = [w.name for w in self.workloads if w.deadline_days > horizon_days]
         if late:
@@ -221,6 +240,14 @@ class Project(InputModel):
         if currency is None or currency == self.currency:
             return 1.0
         return self.fx_rates[currency]
+
+    def slack_for(self, workload: Workload) -> float:
+        """The schedule buffer of ``workload``, days: its own ``min_slack_days``, else the project's."""
+        return self.min_slack_days if workload.min_slack_days is None else workload.min_slack_days
+
+    def deadline_days_for(self, workload: Workload) -> float:
+        """The day ``workload`` must finish by in every plan: ``deadline_days`` − its schedule buffer."""
+        return workload.deadline_days - self.slack_for(workload)
 
     @property
     def budgets(self) -> dict[str, float]:

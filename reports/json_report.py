@@ -44,10 +44,12 @@ def result_to_json(result) -> dict:
                            "price_per_node_month": _r(r.price_per_node_month), "cost": _r(r.cost)} for r in plan.rentals]
         out["pnl"] = [{"year": y.year, "depreciation": _r(y.depreciation), "operating": _r(y.operating), "interest": _r(y.interest),
                        "disposal_gain": _r(y.disposal_gain)} for y in plan.pnl]
+        slack = {w.name: result.project.slack_for(w) for w in result.project.workloads}
         out["assignments"] = [
             {
                 "workload": a.workload, "offer": a.offer_id, "mode": a.mode, "gpu": a.gpu, "nodes": a.nodes, "gpus": a.gpus,
                 "start_day": _r(a.start_day, 3), "end_day": _r(a.end_day, 3), "deadline_day": a.deadline_day,
+                "slack_days": _r(a.slack_days, 3), "min_slack_days": slack.get(a.workload),
                 "hours": _r(a.hours, 3), "hours_p10": _r(hours_band(a.hours)[0], 3), "hours_p90": _r(hours_band(a.hours)[1], 3),
                 "gpu_hours": _r(a.gpu_hours, 3), "cost": _r(a.cost),
             }

@@ -515,14 +515,17 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
         [tr("financing (project default)"), _price_text(p.financing) if p.financing else tr("none: purchases paid on delivery"), ""],
         [tr("depreciation"), p.depreciation_years, tr("years, straight line (P&L sheet)")],
         [tr("VAT recoverable"), tr("yes") if p.vat_recoverable else tr("no"), tr("no: vat_pct of purchases is a cost")],
+        [tr("schedule buffer"), p.min_slack_days,
+         tr("days every job finishes before its deadline at least (min_slack_days; a workload may set its own)")],
         [tr("objective"), result.objective, tr("tco: total cost of ownership; npv: discounted")],
     ]
     if not tr.en:  # the reader's settings, shown where they apply
         proj += [[tr("language"), tr.code, ""], [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")]]
     out.append((tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj))
     wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank", "earliest start day", "deadline day",
-                               "dataset TB", "checkpoint every h", "checkpoints kept", "MFU override", "allowed GPUs")
-    wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days, w.deadline_days, w.dataset_tb,
+                               "min slack (days)", "dataset TB", "checkpoint every h", "checkpoints kept", "MFU override", "allowed GPUs")
+    wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days, w.deadline_days,
+                p.slack_for(w), w.dataset_tb,
                 w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
                for w in p.workloads]
     out.append((tr("Workloads"), wl_cols, wl_rows))

@@ -93,12 +93,23 @@ class Grid:
 
 
 def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_days: float) -> tuple[list[int], float]:
-    """Start periods for a job, and the earliest day it could finish (for the rejection reason)."""
+    """Start periods for a job, and the earliest day it could finish (for the rejection reason). The job
+    must end by ``deadline_days − min_slack_days`` (``Project.deadline_days_for``):
+    s·period_days + wall_days ≤ that day."""
     release = max(workload.earliest_start_days, offer.lead_time_days)
     s_min = math.ceil(release / grid.period_days - EPS)
     earliest_finish = s_min * grid.period_days + wall_days
-    s_max = math.floor((workload.deadline_days - wall_days) / grid.period_days + EPS)
+    s_max = math.floor((project.deadline_days_for(workload) - wall_days) / grid.period_days + EPS)
     return list(range(s_min, s_max + 1)), earliest_finish
+
+
+def finish_by(project: Project, workload) -> str:
+    """The day a job must end by, as a rejection reason says it: the deadline, less its schedule buffer."""
+    slack = project.slack_for(workload)
+    if not slack:
+        return f"deadline day {workload.deadline_days}"
+    return (f"day {project.deadline_days_for(workload):g} (deadline day {workload.deadline_days} − "
+            f"min_slack_days {slack:g})")
 
 
 def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> list[RentalContract]:
@@ -213,7 +224,7 @@ class OptionTable:
                 most = f"; {c.nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {node_cap(offer, project.sizing)[1]})" if c.nodes == max(counts) else ""
                 got = ("deadline", (Reason(
                     Rule.DEADLINE,
-                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > deadline day {w.deadline_days}{most}",
+                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > {finish_by(project, w)}{most}",
                     finish_day=earliest_finish,
                 ),))
             else:

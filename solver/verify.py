@@ -95,6 +95,10 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
                 bad.append(f"end: {a.workload!r} ends day {a.end_day:.3f}, recomputed {end:.3f}")
         if a.end_day > w.deadline_days + DAY_TOL:
             bad.append(f"deadline: {a.workload!r} ends day {a.end_day:.2f} after its deadline day {w.deadline_days}")
+        elif a.end_day > project.deadline_days_for(w) + DAY_TOL:
+            early = w.deadline_days - a.end_day
+            bad.append(f"slack: {a.workload!r} ends day {a.end_day:.2f}, {early:.2f} days before its deadline "
+                       f"day {w.deadline_days}; min_slack_days is {project.slack_for(w):g}")
 
     horizon = costs.horizon_end_day(project)
     bought: defaultdict[str, int] = defaultdict(int)

@@ -71,8 +71,9 @@ Quote schedules (``add_term_tier_vars``, ``add_volume_tiers``; see models.offer 
     one node at tier k's price (costs.purchase_flows). The tier is exactly the one the total reaches, so
     every node pays it — the all-units rule; buying 1 … a_1 − 1 nodes is impossible (a minimum order).
 
-Start periods already respect earliest_start_days, the offer's lead time and the deadline (options.py),
-so release, lead-time and deadline rules need no rows.
+Start periods already respect earliest_start_days, the offer's lead time and the deadline less the
+schedule buffer (options.py: s ∈ S_i only if s·period_days + wall_days_i ≤ deadline_days − min_slack_days),
+so release, lead-time, deadline and slack rules need no rows.
 
 Before any variable is made, reduce.py merges starts that enter the same capacity rows and drops the
 rows that other rows imply (exactly: same optimum, same LP bound). ``Builder(reduce=False)`` keeps them.
