@@ -1,6 +1,7 @@
 """The GPU table: canonical GPU ids, their aliases and the datasheet figures sizing relies on.
 
-The data lives in ``data/gpus.yaml`` with a ``source`` per row. Memory is the datasheet capacity;
+The data lives in ``data/gpus.yaml`` with a ``source`` per row. Memory is the datasheet capacity,
+which for HBM/GDDR is a binary figure: the "24 GB" of an RTX 4090 is 24 GiB = 25.77 GB (``capacity_gb``);
 ``bf16_dense_tflops`` is the dense (not 2:4-sparse) BF16 tensor throughput.
 """
 
@@ -15,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError, unknown_choice
+from .units import GB, GIB
 from .validation import problems_from
 from .yamlio import line_of, load_yaml
 
@@ -44,7 +46,7 @@ class GPU(BaseModel):
     architecture: Architecture = Field(description="GPU architecture family; picks the default achieved MFU")
     ambiguous_aliases: list[str] = Field(default_factory=list, description="aliases that also name other models of the family: resolving one warns which model was chosen")
     form_factor: Literal["sxm", "pcie", "consumer", "oam"]
-    memory_gb: float = Field(gt=0, description="datasheet memory capacity, GB")
+    memory_gb: float = Field(gt=0, description="datasheet memory capacity as printed (\"24 GB\"): a binary figure, GiB")
     memory_bandwidth_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
     bf16_dense_tflops: float = Field(gt=0, description="dense BF16 tensor throughput, TFLOP/s")
     fp8_dense_tflops: float | None = Field(default=None, gt=0, description="dense FP8 tensor throughput, TFLOP/s; absent when the GPU has no FP8 tensor cores")
@@ -57,6 +59,11 @@ class GPU(BaseModel):
     default_intra_node: IntraNode
     default_inter_node: InterNode
     source: str = Field(min_length=1)
+
+    @property
+    def capacity_gb(self) -> float:
+        """The datasheet capacity in GB (10^9 bytes): ``memory_gb`` GiB × 2^30 / 10^9 (24 GiB = 25.77 GB)."""
+        return self.memory_gb * GIB / GB
 
 
 class GPUTable:

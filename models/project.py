@@ -264,16 +264,30 @@ class Project(InputModel):
         return self.team_region.split("-", 1)[0] if self.team_region else None
 
 
+def _is_catalog(data: object) -> bool:
+    """An offer catalog: a list of offer mappings, or a mapping whose ``offers`` are mappings (a
+    workload's own ``offers`` is a list of file names) and that has no ``workloads``."""
+    if isinstance(data, dict) and "workloads" not in data:
+        data = data.get("offers")
+    return isinstance(data, list) and bool(data) and all(isinstance(x, dict) for x in data)
+
+
 def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     """Load and validate ``workload.yaml``. Raises InputError with every problem; returns warnings."""
     path = Path(path)
+    if path.suffix.lower() in (".csv", ".xlsx", ".xlsm"):
+        raise InputError([Problem(str(path), "", f"a {path.suffix} table is an offer catalog, not a workload file; pass it with "
+                                  "--offers, and the workload (a YAML file with `workloads:`) as the first argument")])
     data, lines = load_yaml(path, "workload file", limit=MAX_WORKLOAD_BYTES)
+    if _is_catalog(data):
+        raise InputError([Problem(str(path), "", "this is an offer catalog (a list of offers), not a workload file; pass it with "
+                                  "--offers, and the workload (a YAML file with `workloads:`) as the first argument")])
     if not isinstance(data, dict):
         raise InputError([Problem(str(path), "", "expected a mapping with `name` and `workloads` at the top level")])
     try:
         project = Project.model_validate(data)
     except ValidationError as exc:
-        raise InputError(problems_from(exc, str(path), (), lambda loc: line_of(lines, loc))) from None
+        raise InputError(problems_from(exc, str(path), (), lambda loc: line_of(lines, loc), model=Project)) from None
     warnings = []
     if "budget" in data:
         warnings.append(Problem(str(path), "budget", "`budget` is deprecated: call it `budget_tco` (a cap on the total cost of ownership); "

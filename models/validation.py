@@ -117,11 +117,54 @@ def _not_a_date(value: Any) -> str:
 Date = Annotated[dt.date, BeforeValidator(parse_date)]
 
 
-def _message(err: dict[str, Any]) -> str:
+def _model_of(annotation: Any) -> Any:
+    """The pydantic model, list or dict inside an annotation (``X | None``, ``Annotated[X, ...]``, ``str | X``)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType, Annotated):
+        for arg in typing.get_args(annotation):
+            inner = _model_of(arg)
+            if inner is not None:
+                return inner
+        return None
+    if origin in (list, dict) or (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        return annotation
+    return None
+
+
+def fields_at(model: Any, loc: tuple) -> list[str]:
+    """The field names allowed at ``loc`` (a pydantic error location) inside ``model``: the names an
+    unknown field there may be a misspelling of; [] where the location is not a model."""
+    here = model
+    for part in loc:
+        here = _model_of(here)
+        if here is None:
+            return []
+        if typing.get_origin(here) in (list, dict):
+            here = typing.get_args(here)[-1] if typing.get_args(here) else None
+        elif isinstance(part, str) and part in here.model_fields:
+            here = here.model_fields[part].annotation
+        else:
+            return []
+    here = _model_of(here)
+    if isinstance(here, type) and issubclass(here, BaseModel):
+        return list(here.model_fields)
+    return []
+
+
+def unknown_field(name: Any, allowed: list[str]) -> str:
+    """The message of a field (or column) that is not one of ``allowed``, with a did-you-mean (difflib)."""
+    hint = did_you_mean(name, allowed) if isinstance(name, str) and allowed else ""
+    if hint:
+        return f"unknown field{hint}"
+    return "unknown field (not allowed here; check the spelling against the documented fields)"
+
+
+def _message(err: dict[str, Any], model: Any = None) -> str:
     kind = err.get("type", "")
     msg = err.get("msg", "invalid value")
     if kind == "extra_forbidden":
-        return "unknown field (not allowed here; check the spelling against the documented fields)"
+        loc = tuple(err.get("loc", ()))
+        return unknown_field(loc[-1] if loc else None, fields_at(model, loc[:-1]) if model is not None else [])
     if kind == "missing":
         return "required field is missing"
     if kind in ("literal_error", "enum"):
@@ -146,8 +189,10 @@ def problems_from(
     prefix: tuple = (),
     line_for: Callable[[tuple], int | None] | None = None,
     row: int | None = None,
+    model: Any = None,
 ) -> list[Problem]:
-    """One Problem per pydantic error, with field path and (YAML) line or (table) row."""
+    """One Problem per pydantic error, with field path and (YAML) line or (table) row. ``model``: the
+    model validated, whose field names give an unknown field its did-you-mean."""
     out = []
     for err in exc.errors(include_url=False):
         loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
@@ -155,5 +200,7 @@ def problems_from(
         # pydantic puts union branch names into loc ("str", "ModelSpec"); drop them
         loc = tuple(x for x in loc if x not in ("str", "ModelSpec", "dict[str,any]", "float", "int", "[key]"))
         line = line_for(loc) if line_for else None
-        out.append(Problem(file, field_path(loc), _message(dict(err)), line=line, row=row))
+        clean = {**err, "loc": tuple(x for x in err["loc"] if x not in ("str", "dict[str,any]", "float", "int", "[key]")
+                                     and not (isinstance(x, str) and x.startswith("function-")))}
+        out.append(Problem(file, field_path(loc), _message(clean, model), line=line, row=row))
     return out

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from procure.models.errors import InputError, Problem, ProblemLog
+from procure.models.errors import InputError, Problem, ProblemLog, did_you_mean
 from procure.models.gpu import gpu_table
 from procure.models.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
 from procure.models.money import high_rate_warning, known_currency
@@ -71,7 +71,7 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
             try:
                 offer = Offer.model_validate(row.values)
             except ValidationError as exc:
-                problems.extend(problems_from(exc, str(path), (), row.line_for, row=row.row))
+                problems.extend(problems_from(exc, str(path), (), row.line_for, row=row.row, model=Offer))
                 continue
             where = f"{path.name} row {row.row}" if row.row else f"{path.name}:{row.line}"
             if offer.id in origin:
@@ -149,6 +149,9 @@ def read_rows(path: Path) -> list[Row]:
 def _yaml_rows(path: Path) -> list[Row]:
     data, lines = load_yaml(path, "catalog")
     prefix: tuple[str, ...]
+    if isinstance(data, dict) and "workloads" in data:
+        raise InputError([Problem(str(path), "", "this is a workload file (it has `workloads:`), not an offer catalog; pass it "
+                                  "as the command's first argument, and its catalog with --offers")])
     if isinstance(data, dict) and "offers" in data:
         unknown = set(data) - set(TOP_LEVEL)
         if unknown:
@@ -216,6 +219,10 @@ def _check_header(header: list[str], path: Path) -> list[str]:
     if "id" not in seen:
         hint = " (the file looks semicolon-separated; save it with commas)" if any(";" in h for h in cleaned) else ""
         problems.append(Problem(str(path), "id", f"the header row has no `id` column{hint}; expected columns: {', '.join(COLUMNS)}", row=1))
+    else:
+        # a misspelled column is named once, at the header, not once per row
+        problems += [Problem(str(path), h, f"unknown column{did_you_mean(h, COLUMNS)}; the columns are listed by "
+                             "`procure offers template`", row=1) for h in dict.fromkeys(cleaned) if h and h not in COLUMNS]
     if problems:
         raise InputError(problems)
     return cleaned

@@ -134,6 +134,8 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
         for col, justify in cols:
             table.add_column(col, justify=justify, overflow="fold")
         for c in shown:
+            # a rejected shape's hours (e.g. on a shape too slow to scale) are no estimate anyone plans on: "—"
+            hours = c.hours if c.fits else None
             table.add_row(
                 escape(c.gpu),
                 str(c.gpus),
@@ -141,9 +143,9 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
                 escape(c.offer_id),
                 c.strategy.label() if c.strategy else "—",
                 _num(c.per_gpu_memory_gb),
-                _num(c.hours),
-                "—" if c.hours is None else f"{c.hours_p10:,.1f}–{c.hours_p90:,.1f}",
-                _num(c.gpu_hours, "{:,.0f}"),
+                _num(hours),
+                "—" if hours is None else f"{c.hours_p10:,.1f}–{c.hours_p90:,.1f}",
+                _num(c.gpu_hours if c.fits else None, "{:,.0f}"),
                 _num(c.efficiency, "{:.2f}"),
                 "[green]fits[/green]" if c.fits else f"[red]{escape(c.reason)}[/red]",
             )

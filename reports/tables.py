@@ -577,8 +577,9 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     gpu_rows = []
     for gid in gpu_ids:
         g = table[gid]
-        gpu_rows.append([g.id, g.architecture, g.memory_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
-    out.append((tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "architecture", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
+        gpu_rows.append([g.id, g.architecture, g.memory_gb, g.capacity_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
+    out.append((tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "architecture", "memory (datasheet GiB)",
+                                                                                     "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
                                                                                      "PCIe GB/s", "TDP W", "source"), gpu_rows))
     price_rows = []
     for o in offers:

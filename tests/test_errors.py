@@ -65,7 +65,7 @@ BAD_WORKLOADS = {
           - {name: a, model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30, epochs: 3}
         """,
         [
-            "workload.yaml:2: error: horizon: unknown field (not allowed here; check the spelling against the documented fields)",
+            "workload.yaml:2: error: horizon: unknown field (did you mean 'horizon_months'?)",
             "workload.yaml:4: error: workloads[0].epochs: unknown field",
         ],
     ),

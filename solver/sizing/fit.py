@@ -124,7 +124,9 @@ def memory_reason(p: Profile, least: Strategy, mem: MemoryBreakdown, n_gpus: int
         how = f"TP{least.tensor_parallel}{extra} over all {n_gpus} GPUs, {ck} and micro-batch {least.micro_batch}"
     else:
         how = f"{ck} and micro-batch {least.micro_batch} on one GPU"
-    text = f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable ({g.memory_gb:g} GB datasheet)"
+    # one unit, GB (10^9 bytes): the datasheet's "24 GB" is a binary capacity, written out as GiB → GB
+    text = (f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable "
+            f"(datasheet {g.memory_gb:g} GiB = {g.capacity_gb:.2f} GB)")
     if mem.activations * GB > mem_cap_bytes / 2:
         text += f"; sequence length {p.s:,} needs context parallelism, which is not modelled"
     return Reason(Rule.GPU_MEMORY, text)
