@@ -336,6 +336,62 @@ def write_analysis_outputs(analysis, planned: SolveOutputs, tr=None) -> list[str
     return written
 
 
+@dataclass
+class Comparison:
+    """``procure compare``: the files, what changed in their inputs, and how the outcomes changed."""
+
+    files: list[str]
+    changes: list  # analysis.compare.InputChange, against the first file
+    rows: list  # analysis.compare.Row
+    currency: str
+
+
+def check_compare_outputs(out: Path | None, json_out: Path | None) -> SolveOutputs:
+    """Fail before any solving when the comparison's workbook or JSON cannot be written; both are
+    written together (all or none) by ``write_compare_outputs``."""
+    planned = SolveOutputs(Outputs())
+    _declare_workbook(planned, out)
+    if json_out is not None:
+        planned.json = planned.files.add(json_out, "--json")
+    return planned
+
+
+def comparison(paths: list[Path], inputs: list[Inputs], results: list[Result]) -> Comparison:
+    from procure.analysis.compare import compare_rows, input_diff
+
+    changes = input_diff([i.project for i in inputs], [i.catalog.offers for i in inputs])
+    return Comparison([str(p) for p in paths], changes, compare_rows(results), results[0].project.currency)
+
+
+def comparison_json(c: Comparison) -> str:
+    """The comparison as JSON: ``inputs`` (what changed) then ``rows`` (the outcomes), each with its
+    values per file and the differences against the first."""
+    doc = {
+        "files": c.files,
+        "inputs": [{"section": x.section, "subject": x.subject, "field": x.field, "change": x.kind, "values": x.values,
+                    "differences": x.differences()} for x in c.changes],
+        "rows": [{"section": r.section, "label": r.label, "values": r.values, "differences": r.differences(), "changed": r.changed}
+                 for r in c.rows],
+    }
+    return json.dumps(doc, indent=2)
+
+
+def write_compare_outputs(c: Comparison, planned: SolveOutputs, tr=None) -> list[str]:
+    """The comparison workbook and JSON as one transaction; a line per file written."""
+    from procure.reports.i18n import EN
+
+    tr = tr or EN
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, comparison_json(c).encode("utf-8"))
+    if planned.workbook is not None:
+        from procure.reports.xlsx.compare import compare_workbook_bytes
+
+        files.put(planned.workbook, compare_workbook_bytes(c.files, c.changes, c.rows, c.currency, tr))
+    files.commit()
+    return [tr("wrote {path}", path=t.path) for t in (planned.json, planned.workbook) if t is not None]
+
+
 def compare(paths: list[Path], offer_paths: list[Path] | None, *, solver: str = "cbc", time_limit: float | None = None,
             gap: float = 1e-6, objective: str = "tco") -> tuple[list[Inputs], list[Result]]:
     """Plan every workload file (all strategies) for the side-by-side comparison."""

@@ -406,10 +406,13 @@ def analyze(
 
 
 @app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
-                  "Totals, strategies, cost categories and where each workload runs, with the differences against the first file.")
+                  "First what changed in the inputs (every changed field of each offer, offers added and removed, workload "
+                  "and project settings), then the outcomes: totals, strategies, cost categories and where each workload runs, "
+                  "with the differences against the first file.")
 def compare(
     files: Annotated[list[Path], typer.Argument(help="workload.yaml files (two or more)")],
     offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the comparison workbook here (.xlsx): the input changes, then the outcomes.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON here.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
     objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,
@@ -421,32 +424,25 @@ def compare(
 
     try:
         use.language(lang, amounts_in)
-        if json_out is not None:
-            from procure.models.fileio import check_writable
-
-            check_writable(json_out, "--json")
+        planned = use.check_compare_outputs(out, json_out)
         inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
         tr = use.language(lang, amounts_in, inputs[0].project)  # the first file's settings, like the comparison's currency
+        planned.files.forbid_inputs([f for i in inputs for f in i.files])
     except ProcureError as exc:
         _fail(exc)
     for i in inputs:
         _print_warnings(i.warnings)
-    from procure.analysis.compare import compare_rows
-    from procure.reports.analysis_console import print_comparison
+    from procure.reports.analysis_console import print_comparison, print_input_diff
 
-    rows = compare_rows(results)
-    print_comparison(_console(), [str(f) for f in files], rows, results[0].project.currency, tr=tr)
-    if json_out is not None:
-        import json
-
-        from procure.models.fileio import atomic_write
-
-        doc = {"files": [str(f) for f in files], "rows": [{"section": r.section, "label": r.label, "values": r.values,
-                                                          "differences": r.differences(), "changed": r.changed} for r in rows]}
-        try:
-            atomic_write(json_out, json.dumps(doc, indent=2).encode("utf-8"), "--json")
-        except ProcureError as exc:
-            _fail(exc)
+    c = use.comparison(files, inputs, results)
+    console = _console()
+    print_input_diff(console, c.files, c.changes, tr=tr)
+    print_comparison(console, c.files, c.rows, c.currency, tr=tr)
+    try:
+        for line in use.write_compare_outputs(c, planned, tr):
+            console.print(_esc(line))
+    except ProcureError as exc:
+        _fail(exc)
     raise typer.Exit(0)
 
 

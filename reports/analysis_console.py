@@ -145,3 +145,37 @@ def _signed(d: float, tr: Lang) -> str:
         return f"{d:+,.0f}"
     text = tr.money(abs(d)) if tr.wan else tr.number(abs(d))
     return ("+" if d >= 0 else "-") + text
+
+
+def input_value_text(v, tr: Lang) -> str:
+    """An input value of the comparison as text: "—" where the file does not give it."""
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return tr("yes") if v else tr("no")
+    if isinstance(v, float):
+        return f"{v:,.6g}" if abs(v) < 1e6 else f"{v:,.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return tr(v) if v == "yes" else str(v)
+
+
+def print_input_diff(console: Console, files: list[str], changes, tr: Lang = EN) -> None:
+    """What changed in the inputs, against the first file: one row per changed field, offer or workload
+    added or removed; the values in each file (as quoted, in the offer's own currency), then Δ."""
+    if not changes:
+        console.print(tr("The inputs are the same in every file: the offers, the workloads and the project's settings."))
+        return
+    t = Table(title=tr("What changed in the inputs, against {first}", first=files[0]))
+    for label in tr.each("section", "offer / workload", "field"):
+        t.add_column(label)
+    for f in files:
+        t.add_column(f, overflow="fold")
+    for f in files[1:]:
+        t.add_column(f"Δ {f}", justify="right", overflow="fold")
+    for c in changes:
+        diffs = c.differences()[1:]
+        dcells = [("" if d is None else f"{d:+,.6g}") if c.numeric else "" for d in diffs]
+        what = c.field if c.kind == "changed" else tr(c.kind)
+        t.add_row(tr(c.section), esc(c.subject), esc(what), *[esc(input_value_text(v, tr)) for v in c.values], *dcells)
+    console.print(t)

@@ -1,0 +1,89 @@
+"""The comparison workbook of ``procure compare --out compare.xlsx``: what changed in the inputs, then
+how the outcomes changed (``procure.analysis.compare``).
+
+Sheet "Inputs changed": one row per offer, workload or project field whose value differs from the first
+file, each offer or workload added or removed; the value in each file (prices as quoted, in the offer's
+currency), and for numbers a Δ column per later file as a live formula (later − first).
+Sheet "Outcomes": the comparison rows (status, totals, strategies, cost categories, where each workload
+runs) per file, with Δ formulas for the amounts.
+"""
+
+from __future__ import annotations
+
+from openpyxl import Workbook
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from ..analysis_console import _row_label, _value_text, input_value_text
+from ..i18n import EN, N_, Lang
+from .style import BOLD, NOTE_FONT, NUM_FMT, TITLE_FONT, WRAP, formula, header, print_setup, put, widths
+
+COMPARE_SHEETS = (N_("Inputs changed"), N_("Outcomes"))
+
+
+def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) -> None:
+    n = len(files)
+    put(ws, 1, 1, tr("What changed in the inputs, against {first}", first=files[0]), font=TITLE_FONT)
+    put(ws, 2, 1, tr("One row per field whose value differs, and per offer or workload added or removed; prices as quoted, "
+                     "in the offer's currency. Empty: the file does not give it."), font=NOTE_FONT)
+    hdr = 4
+    header(ws, hdr, [*tr.each("section", "offer / workload", "field"), *files, *[f"Δ {f}" for f in files[1:]]], height=30)
+    r = hdr + 1
+    if not changes:
+        put(ws, r, 1, tr("The inputs are the same in every file: the offers, the workloads and the project's settings."))
+    for c in changes:
+        put(ws, r, 1, tr(c.section))
+        put(ws, r, 2, c.subject, font=BOLD)
+        put(ws, r, 3, c.field if c.kind == "changed" else tr(c.kind))
+        for k, v in enumerate(c.values):
+            if c.numeric:
+                put(ws, r, 4 + k, v, NUM_FMT if isinstance(v, float) else None)
+            else:
+                put(ws, r, 4 + k, None if v is None else input_value_text(v, tr), align=WRAP)
+        first = get_column_letter(4)
+        for k, d in enumerate(c.differences()[1:], start=1):
+            if d is None:
+                continue
+            col = get_column_letter(4 + k)
+            formula(ws, r, 4 + n - 1 + k, f"={col}{r}-{first}{r}", "+#,##0.####;-#,##0.####;0", value=d)
+        r += 1
+    widths(ws, {"A": 10, "B": 30, "C": 26, **{get_column_letter(4 + k): 24 for k in range(2 * n - 1)}})
+    ws.freeze_panes = ws.cell(row=hdr + 1, column=4)
+    print_setup(ws, f"{hdr}:{hdr}")
+
+
+def write_outcomes(ws: Worksheet, files: list[str], rows, currency: str, tr: Lang = EN) -> None:
+    n = len(files)
+    put(ws, 1, 1, tr("How the outcomes changed, against {first} ({unit})", first=files[0], unit=tr.unit(currency)), font=TITLE_FONT)
+    put(ws, 2, 1, tr("Every file planned on its own (all four strategies, each verified); * marks what differs."), font=NOTE_FONT)
+    hdr = 4
+    header(ws, hdr, [tr("section"), tr("figure"), *files, *[f"Δ {f}" for f in files[1:]]], height=30)
+    r = hdr + 1
+    money = tr.money_fmt(currency)
+    for row in rows:
+        put(ws, r, 1, tr(row.section))
+        put(ws, r, 2, ("* " if row.changed else "") + _row_label(row, tr), font=BOLD if row.changed else None)
+        for k, v in enumerate(row.values):
+            if row.numeric:
+                put(ws, r, 3 + k, v, money)
+            else:
+                put(ws, r, 3 + k, None if v is None else _value_text(row, v, tr), align=WRAP)
+        for k, d in enumerate(row.differences()[1:], start=1):
+            if d is None:
+                continue
+            formula(ws, r, 3 + n - 1 + k, f"={get_column_letter(3 + k)}{r}-C{r}", money, value=d)
+        r += 1
+    widths(ws, {"A": 12, "B": 30, **{get_column_letter(3 + k): 30 for k in range(2 * n - 1)}})
+    ws.freeze_panes = ws.cell(row=hdr + 1, column=3)
+    print_setup(ws, f"{hdr}:{hdr}")
+
+
+def compare_workbook_bytes(files: list[str], changes, rows, currency: str, tr: Lang = EN) -> bytes:
+    """The comparison workbook as bytes, every formula with its cached result."""
+    from .workbook import finish
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    write_input_diff(wb.create_sheet(tr("Inputs changed")), files, changes, tr)
+    write_outcomes(wb.create_sheet(tr("Outcomes")), files, rows, currency, tr)
+    return finish(wb, tr)
