@@ -105,7 +105,8 @@ class Workload(InputModel):
 
 def _no_time_left(setting: str, slack: float, w: Workload) -> str:
     return (f"{setting} ({slack:g}) leaves no time to run {w.name}: it must finish by day "
-            f"{w.deadline_days} − {slack:g} = {w.deadline_days - slack:g}, which is not after earliest_start_days ({w.earliest_start_days}); "
+            f"{w.deadline_days} − {slack:g} = {w.deadline_days - slack:g}, which is not after "
+            f"earliest_start_days ({w.earliest_start_days}); "
             "lower the buffer or move deadline_days later")
 
 
@@ -264,6 +265,9 @@ class Project(InputModel):
         return self.team_region.split("-", 1)[0] if self.team_region else None
 
 
+_AS_OFFERS = "--offers, and the workload (a YAML file with `workloads:`) as the first argument"
+
+
 def _is_catalog(data: object) -> bool:
     """An offer catalog: a list of offer mappings, or a mapping whose ``offers`` are mappings (a
     workload's own ``offers`` is a list of file names) and that has no ``workloads``."""
@@ -276,12 +280,12 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     """Load and validate ``workload.yaml``. Raises InputError with every problem; returns warnings."""
     path = Path(path)
     if path.suffix.lower() in (".csv", ".xlsx", ".xlsm"):
-        raise InputError([Problem(str(path), "", f"a {path.suffix} table is an offer catalog, not a workload file; pass it with "
-                                  "--offers, and the workload (a YAML file with `workloads:`) as the first argument")])
+        raise InputError([Problem(str(path), "", f"a {path.suffix} table is an offer catalog, not a workload file; "
+                                  f"pass it with {_AS_OFFERS}")])
     data, lines = load_yaml(path, "workload file", limit=MAX_WORKLOAD_BYTES)
     if _is_catalog(data):
-        raise InputError([Problem(str(path), "", "this is an offer catalog (a list of offers), not a workload file; pass it with "
-                                  "--offers, and the workload (a YAML file with `workloads:`) as the first argument")])
+        raise InputError([Problem(str(path), "", "this is an offer catalog (a list of offers), not a workload file; "
+                                  f"pass it with {_AS_OFFERS}")])
     if not isinstance(data, dict):
         raise InputError([Problem(str(path), "", "expected a mapping with `name` and `workloads` at the top level")])
     try:

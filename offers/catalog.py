@@ -150,8 +150,8 @@ def _yaml_rows(path: Path) -> list[Row]:
     data, lines = load_yaml(path, "catalog")
     prefix: tuple[str, ...]
     if isinstance(data, dict) and "workloads" in data:
-        raise InputError([Problem(str(path), "", "this is a workload file (it has `workloads:`), not an offer catalog; pass it "
-                                  "as the command's first argument, and its catalog with --offers")])
+        raise InputError([Problem(str(path), "", "this is a workload file (it has `workloads:`), not an offer catalog; "
+                                  "pass it as the command's first argument, and its catalog with --offers")])
     if isinstance(data, dict) and "offers" in data:
         unknown = set(data) - set(TOP_LEVEL)
         if unknown:
@@ -221,8 +221,9 @@ def _check_header(header: list[str], path: Path) -> list[str]:
         problems.append(Problem(str(path), "id", f"the header row has no `id` column{hint}; expected columns: {', '.join(COLUMNS)}", row=1))
     else:
         # a misspelled column is named once, at the header, not once per row
+        unknown = [h for h in dict.fromkeys(cleaned) if h and h not in COLUMNS]
         problems += [Problem(str(path), h, f"unknown column{did_you_mean(h, COLUMNS)}; the columns are listed by "
-                             "`procure offers template`", row=1) for h in dict.fromkeys(cleaned) if h and h not in COLUMNS]
+                             "`procure offers template`", row=1) for h in unknown]
     if problems:
         raise InputError(problems)
     return cleaned

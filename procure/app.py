@@ -370,8 +370,8 @@ def comparison_json(c: Comparison) -> str:
         "files": c.files,
         "inputs": [{"section": x.section, "subject": x.subject, "field": x.field, "change": x.kind, "values": x.values,
                     "differences": x.differences()} for x in c.changes],
-        "rows": [{"section": r.section, "label": r.label, "values": r.values, "differences": r.differences(), "changed": r.changed}
-                 for r in c.rows],
+        "rows": [{"section": r.section, "label": r.label, "values": r.values, "differences": r.differences(),
+                  "changed": r.changed} for r in c.rows],
     }
     return json.dumps(doc, indent=2)
 

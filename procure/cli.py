@@ -406,13 +406,14 @@ def analyze(
 
 
 @app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
-                  "First what changed in the inputs (every changed field of each offer, offers added and removed, workload "
-                  "and project settings), then the outcomes: totals, strategies, cost categories and where each workload runs, "
-                  "with the differences against the first file.")
+                  "First what changed in the inputs (every changed field of each offer, offers added and "
+                  "removed, workload and project settings), then the outcomes: totals, strategies, cost "
+                  "categories and where each workload runs, with the differences against the first file.")
 def compare(
     files: Annotated[list[Path], typer.Argument(help="workload.yaml files (two or more)")],
     offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the comparison workbook here (.xlsx): the input changes, then the outcomes.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Write the comparison workbook here (.xlsx): the input changes, then the outcomes.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON here.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
     objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,

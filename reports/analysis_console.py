@@ -11,7 +11,7 @@ from procure.models.analysis import DRIVERS
 
 from .console import CATEGORY_LABEL, STRATEGY_LABEL
 from .headline import MODE_LABEL, mode_label, status_label
-from .i18n import EN, Lang
+from .i18n import EN, N_, Lang
 
 TOP = 5
 
@@ -160,11 +160,14 @@ def input_value_text(v, tr: Lang) -> str:
     return tr(v) if v == "yes" else str(v)
 
 
+SAME_INPUTS = N_("The inputs are the same in every file: the offers, the workloads and the project's settings.")
+
+
 def print_input_diff(console: Console, files: list[str], changes, tr: Lang = EN) -> None:
     """What changed in the inputs, against the first file: one row per changed field, offer or workload
     added or removed; the values in each file (as quoted, in the offer's own currency), then Δ."""
     if not changes:
-        console.print(tr("The inputs are the same in every file: the offers, the workloads and the project's settings."))
+        console.print(tr(SAME_INPUTS))
         return
     t = Table(title=tr("What changed in the inputs, against {first}", first=files[0]))
     for label in tr.each("section", "offer / workload", "field"):

@@ -522,10 +522,11 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     if not tr.en:  # the reader's settings, shown where they apply
         proj += [[tr("language"), tr.code, ""], [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")]]
     out.append((tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj))
-    wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank", "earliest start day", "deadline day",
-                               "min slack (days)", "dataset TB", "checkpoint every h", "checkpoints kept", "MFU override", "allowed GPUs")
-    wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days, w.deadline_days,
-                p.slack_for(w), w.dataset_tb,
+    wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank",
+                      "earliest start day", "deadline day", "min slack (days)", "dataset TB", "checkpoint every h",
+                      "checkpoints kept", "MFU override", "allowed GPUs")
+    wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days,
+                w.deadline_days, p.slack_for(w), w.dataset_tb,
                 w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
                for w in p.workloads]
     out.append((tr("Workloads"), wl_cols, wl_rows))
@@ -577,10 +578,11 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     gpu_rows = []
     for gid in gpu_ids:
         g = table[gid]
-        gpu_rows.append([g.id, g.architecture, g.memory_gb, g.capacity_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
-    out.append((tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "architecture", "memory (datasheet GiB)",
-                                                                                     "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
-                                                                                     "PCIe GB/s", "TDP W", "source"), gpu_rows))
+        gpu_rows.append([g.id, g.architecture, g.memory_gb, g.capacity_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops,
+                         g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
+    gpu_cols = tr.each("GPU", "architecture", "memory (datasheet GiB)", "memory GB", "memory GB/s",
+                       "BF16 dense TFLOP/s", "GPU link GB/s", "PCIe GB/s", "TDP W", "source")
+    out.append((tr("GPU specs (GPUs of the offers in the plans)"), gpu_cols, gpu_rows))
     price_rows = []
     for o in offers:
         for f in PRICE_FIELDS:

@@ -25,7 +25,7 @@ def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str
     rented: dict[tuple[str, int], int] = defaultdict(int)  # rent: nodes under contract per month
     bought: dict[str, int] = defaultdict(int)
     chosen: list[tuple[Option, int]] = []
-    for w in sorted(project.workloads, key=lambda w: (w.deadline_days, w.name)):
+    for w in sorted(project.workloads, key=lambda w: (project.deadline_days_for(w), w.name)):
         pick = None
         for opt in sorted(options.get(w.name, []), key=lambda o: (o.standalone_cost, o.wall_days)):
             o = opt.offer

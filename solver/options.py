@@ -224,7 +224,8 @@ class OptionTable:
                 most = f"; {c.nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {node_cap(offer, project.sizing)[1]})" if c.nodes == max(counts) else ""
                 got = ("deadline", (Reason(
                     Rule.DEADLINE,
-                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} → finishes day {earliest_finish:.1f} > {finish_by(project, w)}{most}",
+                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} "
+                    f"→ finishes day {earliest_finish:.1f} > {finish_by(project, w)}{most}",
                     finish_day=earliest_finish,
                 ),))
             else:

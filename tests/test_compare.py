@@ -15,30 +15,33 @@ import yaml
 from helpers import GOOD_ROW, cli
 
 SOFFICE = shutil.which("soffice")
-needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot open the workbook")
+needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 
 RENT = {k: v for k, v in GOOD_ROW.items() if k not in ("price_per_node_month", "min_term_months", "id", "vendor")}
 CLOUD = {k: v for k, v in RENT.items() if k not in ("setup_fee_per_node",)} | {"mode": "cloud"}
 
 ROUND_1 = [
     {**RENT, "id": "vendor-a", "vendor": "Vendor A", "price_per_node_month": 16500, "min_term_months": 3},
-    {**RENT, "id": "vendor-b", "vendor": "Vendor B", "term_prices": [{"min_term_months": 1, "price_per_node_month": 15000},
-                                                                   {"min_term_months": 6, "price_per_node_month": 13000}]},
+    {**RENT, "id": "vendor-b", "vendor": "Vendor B",
+     "term_prices": [{"min_term_months": 1, "price_per_node_month": 15000},
+                     {"min_term_months": 6, "price_per_node_month": 13000}]},
     {**CLOUD, "id": "cloud-c", "vendor": "Cloud C", "price_per_node_hour": 30.0},
 ]
 # round 2: vendor A 16,500 → 14,200 per node-month and minimum term 3 → 2 months; vendor B's 6-month
 # tier 13,000 → 12,500; cloud C withdrawn; cloud D added
 ROUND_2 = [
     {**ROUND_1[0], "price_per_node_month": 14200, "min_term_months": 2},
-    {**ROUND_1[1], "term_prices": [{"min_term_months": 1, "price_per_node_month": 15000}, {"min_term_months": 6, "price_per_node_month": 12500}]},
+    {**ROUND_1[1],
+     "term_prices": [{"min_term_months": 1, "price_per_node_month": 15000},
+                     {"min_term_months": 6, "price_per_node_month": 12500}]},
     {**CLOUD, "id": "cloud-d", "vendor": "Cloud D", "price_per_node_hour": 28.0},
 ]
 
 
 def _workload(offers_file: str, deadline: int, electricity: float) -> dict:
-    return {"name": "quote round", "start_date": "2027-01-04", "horizon_months": 12, "electricity_price_per_kwh": electricity,
-            "offers": [offers_file],
-            "workloads": [{"name": "tune-7b", "model": "llama-2-7b", "method": "qlora", "tokens_b": 0.5, "deadline_days": deadline}]}
+    job = {"name": "tune-7b", "model": "llama-2-7b", "method": "qlora", "tokens_b": 0.5, "deadline_days": deadline}
+    return {"name": "quote round", "start_date": "2027-01-04", "horizon_months": 12,
+            "electricity_price_per_kwh": electricity, "offers": [offers_file], "workloads": [job]}
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +83,10 @@ def test_the_json_lists_every_changed_input_with_old_and_new_values(rounds):
 def test_the_console_shows_the_input_diff_before_the_outcomes(rounds):
     _d, res, _out, _doc = rounds
     text = res.output
-    assert "What changed in the inputs" in text and text.index("What changed in the inputs") < text.index("Comparison against")
-    for needle in ("price_per_node_month", "16,500", "14,200", "-2,300", "min_term_months", "1:15000; 6:12500", "removed", "added"):
+    assert "What changed in the inputs" in text
+    assert text.index("What changed in the inputs") < text.index("Comparison against")
+    for needle in ("price_per_node_month", "16,500", "14,200", "-2,300", "min_term_months", "1:15000; 6:12500",
+                   "removed", "added"):
         assert needle in text, needle
 
 
@@ -89,8 +94,9 @@ def test_the_console_shows_the_input_diff_before_the_outcomes(rounds):
 def test_libreoffice_opens_the_workbook_and_reads_back_the_input_diff(rounds, tmp_path):
     _d, _res, out, _doc = rounds
     profile = tmp_path / "lo-profile"
-    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc", "--convert-to", "xlsx",
-                    "--outdir", str(tmp_path / "re"), str(out)], check=True, capture_output=True, timeout=240)
+    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc",
+                    "--convert-to", "xlsx", "--outdir", str(tmp_path / "re"), str(out)],
+                   check=True, capture_output=True, timeout=240)
     wb = openpyxl.load_workbook(tmp_path / "re" / out.name, data_only=True)  # values as LibreOffice computed them
     assert wb.sheetnames == ["Inputs changed", "Outcomes"]
     ws = wb["Inputs changed"]
@@ -117,14 +123,14 @@ def test_libreoffice_opens_the_workbook_and_reads_back_the_input_diff(rounds, tm
 def test_a_bad_output_is_bad_input_and_nothing_is_written(rounds, tmp_path):
     d, _res, _out, _doc = rounds
     js = tmp_path / "c.json"
-    res = cli("compare", str(d / "round-1.yaml"), str(d / "round-2.yaml"), "--out", str(tmp_path / "c.csv"), "--json", str(js))
+    r1, r2 = str(d / "round-1.yaml"), str(d / "round-2.yaml")
+    res = cli("compare", r1, r2, "--out", str(tmp_path / "c.csv"), "--json", str(js))
     assert res.exit_code == 1
     assert "the workbook must end in .xlsx" in res.output
     assert not js.exists() and not (tmp_path / "c.csv").exists()
-    res = cli("compare", str(d / "round-1.yaml"), str(d / "round-2.yaml"), "--out", str(d / "quotes-1.yaml"))
+    res = cli("compare", r1, r2, "--out", str(d / "quotes-1.yaml"))
     assert res.exit_code == 1  # not a workbook (and an input file)
-    res = cli("compare", str(d / "round-1.yaml"), str(d / "round-2.yaml"), "--out", str(d / "round-1.yaml") + ".xlsx",
-              "--offers", str(d / "round-1.yaml"))
+    res = cli("compare", r1, r2, "--out", str(tmp_path / "c.xlsx"), "--offers", r1)
     assert res.exit_code == 1 and "this is a workload file" in res.output
 
 

@@ -24,22 +24,25 @@ def test_an_offer_catalog_passed_as_the_workload_is_named(command):
     res = cli(command, str(CATALOG))
     assert res.exit_code == 1, res.output
     # one message, not one schema error per offer
-    assert _problems(res.output) == [f"✗ {CATALOG}: error: this is an offer catalog (a list of offers), not a workload file; pass "
-                                     "it with --offers, and the workload (a YAML file with `workloads:`) as the first argument"]
+    assert _problems(res.output) == [
+        f"✗ {CATALOG}: error: this is an offer catalog (a list of offers), not a workload file; pass "
+        "it with --offers, and the workload (a YAML file with `workloads:`) as the first argument"]
 
 
 def test_a_csv_catalog_passed_as_the_workload_is_named(tmp_path):
     path = write_csv(tmp_path / "quotes.csv", [GOOD_ROW])
     res = cli("size", str(path))
     assert res.exit_code == 1
-    assert len(_problems(res.output)) == 1 and "a .csv table is an offer catalog" in res.output and "pass it with --offers" in res.output
+    assert len(_problems(res.output)) == 1
+    assert "a .csv table is an offer catalog" in res.output and "pass it with --offers" in res.output
 
 
 def test_a_workload_passed_as_offers_is_named():
     res = cli("size", str(EXAMPLES / "qlora-7b-week.yaml"), "--offers", str(WORKLOAD))
     assert res.exit_code == 1
-    assert _problems(res.output) == [f"✗ {WORKLOAD}: error: this is a workload file (it has `workloads:`), not an offer catalog; "
-                                     "pass it as the command's first argument, and its catalog with --offers"]
+    assert _problems(res.output) == [
+        f"✗ {WORKLOAD}: error: this is a workload file (it has `workloads:`), not an offer catalog; "
+        "pass it as the command's first argument, and its catalog with --offers"]
 
 
 MISSPELT = """\
@@ -64,7 +67,8 @@ def test_a_misspelled_workload_or_project_field_gets_a_did_you_mean(tmp_path):
     assert res.exit_code == 1
     assert f"✗ {path}:3: error: horizon_month: unknown field (did you mean 'horizon_months'?)" in res.output
     assert f"✗ {path}:4: error: sizing.min_eficiency: unknown field (did you mean 'min_efficiency'?)" in res.output
-    assert f"✗ {path}:11: error: workloads[0].checkpoint_every_hour: unknown field (did you mean 'checkpoint_every_hours'?)" in res.output
+    assert (f"✗ {path}:11: error: workloads[0].checkpoint_every_hour: unknown field "
+            "(did you mean 'checkpoint_every_hours'?)") in res.output
     # nothing close: the old advice
     path.write_text(MISSPELT.replace("horizon_month: 12", "zzz: 12"))
     res = cli("size", str(path))
@@ -74,7 +78,8 @@ def test_a_misspelled_workload_or_project_field_gets_a_did_you_mean(tmp_path):
 def test_a_misspelled_offer_field_gets_a_did_you_mean_in_yaml(tmp_path):
     row = {k: v for k, v in GOOD_ROW.items() if k != "lead_time_days"} | {"lead_time_day": 7}
     path = tmp_path / "quotes.yaml"
-    path.write_text("offers:\n" + "".join(f"  {'-' if i == 0 else ' '} {k}: {json.dumps(v)}\n" for i, (k, v) in enumerate(row.items())))
+    lines = [f"  {'-' if i == 0 else ' '} {k}: {json.dumps(v)}\n" for i, (k, v) in enumerate(row.items())]
+    path.write_text("offers:\n" + "".join(lines))
     line = 2 + list(row).index("lead_time_day")  # "offers:" is line 1, the row's first field line 2
     res = cli("offers", "validate", str(path))
     assert res.exit_code == 1
@@ -150,7 +155,8 @@ def test_gpu_memory_is_stated_in_gb_with_the_gib_conversion_written_out(tmp_path
     path.write_text(SMALL_LAB)
     quotes = write_csv(tmp_path / "quotes.csv", [RTX])
     res = cli("size", str(path), "--offers", str(quotes), "--json", "-")
-    reasons = [c["reason"] for c in json.loads(res.stdout)["workloads"][1]["candidates"] if not c["fits"]]  # legal-67b-full
+    legal = json.loads(res.stdout)["workloads"][1]  # legal-67b-full
+    reasons = [c["reason"] for c in legal["candidates"] if not c["fits"]]
     memory = [r for r in reasons if "per GPU even with" in r]
     assert memory and all("RTX-4090-24GB has 25.6 GB usable (datasheet 24 GiB = 25.77 GB)" in r for r in memory)
     assert not any("GB datasheet" in r for r in reasons)

@@ -14,7 +14,7 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from ..analysis_console import _row_label, _value_text, input_value_text
+from ..analysis_console import SAME_INPUTS, _row_label, _value_text, input_value_text
 from ..i18n import EN, N_, Lang
 from .style import BOLD, NOTE_FONT, NUM_FMT, TITLE_FONT, WRAP, formula, header, print_setup, put, widths
 
@@ -24,13 +24,14 @@ COMPARE_SHEETS = (N_("Inputs changed"), N_("Outcomes"))
 def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) -> None:
     n = len(files)
     put(ws, 1, 1, tr("What changed in the inputs, against {first}", first=files[0]), font=TITLE_FONT)
-    put(ws, 2, 1, tr("One row per field whose value differs, and per offer or workload added or removed; prices as quoted, "
-                     "in the offer's currency. Empty: the file does not give it."), font=NOTE_FONT)
+    put(ws, 2, 1, tr("One row per field whose value differs, and per offer or workload added or removed; prices "
+                     "as quoted, in the offer's currency. Empty: the file does not give it."), font=NOTE_FONT)
     hdr = 4
-    header(ws, hdr, [*tr.each("section", "offer / workload", "field"), *files, *[f"Δ {f}" for f in files[1:]]], height=30)
+    labels = [*tr.each("section", "offer / workload", "field"), *files, *[f"Δ {f}" for f in files[1:]]]
+    header(ws, hdr, labels, height=30)
     r = hdr + 1
     if not changes:
-        put(ws, r, 1, tr("The inputs are the same in every file: the offers, the workloads and the project's settings."))
+        put(ws, r, 1, tr(SAME_INPUTS))
     for c in changes:
         put(ws, r, 1, tr(c.section))
         put(ws, r, 2, c.subject, font=BOLD)
@@ -54,8 +55,10 @@ def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) ->
 
 def write_outcomes(ws: Worksheet, files: list[str], rows, currency: str, tr: Lang = EN) -> None:
     n = len(files)
-    put(ws, 1, 1, tr("How the outcomes changed, against {first} ({unit})", first=files[0], unit=tr.unit(currency)), font=TITLE_FONT)
-    put(ws, 2, 1, tr("Every file planned on its own (all four strategies, each verified); * marks what differs."), font=NOTE_FONT)
+    title = tr("How the outcomes changed, against {first} ({unit})", first=files[0], unit=tr.unit(currency))
+    put(ws, 1, 1, title, font=TITLE_FONT)
+    put(ws, 2, 1, tr("Every file planned on its own (all four strategies, each verified); * marks what differs."),
+        font=NOTE_FONT)
     hdr = 4
     header(ws, hdr, [tr("section"), tr("figure"), *files, *[f"Δ {f}" for f in files[1:]]], height=30)
     r = hdr + 1

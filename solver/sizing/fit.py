@@ -57,7 +57,10 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
         need_ram = settings.host_ram_ratio * node_gpu_gb
         if offer.ram_gb < need_ram - 1e-9:
             out.append(Reason(Rule.HOST_RAM,
-                f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's {_fmt(node_gpu_gb)} GB of GPU memory = {_fmt(need_ram)} GB (sizing.host_ram_ratio)"
+                # the rule of thumb compares nominal figures: the datasheets' GiB counted as GB, like the RAM's
+                f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's GPU memory ({gpn} × "
+                f"{g.memory_gb:g} GiB, counted at its nominal {_fmt(node_gpu_gb)} GB) = {_fmt(need_ram)} GB "
+                "(sizing.host_ram_ratio)"
             ))
     cores_per_gpu = offer.cpu_cores / gpn
     need_cores = settings.cpu_cores_per_gpu if settings.cpu_cores_per_gpu is not None else 1 + DATA_LOADER_WORKERS
