@@ -16,7 +16,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from ..analysis_console import SAME_INPUTS, _row_label, _value_text, input_value_text
 from ..i18n import EN, N_, Lang
-from .style import BOLD, NOTE_FONT, NUM_FMT, TITLE_FONT, WRAP, formula, header, print_setup, put, widths
+from .style import BOLD, NOTE_FONT, TITLE_FONT, WRAP, formula, header, print_setup, put, widths
 
 COMPARE_SHEETS = (N_("Inputs changed"), N_("Outcomes"))
 
@@ -38,7 +38,7 @@ def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) ->
         put(ws, r, 3, c.field if c.kind == "changed" else tr(c.kind))
         for k, v in enumerate(c.values):
             if c.numeric:
-                put(ws, r, 4 + k, v, NUM_FMT if isinstance(v, float) else None)
+                put(ws, r, 4 + k, v)  # General: 0.12 stays 0.12, 16500 stays 16500
             else:
                 put(ws, r, 4 + k, None if v is None else input_value_text(v, tr), align=WRAP)
         first = get_column_letter(4)
@@ -46,7 +46,7 @@ def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) ->
             if d is None:
                 continue
             col = get_column_letter(4 + k)
-            formula(ws, r, 4 + n - 1 + k, f"={col}{r}-{first}{r}", "+#,##0.####;-#,##0.####;0", value=d)
+            formula(ws, r, 4 + n - 1 + k, f"={col}{r}-{first}{r}", "+General;-General;0", value=d)
         r += 1
     widths(ws, {"A": 10, "B": 30, "C": 26, **{get_column_letter(4 + k): 24 for k in range(2 * n - 1)}})
     ws.freeze_panes = ws.cell(row=hdr + 1, column=4)
