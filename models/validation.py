@@ -117,6 +117,10 @@ def _not_a_date(value: Any) -> str:
 Date = Annotated[dt.date, BeforeValidator(parse_date)]
 
 
+#: unknown fields per validation given a did-you-mean; more than are printed by default (errors.MAX_SHOWN_PER_FILE)
+MAX_HINTS = 200
+
+
 def _model_of(annotation: Any) -> Any:
     """The pydantic model, list or dict inside an annotation (``X | None``, ``Annotated[X, ...]``, ``str | X``)."""
     origin = typing.get_origin(annotation)
@@ -194,6 +198,7 @@ def problems_from(
     """One Problem per pydantic error, with field path and (YAML) line or (table) row. ``model``: the
     model validated, whose field names give an unknown field its did-you-mean."""
     out = []
+    hints = MAX_HINTS  # did-you-mean (difflib) for the first unknown fields only: a file of 70,000 costs no more
     for err in exc.errors(include_url=False):
         loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
         loc = prefix + loc
@@ -202,5 +207,7 @@ def problems_from(
         line = line_for(loc) if line_for else None
         clean = {**err, "loc": tuple(x for x in err["loc"] if x not in ("str", "dict[str,any]", "float", "int", "[key]")
                                      and not (isinstance(x, str) and x.startswith("function-")))}
-        out.append(Problem(file, field_path(loc), _message(clean, model), line=line, row=row))
+        if err["type"] == "extra_forbidden":
+            hints -= 1
+        out.append(Problem(file, field_path(loc), _message(clean, model if hints >= 0 else None), line=line, row=row))
     return out

@@ -160,3 +160,20 @@ def test_gpu_memory_is_stated_in_gb_with_the_gib_conversion_written_out(tmp_path
     memory = [r for r in reasons if "per GPU even with" in r]
     assert memory and all("RTX-4090-24GB has 25.6 GB usable (datasheet 24 GiB = 25.77 GB)" in r for r in memory)
     assert not any("GB datasheet" in r for r in reasons)
+
+
+def test_the_did_you_mean_is_bounded(tmp_path):
+    # 300 misspellings: difflib runs for the first MAX_HINTS (200) only, the rest get the plain message —
+    # a file of 70,000 unknown keys must not cost 70,000 difflib searches
+    from procure.models.validation import MAX_HINTS
+
+    keys = "".join(f"horizon_month{i:03d}: 1\n" for i in range(300))
+    path = tmp_path / "w.yaml"
+    path.write_text(MISSPELT + keys)
+    res = cli("size", str(path), "--all-errors")
+    assert res.exit_code == 1
+    lines = res.output.splitlines()
+    hinted = [line for line in lines if "unknown field (did you mean" in line]
+    plain = [line for line in lines if "unknown field (not allowed here" in line]
+    # 303 unknown fields: the 300 keys plus the three misspellings of MISPELT
+    assert MAX_HINTS == 200 and len(hinted) == 200 and len(plain) == 303 - 200
