@@ -9,6 +9,7 @@ carries a documented plausible range (``models.limits``; a test checks every fie
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import types
 import typing
@@ -155,9 +156,15 @@ def fields_at(model: Any, loc: tuple) -> list[str]:
     return []
 
 
+@functools.lru_cache(maxsize=1024)
+def _hint(name: str, allowed: tuple[str, ...]) -> str:
+    # one search per distinct misspelling: the same wrong key on 10,000 rows of a catalog costs one
+    return did_you_mean(name, allowed)
+
+
 def unknown_field(name: Any, allowed: list[str]) -> str:
     """The message of a field (or column) that is not one of ``allowed``, with a did-you-mean (difflib)."""
-    hint = did_you_mean(name, allowed) if isinstance(name, str) and allowed else ""
+    hint = _hint(name, tuple(allowed)) if isinstance(name, str) and allowed else ""
     if hint:
         return f"unknown field{hint}"
     return "unknown field (not allowed here; check the spelling against the documented fields)"
