@@ -165,9 +165,11 @@ def parse_time_limit(text: str | float | None) -> float | None:
 
 
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None) -> Result:
+          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None,
+          all_or_nothing: bool = False) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
-    ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds."""
+    ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds.
+    A job that cannot run is set aside and the rest planned, unless ``all_or_nothing``."""
     from procure.models.fileio import scratch_dir
     from procure.solver import runtime
     from procure.solver.planner import plan_project
@@ -178,7 +180,8 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
     # solver's process group
     with scratch_dir(guard_signals=runtime.temp_dir() is None):
         return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress)
+                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress,
+                            all_or_nothing=all_or_nothing)
 
 
 def result_json(result: Result) -> str:
@@ -242,6 +245,12 @@ def language(code: str | None, amounts_in: str | None, project: Project | None =
     if problems:
         raise InputError(problems)
     return lang_for(normalize(code) if code is not None else None, project, amounts_in)
+
+
+def exit_code_of(result: Result) -> ExitCode:
+    """``exit_code_for`` the plan's status, and ``PARTIAL`` (5) for a plan with a job set aside."""
+    code = exit_code_for(result.status)
+    return ExitCode.PARTIAL if code == ExitCode.OK and result.set_aside else code
 
 
 def exit_code_for(status: SolveStatus) -> ExitCode:

@@ -23,6 +23,7 @@ EXIT_CODES = """Exit codes:
 2 infeasible: the reasons are printed
 3 no solution within the time limit, or the solver is missing or failed
 4 internal verification failure: a bug; the plan broke a rule and is not shown
+5 a plan of the other jobs: at least one job was set aside (named with its reasons; --all-or-nothing: exit 2 instead)
 129, 130, 143 interrupted by SIGHUP, SIGINT or SIGTERM: the solver stopped, temp files removed"""
 
 app = typer.Typer(
@@ -274,6 +275,10 @@ def solve(
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
     analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
     workers: Annotated[int | None, typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
+    all_or_nothing: Annotated[bool, typer.Option("--all-or-nothing", help="Plan every job or none: a job no offer can run (or the budget "
+                                                                             "cannot cover) makes the whole programme infeasible (exit 2). "
+                                                                             "Default: such a job is set aside with its reasons and the rest "
+                                                                             "planned (exit 5).")] = False,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -298,7 +303,8 @@ def solve(
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
             try:
                 result = use.solve(inputs, solver=solver.value, gap=gap, objective=objective.value, compare=compare,
-                                   n_runner_ups=runner_ups, budget=budget, progress=progress)
+                                   n_runner_ups=runner_ups, budget=budget, progress=progress,
+                                   all_or_nothing=all_or_nothing)
             finally:
                 progress.close()
             from procure.reports.console import print_result
@@ -324,7 +330,7 @@ def solve(
         _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
                                     markup=False, soft_wrap=True)
         raise typer.Exit(stop.exit_code) from None
-    raise typer.Exit(use.exit_code_for(result.status))
+    raise typer.Exit(use.exit_code_of(result))
 
 
 # --- analyze and compare ---------------------------------------------------------------------------
@@ -402,7 +408,7 @@ def analyze(
             console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
-    raise typer.Exit(0)
+    raise typer.Exit(use.exit_code_of(analysis.base))
 
 
 @app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
