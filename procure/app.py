@@ -184,10 +184,10 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
                             all_or_nothing=all_or_nothing)
 
 
-def result_json(result: Result) -> str:
+def result_json(result: Result, inputs=()) -> str:
     from procure.reports.json_report import result_to_json
 
-    return json.dumps(result_to_json(result), indent=2)
+    return json.dumps(result_to_json(result, inputs), indent=2)
 
 
 def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None, tr=None) -> list[str]:
@@ -201,7 +201,7 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
     tr = tr or EN
     files = planned.files
     if planned.json is not None:
-        files.put(planned.json, result_json(result).encode("utf-8"))
+        files.put(planned.json, result_json(result, inputs.files).encode("utf-8"))
     if result.plan is not None and planned.workbook is not None:
         if analysis is None:
             from procure.reports.xlsx.workbook import workbook_bytes

@@ -323,7 +323,7 @@ def solve(
             for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
-                typer.echo(use.result_json(result))
+                typer.echo(use.result_json(result, inputs.files))
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:

@@ -556,13 +556,14 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     out.append((tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj))
     wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank", "earliest start day", "deadline day",
                                "dataset TB", "checkpoint every h", "checkpoints kept", "MFU override", "allowed GPUs")
+    every = (result.programme or p).workloads  # a partial plan lists the set-aside jobs too
     wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days, w.deadline_days, w.dataset_tb,
                 w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
-               for w in p.workloads]
+               for w in every]
     out.append((tr("Workloads"), wl_cols, wl_rows))
     model_rows = []
     seen = set()
-    for w in p.workloads:
+    for w in every:
         m = w.model
         if m.label in seen:
             continue
