@@ -411,6 +411,53 @@ def analyze(
     raise typer.Exit(use.exit_code_of(analysis.base))
 
 
+@app.command(help="Why not this offer? Re-solve the whole plan with a job held to the offer and show, side by side with the "
+                  "recommended plan: the cost difference by category, the reason it lost (price, lead time, deadline, term, fit, "
+                  "excluded, budget, capacity, time limit) and the offer's break-even price.\n\n" + EXIT_CODES)
+def explain(
+    workload: Annotated[Path, typer.Argument(help="workload.yaml")],
+    offer: Annotated[str, typer.Option("--offer", help="The offer id to explain (see `procure offers list`).")],
+    job: Annotated[str | None, typer.Option("--workload", help="The job to hold to the offer; default: every job that could use it.")] = None,
+    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    json_out: Annotated[str | None, typer.Option("--json", help="Write the explanation as JSON to FILE, or '-' for stdout.")] = None,
+    csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the explanation table as one CSV file here.")] = None,
+    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
+    time_limit: Annotated[str, typer.Option("--time-limit", help="Seconds for the recommended plan's solve; 0 or none: no limit.")] = "120",
+    objective: Annotated[Objective, typer.Option(help="tco or npv: the figure both plans are compared on.")] = Objective.tco,
+    lang: LangOption = None,
+    amounts_in: AmountsOption = None,
+) -> None:
+    from procure import app as use
+    from procure.models.errors import ProcureError
+
+    try:
+        tr = use.language(lang, amounts_in)
+        outputs = use.check_explain_outputs(json_out, csv_out)
+        inputs = use.load_inputs(workload, offers, objective=objective.value)
+        tr = use.language(lang, amounts_in, inputs.project)
+        outputs.forbid_inputs(inputs.files)
+        use.check_explain_args(inputs, offer, job)
+    except ProcureError as exc:
+        _fail(exc)
+    _print_warnings(inputs.warnings)
+    from procure.reports.console import print_result
+    from procure.reports.explain_report import print_explained
+
+    console = _console(stderr=json_out == "-")
+    try:
+        explained = use.explain(inputs, offer, job, solver=solver.value, objective=objective.value, time_limit=use.parse_time_limit(time_limit))
+        if explained.result.plan is None:
+            print_result(console, explained.result, tr=tr)
+        print_explained(console, explained, tr)
+        for line in use.write_explain_outputs(explained, outputs, json_out, csv_out, tr):
+            console.print(_esc(line))
+    except ProcureError as exc:
+        _fail(exc)
+    if json_out == "-":
+        typer.echo(use.explain_json(explained))
+    raise typer.Exit(use.exit_code_of(explained.result))
+
+
 @app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
                   "Totals, strategies, cost categories and where each workload runs, with the differences against the first file.")
 def compare(
