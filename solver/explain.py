@@ -99,7 +99,7 @@ def _price_reason(held: float, base: float, cats: dict[str, tuple[float, float]]
     if abs(diff) <= 1e-6 * max(1.0, abs(base)):
         return Why.SAME, "held to it, the whole plan costs the same: a tie"
     moves = sorted(((b - a, c) for c, (a, b) in cats.items() if abs(b - a) > 0.5), key=lambda x: -abs(x[0]))
-    where = ", ".join(f"{c} {d:+,.0f}" for d, c in moves[:3])
+    where = ", ".join(f"{c.replace('_', ' ')} {d:+,.0f}" for d, c in moves[:3])
     more = f"{diff:,.0f} {currency} more" if diff > 0 else f"{-diff:,.0f} {currency} less (the chosen plan's solve stopped at a gap)"
     return Why.PRICE, f"held to it, the whole plan costs {more}" + (f" ({where})" if where else "")
 
