@@ -166,7 +166,8 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
     _print_strategies(console, result, tr)
 
     if result.runner_ups_skipped:
-        console.print(f"[yellow bold]![/yellow bold] {esc(tr(result.runner_ups_skipped))}", soft_wrap=True)
+        console.print("[yellow bold]![/yellow bold] " + tr("runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them"),
+                      soft_wrap=True)
     if result.runner_ups:
         from .tables import runner_up_rows  # tables imports this module's labels
 

@@ -153,7 +153,7 @@ def from_runner_up(result: Result, workload: str, r: RunnerUp, base: float, chos
     """A costed (or failed) held re-solve as an explanation."""
     offer = r.option.offer
     if r.plan is None or r.plan_cost is None or result.plan is None:
-        why = {"(budget)": Why.BUDGET, "(capacity)": Why.CAPACITY}.get(r.cause or "", Why.TIME_LIMIT)
+        why = {"(budget)": Why.BUDGET, "(capacity)": Why.CAPACITY, "(time limit)": Why.TIME_LIMIT}.get(r.cause or "", Why.CAPACITY)
         return Explanation(workload, offer.id, offer.mode, chosen, why, r.note or "no plan", base, None, r.status)
     cats = category_rows(result.plan, r.plan)
     why, text = _price_reason(r.plan_cost, base, cats, result.project.currency)

@@ -396,6 +396,14 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
     return out
 
 
+def skipped_note(ups: dict[str, list[RunnerUp]]) -> str:
+    """What the console and the JSON say when --time-limit left no time to cost any runner-up ("" otherwise)."""
+    every = [r for rs in ups.values() for r in rs]
+    if every and all(r.cause == "(time limit)" and r.plan_cost is None for r in every):
+        return "runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them"
+    return ""
+
+
 def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, objective: str) -> RunnerUp:
     """The re-solve's answer for ``option``: costed only when its plan runs the workload on that offer."""
     where = next((x for x in alt.plan.assignments if x.workload == workload), None) if alt.plan else None
@@ -405,7 +413,7 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
         # a plan with the workload elsewhere is no answer for this offer (run_strategy holds it there; never shown as one)
         raise VerificationError([f"runner-up: the re-solve for {workload!r} on {option.offer_id} placed it on {where.offer_id}"])
     if alt.plan is None or where is None or cost is None:
-        cause = "(time limit)"
+        cause: str | None = "(time limit)"
         if alt.status == SolveStatus.INFEASIBLE:
             why = "; ".join(line for lines in alt.reasons.values() for line in lines) or "no plan meets every rule"
             cause = next((k for k in ("(budget)", "(capacity)") if k in alt.reasons), None)
@@ -599,8 +607,6 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
         else:
             fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), budget=budget.share(0.5, reserve), **kw)
     ups = runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, budget=budget, reserve=reserve, **kw) if n_runner_ups else {}
-    skipped = ""
-    if n_runner_ups and hybrid.plan is not None and ups and all(r.note and r.note.startswith("not solved: no time") for rs in ups.values() for r in rs):
-        skipped = "runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them"
+    skipped = skipped_note(ups)
     return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections + aside_rejections, hybrid.every_option, ups, fallback,
                   set_aside=set_aside, programme=programme if set_aside else None, runner_ups_skipped=skipped)

@@ -112,3 +112,24 @@ def test_explain_the_chosen_offer_says_it_is_chosen():
     doc = json.loads(res.stdout[res.stdout.index("{"):])
     [e] = doc["explanations"]
     assert e["why"] == "chosen" and e["vs_chosen"] == 0 and "already uses it" in e["break_even"]["reason"]
+
+
+def test_runner_ups_skipped_for_the_time_limit_say_so():
+    from procure.solver.planner import runner_ups, skipped_note
+    from procure.solver.runtime import Budget
+
+    from helpers import offer, project, solve_fixed, workload
+
+    p = project([workload(name="a", deadline_days=60)])
+    offers = [offer(id="c1", mode="cloud", price_per_node_hour=30.0), offer(id="c2", mode="cloud", price_per_node_hour=40.0)]
+    hours = {("a", "c1", 1): 100.0, ("a", "c2", 1): 100.0}
+    res = solve_fixed(p, offers, hours, compare=False)
+    assert res.plan.assignments[0].offer_id == "c1" and skipped_note(res.runner_ups) == ""
+    # a budget with less than RUNNER_UP_MIN_SECONDS left: the runner-up is listed, not costed, and the note says why
+    from helpers import fixed_sizings
+
+    sizings, resize = fixed_sizings(p, offers, hours)
+    ups = runner_ups(p, res.offers, sizings, res.hybrid, "tco", n=1, budget=Budget(1e-3), resize=resize, solver="cbc", gap=1e-6)
+    [up] = ups["a"]
+    assert up.option.offer_id == "c2" and up.plan_cost is None and "no time was left within --time-limit" in up.note
+    assert "runner-ups not costed" in skipped_note(ups)

@@ -9,9 +9,9 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.solver.costs import CATEGORIES, Objective
 
+from ..console import CATEGORY_LABEL
 from ..headline import OBJECTIVE_SHORT, WHY_LABEL, mode_label, status_label
 from ..i18n import EN, Lang
-from ..console import CATEGORY_LABEL
 from ..tables import option_rows, rejection_rows, runner_up_rows
 from .style import CHOSEN_FILL, INT_FMT, NOTE_FONT, NUM_FMT, SECTION_FONT, TITLE_FONT, WRAP, header, merge_in_row, print_setup, put, widths
 
