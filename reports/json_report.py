@@ -127,8 +127,10 @@ def workbook_extras(result, inputs=()) -> dict:
                       for r in tables.option_rows(result)]
     for title, cols, rows in tables.assumption_sections(result, inputs, dt.datetime.now()):
         for r in rows:
-            out["assumptions"].append({"section": title, "item": _plain(r[0]), "value": _plain(r[1]) if len(r) > 1 else None,
-                                       "detail": {c: _plain(v) for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, "")}})
+            if r[0] == "run at":  # the JSON is deterministic: no clock (the workbook states when it was written)
+                continue
+            detail = {c: _plain(v) for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, "") and c != "seconds"}
+            out["assumptions"].append({"section": title, "item": _plain(r[0]), "value": _plain(r[1]) if len(r) > 1 else None, "detail": detail})
     return out
 
 

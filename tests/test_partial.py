@@ -79,7 +79,7 @@ def test_a_budget_that_cannot_cover_every_job_plans_the_most_jobs_then_the_cheap
     # costs 30 × 100 = 3,000, 30 × 200 = 6,000, 30 × 300 = 9,000; all three 18,000 > 12,500.
     # Pairs: a+b 9,000 ✓, a+c 12,000 ✓, b+c 15,000 ✗ → two jobs at most; the cheapest pair is a+b.
     p, offers, hours = _three_cloud_jobs(budget_tco=12_500)
-    res = solve_fixed(p, offers, hours, compare=False)
+    res = solve_fixed(p, offers, hours, compare=False, all_or_nothing=False)
     assert sorted(a.workload for a in res.plan.assignments) == ["a", "b"]
     assert res.plan.total_cost == pytest.approx(30 * 100 + 30 * 200, abs=0.01)
     [aside] = res.set_aside
@@ -107,3 +107,40 @@ def test_a_runner_up_the_capex_budget_excludes_says_so():
 
     [row] = runner_up_rows(res)
     assert row["why"] == "budget"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_partial_plan_is_the_largest_then_cheapest_feasible_set_by_brute_force(seed):
+    """The rule, checked against brute force over every set of jobs: most jobs planned, then the least TCO."""
+    import itertools
+
+    from test_planner import random_instance
+
+    from helpers import brute_force_tco
+
+    p, offers, hours = random_instance(seed)
+    if seed % 3 == 0:  # no shape of any offer for w0: set aside for fit
+        hours = {key: h for key, h in hours.items() if key[0] != "w0"}
+    else:  # a budget at 60% of the whole programme's optimum: it cannot cover every job
+        full = brute_force_tco(p, offers, hours)
+        if full < float("inf"):
+            p = p.model_copy(update={"budget_tco": 0.6 * full})
+    names = [w.name for w in p.workloads]
+    best: tuple[int, float] | None = None
+    for k in range(len(names), 0, -1):
+        costs = []
+        for keep in itertools.combinations(names, k):
+            sub = p.model_copy(update={"workloads": [w for w in p.workloads if w.name in keep]})
+            tco = brute_force_tco(sub, offers, {key: h for key, h in hours.items() if key[0] in keep})
+            # a TCO cap holds a set of jobs exactly when that set's least TCO is within it
+            costs.append(tco if p.budget_tco is None or tco <= p.budget_tco + 1e-6 else float("inf"))
+        if min(costs) < float("inf"):
+            best = (k, min(costs))
+            break
+    res = solve_fixed(p, offers, hours, compare=False, all_or_nothing=False)
+    if best is None:
+        assert res.plan is None
+        return
+    assert len(res.plan.assignments) == best[0] and len(res.set_aside) == len(names) - best[0]
+    assert res.plan.total_cost == pytest.approx(best[1], rel=1e-6)
+    assert sorted([a.workload for a in res.plan.assignments] + [x.workload for x in res.set_aside]) == sorted(names)
