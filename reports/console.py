@@ -180,11 +180,11 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
                 bound = "≤ " if r["status"] not in (None, "optimal") else ""
                 extra = bound + ("+" if r["vs_chosen"] >= 0 else "") + tr.money(r["vs_chosen"])
             rows.append([esc(r["workload"]), esc(r["offer"]), mode_label(r["mode"], tr), r["shape"], tr.money(r["plan_cost"]), extra,
-                         tr(WHY_LABEL[r["why"]]), esc(r["reason"])])
+                         f"{tr(WHY_LABEL[r['why']])}: {esc(r['reason'])}"])
         cols = [(tr("workload"), "text"), (tr("instead on"), "text"), (tr("mode"), "short"), (tr("GPU × count"), "text"), (tr("plan {short}", short=short), "num"),
-                (tr("vs chosen"), "num"), (tr("why not"), "short"), (tr("reason"), "text")]
+                (tr("vs chosen"), "num"), (tr("why not"), "text")]
         console.print(_table(console, tr("Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})", short=short),
-                             cols, rows, drop=(tr("reason"), tr("GPU × count"), tr("mode"))))
+                             cols, rows, drop=(tr("why not"), tr("GPU × count"), tr("mode"))))
     n_rej = len(result.rejections)
     if n_rej:
         console.print(tr("{n} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.", n=n_rej),

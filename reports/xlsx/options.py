@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.solver.costs import CATEGORIES, Objective
@@ -43,9 +44,6 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
         put(ws, row, 1, tr("Runner-up offers: the whole plan re-solved with the workload held to that offer ({short}, like with like)", short=short),
             font=SECTION_FONT)
         row += 1
-        put(ws, row, 1, tr("Why not: price (it costs more: the categories below say where), lead time, deadline, term, fit, excluded, budget, "
-                           "capacity or time limit. The same answer as `procure explain WORKLOAD.yaml --offer ID`."), font=NOTE_FONT)
-        row += 1
         header(ws, row, tr.each("workload", "instead on", "vendor", "mode", "GPU", "nodes", "GPUs", "re-solve status")
                + [tr("plan {short} ({unit})", short=short, unit=cur), tr("vs chosen plan ({unit})", unit=cur), tr("why not"), tr("reason")]
                + [tr("{category} vs chosen ({unit})", category=tr(CATEGORY_LABEL[c]), unit=cur) for c in CATEGORIES])
@@ -59,7 +57,9 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
             for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
                 put(ws, row, j + 1, v if v is not None else "—", f)
             row += 1
-        row += 1
+        put(ws, row, 1, tr("Why not: price (it costs more: the category columns say where), lead time, deadline, term, fit, excluded, budget, "
+                           "capacity or time limit. The same answer as `procure explain WORKLOAD.yaml --offer ID`."), font=NOTE_FONT)
+        row += 2
     put(ws, row, 1, tr("Rejected (workload, offer) pairs"), font=SECTION_FONT)
     row += 1
     header(ws, row, tr.each("workload", "offer", "vendor", "mode", "GPU", "reason"))
@@ -76,7 +76,12 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
         nums = [abs(r[key] or 0) for r in orows] + [abs(x or 0) for x in more]
         return max(least, max((len(f"{x:,.0f}") + 2 for x in nums), default=0) * 1.1)
 
-    widths(ws, {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26, "I": fit("days", 10, [r["plan_cost"] for r in ups]),
-                "J": fit("hours", 10, [r["vs_chosen"] for r in ups]), "K": fit("gpu_hours", 11),
-                "L": 10, "M": fit("standalone_cost", 14), "N": fit("vs_chosen", 12), "O": 9})
+    cols = {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26, "I": fit("days", 10, [r["plan_cost"] for r in ups]),
+            "J": fit("hours", 10, [r["vs_chosen"] for r in ups]), "K": fit("gpu_hours", 11),
+            "L": 10, "M": fit("standalone_cost", 14), "N": fit("vs_chosen", 12), "O": 9}
+    for k, c in enumerate(CATEGORIES):  # the runner-ups' differences per category, signed
+        letter = get_column_letter(13 + k)
+        need = max((len(f"{abs(r[f'diff_{c}'] or 0):,.0f}") + 3 for r in ups), default=0) * 1.1
+        cols[letter] = max(cols.get(letter, 9.0), need)
+    widths(ws, cols)
     print_setup(ws, "3:3")
