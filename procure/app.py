@@ -180,8 +180,8 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
     # solver's process group
     with scratch_dir(guard_signals=runtime.temp_dir() is None):
         return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress,
-                            all_or_nothing=all_or_nothing)
+                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget,
+                            progress=progress, all_or_nothing=all_or_nothing)
 
 
 def result_json(result: Result, inputs=()) -> str:
@@ -398,17 +398,20 @@ def explain(inputs: Inputs, offer_id: str, workload: str | None = None, *, solve
     from procure.solver.explain import explain as why_not
 
     check_explain_args(inputs, offer_id, workload)
-    result = solve(inputs, solver=solver, gap=gap, objective=objective, compare=False, n_runner_ups=0, time_limit=time_limit)
+    result = solve(inputs, solver=solver, gap=gap, objective=objective, compare=False, n_runner_ups=0,
+                   time_limit=time_limit)
     out = Explained(result, offer_id)
     if result.plan is None:
         return out
     planned = [w.name for w in result.project.workloads]
     if workload is not None and workload not in planned:
-        raise InputError([Problem("command line", "--workload", f"{workload!r} is set aside in this plan (it cannot run on these offers); "
-                                                                f"explain one of the planned jobs: {', '.join(planned)}")])
+        why = (f"{workload!r} is set aside in this plan (it cannot run on these offers); "
+               f"explain one of the planned jobs: {', '.join(planned)}")
+        raise InputError([Problem("command line", "--workload", why)])
     jobs = [workload] if workload is not None else candidates(result, offer_id) or planned
     if len(jobs) > EXPLAIN_MAX_JOBS:
-        raise InputError([Problem("command line", "--workload", f"{len(jobs)} jobs could use {offer_id}; name one with --workload: {', '.join(jobs)}")])
+        why = f"{len(jobs)} jobs could use {offer_id}; name one with --workload: {', '.join(jobs)}"
+        raise InputError([Problem("command line", "--workload", why)])
     out.explanations = [why_not(result, w, offer_id, solver=solver, gap=gap) for w in jobs]
     be = _offer_break_even(result, offer_id, solver, gap, objective)
     for e in out.explanations:
@@ -432,7 +435,8 @@ def _offer_break_even(result: Result, offer_id: str, solver: str, gap: float, ob
         return be.rule_break_even(result, offer_id, f"{result.offers[offer_id].mode} is not in allowed_modes")
     if offer_id in ruled:
         return be.rule_break_even(result, offer_id, ruled[offer_id])
-    inputs = ScenarioInputs(result.project, list(result.offers.values()), result.sizings, ProjectResizer(result.project), solver, None, gap, objective)
+    inputs = ScenarioInputs(result.project, list(result.offers.values()), result.sizings,
+                            ProjectResizer(result.project), solver, None, gap, objective)
     return be.offer_break_even(Context.of(inputs, result), offer_id)
 
 
@@ -446,7 +450,8 @@ def check_explain_outputs(json_out: str | None, csv_out: Path | None) -> Outputs
     return outputs
 
 
-def write_explain_outputs(explained: Explained, outputs: Outputs, json_out: str | None, csv_out: Path | None, tr=None) -> list[str]:
+def write_explain_outputs(explained: Explained, outputs: Outputs, json_out: str | None, csv_out: Path | None,
+                          tr=None) -> list[str]:
     """The declared JSON and CSV files, all or none; a line per file written."""
     from procure.reports.csv_report import explain_csv
     from procure.reports.i18n import EN

@@ -275,10 +275,10 @@ def solve(
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
     analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
     workers: Annotated[int | None, typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
-    all_or_nothing: Annotated[bool, typer.Option("--all-or-nothing", help="Plan every job or none: a job no offer can run (or the budget "
-                                                                             "cannot cover) makes the whole programme infeasible (exit 2). "
-                                                                             "Default: such a job is set aside with its reasons and the rest "
-                                                                             "planned (exit 5).")] = False,
+    all_or_nothing: Annotated[bool, typer.Option(
+        "--all-or-nothing", help="Plan every job or none: a job no offer can run (or the budget cannot cover) "
+                                 "makes the whole programme infeasible (exit 2). Default: such a job is set aside "
+                                 "with its reasons and the rest planned (exit 5).")] = False,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -411,19 +411,26 @@ def analyze(
     raise typer.Exit(use.exit_code_of(analysis.base))
 
 
-@app.command(help="Why not this offer? Re-solve the whole plan with a job held to the offer and show, side by side with the "
-                  "recommended plan: the cost difference by category, the reason it lost (price, lead time, deadline, term, fit, "
-                  "excluded, budget, capacity, time limit) and the offer's break-even price.\n\n" + EXIT_CODES)
+@app.command(help="Why not this offer? Re-solve the whole plan with a job held to the offer and show, side by side "
+                  "with the recommended plan: the cost difference by category, the reason it lost (price, lead time, "
+                  "deadline, term, fit, excluded, budget, capacity, time limit) and the offer's break-even price.\n\n"
+                  + EXIT_CODES)
 def explain(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
     offer: Annotated[str, typer.Option("--offer", help="The offer id to explain (see `procure offers list`).")],
-    job: Annotated[str | None, typer.Option("--workload", help="The job to hold to the offer; default: every job that could use it.")] = None,
-    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
-    json_out: Annotated[str | None, typer.Option("--json", help="Write the explanation as JSON to FILE, or '-' for stdout.")] = None,
-    csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the explanation table as one CSV file here.")] = None,
+    job: Annotated[str | None, typer.Option(
+        "--workload", help="The job to hold to the offer; default: every job that could use it.")] = None,
+    offers: Annotated[list[Path] | None, typer.Option(
+        "--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    json_out: Annotated[str | None, typer.Option(
+        "--json", help="Write the explanation as JSON to FILE, or '-' for stdout.")] = None,
+    csv_out: Annotated[Path | None, typer.Option(
+        "--csv", help="Write the explanation table as one CSV file here.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
-    time_limit: Annotated[str, typer.Option("--time-limit", help="Seconds for the recommended plan's solve; 0 or none: no limit.")] = "120",
-    objective: Annotated[Objective, typer.Option(help="tco or npv: the figure both plans are compared on.")] = Objective.tco,
+    time_limit: Annotated[str, typer.Option(
+        "--time-limit", help="Seconds for the recommended plan's solve; 0 or none: no limit.")] = "120",
+    objective: Annotated[Objective, typer.Option(
+        help="tco or npv: the figure both plans are compared on.")] = Objective.tco,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -445,7 +452,8 @@ def explain(
 
     console = _console(stderr=json_out == "-")
     try:
-        explained = use.explain(inputs, offer, job, solver=solver.value, objective=objective.value, time_limit=use.parse_time_limit(time_limit))
+        explained = use.explain(inputs, offer, job, solver=solver.value, objective=objective.value,
+                                time_limit=use.parse_time_limit(time_limit))
         if explained.result.plan is None:
             print_result(console, explained.result, tr=tr)
         print_explained(console, explained, tr)

@@ -166,8 +166,8 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
     _print_strategies(console, result, tr)
 
     if result.runner_ups_skipped:
-        console.print("[yellow bold]![/yellow bold] " + tr("runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them"),
-                      soft_wrap=True)
+        skipped = tr("runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them")
+        console.print("[yellow bold]![/yellow bold] " + skipped, soft_wrap=True)
     if result.runner_ups:
         from .tables import runner_up_rows  # tables imports this module's labels
 
@@ -179,8 +179,9 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
             else:
                 bound = "≤ " if r["status"] not in (None, "optimal") else ""
                 extra = bound + ("+" if r["vs_chosen"] >= 0 else "") + tr.money(r["vs_chosen"])
-            rows.append([esc(r["workload"]), esc(r["offer"]), mode_label(r["mode"], tr), r["shape"], tr.money(r["plan_cost"]), extra,
-                         f"{tr(WHY_LABEL[r['why']])}: {esc(r['reason'])}"])
+            why = f"{tr(WHY_LABEL[r['why']])}: {esc(r['reason'])}"
+            rows.append([esc(r["workload"]), esc(r["offer"]), mode_label(r["mode"], tr), r["shape"],
+                         tr.money(r["plan_cost"]), extra, why])
         cols = [(tr("workload"), "text"), (tr("instead on"), "text"), (tr("mode"), "short"), (tr("GPU × count"), "text"), (tr("plan {short}", short=short), "num"),
                 (tr("vs chosen"), "num"), (tr("why not"), "text")]
         console.print(_table(console, tr("Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})", short=short),

@@ -66,12 +66,14 @@ def _cell(v: Any) -> Any:
 _CATEGORY_IDS = Ns("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest")
 
 #: every file ``write_csv`` may write (cash_flow.csv only with a plan)
-CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv", "options.csv", "runner_ups.csv",
-             "set_aside.csv", "assumptions.csv")
+CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv",
+             "options.csv", "runner_ups.csv", "set_aside.csv", "assumptions.csv")
 #: the columns of runner_ups.csv and of ``procure explain --csv`` (``tables.explanation_row``)
-EXPLAIN_COLUMNS = list(Ns("workload", "offer", "mode", "chosen_offer", "status", "chosen_cost", "held_cost", "vs_chosen", "why", "reason",
-                           "diff_capex", "diff_residual_value", "diff_maintenance", "diff_colocation", "diff_energy", "diff_rent", "diff_setup",
-                           "diff_cloud", "diff_interest", "break_even", "break_even_field", "break_even_current", "break_even_text"))
+EXPLAIN_COLUMNS = list(Ns(
+    "workload", "offer", "mode", "chosen_offer", "status", "chosen_cost", "held_cost", "vs_chosen", "why", "reason",
+    "diff_capex", "diff_residual_value", "diff_maintenance", "diff_colocation", "diff_energy", "diff_rent",
+    "diff_setup", "diff_cloud", "diff_interest", "break_even", "break_even_field", "break_even_current",
+    "break_even_text"))
 
 
 def _csv_bytes(columns: list[str], rows: Iterable[Iterable[Any]]) -> bytes:
@@ -146,8 +148,8 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: La
     out["options.csv"] = _csv_bytes(tr.each("status", "workload", "offer", "vendor", "mode", "gpu", "nodes", "gpus", "strategy", "days", "compute_hours",
                                             "gpu_hours", "efficiency", "standalone_cost", "vs_chosen", "chosen", "reason"), opt_rows)
     out["runner_ups.csv"] = explain_csv(shared.runner_up_rows(result, tr), tr)
-    out["set_aside.csv"] = _csv_bytes(tr.each("workload", "cause", "summary", "reasons"),
-                                      ([r["workload"], r["cause"], r["summary"], " | ".join(r["reasons"])] for r in set_aside_rows(result, tr)))
+    aside = ([r["workload"], r["cause"], r["summary"], " | ".join(r["reasons"])] for r in set_aside_rows(result, tr))
+    out["set_aside.csv"] = _csv_bytes(tr.each("workload", "cause", "summary", "reasons"), aside)
     arows = []
     for title, cols, rows in shared.assumption_sections(result, inputs, now, tr):
         for r in rows:

@@ -27,9 +27,9 @@ MODE_LABEL = {"buy": N_("buy"), "rent": N_("rent"), "cloud": N_("cloud")}
 STATUS_LABEL = {"optimal": N_("optimal"), "feasible": N_("feasible"), "infeasible": N_("infeasible"), "no_solution": N_("no_solution"),
                 "excluded": N_("excluded"), "heuristic": N_("heuristic")}
 #: why an offer lost for a job (``solver.explain.Why``), as a reader sees it
-WHY_LABEL = {"chosen": N_("chosen"), "same": N_("tie"), "price": N_("price"), "lead_time": N_("lead time"), "deadline": N_("deadline"),
-             "term": N_("term"), "fit": N_("fit"), "excluded": N_("excluded"), "budget": N_("budget"), "capacity": N_("capacity"),
-             "time_limit": N_("time limit")}
+WHY_LABEL = {"chosen": N_("chosen"), "same": N_("tie"), "price": N_("price"), "lead_time": N_("lead time"),
+             "deadline": N_("deadline"), "term": N_("term"), "fit": N_("fit"), "excluded": N_("excluded"),
+             "budget": N_("budget"), "capacity": N_("capacity"), "time_limit": N_("time limit")}
 #: Two costs closer than this (relative) are "the same".
 SAME = 1e-6
 
@@ -300,8 +300,8 @@ def set_aside_headline(result, tr: Lang = EN) -> str:
     """'3 of 4 jobs planned; legal-67b-full cannot run on these offers (GPU memory: needs …)' — or ''."""
     if not result.set_aside:
         return ""
-    each = tr("; ").join(tr("{workload} {cause} ({why})", workload=x.workload, cause=tr(SET_ASIDE_CAUSE[x.cause]), why=x.summary)
-                         for x in result.set_aside)
+    each = tr("; ").join(tr("{workload} {cause} ({why})", workload=x.workload, cause=tr(SET_ASIDE_CAUSE[x.cause]),
+                            why=x.summary) for x in result.set_aside)
     planned = len(result.project.workloads) if result.plan is not None else 0
     return tr("{n} of {total} jobs planned; {each}", n=planned, total=result.n_jobs, each=each)
 

@@ -6,7 +6,16 @@ from procure.solver.costs import CATEGORIES
 from procure.solver.sizing.band import hours_band
 
 from . import tables
-from .headline import comparisons, peaks, recommendation, set_aside_headline, set_aside_rows, spot_risk, stale_offers, stale_text
+from .headline import (
+    comparisons,
+    peaks,
+    recommendation,
+    set_aside_headline,
+    set_aside_rows,
+    spot_risk,
+    stale_offers,
+    stale_text,
+)
 from .tables import rounded
 
 _r = rounded
@@ -81,20 +90,63 @@ def result_to_json(result, inputs=()) -> dict:
 
 
 def _runner_up_json(r: dict) -> dict:
-    return {"offer": r["offer"], "plan_cost": _r(r["plan_cost"]), "vs_chosen": _r(r["vs_chosen"]), "status": r["status"] or None,
-            "costed_on": r["offer"] if r["plan_cost"] is not None else None, "note": r["note"] or None,
-            "basis": "whole plan re-solved with the workload on this offer", "why": r["why"], "reason": r["reason"],
-            "vs_chosen_by_category": {c: _r(r[f"diff_{c}"]) for c in CATEGORIES} if r["plan_cost"] is not None else None}
+    costed = r["plan_cost"] is not None
+    return {
+        "offer": r["offer"], "plan_cost": _r(r["plan_cost"]), "vs_chosen": _r(r["vs_chosen"]),
+        "status": r["status"] or None,
+        "costed_on": r["offer"] if costed else None, "note": r["note"] or None,
+        "basis": "whole plan re-solved with the workload on this offer", "why": r["why"], "reason": r["reason"],
+        "vs_chosen_by_category": {c: _r(r[f"diff_{c}"]) for c in CATEGORIES} if costed else None,
+    }
+
+
+def _line_item(i) -> dict:
+    return {"category": i.category, "item": i.item, "offer": i.ref, "nodes": i.nodes, "quantity": i.quantity,
+            "quantity_unit": i.quantity_unit, "unit_price": i.unit_price, "price_unit": i.price_unit, "rate": i.rate,
+            "rate_unit": i.rate_unit, "amount": _r(i.amount), "how": i.how}
+
+
+def _cash_flow(result) -> list[dict]:
+    """The Cash flow sheet: one row per project month, each cost category, total, cumulative, discount factor."""
+    from procure.solver import costs
+
+    p, plan = result.project, result.plan
+    totals = tables.monthly_totals(plan, p.horizon_months)
+    cum = tables.cumulative(totals)
+    df = costs.discount_factors(p)
+    return [{"month": m + 1, "month_start": tables.month_start(p, m).isoformat(),
+             **{c: _r(plan.flows.get(c, {}).get(m, 0.0)) for c in CATEGORIES},
+             "total": _r(totals[m]), "cumulative": _r(cum[m]), "discount_factor": round(df[m], 8)}
+            for m in range(p.horizon_months)]
+
+
+def _option(r: dict) -> dict:
+    return {"workload": r["workload"], "offer": r["offer"], "mode": r["mode"], "nodes": r["nodes"], "gpus": r["gpus"],
+            "strategy": r["strategy"], "days": _r(r["days"], 3), "hours": _r(r["hours"], 3),
+            "standalone_cost": _r(r["standalone_cost"]), "vs_chosen": _r(r["vs_chosen"]), "chosen": r["chosen"]}
+
+
+def _assumptions(result, inputs) -> list[dict]:
+    """The Assumptions sheet's entries; the JSON is deterministic, so without the run's clock and solve seconds."""
+    import datetime as dt
+
+    out = []
+    for title, cols, rows in tables.assumption_sections(result, inputs, dt.datetime.now()):
+        for r in rows:
+            if r[0] == "run at":
+                continue
+            detail = {c: _plain(v) for c, v in zip(cols[2:], r[2:], strict=False)
+                      if v not in (None, "") and c != "seconds"}
+            value = _plain(r[1]) if len(r) > 1 else None
+            out.append({"section": title, "item": _plain(r[0]), "value": value, "detail": detail})
+    return out
 
 
 def workbook_extras(result, inputs=()) -> dict:
-    """What the workbook shows beyond the plan's figures above: the headline and the set-aside jobs
-    (Summary), the recommendation sentence, the break-even month and the notes (Summary), every line
-    item (Costs), the month-by-month cash flow (Cash flow), every feasible shape (Options), and the
-    Assumptions sheet's entries."""
-    import datetime as dt
-
-    p, plan = result.project, result.plan
+    """What the workbook shows beyond the plan's figures above: the headline and the set-aside jobs,
+    the recommendation sentence, the break-even month and the notes (Summary), every line item (Costs),
+    the month-by-month cash flow (Cash flow), every feasible shape (Options), and the Assumptions."""
+    plan = result.plan
     month, be_text = tables.break_even(result)
     out: dict = {
         "headline": set_aside_headline(result) or None,
@@ -103,34 +155,17 @@ def workbook_extras(result, inputs=()) -> dict:
         "break_even_month": None if month is None else month + 1,
         "break_even_text": be_text or None,
         "stale_prices_text": stale_text(result) or None,
-        "line_items": [], "cash_flow": [], "options": [], "assumptions": [],
+        "line_items": [], "cash_flow": [],
+        "options": [_option(r) for r in tables.option_rows(result)],
+        "assumptions": _assumptions(result, inputs),
     }
     if plan is not None:
-        out["line_items"] = [{"category": i.category, "item": i.item, "offer": i.ref, "nodes": i.nodes, "quantity": i.quantity,
-                              "quantity_unit": i.quantity_unit, "unit_price": i.unit_price, "price_unit": i.price_unit, "rate": i.rate,
-                              "rate_unit": i.rate_unit, "amount": _r(i.amount), "how": i.how} for i in tables.line_items(result)]
-        totals = tables.monthly_totals(plan, p.horizon_months)
-        cum = tables.cumulative(totals)
-        from procure.solver import costs
-
-        df = costs.discount_factors(p)
-        out["cash_flow"] = [{"month": m + 1, "month_start": tables.month_start(p, m).isoformat(),
-                             **{c: _r(plan.flows.get(c, {}).get(m, 0.0)) for c in CATEGORIES},
-                             "total": _r(totals[m]), "cumulative": _r(cum[m]), "discount_factor": round(df[m], 8)} for m in range(p.horizon_months)]
-        for a, row in zip(plan.assignments, tables.plan_rows(result), strict=True):
-            row_extra = {"vendor": a.vendor, "strategy": row["strategy"], "slack_days": _r(a.slack_days, 3), "efficiency": a.efficiency,
-                         "per_gpu_memory_gb": _r(a.per_gpu_memory_gb, 3)}
-            out.setdefault("_assignment_extras", []).append(row_extra)
-    out["options"] = [{"workload": r["workload"], "offer": r["offer"], "mode": r["mode"], "nodes": r["nodes"], "gpus": r["gpus"],
-                       "strategy": r["strategy"], "days": _r(r["days"], 3), "hours": _r(r["hours"], 3),
-                       "standalone_cost": _r(r["standalone_cost"]), "vs_chosen": _r(r["vs_chosen"]), "chosen": r["chosen"]}
-                      for r in tables.option_rows(result)]
-    for title, cols, rows in tables.assumption_sections(result, inputs, dt.datetime.now()):
-        for r in rows:
-            if r[0] == "run at":  # the JSON is deterministic: no clock (the workbook states when it was written)
-                continue
-            detail = {c: _plain(v) for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, "") and c != "seconds"}
-            out["assumptions"].append({"section": title, "item": _plain(r[0]), "value": _plain(r[1]) if len(r) > 1 else None, "detail": detail})
+        out["line_items"] = [_line_item(i) for i in tables.line_items(result)]
+        out["cash_flow"] = _cash_flow(result)
+        out["_assignment_extras"] = [
+            {"vendor": a.vendor, "strategy": row["strategy"], "slack_days": _r(a.slack_days, 3),
+             "efficiency": a.efficiency, "per_gpu_memory_gb": _r(a.per_gpu_memory_gb, 3)}
+            for a, row in zip(plan.assignments, tables.plan_rows(result), strict=True)]
     return out
 
 

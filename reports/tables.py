@@ -430,8 +430,9 @@ def option_rows(result) -> list[dict]:
 
 def explanation_row(e, currency: str = "") -> dict:
     """One ``solver.explain.Explanation`` as a row: the costs, the reason, and held − chosen per cost category."""
-    row = {"workload": e.workload, "offer": e.offer_id, "mode": e.mode, "chosen_offer": e.chosen_offer, "status": str(e.status) if e.status else "",
-           "chosen_cost": e.chosen_cost, "held_cost": e.held_cost, "vs_chosen": e.extra_cost, "why": str(e.why), "reason": e.reason}
+    row = {"workload": e.workload, "offer": e.offer_id, "mode": e.mode, "chosen_offer": e.chosen_offer,
+           "status": str(e.status) if e.status else "", "chosen_cost": e.chosen_cost, "held_cost": e.held_cost,
+           "vs_chosen": e.extra_cost, "why": str(e.why), "reason": e.reason}
     for c in CATEGORIES:
         row[f"diff_{c}"] = e.difference(c) if e.categories else None
     be = e.break_even
@@ -456,8 +457,9 @@ def runner_up_rows(result, tr: Lang = EN) -> list[dict]:
         for r in ups:
             row = explanation_row(from_runner_up(result, w, r, base, chosen.get(w, "")), result.project.currency)
             a = r.assignment
-            row.update({"vendor": r.option.offer.vendor, "gpu": a.gpu if a else r.option.offer.gpu, "nodes": a.nodes if a else None,
-                        "gpus": a.gpus if a else None, "shape": f"{a.gpu} × {a.gpus}" if a else "", "plan_cost": r.plan_cost, "note": r.note or ""})
+            row.update({"vendor": r.option.offer.vendor, "gpu": a.gpu if a else r.option.offer.gpu,
+                        "nodes": a.nodes if a else None, "gpus": a.gpus if a else None,
+                        "shape": f"{a.gpu} × {a.gpus}" if a else "", "plan_cost": r.plan_cost, "note": r.note or ""})
             rows.append(row)
     return rows
 

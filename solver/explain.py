@@ -45,9 +45,20 @@ class Why(StrEnum):
 
 #: the rule of a rejection, as the reason an offer lost
 RULE_WHY: dict[Rule, Why] = {
-    Rule.MODE_NOT_ALLOWED: Why.EXCLUDED, Rule.SPOT_EXCLUDED: Why.EXCLUDED, Rule.GPU_NOT_ALLOWED: Why.EXCLUDED, Rule.REGION: Why.EXCLUDED,
-    Rule.PRECISION: Why.FIT, Rule.HOST_RAM: Why.FIT, Rule.CPU_CORES: Why.FIT, Rule.GPU_MEMORY: Why.FIT, Rule.FABRIC: Why.FIT,
-    Rule.INTERCONNECT_BOUND: Why.FIT, Rule.NVME: Why.FIT, Rule.RENT_TERM: Why.TERM, Rule.DEADLINE: Why.DEADLINE, Rule.OTHER: Why.FIT,
+    Rule.MODE_NOT_ALLOWED: Why.EXCLUDED,
+    Rule.SPOT_EXCLUDED: Why.EXCLUDED,
+    Rule.GPU_NOT_ALLOWED: Why.EXCLUDED,
+    Rule.REGION: Why.EXCLUDED,
+    Rule.PRECISION: Why.FIT,
+    Rule.HOST_RAM: Why.FIT,
+    Rule.CPU_CORES: Why.FIT,
+    Rule.GPU_MEMORY: Why.FIT,
+    Rule.FABRIC: Why.FIT,
+    Rule.INTERCONNECT_BOUND: Why.FIT,
+    Rule.NVME: Why.FIT,
+    Rule.RENT_TERM: Why.TERM,
+    Rule.DEADLINE: Why.DEADLINE,
+    Rule.OTHER: Why.FIT,
 }
 
 
@@ -91,7 +102,11 @@ def category_rows(chosen: Plan, held: Plan) -> dict[str, tuple[float, float]]:
 
 def candidates(result: Result, offer_id: str) -> list[str]:
     """The workloads that could run on ``offer_id`` (a deadline-feasible shape), in the file's order."""
-    return [w.name for w in result.project.workloads if any(o.offer_id == offer_id for o in result.every_option.get(w.name, []))]
+    return [
+        w.name
+        for w in result.project.workloads
+        if any(o.offer_id == offer_id for o in result.every_option.get(w.name, []))
+    ]
 
 
 def _price_reason(held: float, base: float, cats: dict[str, tuple[float, float]], currency: str) -> tuple[Why, str]:
@@ -100,7 +115,11 @@ def _price_reason(held: float, base: float, cats: dict[str, tuple[float, float]]
         return Why.SAME, "held to it, the whole plan costs the same: a tie"
     moves = sorted(((b - a, c) for c, (a, b) in cats.items() if abs(b - a) > 0.5), key=lambda x: -abs(x[0]))
     where = ", ".join(f"{c.replace('_', ' ')} {d:+,.0f}" for d, c in moves[:3])
-    more = f"{diff:,.0f} {currency} more" if diff > 0 else f"{-diff:,.0f} {currency} less (the chosen plan's solve stopped at a gap)"
+    more = (
+        f"{diff:,.0f} {currency} more"
+        if diff > 0
+        else f"{-diff:,.0f} {currency} less (the chosen plan's solve stopped at a gap)"
+    )
     return Why.PRICE, f"held to it, the whole plan costs {more}" + (f" ({where})" if where else "")
 
 
@@ -111,7 +130,10 @@ def _rejected(result: Result, workload: str, offer_id: str, base: float, chosen:
     if offer.mode not in result.hybrid.modes:
         why, text = Why.EXCLUDED, f"{offer.mode} is not in allowed_modes ({', '.join(result.hybrid.modes)})"
     elif rej is None:
-        why, text = Why.EXCLUDED, "no shape of it is an option for this workload (spot excluded by allow_spot, or not sized)"
+        why, text = (
+            Why.EXCLUDED,
+            "no shape of it is an option for this workload (spot excluded by allow_spot, or not sized)",
+        )
     else:
         why = RULE_WHY[rej.rule]
         w = next(x for x in result.project.workloads if x.name == workload)
@@ -121,8 +143,16 @@ def _rejected(result: Result, workload: str, offer_id: str, base: float, chosen:
     return Explanation(workload, offer_id, offer.mode, chosen, why, text, base)
 
 
-def explain(result: Result, workload: str, offer_id: str, *, solver: str = "cbc", gap: float = 1e-6,
-            budget: Budget | None = None, resize=None) -> Explanation:
+def explain(
+    result: Result,
+    workload: str,
+    offer_id: str,
+    *,
+    solver: str = "cbc",
+    gap: float = 1e-6,
+    budget: Budget | None = None,
+    resize=None,
+) -> Explanation:
     """Why ``workload`` does not run on ``offer_id`` in the recommended plan (module docstring). The plan
     must exist; ``workload`` and ``offer_id`` must be the project's and the catalog's (the caller checks)."""
     plan = result.plan
@@ -135,16 +165,39 @@ def explain(result: Result, workload: str, offer_id: str, *, solver: str = "cbc"
     chosen = next(a.offer_id for a in plan.assignments if a.workload == workload)
     offer = result.offers[offer_id]
     if chosen == offer_id:
-        return Explanation(workload, offer_id, offer.mode, chosen, Why.CHOSEN, "the recommended plan runs it on this offer", base,
-                           base, result.status, category_rows(plan, plan), plan)
+        return Explanation(
+            workload,
+            offer_id,
+            offer.mode,
+            chosen,
+            Why.CHOSEN,
+            "the recommended plan runs it on this offer",
+            base,
+            base,
+            result.status,
+            category_rows(plan, plan),
+            plan,
+        )
     shapes = [o for o in result.every_option.get(workload, []) if o.offer_id == offer_id]
     if not shapes:
         return _rejected(result, workload, offer_id, base, chosen)
-    known = next((r for r in result.runner_ups.get(workload, []) if r.option.offer_id == offer_id and r.plan is not None), None)
+    known = next(
+        (r for r in result.runner_ups.get(workload, []) if r.option.offer_id == offer_id and r.plan is not None), None
+    )
     if known is None:
-        alt = run_strategy(result.project, result.offers, result.sizings, Strategy.HYBRID, result.hybrid.modes,
-                           resize=resize or make_resizer(result.project), solver=solver, gap=gap, objective=objective,
-                           only={workload: offer_id}, budget=budget)
+        alt = run_strategy(
+            result.project,
+            result.offers,
+            result.sizings,
+            Strategy.HYBRID,
+            result.hybrid.modes,
+            resize=resize or make_resizer(result.project),
+            solver=solver,
+            gap=gap,
+            objective=objective,
+            only={workload: offer_id},
+            budget=budget,
+        )
         known = _runner_up(workload, min(shapes, key=lambda o: o.standalone_cost), alt, base, objective)
     return from_runner_up(result, workload, known, base, chosen)
 
@@ -153,7 +206,9 @@ def from_runner_up(result: Result, workload: str, r: RunnerUp, base: float, chos
     """A costed (or failed) held re-solve as an explanation."""
     offer = r.option.offer
     if r.plan is None or r.plan_cost is None or result.plan is None:
-        why = {"(budget)": Why.BUDGET, "(capacity)": Why.CAPACITY, "(time limit)": Why.TIME_LIMIT}.get(r.cause or "", Why.CAPACITY)
+        why = {"(budget)": Why.BUDGET, "(capacity)": Why.CAPACITY, "(time limit)": Why.TIME_LIMIT}.get(
+            r.cause or "", Why.CAPACITY
+        )
         return Explanation(workload, offer.id, offer.mode, chosen, why, r.note or "no plan", base, None, r.status)
     cats = category_rows(result.plan, r.plan)
     why, text = _price_reason(r.plan_cost, base, cats, result.project.currency)

@@ -95,9 +95,11 @@ class Result:
     every_option: dict[str, list[Option]]
     runner_ups: dict[str, list[RunnerUp]]
     spot_fallback: StrategyResult | None = None  # the hybrid re-solved without spot, when the plan uses spot
-    set_aside: list[SetAside] = field(default_factory=list)  # jobs left out of a partial plan (``project`` holds the rest)
+    # jobs left out of a partial plan (``project`` holds the rest)
+    set_aside: list[SetAside] = field(default_factory=list)
     programme: Project | None = None  # every job as given, when some were set aside
-    runner_ups_skipped: str = ""  # why no runner-up was costed at all (e.g. --time-limit), "" when they were or none was asked
+    # why no runner-up was costed at all (e.g. --time-limit); "" when they were, or none was asked for
+    runner_ups_skipped: str = ""
 
     @property
     def n_jobs(self) -> int:
@@ -387,8 +389,9 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
         if share.seconds is not None and share.seconds < RUNNER_UP_MIN_SECONDS:
             # no time left to cost the rest: listed, and said so
             for w2, o2 in todo[k:]:
-                out.setdefault(w2, []).append(RunnerUp(o2, None, None, status=SolveStatus.NO_SOLUTION,
-                                                       note="not solved: no time was left within --time-limit", cause="(time limit)"))
+                skipped = RunnerUp(o2, None, None, status=SolveStatus.NO_SOLUTION, cause="(time limit)",
+                                   note="not solved: no time was left within --time-limit")
+                out.setdefault(w2, []).append(skipped)
             break
         alt = run_strategy(project, offers, sizings, Strategy.HYBRID, hybrid.modes, objective=objective, only={w: o.offer_id},
                            budget=share, **kw)
@@ -417,7 +420,8 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
         if alt.status == SolveStatus.INFEASIBLE:
             why = "; ".join(line for lines in alt.reasons.values() for line in lines) or "no plan meets every rule"
             cause = next((k for k in ("(budget)", "(capacity)") if k in alt.reasons), None)
-            lead = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}.get(cause or "", "no plan")
+            leads = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}
+            lead = leads.get(cause or "", "no plan")
             note = f"{lead}: {why}"
         else:
             note = "not solved within its share of --time-limit"
@@ -435,8 +439,8 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
     return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
-                             compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid, reduce=reduce,
-                             all_or_nothing=all_or_nothing)
+                             compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid,
+                             reduce=reduce, all_or_nothing=all_or_nothing)
 
 
 def _spent(budget: Budget, reserve: float) -> bool:
@@ -493,8 +497,9 @@ def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str
     return out
 
 
-def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...], objective: str, budget: Budget,
-                      reserve: float, **kw) -> tuple[tuple[str, ...], Project, list, StrategyResult] | None:
+def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...], objective: str,
+                      budget: Budget, reserve: float,
+                      **kw) -> tuple[tuple[str, ...], Project, list, StrategyResult] | None:
     """The rule for a programme the budgets (or the offers' shared capacity) cannot hold whole: plan the most
     jobs that fit, and of the sets of that size the cheapest on the objective. Exact by enumeration: every
     programme without one job (each re-solved and verified), then without two, …; the first size with a
@@ -510,7 +515,8 @@ def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes
                 return None
             tried += 1
             sub, sub_sizings = without(project, sizings, drop)
-            res = run_strategy(sub, offers, sub_sizings, Strategy.HYBRID, modes, objective=objective, budget=budget.share(0.25, reserve), **kw)
+            res = run_strategy(sub, offers, sub_sizings, Strategy.HYBRID, modes, objective=objective,
+                               budget=budget.share(0.25, reserve), **kw)
             cost = cost_on(res.plan, objective)
             if cost is not None and (best is None or cost < best[0] - 1e-6):
                 best = (cost, drop, sub, sub_sizings, res)
@@ -519,7 +525,8 @@ def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes
     return None
 
 
-def _budget_set_aside(project: Project, dropped: tuple[str, ...], kept: Project, why: dict[str, list[str]]) -> list[SetAside]:
+def _budget_set_aside(project: Project, dropped: tuple[str, ...], kept: Project,
+                      why: dict[str, list[str]]) -> list[SetAside]:
     """The jobs ``largest_coverable`` left out, each with the joint reason (the budgets' shortfall, or capacity)."""
     cause = "budget" if "(budget)" in why else "capacity"
     lines = tuple(line for lines in why.values() for line in lines)
@@ -528,13 +535,15 @@ def _budget_set_aside(project: Project, dropped: tuple[str, ...], kept: Project,
         caps = ", ".join(f"budget_{kind} {cap:,.0f} {project.currency}" for kind, cap in project.budgets.items())
         summary = f"{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others"
     else:
-        summary = f"the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; not this one with the others"
+        summary = (f"the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
+                   "not this one with the others")
     return [SetAside(w, cause, summary, lines) for w in dropped]
 
 
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
                       gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
-                      progress=None, on_hybrid=None, reduce: bool | None = None, all_or_nothing: bool = False) -> Result:
+                      progress=None, on_hybrid=None, reduce: bool | None = None,
+                      all_or_nothing: bool = False) -> Result:
     """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only;
     re-solve without spot when the plan uses spot; cost ``n_runner_ups`` other offers per workload.
 
@@ -571,8 +580,8 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
                                                   reasons={"(allowed_modes)": [f"excluded by you: allowed_modes is {', '.join(project.allowed_modes)}"]})
             else:
                 names.append(name)
-    hybrid = run_strategy(project, by_id, sizings, Strategy.HYBRID, hybrid_modes, budget=budget.share(HYBRID_SHARE if len(names) > 1 else 1.0, reserve),
-                          progress=progress, **kw)
+    share = budget.share(HYBRID_SHARE if len(names) > 1 else 1.0, reserve)
+    hybrid = run_strategy(project, by_id, sizings, Strategy.HYBRID, hybrid_modes, budget=share, progress=progress, **kw)
     joint = set(hybrid.reasons) & {"(budget)", "(capacity)"}
     if hybrid.status == SolveStatus.INFEASIBLE and joint and not all_or_nothing and len(project.workloads) > 1:
         found = largest_coverable(project, by_id, sizings, hybrid_modes, objective, budget, reserve,
@@ -594,7 +603,8 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
         if _spent(budget, reserve):
             strategies[name] = _not_run(name, modes, solver)
             continue
-        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(1.0 / left, reserve), progress=progress, **kw)
+        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(1.0 / left, reserve),
+                                        progress=progress, **kw)
         if progress is not None:
             progress.strategy_done(strategies[name])
     strategies = {name: strategies[name] for name in STRATEGIES if name in strategies}
@@ -608,5 +618,6 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
             fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), budget=budget.share(0.5, reserve), **kw)
     ups = runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, budget=budget, reserve=reserve, **kw) if n_runner_ups else {}
     skipped = skipped_note(ups)
-    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections + aside_rejections, hybrid.every_option, ups, fallback,
-                  set_aside=set_aside, programme=programme if set_aside else None, runner_ups_skipped=skipped)
+    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections + aside_rejections,
+                  hybrid.every_option, ups, fallback, set_aside=set_aside, programme=programme if set_aside else None,
+                  runner_ups_skipped=skipped)

@@ -31,23 +31,37 @@ def _capex(plan, offers) -> float:
 
 def _rent(plan, offers) -> float:
     """Σ rentals nodes × months × the quoted price per node-month (the bundled catalog quotes one flat rate)."""
-    return sum(r["nodes"] * r["months"] * offers[r["offer"]].price_per_node_month for r in plan["rentals"] if offers[r["offer"]].mode == "rent")
+    return sum(
+        r["nodes"] * r["months"] * offers[r["offer"]].price_per_node_month
+        for r in plan["rentals"]
+        if offers[r["offer"]].mode == "rent"
+    )
 
 
 def _setup(plan, offers) -> float:
-    return sum(r["nodes"] * offers[r["offer"]].setup_fee_per_node for r in plan["rentals"] if offers[r["offer"]].mode == "rent")
+    return sum(
+        r["nodes"] * offers[r["offer"]].setup_fee_per_node for r in plan["rentals"] if offers[r["offer"]].mode == "rent"
+    )
 
 
 def _cloud(plan, offers) -> float:
     """Σ cloud jobs nodes × wall hours × price per node-hour (on demand: the wall hours are the compute hours)."""
-    return sum(a["nodes"] * a["hours"] * offers[a["offer"]].price_per_node_hour for a in plan["assignments"] if a["mode"] == "cloud")
+    return sum(
+        a["nodes"] * a["hours"] * offers[a["offer"]].price_per_node_hour
+        for a in plan["assignments"]
+        if a["mode"] == "cloud"
+    )
 
 
-@pytest.mark.parametrize("offer_id, mode, category, recompute", [
-    ("buy-hgx-h100-8gpu-us-east", "buy", "capex", _capex),
-    ("rent-8x-a100-80gb-sxm-us-east", "rent", "rent", _rent),
-    ("aws-p5-48xlarge-us-east-1", "cloud", "cloud", _cloud),
-], ids=["buy", "rent", "cloud"])
+@pytest.mark.parametrize(
+    "offer_id, mode, category, recompute",
+    [
+        ("buy-hgx-h100-8gpu-us-east", "buy", "capex", _capex),
+        ("rent-8x-a100-80gb-sxm-us-east", "rent", "rent", _rent),
+        ("aws-p5-48xlarge-us-east-1", "cloud", "cloud", _cloud),
+    ],
+    ids=["buy", "rent", "cloud"],
+)
 def test_explain_answers_for_an_offer_of_each_mode(tmp_path, catalog, offer_id, mode, category, recompute):
     js, table = tmp_path / "why.json", tmp_path / "why.csv"
     res = cli("explain", PROGRAMME, "--offer", offer_id, "--workload", "pretrain-7b", "--json", js, "--csv", table)
@@ -70,10 +84,14 @@ def test_explain_answers_for_an_offer_of_each_mode(tmp_path, catalog, offer_id, 
     # every category: difference = held − chosen, and they add up to the total difference (TCO minimized)
     for c, v in e["categories"].items():
         assert v["difference"] == pytest.approx(v["held"] - v["chosen"], abs=2 * CENT), c
-        assert v["chosen"] == pytest.approx(chosen["cost_breakdown"][c], abs=CENT) and v["held"] == pytest.approx(held["cost_breakdown"][c], abs=CENT)
+        assert v["chosen"] == pytest.approx(chosen["cost_breakdown"][c], abs=CENT) and v["held"] == pytest.approx(
+            held["cost_breakdown"][c], abs=CENT
+        )
     assert e["vs_chosen"] == pytest.approx(e["held_cost"] - e["chosen_cost"], abs=2 * CENT)
     assert sum(v["difference"] for v in e["categories"].values()) == pytest.approx(e["vs_chosen"], abs=0.5)
-    assert e["held_cost"] == pytest.approx(held["total_cost"], abs=CENT) and e["chosen_cost"] == pytest.approx(chosen["total_cost"], abs=CENT)
+    assert e["held_cost"] == pytest.approx(held["total_cost"], abs=CENT) and e["chosen_cost"] == pytest.approx(
+        chosen["total_cost"], abs=CENT
+    )
     assert e["vs_chosen"] > 0  # the recommended plan is the optimum: holding the job elsewhere cannot be cheaper
     # the same answer in the CSV table
     with open(table, newline="", encoding="utf-8") as fh:
@@ -82,8 +100,13 @@ def test_explain_answers_for_an_offer_of_each_mode(tmp_path, catalog, offer_id, 
     assert float(row[f"diff_{category}"]) == pytest.approx(want_held - want_chosen, abs=2 * CENT)
     # a break-even price below today's, or the reason there is none
     be = e["break_even"]
-    assert be["current"] == pytest.approx({"buy": catalog[offer_id].price_per_node, "rent": catalog[offer_id].price_per_node_month,
-                                           "cloud": catalog[offer_id].price_per_node_hour}[mode])
+    assert be["current"] == pytest.approx(
+        {
+            "buy": catalog[offer_id].price_per_node,
+            "rent": catalog[offer_id].price_per_node_month,
+            "cloud": catalog[offer_id].price_per_node_hour,
+        }[mode]
+    )
     assert (be["price"] is not None and be["price"] < be["current"]) or be["reason"]
 
 
@@ -91,7 +114,11 @@ def test_explain_bad_offer_or_workload_is_exit_1_with_the_allowed_values():
     res = cli("explain", PROGRAMME, "--offer", "rent-8x-h100-sxm-us-eats")
     assert res.exit_code == 1
     flat = " ".join(res.output.split())
-    assert "unknown offer 'rent-8x-h100-sxm-us-eats'" in flat and "did you mean" in flat.lower() and "aws-p5-48xlarge-us-east-1" in flat
+    assert (
+        "unknown offer 'rent-8x-h100-sxm-us-eats'" in flat
+        and "did you mean" in flat.lower()
+        and "aws-p5-48xlarge-us-east-1" in flat
+    )
     res = cli("explain", PROGRAMME, "--offer", "aws-p5-48xlarge-us-east-1", "--workload", "pretrain-8b")
     assert res.exit_code == 1
     flat = " ".join(res.output.split())
@@ -103,13 +130,16 @@ def test_explain_without_workload_lists_the_choices_when_many_jobs_could_use_it(
     res = cli("explain", PROGRAMME, "--offer", "runpod-8x-h100-sxm")
     assert res.exit_code == 1, res.output
     flat = " ".join(res.output.split())
-    assert "8 jobs could use runpod-8x-h100-sxm; name one with --workload: finetune-month-05" in flat and "finetune-month-12" in flat
+    assert (
+        "8 jobs could use runpod-8x-h100-sxm; name one with --workload: finetune-month-05" in flat
+        and "finetune-month-12" in flat
+    )
 
 
 def test_explain_the_chosen_offer_says_it_is_chosen():
     res = cli("explain", PROGRAMME, "--offer", "rent-8x-h100-sxm-us-east", "--workload", "pretrain-7b", "--json", "-")
     assert res.exit_code == 0
-    doc = json.loads(res.stdout[res.stdout.index("{"):])
+    doc = json.loads(res.stdout[res.stdout.index("{") :])
     [e] = doc["explanations"]
     assert e["why"] == "chosen" and e["vs_chosen"] == 0 and "already uses it" in e["break_even"]["reason"]
 
@@ -121,7 +151,10 @@ def test_runner_ups_skipped_for_the_time_limit_say_so():
     from helpers import offer, project, solve_fixed, workload
 
     p = project([workload(name="a", deadline_days=60)])
-    offers = [offer(id="c1", mode="cloud", price_per_node_hour=30.0), offer(id="c2", mode="cloud", price_per_node_hour=40.0)]
+    offers = [
+        offer(id="c1", mode="cloud", price_per_node_hour=30.0),
+        offer(id="c2", mode="cloud", price_per_node_hour=40.0),
+    ]
     hours = {("a", "c1", 1): 100.0, ("a", "c2", 1): 100.0}
     res = solve_fixed(p, offers, hours, compare=False)
     assert res.plan.assignments[0].offer_id == "c1" and skipped_note(res.runner_ups) == ""
@@ -129,7 +162,9 @@ def test_runner_ups_skipped_for_the_time_limit_say_so():
     from helpers import fixed_sizings
 
     sizings, resize = fixed_sizings(p, offers, hours)
-    ups = runner_ups(p, res.offers, sizings, res.hybrid, "tco", n=1, budget=Budget(1e-3), resize=resize, solver="cbc", gap=1e-6)
+    ups = runner_ups(
+        p, res.offers, sizings, res.hybrid, "tco", n=1, budget=Budget(1e-3), resize=resize, solver="cbc", gap=1e-6
+    )
     [up] = ups["a"]
     assert up.option.offer_id == "c2" and up.plan_cost is None and "no time was left within --time-limit" in up.note
     assert "runner-ups not costed" in skipped_note(ups)

@@ -70,7 +70,14 @@ def test_all_or_nothing_restores_no_plan_and_exit_2(tmp_path):
 def _three_cloud_jobs(**kw):
     """Three jobs on one uncapped cloud offer at 30 per node-hour, 1 node each: a 100 h, b 200 h, c 300 h."""
     cloud = offer(id="c", mode="cloud", price_per_node_hour=30.0)
-    p = project([workload(name="a", deadline_days=60), workload(name="b", deadline_days=60), workload(name="c", deadline_days=60)], **kw)
+    p = project(
+        [
+            workload(name="a", deadline_days=60),
+            workload(name="b", deadline_days=60),
+            workload(name="c", deadline_days=60),
+        ],
+        **kw,
+    )
     hours = {("a", "c", 1): 100.0, ("b", "c", 1): 200.0, ("c", "c", 1): 300.0}
     return p, [cloud], hours
 

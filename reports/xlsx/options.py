@@ -45,20 +45,25 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
             font=SECTION_FONT)
         row += 1
         header(ws, row, tr.each("workload", "instead on", "vendor", "mode", "GPU", "nodes", "GPUs", "re-solve status")
-               + [tr("plan {short} ({unit})", short=short, unit=cur), tr("vs chosen plan ({unit})", unit=cur), tr("why not"), tr("reason")]
+               + [tr("plan {short} ({unit})", short=short, unit=cur), tr("vs chosen plan ({unit})", unit=cur),
+                  tr("why not"), tr("reason")]
                + [tr("{category} vs chosen ({unit})", category=tr(CATEGORY_LABEL[c]), unit=cur) for c in CATEGORIES])
         row += 1
         for r in ups:
+            status = (status_label(r["status"], tr) if r["status"] else "") + (f": {r['note']}" if r["note"] else "")
             vals = [r["workload"], r["offer"], r["vendor"], mode_label(r["mode"], tr), r["gpu"], r["nodes"], r["gpus"],
-                    (status_label(r["status"], tr) if r["status"] else "") + (f": {r['note']}" if r["note"] else ""), r["plan_cost"], r["vs_chosen"],
-                    tr(WHY_LABEL[r["why"]]), r["reason"]] + [r[f"diff_{c}"] for c in CATEGORIES]
-            fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, money, tr.amount_fmt("+#,##0;-#,##0;0"), None, None] + [
-                tr.amount_fmt("+#,##0;-#,##0;0")] * len(CATEGORIES)
+                    status, r["plan_cost"], r["vs_chosen"], tr(WHY_LABEL[r["why"]]), r["reason"]]
+            vals += [r[f"diff_{c}"] for c in CATEGORIES]
+            signed = tr.amount_fmt("+#,##0;-#,##0;0")
+            fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, money, signed, None, None]
+            fmts += [signed] * len(CATEGORIES)
             for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
                 put(ws, row, j + 1, v if v is not None else "—", f)
             row += 1
-        put(ws, row, 1, tr("Why not: price (it costs more: the category columns say where), lead time, deadline, term, fit, excluded, budget, "
-                           "capacity or time limit. The same answer as `procure explain WORKLOAD.yaml --offer ID`."), font=NOTE_FONT)
+        note = tr("Why not: price (it costs more: the category columns say where), lead time, deadline, term, fit, "
+                  "excluded, budget, capacity or time limit. The same answer as "
+                  "`procure explain WORKLOAD.yaml --offer ID`.")
+        put(ws, row, 1, note, font=NOTE_FONT)
         row += 2
     put(ws, row, 1, tr("Rejected (workload, offer) pairs"), font=SECTION_FONT)
     row += 1
@@ -76,8 +81,9 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
         nums = [abs(r[key] or 0) for r in orows] + [abs(x or 0) for x in more]
         return max(least, max((len(f"{x:,.0f}") + 2 for x in nums), default=0) * 1.1)
 
-    cols = {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26, "I": fit("days", 10, [r["plan_cost"] for r in ups]),
-            "J": fit("hours", 10, [r["vs_chosen"] for r in ups]), "K": fit("gpu_hours", 11),
+    cols = {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26,
+            "I": fit("days", 10, [r["plan_cost"] for r in ups]), "J": fit("hours", 10, [r["vs_chosen"] for r in ups]),
+            "K": fit("gpu_hours", 11),
             "L": 10, "M": fit("standalone_cost", 14), "N": fit("vs_chosen", 12), "O": 9}
     for k, c in enumerate(CATEGORIES):  # the runner-ups' differences per category, signed
         letter = get_column_letter(13 + k)
