@@ -4,6 +4,7 @@ that cannot cover every job plans the most jobs it can, then the cheapest such s
 from __future__ import annotations
 
 import csv
+import io
 import json
 
 import openpyxl
@@ -35,6 +36,12 @@ def test_small_lab_plans_the_three_adapter_jobs_and_names_the_67b_set_aside(tmp_
     assert any(r["workload"] == "legal-67b-full" and r["rule"] == "gpu_memory" for r in j["rejected"])
     # the plan's cost is the planned jobs' alone: the cost breakdown sums to it
     assert sum(j["cost_breakdown"].values()) == pytest.approx(j["total_cost"], abs=0.05)
+    # what the workbook shows is in the JSON too: the Costs sheet's lines, the Cash flow months, the Options sheet
+    assert sum(i["amount"] for i in j["line_items"]) == pytest.approx(j["total_cost"], abs=0.5)
+    assert len(j["cash_flow"]) == 24 and j["cash_flow"][-1]["cumulative"] == pytest.approx(j["total_cost"], abs=0.5)
+    assert sorted(o["workload"] for o in j["options"] if o["chosen"]) == sorted(ADAPTER_JOBS)
+    assert all(a["slack_days"] == pytest.approx(a["deadline_day"] - a["end_day"], abs=1e-3) for a in j["assignments"])
+    assert any(x["section"] == "Workloads" and x["item"] == "legal-67b-full" for x in j["assumptions"])
     with open(folder / "set_aside.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["workload"] for r in rows] == ["legal-67b-full"] and "GPU memory" in rows[0]["summary"]
@@ -114,6 +121,12 @@ def test_a_runner_up_the_capex_budget_excludes_says_so():
 
     [row] = runner_up_rows(res)
     assert row["why"] == "budget"
+    from procure.reports.xlsx.workbook import workbook_bytes
+
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(res, [])))["Options"]
+    start = next(r for r in range(1, ws.max_row + 1) if str(ws.cell(r, 1).value).startswith("Runner-up offers"))
+    assert ws.cell(start + 1, 11).value == "why not" and ws.cell(start + 2, 11).value == "budget"
+    assert str(ws.cell(start + 2, 12).value).startswith("no plan: excluded by the budget")
 
 
 @pytest.mark.parametrize("seed", range(40))
