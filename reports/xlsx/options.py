@@ -82,8 +82,8 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
         return max(least, max((len(f"{x:,.0f}") + 2 for x in nums), default=0) * 1.1)
 
     sized: dict[str, float] = {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26,
-                               "I": fit("days", 10, [r["plan_cost"] for r in ups]), "J": fit("hours", 10, [r["vs_chosen"] for r in ups]),
-                               "K": fit("gpu_hours", 11),
+                               "I": fit("days", 10, [r["plan_cost"] for r in ups]),
+                               "J": fit("hours", 10, [r["vs_chosen"] for r in ups]), "K": fit("gpu_hours", 11),
                                "L": 10, "M": fit("standalone_cost", 14), "N": fit("vs_chosen", 12), "O": 9}
     for k, c in enumerate(CATEGORIES):  # the runner-ups' differences per category, signed
         letter = get_column_letter(13 + k)
