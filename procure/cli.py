@@ -358,6 +358,11 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
     except ProcureError as exc:
         _fail(exc)
     print_analysis(console, analysis, tr=tr or EN)
+    from procure.reports.headline import set_aside_headline
+
+    head = set_aside_headline(analysis.base, tr or EN)
+    if head:  # a partial plan: the analysis is of the planned jobs
+        console.print(f"[yellow bold]![/yellow bold] {_esc(head)}", soft_wrap=True)
     return analysis
 
 

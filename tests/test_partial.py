@@ -164,3 +164,10 @@ def test_partial_plan_is_the_largest_then_cheapest_feasible_set_by_brute_force(s
     assert len(res.plan.assignments) == best[0] and len(res.set_aside) == len(names) - best[0]
     assert res.plan.total_cost == pytest.approx(best[1], rel=1e-6)
     assert sorted([a.workload for a in res.plan.assignments] + [x.workload for x in res.set_aside]) == sorted(names)
+
+
+def test_analyze_of_a_partial_plan_analyses_the_planned_jobs_and_exits_5():
+    res = cli("analyze", LAB, "--break-even", "--workers", "1")
+    assert res.exit_code == ExitCode.PARTIAL, res.output
+    flat = " ".join(res.output.split())
+    assert "3 of 4 jobs planned; legal-67b-full cannot run on these offers" in flat and "lab-8x-rtx-4090" in flat
