@@ -115,6 +115,9 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
     if base is None:
         base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
                                  compare=True, n_runner_ups=0)
+    if base.set_aside:  # a partial plan: every scenario plans the jobs it planned
+        inputs = Inputs(base.project, list(offers), base.sizings, ProjectResizer(base.project), solver, time_limit, gap,
+                        objective)
     out = Analysis(base, inputs, seconds={"base": time.perf_counter() - t0}, solves={"base": len(base.strategies)})
     if base.plan is None:
         return out

@@ -30,6 +30,7 @@ class ExitCode(IntEnum):
     INFEASIBLE = 2  # no plan meets every rule; the reasons are printed
     NO_SOLUTION = 3  # no solution within the time limit, or the solver is missing or failed
     VERIFY = 4  # the plan failed independent verification: a bug
+    PARTIAL = 5  # a plan of the other jobs: at least one job was set aside (named, with its reasons)
     INTERRUPTED = 130  # SIGINT (128 + 2)
     TERMINATED = 143  # SIGTERM (128 + 15)
 

@@ -165,9 +165,11 @@ def parse_time_limit(text: str | float | None) -> float | None:
 
 
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None) -> Result:
+          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None,
+          all_or_nothing: bool = False) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
-    ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds."""
+    ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds.
+    A job that cannot run is set aside and the rest planned, unless ``all_or_nothing``."""
     from procure.models.fileio import scratch_dir
     from procure.solver import runtime
     from procure.solver.planner import plan_project
@@ -178,13 +180,14 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
     # solver's process group
     with scratch_dir(guard_signals=runtime.temp_dir() is None):
         return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress)
+                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget,
+                            progress=progress, all_or_nothing=all_or_nothing)
 
 
-def result_json(result: Result) -> str:
+def result_json(result: Result, inputs=()) -> str:
     from procure.reports.json_report import result_to_json
 
-    return json.dumps(result_to_json(result), indent=2)
+    return json.dumps(result_to_json(result, inputs), indent=2)
 
 
 def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None, tr=None) -> list[str]:
@@ -198,7 +201,7 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
     tr = tr or EN
     files = planned.files
     if planned.json is not None:
-        files.put(planned.json, result_json(result).encode("utf-8"))
+        files.put(planned.json, result_json(result, inputs.files).encode("utf-8"))
     if result.plan is not None and planned.workbook is not None:
         if analysis is None:
             from procure.reports.xlsx.workbook import workbook_bytes
@@ -242,6 +245,12 @@ def language(code: str | None, amounts_in: str | None, project: Project | None =
     if problems:
         raise InputError(problems)
     return lang_for(normalize(code) if code is not None else None, project, amounts_in)
+
+
+def exit_code_of(result: Result) -> ExitCode:
+    """``exit_code_for`` the plan's status, and ``PARTIAL`` (5) for a plan with a job set aside."""
+    code = exit_code_for(result.status)
+    return ExitCode.PARTIAL if code == ExitCode.OK and result.set_aside else code
 
 
 def exit_code_for(status: SolveStatus) -> ExitCode:
@@ -399,3 +408,125 @@ def compare(paths: list[Path], offer_paths: list[Path] | None, *, solver: str = 
         raise InputError([Problem("command line", "FILES", "compare needs two or more workload files")])
     inputs = [load_inputs(p, offer_paths, objective=objective) for p in paths]
     return inputs, [solve(i, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True) for i in inputs]
+
+
+# --- explain ---------------------------------------------------------------------------------------
+
+#: ``procure explain`` without --workload explains every job that could use the offer, up to this many
+EXPLAIN_MAX_JOBS = 6
+
+
+@dataclass
+class Explained:
+    """``procure explain``'s answer: the recommended plan, and one explanation per job asked about."""
+
+    result: Result
+    offer_id: str
+    explanations: list = field(default_factory=list)  # solver.explain.Explanation
+
+
+def _allowed(kind: str, value: str, choices: list[str]) -> str:
+    from procure.models.errors import did_you_mean
+    from procure.models.text import echo
+
+    return f"unknown {kind} {echo(value)}{did_you_mean(value, choices)}; allowed: {', '.join(choices)}"
+
+
+def check_explain_args(inputs: Inputs, offer_id: str, workload: str | None) -> None:
+    """A bad --offer or --workload is bad input (exit 1), named with every allowed value."""
+    ids = [o.id for o in inputs.catalog.offers]
+    problems = []
+    if offer_id not in ids:
+        problems.append(Problem("command line", "--offer", _allowed("offer", offer_id, ids)))
+    names = [w.name for w in inputs.project.workloads]
+    if workload is not None and workload not in names:
+        problems.append(Problem("command line", "--workload", _allowed("workload", workload, names)))
+    if problems:
+        raise InputError(problems)
+
+
+def explain(inputs: Inputs, offer_id: str, workload: str | None = None, *, solver: str = "cbc", gap: float = 1e-6,
+            objective: str = "tco", time_limit: float | None = None) -> Explained:
+    """Why not ``offer_id`` (for ``workload``, or each job that could use it): the plan is solved, then
+    re-solved with the job held to the offer (``solver.explain``), and the offer's break-even price is
+    searched (``analysis.break_even``) when the plan does not use it."""
+    from procure.solver.explain import candidates
+    from procure.solver.explain import explain as why_not
+
+    check_explain_args(inputs, offer_id, workload)
+    result = solve(inputs, solver=solver, gap=gap, objective=objective, compare=False, n_runner_ups=0,
+                   time_limit=time_limit)
+    out = Explained(result, offer_id)
+    if result.plan is None:
+        return out
+    planned = [w.name for w in result.project.workloads]
+    if workload is not None and workload not in planned:
+        why = (f"{workload!r} is set aside in this plan (it cannot run on these offers); "
+               f"explain one of the planned jobs: {', '.join(planned)}")
+        raise InputError([Problem("command line", "--workload", why)])
+    jobs = [workload] if workload is not None else candidates(result, offer_id) or planned
+    if len(jobs) > EXPLAIN_MAX_JOBS:
+        why = f"{len(jobs)} jobs could use {offer_id}; name one with --workload: {', '.join(jobs)}"
+        raise InputError([Problem("command line", "--workload", why)])
+    out.explanations = [why_not(result, w, offer_id, solver=solver, gap=gap) for w in jobs]
+    be = _offer_break_even(result, offer_id, solver, gap, objective)
+    for e in out.explanations:
+        e.break_even = be
+    return out
+
+
+def _offer_break_even(result: Result, offer_id: str, solver: str, gap: float, objective: str):
+    """The offer's break-even price against the recommended plan (``analysis.break_even``); its reason says
+    why there is none: the plan already uses the offer, or a rule no price changes."""
+    from procure.analysis import break_even as be
+    from procure.analysis.engine import Context
+    from procure.analysis.scenario import Inputs as ScenarioInputs
+    from procure.analysis.scenario import ProjectResizer
+
+    used = [a.workload for a in result.plan.assignments if a.offer_id == offer_id] if result.plan else []
+    if used:
+        return be.rule_break_even(result, offer_id, f"the recommended plan already uses it (for {', '.join(used)})")
+    ruled = be.offers_without_options(result)
+    if result.offers[offer_id].mode not in result.hybrid.modes:
+        return be.rule_break_even(result, offer_id, f"{result.offers[offer_id].mode} is not in allowed_modes")
+    if offer_id in ruled:
+        return be.rule_break_even(result, offer_id, ruled[offer_id])
+    inputs = ScenarioInputs(result.project, list(result.offers.values()), result.sizings,
+                            ProjectResizer(result.project), solver, None, gap, objective)
+    return be.offer_break_even(Context.of(inputs, result), offer_id)
+
+
+def check_explain_outputs(json_out: str | None, csv_out: Path | None) -> Outputs:
+    """``explain --json FILE`` (``-``: stdout) and ``--csv FILE``, checked before any solving."""
+    outputs = check_json_output(json_out)
+    if csv_out is not None:
+        if Path(csv_out).suffix.lower() != ".csv":
+            raise InputError([Problem(str(csv_out), "--csv", "the explanation table must end in .csv")])
+        outputs.add(csv_out, "--csv")
+    return outputs
+
+
+def write_explain_outputs(explained: Explained, outputs: Outputs, json_out: str | None, csv_out: Path | None,
+                          tr=None) -> list[str]:
+    """The declared JSON and CSV files, all or none; a line per file written."""
+    from procure.reports.csv_report import explain_csv
+    from procure.reports.i18n import EN
+    from procure.reports.tables import explanation_row
+
+    tr = tr or EN
+    written = []
+    for t in outputs.targets:
+        if t.what == "--json":
+            outputs.put(t, explain_json(explained).encode("utf-8"))
+        elif t.what == "--csv":
+            cur = explained.result.project.currency
+            outputs.put(t, explain_csv([explanation_row(e, cur) for e in explained.explanations], tr))
+        written.append(tr("wrote {path}", path=t.path))
+    outputs.commit()
+    return written
+
+
+def explain_json(explained: Explained) -> str:
+    from procure.reports.explain_report import explained_to_json
+
+    return json.dumps(explained_to_json(explained), indent=2)

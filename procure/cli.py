@@ -23,6 +23,7 @@ EXIT_CODES = """Exit codes:
 2 infeasible: the reasons are printed
 3 no solution within the time limit, or the solver is missing or failed
 4 internal verification failure: a bug; the plan broke a rule and is not shown
+5 a plan of the other jobs: at least one job was set aside (named with its reasons; --all-or-nothing: exit 2 instead)
 129, 130, 143 interrupted by SIGHUP, SIGINT or SIGTERM: the solver stopped, temp files removed"""
 
 app = typer.Typer(
@@ -274,6 +275,10 @@ def solve(
     runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
     analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
     workers: Annotated[int | None, typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
+    all_or_nothing: Annotated[bool, typer.Option(
+        "--all-or-nothing", help="Plan every job or none: a job no offer can run (or the budget cannot cover) "
+                                 "makes the whole programme infeasible (exit 2). Default: such a job is set aside "
+                                 "with its reasons and the rest planned (exit 5).")] = False,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -298,7 +303,8 @@ def solve(
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
             try:
                 result = use.solve(inputs, solver=solver.value, gap=gap, objective=objective.value, compare=compare,
-                                   n_runner_ups=runner_ups, budget=budget, progress=progress)
+                                   n_runner_ups=runner_ups, budget=budget, progress=progress,
+                                   all_or_nothing=all_or_nothing)
             finally:
                 progress.close()
             from procure.reports.console import print_result
@@ -317,14 +323,14 @@ def solve(
             for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
-                typer.echo(use.result_json(result))
+                typer.echo(use.result_json(result, inputs.files))
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
         _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
                                     markup=False, soft_wrap=True)
         raise typer.Exit(stop.exit_code) from None
-    raise typer.Exit(use.exit_code_for(result.status))
+    raise typer.Exit(use.exit_code_of(result))
 
 
 # --- analyze and compare ---------------------------------------------------------------------------
@@ -352,6 +358,11 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
     except ProcureError as exc:
         _fail(exc)
     print_analysis(console, analysis, tr=tr or EN)
+    from procure.reports.headline import set_aside_headline
+
+    head = set_aside_headline(analysis.base, tr or EN)
+    if head:  # a partial plan: the analysis is of the planned jobs
+        console.print(f"[yellow bold]![/yellow bold] {_esc(head)}", soft_wrap=True)
     return analysis
 
 
@@ -402,7 +413,62 @@ def analyze(
             console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
-    raise typer.Exit(0)
+    raise typer.Exit(use.exit_code_of(analysis.base))
+
+
+@app.command(help="Why not this offer? Re-solve the whole plan with a job held to the offer and show, side by side "
+                  "with the recommended plan: the cost difference by category, the reason it lost (price, lead time, "
+                  "deadline, term, fit, excluded, budget, capacity, time limit) and the offer's break-even price.\n\n"
+                  + EXIT_CODES)
+def explain(
+    workload: Annotated[Path, typer.Argument(help="workload.yaml")],
+    offer: Annotated[str, typer.Option("--offer", help="The offer id to explain (see `procure offers list`).")],
+    job: Annotated[str | None, typer.Option(
+        "--workload", help="The job to hold to the offer; default: every job that could use it.")] = None,
+    offers: Annotated[list[Path] | None, typer.Option(
+        "--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
+    json_out: Annotated[str | None, typer.Option(
+        "--json", help="Write the explanation as JSON to FILE, or '-' for stdout.")] = None,
+    csv_out: Annotated[Path | None, typer.Option(
+        "--csv", help="Write the explanation table as one CSV file here.")] = None,
+    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
+    time_limit: Annotated[str, typer.Option(
+        "--time-limit", help="Seconds for the recommended plan's solve; 0 or none: no limit.")] = "120",
+    objective: Annotated[Objective, typer.Option(
+        help="tco or npv: the figure both plans are compared on.")] = Objective.tco,
+    lang: LangOption = None,
+    amounts_in: AmountsOption = None,
+) -> None:
+    from procure import app as use
+    from procure.models.errors import ProcureError
+
+    try:
+        tr = use.language(lang, amounts_in)
+        outputs = use.check_explain_outputs(json_out, csv_out)
+        inputs = use.load_inputs(workload, offers, objective=objective.value)
+        tr = use.language(lang, amounts_in, inputs.project)
+        outputs.forbid_inputs(inputs.files)
+        use.check_explain_args(inputs, offer, job)
+    except ProcureError as exc:
+        _fail(exc)
+    _print_warnings(inputs.warnings)
+    from procure.reports.console import print_result
+    from procure.reports.explain_report import print_explained
+
+    console = _console(stderr=json_out == "-")
+    try:
+        explained = use.explain(inputs, offer, job, solver=solver.value, objective=objective.value,
+                                time_limit=use.parse_time_limit(time_limit))
+        if explained.result.plan is None:
+            print_result(console, explained.result, tr=tr)
+        print_explained(console, explained, tr)
+        for line in use.write_explain_outputs(explained, outputs, json_out, csv_out, tr):
+            console.print(_esc(line))
+    except ProcureError as exc:
+        _fail(exc)
+    if json_out == "-":
+        typer.echo(use.explain_json(explained))
+    raise typer.Exit(use.exit_code_of(explained.result))
 
 
 @app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "

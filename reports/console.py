@@ -13,6 +13,7 @@ from procure.solver.costs import CATEGORIES, Objective
 from .headline import (
     OBJECTIVE_SHORT,
     STRATEGY_LABEL,
+    WHY_LABEL,
     amount_unit,
     comparisons,
     mode_label,
@@ -21,6 +22,7 @@ from .headline import (
     objective_phrase,
     peaks,
     recommendation,
+    set_aside_headline,
     spot_risk,
     stale_text,
     status_label,
@@ -90,8 +92,9 @@ def _table(console: Console, title: str, columns: list[tuple[str, str]], rows: l
 def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
     p = result.project
     h = result.hybrid
-    console.print(tr("[bold]{name}[/bold] — {n} workload(s), {offers} offers, horizon {months} months from {start}", name=esc(p.name), n=len(p.workloads),
+    console.print(tr("[bold]{name}[/bold] — {n} workload(s), {offers} offers, horizon {months} months from {start}", name=esc(p.name), n=result.n_jobs,
                      offers=len(result.offers), months=p.horizon_months, start=tr.date(p.start_date)), soft_wrap=True)
+    _print_set_aside(console, result, tr)
     if h.plan is None:
         label = tr("INFEASIBLE") if h.status == "infeasible" else tr("NO SOLUTION within the time limit")
         console.print(f"[red bold]{label}[/red bold]")
@@ -162,27 +165,44 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
     console.print(t)
     _print_strategies(console, result, tr)
 
+    if result.runner_ups_skipped:
+        skipped = tr("runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them")
+        console.print("[yellow bold]![/yellow bold] " + skipped, soft_wrap=True)
     if result.runner_ups:
+        from .tables import runner_up_rows  # tables imports this module's labels
+
         short = tr(OBJECTIVE_SHORT[result.objective])
         rows = []
-        for w, ups in result.runner_ups.items():
-            for r in ups:
-                o = r.option
-                if r.extra_cost is None:
-                    extra = r.note or tr("no plan")  # the note, like a rejection reason, is the solver's own text
-                else:
-                    bound = "≤ " if r.status not in (None, "optimal") else ""
-                    extra = bound + ("+" if r.extra_cost >= 0 else "") + tr.money(r.extra_cost)
-                shape = f"{r.assignment.gpu} × {r.assignment.gpus}" if r.assignment else ""
-                rows.append([esc(w), esc(o.offer_id), mode_label(o.mode, tr), shape, tr.money(r.plan_cost), extra])
+        for r in runner_up_rows(result, tr):
+            if r["vs_chosen"] is None:
+                extra = "—"
+            else:
+                bound = "≤ " if r["status"] not in (None, "optimal") else ""
+                extra = bound + ("+" if r["vs_chosen"] >= 0 else "") + tr.money(r["vs_chosen"])
+            why = f"{tr(WHY_LABEL[r['why']])}: {esc(r['reason'])}"
+            rows.append([esc(r["workload"]), esc(r["offer"]), mode_label(r["mode"], tr), r["shape"],
+                         tr.money(r["plan_cost"]), extra, why])
         cols = [(tr("workload"), "text"), (tr("instead on"), "text"), (tr("mode"), "short"), (tr("GPU × count"), "text"), (tr("plan {short}", short=short), "num"),
-                (tr("vs chosen"), "num")]
+                (tr("vs chosen"), "num"), (tr("why not"), "text")]
         console.print(_table(console, tr("Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})", short=short),
-                             cols, rows, drop=(tr("GPU × count"), tr("mode"))))
+                             cols, rows, drop=(tr("why not"), tr("GPU × count"), tr("mode"))))
     n_rej = len(result.rejections)
     if n_rej:
         console.print(tr("{n} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.", n=n_rej),
                       soft_wrap=True)
+
+
+def _print_set_aside(console: Console, result, tr: Lang = EN) -> None:
+    """A partial plan's headline, then each job set aside with every reason."""
+    head = set_aside_headline(result, tr)
+    if not head:
+        return
+    console.print(f"[yellow bold]![/yellow bold] [bold]{esc(head)}[/bold]", soft_wrap=True)
+    for x in result.set_aside:
+        console.print(tr("  set aside: [bold]{workload}[/bold]", workload=esc(x.workload)), soft_wrap=True)
+        for line in x.reasons:
+            console.print(f"    - {esc(line)}", soft_wrap=True)
+    console.print(tr("  the other jobs are planned below; --all-or-nothing plans every job or none"), soft_wrap=True)
 
 
 def _print_strategies(console: Console, result, tr: Lang = EN) -> None:

@@ -10,6 +10,9 @@
     cash_flow.csv    one row per project month: each cost category, total, cumulative, discount factor
     pnl.csv          one row per project year: depreciation, operating costs, interest, gain on disposal, P&L cost
     options.csv      every feasible shape (stand-alone cost, difference to the chosen) and every rejection
+    runner_ups.csv   every runner-up: the plan re-solved with the job held to that offer, its cost difference to the
+                     chosen plan in total and per cost category, why it lost (price, lead time, term, budget, fit, …)
+    set_aside.csv    the jobs a partial plan set aside, each with its cause and reasons (header only when none)
     assumptions.csv  the Assumptions sheet, one row per entry
 
 The tables are built by the same functions as the Excel workbook (``reports.tables``). Numbers are
@@ -36,7 +39,7 @@ from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 
 from . import tables as shared
-from .headline import recommendation, spot_risk, stale_text
+from .headline import recommendation, set_aside_headline, set_aside_rows, spot_risk, stale_text
 from .i18n import EN, Lang, Ns
 
 #: what a spreadsheet skips before it looks for a formula's "=": blanks and control characters
@@ -63,7 +66,14 @@ def _cell(v: Any) -> Any:
 _CATEGORY_IDS = Ns("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest")
 
 #: every file ``write_csv`` may write (cash_flow.csv only with a plan)
-CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv", "options.csv", "assumptions.csv")
+CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv",
+             "options.csv", "runner_ups.csv", "set_aside.csv", "assumptions.csv")
+#: the columns of runner_ups.csv and of ``procure explain --csv`` (``tables.explanation_row``)
+EXPLAIN_COLUMNS = list(Ns(
+    "workload", "offer", "mode", "chosen_offer", "status", "chosen_cost", "held_cost", "vs_chosen", "why", "reason",
+    "diff_capex", "diff_residual_value", "diff_maintenance", "diff_colocation", "diff_energy", "diff_rent",
+    "diff_setup", "diff_cloud", "diff_interest", "break_even", "break_even_field", "break_even_current",
+    "break_even_text"))
 
 
 def _csv_bytes(columns: list[str], rows: Iterable[Iterable[Any]]) -> bytes:
@@ -85,6 +95,8 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: La
     now = now or dt.datetime.now()
     out: dict[str, bytes] = {}
     summary = [("recommendation", recommendation(result, tr), ""), ("status", result.status, ""), ("objective", result.objective, tr("minimized"))]
+    if result.set_aside:
+        summary.insert(0, ("headline", set_aside_headline(result, tr), ""))
     risk = spot_risk(result, tr)
     if risk is not None:
         summary.append(("spot_risk", risk.text, ""))
@@ -135,6 +147,9 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: La
                   False, r["reason"]] for r in shared.rejection_rows(result)]
     out["options.csv"] = _csv_bytes(tr.each("status", "workload", "offer", "vendor", "mode", "gpu", "nodes", "gpus", "strategy", "days", "compute_hours",
                                             "gpu_hours", "efficiency", "standalone_cost", "vs_chosen", "chosen", "reason"), opt_rows)
+    out["runner_ups.csv"] = explain_csv(shared.runner_up_rows(result, tr), tr)
+    aside = ([r["workload"], r["cause"], r["summary"], " | ".join(r["reasons"])] for r in set_aside_rows(result, tr))
+    out["set_aside.csv"] = _csv_bytes(tr.each("workload", "cause", "summary", "reasons"), aside)
     arows = []
     for title, cols, rows in shared.assumption_sections(result, inputs, now, tr):
         for r in rows:
@@ -142,6 +157,11 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: La
             arows.append([title, r[0], r[1] if len(r) > 1 else "", detail])
     out["assumptions.csv"] = _csv_bytes(tr.each("section", "item", "value", "detail"), arows)
     return out
+
+
+def explain_csv(rows: list[dict], tr: Lang = EN) -> bytes:
+    """Explanation rows (runner-ups, ``procure explain``) as CSV; header row in the reader's language."""
+    return _dict_table(rows, EXPLAIN_COLUMNS, tr.each(*EXPLAIN_COLUMNS))
 
 
 def write_csv(result, folder, inputs: Iterable = (), tr: Lang = EN) -> list[Path]:

@@ -26,6 +26,10 @@ OBJECTIVE_SHORT = {"tco": N_("TCO"), "npv": N_("NPV")}
 MODE_LABEL = {"buy": N_("buy"), "rent": N_("rent"), "cloud": N_("cloud")}
 STATUS_LABEL = {"optimal": N_("optimal"), "feasible": N_("feasible"), "infeasible": N_("infeasible"), "no_solution": N_("no_solution"),
                 "excluded": N_("excluded"), "heuristic": N_("heuristic")}
+#: why an offer lost for a job (``solver.explain.Why``), as a reader sees it
+WHY_LABEL = {"chosen": N_("chosen"), "same": N_("tie"), "price": N_("price"), "lead_time": N_("lead time"),
+             "deadline": N_("deadline"), "term": N_("term"), "fit": N_("fit"), "excluded": N_("excluded"),
+             "budget": N_("budget"), "capacity": N_("capacity"), "time_limit": N_("time limit")}
 #: Two costs closer than this (relative) are "the same".
 SAME = 1e-6
 
@@ -285,3 +289,24 @@ def npv_timing_note(result, tr: Lang = EN) -> str:
         return ""
     return tr("{n} workload(s) start later than allowed because NPV is minimized: paying later lowers the present value, "
               "not the cost. Run with --objective tco to start every job as early as allowed.", n=len(late))
+
+
+#: why a job was set aside, as a reader sees it (``solver.planner.SetAside.cause``)
+SET_ASIDE_CAUSE = {"fit": N_("cannot run on these offers"), "budget": N_("is not covered by the budget"),
+                   "capacity": N_("does not fit the offers' capacity with the others")}
+
+
+def set_aside_headline(result, tr: Lang = EN) -> str:
+    """'3 of 4 jobs planned; legal-67b-full cannot run on these offers (GPU memory: needs …)' — or ''."""
+    if not result.set_aside:
+        return ""
+    each = tr("; ").join(tr("{workload} {cause} ({why})", workload=x.workload, cause=tr(SET_ASIDE_CAUSE[x.cause]),
+                            why=x.summary) for x in result.set_aside)
+    planned = len(result.project.workloads) if result.plan is not None else 0
+    return tr("{n} of {total} jobs planned; {each}", n=planned, total=result.n_jobs, each=each)
+
+
+def set_aside_rows(result, tr: Lang = EN) -> list[dict]:
+    """One row per job set aside: workload, cause (fit, budget, capacity), its phrase and every reason line."""
+    return [{"workload": x.workload, "cause": x.cause, "cause_text": tr(SET_ASIDE_CAUSE[x.cause]), "summary": x.summary,
+             "reasons": list(x.reasons), "rules": list(x.rules)} for x in result.set_aside]

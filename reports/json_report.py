@@ -5,13 +5,24 @@ from __future__ import annotations
 from procure.solver.costs import CATEGORIES
 from procure.solver.sizing.band import hours_band
 
-from .headline import comparisons, peaks, spot_risk, stale_offers
+from . import tables
+from .headline import (
+    comparisons,
+    peaks,
+    recommendation,
+    set_aside_headline,
+    set_aside_rows,
+    spot_risk,
+    stale_offers,
+    stale_text,
+)
 from .tables import rounded
 
 _r = rounded
 
 
-def result_to_json(result) -> dict:
+def result_to_json(result, inputs=()) -> dict:
+    """The JSON document; ``inputs``: the input files, hashed as in the Assumptions sheet."""
     p, h = result.project, result.hybrid
     plan = h.plan
     info = h.solve
@@ -69,8 +80,99 @@ def result_to_json(result) -> dict:
                                                       "total_cost": _r(risk.fallback_tco), "extra": _r(risk.extra)}
     out["stale_offers"] = [{"offer": s.offer_id, "quoted_on": s.quoted_on.isoformat(), "days_before_start": s.days_before_start}
                            for s in stale_offers(result)]
-    out["runner_ups"] = {w: [{"offer": r.option.offer_id, "plan_cost": _r(r.plan_cost), "vs_chosen": _r(r.extra_cost), "status": r.status,
-                              "costed_on": r.assignment.offer_id if r.solved and r.assignment else None, "note": r.note,
-                              "basis": "whole plan re-solved with the workload on this offer"} for r in ups]
-                         for w, ups in result.runner_ups.items()}
+    out["runner_ups"] = {w: [] for w in result.runner_ups}
+    for r in tables.runner_up_rows(result):
+        out["runner_ups"][r["workload"]].append(_runner_up_json(r))
+    out["runner_ups_skipped"] = result.runner_ups_skipped or None
+    extras = workbook_extras(result, inputs)
+    for a, more in zip(out["assignments"], extras.pop("_assignment_extras", []), strict=True):
+        a.update(more)
+    out.update(extras)
     return out
+
+
+def _runner_up_json(r: dict) -> dict:
+    costed = r["plan_cost"] is not None
+    return {
+        "offer": r["offer"], "plan_cost": _r(r["plan_cost"]), "vs_chosen": _r(r["vs_chosen"]),
+        "status": r["status"] or None,
+        "costed_on": r["offer"] if costed else None, "note": r["note"] or None,
+        "basis": "whole plan re-solved with the workload on this offer", "why": r["why"], "reason": r["reason"],
+        "vs_chosen_by_category": {c: _r(r[f"diff_{c}"]) for c in CATEGORIES} if costed else None,
+    }
+
+
+def _line_item(i) -> dict:
+    return {"category": i.category, "item": i.item, "offer": i.ref, "nodes": i.nodes, "quantity": i.quantity,
+            "quantity_unit": i.quantity_unit, "unit_price": i.unit_price, "price_unit": i.price_unit, "rate": i.rate,
+            "rate_unit": i.rate_unit, "amount": _r(i.amount), "how": i.how}
+
+
+def _cash_flow(result) -> list[dict]:
+    """The Cash flow sheet: one row per project month, each cost category, total, cumulative, discount factor."""
+    from procure.solver import costs
+
+    p, plan = result.project, result.plan
+    totals = tables.monthly_totals(plan, p.horizon_months)
+    cum = tables.cumulative(totals)
+    df = costs.discount_factors(p)
+    return [{"month": m + 1, "month_start": tables.month_start(p, m).isoformat(),
+             **{c: _r(plan.flows.get(c, {}).get(m, 0.0)) for c in CATEGORIES},
+             "total": _r(totals[m]), "cumulative": _r(cum[m]), "discount_factor": round(df[m], 8)}
+            for m in range(p.horizon_months)]
+
+
+def _option(r: dict) -> dict:
+    return {"workload": r["workload"], "offer": r["offer"], "mode": r["mode"], "nodes": r["nodes"], "gpus": r["gpus"],
+            "strategy": r["strategy"], "days": _r(r["days"], 3), "hours": _r(r["hours"], 3),
+            "standalone_cost": _r(r["standalone_cost"]), "vs_chosen": _r(r["vs_chosen"]), "chosen": r["chosen"]}
+
+
+def _assumptions(result, inputs) -> list[dict]:
+    """The Assumptions sheet's entries; the JSON is deterministic, so without the run's clock and solve seconds."""
+    import datetime as dt
+
+    out = []
+    for title, cols, rows in tables.assumption_sections(result, inputs, dt.datetime.now()):
+        for r in rows:
+            if r[0] == "run at":
+                continue
+            detail = {c: _plain(v) for c, v in zip(cols[2:], r[2:], strict=False)
+                      if v not in (None, "") and c != "seconds"}
+            value = _plain(r[1]) if len(r) > 1 else None
+            out.append({"section": title, "item": _plain(r[0]), "value": value, "detail": detail})
+    return out
+
+
+def workbook_extras(result, inputs=()) -> dict:
+    """What the workbook shows beyond the plan's figures above: the headline and the set-aside jobs,
+    the recommendation sentence, the break-even month and the notes (Summary), every line item (Costs),
+    the month-by-month cash flow (Cash flow), every feasible shape (Options), and the Assumptions."""
+    plan = result.plan
+    month, be_text = tables.break_even(result)
+    out: dict = {
+        "headline": set_aside_headline(result) or None,
+        "set_aside": [{k: v for k, v in r.items() if k != "cause_text"} for r in set_aside_rows(result)],
+        "recommendation": recommendation(result),
+        "break_even_month": None if month is None else month + 1,
+        "break_even_text": be_text or None,
+        "stale_prices_text": stale_text(result) or None,
+        "line_items": [], "cash_flow": [],
+        "options": [_option(r) for r in tables.option_rows(result)],
+        "assumptions": _assumptions(result, inputs),
+    }
+    if plan is not None:
+        out["line_items"] = [_line_item(i) for i in tables.line_items(result)]
+        out["cash_flow"] = _cash_flow(result)
+        out["_assignment_extras"] = [
+            {"vendor": a.vendor, "strategy": row["strategy"], "slack_days": _r(a.slack_days, 3),
+             "efficiency": a.efficiency, "per_gpu_memory_gb": _r(a.per_gpu_memory_gb, 3)}
+            for a, row in zip(plan.assignments, tables.plan_rows(result), strict=True)]
+    return out
+
+
+def _plain(v):
+    """A JSON value: dates as ISO 8601, everything else as is (numbers, text)."""
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return v if isinstance(v, (int, float, str, bool)) or v is None else str(v)

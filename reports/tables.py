@@ -428,6 +428,42 @@ def option_rows(result) -> list[dict]:
     return rows
 
 
+def explanation_row(e, currency: str = "") -> dict:
+    """One ``solver.explain.Explanation`` as a row: the costs, the reason, and held − chosen per cost category."""
+    row = {"workload": e.workload, "offer": e.offer_id, "mode": e.mode, "chosen_offer": e.chosen_offer,
+           "status": str(e.status) if e.status else "", "chosen_cost": e.chosen_cost, "held_cost": e.held_cost,
+           "vs_chosen": e.extra_cost, "why": str(e.why), "reason": e.reason}
+    for c in CATEGORIES:
+        row[f"diff_{c}"] = e.difference(c) if e.categories else None
+    be = e.break_even
+    row["break_even"] = getattr(be, "break_even", None)
+    row["break_even_field"] = getattr(be, "field", None)
+    row["break_even_current"] = getattr(be, "current", None)
+    row["break_even_text"] = be.sentence(currency) if be is not None else ""
+    return row
+
+
+def runner_up_rows(result, tr: Lang = EN) -> list[dict]:
+    """Every runner-up as an explanation row (``explanation_row``), with its shape in the re-solved plan."""
+    from procure.solver.explain import from_runner_up
+
+    plan = result.plan
+    if plan is None:
+        return []
+    base = result.objective_cost
+    chosen = {a.workload: a.offer_id for a in plan.assignments}
+    rows = []
+    for w, ups in result.runner_ups.items():
+        for r in ups:
+            row = explanation_row(from_runner_up(result, w, r, base, chosen.get(w, "")), result.project.currency)
+            a = r.assignment
+            row.update({"vendor": r.option.offer.vendor, "gpu": a.gpu if a else r.option.offer.gpu,
+                        "nodes": a.nodes if a else None, "gpus": a.gpus if a else None,
+                        "shape": f"{a.gpu} × {a.gpus}" if a else "", "plan_cost": r.plan_cost, "note": r.note or ""})
+            rows.append(row)
+    return rows
+
+
 def rejection_rows(result) -> list[dict]:
     rows = []
     for r in result.rejections:
@@ -525,14 +561,15 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank",
                       "earliest start day", "deadline day", "min slack (days)", "dataset TB", "checkpoint every h",
                       "checkpoints kept", "MFU override", "allowed GPUs")
+    every = (result.programme or p).workloads  # a partial plan lists the set-aside jobs too
     wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days,
                 w.deadline_days, p.slack_for(w), w.dataset_tb,
                 w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
-               for w in p.workloads]
+               for w in every]
     out.append((tr("Workloads"), wl_cols, wl_rows))
     model_rows = []
     seen = set()
-    for w in p.workloads:
+    for w in every:
         m = w.model
         if m.label in seen:
             continue

@@ -5,6 +5,7 @@ workload cannot be placed and the runner-up options of every workload."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -17,7 +18,7 @@ from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Assignment, Plan, build_plan
-from .reasons import Rule
+from .reasons import RULE_LABEL, Rule
 from .runtime import Budget
 from .sizing import size_project, size_workload
 from .verify import VerificationError, verify_plan
@@ -59,11 +60,27 @@ class RunnerUp:
     status: SolveStatus | None = None  # how that re-solve ended (a gap makes extra_cost an upper bound)
     gap: float | None = None
     note: str | None = None  # why there is no cost: not solved within the time limit, or why no plan exists
+    plan: Plan | None = field(default=None, repr=False)  # the re-solved plan (verified, the workload held to the offer)
+    cause: str | None = None  # why no plan: "(budget)", "(capacity)", "(time limit)", or None
 
     @property
     def solved(self) -> bool:
         """Costed on the offer it names (``assignment`` runs on it)."""
         return self.plan_cost is not None and self.assignment is not None and self.assignment.offer_id == self.option.offer_id
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A job left out of a partial plan, and why. ``cause``: ``fit`` (no offer of the allowed modes can
+    run it), ``budget`` (the budgets cannot cover it with the others) or ``capacity`` (the offers'
+    max_nodes cannot hold it with the others before the deadlines); ``summary`` is the headline's phrase,
+    ``reasons`` every line of the explanation."""
+
+    workload: str
+    cause: str
+    summary: str
+    reasons: tuple[str, ...]
+    rules: tuple[str, ...] = ()  # the ``Rule`` values that removed its offers (cause ``fit``)
 
 
 @dataclass
@@ -78,6 +95,16 @@ class Result:
     every_option: dict[str, list[Option]]
     runner_ups: dict[str, list[RunnerUp]]
     spot_fallback: StrategyResult | None = None  # the hybrid re-solved without spot, when the plan uses spot
+    # jobs left out of a partial plan (``project`` holds the rest)
+    set_aside: list[SetAside] = field(default_factory=list)
+    programme: Project | None = None  # every job as given, when some were set aside
+    # why no runner-up was costed at all (e.g. --time-limit); "" when they were, or none was asked for
+    runner_ups_skipped: str = ""
+
+    @property
+    def n_jobs(self) -> int:
+        """Jobs in the programme as given, set-aside ones included."""
+        return len(self.project.workloads) + len(self.set_aside)
 
     @property
     def objective_cost(self) -> float | None:
@@ -171,6 +198,8 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
         options, rejections, every = table.select(modes, project.allow_spot)
     else:
         options, rejections, every = build_options(project, offers, sizings, modes)
+    mine = {w.name for w in project.workloads}  # a partial plan's project leaves the set-aside jobs out
+    options = {w: opts for w, opts in options.items() if w in mine}
     for w, oid in (only or {}).items():
         options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
     considered: Considered = {"rejections": rejections, "every_option": every}
@@ -246,6 +275,7 @@ def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, r
     workloads to one offer each, as in the fine solve."""
     coarse = project.model_copy(update={"period_days": COARSE_DAYS})
     options, _rej, _every = build_options(coarse, offers, sizings, modes)
+    options = {w.name: options.get(w.name, []) for w in project.workloads}
     for w, oid in (only or {}).items():
         options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
     if any(not opts for opts in options.values()):
@@ -359,13 +389,22 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
         if share.seconds is not None and share.seconds < RUNNER_UP_MIN_SECONDS:
             # no time left to cost the rest: listed, and said so
             for w2, o2 in todo[k:]:
-                out.setdefault(w2, []).append(RunnerUp(o2, None, None, status=SolveStatus.NO_SOLUTION,
-                                                       note="not solved: no time was left within --time-limit"))
+                skipped = RunnerUp(o2, None, None, status=SolveStatus.NO_SOLUTION, cause="(time limit)",
+                                   note="not solved: no time was left within --time-limit")
+                out.setdefault(w2, []).append(skipped)
             break
         alt = run_strategy(project, offers, sizings, Strategy.HYBRID, hybrid.modes, objective=objective, only={w: o.offer_id},
                            budget=share, **kw)
         out.setdefault(w, []).append(_runner_up(w, o, alt, base, objective))
     return out
+
+
+def skipped_note(ups: dict[str, list[RunnerUp]]) -> str:
+    """What the console and the JSON say when --time-limit left no time to cost any runner-up ("" otherwise)."""
+    every = [r for rs in ups.values() for r in rs]
+    if every and all(r.cause == "(time limit)" and r.plan_cost is None for r in every):
+        return "runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them"
+    return ""
 
 
 def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, objective: str) -> RunnerUp:
@@ -377,18 +416,22 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
         # a plan with the workload elsewhere is no answer for this offer (run_strategy holds it there; never shown as one)
         raise VerificationError([f"runner-up: the re-solve for {workload!r} on {option.offer_id} placed it on {where.offer_id}"])
     if alt.plan is None or where is None or cost is None:
+        cause: str | None = "(time limit)"
         if alt.status == SolveStatus.INFEASIBLE:
             why = "; ".join(line for lines in alt.reasons.values() for line in lines) or "no plan meets every rule"
-            note = f"no plan: {why}"
+            cause = next((k for k in ("(budget)", "(capacity)") if k in alt.reasons), None)
+            leads = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}
+            lead = leads.get(cause or "", "no plan")
+            note = f"{lead}: {why}"
         else:
             note = "not solved within its share of --time-limit"
-        return RunnerUp(option, None, None, None, alt.status, gap, note=note)
-    return RunnerUp(option, where, cost - base, cost, alt.status, gap)
+        return RunnerUp(option, None, None, None, alt.status, gap, note=note, cause=cause)
+    return RunnerUp(option, where, cost - base, cost, alt.status, gap, plan=alt.plan)
 
 
 def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
                  gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
-                 progress=None, on_hybrid=None, reduce: bool | None = None) -> Result:
+                 progress=None, on_hybrid=None, reduce: bool | None = None, all_or_nothing: bool = False) -> Result:
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
     budget = budget or Budget(time_limit)
@@ -396,7 +439,8 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
     return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
-                             compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid, reduce=reduce)
+                             compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid,
+                             reduce=reduce, all_or_nothing=all_or_nothing)
 
 
 def _spent(budget: Budget, reserve: float) -> bool:
@@ -413,11 +457,99 @@ def _not_run(name: Strategy, modes: tuple[str, ...], solver: str) -> StrategyRes
                           reasons={"(time limit)": ["not planned: --time-limit was spent before its turn; raise --time-limit to compare it"]})
 
 
+# A budget (or shared capacity) that cannot hold every job: at most this many re-solves look for the
+# largest set of jobs it can hold (see ``largest_coverable``).
+MAX_SUBSET_SOLVES = 64
+
+
+def without(project: Project, sizings, names) -> tuple[Project, list]:
+    """The programme without the jobs ``names``: the project and the sizings of the others."""
+    drop = set(names)
+    kept = project.model_copy(update={"workloads": [w for w in project.workloads if w.name not in drop]})
+    return kept, [sz for sz in sizings if sz.workload.name not in drop]
+
+
+def fit_summary(rejections: list[Rejection]) -> tuple[str, tuple[str, ...]]:
+    """The headline's phrase for a job no offer can run: each rule that removed offers, with its key figure
+    and one offer it names ("GPU memory: needs 28.2 GB per GPU, 25.6 GB usable on lab-8x-rtx-4090")."""
+    first: dict[Rule, Rejection] = {}
+    for r in rejections:
+        first.setdefault(r.rule, r)
+    parts = []
+    for rule, r in first.items():
+        short = next((x.short for x in r.reasons if x.rule is rule and x.short), "") or rule.group
+        parts.append(f"{RULE_LABEL[rule]}: {short} on {r.offer_id}")
+    return "; ".join(parts), tuple(str(rule) for rule in first)
+
+
+def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str, ...]) -> list[SetAside]:
+    """The jobs no offer of ``modes`` can run (no deadline-feasible shape), each with its reasons. None when
+    every job has an option, or when no job has one (then nothing can be planned: all-or-nothing's answer)."""
+    options, rejections, _every = table.select(modes, project.allow_spot)
+    missing = [w.name for w in project.workloads if not options.get(w.name)]
+    if not missing or len(missing) == len(project.workloads):
+        return []
+    out = []
+    for w in missing:
+        mine = [r for r in rejections if r.workload == w and r.rule is not Rule.MODE_NOT_ALLOWED]
+        summary, rules = fit_summary(mine) if mine else (f"the catalog has no {' / '.join(modes)} offer for it", ())
+        out.append(SetAside(w, "fit", summary, tuple(explain_unplaceable(w, rejections, modes)), rules))
+    return out
+
+
+def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...], objective: str,
+                      budget: Budget, reserve: float,
+                      **kw) -> tuple[tuple[str, ...], Project, list, StrategyResult] | None:
+    """The rule for a programme the budgets (or the offers' shared capacity) cannot hold whole: plan the most
+    jobs that fit, and of the sets of that size the cheapest on the objective. Exact by enumeration: every
+    programme without one job (each re-solved and verified), then without two, …; the first size with a
+    plan wins, ties broken by cost, then by the order of the workload file. At most ``MAX_SUBSET_SOLVES``
+    re-solves and within ``budget``; None when no set was found within them (the whole programme then has
+    no plan, as with --all-or-nothing)."""
+    names = [w.name for w in project.workloads]
+    tried = 0
+    for k in range(1, len(names)):
+        best: tuple[float, tuple[str, ...], Project, list, StrategyResult] | None = None
+        for drop in itertools.combinations(names, k):
+            if tried >= MAX_SUBSET_SOLVES or _spent(budget, reserve):
+                return None
+            tried += 1
+            sub, sub_sizings = without(project, sizings, drop)
+            res = run_strategy(sub, offers, sub_sizings, Strategy.HYBRID, modes, objective=objective,
+                               budget=budget.share(0.25, reserve), **kw)
+            cost = cost_on(res.plan, objective)
+            if cost is not None and (best is None or cost < best[0] - 1e-6):
+                best = (cost, drop, sub, sub_sizings, res)
+        if best is not None:
+            return best[1], best[2], best[3], best[4]
+    return None
+
+
+def _budget_set_aside(project: Project, dropped: tuple[str, ...], kept: Project,
+                      why: dict[str, list[str]]) -> list[SetAside]:
+    """The jobs ``largest_coverable`` left out, each with the joint reason (the budgets' shortfall, or capacity)."""
+    cause = "budget" if "(budget)" in why else "capacity"
+    lines = tuple(line for lines in why.values() for line in lines)
+    n, total = len(kept.workloads), len(project.workloads)
+    if cause == "budget":
+        caps = ", ".join(f"budget_{kind} {cap:,.0f} {project.currency}" for kind, cap in project.budgets.items())
+        summary = f"{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others"
+    else:
+        summary = (f"the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
+                   "not this one with the others")
+    return [SetAside(w, cause, summary, lines) for w in dropped]
+
+
 def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
                       gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
-                      progress=None, on_hybrid=None, reduce: bool | None = None) -> Result:
+                      progress=None, on_hybrid=None, reduce: bool | None = None,
+                      all_or_nothing: bool = False) -> Result:
     """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only;
     re-solve without spot when the plan uses spot; cost ``n_runner_ups`` other offers per workload.
+
+    Partial plans (unless ``all_or_nothing``): a job no offer of allowed_modes can run is set aside with its
+    reasons and the rest is planned; when the budgets (or shared capacity) cannot hold every job, the most
+    jobs they can hold are planned (``largest_coverable``). Every strategy then plans the same jobs.
 
     Time: of what ``budget`` leaves after the outputs' reserve, the hybrid gets ``HYBRID_SHARE`` (all
     of it without ``compare``), each comparator then an equal part of what is left (so time one does
@@ -425,6 +557,17 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     ``on_hybrid(StrategyResult)`` is called as soon as the hybrid plan is verified."""
     budget = budget or Budget(time_limit)
     by_id = {o.id: o for o in offers}
+    programme = project
+    hybrid_modes = tuple(project.allowed_modes)
+    set_aside: list[SetAside] = []
+    aside_rejections: list[Rejection] = []
+    if not all_or_nothing:
+        full_table = OptionTable(project, by_id, sizings)
+        set_aside = set_aside_unplaceable(project, full_table, hybrid_modes)
+        if set_aside:
+            gone = {x.workload for x in set_aside}
+            aside_rejections = [r for r in full_table.select(hybrid_modes, project.allow_spot)[1] if r.workload in gone]
+            project, sizings = without(project, sizings, gone)
     kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce, table=OptionTable(project, by_id, sizings))
     reserve = output_reserve(budget, len(project.workloads))
     names = [Strategy.HYBRID]
@@ -437,20 +580,34 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
                                                   reasons={"(allowed_modes)": [f"excluded by you: allowed_modes is {', '.join(project.allowed_modes)}"]})
             else:
                 names.append(name)
-    for k, name in enumerate(names):
-        left = len(names) - k
-        fraction = 1.0 if left == 1 else (HYBRID_SHARE if name == Strategy.HYBRID else 1.0 / left)
-        modes = tuple(project.allowed_modes) if name == Strategy.HYBRID else (name.value,)
-        if name != Strategy.HYBRID and _spent(budget, reserve):
+    share = budget.share(HYBRID_SHARE if len(names) > 1 else 1.0, reserve)
+    hybrid = run_strategy(project, by_id, sizings, Strategy.HYBRID, hybrid_modes, budget=share, progress=progress, **kw)
+    joint = set(hybrid.reasons) & {"(budget)", "(capacity)"}
+    if hybrid.status == SolveStatus.INFEASIBLE and joint and not all_or_nothing and len(project.workloads) > 1:
+        found = largest_coverable(project, by_id, sizings, hybrid_modes, objective, budget, reserve,
+                                  **{k: v for k, v in kw.items() if k != "objective"})
+        if found is not None:
+            dropped, kept, kept_sizings, sub = found
+            set_aside += _budget_set_aside(project, dropped, kept, hybrid.reasons)
+            aside_rejections += [r for r in hybrid.rejections if r.workload in dropped]
+            project, sizings, hybrid = kept, kept_sizings, sub
+            kw["table"] = OptionTable(project, by_id, sizings)
+    strategies[Strategy.HYBRID] = hybrid
+    if progress is not None:
+        progress.strategy_done(hybrid)
+    if on_hybrid is not None:
+        on_hybrid(hybrid)
+    for k, name in enumerate(names[1:]):
+        left = len(names) - 1 - k
+        modes = (name.value,)
+        if _spent(budget, reserve):
             strategies[name] = _not_run(name, modes, solver)
             continue
-        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(fraction, reserve), progress=progress, **kw)
+        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(1.0 / left, reserve),
+                                        progress=progress, **kw)
         if progress is not None:
             progress.strategy_done(strategies[name])
-        if name == Strategy.HYBRID and on_hybrid is not None:
-            on_hybrid(strategies[name])
     strategies = {name: strategies[name] for name in STRATEGIES if name in strategies}
-    hybrid = strategies[Strategy.HYBRID]
     fallback = None
     if uses_spot(hybrid.plan, by_id):
         # the risk of spot: the same workloads without it (on-demand or another mode), re-solved
@@ -460,4 +617,7 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
         else:
             fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), budget=budget.share(0.5, reserve), **kw)
     ups = runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, budget=budget, reserve=reserve, **kw) if n_runner_ups else {}
-    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections, hybrid.every_option, ups, fallback)
+    skipped = skipped_note(ups)
+    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections + aside_rejections,
+                  hybrid.every_option, ups, fallback, set_aside=set_aside, programme=programme if set_aside else None,
+                  runner_ups_skipped=skipped)

@@ -51,14 +51,26 @@ _GROUPS: dict[Rule, str] = {
     Rule.OTHER: "do not fit",
 }
 
+#: A rule as a headline names it: "GPU memory: needs 28.2 GB per GPU".
+RULE_LABEL: dict[Rule, str] = {
+    Rule.MODE_NOT_ALLOWED: "mode", Rule.SPOT_EXCLUDED: "spot", Rule.GPU_NOT_ALLOWED: "allowed GPUs",
+    Rule.REGION: "region",
+    Rule.PRECISION: "precision", Rule.HOST_RAM: "host RAM", Rule.CPU_CORES: "CPU cores", Rule.GPU_MEMORY: "GPU memory",
+    Rule.FABRIC: "fabric", Rule.INTERCONNECT_BOUND: "interconnect", Rule.NVME: "NVMe", Rule.RENT_TERM: "term",
+    Rule.DEADLINE: "deadline",
+    Rule.OTHER: "fit",
+}
+
 
 @dataclass(frozen=True)
 class Reason:
-    """One broken rule. ``text`` is what a person reads; ``finish_day`` is set for ``Rule.DEADLINE``."""
+    """One broken rule. ``text`` is what a person reads; ``finish_day`` is set for ``Rule.DEADLINE``;
+    ``short`` is the key figure in a few words ("needs 28.2 GB per GPU"), for headlines."""
 
     rule: Rule
     text: str
     finish_day: float | None = None
+    short: str = ""
 
     def __str__(self) -> str:
         return self.text

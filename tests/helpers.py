@@ -71,6 +71,8 @@ def fixed_sizings(project, offers, hours: dict[tuple[str, str, int], float]):
 def solve_fixed(project, offers, hours, **kw):
     sizings, resize = fixed_sizings(project, offers, hours)
     kw.setdefault("n_runner_ups", 0)  # the runner-up re-solves are tested on their own
+    # brute force and the infeasibility tests cost the whole programme; partial plans: test_partial.py
+    kw.setdefault("all_or_nothing", True)
     return plan_from_sizings(project, offers, sizings, resize, **kw)
 
 

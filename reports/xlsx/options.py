@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import math
 
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.solver.costs import Objective
+from procure.solver.costs import CATEGORIES, Objective
 
-from ..headline import OBJECTIVE_SHORT, mode_label, status_label
+from ..console import CATEGORY_LABEL
+from ..headline import OBJECTIVE_SHORT, WHY_LABEL, mode_label, status_label
 from ..i18n import EN, Lang
-from ..tables import option_rows, rejection_rows
+from ..tables import option_rows, rejection_rows, runner_up_rows
 from .style import CHOSEN_FILL, INT_FMT, NOTE_FONT, NUM_FMT, SECTION_FONT, TITLE_FONT, WRAP, header, merge_in_row, print_setup, put, widths
 
 
@@ -36,24 +38,33 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
             put(ws, row, j + 1, v, f, fill=fill)
         row += 1
     row += 1
-    ups = [(w, r) for w, rs in result.runner_ups.items() for r in rs]
+    ups = runner_up_rows(result, tr)
     if ups:
         short = tr(OBJECTIVE_SHORT[str(Objective(result.objective))])
         put(ws, row, 1, tr("Runner-up offers: the whole plan re-solved with the workload held to that offer ({short}, like with like)", short=short),
             font=SECTION_FONT)
         row += 1
         header(ws, row, tr.each("workload", "instead on", "vendor", "mode", "GPU", "nodes", "GPUs", "re-solve status")
-               + [tr("plan {short} ({unit})", short=short, unit=cur), tr("vs chosen plan ({unit})", unit=cur)])
+               + [tr("plan {short} ({unit})", short=short, unit=cur), tr("vs chosen plan ({unit})", unit=cur),
+                  tr("why not"), tr("reason")]
+               + [tr("{category} vs chosen ({unit})", category=tr(CATEGORY_LABEL[c]), unit=cur) for c in CATEGORIES])
         row += 1
-        for w, r in ups:
-            a = r.assignment
-            vals = [w, r.option.offer_id, r.option.offer.vendor, mode_label(r.option.mode, tr), a.gpu if a else "", a.nodes if a else None,
-                    a.gpus if a else None, (status_label(r.status, tr) if r.status else "") + (f": {r.note}" if r.note else ""), r.plan_cost, r.extra_cost]
-            fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, money, tr.amount_fmt("+#,##0;-#,##0;0")]
+        for r in ups:
+            status = (status_label(r["status"], tr) if r["status"] else "") + (f": {r['note']}" if r["note"] else "")
+            vals = [r["workload"], r["offer"], r["vendor"], mode_label(r["mode"], tr), r["gpu"], r["nodes"], r["gpus"],
+                    status, r["plan_cost"], r["vs_chosen"], tr(WHY_LABEL[r["why"]]), r["reason"]]
+            vals += [r[f"diff_{c}"] for c in CATEGORIES]
+            signed = tr.amount_fmt("+#,##0;-#,##0;0")
+            fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, money, signed, None, None]
+            fmts += [signed] * len(CATEGORIES)
             for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
                 put(ws, row, j + 1, v if v is not None else "—", f)
             row += 1
-        row += 1
+        note = tr("Why not: price (it costs more: the category columns say where), lead time, deadline, term, fit, "
+                  "excluded, budget, capacity or time limit. The same answer as "
+                  "`procure explain WORKLOAD.yaml --offer ID`.")
+        put(ws, row, 1, note, font=NOTE_FONT)
+        row += 2
     put(ws, row, 1, tr("Rejected (workload, offer) pairs"), font=SECTION_FONT)
     row += 1
     header(ws, row, tr.each("workload", "offer", "vendor", "mode", "GPU", "reason"))
@@ -70,7 +81,13 @@ def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
         nums = [abs(r[key] or 0) for r in orows] + [abs(x or 0) for x in more]
         return max(least, max((len(f"{x:,.0f}") + 2 for x in nums), default=0) * 1.1)
 
-    widths(ws, {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26, "I": fit("days", 10, [r.plan_cost for _w, r in ups]),
-                "J": fit("hours", 10, [r.extra_cost for _w, r in ups]), "K": fit("gpu_hours", 11),
-                "L": 10, "M": fit("standalone_cost", 14), "N": fit("vs_chosen", 12), "O": 9})
+    sized: dict[str, float] = {"A": 20, "B": 32, "C": 12, "D": 7, "E": 16, "F": 7, "G": 7, "H": 26,
+                               "I": fit("days", 10, [r["plan_cost"] for r in ups]),
+                               "J": fit("hours", 10, [r["vs_chosen"] for r in ups]), "K": fit("gpu_hours", 11),
+                               "L": 10, "M": fit("standalone_cost", 14), "N": fit("vs_chosen", 12), "O": 9}
+    for k, c in enumerate(CATEGORIES):  # the runner-ups' differences per category, signed
+        letter = get_column_letter(13 + k)
+        need = max((len(f"{abs(r[f'diff_{c}'] or 0):,.0f}") + 3 for r in ups), default=0) * 1.1
+        sized[letter] = max(sized.get(letter, 9.0), need)
+    widths(ws, sized)
     print_setup(ws, "3:3")

@@ -24,6 +24,8 @@ from ..headline import (
     comparisons,
     npv_timing_note,
     objective_phrase,
+    set_aside_headline,
+    set_aside_rows,
     spot_risk,
     stale_text,
     status_label,
@@ -111,7 +113,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN)
     gap = tr(", gap {gap:.2%}", gap=info.gap) if info and info.gap is not None else ""
     sub = tr("{n} workload(s), {offers} offers compared, horizon {months} months from {start}; solver status: {status} ({solver}{gap}); "
              "plan verified independently. Objective: {phrase}; strategies are compared on {obj}, {other} beside it.",
-             n=len(p.workloads), offers=len(result.offers), months=p.horizon_months, start=tr.date(p.start_date), status=status_label(result.status, tr),
+             n=result.n_jobs, offers=len(result.offers), months=p.horizon_months, start=tr.date(p.start_date), status=status_label(result.status, tr),
              solver=info.name if info else "", gap=gap, phrase=objective_phrase(result, tr), obj=tr(OBJECTIVE_SHORT[obj]), other=tr(OBJECTIVE_SHORT[other]))
     put(ws, 2, 1, sub, font=NOTE_FONT, align=Alignment(wrap_text=True, vertical="top"))
     ws.merge_cells(start_row=2, start_column=1, end_row=2, end_column=8)
@@ -129,7 +131,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN)
     notes = []
     risk = spot_risk(result, tr)
     stale = stale_text(result, tr)
-    for text in (risk.text if risk else "", stale, npv_timing_note(result, tr)):
+    for text in (set_aside_headline(result, tr), risk.text if risk else "", stale, npv_timing_note(result, tr)):
         if text:
             put(ws, row, 1, text, font=BAD_FONT, align=Alignment(wrap_text=True, vertical="top"))
             ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
@@ -398,11 +400,33 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN)
         ok = a.slack_days >= -1e-9
         put(ws, row, 5, tr("yes") if ok else tr("NO"), font=None if ok else BAD_FONT, align=Alignment(horizontal="right"))
         row += 1
+    row = _write_set_aside(ws, result, row + 1, tr)
     ws.freeze_panes = "A4"
     money_vals = [plan.total_cost, now["npv"], peak_cash, *bd.values(), *(c.cost or 0 for c in cmps), *(c.other or 0 for c in cmps), *p.budgets.values()]
     mw = max(16, money_width(money_vals, cur))
     widths(ws, {"A": 34, "B": mw, "C": max(16, money_width(money_vals, cur) + 2), "D": 15, "E": mw, "F": 21, "G": 12, "H": 40})
     print_setup(ws)
+
+
+def _write_set_aside(ws: Worksheet, result, row: int, tr: Lang) -> int:
+    """The jobs a partial plan set aside, each with its cause and every reason; returns the next row."""
+    rows = set_aside_rows(result, tr)
+    if not rows:
+        return row
+    put(ws, row, 1, tr("Set aside: jobs not in this plan"), font=SECTION_FONT)
+    row += 1
+    header(ws, row, tr.each("workload", "cause", "reasons"))
+    ws.merge_cells(start_row=row, start_column=3, end_row=row, end_column=8)
+    row += 1
+    for r in rows:
+        text = "\n".join([r["summary"], *r["reasons"]])
+        put(ws, row, 1, r["workload"], font=BAD_FONT, align=Alignment(vertical="top"))
+        put(ws, row, 2, r["cause_text"], align=Alignment(wrap_text=True, vertical="top"))
+        put(ws, row, 3, text, font=NOTE_FONT, align=Alignment(wrap_text=True, vertical="top"))
+        ws.merge_cells(start_row=row, start_column=3, end_row=row, end_column=8)
+        fit_row(ws, row, text, 16 + 15 + 16 + 21 + 12 + 40)
+        row += 1
+    return row
 
 
 def _signed(x: float) -> str:

@@ -95,7 +95,8 @@ def host_ram_reason(offer: Offer, stage_gb: float, offload_gb: float, settings: 
     offloaded = f" + {_fmt(gpn * offload_gb)} GB of optimizer state offloaded to the CPU (ZeRO-Offload)" if offload_gb else ""
     return Reason(Rule.HOST_RAM,
         f"host RAM {_fmt(offer.ram_gb)} GB < {_fmt(need)} GB per node: {HOST_RAM_SYSTEM_GB:g} GB system + {gpn} × {HOST_RAM_PER_GPU_GB:g} GB "
-        f"per GPU (training process, data loaders, pinned buffers) + {_fmt(gpn * stage_gb)} GB to stage a checkpoint of the node's trainable state{offloaded}"
+        f"per GPU (training process, data loaders, pinned buffers) + {_fmt(gpn * stage_gb)} GB to stage a checkpoint of the node's trainable state{offloaded}",
+        short=f"needs {_fmt(need)} GB per node, {_fmt(offer.ram_gb)} GB installed",
     )
 
 
@@ -132,7 +133,7 @@ def memory_reason(p: Profile, least: Strategy, mem: MemoryBreakdown, n_gpus: int
             f"(datasheet {g.memory_gb:g} GiB = {g.capacity_gb:.2f} GB)")
     if mem.activations * GB > mem_cap_bytes / 2:
         text += f"; sequence length {p.s:,} needs context parallelism, which is not modelled"
-    return Reason(Rule.GPU_MEMORY, text)
+    return Reason(Rule.GPU_MEMORY, text, short=f"needs {mem.total:.1f} GB per GPU, {mem_cap_bytes / GB:.1f} GB usable")
 
 
 def precision_reason(p: Profile, g: GPU) -> Reason | None:
