@@ -294,3 +294,52 @@ def test_bad_values_are_input_errors(tmp_path):
     assert r.exit_code == 1, r.output
     assert "network_per_node is a buy price field and does not belong to a cloud offer" in r.output
     assert "nothing was written" in r.output
+
+
+# --- the tornado's staff, network and storage drivers -------------------------------------------------
+
+def test_tornado_moves_staff_network_and_storage():
+    # One 90-day job (2,160 h on one node), 12 months, electricity 0 (helpers.analysis_case's arithmetic), default ranges ×0.8 … ×1.2.
+    # cloud c: 2,160 × 20 = 43,200 + storage of 0.1 TB + 2 × 0.094332 TB = 0.288664 TB × 10/TB-month × 90 / 30.4167 = 8.5413
+    #          → 43,208.54 (today's optimum);
+    # buy b:   60,000 × (1 − 0.5) = 30,000 + fixed 5,000 + network 1,000 + staff ⌈1 / 8⌉ = 1 FTE × 8,000 × 12 / 12 = 44,000.
+    # staff ×0.8: 30,000 + 6,000 + 6,400 = 42,400 < 43,208.54 → buy (a flip);  ×1.2: 45,600 → the cloud stays.
+    # network ×0.8: 30,000 + 4,800 + 8,000 = 42,800 → buy (a flip);          ×1.2: 45,200 → the cloud stays.
+    # storage ×0.8 / ×1.2: the cloud at 43,200 + 8.5413 × 0.8 / × 1.2.
+    from helpers import analysis_run
+
+    p = project([wl("job", 120)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 8, "cost_per_fte_year": 8_000})
+    offers = [offer(mode="cloud", id="c", price_per_node_hour=20, storage_per_tb_month=10),
+              bare_buy(price_per_node=60_000, residual_value_pct=0.5, fixed_cost=5_000, network_per_node=1_000)]
+    hours = {("job", o.id, 1): 2160.0 for o in offers}
+    storage = (0.1 + 2 * CKPT_TB) * 10 * 90 / MONTH
+    a = analysis_run(p, offers, hours, sensitivity=True)
+    assert a.base.plan.total_cost == pytest.approx(43_200 + storage)
+    bars = {b.driver: b for b in a.sensitivity}
+    assert bars["staff"].tco("low") == pytest.approx(42_400) and bars["staff"].modes("low") == ("buy",) and bars["staff"].flips
+    assert bars["staff"].tco("high") == pytest.approx(43_200 + storage)
+    assert bars["network"].tco("low") == pytest.approx(42_800) and bars["network"].flips
+    assert bars["network"].tco("high") == pytest.approx(43_200 + storage)
+    assert bars["storage"].tco("low") == pytest.approx(43_200 + 0.8 * storage)
+    assert bars["storage"].tco("high") == pytest.approx(43_200 + 1.2 * storage)
+    assert not bars["storage"].flips
+
+
+def test_break_even_of_the_staff_and_fabric_costs():
+    # The tornado case above: today the cloud wins at 43,208.54; buying costs 30,000 + 6,000 fabric + 8,000 staff = 44,000.
+    # Staff at factor k: 36,000 + 8,000·k ≤ 43,208.54 ⇔ k ≤ 0.9011 → a plan that pays staff (buying) wins at or below ×0.9010.
+    # Fabric at factor k: 38,000 + 6,000·k ≤ 43,208.54 ⇔ k ≤ 0.8681. Storage is paid by today's plan (the cloud):
+    # the cloud at 43,200 + 8.5413·k stays below buying (44,000) up to k = 93.2, beyond the ×10 searched.
+    from helpers import analysis_run
+
+    p = project([wl("job", 120)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 8, "cost_per_fte_year": 8_000})
+    offers = [offer(mode="cloud", id="c", price_per_node_hour=20, storage_per_tb_month=10),
+              bare_buy(price_per_node=60_000, residual_value_pct=0.5, fixed_cost=5_000, network_per_node=1_000)]
+    hours = {("job", o.id, 1): 2160.0 for o in offers}
+    storage = (0.1 + 2 * CKPT_TB) * 10 * 90 / MONTH
+    a = analysis_run(p, offers, hours, break_even=True)
+    got = {b.subject: b for b in a.break_even if b.kind == "driver"}
+    assert got["staff"].break_even == pytest.approx(math.floor((43_200 + storage - 36_000) / 8_000 * 1e4) / 1e4)
+    assert got["network"].break_even == pytest.approx(math.floor((43_200 + storage - 38_000) / 6_000 * 1e4) / 1e4)
+    assert got["storage"].break_even == pytest.approx(10.0)
+    assert "stay optimal up to ×10" in got["storage"].reason
