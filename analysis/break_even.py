@@ -285,7 +285,9 @@ def _driver_line(ctx: Context, plan, driver: str) -> tuple[float, float]:
 def driver_break_even(ctx: Context, driver: str) -> BreakEven:
     """The factor of ``driver`` at which the recommended modes change (module docstring)."""
     ctx = exact_inputs(ctx)
-    today = ctx.base_plans["hybrid"]
+    today = ctx.base_plans.get("hybrid")
+    if today is None:
+        raise ValueError("the driver break-even needs a feasible recommended plan")
     modes = set(today.modes())
     out = BreakEven(driver, "driver", "+".join(sorted(str(m) for m in modes)), f"factor on today's {driver} costs", 1.0, None, "")
     a0, b0 = _driver_line(ctx, today, driver)
