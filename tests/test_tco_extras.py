@@ -343,3 +343,36 @@ def test_break_even_of_the_staff_and_fabric_costs():
     assert got["network"].break_even == pytest.approx(math.floor((43_200 + storage - 38_000) / 6_000 * 1e4) / 1e4)
     assert got["storage"].break_even == pytest.approx(10.0)
     assert "stay optimal up to ×10" in got["storage"].reason
+
+
+# --- the same columns in CSV and XLSX quotes --------------------------------------------------------
+
+def test_csv_and_xlsx_quotes_carry_the_new_columns_and_name_the_bad_row(tmp_path):
+    import openpyxl
+
+    from procure.models.errors import InputError
+    from procure.offers.catalog import load_catalog
+
+    from helpers import GOOD_ROW, write_csv
+
+    row = dict(GOOD_ROW, fixed_cost=2500, storage_per_tb_month="23", egress_per_tb=90)
+    buy = dict(GOOD_ROW, id="b-8xh100", mode="buy", price_per_node_month="", setup_fee_per_node="", min_term_months="", price_per_node=273000,
+               power_kw_per_node=10.2, network_per_node=15100, fixed_cost=60000)
+    write_csv(tmp_path / "q.csv", [row, buy])
+    wb = openpyxl.Workbook()
+    cols = list(dict.fromkeys([*row, *buy]))
+    wb.active.append(cols)
+    for r in (row, buy):
+        wb.active.append([r.get(c) if r.get(c) != "" else None for c in cols])
+    wb.save(tmp_path / "q.xlsx")
+    for name in ("q.csv", "q.xlsx"):
+        by_id = load_catalog([tmp_path / name]).by_id()
+        r, b = by_id["v-8xh100"], by_id["b-8xh100"]
+        assert (r.fixed_cost, r.storage_per_tb_month, r.egress_per_tb) == (2500, 23, 90), name
+        assert (b.network_per_node, b.fixed_cost) == (15100, 60000), name
+    bad = dict(row, network_per_node=100, storage_per_tb_month=-1)
+    write_csv(tmp_path / "bad.csv", [row, bad])
+    with pytest.raises(InputError) as exc:
+        load_catalog([tmp_path / "bad.csv"])
+    got = {(p.row, p.field) for p in exc.value.problems}
+    assert (3, "storage_per_tb_month") in got, got
