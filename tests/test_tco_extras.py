@@ -376,3 +376,23 @@ def test_csv_and_xlsx_quotes_carry_the_new_columns_and_name_the_bad_row(tmp_path
         load_catalog([tmp_path / "bad.csv"])
     got = {(p.row, p.field) for p in exc.value.problems}
     assert (3, "storage_per_tb_month") in got, got
+
+
+def test_the_decided_plan_is_re_costed_with_its_staff_and_fabric():
+    # The flip case with staff and no fabric: buying costs 100,000 + 1 FTE × 48,000 = 148,000 and wins. Re-costed (not
+    # re-optimized) at staff × 2 the decision costs 100,000 + 96,000 = 196,000; re-solved, renting wins at 160,000.
+    from procure.analysis import Context
+    from procure.analysis.engine import solve_scenario
+    from procure.analysis.scenario import Scenario
+
+    from helpers import analysis_run
+
+    b = offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    r = offer(mode="rent", id="r", price_per_node_month=20_000)
+    p = project([wl("a", 125)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 64, "cost_per_fte_year": 48_000})
+    hours = {("a", "b", 2): 2880, ("a", "r", 2): 2880}
+    a = analysis_run(p, [b, r], hours)
+    assert a.base.plan.total_cost == pytest.approx(148_000)
+    out = solve_scenario(Context.of(a.inputs, a.base), Scenario.of("staff x2", {"staff": 2.0}))
+    assert out.decided_cost == pytest.approx(196_000)
+    assert out.strategies["hybrid"].total_cost == pytest.approx(160_000)

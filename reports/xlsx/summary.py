@@ -16,7 +16,7 @@ from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.solver import costs
-from procure.solver.costs import CATEGORIES, Objective
+from procure.solver.costs import CAPITALISED, CATEGORIES, Objective
 
 from ..headline import (
     OBJECTIVE_SHORT,
@@ -148,7 +148,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN)
 
     merge_note(row, "")
     row += 1
-    opex = [c for c in CATEGORIES if c not in ("capex", "network", "residual_value")]
+    opex = [c for c in CATEGORIES if c not in (*CAPITALISED, "residual_value")]
     bd = plan.breakdown
     peak_cash = max([0.0, *cumulative(monthly_totals(plan, p.horizon_months))])
     minimized = tr(" (minimized)")
