@@ -289,7 +289,9 @@ def driver_break_even(ctx: Context, driver: str) -> BreakEven:
     if today is None:
         raise ValueError("the driver break-even needs a feasible recommended plan")
     modes = set(today.modes())
-    out = BreakEven(driver, "driver", "+".join(sorted(str(m) for m in modes)), f"factor on today's {driver} costs", 1.0, None, "")
+    out = BreakEven(
+        driver, "driver", "+".join(sorted(str(m) for m in modes)), f"factor on today's {driver} costs", 1.0, None, ""
+    )
     a0, b0 = _driver_line(ctx, today, driver)
     up = b0 > _tol(a0)
     end = DRIVER_MAX if up else 0.0

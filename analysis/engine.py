@@ -110,7 +110,16 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
 MODE_DRIVERS = {"buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage"},
                 "rent": {"price_rent", "staff", "network", "storage"}, "cloud": {"price_cloud", "network", "storage"}}
 #: Moving these drivers this way makes every cost coefficient they touch dearer (or leaves it).
-DEARER = {"price_buy": 1, "price_rent": 1, "price_cloud": 1, "electricity": 1, "residual_value": -1, "staff": 1, "network": 1, "storage": 1}
+DEARER = {
+    "price_buy": 1,
+    "price_rent": 1,
+    "price_cloud": 1,
+    "electricity": 1,
+    "residual_value": -1,
+    "staff": 1,
+    "network": 1,
+    "storage": 1,
+}
 
 
 def inert_drivers(ctx: Context) -> set[str]:

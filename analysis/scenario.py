@@ -29,7 +29,10 @@ from procure.solver.costs import Objective
 #: The price field each mode's offers are priced by (the field break-even searches on).
 PRICE_FIELD: dict[str, str] = {"buy": "price_per_node", "rent": "price_per_node_month", "cloud": "price_per_node_hour"}
 #: The offer fields the drivers of the costs beyond the servers scale (the ``staff`` driver scales the project's staff).
-EXTRA_FIELDS: dict[str, tuple[str, ...]] = {"network": ("network_per_node", "fixed_cost"), "storage": ("storage_per_tb_month", "egress_per_tb")}
+EXTRA_FIELDS: dict[str, tuple[str, ...]] = {
+    "network": ("network_per_node", "fixed_cost"),
+    "storage": ("storage_per_tb_month", "egress_per_tb"),
+}
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,9 @@ def scaled_project(project: Project, s: Scenario) -> Project:
     if s.value("electricity") != 1.0:
         update["electricity_price_per_kwh"] = project.electricity_price_per_kwh * s.value("electricity")
     if s.value("staff") != 1.0 and project.staff is not None:
-        update["staff"] = project.staff.model_copy(update={"cost_per_fte_year": project.staff.cost_per_fte_year * s.value("staff")})
+        update["staff"] = project.staff.model_copy(
+            update={"cost_per_fte_year": project.staff.cost_per_fte_year * s.value("staff")}
+        )
     if s.value("discount_rate") != 1.0:
         update["discount_rate"] = min(0.99, project.discount_rate * s.value("discount_rate"))
     tokens, slip = s.value("tokens"), int(round(s.value(SLIP)))

@@ -39,8 +39,20 @@ DRIVERS: dict[str, tuple[str, str]] = {
     "deadline_slip_days": ("days added to every deadline", "days"),
 }
 SLIP = "deadline_slip_days"
-DriverName = Literal["price_buy", "price_rent", "price_cloud", "electricity", "residual_value", "discount_rate", "mfu", "tokens", "staff", "network",
-                     "storage", "deadline_slip_days"]
+DriverName = Literal[
+    "price_buy",
+    "price_rent",
+    "price_cloud",
+    "electricity",
+    "residual_value",
+    "discount_rate",
+    "mfu",
+    "tokens",
+    "staff",
+    "network",
+    "storage",
+    "deadline_slip_days",
+]
 
 
 def _check_value(driver: str, value: float, what: str) -> None:

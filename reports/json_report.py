@@ -44,8 +44,15 @@ def result_to_json(result) -> dict:
                            "term_months": r.term_months if r.term_months is not None else result.offers[r.offer_id].min_term,
                            "price_per_node_month": _r(r.price_per_node_month), "cost": _r(r.cost)} for r in plan.rentals]
         # fixed charges (one per offer used) and the operations staff: costs of no purchase, rental or job
-        out["charges"] = [{"kind": ch.kind, "offer": ch.offer_id, "cost": _r(ch.cost), **({"ftes": ch.ftes, "months": ch.months, "peak_nodes": ch.nodes}
-                          if ch.kind == "staff" else {})} for ch in plan.charges]
+        out["charges"] = [
+            {
+                "kind": ch.kind,
+                "offer": ch.offer_id,
+                "cost": _r(ch.cost),
+                **({"ftes": ch.ftes, "months": ch.months, "peak_nodes": ch.nodes} if ch.kind == "staff" else {}),
+            }
+            for ch in plan.charges
+        ]
         out["pnl"] = [{"year": y.year, "depreciation": _r(y.depreciation), "operating": _r(y.operating), "interest": _r(y.interest),
                        "disposal_gain": _r(y.disposal_gain)} for y in plan.pnl]
         out["assignments"] = [

@@ -92,11 +92,36 @@ from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, H
 from procure.solver.sizing.constants import CHECKPOINT_BYTES_PER_PARAM
 from procure.solver.sizing.profile import adapter_params
 
-CATEGORIES: tuple[str, ...] = ("capex", "network", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud",
-                               "fixed", "storage", "egress", "staff", "interest")
+CATEGORIES: tuple[str, ...] = (
+    "capex",
+    "network",
+    "residual_value",
+    "maintenance",
+    "colocation",
+    "energy",
+    "rent",
+    "setup",
+    "cloud",
+    "fixed",
+    "storage",
+    "egress",
+    "staff",
+    "interest",
+)
 #: categories that are operating costs in the P&L (capex and network are depreciated; residual value is a
 #: disposal). They are contiguous in CATEGORIES: the Cash flow sheet sums them as one block.
-OPERATING: tuple[str, ...] = ("maintenance", "colocation", "energy", "rent", "setup", "cloud", "fixed", "storage", "egress", "staff")
+OPERATING: tuple[str, ...] = (
+    "maintenance",
+    "colocation",
+    "energy",
+    "rent",
+    "setup",
+    "cloud",
+    "fixed",
+    "storage",
+    "egress",
+    "staff",
+)
 #: categories that are capitalised and depreciated (what ``depreciation_flows`` spreads)
 CAPITALISED: tuple[str, ...] = ("capex", "network")
 BUSY_POWER_FRACTION = 0.75
@@ -478,7 +503,12 @@ def job_data(workload: Workload) -> JobData:
     """The TB the sizing reserves for a workload (fit.nvme_reason): its dataset and checkpoints of
     CHECKPOINT_BYTES_PER_PARAM × trainable parameters (the adapter's for LoRA/QLoRA)."""
     trainable = adapter_params(workload) if workload.method in ("lora", "qlora") else workload.model.params
-    return JobData(workload.dataset_tb, CHECKPOINT_BYTES_PER_PARAM * trainable / units.TB, workload.checkpoints_kept, workload.dataset_moves_on)
+    return JobData(
+        workload.dataset_tb,
+        CHECKPOINT_BYTES_PER_PARAM * trainable / units.TB,
+        workload.checkpoints_kept,
+        workload.dataset_moves_on,
+    )
 
 
 def data_of(project: Project, workload: str) -> JobData:
@@ -499,7 +529,9 @@ def egress_cost(offer: Offer, project: Project, data: JobData) -> float:
     return data.egress_tb * offer.egress * fx(offer, project)
 
 
-def job_flows(offer: Offer, project: Project, nodes: int, hours: float, start_day: float, data: JobData | None = None) -> Flows:
+def job_flows(
+    offer: Offer, project: Project, nodes: int, hours: float, start_day: float, data: JobData | None = None
+) -> Flows:
     """Cash flows caused by one job itself: busy energy on bought nodes, or the cloud bill; with its
     ``data``, the storage it holds on the offer while it runs and the egress at its end."""
     flows: Flows = {}

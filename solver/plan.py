@@ -207,7 +207,11 @@ def plan_charges(project: Project, offers: dict[str, Offer], decisions: list[Dec
                  contracts: list[RentalContract]) -> list[Charge]:
     """The fixed charge of every offer the plan uses (a job runs on it, or it is bought or contracted)
     and the project's staff (costs.fixed_charge_flows, costs.staff_flows)."""
-    used = {d.offer_id for d in decisions} | {oid for oid, n in purchases.items() if n > 0} | {c.offer_id for c in contracts}
+    used = (
+        {d.offer_id for d in decisions}
+        | {oid for oid, n in purchases.items() if n > 0}
+        | {c.offer_id for c in contracts}
+    )
     out = []
     for oid in sorted(used):
         f = costs.fixed_charge_flows(offers[oid], project)
@@ -217,7 +221,17 @@ def plan_charges(project: Project, offers: dict[str, Offer], decisions: list[Dec
     f = costs.staff_flows(project, offers, bought, contracts)
     if f:
         held = costs.held_by_month(project, offers, bought, contracts)
-        out.append(Charge("staff", None, costs.total(f), f, costs.staff_ftes(project, max(held)), len(costs.held_span(held)), max(held)))
+        out.append(
+            Charge(
+                "staff",
+                None,
+                costs.total(f),
+                f,
+                costs.staff_ftes(project, max(held)),
+                len(costs.held_span(held)),
+                max(held),
+            )
+        )
     return out
 
 

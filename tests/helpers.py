@@ -210,7 +210,9 @@ def brute_force_tco(project, offers, hours) -> float:
                     ok = False
                     break
                 # the servers through the cost model, their fabric from the quote (the network left out of the former)
-                total += nodes * costs.total(costs.purchase_flows(o.model_copy(update={"network_per_node": None}), project))
+                total += nodes * costs.total(
+                    costs.purchase_flows(o.model_copy(update={"network_per_node": None}), project)
+                )
                 total += nodes * (o.network_per_node or 0.0)
                 bought[oid] = nodes
             elif o.contracted:

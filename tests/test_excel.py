@@ -100,21 +100,71 @@ def _quotes_project() -> Project:
 #: and egress; a rent offer with an onboarding fee (fixed_cost), storage and egress; cloud storage and egress;
 #: operations staff of bought and rented nodes.
 TCO_OFFERS = [
-    _offer(id="buy-fabric", vendor="Integrator", mode="buy", fixed_cost=60_000, network_per_node=15_100, storage_per_tb_month=8.5,
-           egress_per_tb=0),
-    _offer(id="rent-onboard", vendor="@RentCo", mode="rent", gpu="H800-SXM-80GB", fixed_cost=2_500, storage_per_tb_month=12, egress_per_tb=50),
-    _offer(id="cloud-s3", vendor="+CloudCo", mode="cloud", gpu="A100-SXM-80GB", price_per_node_hour=41.0, storage_per_tb_month=23,
-           egress_per_tb=90),
+    _offer(
+        id="buy-fabric",
+        vendor="Integrator",
+        mode="buy",
+        fixed_cost=60_000,
+        network_per_node=15_100,
+        storage_per_tb_month=8.5,
+        egress_per_tb=0,
+    ),
+    _offer(
+        id="rent-onboard",
+        vendor="@RentCo",
+        mode="rent",
+        gpu="H800-SXM-80GB",
+        fixed_cost=2_500,
+        storage_per_tb_month=12,
+        egress_per_tb=50,
+    ),
+    _offer(
+        id="cloud-s3",
+        vendor="+CloudCo",
+        mode="cloud",
+        gpu="A100-SXM-80GB",
+        price_per_node_hour=41.0,
+        storage_per_tb_month=23,
+        egress_per_tb=90,
+    ),
 ]
 
 
 def _tco_project() -> Project:
-    return _project(name="tco extras", staff={"nodes_per_fte": 3, "cost_per_fte_year": 150_000, "modes": ["buy", "rent"]}, workloads=[
-        dict(name="owned", model="llama-2-7b", method="pretrain", tokens_b=2000, deadline_days=500, dataset_tb=4.0, allowed_gpus=["H100-SXM-80GB"]),
-        dict(name="rented", model="llama-2-7b", method="pretrain", tokens_b=300, deadline_days=300, dataset_tb=2.0, dataset_moves_on=True,
-             allowed_gpus=["H800-SXM-80GB"]),
-        dict(name="cloud", model="llama-2-7b", method="full", tokens_b=2, deadline_days=45, dataset_moves_on=True, allowed_gpus=["A100-SXM-80GB"]),
-    ])
+    return _project(
+        name="tco extras",
+        staff={"nodes_per_fte": 3, "cost_per_fte_year": 150_000, "modes": ["buy", "rent"]},
+        workloads=[
+            dict(
+                name="owned",
+                model="llama-2-7b",
+                method="pretrain",
+                tokens_b=2000,
+                deadline_days=500,
+                dataset_tb=4.0,
+                allowed_gpus=["H100-SXM-80GB"],
+            ),
+            dict(
+                name="rented",
+                model="llama-2-7b",
+                method="pretrain",
+                tokens_b=300,
+                deadline_days=300,
+                dataset_tb=2.0,
+                dataset_moves_on=True,
+                allowed_gpus=["H800-SXM-80GB"],
+            ),
+            dict(
+                name="cloud",
+                model="llama-2-7b",
+                method="full",
+                tokens_b=2,
+                deadline_days=45,
+                dataset_moves_on=True,
+                allowed_gpus=["A100-SXM-80GB"],
+            ),
+        ],
+    )
 
 
 def _example_result(path: Path):

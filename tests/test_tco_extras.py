@@ -24,16 +24,32 @@ MONTH = 365 / 12
 
 
 def wl(name, deadline, earliest=0, **kw):
-    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest, **kw)
+    return dict(
+        name=name,
+        model="llama-2-7b",
+        method="full",
+        tokens_b=1,
+        deadline_days=deadline,
+        earliest_start_days=earliest,
+        **kw,
+    )
 
 
 def bare_buy(**kw):
     """A buy offer with nothing but its price: no resale, maintenance or colocation (electricity is 0 in these projects)."""
-    base = dict(mode="buy", id="b", price_per_node=1_000, residual_value_pct=0, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    base = dict(
+        mode="buy",
+        id="b",
+        price_per_node=1_000,
+        residual_value_pct=0,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+    )
     return offer(**{**base, **kw})
 
 
 # --- fixed charge -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("nodes", [2, 32])
 def test_fixed_charge_is_the_same_for_2_and_32_nodes(nodes):
@@ -61,7 +77,9 @@ def test_fixed_charge_is_paid_once_by_two_jobs_and_decides_between_offers():
     assert res.plan.total_cost == pytest.approx(6_000)
     assert {a.offer_id for a in res.plan.assignments} == {"c2"}
     # at fixed 3,000 the pair costs 2,000 + 3,000 = 5,000 on c1 < 6,000: both jobs go there and the charge is paid once
-    res = solve_fixed(p, [offer(mode="cloud", id="c1", price_per_node_hour=10, fixed_cost=3_000), c2], hours, compare=False)
+    res = solve_fixed(
+        p, [offer(mode="cloud", id="c1", price_per_node_hour=10, fixed_cost=3_000), c2], hours, compare=False
+    )
     assert res.plan.total_cost == pytest.approx(5_000)
     assert res.plan.breakdown["fixed"] == pytest.approx(3_000)
     assert sum(a.cost for a in res.plan.assignments) == pytest.approx(5_000)
@@ -78,6 +96,7 @@ def test_fixed_charge_of_a_rent_offer_is_paid_in_its_first_usable_month():
 
 
 # --- network, storage, egress ---------------------------------------------------------------------------
+
 
 def test_network_is_capex_paid_on_delivery_and_depreciated_with_the_servers():
     # 2 nodes at 1,000 with network_per_node 20,000, depreciated over 1 year, horizon 12 months, no resale:
@@ -120,10 +139,13 @@ def test_storage_and_egress_of_a_cloud_job():
     assert res.plan.total_cost == pytest.approx(1_000 + storage + egress)
     # without dataset_moves_on only the final checkpoint leaves: 0.094332 × 90 = 8.49
     p = project([wl("a", 30, dataset_tb=1.0, checkpoints_kept=2)], electricity_price_per_kwh=0)
-    assert solve_fixed(p, [c], {("a", "c", 1): 100}, compare=False).plan.breakdown["egress"] == pytest.approx(CKPT_TB * 90)
+    assert solve_fixed(p, [c], {("a", "c", 1): 100}, compare=False).plan.breakdown["egress"] == pytest.approx(
+        CKPT_TB * 90
+    )
 
 
 # --- staff -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("nodes", "ftes"), [(64, 1), (65, 2)])
 def test_staff_step_65_nodes_at_64_per_fte_is_2_ftes(nodes, ftes):
@@ -174,6 +196,7 @@ def test_staff_counts_the_peak_of_all_staffed_modes():
 
 # --- fabric and staff flip buy to rent --------------------------------------------------------------
 
+
 def test_fabric_and_staff_flip_the_recommendation_from_buy_to_rent():
     # One job on 2 nodes for 120 days (2,880 h; months 0–3, day 120 < 121.7), horizon 12 months.
     # Buy: 2 × 100,000 with 50% resale = 100,000.            Rent: 2 nodes × 4 months × 20,000 = 160,000.  → buy.
@@ -182,14 +205,26 @@ def test_fabric_and_staff_flip_the_recommendation_from_buy_to_rent():
     # Both: 100,000 + 50,000 + 48,000 = 198,000 > 160,000                                                → rent.
     def solve(fabric: bool, staff: bool):
         extra = dict(fixed_cost=30_000, network_per_node=10_000) if fabric else {}
-        b = offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0, **extra)
+        b = offer(
+            mode="buy",
+            id="b",
+            price_per_node=100_000,
+            residual_value_pct=0.5,
+            maintenance_pct_per_year=0,
+            colocation_per_node_month=0,
+            **extra,
+        )
         r = offer(mode="rent", id="r", price_per_node_month=20_000)
         kw = dict(staff={"nodes_per_fte": 64, "cost_per_fte_year": 48_000}) if staff else {}
         p = project([wl("a", 125)], electricity_price_per_kwh=0, **kw)
         return solve_fixed(p, [b, r], {("a", "b", 2): 2880, ("a", "r", 2): 2880})
 
-    for fabric, staff, mode, total in ((False, False, "buy", 100_000), (True, False, "buy", 150_000), (False, True, "buy", 148_000),
-                                       (True, True, "rent", 160_000)):
+    for fabric, staff, mode, total in (
+        (False, False, "buy", 100_000),
+        (True, False, "buy", 150_000),
+        (False, True, "buy", 148_000),
+        (True, True, "rent", 160_000),
+    ):
         res = solve(fabric, staff)
         assert res.plan.modes() == {mode}, (fabric, staff)
         assert res.plan.total_cost == pytest.approx(total), (fabric, staff)
@@ -197,6 +232,7 @@ def test_fabric_and_staff_flip_the_recommendation_from_buy_to_rent():
 
 
 # --- the verifier recomputes them --------------------------------------------------------------------
+
 
 def test_verifier_rejects_a_plan_without_its_fixed_charge_or_staff():
     p = project([wl("a", 60)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 64, "cost_per_fte_year": 120_000})
@@ -206,13 +242,19 @@ def test_verifier_rejects_a_plan_without_its_fixed_charge_or_staff():
     for kind in ("fixed", "staff"):
         flows = {c: ({} if c == kind else dict(v)) for c, v in res.plan.flows.items()}
         total = costs.total(flows)
-        broken = dataclasses.replace(res.plan, flows=flows, total_cost=total, charges=[c for c in res.plan.charges if c.kind != kind],
-                                     breakdown=costs.by_category(flows))
+        broken = dataclasses.replace(
+            res.plan,
+            flows=flows,
+            total_cost=total,
+            charges=[c for c in res.plan.charges if c.kind != kind],
+            breakdown=costs.by_category(flows),
+        )
         with pytest.raises(VerificationError, match="recomputed"):
             verify_plan(p, {"b": b}, broken)
 
 
 # --- against the brute force -------------------------------------------------------------------------
+
 
 def extras_instance(seed: int):
     """A random instance whose offers carry fixed charges, network, storage and egress, with staff on bought nodes."""
@@ -220,17 +262,41 @@ def extras_instance(seed: int):
     workloads = []
     for k in range(2):
         e = rng.choice([0, 14, 28])
-        workloads.append(wl(f"w{k}", e + rng.choice([28, 42, 56]), e, dataset_tb=rng.choice([0.5, 2.0]), dataset_moves_on=rng.random() < 0.5))
+        workloads.append(
+            wl(
+                f"w{k}",
+                e + rng.choice([28, 42, 56]),
+                e,
+                dataset_tb=rng.choice([0.5, 2.0]),
+                dataset_moves_on=rng.random() < 0.5,
+            )
+        )
     offers = []
     for k in range(rng.randint(3, 5)):
         mode = rng.choice(["buy", "rent", "cloud"])
-        kw = dict(mode=mode, id=f"o{k}", max_nodes=rng.choice([1, 2, 3]), lead_time_days=rng.choice([0, 0, 40]),
-                  fixed_cost=rng.choice([0, 3_000, 20_000]), storage_per_tb_month=rng.choice([0, 23]), egress_per_tb=rng.choice([0, 90]))
+        kw = dict(
+            mode=mode,
+            id=f"o{k}",
+            max_nodes=rng.choice([1, 2, 3]),
+            lead_time_days=rng.choice([0, 0, 40]),
+            fixed_cost=rng.choice([0, 3_000, 20_000]),
+            storage_per_tb_month=rng.choice([0, 23]),
+            egress_per_tb=rng.choice([0, 90]),
+        )
         if mode == "buy":
-            kw.update(price_per_node=rng.randint(20, 80) * 1000, residual_value_pct=rng.choice([0, 0.4]), maintenance_pct_per_year=0.05,
-                      colocation_per_node_month=rng.choice([0, 500]), network_per_node=rng.choice([0, 15_000]))
+            kw.update(
+                price_per_node=rng.randint(20, 80) * 1000,
+                residual_value_pct=rng.choice([0, 0.4]),
+                maintenance_pct_per_year=0.05,
+                colocation_per_node_month=rng.choice([0, 500]),
+                network_per_node=rng.choice([0, 15_000]),
+            )
         elif mode == "rent":
-            kw.update(price_per_node_month=rng.randint(5, 20) * 1000, setup_fee_per_node=rng.choice([0, 2000]), min_term_months=rng.choice([1, 2]))
+            kw.update(
+                price_per_node_month=rng.randint(5, 20) * 1000,
+                setup_fee_per_node=rng.choice([0, 2000]),
+                min_term_months=rng.choice([1, 2]),
+            )
         else:
             kw.update(price_per_node_hour=rng.randint(10, 40), spot=False)
         offers.append(offer(**kw))
@@ -243,7 +309,14 @@ def extras_instance(seed: int):
                     if n <= o.max_nodes:
                         hours[(w["name"], o.id, n)] = base / (n * rng.choice([0.8, 1.0])) if n > 1 else base
     staff = {"nodes_per_fte": rng.choice([1, 2, 3]), "cost_per_fte_year": rng.choice([24_000, 120_000])}
-    p = project(workloads, horizon_months=4, period_days=14, electricity_price_per_kwh=0.1, pue=1.2, staff=staff if seed % 3 else None)
+    p = project(
+        workloads,
+        horizon_months=4,
+        period_days=14,
+        electricity_price_per_kwh=0.1,
+        pue=1.2,
+        staff=staff if seed % 3 else None,
+    )
     return p, offers, hours
 
 
@@ -265,11 +338,14 @@ def test_random_instances_exercise_the_fixed_charge_and_staff():
     for seed in range(40):
         res = solve_fixed(*extras_instance(seed), compare=False)
         if res.plan is not None:
-            kinds |= {c.kind for c in res.plan.charges} | {c for c in ("network", "storage", "egress") if res.plan.breakdown[c]}
+            kinds |= {c.kind for c in res.plan.charges} | {
+                c for c in ("network", "storage", "egress") if res.plan.breakdown[c]
+            }
     assert kinds == {"fixed", "staff", "network", "storage", "egress"}
 
 
 # --- bad input --------------------------------------------------------------------------------------
+
 
 def test_bad_values_are_input_errors(tmp_path):
     offers = tmp_path / "offers.yaml"
@@ -277,15 +353,21 @@ def test_bad_values_are_input_errors(tmp_path):
         "offers:\n"
         "  - {id: c, vendor: V, mode: cloud, region: us-east, gpu: H100, gpus_per_node: 8, intra_node: nvswitch, ram_gb: 2048,\n"
         "     nvme_tb: 30, cpu_cores: 112, price_per_node_hour: 30, fixed_cost: -5, network_per_node: 100, source: q, quoted_on: 2026-11-01}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     work = tmp_path / "w.yaml"
-    work.write_text(f"name: t\noffers: [{offers.name}]\nstaff: {{nodes_per_fte: 0, cost_per_fte_year: 1000, modes: [cloud]}}\n"
-                    "workloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n", encoding="utf-8")
+    work.write_text(
+        f"name: t\noffers: [{offers.name}]\nstaff: {{nodes_per_fte: 0, cost_per_fte_year: 1000, modes: [cloud]}}\n"
+        "workloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n",
+        encoding="utf-8",
+    )
     r = cli("solve", str(work))
     assert r.exit_code == 1, r.output
     assert "staff" in r.output and "nodes_per_fte" in r.output and "cloud capacity is run by the provider" in r.output
-    work.write_text(f"name: t\noffers: [{offers.name}]\nworkloads:\n  - {{name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}}\n",
-                    encoding="utf-8")
+    work.write_text(
+        f"name: t\noffers: [{offers.name}]\nworkloads:\n  - {{name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}}\n",
+        encoding="utf-8",
+    )
     r = cli("solve", str(work))
     assert r.exit_code == 1, r.output
     assert "offers.yaml:3" in r.output and "fixed_cost: Input should be greater than or equal to 0 (got -5)" in r.output
@@ -298,6 +380,7 @@ def test_bad_values_are_input_errors(tmp_path):
 
 # --- the tornado's staff, network and storage drivers -------------------------------------------------
 
+
 def test_tornado_moves_staff_network_and_storage():
     # One 90-day job (2,160 h on one node), 12 months, electricity 0 (helpers.analysis_case's arithmetic), default ranges ×0.8 … ×1.2.
     # cloud c: 2,160 × 20 = 43,200 + storage of 0.1 TB + 2 × 0.094332 TB = 0.288664 TB × 10/TB-month × 90 / 30.4167 = 8.5413
@@ -309,14 +392,20 @@ def test_tornado_moves_staff_network_and_storage():
     from helpers import analysis_run
 
     p = project([wl("job", 120)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 8, "cost_per_fte_year": 8_000})
-    offers = [offer(mode="cloud", id="c", price_per_node_hour=20, storage_per_tb_month=10),
-              bare_buy(price_per_node=60_000, residual_value_pct=0.5, fixed_cost=5_000, network_per_node=1_000)]
+    offers = [
+        offer(mode="cloud", id="c", price_per_node_hour=20, storage_per_tb_month=10),
+        bare_buy(price_per_node=60_000, residual_value_pct=0.5, fixed_cost=5_000, network_per_node=1_000),
+    ]
     hours = {("job", o.id, 1): 2160.0 for o in offers}
     storage = (0.1 + 2 * CKPT_TB) * 10 * 90 / MONTH
     a = analysis_run(p, offers, hours, sensitivity=True)
     assert a.base.plan.total_cost == pytest.approx(43_200 + storage)
     bars = {b.driver: b for b in a.sensitivity}
-    assert bars["staff"].tco("low") == pytest.approx(42_400) and bars["staff"].modes("low") == ("buy",) and bars["staff"].flips
+    assert (
+        bars["staff"].tco("low") == pytest.approx(42_400)
+        and bars["staff"].modes("low") == ("buy",)
+        and bars["staff"].flips
+    )
     assert bars["staff"].tco("high") == pytest.approx(43_200 + storage)
     assert bars["network"].tco("low") == pytest.approx(42_800) and bars["network"].flips
     assert bars["network"].tco("high") == pytest.approx(43_200 + storage)
@@ -333,8 +422,10 @@ def test_break_even_of_the_staff_and_fabric_costs():
     from helpers import analysis_run
 
     p = project([wl("job", 120)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 8, "cost_per_fte_year": 8_000})
-    offers = [offer(mode="cloud", id="c", price_per_node_hour=20, storage_per_tb_month=10),
-              bare_buy(price_per_node=60_000, residual_value_pct=0.5, fixed_cost=5_000, network_per_node=1_000)]
+    offers = [
+        offer(mode="cloud", id="c", price_per_node_hour=20, storage_per_tb_month=10),
+        bare_buy(price_per_node=60_000, residual_value_pct=0.5, fixed_cost=5_000, network_per_node=1_000),
+    ]
     hours = {("job", o.id, 1): 2160.0 for o in offers}
     storage = (0.1 + 2 * CKPT_TB) * 10 * 90 / MONTH
     a = analysis_run(p, offers, hours, break_even=True)
@@ -347,6 +438,7 @@ def test_break_even_of_the_staff_and_fabric_costs():
 
 # --- the same columns in CSV and XLSX quotes --------------------------------------------------------
 
+
 def test_csv_and_xlsx_quotes_carry_the_new_columns_and_name_the_bad_row(tmp_path):
     import openpyxl
 
@@ -356,8 +448,18 @@ def test_csv_and_xlsx_quotes_carry_the_new_columns_and_name_the_bad_row(tmp_path
     from helpers import GOOD_ROW, write_csv
 
     row = dict(GOOD_ROW, fixed_cost=2500, storage_per_tb_month="23", egress_per_tb=90)
-    buy = dict(GOOD_ROW, id="b-8xh100", mode="buy", price_per_node_month="", setup_fee_per_node="", min_term_months="", price_per_node=273000,
-               power_kw_per_node=10.2, network_per_node=15100, fixed_cost=60000)
+    buy = dict(
+        GOOD_ROW,
+        id="b-8xh100",
+        mode="buy",
+        price_per_node_month="",
+        setup_fee_per_node="",
+        min_term_months="",
+        price_per_node=273000,
+        power_kw_per_node=10.2,
+        network_per_node=15100,
+        fixed_cost=60000,
+    )
     write_csv(tmp_path / "q.csv", [row, buy])
     wb = openpyxl.Workbook()
     cols = list(dict.fromkeys([*row, *buy]))
@@ -387,7 +489,14 @@ def test_the_decided_plan_is_re_costed_with_its_staff_and_fabric():
 
     from helpers import analysis_run
 
-    b = offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    b = offer(
+        mode="buy",
+        id="b",
+        price_per_node=100_000,
+        residual_value_pct=0.5,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+    )
     r = offer(mode="rent", id="r", price_per_node_month=20_000)
     p = project([wl("a", 125)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 64, "cost_per_fte_year": 48_000})
     hours = {("a", "b", 2): 2880, ("a", "r", 2): 2880}

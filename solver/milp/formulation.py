@@ -484,7 +484,11 @@ class Builder:
         m, p, M, row = self.m, self.project, self.grid.n_months, self.names.row
         modes = costs.staff_modes(p)
         staffed = [oid for oid in self.oidx if oid in m.b and "buy" in modes]
-        staffed += [oid for oid in {o for o, _l, _m in m.S} | {o for o, _l, _s in m.T} if self.offers[oid].mode == "rent" and "rent" in modes]
+        staffed += [
+            oid
+            for oid in {o for o, _l, _m in m.S} | {o for o, _l, _s in m.T}
+            if self.offers[oid].mode == "rent" and "rent" in modes
+        ]
         if p.staff is None or not staffed:
             return
         n_max = sum(self.offers[oid].max_nodes for oid in staffed)
@@ -630,12 +634,18 @@ class Builder:
     def _warm_charges(self, plan) -> None:
         """u, F, s, e, G of the warm-start plan: its offers in use and its staff (costs.held_by_month)."""
         m = self.m
-        used = {d.offer_id for d in plan.decisions} | {p.offer_id for p in plan.purchases} | {r.offer_id for r in plan.rentals}
+        used = (
+            {d.offer_id for d in plan.decisions}
+            | {p.offer_id for p in plan.purchases}
+            | {r.offer_id for r in plan.rentals}
+        )
         for oid, var in m.u.items():
             var.setInitialValue(1 if oid in used else 0)
         if m.staff_F is None:
             return
-        held = costs.held_by_month(self.project, self.offers, {p.offer_id: p.nodes for p in plan.purchases}, [r.contract for r in plan.rentals])
+        held = costs.held_by_month(
+            self.project, self.offers, {p.offer_id: p.nodes for p in plan.purchases}, [r.contract for r in plan.rentals]
+        )
         span = costs.held_span(held)
         ftes = costs.staff_ftes(self.project, max(held, default=0))
         m.staff_F.setInitialValue(ftes)
