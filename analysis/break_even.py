@@ -331,7 +331,9 @@ def driver_break_even(ctx: Context, driver: str) -> BreakEven:
     level = tie if tie is not None else (keep if up else flip)
     out.break_even = math.floor(level * 1e4 + 1e-6) / 1e4
     if up:
-        out.reason = f"re-optimized at each factor tried: up to ×{out.break_even:g} today's {driver} costs the plan keeps {out.mode}"
+        out.reason = (f"re-optimized at each factor tried: up to ×{out.break_even:g} today's {driver} costs "
+                      f"the plan keeps {out.mode}")
     else:
-        out.reason = f"re-optimized at each factor tried: at or below ×{out.break_even:g} today's {driver} costs a plan that pays them wins"
+        out.reason = (f"re-optimized at each factor tried: at or below ×{out.break_even:g} today's {driver} costs "
+                      "a plan that pays them wins")
     return out

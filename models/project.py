@@ -52,7 +52,10 @@ class Workload(InputModel):
     checkpoints_kept: int = Field(default=2, ge=1, le=1000)
     dataset_moves_on: bool = Field(
         default=False,
-        description="true: at the end of the job its dataset is copied out of the offer it ran on (to the next stage elsewhere) and pays that offer's egress_per_tb; the final checkpoint always does",
+        description=(
+            "true: at the end of the job its dataset is copied out of the offer it ran on (to the next stage "
+            "elsewhere) and pays that offer's egress_per_tb; the final checkpoint always does"
+        ),
     )
     mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
     effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")

@@ -65,9 +65,10 @@ timing, NPV = Σ_m c_m / (1 + r_m)^(m+1) — exactly Excel's ``NPV(r_m, c_0, …
 
 P&L (``pnl_years``): per project year, depreciation of bought servers (straight line over
 ``depreciation_years`` from the delivery month: (P + network) / (12·years) per month, IAS 16 — import duty and
-non-recoverable taxes are part of an asset's cost, IAS 16.16(a)), operating costs (maintenance,
-colocation, energy, rent, setup, cloud, fixed, storage, egress, staff), interest, and in the last year the gain on disposal = resale
-value − book value at the horizon end. Σ (depreciation + operating + interest − disposal gain) = TCO.
+non-recoverable taxes are part of an asset's cost, IAS 16.16(a); the network fabric, IAS 16.16(b)),
+operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed, storage, egress, staff),
+interest, and in the last year the gain on disposal = resale value − book value at the horizon end.
+Σ (depreciation + operating + interest − disposal gain) = TCO.
 
 Power fractions: Epoch AI's cost model (cost_analysis_standalone.py) takes average training draw as
 0.75 × the server's maximum power. Idle draw of an 8-GPU server (GPUs ~60–90 W each idle, CPUs, fans,
@@ -339,12 +340,14 @@ def network_cost(offer: Offer, project: Project) -> float:
 
 
 def capitalised_cost(offer: Offer, project: Project, nodes: int = 1) -> float:
-    """What ONE node adds to the books: its landed price P plus its network (IAS 16.16: costs of bringing the asset into use)."""
+    """What ONE node adds to the books: its landed price P plus its network (IAS 16.16: costs of bringing
+    the asset into use)."""
     return unit_price(offer, project, nodes) * landed_factor(offer, project) + network_cost(offer, project)
 
 
 def depreciation_flows(offer: Offer, project: Project, nodes: int = 1) -> dict[int, float]:
-    """Straight-line depreciation of ONE node per month within the horizon: (P + network) / round(12·years) from the delivery month."""
+    """Straight-line depreciation of ONE node per month within the horizon: (P + network) / round(12·years)
+    from the delivery month."""
     landed = capitalised_cost(offer, project, nodes)
     life = depreciation_life_months(offer, project)
     d = delivery_month(offer, project)

@@ -45,7 +45,8 @@ Fixed charges and staff (costs.py, "Costs beyond the servers")
     u[o] ∈ {0,1}        offer o with a fixed_cost is used; cost fixed_cost_o (costs.fixed_charge_flows)
     fixed_use[o,w]:     Σ_{i∈I_w: o(i)=o} (Σ_s x[w,i,s] + y[w,i]) ≤ u[o]   — any job on o pays the charge once
     fixed_buy[o]:       b[o] ≤ cap_o·u[o];  rent_avail[o,m] becomes R[o,m] ≤ cap_o·u[o]
-  with project ``staff`` (ν nodes per FTE, modes Σ; N[m] = Σ_{o∈O_buy∩Σ, d_o ≤ m} b[o] + Σ_{o∈O_rent∩Σ} R[o,m]):
+  with project ``staff`` (ν nodes per FTE, modes Σ;
+  N[m] = Σ_{o∈O_buy∩Σ, d_o ≤ m} b[o] + Σ_{o∈O_rent∩Σ} R[o,m]):
     F ∈ ℤ, 0..F̄        FTEs, F̄ = ⌈N̄/ν⌉ (N̄: the most nodes the staffed offers can hold)
     s[m], e[m] ∈ {0,1}  some node held in a month ≤ m / ≥ m;  G[m] ≥ 0 FTEs paid in month m
     staff_fte[m]:       ν·F ≥ N[m]                         (F = ⌈peak / ν⌉ at the optimum)
