@@ -29,7 +29,7 @@ from procure.solver.planner import Result, plan_from_sizings
 from . import break_even as be
 from . import montecarlo as mc
 from . import sensitivity as sens
-from .engine import Context, Runner, ScenarioOutcome, default_workers, solve_scenario
+from .engine import Context, Runner, ScenarioOutcome, default_workers, inert_drivers, solve_scenario
 from .scenario import Inputs, ProjectResizer, Scenario
 
 __all__ = ["Analysis", "analyze", "Scenario", "Inputs", "Context", "Runner", "default_workers"]
@@ -156,6 +156,8 @@ def _scenario_task(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
 
 def _break_even_task(ctx: Context, item: tuple[str, str]) -> be.BreakEven:
     kind, key = item
+    if kind == "driver":
+        return be.driver_break_even(ctx, key)
     return be.strategy_break_even(ctx, key) if kind == "strategy" else be.offer_break_even(ctx, key)
 
 
@@ -171,6 +173,8 @@ def _break_even(base: Result, runner: Runner) -> list[be.BreakEven]:
         s = base.strategies.get(mode)
         if s is not None and s.plan is not None and s.plan.total_cost > best * (1 + tol) + 0.01:
             tasks.append(("strategy", mode))
+    inert = inert_drivers(runner.ctx)
+    tasks += [("driver", d) for d in ("staff", "network", "storage") if d not in inert]
     ruled = be.offers_without_options(base)
     results: dict[tuple[str, str], be.BreakEven] = {}
     for oid in be.losing_offers(base):
@@ -182,7 +186,7 @@ def _break_even(base: Result, runner: Runner) -> list[be.BreakEven]:
             tasks.append(("offer", oid))
     for item, res in zip(tasks, runner.map(_break_even_task, tasks, "break-even"), strict=True):
         results[item] = res
-    strategies = [results[t] for t in tasks if t[0] == "strategy"]
+    strategies = [results[t] for t in tasks if t[0] in ("strategy", "driver")]
     offers = sorted((r for k, r in results.items() if k[0] == "offer"), key=_closeness)
     return strategies + offers
 

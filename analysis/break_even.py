@@ -25,6 +25,14 @@ plan is the optimum; at the break-even it ties the mixed one). Each step re-solv
 one level; the next level is where the cost lines of the bracketing plans cross (exact when they are
 the plans active there), else the midpoint. It assumes, as the question does, that cheaper prices of
 a mode never make a plan of that mode alone less attractive.
+
+Driver (``staff``, ``network``, ``storage``: the costs beyond the servers, when the inputs have them):
+the factor k on today's figures at which the recommended modes change. Every plan's cost is linear in k
+(costs.py: FTE cost, network per node and fixed charges, storage and egress prices). When today's plan
+pays the driver's costs, k rises from 1 to at most DRIVER_MAX: the answer is the largest k at which
+today's modes still win. When it pays none of them, k falls from 1 to 0: the answer is the largest k at
+which a plan that pays them wins. Each step re-solves at the crossing of the bracketing plans' lines
+(else the midpoint), as for strategies.
 """
 
 from __future__ import annotations
@@ -41,12 +49,14 @@ from .recost import decided_under
 from .scenario import PRICE_FIELD, Scenario, reference_price
 
 MAX_STEPS = 30
+#: the highest factor the driver break-even tries (×10 today's staff, fabric or storage prices)
+DRIVER_MAX = 10.0
 
 
 @dataclass
 class BreakEven:
-    subject: str  # offer id, or "buy only" / "rent only" / "cloud only"
-    kind: str  # offer | strategy
+    subject: str  # offer id, "buy only" / "rent only" / "cloud only", or a driver (staff, network, storage)
+    kind: str  # offer | strategy | driver
     mode: str
     field: str  # the price field searched (a strategy: its mode's price level)
     current: float  # today's price (a strategy: 1.0 = today's price level)
@@ -63,6 +73,10 @@ class BreakEven:
         return (self.break_even / self.current - 1.0) * 100.0
 
     def sentence(self, currency: str) -> str:
+        if self.kind == "driver":
+            if self.break_even is None:
+                return f"the {self.subject} costs do not change the recommendation from ×0 to today's: {self.reason}"
+            return f"{self.subject} costs at ×{self.break_even:g} today's: {self.reason}"
         if self.kind == "strategy":
             if self.break_even is None:
                 return f"{self.subject} does not win at any {self.mode} price level from 0 to today's: {self.reason}"
@@ -257,4 +271,69 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
         hi, hi_plan = k, free.plan
     out.break_even = math.floor(lo * 1e4 + 1e-6) / 1e4
     out.reason = f"re-optimized at each price level tried: at or below {out.break_even:.2%} of today's {mode} prices the optimal plan uses {mode} alone"
+    return out
+
+
+# --- drivers of the costs beyond the servers ---------------------------------------------------------
+
+def _driver_line(ctx: Context, plan, driver: str) -> tuple[float, float]:
+    """(a, b): the plan's cost at factor k of ``driver`` is a + b·k."""
+    a = _metric_at(ctx, plan, Scenario.of("k0", {driver: 0.0}))
+    return a, _metric_at(ctx, plan, Scenario.of("k1", {driver: 1.0})) - a
+
+
+def driver_break_even(ctx: Context, driver: str) -> BreakEven:
+    """The factor of ``driver`` at which the recommended modes change (module docstring)."""
+    ctx = exact_inputs(ctx)
+    today = ctx.base_plans.get("hybrid")
+    if today is None:
+        raise ValueError("the driver break-even needs a feasible recommended plan")
+    modes = set(today.modes())
+    out = BreakEven(
+        driver, "driver", "+".join(sorted(str(m) for m in modes)), f"factor on today's {driver} costs", 1.0, None, ""
+    )
+    a0, b0 = _driver_line(ctx, today, driver)
+    up = b0 > _tol(a0)
+    end = DRIVER_MAX if up else 0.0
+    far = _solve(ctx, Scenario.of(f"{driver}@{end:g}", {driver: end}), "hybrid")
+    out.solves += 1
+    if not far.ok or far.plan is None:
+        out.reason = f"no plan at ×{end:g}: {far.detail or far.status}"
+        return out
+    if set(far.modes) == modes:
+        out.reason = (f"today's modes stay optimal up to ×{DRIVER_MAX:g}" if up else
+                      f"even at ×0 no plan that pays {driver} costs beats today's")
+        if up:
+            out.break_even = DRIVER_MAX
+        return out
+    # keep: the side where today's modes win; flip: the side where another plan does
+    keep, flip, flip_plan = (1.0, end, far.plan)
+    tie = None  # a factor where today's plan and the other one cost the same: the break-even itself
+    for _ in range(16):
+        if abs(flip - keep) < 1e-4:
+            break
+        af, bf = _driver_line(ctx, flip_plan, driver)
+        k_line = (af - a0) / (b0 - bf) if b0 != bf else None  # where today's line meets the other plan's
+        lo, hi = min(keep, flip), max(keep, flip)
+        crossing = k_line is not None and lo < k_line < hi
+        k = k_line if crossing and k_line is not None else (keep + flip) / 2
+        res = _solve(ctx, Scenario.of(f"{driver}@{k:.6f}", {driver: k}), "hybrid")
+        out.solves += 1
+        if not res.ok or res.plan is None:
+            break
+        if set(res.modes) == modes or ctx.inputs.metric(res.plan) >= a0 + b0 * k - _tol(a0 + b0 * k):
+            keep = k  # today's modes (or a tie with today's plan) here
+            if crossing:
+                tie = k
+                break
+            continue
+        flip, flip_plan = k, res.plan
+    level = tie if tie is not None else (keep if up else flip)
+    out.break_even = math.floor(level * 1e4 + 1e-6) / 1e4
+    if up:
+        out.reason = (f"re-optimized at each factor tried: up to ×{out.break_even:g} today's {driver} costs "
+                      f"the plan keeps {out.mode}")
+    else:
+        out.reason = (f"re-optimized at each factor tried: at or below ×{out.break_even:g} today's {driver} costs "
+                      "a plan that pays them wins")
     return out

@@ -30,7 +30,7 @@ from procure.solver.planner import STRATEGIES, Result, run_strategy
 from procure.solver.verify import VerificationError
 
 from .recost import decided_under
-from .scenario import Applied, Inputs, Scenario
+from .scenario import EXTRA_FIELDS, Applied, Inputs, Scenario
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -107,9 +107,30 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
 
 
 #: Drivers that change the cost coefficients of a mode's offers (the others act on every mode).
-MODE_DRIVERS = {"buy": {"price_buy", "electricity", "residual_value"}, "rent": {"price_rent"}, "cloud": {"price_cloud"}}
+MODE_DRIVERS = {"buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage"},
+                "rent": {"price_rent", "staff", "network", "storage"}, "cloud": {"price_cloud", "network", "storage"}}
 #: Moving these drivers this way makes every cost coefficient they touch dearer (or leaves it).
-DEARER = {"price_buy": 1, "price_rent": 1, "price_cloud": 1, "electricity": 1, "residual_value": -1}
+DEARER = {
+    "price_buy": 1,
+    "price_rent": 1,
+    "price_cloud": 1,
+    "electricity": 1,
+    "residual_value": -1,
+    "staff": 1,
+    "network": 1,
+    "storage": 1,
+}
+
+
+def inert_drivers(ctx: Context) -> set[str]:
+    """The drivers of the costs beyond the servers that move nothing in these inputs (no staff, or no offer
+    quotes the fields they scale): a scenario moving them is today's."""
+    offers = ctx.inputs.offers
+    out = set() if ctx.inputs.project.staff is not None else {"staff"}
+    for driver, fields in EXTRA_FIELDS.items():
+        if not any(getattr(o, f) for o in offers for f in fields):
+            out.add(driver)
+    return out
 
 
 def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recosted: Plan) -> bool:
@@ -122,7 +143,7 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
       today's plan costs what it cost — every other plan costs at least as much as before.
     """
     modes = set(ctx.modes[name])
-    moved = {d for d, v in s.factors if v != (0.0 if d == "deadline_slip_days" else 1.0)}
+    moved = {d for d, v in s.factors if v != (0.0 if d == "deadline_slip_days" else 1.0)} - inert_drivers(ctx)
     prices = dict(s.offer_prices)
     touched_offers = {o.id for o in ctx.inputs.offers if o.id in prices and o.mode in modes}
     relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | {"mfu", "tokens", "deadline_slip_days"}

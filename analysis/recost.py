@@ -2,8 +2,9 @@
 
 What is decided today stays: every workload keeps its offer, node count and start day; purchases keep
 their node counts; rental contracts keep their months. What the scenario changes flows through the cost
-model: prices, electricity, resale value, and the hours (× tokens ÷ MFU factor) — a cloud job simply
-runs and bills longer. A rented job that now runs past its contract is covered by extending a
+model: prices, electricity, resale value, the costs beyond the servers (fixed charges, network,
+storage and egress, staff: build_plan prices them as for any plan), and the hours (× tokens ÷ MFU
+factor) — a cloud job simply runs and bills longer. A rented job that now runs past its contract is covered by extending a
 contract of that offer that has ended before the month it lacks (month by month, no new setup fee);
 only when no contract can be extended is a new one of the minimum term signed. Anything the decided
 plan can no longer do — a job that now ends after its (slipped) deadline, two jobs on the same nodes

@@ -28,6 +28,11 @@ from procure.solver.costs import Objective
 
 #: The price field each mode's offers are priced by (the field break-even searches on).
 PRICE_FIELD: dict[str, str] = {"buy": "price_per_node", "rent": "price_per_node_month", "cloud": "price_per_node_hour"}
+#: The offer fields the drivers of the costs beyond the servers scale (the ``staff`` driver scales the project's staff).
+EXTRA_FIELDS: dict[str, tuple[str, ...]] = {
+    "network": ("network_per_node", "fixed_cost"),
+    "storage": ("storage_per_tb_month", "egress_per_tb"),
+}
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,10 @@ def scaled_offer(offer: Offer, s: Scenario) -> Offer:
         update.update(_priced(offer, price * k))
     if offer.mode == "buy" and s.value("residual_value") != 1.0:
         update["residual_value_pct"] = min(1.0, offer.residual * s.value("residual_value"))
+    for driver, fields in EXTRA_FIELDS.items():
+        k = s.value(driver)
+        if k != 1.0:
+            update.update({f: getattr(offer, f) * k for f in fields if getattr(offer, f) is not None})
     # model_copy skips validation on purpose: a break-even price may be 0, which a quote may not
     return offer.model_copy(update=update) if update else offer
 
@@ -97,6 +106,10 @@ def scaled_project(project: Project, s: Scenario) -> Project:
     update: dict[str, Any] = {}
     if s.value("electricity") != 1.0:
         update["electricity_price_per_kwh"] = project.electricity_price_per_kwh * s.value("electricity")
+    if s.value("staff") != 1.0 and project.staff is not None:
+        update["staff"] = project.staff.model_copy(
+            update={"cost_per_fte_year": project.staff.cost_per_fte_year * s.value("staff")}
+        )
     if s.value("discount_rate") != 1.0:
         update["discount_rate"] = min(0.99, project.discount_rate * s.value("discount_rate"))
     tokens, slip = s.value("tokens"), int(round(s.value(SLIP)))

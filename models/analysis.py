@@ -11,6 +11,9 @@ A *driver* is one input the analysis moves. Every driver but the slip is a facto
     discount_rate                          factor on the annual discount rate (moves only the NPV)
     mfu                                    factor on achieved throughput: every shape's hours ÷ factor
     tokens                                 factor on every workload's tokens_b: hours × factor
+    staff                                  factor on the project's staff cost_per_fte_year
+    network                                factor on every offer's network_per_node and fixed_cost (the fabric)
+    storage                                factor on every offer's storage_per_tb_month and egress_per_tb
     deadline_slip_days                     days added to every deadline (negative: due sooner)
 """
 
@@ -30,10 +33,26 @@ DRIVERS: dict[str, tuple[str, str]] = {
     "discount_rate": ("discount rate (NPV only)", "factor"),
     "mfu": ("achieved throughput (MFU): hours ÷ factor", "factor"),
     "tokens": ("tokens of every workload: hours × factor", "factor"),
+    "staff": ("cost of an operations FTE", "factor"),
+    "network": ("network fabric: network per node and fixed charges", "factor"),
+    "storage": ("storage and egress prices", "factor"),
     "deadline_slip_days": ("days added to every deadline", "days"),
 }
 SLIP = "deadline_slip_days"
-DriverName = Literal["price_buy", "price_rent", "price_cloud", "electricity", "residual_value", "discount_rate", "mfu", "tokens", "deadline_slip_days"]
+DriverName = Literal[
+    "price_buy",
+    "price_rent",
+    "price_cloud",
+    "electricity",
+    "residual_value",
+    "discount_rate",
+    "mfu",
+    "tokens",
+    "staff",
+    "network",
+    "storage",
+    "deadline_slip_days",
+]
 
 
 def _check_value(driver: str, value: float, what: str) -> None:

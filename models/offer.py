@@ -15,6 +15,10 @@ Quote schedules (all optional):
 - cloud ``commitment_months`` (+ ``upfront_per_node``): reserved capacity; ``price_per_node_hour`` is then
   the committed rate, owed for every hour of the term whether used or not.
 - buy ``financing``, ``depreciation_years``, ``import_duty_pct``, ``vat_pct``: see ``solver.costs``.
+- the costs beyond the servers (``solver.costs``, "Costs beyond the servers"): ``fixed_cost`` (any mode: once
+  if any node of the offer is used), ``network_per_node`` (buy: fabric per node bought, depreciated with
+  the servers), ``storage_per_tb_month`` and ``egress_per_tb`` (any mode: a job's data held on and moved
+  out of the offer).
 In CSV and XLSX a tier list is one cell, ``"1:3200; 6:2900; 12:2600"``, and ``financing`` is three
 columns ``financing.down_payment_pct``, ``financing.months``, ``financing.annual_rate``.
 """
@@ -46,7 +50,7 @@ MODES: tuple[Mode, ...] = tuple(Mode)
 #: Price/cost columns that belong to exactly one mode.
 MODE_FIELDS: dict[str, tuple[str, ...]] = {
     "buy": ("price_per_node", "volume_prices", "power_kw_per_node", "residual_value_pct", "maintenance_pct_per_year",
-            "colocation_per_node_month", "financing", "depreciation_years", "import_duty_pct", "vat_pct"),
+            "colocation_per_node_month", "financing", "depreciation_years", "import_duty_pct", "vat_pct", "network_per_node"),
     "rent": ("price_per_node_month", "term_prices", "setup_fee_per_node", "min_term_months"),
     "cloud": ("price_per_node_hour", "spot", "spot_overhead_pct", "commitment_months", "upfront_per_node"),
 }
@@ -96,6 +100,10 @@ COLUMNS: dict[str, str] = {
     "spot_overhead_pct": "cloud: extra hours lost to interruptions, fraction (e.g. 0.15 or 15%)",
     "commitment_months": "cloud: reserved/committed term, months; price_per_node_hour is then owed for every hour of the term",
     "upfront_per_node": "cloud: reserved capacity paid up front per node at the start of the term",
+    "fixed_cost": "any mode: one-time charge paid once if any node of the offer is used (spine, cage, installation)",
+    "network_per_node": "buy: one-time fabric per node bought (leaf ports, optics, cables), depreciated with it",
+    "storage_per_tb_month": "any mode: per TB-month, a job's dataset and kept checkpoints while it runs on the offer",
+    "egress_per_tb": "any mode: data out per TB at each job's end (final checkpoint; dataset if it moves on)",
     "source": "where the price comes from (URL, quote number, derivation)",
     "quoted_on": "date of the price, YYYY-MM-DD",
 }
@@ -141,6 +149,11 @@ class Offer(InputModel):
     spot_overhead_pct: Pct500 | None = Field(default=None, ge=0, le=5)
     commitment_months: int | None = Field(default=None, gt=0, le=120)
     upfront_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    # costs beyond the servers (solver.costs)
+    fixed_cost: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    network_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    storage_per_tb_month: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    egress_per_tb: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     # money
     currency: Currency | None = None
     # provenance
@@ -255,6 +268,22 @@ class Offer(InputModel):
     @property
     def colocation(self) -> float:
         return self.colocation_per_node_month or 0.0
+
+    @property
+    def fixed(self) -> float:
+        return self.fixed_cost or 0.0
+
+    @property
+    def network(self) -> float:
+        return self.network_per_node or 0.0
+
+    @property
+    def storage(self) -> float:
+        return self.storage_per_tb_month or 0.0
+
+    @property
+    def egress(self) -> float:
+        return self.egress_per_tb or 0.0
 
     @property
     def setup_fee(self) -> float:

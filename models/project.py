@@ -54,6 +54,13 @@ class Workload(InputModel):
     dataset_tb: float = Field(default=0.1, ge=0, le=MAX_STORAGE_TB, description="training data on local disk, TB")
     checkpoint_every_hours: float = Field(default=4.0, gt=0, le=MAX_HOURS)
     checkpoints_kept: int = Field(default=2, ge=1, le=1000)
+    dataset_moves_on: bool = Field(
+        default=False,
+        description=(
+            "true: at the end of the job its dataset is copied out of the offer it ran on (to the next stage "
+            "elsewhere) and pays that offer's egress_per_tb; the final checkpoint always does"
+        ),
+    )
     mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
     effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")
     precision: Literal["bf16", "fp8"] = Field(default="bf16", description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)")
@@ -135,6 +142,34 @@ class SizingSettings(InputModel):
         return [normalize_token(x) for x in value]
 
 
+class Staff(InputModel):
+    """The operations staff that capacity of ``modes`` needs (``solver.costs.staff_flows``): whole FTEs,
+    ceil(peak nodes held / nodes_per_fte), paid cost_per_fte_year / 12 for every month from the first to
+    the last month any node of those modes is held."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nodes_per_fte: int = Field(gt=0, le=MAX_COUNT, description="nodes one full-time engineer runs")
+    cost_per_fte_year: float = Field(
+        gt=0, le=MAX_BUDGET, description="fully loaded cost of one FTE per year, in the project currency"
+    )
+    modes: list[Mode] = Field(
+        default_factory=lambda: [Mode.BUY],
+        min_length=1,
+        description="the modes whose nodes need staff: buy and/or rent",
+    )
+    source: str | None = Field(
+        default=None, min_length=1, max_length=2000, description="where the ratio and the cost come from"
+    )
+
+    @field_validator("modes")
+    @classmethod
+    def _modes(cls, value: list[Mode]) -> list[Mode]:
+        if Mode.CLOUD in value:
+            raise ValueError("staff.modes may be buy and rent: cloud capacity is run by the provider")
+        return list(dict.fromkeys(value))
+
+
 class Project(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -144,6 +179,10 @@ class Project(InputModel):
     fx_rates_date: Date | None = Field(default=None, description="the day the fx_rates were taken")
     fx_rates_source: str | None = Field(default=None, min_length=1, max_length=2000, description="where the fx_rates come from")
     financing: Financing | None = Field(default=None, description="default loan for every purchase (an offer's own financing wins)")
+    staff: Staff | None = Field(
+        default=None,
+        description="operations staff of self-run capacity: {nodes_per_fte, cost_per_fte_year, modes: [buy]}",
+    )
     depreciation_years: float = Field(default=5.0, gt=0, le=50, description="straight-line life of bought servers, years (an offer may override)")
     vat_recoverable: bool = Field(default=True, description="false: purchases pay vat_pct on price plus duty as a cost")
     start_date: Date = Field(default_factory=dt.date.today)

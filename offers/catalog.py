@@ -333,10 +333,13 @@ EXAMPLE_ROWS: list[dict[str, Any]] = [
      "lead_time_days": 60, "volume_prices": "1:255000; 4:245000; 8:232000", "power_kw_per_node": 10.2, "residual_value_pct": "30%",
      "maintenance_pct_per_year": "5%", "colocation_per_node_month": 1200, "financing.down_payment_pct": "20%", "financing.months": 36,
      "financing.annual_rate": "6.5%", "depreciation_years": 5, "import_duty_pct": "0%", "vat_pct": "19%",
-     "source": "OEM quote 4711, volume discount from 4 and 8 nodes; lease offer attached", "quoted_on": "2026-11-01"},
+     "network_per_node": 15000, "fixed_cost": 60000,
+     "source": "OEM quote 4711, volume discount from 4 and 8 nodes; lease offer attached; IB leaf ports and optics per node, spine and installation once",
+     "quoted_on": "2026-11-01"},
     {"id": "cloud-8xh100-reserved-1y", "vendor": "A Cloud", "mode": "cloud", "region": "us-central", **_HOST, "max_nodes": 8,
-     "price_per_node_hour": 45.0, "commitment_months": 12, "upfront_per_node": 20000, "spot": False,
-     "source": "1-year reservation, partial upfront, price list 2026-11", "quoted_on": "2026-11-01"},
+     "price_per_node_hour": 45.0, "commitment_months": 12, "upfront_per_node": 20000, "spot": False, "storage_per_tb_month": 23,
+     "egress_per_tb": 90, "source": "1-year reservation, partial upfront, price list 2026-11; object storage and egress list prices",
+     "quoted_on": "2026-11-01"},
 ]
 EXAMPLE_ROW = EXAMPLE_ROWS[0]
 

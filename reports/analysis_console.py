@@ -25,6 +25,19 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
     if tr.en:
         return b.sentence(currency)
     mode = tr(MODE_LABEL.get(str(b.mode), str(b.mode)))
+    if b.kind == "driver":
+        if b.break_even is None:
+            return tr(
+                "the {driver} costs do not change the recommendation from ×0 to today's: {reason}",
+                driver=tr(b.subject),
+                reason=b.reason,
+            )
+        return tr(
+            "{driver} costs at ×{level} today's: {reason}",
+            driver=tr(b.subject),
+            level=f"{b.break_even:g}",
+            reason=b.reason,
+        )
     if b.kind == "strategy":
         if b.break_even is None:
             return tr("{subject} does not win at any {mode} price level from 0 to today's: {reason}", subject=tr(b.subject), mode=mode, reason=b.reason)

@@ -34,6 +34,8 @@ __all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_r
 CATEGORY_LABEL = {
     "capex": N_("capex (purchases)"), "residual_value": N_("residual value"), "maintenance": N_("maintenance"), "colocation": N_("colocation"),
     "energy": N_("energy"), "rent": N_("rent"), "setup": N_("setup fees"), "cloud": N_("cloud"), "interest": N_("loan interest"),
+    "network": N_("network fabric (capex)"), "fixed": N_("fixed charges"), "storage": N_("storage"),
+    "egress": N_("data egress"), "staff": N_("operations staff"),
 }
 
 

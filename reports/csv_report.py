@@ -63,7 +63,22 @@ def _cell(v: Any) -> Any:
 
 
 #: the cost categories as cash_flow.csv names its columns (``solver.costs.CATEGORIES``), marked for the catalogue
-_CATEGORY_IDS = Ns("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest")
+_CATEGORY_IDS = Ns(
+    "capex",
+    "network",
+    "residual_value",
+    "maintenance",
+    "colocation",
+    "energy",
+    "rent",
+    "setup",
+    "cloud",
+    "fixed",
+    "storage",
+    "egress",
+    "staff",
+    "interest",
+)
 
 #: every file ``write_csv`` may write (cash_flow.csv only with a plan)
 CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv",

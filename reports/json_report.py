@@ -35,6 +35,7 @@ def result_to_json(result, inputs=()) -> dict:
         "cost_breakdown": {c: _r(plan.breakdown.get(c, 0.0)) for c in CATEGORIES} if plan else None,
         "purchases": [],
         "rentals": [],
+        "charges": [],
         "assignments": [],
         "pnl": [],
         "strategies": {},
@@ -53,6 +54,16 @@ def result_to_json(result, inputs=()) -> dict:
         out["rentals"] = [{"offer": r.offer_id, "nodes": r.nodes, "start_day": _r(r.start_day, 3), "months": r.months,
                            "term_months": r.term_months if r.term_months is not None else result.offers[r.offer_id].min_term,
                            "price_per_node_month": _r(r.price_per_node_month), "cost": _r(r.cost)} for r in plan.rentals]
+        # fixed charges (one per offer used) and the operations staff: costs of no purchase, rental or job
+        out["charges"] = [
+            {
+                "kind": ch.kind,
+                "offer": ch.offer_id,
+                "cost": _r(ch.cost),
+                **({"ftes": ch.ftes, "months": ch.months, "peak_nodes": ch.nodes} if ch.kind == "staff" else {}),
+            }
+            for ch in plan.charges
+        ]
         out["pnl"] = [{"year": y.year, "depreciation": _r(y.depreciation), "operating": _r(y.operating), "interest": _r(y.interest),
                        "disposal_gain": _r(y.disposal_gain)} for y in plan.pnl]
         slack = {w.name: result.project.slack_for(w) for w in result.project.workloads}

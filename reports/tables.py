@@ -134,6 +134,27 @@ def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
             tr("{cur}/node", cur=q), vat, tr("VAT"), parts["vat"], tr("nodes × price × (1 + duty) × VAT %"), "{D}*{G}" + fx + "*{E}*{I}", capex_at,
             {"D": f"{k}:capex", "G": f"{k}:capex"},
         ))
+    if o.network:
+        items.append(
+            LineItem(
+                f"{k}:network",
+                "network",
+                tr("network fabric (leaf ports, optics, cables)"),
+                o.id,
+                n,
+                None,
+                "",
+                o.network,
+                tr("{cur}/node", cur=q),
+                None,
+                "",
+                tot["network"],
+                tr("nodes × network per node") + (tr(" × {cur} rate", cur=q) if fx else ""),
+                "{D}*{G}" + fx,
+                _fractions(flows["network"], {costs.delivery_month(o, p): 1.0}),
+                {"D": f"{k}:capex"},
+            )
+        )
     items.append(LineItem(
         f"{k}:residual", "residual_value", tr("residual (resale) value at the horizon end"), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q),
         o.residual, tr("of price"), tot["residual_value"], tr("− nodes × price × residual %"), "-{D}*{G}" + fx + "*{I}",
@@ -212,6 +233,7 @@ def line_items(result, tr: Lang = EN) -> list[LineItem]:
                 tr("nodes × hours × (1 + spot overhead) × price per node-hour"), "{D}*{E}*(1+{I})*{G}" + _fx(o, p),
                 _fractions(jf.get("cloud", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
             ))
+    items += _data_items(result, tr)
     rent_price: dict[tuple[str, int | None], str] = {}
     for j, r in enumerate(plan.rentals):
         o = result.offers[r.offer_id]
@@ -256,6 +278,114 @@ def line_items(result, tr: Lang = EN) -> list[LineItem]:
             f"{k}:setup", "setup", tr("setup fee, month {m}", m=r.start_month + 1), o.id, r.nodes, None, "", term.setup, tr("{cur}/node", cur=q), None, "",
             costs.total({"setup": f["setup"]}), tr("nodes × setup fee per node"), "{D}*{G}" + fx, _fractions(f["setup"], {r.start_month: 1.0}), links,
         ))
+    return items + _charge_items(result, tr)
+
+
+def _data_items(result, tr: Lang = EN) -> list[LineItem]:
+    """Storage and egress of every job (costs.storage_cost, costs.egress_cost), priced in the offer's currency."""
+    plan, p = result.plan, result.project
+    items: list[LineItem] = []
+    for i, d in enumerate(plan.decisions):
+        o = result.offers[d.offer_id]
+        data = costs.data_of(p, d.workload)
+        end = costs.job_end_day(o, d.start_day, d.hours)
+        q, fx = _quoted(o, p), _fx(o, p)
+        jf = costs.job_flows(o, p, d.nodes, d.hours, d.start_day, data)
+        if o.storage:
+            items.append(
+                LineItem(
+                    f"job{i}:storage",
+                    "storage",
+                    tr("storage of {workload}: dataset + {n} checkpoint(s)", workload=d.workload, n=data.kept),
+                    o.id,
+                    d.nodes,
+                    data.held_tb,
+                    "TB",
+                    o.storage,
+                    tr("{cur}/TB-month", cur=q),
+                    end - d.start_day,
+                    tr("days on the offer"),
+                    costs.total({"storage": jf["storage"]}),
+                    tr("TB held × price per TB-month × days / (365/12)"),
+                    "{E}*{G}" + fx + "*{I}/{dpm}",
+                    _fractions(jf["storage"], costs.spread(1.0, d.start_day, end, p.horizon_months)),
+                )
+            )
+        if o.egress:
+            what = tr("final checkpoint + dataset") if data.dataset_moves_on else tr("final checkpoint")
+            items.append(
+                LineItem(
+                    f"job{i}:egress",
+                    "egress",
+                    tr("egress of {workload}: {what}", workload=d.workload, what=what),
+                    o.id,
+                    d.nodes,
+                    data.egress_tb,
+                    "TB",
+                    o.egress,
+                    tr("{cur}/TB", cur=q),
+                    None,
+                    "",
+                    costs.total({"egress": jf["egress"]}),
+                    tr("TB moved out × price per TB"),
+                    "{E}*{G}" + fx,
+                    _fractions(jf["egress"], {min(costs.month_of(end), p.horizon_months - 1): 1.0}),
+                )
+            )
+    return items
+
+
+def _charge_items(result, tr: Lang = EN) -> list[LineItem]:
+    """The plan's fixed charges (one per offer used) and its operations staff (plan.charges)."""
+    plan, p = result.plan, result.project
+    items: list[LineItem] = []
+    for ch in plan.charges:
+        if ch.kind == "fixed" and ch.offer_id is not None:
+            o = result.offers[ch.offer_id]
+            items.append(
+                LineItem(
+                    f"fixed:{o.id}",
+                    "fixed",
+                    tr("fixed charge (paid once if any node is used)"),
+                    o.id,
+                    0,
+                    1.0,
+                    tr("charge"),
+                    o.fixed,
+                    tr("{cur}/charge", cur=_quoted(o, p)),
+                    None,
+                    "",
+                    ch.cost,
+                    tr("1 × fixed cost, whatever the node count"),
+                    "{E}*{G}" + _fx(o, p),
+                    _fractions(ch.flows["fixed"], {costs.fixed_charge_month(o, p): 1.0}),
+                )
+            )
+        elif ch.kind == "staff" and p.staff is not None:
+            modes = ", ".join(costs.staff_modes(p))
+            items.append(
+                LineItem(
+                    "staff",
+                    "staff",
+                    tr(
+                        "operations staff: ⌈peak nodes / {n} per FTE⌉ FTEs ({modes})",
+                        n=p.staff.nodes_per_fte,
+                        modes=modes,
+                    ),
+                    tr("project"),
+                    ch.nodes,
+                    float(ch.ftes),
+                    "FTE",
+                    p.staff.cost_per_fte_year,
+                    tr("{cur}/FTE-year", cur=p.currency),
+                    float(ch.months),
+                    tr("months held"),
+                    ch.cost,
+                    tr("FTEs × cost per FTE-year × months held / 12"),
+                    "{E}*{G}*{I}/12",
+                    _fractions(ch.flows["staff"], {0: 1.0}),
+                )
+            )
     return items
 
 

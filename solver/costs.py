@@ -38,14 +38,37 @@ reserved cloud (``commitment_months`` = C): a contract of exactly C months per n
     cloud            = price_per_node_hour · fx · 730 per node-month (every month of the term)
                        + upfront_per_node · fx in the term's first month
 
+Costs beyond the servers (issue: TCO as a finance team counts it; all in the offer's currency × fx):
+    network          = network_per_node · fx per node bought, paid with the servers in the delivery month d
+                       (leaf ports, optics, cables); capitalised and depreciated with the servers, no resale value
+    fixed charge     = fixed_cost · fx once per offer if any node of it is used (a fabric spine, a reserved
+                       cage, installation): the same for 2 nodes as for 32; paid in the month the offer can
+                       first be used, ⌊lead_time_days / D⌋ (a buy offer's delivery month); an operating cost
+  per job on an offer (its TB from the sizing: dataset_tb, and one checkpoint = CHECKPOINT_BYTES_PER_PARAM ×
+  trainable parameters, the bytes fit.nvme_reason reserves):
+    storage          = (dataset_tb + checkpoints_kept · checkpoint_tb) · storage_per_tb_month · fx · wall_days / D
+                       (spread over the job's days: the data is held on the offer while the job runs)
+    egress           = (checkpoint_tb + dataset_tb if the workload's dataset_moves_on) · egress_per_tb · fx,
+                       paid in the month the job ends (its final checkpoint leaves the offer; so does the dataset
+                       when it moves on to the next stage elsewhere)
+  project ``staff`` {nodes_per_fte, cost_per_fte_year, modes} (operations people of self-run capacity):
+    held(m)          = nodes of the staff's modes held in month m: a bought node from its delivery month d to
+                       M−1, a rented node in every month of its contracts
+    months held      = from the first to the last month m with held(m) > 0 (gaps in between included), within
+                       the horizon
+    FTEs             = ⌈max_m held(m) / nodes_per_fte⌉ (whole people; 65 nodes at 64 per FTE is 2 FTEs)
+    staff            = FTEs · cost_per_fte_year / 12 in every month held                 (operating cost)
+  Sources of the bundled reference figures: docs/quotes.md ("Costs beyond the servers").
+
 NPV: monthly cash flows c_m discounted at the monthly rate r_m = (1 + r)^(1/12) − 1 with end-of-month
 timing, NPV = Σ_m c_m / (1 + r_m)^(m+1) — exactly Excel's ``NPV(r_m, c_0, …, c_{M−1})``.
 
 P&L (``pnl_years``): per project year, depreciation of bought servers (straight line over
-``depreciation_years`` from the delivery month: P / (12·years) per month, IAS 16 — import duty and
-non-recoverable taxes are part of an asset's cost, IAS 16.16(a)), operating costs (maintenance,
-colocation, energy, rent, setup, cloud), interest, and in the last year the gain on disposal = resale
-value − book value at the horizon end. Σ (depreciation + operating + interest − disposal gain) = TCO.
+``depreciation_years`` from the delivery month: (P + network) / (12·years) per month, IAS 16 — import duty and
+non-recoverable taxes are part of an asset's cost, IAS 16.16(a); the network fabric, IAS 16.16(b)),
+operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed, storage, egress, staff),
+interest, and in the last year the gain on disposal = resale value − book value at the horizon end.
+Σ (depreciation + operating + interest − disposal gain) = TCO.
 
 Power fractions: Epoch AI's cost model (cost_analysis_standalone.py) takes average training draw as
 0.75 × the server's maximum power. Idle draw of an 8-GPU server (GPUs ~60–90 W each idle, CPUs, fans,
@@ -65,12 +88,43 @@ from typing import Any
 from procure.models import units
 from procure.models.money import Financing
 from procure.models.offer import Offer
-from procure.models.project import Project
+from procure.models.project import Project, Workload
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_MONTH, MONTHS_PER_YEAR
+from procure.solver.sizing.constants import CHECKPOINT_BYTES_PER_PARAM
+from procure.solver.sizing.profile import adapter_params
 
-CATEGORIES: tuple[str, ...] = ("capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest")
-#: categories that are operating costs in the P&L (capex is depreciated; residual value is a disposal)
-OPERATING: tuple[str, ...] = ("maintenance", "colocation", "energy", "rent", "setup", "cloud")
+CATEGORIES: tuple[str, ...] = (
+    "capex",
+    "network",
+    "residual_value",
+    "maintenance",
+    "colocation",
+    "energy",
+    "rent",
+    "setup",
+    "cloud",
+    "fixed",
+    "storage",
+    "egress",
+    "staff",
+    "interest",
+)
+#: categories that are operating costs in the P&L (capex and network are depreciated; residual value is a
+#: disposal). They are contiguous in CATEGORIES: the Cash flow sheet sums them as one block.
+OPERATING: tuple[str, ...] = (
+    "maintenance",
+    "colocation",
+    "energy",
+    "rent",
+    "setup",
+    "cloud",
+    "fixed",
+    "storage",
+    "egress",
+    "staff",
+)
+#: categories that are capitalised and depreciated (what ``depreciation_flows`` spreads)
+CAPITALISED: tuple[str, ...] = ("capex", "network")
 BUSY_POWER_FRACTION = 0.75
 IDLE_POWER_FRACTION = 0.15
 
@@ -266,6 +320,8 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
             flows["capex"][m] = flows["capex"].get(m, 0.0) + part
             if interest:
                 flows["interest"][m] = flows["interest"].get(m, 0.0) + interest
+    if offer.network:
+        flows["network"][d] = network_cost(offer, project)
     flows["residual_value"][n_months - 1] = -resale_value(offer, project, nodes) / nodes
     flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lead, end, n_months)
     flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lead, end, n_months)
@@ -278,9 +334,21 @@ def depreciation_life_months(offer: Offer, project: Project) -> int:
     return int(round(depreciation_years(offer, project) * MONTHS_PER_YEAR))
 
 
+def network_cost(offer: Offer, project: Project) -> float:
+    """network_per_node · fx: the fabric of one node bought (paid with it, depreciated with it)."""
+    return offer.network * fx(offer, project)
+
+
+def capitalised_cost(offer: Offer, project: Project, nodes: int = 1) -> float:
+    """What ONE node adds to the books: its landed price P plus its network (IAS 16.16: costs of bringing
+    the asset into use)."""
+    return unit_price(offer, project, nodes) * landed_factor(offer, project) + network_cost(offer, project)
+
+
 def depreciation_flows(offer: Offer, project: Project, nodes: int = 1) -> dict[int, float]:
-    """Straight-line depreciation of ONE node per month within the horizon: P / round(12·years) from the delivery month."""
-    landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
+    """Straight-line depreciation of ONE node per month within the horizon: (P + network) / round(12·years)
+    from the delivery month."""
+    landed = capitalised_cost(offer, project, nodes)
     life = depreciation_life_months(offer, project)
     d = delivery_month(offer, project)
     return {m: landed / life for m in range(d, min(d + life, project.horizon_months))}
@@ -414,8 +482,61 @@ def job_end_day(offer: Offer, start_day: float, hours: float) -> float:
     return start_day + wall_hours(offer, hours) / HOURS_PER_DAY
 
 
-def job_flows(offer: Offer, project: Project, nodes: int, hours: float, start_day: float) -> Flows:
-    """Cash flows caused by one job itself: busy energy on bought nodes, or the cloud bill."""
+@dataclass(frozen=True)
+class JobData:
+    """What one job keeps on the offer it runs on and moves out at its end, TB (from the sizing)."""
+
+    dataset_tb: float = 0.0
+    checkpoint_tb: float = 0.0  # one checkpoint of the trainable state
+    kept: int = 1  # checkpoints kept on the offer
+    dataset_moves_on: bool = False
+
+    @property
+    def held_tb(self) -> float:
+        """TB stored while the job runs: the dataset and the kept checkpoints."""
+        return self.dataset_tb + self.kept * self.checkpoint_tb
+
+    @property
+    def egress_tb(self) -> float:
+        """TB moved out at the end: the final checkpoint, and the dataset when it moves on."""
+        return self.checkpoint_tb + (self.dataset_tb if self.dataset_moves_on else 0.0)
+
+
+def job_data(workload: Workload) -> JobData:
+    """The TB the sizing reserves for a workload (fit.nvme_reason): its dataset and checkpoints of
+    CHECKPOINT_BYTES_PER_PARAM × trainable parameters (the adapter's for LoRA/QLoRA)."""
+    trainable = adapter_params(workload) if workload.method in ("lora", "qlora") else workload.model.params
+    return JobData(
+        workload.dataset_tb,
+        CHECKPOINT_BYTES_PER_PARAM * trainable / units.TB,
+        workload.checkpoints_kept,
+        workload.dataset_moves_on,
+    )
+
+
+def data_of(project: Project, workload: str) -> JobData:
+    """``job_data`` of the project's workload named ``workload``."""
+    for w in project.workloads:
+        if w.name == workload:
+            return job_data(w)
+    raise KeyError(f"no workload {workload!r} in the project")
+
+
+def storage_cost(offer: Offer, project: Project, data: JobData, wall_days: float) -> float:
+    """held TB · storage_per_tb_month · fx · wall_days / D: the job's data kept on the offer while it runs."""
+    return data.held_tb * offer.storage * fx(offer, project) * wall_days / DAYS_PER_MONTH
+
+
+def egress_cost(offer: Offer, project: Project, data: JobData) -> float:
+    """egress TB · egress_per_tb · fx: what leaves the offer when the job ends."""
+    return data.egress_tb * offer.egress * fx(offer, project)
+
+
+def job_flows(
+    offer: Offer, project: Project, nodes: int, hours: float, start_day: float, data: JobData | None = None
+) -> Flows:
+    """Cash flows caused by one job itself: busy energy on bought nodes, or the cloud bill; with its
+    ``data``, the storage it holds on the offer while it runs and the egress at its end."""
     flows: Flows = {}
     end = job_end_day(offer, start_day, hours)
     n_months = project.horizon_months
@@ -423,7 +544,76 @@ def job_flows(offer: Offer, project: Project, nodes: int, hours: float, start_da
         flows["energy"] = spread(busy_energy_cost(offer, project, nodes, hours), start_day, end, n_months)
     elif offer.mode == "cloud" and not offer.committed:  # reserved capacity is paid by its contract
         flows["cloud"] = spread(cloud_cost(offer, project, nodes, hours), start_day, end, n_months)
+    if data is not None and offer.storage:
+        flows["storage"] = spread(storage_cost(offer, project, data, end - start_day), start_day, end, n_months)
+    if data is not None and offer.egress:
+        flows["egress"] = {min(month_of(end), n_months - 1): egress_cost(offer, project, data)}
     return flows
+
+
+# --- fixed charges and staff -------------------------------------------------------------------
+
+def fixed_charge_month(offer: Offer, project: Project) -> int:
+    """The month an offer's fixed_cost is paid: the month it can first be used, ⌊lead_time_days / D⌋."""
+    return delivery_month(offer, project)
+
+
+def fixed_charge_flows(offer: Offer, project: Project) -> Flows:
+    """fixed_cost · fx, once, in ``fixed_charge_month`` (empty without a fixed_cost)."""
+    if not offer.fixed:
+        return {}
+    return {"fixed": {fixed_charge_month(offer, project): offer.fixed * fx(offer, project)}}
+
+
+def staff_modes(project: Project) -> tuple[str, ...]:
+    return tuple(str(m) for m in project.staff.modes) if project.staff is not None else ()
+
+
+def held_by_month(project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int],
+                  contracts: Iterable[RentalContract]) -> list[int]:
+    """held(m): nodes of the staff's modes held in each month (a bought node from its delivery month to
+    the horizon end, a rented node in every month of its contracts)."""
+    modes, M = staff_modes(project), project.horizon_months
+    held = [0] * M
+    for oid, n in purchases.items():
+        if "buy" in modes and n > 0:
+            for m in range(delivery_month(offers[oid], project), M):
+                held[m] += n
+    for c in contracts:
+        if offers[c.offer_id].mode in modes:
+            for m in range(c.start_month, min(c.start_month + c.months, M)):
+                held[m] += c.nodes
+    return held
+
+
+def staff_ftes(project: Project, peak_nodes: int) -> int:
+    """⌈peak / nodes_per_fte⌉ whole FTEs (0 without staff or nodes)."""
+    if project.staff is None or peak_nodes <= 0:
+        return 0
+    return -(-peak_nodes // project.staff.nodes_per_fte)
+
+
+def staff_month_cost(project: Project) -> float:
+    """cost_per_fte_year / 12: one FTE for one month."""
+    return project.staff.cost_per_fte_year / MONTHS_PER_YEAR if project.staff is not None else 0.0
+
+
+def held_span(held: list[int]) -> range:
+    """The months held: from the first to the last month with nodes held (empty when none)."""
+    months = [m for m, n in enumerate(held) if n > 0]
+    return range(months[0], months[-1] + 1) if months else range(0)
+
+
+def staff_flows(project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int],
+                contracts: Iterable[RentalContract]) -> Flows:
+    """FTEs · cost_per_fte_year / 12 in every month held (module docstring); empty without ``staff``."""
+    if project.staff is None:
+        return {}
+    held = held_by_month(project, offers, purchases, contracts)
+    ftes = staff_ftes(project, max(held, default=0))
+    if not ftes:
+        return {}
+    return {"staff": {m: ftes * staff_month_cost(project) for m in held_span(held)}}
 
 
 def cloud_cost(offer: Offer, project: Project, nodes: int, hours: float) -> float:
@@ -530,8 +720,8 @@ class PnlYear:
 
 
 def book_value(offer: Offer, project: Project, nodes: int) -> float:
-    """Book value of ``nodes`` nodes at the horizon end: landed cost − depreciation within the horizon."""
-    landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
+    """Book value of ``nodes`` nodes at the horizon end: capitalised cost − depreciation within the horizon."""
+    landed = capitalised_cost(offer, project, nodes)
     return nodes * (landed - sum(depreciation_flows(offer, project, nodes).values()))
 
 

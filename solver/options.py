@@ -145,10 +145,13 @@ def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int,
 
 
 def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float,
-                    owned: dict[tuple[str, int], float] | None = None) -> float:
-    """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud.
+                    owned: dict[tuple[str, int], float] | None = None, data: costs.JobData | None = None) -> float:
+    """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud,
+    with the job's storage and egress (``data``), the offer's fixed charge and the staff its nodes alone need.
     ``owned``: a cache of the cost of owning one node, per (offer id, nodes bought), for many calls on one project."""
-    job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day))
+    job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day, data))
+    job += costs.total(costs.fixed_charge_flows(offer, project))
+    offers = {offer.id: offer}
     if offer.mode == "buy":
         bought = max(nodes, offer.buy_tiers[0][0])  # a vendor's minimum order (first volume tier) is bought in full
         key = (offer.id, bought)
@@ -157,9 +160,11 @@ def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hour
             per_node = costs.total(costs.purchase_flows(offer, project, bought))
             if owned is not None:
                 owned[key] = per_node
-        return job + bought * per_node
+        return job + bought * per_node + costs.total(costs.staff_flows(project, offers, {offer.id: bought}, []))
     if offer.contracted:
-        return job + sum(costs.total(costs.rental_flows(offer, c, project)) for c in standalone_contracts(project, grid, offer, nodes, hours, start_day))
+        contracts = standalone_contracts(project, grid, offer, nodes, hours, start_day)
+        return (job + sum(costs.total(costs.rental_flows(offer, c, project)) for c in contracts)
+                + costs.total(costs.staff_flows(project, offers, {}, contracts)))
     return job
 
 
@@ -230,7 +235,8 @@ class OptionTable:
                 ),))
             else:
                 opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c,
-                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]), self._owned))
+                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]), self._owned,
+                                                     costs.job_data(w)))
                 got = ("option", opt)
         self._outcomes[key] = got
         return got

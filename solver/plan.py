@@ -89,6 +89,20 @@ class Rental:
         return RentalContract(self.offer_id, self.nodes, self.start_month, self.months, self.term_months)
 
 
+@dataclass(frozen=True)
+class Charge:
+    """A cost of the plan that is no purchase, rental or job: an offer's fixed charge (``kind`` fixed,
+    ``offer_id`` set) or the project's operations staff (``kind`` staff: ``ftes`` for ``months`` months)."""
+
+    kind: str
+    offer_id: str | None
+    cost: float
+    flows: Flows = field(repr=False, default_factory=dict)
+    ftes: int = 0
+    months: int = 0
+    nodes: int = 0  # staff: the peak nodes held
+
+
 @dataclass
 class Plan:
     assignments: list[Assignment]
@@ -100,6 +114,7 @@ class Plan:
     breakdown: dict[str, float]
     decisions: list[Decision] = field(default_factory=list)
     pnl: list[costs.PnlYear] = field(default_factory=list)
+    charges: list[Charge] = field(default_factory=list)
 
     def modes(self) -> set[str]:
         return {a.mode for a in self.assignments}
@@ -119,7 +134,7 @@ def build_plan(
     per_offer_flows: dict[str, list[Flows]] = {}
     for d in decisions:
         o = offers[d.offer_id]
-        f = costs.job_flows(o, project, d.nodes, d.hours, d.start_day)
+        f = costs.job_flows(o, project, d.nodes, d.hours, d.start_day, costs.data_of(project, d.workload))
         job_direct[d.workload] = costs.total(f)
         parts.append(f)
         per_offer_flows.setdefault(o.id, []).append(f)
@@ -140,19 +155,29 @@ def build_plan(
         parts.append(f)
         term = costs.term_of(o, c)
         rental_rows.append(Rental(c.offer_id, c.nodes, c.start_month, c.months, costs.total(f), c.term_months, costs.rental_month_cost(o, project, term)))
+    charges = plan_charges(project, offers, decisions, purchases, contracts)
+    parts += [c.flows for c in charges]
     flows = costs.add_flows(parts)
 
-    # allocate each offer's capacity cost (purchase or rentals) to its jobs by node-hours
+    # allocate each offer's capacity cost (purchase or rentals, its fixed charge) to its jobs by node-hours,
+    # and the staff to the jobs on the staff's modes by node-hours
     for r in rental_rows:
         capacity_cost[r.offer_id] = capacity_cost.get(r.offer_id, 0.0) + r.cost
+    for ch in charges:
+        if ch.offer_id is not None:
+            capacity_cost[ch.offer_id] = capacity_cost.get(ch.offer_id, 0.0) + ch.cost
+    staff = sum(ch.cost for ch in charges if ch.kind == "staff")
     node_hours: dict[str, float] = {}
     for d in decisions:
         node_hours[d.offer_id] = node_hours.get(d.offer_id, 0.0) + d.nodes * costs.wall_hours(offers[d.offer_id], d.hours)
+    staffed = sum(h for oid, h in node_hours.items() if offers[oid].mode in costs.staff_modes(project))
     assignments = []
     for d in decisions:
         o = offers[d.offer_id]
         wh = costs.wall_hours(o, d.hours)
         share = capacity_cost.get(o.id, 0.0) * (d.nodes * wh / node_hours[o.id]) if node_hours.get(o.id) else 0.0
+        if staff and staffed and o.mode in costs.staff_modes(project):
+            share += staff * d.nodes * wh / staffed
         assignments.append(
             Assignment(
                 workload=d.workload, offer_id=o.id, mode=o.mode, vendor=o.vendor, gpu=o.gpu, nodes=d.nodes, gpus=d.gpus,
@@ -174,7 +199,40 @@ def build_plan(
         breakdown=costs.by_category(flows),
         decisions=list(decisions),
         pnl=costs.pnl_years(project, offers, {p.offer_id: p.nodes for p in purchase_rows}, flows),
+        charges=charges,
     )
+
+
+def plan_charges(project: Project, offers: dict[str, Offer], decisions: list[Decision], purchases: dict[str, int],
+                 contracts: list[RentalContract]) -> list[Charge]:
+    """The fixed charge of every offer the plan uses (a job runs on it, or it is bought or contracted)
+    and the project's staff (costs.fixed_charge_flows, costs.staff_flows)."""
+    used = (
+        {d.offer_id for d in decisions}
+        | {oid for oid, n in purchases.items() if n > 0}
+        | {c.offer_id for c in contracts}
+    )
+    out = []
+    for oid in sorted(used):
+        f = costs.fixed_charge_flows(offers[oid], project)
+        if f:
+            out.append(Charge("fixed", oid, costs.total(f), f))
+    bought = {oid: n for oid, n in purchases.items() if n > 0}
+    f = costs.staff_flows(project, offers, bought, contracts)
+    if f:
+        held = costs.held_by_month(project, offers, bought, contracts)
+        out.append(
+            Charge(
+                "staff",
+                None,
+                costs.total(f),
+                f,
+                costs.staff_ftes(project, max(held)),
+                len(costs.held_span(held)),
+                max(held),
+            )
+        )
+    return out
 
 
 def contracts_from_profile(offer_id: str, starts: list[int], ends: list[int]) -> list[RentalContract]:

@@ -181,13 +181,22 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     parts = []
     for a in plan.assignments:
         d = decisions.get(a.workload)
-        if d is not None and a.offer_id in offers:
-            parts.append(costs.job_flows(offers[a.offer_id], project, d.nodes, d.hours, d.start_day))
+        if d is not None and a.offer_id in offers and a.workload in workloads:
+            parts.append(
+                costs.job_flows(
+                    offers[a.offer_id], project, d.nodes, d.hours, d.start_day, costs.job_data(workloads[a.workload])
+                )
+            )
     for oid, n in bought.items():
         parts.append(costs.scale(costs.purchase_flows(offers[oid], project, n), n))
     for r in plan.rentals:
         if costs.term_problem(offers[r.offer_id], r.contract) is None:
             parts.append(costs.rental_flows(offers[r.offer_id], r.contract, project))
+    # a fixed charge once per offer in use, whatever its node count; the staff from the nodes held
+    for oid in sorted(used | set(bought) | {r.offer_id for r in plan.rentals}):
+        if oid in offers:
+            parts.append(costs.fixed_charge_flows(offers[oid], project))
+    parts.append(costs.staff_flows(project, offers, dict(bought), [r.contract for r in plan.rentals]))
     flows = costs.add_flows(parts)
     total = costs.total(flows)
     if not _close(total, plan.total_cost):
@@ -196,7 +205,12 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         bad.append("cost: breakdown does not add up to the total")
     if not _close(sum(a.cost for a in plan.assignments), plan.total_cost):
         bad.append("cost: per-workload costs do not add up to the total")
-    lines = sum(p.cost for p in plan.purchases) + sum(r.cost for r in plan.rentals) + sum(a.direct_cost for a in plan.assignments if a.mode == "cloud")
+    lines = (
+        sum(p.cost for p in plan.purchases)
+        + sum(r.cost for r in plan.rentals)
+        + sum(a.direct_cost for a in plan.assignments if a.mode != "buy")
+        + sum(c.cost for c in plan.charges)
+    )
     if not _close(lines, plan.total_cost):
         bad.append(f"cost: line items add up to {lines:,.2f}, total is {plan.total_cost:,.2f}")
     npv = costs.present_value(flows, project)

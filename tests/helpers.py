@@ -150,6 +150,25 @@ def quoted_length_cost(o):
     return reserved
 
 
+def quoted_data_cost(o, data, wall_days: float) -> float:
+    """Storage and egress of one job, read from the offer's quoted fields (not the cost model): the dataset
+    and kept checkpoints for the job's days at storage_per_tb_month (a month = 365/12 days), and the final
+    checkpoint (plus the dataset when it moves on) at egress_per_tb."""
+    held = data.dataset_tb + data.kept * data.checkpoint_tb
+    out = data.checkpoint_tb + (data.dataset_tb if data.dataset_moves_on else 0.0)
+    return held * (o.storage_per_tb_month or 0.0) * wall_days / (365 / 12) + out * (o.egress_per_tb or 0.0)
+
+
+def quoted_staff_cost(project, offer_by_id, bought: dict[str, int]) -> float:
+    """Staff of bought nodes, from the staff block: ⌈nodes bought / nodes_per_fte⌉ FTEs at cost_per_fte_year / 12
+    from the first delivery month (⌊lead_time_days / (365/12)⌋) to the horizon's last month."""
+    if project.staff is None or not bought:
+        return 0.0
+    ftes = math.ceil(sum(bought.values()) / project.staff.nodes_per_fte)
+    first = min(min(int(offer_by_id[oid].lead_time_days // (365 / 12)), project.horizon_months - 1) for oid in bought)
+    return ftes * project.staff.cost_per_fte_year / 12 * (project.horizon_months - first)
+
+
 def brute_force_tco(project, offers, hours) -> float:
     """Enumerate every shape and start of every workload; cost capacity exactly; return the least TCO."""
     grid = Grid.of(project)
@@ -169,12 +188,17 @@ def brute_force_tco(project, offers, hours) -> float:
                 choices.append((o, n, h, s, wall_days))
         per_w.append(choices)
     best = math.inf
+    data = {w.name: costs.job_data(w) for w in project.workloads}  # TB from the sizing (not priced there)
+    if project.staff is not None and [str(m) for m in project.staff.modes] != ["buy"]:
+        raise NotImplementedError("the brute force prices staff of bought nodes only")
     for combo in itertools.product(*per_w):
         total = 0.0
         usage: dict[tuple[str, int], int] = {}
         intervals: dict[str, list[tuple[float, float, int]]] = {}
-        for o, n, h, s, wall_days in combo:
+        bought: dict[str, int] = {}
+        for w, (o, n, h, s, wall_days) in zip(project.workloads, combo, strict=True):
             total += costs.total(costs.job_flows(o, project, n, h, grid.start_day(s)))
+            total += quoted_data_cost(o, data[w.name], wall_days)
             for t in grid.busy_periods(s, wall_days):
                 usage[(o.id, t)] = usage.get((o.id, t), 0) + n
             intervals.setdefault(o.id, []).append((grid.start_day(s), grid.start_day(s) + wall_days, n))
@@ -187,7 +211,12 @@ def brute_force_tco(project, offers, hours) -> float:
                 if nodes > o.max_nodes:
                     ok = False
                     break
-                total += nodes * costs.total(costs.purchase_flows(o, project))
+                # the servers through the cost model, their fabric from the quote (the network left out of the former)
+                total += nodes * costs.total(
+                    costs.purchase_flows(o.model_copy(update={"network_per_node": None}), project)
+                )
+                total += nodes * (o.network_per_node or 0.0)
+                bought[oid] = nodes
             elif o.contracted:
                 need = [0] * grid.n_months  # most nodes running at once in each month, from the real intervals
                 jobs = intervals[oid]
@@ -206,7 +235,11 @@ def brute_force_tco(project, offers, hours) -> float:
                 if max(per_t.values()) > o.max_nodes:
                     ok = False
                     break
-        if ok and total < best:
+        if not ok:
+            continue
+        total += sum(offer_by_id[oid].fixed_cost or 0.0 for oid in {o.id for o, *_rest in combo})  # once per offer used
+        total += quoted_staff_cost(project, offer_by_id, bought)
+        if total < best:
             best = total
     if project.budget is not None and best > project.budget:
         return math.inf

@@ -15,8 +15,36 @@ from procure.cli import EXIT_CODES, app
 from helpers import EXAMPLES, cli
 
 STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
-BREAKDOWN_KEYS = {"capex", "residual_value", "maintenance", "colocation", "energy", "rent", "setup", "cloud", "interest"}
-TOP_KEYS = {"status", "currency", "total_cost", "npv_cost", "cost_breakdown", "purchases", "rentals", "assignments", "strategies", "rejected", "solver"}
+BREAKDOWN_KEYS = {
+    "capex",
+    "network",
+    "residual_value",
+    "maintenance",
+    "colocation",
+    "energy",
+    "rent",
+    "setup",
+    "cloud",
+    "fixed",
+    "storage",
+    "egress",
+    "staff",
+    "interest",
+}
+TOP_KEYS = {
+    "status",
+    "currency",
+    "total_cost",
+    "npv_cost",
+    "cost_breakdown",
+    "purchases",
+    "rentals",
+    "charges",
+    "assignments",
+    "strategies",
+    "rejected",
+    "solver",
+}
 PURCHASE_KEYS = {"offer", "nodes", "cost"}
 RENTAL_KEYS = {"offer", "nodes", "start_day", "months", "cost"}
 ASSIGNMENT_KEYS = {"workload", "offer", "mode", "gpu", "nodes", "gpus", "start_day", "end_day", "deadline_day", "hours", "gpu_hours", "cost"}

@@ -96,6 +96,77 @@ def _quotes_project() -> Project:
     ))
 
 
+#: Costs beyond the servers, one of each: a buy offer with a fabric spine (fixed_cost), network per node, storage
+#: and egress; a rent offer with an onboarding fee (fixed_cost), storage and egress; cloud storage and egress;
+#: operations staff of bought and rented nodes.
+TCO_OFFERS = [
+    _offer(
+        id="buy-fabric",
+        vendor="Integrator",
+        mode="buy",
+        fixed_cost=60_000,
+        network_per_node=15_100,
+        storage_per_tb_month=8.5,
+        egress_per_tb=0,
+    ),
+    _offer(
+        id="rent-onboard",
+        vendor="@RentCo",
+        mode="rent",
+        gpu="H800-SXM-80GB",
+        fixed_cost=2_500,
+        storage_per_tb_month=12,
+        egress_per_tb=50,
+    ),
+    _offer(
+        id="cloud-s3",
+        vendor="+CloudCo",
+        mode="cloud",
+        gpu="A100-SXM-80GB",
+        price_per_node_hour=41.0,
+        storage_per_tb_month=23,
+        egress_per_tb=90,
+    ),
+]
+
+
+def _tco_project() -> Project:
+    return _project(
+        name="tco extras",
+        staff={"nodes_per_fte": 3, "cost_per_fte_year": 150_000, "modes": ["buy", "rent"]},
+        workloads=[
+            dict(
+                name="owned",
+                model="llama-2-7b",
+                method="pretrain",
+                tokens_b=2000,
+                deadline_days=500,
+                dataset_tb=4.0,
+                allowed_gpus=["H100-SXM-80GB"],
+            ),
+            dict(
+                name="rented",
+                model="llama-2-7b",
+                method="pretrain",
+                tokens_b=300,
+                deadline_days=300,
+                dataset_tb=2.0,
+                dataset_moves_on=True,
+                allowed_gpus=["H800-SXM-80GB"],
+            ),
+            dict(
+                name="cloud",
+                model="llama-2-7b",
+                method="full",
+                tokens_b=2,
+                deadline_days=45,
+                dataset_moves_on=True,
+                allowed_gpus=["A100-SXM-80GB"],
+            ),
+        ],
+    )
+
+
 def _example_result(path: Path):
     project, _ = load_project(path)
     cat = load_catalog([path.parent / p for p in project.offers] if project.offers else None)
@@ -110,6 +181,7 @@ def results():
         # no buy offer: rentals (and buy only shown as infeasible)
         "rent": (plan_project(_project(discount_rate=0.0), OFFERS[1:]), []),
         "quotes": (plan_project(_quotes_project(), QUOTE_OFFERS), []),
+        "tco": (plan_project(_tco_project(), TCO_OFFERS), []),
         # totals near 1e10: every column must still print its numbers (no ###)
         "huge": (plan_project(_project(), [_offer(id="buy-huge", vendor="BigCo", mode="buy", price_per_node=1.2e9)], n_runner_ups=0), []),
     }
@@ -160,7 +232,7 @@ def category_totals(wb) -> dict[str, float]:
     return {ws.cell(r, 1).value: ws.cell(r, 11).value for r in range(start + 1, start + 1 + len(CATEGORIES))}
 
 
-CASES = ["buy", "rent", "quotes", "huge", *[p.stem for p in EXAMPLES]]
+CASES = ["buy", "rent", "quotes", "tco", "huge", *[p.stem for p in EXAMPLES]]
 
 
 # --- the formulas reproduce the cost model --------------------------------------------------------
@@ -207,6 +279,16 @@ def test_recalculated_cash_flow_equals_the_cost_model_month_by_month(name, resul
     cum_row = total_row + 1
     assert ws.cell(total_row, 3).value == pytest.approx(plan.total_cost, abs=CENT)
     assert ws.cell(cum_row, 3 + n).value == pytest.approx(plan.total_cost, abs=CENT)
+
+
+def test_tco_case_exercises_every_cost_beyond_the_servers(results):
+    """The "tco" case pays each new category, so the LibreOffice tests above recalculate each one to the cent."""
+    plan = results["tco"][0].plan
+    for c in ("network", "fixed", "storage", "egress", "staff"):
+        assert plan.breakdown[c] > 0, c
+    assert {c.offer_id for c in plan.charges if c.kind == "fixed"} == {"buy-fabric", "rent-onboard"}
+    assert plan.breakdown["fixed"] == pytest.approx(60_000 + 2_500)  # once per offer, whatever the nodes
+    assert plan.modes() == {"buy", "rent", "cloud"}
 
 
 def test_quotes_case_exercises_every_kind_of_quote(results):

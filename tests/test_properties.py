@@ -81,9 +81,16 @@ def instances(draw, max_workloads: int = 3, max_offers: int = 4):
 
 def recomputed(p, offers_by_id, plan) -> tuple[float, float]:
     """(TCO, NPV) of a plan from its decisions, purchases and rentals, through the cost model only."""
-    parts = [costs.job_flows(offers_by_id[d.offer_id], p, d.nodes, d.hours, d.start_day) for d in plan.decisions]
+    parts = [
+        costs.job_flows(offers_by_id[d.offer_id], p, d.nodes, d.hours, d.start_day, costs.data_of(p, d.workload))
+        for d in plan.decisions
+    ]
     parts += [costs.scale(costs.purchase_flows(offers_by_id[x.offer_id], p, x.nodes), x.nodes) for x in plan.purchases]
-    parts += [costs.rental_flows(offers_by_id[r.offer_id], RentalContract(r.offer_id, r.nodes, r.start_month, r.months, r.term_months), p) for r in plan.rentals]
+    contracts = [RentalContract(r.offer_id, r.nodes, r.start_month, r.months, r.term_months) for r in plan.rentals]
+    parts += [costs.rental_flows(offers_by_id[c.offer_id], c, p) for c in contracts]
+    used = {d.offer_id for d in plan.decisions} | {x.offer_id for x in plan.purchases} | {c.offer_id for c in contracts}
+    parts += [costs.fixed_charge_flows(offers_by_id[oid], p) for oid in used]  # once per offer in use
+    parts.append(costs.staff_flows(p, offers_by_id, {x.offer_id: x.nodes for x in plan.purchases}, contracts))
     flows = costs.add_flows(parts)
     return costs.total(flows), costs.present_value(flows, p)
 

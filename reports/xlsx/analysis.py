@@ -166,8 +166,8 @@ def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
            height=30)
     r = hdr + 1
     for b in a.break_even:
-        strat = b.kind == "strategy"
-        fmt = PCT_FMT if strat else tr.money_fmt(cur, cents=True)
+        strat = b.kind in ("strategy", "driver")
+        fmt = (PCT_FMT if b.kind == "strategy" else "0.00##") if strat else tr.money_fmt(cur, cents=True)
         put(ws, r, 1, tr(b.subject) if strat else b.subject, font=BOLD if strat else None)
         put(ws, r, 2, mode_label(b.mode, tr))
         put(ws, r, 3, b.vendor)

@@ -3,8 +3,9 @@
     P&L cost(year) = depreciation + operating costs + interest − gain on disposal
 
 Depreciation is straight line over the purchase's ``depreciation_years`` from its delivery month, on the
-capitalised cost (price, import duty, non-recoverable VAT: the purchase's capex lines on the Costs sheet);
-operating costs (maintenance, colocation, energy, rent, setup, cloud) and interest are the Cash flow
+capitalised cost (price, import duty, non-recoverable VAT, network fabric: the purchase's capex and network
+lines on the Costs sheet); operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed
+charges, storage, egress, staff) and interest are the Cash flow
 sheet's category rows summed over the year's months; the gain on disposal (resale value − book value at
 the horizon end) falls in the last year. Over the horizon the P&L costs add up to the total cost of
 ownership, which the sheet checks against ``total_cost``. Formulas equal ``solver.costs.pnl_years``.
@@ -49,7 +50,7 @@ def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
     money = tr.money_fmt(p.currency, cents=True)
     L = get_column_letter
     put(ws, 1, 1, tr("P&L view by project year ({unit}): depreciation of bought servers vs operating costs", unit=tr.unit(p.currency)), font=TITLE_FONT)
-    put(ws, 2, 1, tr("Depreciation: straight line from delivery over depreciation_years on price + import duty + non-recoverable VAT (IAS 16). "
+    put(ws, 2, 1, tr("Depreciation: straight line from delivery over depreciation_years on price + import duty + non-recoverable VAT + network fabric (IAS 16). "
                      "Operating costs and interest come from the Cash flow sheet. Gain on disposal = resale value − book value at the horizon end."),
         font=NOTE_FONT)
     header(ws, 4, tr.each(*PNL_COLS), height=30)
@@ -67,11 +68,11 @@ def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
         r = block0 + 1 + j
         o = result.offers[pur.offer_id]
         k = f"buy:{o.id}"
-        parts = [names.item_amount[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat") if key in names.item_amount]
-        landed = sum(costs.landed_parts(o, p, pur.nodes).values())
+        parts = [names.item_amount[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:network") if key in names.item_amount]
+        landed = sum(costs.landed_parts(o, p, pur.nodes).values()) + pur.nodes * costs.network_cost(o, p)
         years_life = costs.depreciation_years(o, p)
         per_month = costs.depreciation_flows(o, p, pur.nodes)  # one node, per month within the horizon
-        monthly = landed / costs.depreciation_life_months(o, p)
+        monthly = landed / costs.depreciation_life_months(o, p)  # price, duty, VAT and network (costs.capitalised_cost)
         put(ws, r, 1, o.id)
         put(ws, r, 2, pur.nodes, INT_FMT)
         formula(ws, r, 3, "=" + "+".join(parts), money, value=landed)

@@ -16,7 +16,7 @@ from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.solver import costs
-from procure.solver.costs import CATEGORIES, Objective
+from procure.solver.costs import CAPITALISED, CATEGORIES, Objective
 
 from ..headline import (
     OBJECTIVE_SHORT,
@@ -150,7 +150,7 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN)
 
     merge_note(row, "")
     row += 1
-    opex = [c for c in CATEGORIES if c not in ("capex", "residual_value")]
+    opex = [c for c in CATEGORIES if c not in (*CAPITALISED, "residual_value")]
     bd = plan.breakdown
     peak_cash = max([0.0, *cumulative(monthly_totals(plan, p.horizon_months))])
     minimized = tr(" (minimized)")
@@ -164,11 +164,12 @@ def write_summary(ws: Worksheet, result, names: Names, inputs=(), tr: Lang = EN)
                         tr("discounted at {rate:.1%} a year, end-of-month cash flows (Cash flow sheet)", rate=p.discount_rate) + (minimized if Objective(obj).discounted else ""),
                         Objective(obj).discounted))
     figures += [
-        ("Capex (purchases)", f"={names.category_total['capex']}", bd.get("capex", 0.0), tr("server purchases, paid on delivery"), False),
+        ("Capex (purchases)", f"={names.category_total['capex']}+{names.category_total['network']}", bd.get("capex", 0.0) + bd.get("network", 0.0),
+         tr("server purchases and their network fabric, paid on delivery"), False),
         ("Residual value", f"={names.category_total['residual_value']}", bd.get("residual_value", 0.0),
          tr("resale value of the bought servers at the horizon end (negative = money back)"), False),
         ("Opex", "=" + "+".join(names.category_total[c] for c in opex), sum(bd.get(c, 0.0) for c in opex),
-         tr("maintenance, colocation, energy, rent, setup fees and cloud"), False),
+         tr("maintenance, colocation, energy, rent, setup fees, cloud, fixed charges, storage, egress, staff and interest"), False),
         ("Peak cash out", f"=MAX(0,MAX({names.cumulative}))", peak_cash,
          tr("the highest month-end total of money spent so far (Cash flow sheet): what has to be financed"), False),
     ]

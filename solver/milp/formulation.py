@@ -41,6 +41,20 @@ Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids
     budget_cash_m:     cash spent by the end of month m ≤ budget_cash (peak cumulative cash out)
     budget_capex:      Σ_o b[o]·price_o ≤ budget_capex  (volume tiers: Σ_k q[o,k]·price_{o,k}; a loan's principal counts in full)
 
+Fixed charges and staff (costs.py, "Costs beyond the servers")
+    u[o] ∈ {0,1}        offer o with a fixed_cost is used; cost fixed_cost_o (costs.fixed_charge_flows)
+    fixed_use[o,w]:     Σ_{i∈I_w: o(i)=o} (Σ_s x[w,i,s] + y[w,i]) ≤ u[o]   — any job on o pays the charge once
+    fixed_buy[o]:       b[o] ≤ cap_o·u[o];  rent_avail[o,m] becomes R[o,m] ≤ cap_o·u[o]
+  with project ``staff`` (ν nodes per FTE, modes Σ;
+  N[m] = Σ_{o∈O_buy∩Σ, d_o ≤ m} b[o] + Σ_{o∈O_rent∩Σ} R[o,m]):
+    F ∈ ℤ, 0..F̄        FTEs, F̄ = ⌈N̄/ν⌉ (N̄: the most nodes the staffed offers can hold)
+    s[m], e[m] ∈ {0,1}  some node held in a month ≤ m / ≥ m;  G[m] ≥ 0 FTEs paid in month m
+    staff_fte[m]:       ν·F ≥ N[m]                         (F = ⌈peak / ν⌉ at the optimum)
+    staff_s[m]:         N̄·s[m] ≥ N[m], s[m] ≥ s[m−1];      staff_e[m]: N̄·e[m] ≥ N[m], e[m] ≥ e[m+1]
+    staff_pay[m]:       G[m] ≥ F − F̄·(2 − s[m] − e[m])    (months from the first to the last held pay F)
+    cost Σ_m G[m]·cost_per_fte_year/12 (discounted with ``npv``). With modes [buy] nodes are held to the
+    horizon end, so e[m] = 1 and is left out.
+
 Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
 spread one job over many starts so that no single period or month carries all of it):
     buy_job[o,w]:       Σ_{i∈I_w: o(i)=o} Σ_s n_i·x[w,i,s] ≤ b[o]          — whenever w runs on o, its nodes are bought
@@ -114,6 +128,11 @@ class Model:
     T: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, term months, start month)
     q: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) nodes bought at that tier
     z: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) the tier reached
+    u: dict[str, pulp.LpVariable] = field(default_factory=dict)  # offer -> used (fixed charge)
+    staff_F: pulp.LpVariable | None = None
+    staff_G: dict[int, pulp.LpVariable] = field(default_factory=dict)  # month -> FTEs paid
+    staff_s: dict[int, pulp.LpVariable] = field(default_factory=dict)
+    staff_e: dict[int, pulp.LpVariable] = field(default_factory=dict)
     options: dict[str, list[Option]] = field(default_factory=dict)
     # (offer, period, month or -1) -> [(x, nodes, workload index)]: jobs busy in that period (for rent
     # offers: in the part of the period that lies in that month)
@@ -143,6 +162,7 @@ class Builder:
         self.names = Names(offers, options)
         self.widx = {w: k for k, w in enumerate(options)}
         self.oidx = {o: k for k, o in enumerate(sorted(offers))}
+        self.data = {w.name: costs.job_data(w) for w in project.workloads}  # each job's TB (storage, egress)
         self.cost_terms: list[tuple[pulp.LpVariable, float]] = []  # undiscounted
         self.obj_terms: list[tuple[pulp.LpVariable, float]] = []
 
@@ -165,6 +185,10 @@ class Builder:
         val = self._value(flows)
         if val:
             self.obj_terms.append((var, val))
+
+    def _job(self, opt: Option, start_day: float):
+        """The job's own cash flows (costs.job_flows), with its storage and egress."""
+        return costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, start_day, self.data.get(opt.workload))
 
     def _uncapped_cloud(self) -> set[str]:
         demand: dict[str, int] = {}
@@ -205,7 +229,7 @@ class Builder:
                     months = tuple(grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days)) if opt.mode == "rent" else ()
                     footprints[(w, i, s)] = (self._usage_keys(opt, s, span), months, opt.nodes)
                     if self.objective.discounted:
-                        pv[(w, i, s)] = costs.present_value(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)), self.project)
+                        pv[(w, i, s)] = costs.present_value(self._job(opt, grid.start_day(s)), self.project)
         capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
         if self.reduce:
             red = reduce_model(footprints, capped, pv if self.objective.discounted else None)
@@ -224,10 +248,10 @@ class Builder:
                     # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
                     # latest for NPV (the later a cost, the smaller its present value)
                     m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
-                    self._cost(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(m.y_start[(w, i)])))
+                    self._cost(var, self._job(opt, grid.start_day(m.y_start[(w, i)])))
                     continue
                 # the undiscounted cost of a job does not depend on its start: cost it once per option
-                tco = costs.total(costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(opt.starts[0])))
+                tco = costs.total(self._job(opt, grid.start_day(opt.starts[0])))
                 usage = m.usage
                 for s in red.starts[(w, i)]:
                     var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
@@ -258,6 +282,9 @@ class Builder:
                     if term.open_ended:
                         self._add_open_contract_vars(oid, term)
                 self.add_term_tier_vars(oid)
+            if offer.fixed:
+                m.u[oid] = self._var(f"u_{k}", cat=pulp.LpBinary)
+                self._cost(m.u[oid], costs.fixed_charge_flows(offer, self.project))
 
     def _add_open_contract_vars(self, oid: str, term: costs.Term) -> None:
         """S/E of one open-ended rent term tier (a minimum length), with their costs."""
@@ -415,7 +442,81 @@ class Builder:
                     m.prob += (E[mm] - S[mm - L] <= 0, row("rent_term", o, L, mm))
                 m.prob += (E[M] - S[M - 1] == 0, row("rent_close", o, L))
             for mm in range(M):
-                m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
+                if oid in m.u:  # no contract without paying the offer's fixed charge
+                    m.prob += (self.rented(oid, mm) - offer.max_nodes * m.u[oid] <= 0, row("rent_avail", o, mm))
+                else:
+                    m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
+
+    def add_fixed_charges(self) -> None:
+        """fixed_use[o,w] and fixed_buy[o] (module docstring): a job on o, or a node bought of it, sets u[o]."""
+        m, row, on, wn = self.m, self.names.row, self.names.offer, self.names.workload
+        if not m.u:
+            return
+        uses: dict[tuple[str, str], dict] = {}
+        for (w, i, _s), v in m.x.items():
+            oid = self.options[w][i].offer_id
+            if oid in m.u:
+                uses.setdefault((oid, w), {})[v] = 1
+        for (w, i), v in m.y.items():
+            oid = self.options[w][i].offer_id
+            if oid in m.u:
+                uses.setdefault((oid, w), {})[v] = 1
+        for (oid, w), terms in sorted(uses.items(), key=lambda kv: (self.oidx[kv[0][0]], self.widx[kv[0][1]])):
+            m.prob += (pulp.LpAffineExpression(terms) - m.u[oid] <= 0, row("fixed_use", on[oid], wn[w]))
+        for oid, var in m.b.items():
+            if oid in m.u:
+                m.prob += (var - self.offers[oid].max_nodes * m.u[oid] <= 0, row("fixed_buy", on[oid]))
+
+    def _held(self, mm: int, modes: tuple[str, ...]) -> pulp.LpAffineExpression:
+        """N[m]: nodes of the staffed modes held in month m (bought ones from their delivery month)."""
+        terms: dict = {}
+        if "buy" in modes:
+            for oid, var in self.m.b.items():
+                if costs.delivery_month(self.offers[oid], self.project) <= mm:
+                    terms[var] = 1
+        expr = pulp.LpAffineExpression(terms)
+        if "rent" in modes:
+            for oid in sorted({o for o, _l, _m in self.m.S} | {o for o, _l, _s in self.m.T}):
+                if self.offers[oid].mode == "rent":
+                    expr += self.rented(oid, mm)
+        return expr
+
+    def add_staff(self) -> None:
+        """F, s, e, G and the staff_* rows (module docstring): whole FTEs for the peak, paid every month held."""
+        m, p, M, row = self.m, self.project, self.grid.n_months, self.names.row
+        modes = costs.staff_modes(p)
+        staffed = [oid for oid in self.oidx if oid in m.b and "buy" in modes]
+        staffed += [
+            oid
+            for oid in {o for o, _l, _m in m.S} | {o for o, _l, _s in m.T}
+            if self.offers[oid].mode == "rent" and "rent" in modes
+        ]
+        if p.staff is None or not staffed:
+            return
+        n_max = sum(self.offers[oid].max_nodes for oid in staffed)
+        f_max = costs.staff_ftes(p, n_max)
+        F = m.staff_F = self._var("staff_F", 0, f_max, cat=pulp.LpInteger)
+        pay = costs.staff_month_cost(p)
+        both_ends = modes != ("buy",)  # bought nodes are held to the horizon end: the span ends at M−1
+        for mm in range(M):
+            held = self._held(mm, modes)
+            m.prob += (p.staff.nodes_per_fte * F - held >= 0, row("staff_fte", mm))
+            s = m.staff_s[mm] = self._var(f"staff_s_{mm}", cat=pulp.LpBinary)
+            m.prob += (n_max * s - held >= 0, row("staff_s", mm))
+            if mm:
+                m.prob += (m.staff_s[mm - 1] - s <= 0, row("staff_s_order", mm))
+            G = m.staff_G[mm] = self._var(f"staff_G_{mm}", 0, f_max)
+            if both_ends:
+                e = m.staff_e[mm] = self._var(f"staff_e_{mm}", cat=pulp.LpBinary)
+                m.prob += (n_max * e - held >= 0, row("staff_e", mm))
+                m.prob += (G - F - f_max * s - f_max * e >= -2 * f_max, row("staff_pay", mm))
+            else:
+                m.prob += (G - F - f_max * s >= -f_max, row("staff_pay", mm))
+            self.cost_terms.append((G, pay))
+            self.obj_terms.append((G, pay * (self.df[mm] if self.objective.discounted else 1.0)))
+        for mm in range(M - 1):
+            if both_ends:
+                m.prob += (m.staff_e[mm + 1] - m.staff_e[mm] <= 0, row("staff_e_order", mm))
 
     def add_symmetry(self) -> None:
         """buy_sym[o]: b[o] ≤ b[o′] for the offer o′ listed before o among identical buy offers.
@@ -472,10 +573,14 @@ class Builder:
 
         for (w, i, s), var in m.x.items():
             opt = self.options[w][i]
-            add_flows(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(s)))
+            add_flows(var, self._job(opt, grid.start_day(s)))
         for (w, i), var in m.y.items():
             opt = self.options[w][i]
-            add_flows(var, costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, grid.start_day(m.y_start[(w, i)])))
+            add_flows(var, self._job(opt, grid.start_day(m.y_start[(w, i)])))
+        for oid, var in m.u.items():
+            add_flows(var, costs.fixed_charge_flows(self.offers[oid], self.project))
+        for mm, var in m.staff_G.items():
+            add_flows(var, {"staff": {mm: costs.staff_month_cost(self.project)}})
         for oid, var in m.b.items():
             if not _tiered(self.offers[oid]):
                 add_flows(var, costs.purchase_flows(self.offers[oid], self.project))
@@ -513,18 +618,45 @@ class Builder:
 
     def build(self) -> Model:
         self.add_variables()
+        self.add_staff()  # its G[m] carry costs: before the objective is summed
         self.add_objective()
         self.add_assign()
         self.add_capacity()
         self.add_job_cuts()
         self.add_rentals()
         self.add_volume_tiers()
+        self.add_fixed_charges()
         self.add_symmetry()
         self.add_budget()
         self.add_cash_budget()
         self.add_capex_budget()
         self.set_warm_start()
         return self.m
+
+    def _warm_charges(self, plan) -> None:
+        """u, F, s, e, G of the warm-start plan: its offers in use and its staff (costs.held_by_month)."""
+        m = self.m
+        used = (
+            {d.offer_id for d in plan.decisions}
+            | {p.offer_id for p in plan.purchases}
+            | {r.offer_id for r in plan.rentals}
+        )
+        for oid, var in m.u.items():
+            var.setInitialValue(1 if oid in used else 0)
+        if m.staff_F is None:
+            return
+        held = costs.held_by_month(
+            self.project, self.offers, {p.offer_id: p.nodes for p in plan.purchases}, [r.contract for r in plan.rentals]
+        )
+        span = costs.held_span(held)
+        ftes = costs.staff_ftes(self.project, max(held, default=0))
+        m.staff_F.setInitialValue(ftes)
+        months = [mm for mm, n in enumerate(held) if n > 0]
+        for mm in range(self.grid.n_months):
+            m.staff_G[mm].setInitialValue(ftes if mm in span else 0)
+            m.staff_s[mm].setInitialValue(1 if months and mm >= months[0] else 0)
+            if mm in m.staff_e:
+                m.staff_e[mm].setInitialValue(1 if months and mm <= months[-1] else 0)
 
     def set_warm_start(self) -> None:
         """Initial values from a feasible plan; CBC starts its search from them (PuLP ``warmStart``)."""
@@ -566,6 +698,7 @@ class Builder:
                 continue
             starts[(r.offer_id, L, r.start_month)] = starts.get((r.offer_id, L, r.start_month), 0) + r.nodes
             ends[(r.offer_id, L, r.start_month + r.months)] = ends.get((r.offer_id, L, r.start_month + r.months), 0) + r.nodes
+        self._warm_charges(plan)
         for oid, L, mm0 in m.S:
             if mm0:
                 continue
