@@ -16,7 +16,16 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator, model_
 from .analysis import AnalysisSettings
 from .errors import InputError, Problem
 from .gpu import gpu_table
-from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B, MAX_WORKLOAD_BYTES
+from .limits import (
+    MAX_BUDGET,
+    MAX_COUNT,
+    MAX_DAYS,
+    MAX_ELECTRICITY_PRICE,
+    MAX_HOURS,
+    MAX_STORAGE_TB,
+    MAX_TOKENS_B,
+    MAX_WORKLOAD_BYTES,
+)
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode

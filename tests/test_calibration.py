@@ -13,7 +13,14 @@ from bench.calibration import RUNS, TOLERANCE, estimate
 from procure.models.gpu import gpu_table
 from procure.models.project import SizingSettings, Workload
 from procure.models.units import GB
-from procure.solver.sizing import Strategy, evaluate_strategy, memory_breakdown, reference_offer, size_workload, usable_memory_gb
+from procure.solver.sizing import (
+    Strategy,
+    evaluate_strategy,
+    memory_breakdown,
+    reference_offer,
+    size_workload,
+    usable_memory_gb,
+)
 
 CHECKS = [r for r in RUNS if not r.fitted]
 FITTED = [r for r in RUNS if r.fitted]

@@ -32,7 +32,20 @@ from procure.solver.enums import STRATEGIES
 from ..console import STRATEGY_LABEL
 from ..headline import mode_label, status_label
 from ..i18n import EN, N_, Lang
-from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, print_setup, put, quote, widths
+from .style import (
+    BOLD,
+    NOTE_FONT,
+    PCT_FMT,
+    TITLE_FONT,
+    WRAP,
+    align_top,
+    formula,
+    header,
+    print_setup,
+    put,
+    quote,
+    widths,
+)
 
 BINS = 12
 CHART_ROWS = 15  # rows between two histogram charts (6.5 cm high)
