@@ -16,12 +16,14 @@ once to every worker) — the same functions either way — and shows a progress
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from procure import runtime
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus, Strategy
 from procure.solver.milp import SolverFailed, SolverUnavailable
@@ -221,6 +223,7 @@ class Runner:
 
     def close(self) -> None:
         if self._pool is not None:
+            runtime.forget(self._kill_workers)
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
         if self._client is not None:
@@ -246,7 +249,19 @@ class Runner:
             # pickled once per worker by the initializer
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_init_worker, initargs=(self.ctx,))
+            runtime.on_stop(self._kill_workers)  # a signal ends the workers too, not only after their solves
         return self._pool
+
+    def _kill_workers(self) -> None:
+        """SIGKILL the pool's worker processes (each kills its own solver child: ``PR_SET_PDEATHSIG``)."""
+        pool = self._pool
+        if pool is None:
+            return
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public kill() before 3.14
+            with contextlib.suppress(Exception):
+                proc.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None
 
     def map(self, fn: Callable, items: list, label: str = "solving") -> list:
         items = list(items)

@@ -17,10 +17,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 
+from procure.fileio.limits import MAX_DATE, MIN_DATE
+from procure.fileio.yamlio import field_path
+
 from .errors import Problem, did_you_mean
-from .limits import MAX_DATE, MIN_DATE
 from .text import echo
-from .yamlio import field_path
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: Excel serial day numbers of 1982..2119 — a number in this range given as a date is probably one

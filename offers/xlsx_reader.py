@@ -22,9 +22,7 @@ from typing import Any
 
 from openpyxl.utils import column_index_from_string, get_column_letter
 
-from procure.models.errors import InputError, Problem, ProblemLog
-from procure.models.fileio import read_input
-from procure.models.limits import (
+from procure.fileio.limits import (
     MAX_COLUMNS,
     MAX_OFFERS,
     XLSX_MAX_PART_BYTES,
@@ -33,6 +31,8 @@ from procure.models.limits import (
     XLSX_MAX_SHEET_BYTES,
     XLSX_MAX_TOTAL_BYTES,
 )
+from procure.fileio.reading import read_input
+from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.text import echo
 
 #: the first bytes of an OLE2 compound file: an encrypted .xlsx, or an old binary .xls

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from procure.fileio.outputs import Outputs, Target
 from procure.models.errors import ExitCode, InputError, Problem
-from procure.models.fileio import Outputs, Target
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
@@ -73,7 +73,7 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
 
 @dataclass
 class SolveOutputs:
-    """The files one ``solve`` writes, declared and checked before any work (``models.fileio``)."""
+    """The files one ``solve`` writes, declared and checked before any work (``fileio.outputs``)."""
 
     files: Outputs
     workbook: Target | None = None
@@ -167,16 +167,15 @@ def parse_time_limit(text: str | float | None) -> float | None:
 def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
           objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
-    ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds."""
-    from procure.models.fileio import scratch_dir
-    from procure.solver import runtime
+    ``budget`` (a running ``procure.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds."""
+    from procure.runtime import scratch_dir
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
     # the solver's model and solution files live in a private folder removed on every exit path; inside
-    # the command line's guarded run (solver.runtime) the signals are its own: it also stops the
+    # the command line's guarded run the signals are its handler's (procure.runtime): it also stops the
     # solver's process group
-    with scratch_dir(guard_signals=runtime.temp_dir() is None):
+    with scratch_dir():
         return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
                             objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget, progress=progress)
 

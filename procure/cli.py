@@ -280,7 +280,7 @@ def solve(
     from procure import app as use
     from procure.models.errors import ProcureError
     from procure.progress import Reporter
-    from procure.solver.runtime import Budget, Interrupted, guarded_run, process_started
+    from procure.runtime import Budget, Interrupted, guarded_run, process_started
 
     try:
         # the clock started with the process: the interpreter's start-up and the imports count too
@@ -321,10 +321,15 @@ def solve(
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
-        _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
-                                    markup=False, soft_wrap=True)
-        raise typer.Exit(stop.exit_code) from None
+        _interrupted(stop)
     raise typer.Exit(use.exit_code_for(result.status))
+
+
+def _interrupted(stop) -> NoReturn:
+    """SIGINT/SIGTERM/SIGHUP (``procure.runtime.Interrupted``): one line, exit 128 + the signal."""
+    _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
+                                markup=False, soft_wrap=True)
+    raise typer.Exit(stop.exit_code) from None
 
 
 # --- analyze and compare ---------------------------------------------------------------------------
@@ -379,6 +384,7 @@ def analyze(
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
+    from procure.runtime import Interrupted, guarded_run
 
     try:
         use.language(lang, amounts_in)
@@ -392,16 +398,19 @@ def analyze(
     declared = bool(inputs.project.analysis.uncertainty)
     mc = monte_carlo or (inputs.project.analysis.scenarios if everything and declared else None)
     console = _console()
-    analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
-                             monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value, time_limit=time_limit,
-                             gap=gap, objective=objective.value, tr=tr)
-    if analysis.base.plan is None:
-        raise typer.Exit(use.exit_code_for(analysis.base.status))
     try:
-        for line in use.write_analysis_outputs(analysis, planned, tr):
-            console.print(_esc(line))
+        with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the workers and solvers, remove temp files, exit 128 + signal
+            analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
+                                     monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value,
+                                     time_limit=time_limit, gap=gap, objective=objective.value, tr=tr)
+            if analysis.base.plan is None:
+                raise typer.Exit(use.exit_code_for(analysis.base.status))
+            for line in use.write_analysis_outputs(analysis, planned, tr):
+                console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
+    except Interrupted as stop:
+        _interrupted(stop)
     raise typer.Exit(0)
 
 
@@ -422,7 +431,7 @@ def compare(
     try:
         use.language(lang, amounts_in)
         if json_out is not None:
-            from procure.models.fileio import check_writable
+            from procure.fileio.outputs import check_writable
 
             check_writable(json_out, "--json")
         inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
@@ -439,7 +448,7 @@ def compare(
     if json_out is not None:
         import json
 
-        from procure.models.fileio import atomic_write
+        from procure.fileio.outputs import atomic_write
 
         doc = {"files": [str(f) for f in files], "rows": [{"section": r.section, "label": r.label, "values": r.values,
                                                           "differences": r.differences(), "changed": r.changed} for r in rows]}

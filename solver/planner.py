@@ -10,6 +10,7 @@ from typing import TypedDict
 
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.runtime import Budget
 
 from . import costs
 from .enums import STRATEGIES, SolveStatus, Strategy
@@ -18,7 +19,6 @@ from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Assignment, Plan, build_plan
 from .reasons import Rule
-from .runtime import Budget
 from .sizing import size_project, size_workload
 from .verify import VerificationError, verify_plan
 

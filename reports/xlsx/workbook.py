@@ -30,7 +30,7 @@ from io import BytesIO
 
 from openpyxl import Workbook
 
-from procure.models.fileio import atomic_write
+from procure.fileio.outputs import atomic_write
 
 from ..i18n import EN, N_, Lang
 from ..tables import line_items

@@ -27,7 +27,8 @@ from typing import Any
 from ruamel.yaml import events as ev
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from .errors import InputError, Problem
+from procure.models.errors import InputError, Problem
+
 from .limits import MAX_FILE_BYTES, MAX_TEXT_CHARS, MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (MAX_FILE_BYTES re-exported)
 
 Path_ = tuple[Any, ...]
@@ -50,7 +51,7 @@ _WORDS = {w: v for ws, v in (("true True TRUE", True), ("false False FALSE", Fal
 
 def read_text(path: Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
     """Read a UTF-8 text file within the size limit, or raise InputError saying why not."""
-    from .fileio import read_input
+    from .reading import read_input
 
     raw = read_input(path, what, limit)
     try:
@@ -321,7 +322,7 @@ def _tag_message(tag: str) -> str:
     if known:
         return known
     shown = "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
-    from .text import echo
+    from procure.models.text import echo
 
     return (f"unknown YAML tag {echo(shown)}; procure reads plain YAML values (text, numbers, true/false, lists, mappings): "
             "remove the tag")
