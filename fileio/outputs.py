@@ -219,71 +219,105 @@ def _sweep_stale(folder: Path) -> None:
 
 
 def _transaction(todo: list[Target]) -> list[Path]:
-    created_folders: list[Path] = []
-    temps: dict[int, Path] = {}  # index in todo -> temporary
-    backups: dict[int, Path] = {}  # index -> hard link to the file it replaces
-    renamed: list[int] = []
-    failure: tuple[Target, str] | None = None
+    """Stage every output beside its target, then rename them all over their targets; on any failure
+    (or a signal) undo what was renamed and remove what was staged. Returns the paths written."""
+    tx = _Transaction(todo)
     try:
-        for t in todo:
+        tx.make_folders()
+        for folder in {t.path.parent for t in todo}:
+            _sweep_stale(folder)
+        tx.stage()
+        tx.back_up()
+        tx.rename()
+    except (OSError, runtime.Interrupted) as exc:
+        kept = tx.undo()
+        if isinstance(exc, runtime.Interrupted):
+            raise
+        raise InputError([tx.problem(exc, kept)]) from None
+    _remove(list(tx.backups.values()))
+    return [t.path for t in todo]
+
+
+class _Transaction:
+    """What one output transaction has done so far, so that it can be undone at any moment."""
+
+    def __init__(self, todo: list[Target]):
+        self.todo = todo
+        self.created_folders: list[Path] = []
+        self.temps: dict[int, Path] = {}  # index in todo -> temporary
+        self.backups: dict[int, Path] = {}  # index -> hard link to the file it replaces
+        self.renamed: list[int] = []
+        self.failure: tuple[Target, str] | None = None
+
+    def make_folders(self) -> None:
+        for t in self.todo:
             folder = t.path.parent
             if t.new_folder and not folder.exists():
                 folder.mkdir()
-                created_folders.append(folder)
-        for folder in {t.path.parent for t in todo}:
-            _sweep_stale(folder)
-        for i, t in enumerate(todo):
+                self.created_folders.append(folder)
+
+    def stage(self) -> None:
+        """Each output's contents into a new temporary beside its target."""
+        for i, t in enumerate(self.todo):
             # named and recorded before it exists, so a signal at any moment finds it to remove
-            temps[i] = _temp_name(t.path.parent)
+            self.temps[i] = _temp_name(t.path.parent)
             try:
-                _write_temp(t, temps[i])
+                _write_temp(t, self.temps[i])
             except OSError as exc:
-                failure = (t, exc.strerror or str(exc))
+                self.failure = (t, exc.strerror or str(exc))
                 raise
-        for i, t in enumerate(todo):
+
+    def back_up(self) -> None:
+        """A hard link to each file about to be replaced, for the rollback; a target that is no longer a
+        regular file (changed since it was checked) fails the transaction."""
+        for i, t in enumerate(self.todo):
             try:
                 st = os.lstat(t.path)
             except FileNotFoundError:
-                st = None
-            if st is not None and not stat.S_ISREG(st.st_mode):  # changed since it was checked
-                failure = (t, f"it is now {file_kind(st.st_mode)}")
-                raise OSError(errno.EEXIST, failure[1])
-            if st is not None:
-                backup = _temp_name(t.path.parent)
-                try:
-                    os.link(t.path, backup)
-                    backups[i] = backup
-                except OSError:
-                    pass  # no hard links here: the replace is still atomic, only the rollback is lost
-        for i, t in enumerate(todo):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                self.failure = (t, f"it is now {file_kind(st.st_mode)}")
+                raise OSError(errno.EEXIST, self.failure[1])
+            backup = _temp_name(t.path.parent)
             try:
-                os.replace(temps[i], t.path)
+                os.link(t.path, backup)
+                self.backups[i] = backup
+            except OSError:
+                pass  # no hard links here: the replace is still atomic, only the rollback is lost
+
+    def rename(self) -> None:
+        for i, t in enumerate(self.todo):
+            try:
+                os.replace(self.temps[i], t.path)
             except OSError as exc:
-                failure = (t, exc.strerror or str(exc))
+                self.failure = (t, exc.strerror or str(exc))
                 raise
-            renamed.append(i)
-            del temps[i]
-    except (OSError, runtime.Interrupted) as exc:
-        kept = _roll_back(todo, renamed, backups)
-        _remove(list(temps.values()) + list(backups.values()))
-        for folder in created_folders:
+            self.renamed.append(i)
+            del self.temps[i]
+
+    def undo(self) -> list[int]:
+        """Roll back the renames, remove temporaries, backups and new folders; returns the indexes that
+        could not be rolled back (still written)."""
+        kept = _roll_back(self.todo, self.renamed, self.backups)
+        _remove(list(self.temps.values()) + list(self.backups.values()))
+        for folder in self.created_folders:
             try:
                 folder.rmdir()
             except OSError:
                 pass
-        if isinstance(exc, runtime.Interrupted):
-            raise
-        failed, why = failure if failure else (todo[0], exc.strerror or str(exc))
-        written = [todo[i].path for i in kept]
-        not_written = [t.path for i, t in enumerate(todo) if i not in kept]
+        return kept
+
+    def problem(self, exc: OSError, kept: list[int]) -> Problem:
+        """The failure as the user reads it: what failed, and what was and was not written."""
+        failed, why = self.failure if self.failure else (self.todo[0], exc.strerror or str(exc))
+        written = [self.todo[i].path for i in kept]
+        not_written = [t.path for i, t in enumerate(self.todo) if i not in kept]
         msg = f"could not write the file ({why})"
         if written:
             msg += f"; written: {', '.join(map(str, written))}; not written: {', '.join(map(str, not_written))}"
         else:
             msg += f"; nothing was written and any previous file is unchanged (not written: {', '.join(map(str, not_written))})"
-        raise InputError([Problem(str(failed.path), failed.what, msg)]) from None
-    _remove(list(backups.values()))
-    return [t.path for t in todo]
+        return Problem(str(failed.path), failed.what, msg)
 
 
 def _temp_name(folder: Path) -> Path:
