@@ -492,12 +492,32 @@ def pnl_rows(result) -> list[list[Any]]:
     return [[y.year, y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost] for y in plan.pnl]
 
 
-def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> list[tuple[str, list[str], list[list[Any]]]]:
-    """(section title, column headers, rows) — everything the figures rest on."""
-    from procure.models.gpu import gpu_table
+#: one section of the Assumptions sheet: (title, column headers, rows)
+Section = tuple[str, list[str], list[list[Any]]]
 
+
+def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> list[Section]:
+    """(section title, column headers, rows) — everything the figures rest on."""
     p = result.project
-    out: list[tuple[str, list[str], list[list[Any]]]] = []
+    offers = used_offers(result)
+    return [
+        _project_section(result, tr),
+        _workloads_section(p, tr),
+        _models_section(p, tr),
+        _sizing_section(result, tr),
+        *([_chosen_shapes_section(result, tr)] if result.plan else []),
+        *_settings_sections(p, tr),
+        _gpu_section(offers, tr),
+        _prices_section(offers, tr),
+        _cost_model_section(tr),
+        _solver_section(result, tr),
+        _run_section(inputs, now, tr),
+    ]
+
+
+def _project_section(result, tr: Lang) -> Section:
+    """The project's settings, and the reader's where they apply."""
+    p = result.project
     none = tr("none")
     cap_unit = p.currency
     proj = [
@@ -519,13 +539,21 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     ]
     if not tr.en:  # the reader's settings, shown where they apply
         proj += [[tr("language"), tr.code, ""], [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")]]
-    out.append((tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj))
+    return (tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj)
+
+
+def _workloads_section(p, tr: Lang) -> Section:
+    """One row per workload, as the workload file gives it."""
     wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank", "earliest start day", "deadline day",
                                "dataset TB", "checkpoint every h", "checkpoints kept", "MFU override", "allowed GPUs")
     wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days, w.deadline_days, w.dataset_tb,
                 w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
                for w in p.workloads]
-    out.append((tr("Workloads"), wl_cols, wl_rows))
+    return (tr("Workloads"), wl_cols, wl_rows)
+
+
+def _models_section(p, tr: Lang) -> Section:
+    """The architecture of each model, once."""
     model_rows = []
     seen = set()
     for w in p.workloads:
@@ -535,48 +563,72 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
         seen.add(m.label)
         model_rows.append([m.label, m.params_b, m.active_params_b or m.params_b, m.layers, m.hidden_size, m.heads, m.kv_heads or m.heads,
                            m.ffn_hidden_size, m.vocab_size, m.source or ""])
-    out.append((tr("Models"), tr.each("model", "params (B)", "active params (B)", "layers", "hidden", "heads", "KV heads", "FFN width", "vocab",
-                                                "source"), model_rows))
+    return (tr("Models"), tr.each("model", "params (B)", "active params (B)", "layers", "hidden", "heads", "KV heads", "FFN width", "vocab",
+                                                "source"), model_rows)
+
+
+def _sizing_section(result, tr: Lang) -> Section:
+    """Per workload: FLOPs, unsharded memory, shapes that fit and were rejected."""
     sz_rows = []
     for sz in result.sizings:
         mem = getattr(sz, "memory_gb", None)
         sz_rows.append([sz.workload.name, getattr(sz, "total_flops", None), getattr(mem, "total", None) if mem is not None else None,
                         sum(1 for c in sz.candidates if c.fits), sum(1 for c in sz.candidates if not c.fits)])
-    out.append((tr("Sizing per workload"), tr.each("workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit",
-                                                             "shapes rejected"), sz_rows))
-    if result.plan:
-        table = gpu_table()
-        run_rows = []
-        for a in result.plan.assignments:
-            w = next(x for x in p.workloads if x.name == a.workload)
-            mfu = w.mfu
-            if mfu is None:
-                try:
-                    from procure.solver.sizing import default_mfu
+    return (tr("Sizing per workload"), tr.each("workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit",
+                                                             "shapes rejected"), sz_rows)
 
-                    mfu = default_mfu(table[a.gpu], w.method, w.model.is_moe)
-                except (ImportError, KeyError):
-                    mfu = None
-            p10, p90 = hours_band(a.hours)
-            run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
-                             a.per_gpu_memory_gb, a.hours, p10, p90])
-        out.append((tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "MFU from", "scaling efficiency", "memory per GPU (GB)",
-                                                                        "wall hours", "hours P10", "hours P90"), run_rows))
-    out.append((tr("Sizing settings (project.sizing)"), [tr("setting"), tr("value"), tr("meaning")],
-                [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()]))
+
+def _chosen_shapes_section(result, tr: Lang) -> Section:
+    """The shape each workload runs on in the plan, with its MFU and hours band."""
+    from procure.models.gpu import gpu_table
+
+    p = result.project
+    table = gpu_table()
+    run_rows = []
+    for a in result.plan.assignments:
+        w = next(x for x in p.workloads if x.name == a.workload)
+        mfu = w.mfu
+        if mfu is None:
+            try:
+                from procure.solver.sizing import default_mfu
+
+                mfu = default_mfu(table[a.gpu], w.method, w.model.is_moe)
+            except (ImportError, KeyError):
+                mfu = None
+        p10, p90 = hours_band(a.hours)
+        run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
+                         a.per_gpu_memory_gb, a.hours, p10, p90])
+    return (tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "MFU from", "scaling efficiency", "memory per GPU (GB)",
+                                                                    "wall hours", "hours P10", "hours P90"), run_rows)
+
+
+def _settings_sections(p, tr: Lang) -> list[Section]:
+    """The project's sizing settings and the sizing constants, each with its meaning or source."""
+    settings = (tr("Sizing settings (project.sizing)"), [tr("setting"), tr("value"), tr("meaning")],
+                [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()])
     from procure.solver.sizing.constants import constant_rows
 
     const_rows = [[name, _fmt_value(value), unit, source] for name, value, unit, source in constant_rows()]
-    out.append((tr("Sizing constants (solver/sizing/constants.yaml)"), [tr("constant"), tr("value"), tr("unit"), tr("source")], const_rows))
-    offers = used_offers(result)
+    constants = (tr("Sizing constants (solver/sizing/constants.yaml)"), [tr("constant"), tr("value"), tr("unit"), tr("source")], const_rows)
+    return [settings, constants]
+
+
+def _gpu_section(offers, tr: Lang) -> Section:
+    """The datasheet of each GPU in the offers of the plans."""
+    from procure.models.gpu import gpu_table
+
     table = gpu_table()
     gpu_ids = list(dict.fromkeys(o.gpu for o in offers))
     gpu_rows = []
     for gid in gpu_ids:
         g = table[gid]
         gpu_rows.append([g.id, g.architecture, g.memory_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops, g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
-    out.append((tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "architecture", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
-                                                                                     "PCIe GB/s", "TDP W", "source"), gpu_rows))
+    return (tr("GPU specs (GPUs of the offers in the plans)"), tr.each("GPU", "architecture", "memory GB", "memory GB/s", "BF16 dense TFLOP/s", "GPU link GB/s",
+                                                                                     "PCIe GB/s", "TDP W", "source"), gpu_rows)
+
+
+def _prices_section(offers, tr: Lang) -> Section:
+    """Every price field of every offer in a plan, with its source and date."""
     price_rows = []
     for o in offers:
         for f in PRICE_FIELDS:
@@ -584,16 +636,24 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
             if v is not None:
                 price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), f, _price_text(v), o.source, o.quoted_on])
         price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), "lead_time_days", o.lead_time_days, o.source, o.quoted_on])
-    out.append((tr("Prices used (offers in any strategy's plan)"), tr.each("offer", "vendor", "mode", "field", "value", "source", "quoted on"),
-                price_rows))
-    out.append((tr("Cost model"), [tr("parameter"), tr("value"), tr("note")], [
+    return (tr("Prices used (offers in any strategy's plan)"), tr.each("offer", "vendor", "mode", "field", "value", "source", "quoted on"),
+                price_rows)
+
+
+def _cost_model_section(tr: Lang) -> Section:
+    """The constants of the cost model (solver/costs.py) and its timing rules."""
+    return (tr("Cost model"), [tr("parameter"), tr("value"), tr("note")], [
         [tr("busy power fraction"), costs.BUSY_POWER_FRACTION, tr("average training draw / max node power")],
         [tr("idle power fraction"), costs.IDLE_POWER_FRACTION, tr("draw of an owned node that is not training / max power")],
         [tr("days per month"), DAYS_PER_MONTH, tr("365/12; month m covers days [m·365/12, (m+1)·365/12)")],
         [tr("hours per month"), DAYS_PER_MONTH * HOURS_PER_DAY, "730"],
         [tr("purchase timing"), "", tr("ordered day 0, paid and delivered after the lead time, owned to the horizon end")],
         [tr("rental timing"), "", tr("whole project months; setup fee in the first month")],
-    ]))
+    ])
+
+
+def _solver_section(result, tr: Lang) -> Section:
+    """Per strategy: the solver, its status, gap, time and model size."""
     solver_rows = []
     for name in STRATEGIES:
         s = result.strategies.get(name)
@@ -603,11 +663,14 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
         solver_rows.append([tr(STRATEGY_LABEL[name]), i.name if i else "", i.version if i else "", status_label(i.status if i else s.status, tr),
                             i.gap if i and i.gap is not None else "", round(i.seconds, 2) if i else "", getattr(i, "variables", "") if i else "",
                             getattr(i, "constraints", "") if i else ""])
-    out.append((tr("Solver"), tr.each("strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"), solver_rows))
+    return (tr("Solver"), tr.each("strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"), solver_rows)
+
+
+def _run_section(inputs: Iterable, now: dt.datetime, tr: Lang) -> Section:
+    """This run: the version, the time, and the SHA-256 of every input file."""
     from procure import __version__
 
     run = [[tr("procure version"), __version__, ""], [tr("run at"), now.replace(microsecond=0).isoformat(), tr("local time")]]
     for path in inputs:
         run.append([tr("input {name}", name=Path(path).name), sha256_of(path), "SHA-256"])
-    out.append((tr("This run"), [tr("item"), tr("value"), tr("note")], run))
-    return out
+    return (tr("This run"), [tr("item"), tr("value"), tr("note")], run)
