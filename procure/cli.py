@@ -285,6 +285,8 @@ def solve(
     try:
         # the clock started with the process: the interpreter's start-up and the imports count too
         budget = Budget(use.parse_time_limit(time_limit), started=process_started())
+        if analyze and not compare:  # a usage error, before any file is read or any solve runs
+            raise _usage("--analyze", "--analyze compares the strategies; drop --no-compare")
         use.language(lang, amounts_in)
         planned = use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)

@@ -246,3 +246,12 @@ def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
     assert distributions(AnalysisSettings()) == {}
     held = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}, "mfu": None}})
     assert set(distributions(held)) == {"price_cloud"}
+
+
+def test_analyze_with_no_compare_is_refused_before_reading_the_workload(tmp_path):
+    """A usage error before any work: the workload file does not even exist, and the usage error is
+    what the user reads (exit 1), not 'file not found' and not a solve."""
+    res = CliRunner().invoke(app, ["solve", str(tmp_path / "missing.yaml"), "--analyze", "--no-compare"])
+    assert res.exit_code == 1, res.output
+    assert "--analyze compares the strategies; drop --no-compare" in res.output
+    assert "not found" not in res.output
