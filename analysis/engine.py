@@ -100,7 +100,7 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
     inp = ctx.inputs
     try:
         res = run_strategy(a.project, a.offers, a.sizings, Strategy(name), ctx.modes[name], resize=a.resize, solver=inp.solver,
-                           time_limit=inp.time_limit, gap=inp.gap, objective=inp.objective, warm_start=warm)
+                           time_limit=inp.solve_time_limit(), gap=inp.gap, objective=inp.objective, warm_start=warm)
     except VerificationError as exc:
         return StrategyOutcome(name, SolveStatus.VERIFICATION_FAILED, detail="; ".join(exc.violations))
     except (SolverFailed, SolverUnavailable) as exc:
@@ -201,12 +201,19 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class OutOfTime(Exception):
+    """The analysis' deadline passed before every item of a stage was done (``Runner.map``)."""
+
+
 class Runner:
     """Maps ``fn(context, item)`` over items: in this process (``workers`` 1), in worker processes, or on a
-    Dask cluster at ``scheduler``. Results come back in the items' order."""
+    Dask cluster at ``scheduler``. Results come back in the items' order. With the context's
+    ``inputs.deadline`` a map that is not done by then stops with ``OutOfTime`` (no item starts after
+    it, and the solves that run end by it: ``Inputs.solve_time_limit``)."""
 
     def __init__(self, ctx, workers: int | None = None, scheduler: str | None = None, progress: Any = None):
         self.ctx = ctx
+        self.deadline: float | None = getattr(getattr(ctx, "inputs", None), "deadline", None)
         self.workers = workers or default_workers()
         self.scheduler = scheduler
         self.progress = progress  # a rich.progress.Progress (or None)
@@ -267,11 +274,19 @@ class Runner:
         items = list(items)
         task = self.progress.add_task(label, total=len(items)) if self.progress is not None and items else None
 
+        done_count = 0
+
         def tick():
+            nonlocal done_count
+            done_count += 1
             if task is not None:
                 self.progress.advance(task)
+            if done_count < len(items) and self.deadline is not None and time.time() > self.deadline:
+                raise OutOfTime(label)  # pending items are cancelled as the pool shuts down
 
         results: list = [None] * len(items)
+        if items and self.deadline is not None and time.time() > self.deadline:
+            raise OutOfTime(label)
         if self.scheduler:
             client = self._dask()
             futures = client.map(fn, [self._ctx_future] * len(items), items, pure=False)

@@ -17,6 +17,7 @@ The verifier keeps its independent view: a scenario's resizer re-sizes the shape
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -151,7 +152,17 @@ class Inputs:
     time_limit: float | None = None
     gap: float = 1e-6
     objective: str = "tco"
+    #: wall-clock time (``time.time()``, comparable across worker processes) by which every solve must end:
+    #: ``solve --analyze`` bounds the whole analysis by its --time-limit; None: no bound beyond ``time_limit``
+    deadline: float | None = None
     _resized: dict = field(default_factory=dict, repr=False)
+
+    def solve_time_limit(self) -> float | None:
+        """Seconds for the next solve: ``time_limit``, cut to what is left before ``deadline``."""
+        if self.deadline is None:
+            return self.time_limit
+        left = max(1e-3, self.deadline - time.time())
+        return left if self.time_limit is None else min(self.time_limit, left)
 
     def base_resize(self, workload, offer: Offer, nodes: int):
         """The base shape, sized once per (workload, offer, nodes): the drivers never change fit."""

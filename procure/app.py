@@ -272,10 +272,24 @@ def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path
     return planned
 
 
+def analysis_deadline(budget, inputs: Inputs) -> float | None:
+    """The wall-clock time (``time.time()``) by which ``solve --analyze`` must finish its analysis: what the
+    running ``budget`` leaves, less the outputs' reserve; None for an unlimited budget."""
+    import time
+
+    from procure.solver.planner import output_reserve
+
+    left = budget.remaining()
+    if left is None:
+        return None
+    return time.time() + max(0.0, left - output_reserve(budget, len(inputs.project.workloads)))
+
+
 def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
             workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
-            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None):
-    """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis)."""
+            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None, deadline: float | None = None):
+    """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis);
+    ``deadline`` (``time.time()``): every solve ends by then, and an analysis not done by then is skipped."""
     from procure.analysis import analyze as run
 
     if monte_carlo and not inputs.project.analysis.uncertainty:
@@ -291,7 +305,7 @@ def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True
     try:
         return run(inputs.project, inputs.catalog.offers, break_even=break_even, sensitivity=sensitivity, monte_carlo=monte_carlo,
                    workers=workers, scheduler=scheduler, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
-                   progress=progress, base=base)
+                   progress=progress, base=base, deadline=deadline)
     except (OSError, TimeoutError) as exc:
         if scheduler:
             raise InputError([Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]) from None

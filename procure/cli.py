@@ -309,13 +309,12 @@ def solve(
             print_result(console, result, inputs=inputs.files, tr=tr)
             analysis = None
             if analyze and result.plan is not None:
-                if not compare:
-                    _fail(_usage("--analyze", "--analyze compares the strategies; drop --no-compare"))
-                # the analysis re-solves many scenarios; each solve gets --time-limit (it is not part of the plan's budget)
+                # --time-limit bounds the whole command: the analysis gets what the plan left, less the outputs'
+                # reserve; an analysis not done by then is skipped and named (Analysis.skipped)
                 analysis = _run_analysis(use, inputs, console, break_even=True, sensitivity=True,
                                          monte_carlo=inputs.project.analysis.scenarios if inputs.project.analysis.uncertainty else None,
                                          workers=workers, scheduler=None, solver=solver.value, time_limit=budget.seconds, gap=gap,
-                                         objective=objective.value, base=result, tr=tr)
+                                         objective=objective.value, base=result, tr=tr, deadline=use.analysis_deadline(budget, inputs))
             for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
