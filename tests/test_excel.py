@@ -175,6 +175,7 @@ def test_examples_and_cases_exist(results):
     assert any(a.mode == "cloud" for r, _ in results.values() for a in r.plan.assignments)
 
 
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_recalculated_totals_equal_the_solver(name, results, recalculated):
@@ -191,6 +192,7 @@ def test_recalculated_totals_equal_the_solver(name, results, recalculated):
         assert plan.npv_cost == pytest.approx(plan.total_cost, abs=CENT)
 
 
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_recalculated_cash_flow_equals_the_cost_model_month_by_month(name, results, recalculated):
@@ -221,6 +223,7 @@ def test_quotes_case_exercises_every_kind_of_quote(results):
     assert sum(r.nodes for r in reserved) == max(a.nodes for a in plan.assignments if a.offer_id == "a100-reserved")
 
 
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_recalculated_pnl_equals_the_cost_model(name, results, recalculated):
@@ -238,6 +241,7 @@ def test_recalculated_pnl_equals_the_cost_model(name, results, recalculated):
     assert ws.cell(total_row + 1, 7).value == pytest.approx(0.0, abs=CENT)
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_summary_figures_are_live_formulas(results, recalculated, written):
     plan = results["buy"][0].plan
@@ -258,6 +262,7 @@ def _find_row(ws, category: str, offer_id: str) -> int:
     raise AssertionError(f"no {category} row for {offer_id}")
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_changing_unit_prices_moves_the_total(results, written, tmp_path_factory):
     rent_result = results["rent"][0]
@@ -313,6 +318,7 @@ def test_formula_like_input_text_is_written_as_text(written):
                     assert "HYPERLINK" not in str(c.value) and "pretrain" not in str(c.value), (ws.title, c.coordinate)
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_formula_like_text_survives_recalculation(recalculated):
     wb = recalculated["buy"]
@@ -442,6 +448,7 @@ def test_sheets_refer_to_each_other_by_defined_names(name, written):
         assert n in wb.defined_names, n
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated):
     """The financed purchase's instalment row equals the cost model's capex-after-delivery plus interest."""
@@ -464,6 +471,7 @@ def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated
 # --- what readers without a calculation engine, and printers, see -----------------------------------
 
 
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_cached_values_equal_libreoffice(name, written, recalculated):
@@ -491,6 +499,7 @@ def test_huge_case_is_above_a_billion(results):
     assert results["huge"][0].plan.total_cost > 1e9
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_printed_pdf_has_no_hash_marks_and_no_long_decimals(written, tmp_path_factory):
     """Every example, a >1 M and a ~1e10 case, printed to PDF by LibreOffice: every number fits its column."""
@@ -529,6 +538,7 @@ def test_long_text_wraps_with_a_row_height_that_fits(written):
     assert checked > 5
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_summary_follows_an_edited_price(results, written, tmp_path_factory):
     """+1,000 per node-month on the rent price: the Summary's sentence, strategy table and key figures follow;
