@@ -30,7 +30,7 @@ class Decision:
     gpus: int
     hours: float  # compute hours on this shape (before spot overhead)
     start_day: float
-    strategy: Any = None  # solver.sizing.Strategy
+    strategy: Any = None  # solver.sizing.Parallelism
     efficiency: float | None = None
     per_gpu_memory_gb: float | None = None
 

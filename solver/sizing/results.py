@@ -15,7 +15,7 @@ SCHEDULES = ("1f1b", "interleaved", "zb1p", "dualpipe")
 
 
 @dataclass(frozen=True)
-class Strategy:
+class Parallelism:
     """How one job is laid out: ZeRO stage, tensor / pipeline / expert parallel degrees, activation
     checkpointing, micro-batch (sequences), precision, the pipeline schedule (with its virtual
     stages per GPU for "interleaved"), the optimizer's state format and whether it is offloaded to the
@@ -80,7 +80,7 @@ class Candidate:
     gpu: str
     nodes: int
     gpus: int
-    strategy: Strategy | None
+    strategy: Parallelism | None
     per_gpu_memory_gb: float | None
     memory: MemoryBreakdown | None
     fits: bool

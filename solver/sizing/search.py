@@ -26,7 +26,7 @@ from .compute import Shape, bubble_fraction, step_time
 from .constants import DUALPIPE_PARAM_COPIES
 from .memory import activation_bytes, comm_bucket_bytes, memory_parts, state_bytes, total_bytes
 from .profile import EP_DEGREES, MICRO_BATCHES, PP_DEGREES, TP_DEGREES, Profile
-from .results import Strategy
+from .results import Parallelism
 
 #: Two hour figures within this relative distance are a tie (then the leaner strategy wins).
 REL_TIE = 1e-9
@@ -108,7 +108,7 @@ class _Best:
 
     def __init__(self) -> None:
         self.hours = math.inf
-        self.best: tuple[float, Strategy, float] | None = None
+        self.best: tuple[float, Parallelism, float] | None = None
 
     def beaten_by(self, hours: float, mem: float) -> bool:
         """Whether a candidate is faster, or as fast (within REL_TIE) with less memory."""
@@ -171,20 +171,20 @@ def _search_layout(p: Profile, sh: Shape, lay: tuple, ckpt: bool, optim: str, of
             hours, eff = timed
             if found.beaten_by(hours, mem):
                 found.hours = hours
-                found.best = (mem, Strategy(zero, t, ckpt, mb, pp, ep, p.precision, sched, v, optim, offload), eff)
+                found.best = (mem, Parallelism(zero, t, ckpt, mb, pp, ep, p.precision, sched, v, optim, offload), eff)
 
 
 def _leanest(p: Profile, sh: Shape, layouts: list):
     """Nothing fits: (None, parts, the leanest strategy, None) — checkpointing, micro-batch 1, most
     sharding, the leanest optimizer — so the rejection can say by how much it misses."""
-    least: tuple[float, Strategy, tuple[float, ...]] | None = None
+    least: tuple[float, Parallelism, tuple[float, ...]] | None = None
     for optim, offload in _variants(p):
         for t, pp, ep, sched, v in layouts:
             if sched == "dualpipe" or (offload and (pp > 1 or ep > 1)):
                 continue
             d = sh.gpus // (t * pp)
             for zero in _zero_stages(d, pp, ep, offload):
-                st = Strategy(zero, t, True, 1, pp, ep, p.precision, sched, v, optim, offload)
+                st = Parallelism(zero, t, True, 1, pp, ep, p.precision, sched, v, optim, offload)
                 parts = memory_parts(p, st, sh.gpus)
                 mem = sum(parts)
                 if least is None or mem < least[0]:
