@@ -78,7 +78,8 @@ class Grid:
     def of(cls, project: Project) -> Grid:
         return cls(project.period_days, math.ceil(project.horizon_days / project.period_days), project.horizon_months, project.horizon_days)
 
-    def start_day(self, s: int) -> float:
+    def day_of_period(self, s: int) -> float:
+        """The day planning period ``s`` begins (a job's ``start_day`` is the day of its start period)."""
         return float(s * self.period_days)
 
     def busy_periods(self, s: int, wall_days: float) -> range:
@@ -218,7 +219,7 @@ class OptionTable:
                 ),))
             else:
                 opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c,
-                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]), self._owned))
+                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.day_of_period(starts[0]), self._owned))
                 got = ("option", opt)
         self._outcomes[key] = got
         return got

@@ -186,10 +186,10 @@ def _brute_force_combo_cost(project, grid, offer_by_id, combo) -> float:
     usage: dict[tuple[str, int], int] = {}
     intervals: dict[str, list[tuple[float, float, int]]] = {}
     for o, n, h, s, wall_days in combo:
-        total += costs.total(costs.job_flows(o, project, n, h, grid.start_day(s)))
+        total += costs.total(costs.job_flows(o, project, n, h, grid.day_of_period(s)))
         for t in grid.busy_periods(s, wall_days):
             usage[(o.id, t)] = usage.get((o.id, t), 0) + n
-        intervals.setdefault(o.id, []).append((grid.start_day(s), grid.start_day(s) + wall_days, n))
+        intervals.setdefault(o.id, []).append((grid.day_of_period(s), grid.day_of_period(s) + wall_days, n))
     for oid in {k[0] for k in usage}:
         o = offer_by_id[oid]
         per_t = {t: u for (x, t), u in usage.items() if x == oid}
