@@ -24,21 +24,21 @@ from procure.models.analysis import DRIVERS
 from procure.models.offer import MODES, Offer
 from procure.models.project import Project
 from procure.solver.costs import Objective
-from procure.solver.planner import Result, plan_from_sizings
+from procure.solver.planner import Resizer, Result, plan_from_sizings
 
 from . import break_even as be
 from . import montecarlo as mc
 from . import sensitivity as sens
 from .engine import Context, OutOfTime, Runner, ScenarioOutcome, default_workers, solve_scenario
-from .scenario import Inputs, ProjectResizer, Scenario
+from .scenario import Baseline, Scenario
 
-__all__ = ["Analysis", "analyze", "Scenario", "Inputs", "Context", "Runner", "default_workers"]
+__all__ = ["Analysis", "analyze", "Scenario", "Baseline", "Context", "Runner", "default_workers"]
 
 
 @dataclass
 class Analysis:
     base: Result
-    inputs: Inputs
+    inputs: Baseline
     break_even: list[be.BreakEven] | None = None
     sensitivity: list[sens.Bar] | None = None
     monte_carlo: list[ScenarioOutcome] | None = None
@@ -113,8 +113,8 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
         from procure.solver.sizing import size_project
 
         sizings = size_project(project, offers)
-    resize = resize or ProjectResizer(project)
-    inputs = Inputs(project, list(offers), sizings, resize, solver, time_limit, gap, objective, deadline)
+    resize = resize or Resizer(project)
+    inputs = Baseline(project, list(offers), sizings, resize, solver, time_limit, gap, objective, deadline)
     t0 = time.perf_counter()
     if base is None:
         base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective,

@@ -32,7 +32,7 @@ from procure.solver.planner import STRATEGIES, Result, run_strategy
 from procure.solver.verify import VerificationError
 
 from .recost import decided_under
-from .scenario import Applied, Inputs, Scenario
+from .scenario import Applied, Baseline, Scenario
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -45,13 +45,13 @@ if TYPE_CHECKING:
 class Context:
     """Everything a worker needs: today's inputs, and today's plan of every strategy."""
 
-    inputs: Inputs
+    inputs: Baseline
     base_plans: dict[str, Plan | None]
     modes: dict[str, tuple[str, ...]]  # strategy -> the modes it may use
     statuses: dict[str, str] = field(default_factory=dict)  # strategy -> today's solve status
 
     @classmethod
-    def of(cls, inputs: Inputs, base: Result) -> Context:
+    def of(cls, inputs: Baseline, base: Result) -> Context:
         return cls(inputs, {k: s.plan for k, s in base.strategies.items()}, {k: tuple(s.modes) for k, s in base.strategies.items()},
                    {k: str(s.status) for k, s in base.strategies.items()})
 
@@ -209,7 +209,7 @@ class Runner:
     """Maps ``fn(context, item)`` over items: in this process (``workers`` 1), in worker processes, or on a
     Dask cluster at ``scheduler``. Results come back in the items' order. With the context's
     ``inputs.deadline`` a map that is not done by then stops with ``OutOfTime`` (no item starts after
-    it, and the solves that run end by it: ``Inputs.solve_time_limit``)."""
+    it, and the solves that run end by it: ``Baseline.solve_time_limit``)."""
 
     def __init__(self, ctx, workers: int | None = None, scheduler: str | None = None, progress: Any = None):
         self.ctx = ctx

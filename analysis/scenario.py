@@ -140,8 +140,8 @@ def scaled_candidate(c, factor: float):
 
 
 @dataclass
-class Inputs:
-    """Today's inputs: the project, its offers and their sizing, the base resizer (``make_resizer``
+class Baseline:
+    """Today's inputs: the project, its offers and their sizing, the base resizer (``solver.planner.Resizer``
     for real projects) and the solver settings every re-solve uses."""
 
     project: Project
@@ -204,19 +204,3 @@ class Applied:
     resize: Callable
 
 
-class ProjectResizer:
-    """``make_resizer(project)`` that can be sent to another process (a closure cannot be pickled)."""
-
-    def __init__(self, project: Project):
-        self.project = project
-        self._fn: Callable[..., Any] | None = None
-
-    def __call__(self, workload, offer: Offer, nodes: int):
-        if self._fn is None:
-            from procure.solver.planner import make_resizer
-
-            self._fn = make_resizer(self.project)
-        return self._fn(workload, offer, nodes)
-
-    def __getstate__(self):
-        return {"project": self.project, "_fn": None}

@@ -19,7 +19,7 @@ from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Assignment, Plan, build_plan
 from .reasons import Rule
-from .sizing import size_project, size_workload
+from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
 
 __all__ = ["STRATEGIES", "Result", "StrategyResult", "plan_project", "plan_from_sizings"]
@@ -110,23 +110,28 @@ def uses_spot(plan: Plan | None, offers: dict[str, Offer]) -> bool:
     return plan is not None and any(offers[a.offer_id].spot for a in plan.assignments)
 
 
-def make_resizer(project: Project):
-    """The verifier's independent view of a shape: size this workload on this offer again."""
+class Resizer:
+    """The verifier's independent view of a shape: size this workload on this offer again
+    (``resizer(workload, offer, nodes)`` → the Candidate, or None). A class, not a closure, so that it
+    pickles to analysis workers; each pair is sized once per process (the cache does not travel)."""
 
-    sized: dict[tuple[str, str], dict[int, object]] = {}  # (workload, offer) -> candidate by node count
+    def __init__(self, project: Project):
+        self.project = project
+        self._sized: dict[tuple[str, str], dict[int, Candidate]] = {}  # (workload, offer) -> candidate by node count
 
-    def resize(workload, offer: Offer, nodes: int):
+    def __call__(self, workload, offer: Offer, nodes: int) -> Candidate | None:
         # the verifier runs after every strategy, fallback and runner-up solve: size each pair once
         key = (workload.name, offer.id)
-        if key not in sized:
-            sz = size_workload(workload, [offer], project.sizing, project.team_area)
-            by_nodes: dict[int, object] = {}
+        if key not in self._sized:
+            sz = size_workload(workload, [offer], self.project.sizing, self.project.team_area)
+            by_nodes: dict[int, Candidate] = {}
             for c in sz.candidates:
                 by_nodes.setdefault(c.nodes, c)
-            sized[key] = by_nodes
-        return sized[key].get(nodes)
+            self._sized[key] = by_nodes
+        return self._sized[key].get(nodes)
 
-    return resize
+    def __getstate__(self) -> dict:
+        return {"project": self.project, "_sized": {}}
 
 
 # Share of the time left that the hybrid gets when the comparators follow: the answer comes first.
@@ -395,7 +400,7 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
     if progress is not None:
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
-    return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
+    return plan_from_sizings(project, offers, sizings, Resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
                              compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid, reduce=reduce)
 
 

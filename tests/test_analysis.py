@@ -287,18 +287,18 @@ def test_with_time_left_nothing_is_skipped_and_the_json_has_no_skipped_key():
 
 
 def test_each_solve_of_the_analysis_ends_by_the_deadline():
-    """Inputs.solve_time_limit: the per-solve limit, cut to what is left before the deadline."""
+    """Baseline.solve_time_limit: the per-solve limit, cut to what is left before the deadline."""
     import time
 
-    from procure.analysis.scenario import Inputs
+    from procure.analysis.scenario import Baseline
 
     p, offers, _hours = case()
-    free = Inputs(p, offers, [], resize=None, time_limit=None)
+    free = Baseline(p, offers, [], resize=None, time_limit=None)
     assert free.solve_time_limit() is None
-    assert Inputs(p, offers, [], resize=None, time_limit=30.0).solve_time_limit() == 30.0
-    soon = Inputs(p, offers, [], resize=None, time_limit=30.0, deadline=time.time() + 5.0).solve_time_limit()
+    assert Baseline(p, offers, [], resize=None, time_limit=30.0).solve_time_limit() == 30.0
+    soon = Baseline(p, offers, [], resize=None, time_limit=30.0, deadline=time.time() + 5.0).solve_time_limit()
     assert 0 < soon <= 5.0
-    late = Inputs(p, offers, [], resize=None, time_limit=None, deadline=time.time() - 1.0).solve_time_limit()
+    late = Baseline(p, offers, [], resize=None, time_limit=None, deadline=time.time() - 1.0).solve_time_limit()
     assert 0 < late <= 1e-3  # past the deadline a solve still gets a (tiny) positive limit, never none
 
 

@@ -15,7 +15,7 @@ from procure.solver import costs
 from procure.solver.plan import build_plan
 from procure.solver.verify import VerificationError, verify_plan
 
-from helpers import EXAMPLES, ROOT, brute_force_tco, fixed_sizings, offer, project, solve_fixed
+from helpers import EXAMPLES, ROOT, brute_force_tco, fixed_sizings, offer, project, solve_fixed, workload
 
 
 def wl(name, deadline, earliest=0):
@@ -346,3 +346,22 @@ def test_in_process_highs_accepts_an_integral_lp_and_branches_on_a_fractional_on
                  {(f"j{k}", "r", 1): 480 for k in range(3)}, drop="rent_whole")
     info = solve(rent, "highs")
     assert info.status == SolveStatus.OPTIMAL and info.objective == pytest.approx(60_000)
+
+
+def test_the_resizer_pickles_for_analysis_workers_and_sizes_the_same_shape():
+    """The verifier's resizer is sent to worker processes, so it must pickle; its cache stays behind
+    (each process sizes a pair once), and the shape it gives after the trip is the one it gave before."""
+    import pickle
+
+    from procure.solver.planner import Resizer
+
+    p = project([workload()])
+    o = offer()
+    resizer = Resizer(p)
+    before = resizer(p.workloads[0], o, 1)
+    assert before is not None and before.fits
+    trip = pickle.loads(pickle.dumps(resizer))
+    assert trip._sized == {}  # the cache did not travel
+    after = trip(p.workloads[0], o, 1)
+    assert (after.hours, after.strategy, after.per_gpu_memory_gb) == (before.hours, before.strategy, before.per_gpu_memory_gb)
+    assert trip(p.workloads[0], o, 10_000) is None  # a node count never tried has no shape

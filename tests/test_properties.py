@@ -207,9 +207,9 @@ def test_real_sizing_gives_a_verified_plan_or_reasons(picks, jobs, team_region):
                  for k, (m, meth, tok, e, d) in enumerate(jobs)]
     p = project(workloads, horizon_months=6, period_days=7, team_region=team_region)
     res = plan_project(p, offers, compare=False)
-    from procure.solver.planner import make_resizer
+    from procure.solver.planner import Resizer
 
-    check_answer(p, offers, res, make_resizer(p))
+    check_answer(p, offers, res, Resizer(p))
     event(f"real sizing: {res.status}")
     for r in res.rejections:
         assert r.reason and r.offer_id in {o.id for o in offers}
