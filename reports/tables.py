@@ -421,8 +421,8 @@ def option_rows(result) -> list[dict]:
             c = o.candidate
             rows.append({
                 "workload": w.name, "offer": o.offer_id, "vendor": o.offer.vendor, "mode": o.mode, "gpu": o.offer.gpu, "nodes": o.nodes,
-                "gpus": o.gpus, "strategy": _strategy_label(getattr(c, "strategy", None)), "days": o.wall_days, "hours": o.hours,
-                "gpu_hours": o.gpus * o.hours, "efficiency": getattr(c, "efficiency", None), "standalone_cost": o.standalone_cost,
+                "gpus": o.gpus, "strategy": _strategy_label(c.strategy if c else None), "days": o.wall_days, "hours": o.hours,
+                "gpu_hours": o.gpus * o.hours, "efficiency": c.efficiency if c else None, "standalone_cost": o.standalone_cost,
                 "vs_chosen": o.standalone_cost - base if base is not None else None, "chosen": (o.offer_id, o.nodes) == pick,
             })
     return rows
@@ -587,14 +587,7 @@ def _chosen_shapes_section(result, tr: Lang) -> Section:
     run_rows = []
     for a in result.plan.assignments:
         w = next(x for x in p.workloads if x.name == a.workload)
-        mfu = w.mfu
-        if mfu is None:
-            try:
-                from procure.solver.sizing import default_mfu
-
-                mfu = default_mfu(table[a.gpu], w.method, w.model.is_moe)
-            except (ImportError, KeyError):
-                mfu = None
+        mfu = a.mfu if a.mfu is not None else w.mfu  # the MFU the shape was sized with
         p10, p90 = hours_band(a.hours)
         run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
                          a.per_gpu_memory_gb, a.hours, p10, p90])

@@ -70,7 +70,8 @@ def greedy_plan(project: Project, offers: dict[str, Offer], options: dict[str, l
     for opt, s in choices:
         c = opt.candidate
         decisions.append(Decision(opt.workload, opt.offer_id, opt.nodes, opt.gpus, opt.hours, grid.day_of_period(s),
-                                  getattr(c, "strategy", None), getattr(c, "efficiency", None), getattr(c, "per_gpu_memory_gb", None)))
+                                  c.strategy if c else None, c.efficiency if c else None, c.per_gpu_memory_gb if c else None,
+                                  c.mfu if c else None))
         if opt.mode == "buy":
             purchases[opt.offer_id] += max(opt.nodes, opt.offer.buy_tiers[0][0])
         elif opt.offer.contracted:

@@ -24,6 +24,7 @@ from procure.solver.reasons import Reason, Rule, render
 
 from . import costs
 from .costs import RentalContract
+from .sizing.results import Candidate
 from .sizing.shapes import node_cap, tried_counts
 
 EPS = 1e-9
@@ -38,7 +39,7 @@ class Option:
     hours: float  # compute hours on the shape
     wall_days: float  # days the nodes are occupied (spot overhead included)
     starts: list[int]  # allowed start periods
-    candidate: object = field(repr=False, default=None)  # solver.sizing.Candidate
+    candidate: Candidate | None = field(repr=False, default=None)  # the sized shape: strategy, efficiency, memory, MFU
     # the job alone on this shape from its first start (standalone_cost), priced when first asked: the
     # planner's analysis re-solves never ask, and pricing every shape was a third of their time
     price: Callable[[], float] | None = field(repr=False, default=None)

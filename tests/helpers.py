@@ -37,6 +37,7 @@ class FixedCandidate:
     per_gpu_memory_gb: float | None = None
     efficiency: float | None = None
     memory: object = None
+    mfu: float | None = None
 
     @property
     def gpu_hours(self) -> float:

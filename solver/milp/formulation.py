@@ -633,5 +633,6 @@ def _decision(opt: Option, start_day: float) -> Decision:
     c = opt.candidate
     return Decision(
         workload=opt.workload, offer_id=opt.offer_id, nodes=opt.nodes, gpus=opt.gpus, hours=opt.hours, start_day=start_day,
-        strategy=getattr(c, "strategy", None), efficiency=getattr(c, "efficiency", None), per_gpu_memory_gb=getattr(c, "per_gpu_memory_gb", None),
+        strategy=c.strategy if c else None, efficiency=c.efficiency if c else None, per_gpu_memory_gb=c.per_gpu_memory_gb if c else None,
+        mfu=c.mfu if c else None,
     )

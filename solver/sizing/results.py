@@ -89,6 +89,7 @@ class Candidate:
     gpu_hours: float | None
     efficiency: float | None
     host_ram_gb: float | None = None  # host RAM one node needs (fit.host_ram_need_gb)
+    mfu: float | None = None  # the in-step MFU the hours were sized with (shapes.workload_mfu)
 
     @property
     def hours_p10(self) -> float | None:

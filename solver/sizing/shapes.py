@@ -147,6 +147,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
                     gpu_hours=gpu_hours,
                     efficiency=eff,
                     host_ram_gb=host_ram,
+                    mfu=mfu,
                 )
             )
     return WorkloadSizing(workload=workload, total_flops=total_flops, memory_gb=unsharded, candidates=candidates)
