@@ -24,7 +24,8 @@ from procure.models.analysis import DRIVERS
 from procure.models.offer import MODES, Offer
 from procure.models.project import Project
 from procure.solver.costs import Objective
-from procure.solver.planner import Resizer, Result, plan_from_sizings
+from procure.solver.planner import Resizer, plan_from_sizings
+from procure.solver.result import Result
 
 from . import break_even as be
 from . import montecarlo as mc

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from procure.solver.costs import CATEGORIES
 from procure.solver.enums import STRATEGIES
-from procure.solver.planner import Result
+from procure.solver.result import Result
 
 
 @dataclass

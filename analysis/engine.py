@@ -28,7 +28,8 @@ from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus, Strategy
 from procure.solver.milp import SolverFailed, SolverUnavailable
 from procure.solver.plan import Plan
-from procure.solver.planner import STRATEGIES, Result, run_strategy
+from procure.solver.planner import STRATEGIES, run_strategy
+from procure.solver.result import Result
 from procure.solver.verify import VerificationError
 
 from .recost import decided_under

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
     from procure.offers.catalog import Catalog
     from procure.solver.enums import SolveStatus
-    from procure.solver.planner import Result
+    from procure.solver.result import Result
     from procure.solver.sizing import WorkloadSizing
 
 log = logging.getLogger("procure")

@@ -5,7 +5,6 @@ workload cannot be placed and the runner-up options of every workload."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import TypedDict
 
 from procure.models.offer import Offer
@@ -17,81 +16,13 @@ from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
-from .plan import Assignment, Plan, build_plan
+from .plan import Plan, build_plan
 from .reasons import Rule
+from .result import Result, RunnerUp, StrategyResult, cost_on
 from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
 
-__all__ = ["STRATEGIES", "Result", "StrategyResult", "plan_project", "plan_from_sizings"]
-
-
-@dataclass
-class StrategyResult:
-    name: Strategy
-    modes: tuple[str, ...]
-    status: SolveStatus
-    plan: Plan | None = None
-    solve: SolveInfo | None = None
-    reasons: dict[str, list[str]] = field(default_factory=dict)  # workload -> why it cannot be placed
-    rejections: list[Rejection] = field(default_factory=list)  # (workload, offer) pairs no shape of which can be used
-    every_option: dict[str, list[Option]] = field(default_factory=dict)  # every deadline-feasible shape per workload
-    build_seconds: float = 0.0  # options, greedy plan and model build
-
-    @property
-    def gap(self) -> float | None:
-        """The proven relative gap of the plan (None: unknown, e.g. a heuristic plan without a bound)."""
-        return self.solve.gap if self.solve is not None and self.plan is not None else None
-
-    @property
-    def total_cost(self) -> float | None:
-        return self.plan.total_cost if self.plan else None
-
-
-@dataclass
-class RunnerUp:
-    """Another offer for one workload, costed like with like: the whole plan re-solved with the
-    workload held to that offer (``plan_cost``), against the chosen plan's cost on the same objective."""
-
-    option: Option  # the cheapest stand-alone shape of that offer
-    assignment: Assignment | None  # where the workload runs in the re-solved plan
-    extra_cost: float | None  # plan_cost − the chosen plan's cost (objective units); None: no plan with it
-    plan_cost: float | None = None  # the re-solved plan's cost on the objective (TCO or NPV)
-    status: SolveStatus | None = None  # how that re-solve ended (a gap makes extra_cost an upper bound)
-    gap: float | None = None
-    note: str | None = None  # why there is no cost: not solved within the time limit, or why no plan exists
-
-    @property
-    def solved(self) -> bool:
-        """Costed on the offer it names (``assignment`` runs on it)."""
-        return self.plan_cost is not None and self.assignment is not None and self.assignment.offer_id == self.option.offer_id
-
-
-@dataclass
-class Result:
-    project: Project
-    offers: dict[str, Offer]
-    sizings: list
-    objective: str
-    hybrid: StrategyResult
-    strategies: dict[str, StrategyResult]
-    rejections: list[Rejection]
-    every_option: dict[str, list[Option]]
-    runner_ups: dict[str, list[RunnerUp]]
-    spot_fallback: StrategyResult | None = None  # the hybrid re-solved without spot, when the plan uses spot
-
-    @property
-    def objective_cost(self) -> float | None:
-        """The recommended plan's cost on the minimized objective."""
-        return cost_on(self.plan, self.objective)
-
-    @property
-    def status(self) -> SolveStatus:
-        return self.hybrid.status
-
-    @property
-    def plan(self) -> Plan | None:
-        return self.hybrid.plan
-
+__all__ = ["STRATEGIES", "plan_project", "plan_from_sizings"]
 
 
 class Considered(TypedDict):
@@ -99,11 +30,6 @@ class Considered(TypedDict):
 
     rejections: list[Rejection]
     every_option: dict[str, list[Option]]
-
-
-def cost_on(plan: Plan | None, objective: str) -> float | None:
-    """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""
-    return costs.Objective(objective).of(plan)
 
 
 def uses_spot(plan: Plan | None, offers: dict[str, Offer]) -> bool:
