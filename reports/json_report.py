@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 from procure.solver.costs import CATEGORIES
 from procure.solver.sizing.band import hours_band
 
@@ -11,7 +16,7 @@ from .tables import rounded
 _r = rounded
 
 
-def result_to_json(result) -> dict:
+def result_to_json(result: Result) -> dict:
     p, h = result.project, result.hybrid
     plan = h.plan
     info = h.solve

@@ -7,6 +7,11 @@ out as sheets. Every amount comes from the cost model (``solver.costs``) and the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import datetime as dt
 import hashlib
 import math
@@ -95,7 +100,7 @@ def _fractions(per_month: dict[int, float], fallback: dict[int, float]) -> dict[
     return {m: v / tot for m, v in per_month.items() if v != 0.0}
 
 
-def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
+def _purchase_items(result: Result, pur, tr: Lang = EN) -> list[LineItem]:
     """Capex (price, import duty, non-recoverable VAT), residual, maintenance, colocation, idle energy and
     loan interest of one purchase. Prices stand in the quoted currency; the formula converts them."""
     p = result.project
@@ -169,7 +174,7 @@ def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
     return items
 
 
-def line_items(result, tr: Lang = EN) -> list[LineItem]:
+def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     """Every cost line of the chosen plan, each from the cost model's own functions."""
     plan, p = result.plan, result.project
     if plan is None:
@@ -316,7 +321,7 @@ def strategy_note(s, tr: Lang = EN) -> str:
     return f"{w}: {rs[0]}" if rs else w
 
 
-def strategy_rows(result, tr: Lang = EN) -> list[dict]:
+def strategy_rows(result: Result, tr: Lang = EN) -> list[dict]:
     """The strategies side by side, compared on the minimized objective (``cost``) with the other
     beside it; differences are against the recommended (hybrid) plan; ``bound`` 'at most' where a
     comparator's solve stopped at a gap."""
@@ -332,7 +337,7 @@ def strategy_rows(result, tr: Lang = EN) -> list[dict]:
     return rows
 
 
-def break_even(result, tr: Lang = EN) -> tuple[int | None, str]:
+def break_even(result: Result, tr: Lang = EN) -> tuple[int | None, str]:
     """The month from which buy-only's cumulative cash out stays at or below the best non-buy strategy's
     (as solved: the strategies' plans, not an edited workbook)."""
     st = result.strategies
@@ -349,7 +354,7 @@ def break_even(result, tr: Lang = EN) -> tuple[int | None, str]:
         if all(st[k].status == "excluded" for k in ("rent", "cloud") if k in st):
             return None, tr("Renting and the cloud are excluded by you (allowed_modes), so buying has nothing to break even with.")
         return None, tr("Neither renting nor the cloud alone can run the workloads, so buying has nothing to break even with.")
-    best = min(others, key=lambda s: s.plan.total_cost)
+    best = min(others, key=lambda s: s.plan.total_cost if s.plan is not None else math.inf)  # others all have plans
     label = tr(STRATEGY_LABEL[best.name])
     cb = cumulative(monthly_totals(buy.plan, n))
     co = cumulative(monthly_totals(best.plan, n))
@@ -380,7 +385,7 @@ def _strategy_label(strategy) -> str:
     return strategy.label() if strategy is not None and hasattr(strategy, "label") else ""
 
 
-def plan_rows(result) -> list[dict]:
+def plan_rows(result: Result) -> list[dict]:
     p, plan = result.project, result.plan
     rows = []
     for a in plan.assignments if plan else []:
@@ -393,7 +398,7 @@ def plan_rows(result) -> list[dict]:
     return rows
 
 
-def capacity_rows(result, tr: Lang = EN) -> list[dict]:
+def capacity_rows(result: Result, tr: Lang = EN) -> list[dict]:
     p, plan = result.project, result.plan
     rows = []
     for pur in plan.purchases if plan else []:
@@ -409,7 +414,7 @@ def capacity_rows(result, tr: Lang = EN) -> list[dict]:
     return rows
 
 
-def option_rows(result) -> list[dict]:
+def option_rows(result: Result) -> list[dict]:
     """One row per deadline-feasible (workload, offer, nodes), with the difference to the chosen shape."""
     chosen = {a.workload: (a.offer_id, a.nodes) for a in result.plan.assignments} if result.plan else {}
     rows = []
@@ -428,7 +433,7 @@ def option_rows(result) -> list[dict]:
     return rows
 
 
-def rejection_rows(result) -> list[dict]:
+def rejection_rows(result: Result) -> list[dict]:
     rows = []
     for r in result.rejections:
         o = result.offers.get(r.offer_id)
@@ -456,7 +461,7 @@ def _fmt_value(v: Any) -> Any:
     return v
 
 
-def used_offers(result) -> list:
+def used_offers(result: Result) -> list:
     """Offers in any strategy's plan, the recommended plan's first."""
     ids: list[str] = []
     plans = [result.plan] + [s.plan for s in result.strategies.values()]
@@ -484,7 +489,7 @@ def _price_text(v: Any) -> Any:
     return v
 
 
-def pnl_rows(result) -> list[list[Any]]:
+def pnl_rows(result: Result) -> list[list[Any]]:
     """[year, depreciation, operating, interest, disposal gain, P&L cost] per project year of the chosen plan."""
     plan = result.plan
     if plan is None:
@@ -496,7 +501,7 @@ def pnl_rows(result) -> list[list[Any]]:
 Section = tuple[str, list[str], list[list[Any]]]
 
 
-def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> list[Section]:
+def assumption_sections(result: Result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> list[Section]:
     """(section title, column headers, rows) — everything the figures rest on."""
     p = result.project
     offers = used_offers(result)
@@ -515,11 +520,12 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     ]
 
 
-def _project_section(result, tr: Lang) -> Section:
+def _project_section(result: Result, tr: Lang) -> Section:
     """The project's settings, and the reader's where they apply."""
     p = result.project
     none = tr("none")
     cap_unit = p.currency
+    proj: list[list[Any]]
     proj = [
         [tr("project"), p.name, ""], [tr("currency"), p.currency, ""], [tr("start date (day 0)"), p.start_date, ""],
         [tr("horizon"), p.horizon_months, tr("months")], [tr("planning period"), p.period_days, tr("days")],
@@ -567,7 +573,7 @@ def _models_section(p, tr: Lang) -> Section:
                                                 "source"), model_rows)
 
 
-def _sizing_section(result, tr: Lang) -> Section:
+def _sizing_section(result: Result, tr: Lang) -> Section:
     """Per workload: FLOPs, unsharded memory, shapes that fit and were rejected."""
     sz_rows = []
     for sz in result.sizings:
@@ -578,14 +584,14 @@ def _sizing_section(result, tr: Lang) -> Section:
                                                              "shapes rejected"), sz_rows)
 
 
-def _chosen_shapes_section(result, tr: Lang) -> Section:
+def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
     """The shape each workload runs on in the plan, with its MFU and hours band."""
     from procure.models.gpu import gpu_table
 
     p = result.project
     table = gpu_table()
     run_rows = []
-    for a in result.plan.assignments:
+    for a in result.plan.assignments if result.plan is not None else []:
         w = next(x for x in p.workloads if x.name == a.workload)
         mfu = a.mfu if a.mfu is not None else w.mfu  # the MFU the shape was sized with
         p10, p90 = hours_band(a.hours)
@@ -645,7 +651,7 @@ def _cost_model_section(tr: Lang) -> Section:
     ])
 
 
-def _solver_section(result, tr: Lang) -> Section:
+def _solver_section(result: Result, tr: Lang) -> Section:
     """Per strategy: the solver, its status, gap, time and model size."""
     solver_rows = []
     for name in STRATEGIES:
