@@ -254,6 +254,7 @@ def test_empty_catalog_through_the_cli(tmp_path):
     assert res.exit_code == 1 and "empty.yaml: error: the catalog has no offers" in res.output
 
 
+@pytest.mark.slow
 def test_hundred_thousand_row_catalog_loads(tmp_path, capsys):
     path = tmp_path / "big.csv"
     with path.open("w", newline="", encoding="utf-8") as fh:

@@ -74,6 +74,7 @@ def corpus_results(corpus) -> dict[str, subprocess.CompletedProcess | BaseExcept
         return dict(zip(CASES, pool.map(one, CASES.values()), strict=True))
 
 
+@pytest.mark.slow  # the corpus runs every case in a child with its resource limits: about a minute in all
 @pytest.mark.parametrize("name", list(CASES))
 def test_hostile_case_exits_cleanly_within_limits(corpus_results, name):
     case = CASES[name]

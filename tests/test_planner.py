@@ -207,12 +207,16 @@ def _assert_milp_matches_brute_force(p, offers, hours):
         assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
 
 
-@pytest.mark.parametrize("seed", range(120))
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=[pytest.mark.slow] if s == 80 else []) for s in range(120)])
 def test_milp_matches_brute_force(seed):
     _assert_milp_matches_brute_force(*random_instance(seed))
 
 
-@pytest.mark.parametrize("seed", range(80))
+#: seeds whose brute force enumerates long enough to take over 5 s on two cores
+SLOW_TIER_SEEDS = {5, 15, 40}
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=[pytest.mark.slow] if s in SLOW_TIER_SEEDS else []) for s in range(80)])
 def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
     """Term-tiered rents (each tier a minimum length) and reserved cloud terms (exact lengths): the MILP's optimum
     equals the brute force's, whose contract costs come from an independent dynamic program."""
@@ -237,7 +241,12 @@ def test_cbc_and_highs_agree_on_random_instances(seed):
             assert res.hybrid.solve.objective == pytest.approx(res.plan.total_cost, rel=1e-6)
 
 
-@pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
+#: examples whose two full solves (CBC and HiGHS, every strategy) take over 5 s on two cores
+SLOW_SOLVER_EXAMPLES = {"negotiated-quotes.yaml", "programme-12-months.yaml"}
+
+
+@pytest.mark.parametrize("example", [pytest.param(e.name, marks=[pytest.mark.slow] if e.name in SLOW_SOLVER_EXAMPLES else [])
+                                     for e in EXAMPLES])
 def test_cbc_and_highs_agree_on_the_examples(example):
     from procure.models.project import load_project
     from procure.offers.catalog import load_catalog

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -119,6 +120,7 @@ def no_lower(tight: float, loose: float) -> bool:
 
 # --- properties -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @FAST
 @given(instances())
 def test_answer_is_a_verified_plan_or_an_explanation(inst):
@@ -130,6 +132,7 @@ def test_answer_is_a_verified_plan_or_an_explanation(inst):
     event(f"fixed hours: {res.status}")
 
 
+@pytest.mark.slow
 @FAST
 @given(instances(), st.data())
 def test_tighter_deadline_never_lowers_the_optimum(inst, data):
@@ -145,6 +148,7 @@ def test_tighter_deadline_never_lowers_the_optimum(inst, data):
     assert no_lower(cost_of(tighter), cost_of(loose)), (cost_of(tighter), cost_of(loose))
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(), st.floats(0.5, 1.5), st.floats(0.5, 1.0))
 def test_tighter_budget_never_lowers_the_optimum(inst, f_loose, shrink):
@@ -164,6 +168,7 @@ def test_tighter_budget_never_lowers_the_optimum(inst, f_loose, shrink):
         assert "budget" in text or "short by" in text or "cannot" in text
 
 
+@pytest.mark.slow
 @FAST
 @given(instances(max_offers=3), st.data())
 def test_an_extra_offer_never_raises_the_optimum(inst, data):
