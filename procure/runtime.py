@@ -179,14 +179,15 @@ _guarded = False  # a signals_guarded() block is active: an inner one leaves the
 
 
 @contextlib.contextmanager
-def signals_guarded(on_interrupt: str | None = None) -> Iterator[None]:
+def signals_guarded(on_interrupt: str | None = None) -> Iterator[bool]:
     """SIGINT/SIGTERM/SIGHUP stop the children and raise ``Interrupted`` inside the block (main thread
     only; nested in another guard, or off the main thread, it does nothing). With ``on_interrupt`` an
     ``Interrupted`` that leaves the block prints ``interrupted by signal N; <on_interrupt>`` and ends the
-    process by the signal's default action (a library caller has no exit code of ours to give)."""
+    process by the signal's default action (a library caller has no exit code of ours to give). Yields
+    whether this block installed the handlers (False when nested, or off the main thread)."""
     global _guarded
     if _guarded or threading.current_thread() is not threading.main_thread():
-        yield
+        yield False
         return
     saved = {}
     for sig in HANDLED:
@@ -194,7 +195,7 @@ def signals_guarded(on_interrupt: str | None = None) -> Iterator[None]:
             saved[sig] = signal.signal(sig, _on_signal)
     _guarded = True
     try:
-        yield
+        yield True
     except Interrupted as stop:
         if on_interrupt is None:
             raise
@@ -225,11 +226,11 @@ def guarded_run(handle_signals: bool = True) -> Iterator[str]:
     path = tempfile.mkdtemp(prefix="procure-")
     _temp_dir = path
     tempfile.tempdir = path  # mkstemp/mkdtemp of this process (solver logs) land here too
-    with signals_guarded() if handle_signals else contextlib.nullcontext():
+    with signals_guarded() if handle_signals else contextlib.nullcontext(False) as own:
         try:
             yield path
         finally:
-            if handle_signals and _guarded:  # no signal may interrupt the cleanup itself
+            if own:  # no signal may interrupt the cleanup itself (a nested run leaves them to the outer one)
                 for sig in HANDLED:
                     signal.signal(sig, signal.SIG_IGN)
             try:
