@@ -24,21 +24,22 @@ from procure.models.analysis import DRIVERS
 from procure.models.offer import MODES, Offer
 from procure.models.project import Project
 from procure.solver.costs import Objective
-from procure.solver.planner import Result, plan_from_sizings
+from procure.solver.planner import Resizer, plan_from_sizings
+from procure.solver.result import Result
 
 from . import break_even as be
 from . import montecarlo as mc
 from . import sensitivity as sens
-from .engine import Context, Runner, ScenarioOutcome, default_workers, inert_drivers, solve_scenario
-from .scenario import Inputs, ProjectResizer, Scenario
+from .engine import Context, OutOfTime, Runner, ScenarioOutcome, default_workers, inert_drivers, solve_scenario
+from .scenario import Baseline, Scenario
 
-__all__ = ["Analysis", "analyze", "Scenario", "Inputs", "Context", "Runner", "default_workers"]
+__all__ = ["Analysis", "analyze", "Scenario", "Baseline", "Context", "Runner", "default_workers"]
 
 
 @dataclass
 class Analysis:
     base: Result
-    inputs: Inputs
+    inputs: Baseline
     break_even: list[be.BreakEven] | None = None
     sensitivity: list[sens.Bar] | None = None
     monte_carlo: list[ScenarioOutcome] | None = None
@@ -46,6 +47,8 @@ class Analysis:
     seconds: dict[str, float] = field(default_factory=dict)  # per analysis, wall clock
     solves: dict[str, int] = field(default_factory=dict)  # MILP solves per analysis
     workers: int = 1
+    #: the analyses not done because the deadline passed first (``solve --analyze --time-limit``), in run order
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def currency(self) -> str:
@@ -98,26 +101,28 @@ class Analysis:
 def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
             workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
             gap: float = 1e-6, objective: str = "tco", progress=None, sizings=None, resize=None, base: Result | None = None,
-            seed: int | None = None) -> Analysis:
+            seed: int | None = None, deadline: float | None = None) -> Analysis:
     """Plan today's inputs (all four strategies), then run the requested analyses on top of that plan.
 
     ``sizings``/``resize`` default to the sizing engine's (tests pass fixed ones); ``base`` may be a
     result already planned from exactly these inputs (``procure solve --analyze``). ``monte_carlo``:
     the number of scenarios (None: no Monte Carlo). ``progress``: a rich Progress to report into.
+    ``deadline`` (``time.time()``): every solve ends by then; an analysis not finished by then is
+    dropped and named in ``skipped`` (one analysis' figures are never half from a cut run).
     """
     if sizings is None:
         from procure.solver.sizing import size_project
 
         sizings = size_project(project, offers)
-    resize = resize or ProjectResizer(project)
-    inputs = Inputs(project, list(offers), sizings, resize, solver, time_limit, gap, objective)
+    resize = resize or Resizer(project)
+    inputs = Baseline(project, list(offers), sizings, resize, solver, time_limit, gap, objective, deadline)
     t0 = time.perf_counter()
     if base is None:
         base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
                                  compare=True, n_runner_ups=0)
     if base.set_aside:  # a partial plan: every scenario plans the jobs it planned
-        inputs = Inputs(base.project, list(offers), base.sizings, ProjectResizer(base.project), solver, time_limit, gap,
-                        objective)
+        inputs = Baseline(base.project, list(offers), base.sizings, Resizer(base.project), solver, time_limit, gap,
+                          objective, deadline)
     out = Analysis(base, inputs, seconds={"base": time.perf_counter() - t0}, solves={"base": len(base.strategies)})
     if base.plan is None:
         return out
@@ -125,24 +130,44 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
     with Runner(ctx, workers, scheduler, progress) as runner:
         out.workers = runner.workers
         if sensitivity:
-            t = time.perf_counter()
-            outcomes = runner.map(_scenario_task, sens.scenarios(project.analysis), "sensitivity")
-            out.sensitivity = sens.bars(project.analysis, outcomes, tuple(sorted(base.plan.modes())), objective)
-            out.seconds["sensitivity"] = time.perf_counter() - t
-            out.solves["sensitivity"] = _solves(outcomes)
+            _stage(out, "sensitivity", lambda: _sensitivity(out, runner))
         if break_even:
-            t = time.perf_counter()
-            out.break_even = _break_even(base, runner)
-            out.seconds["break_even"] = time.perf_counter() - t
-            out.solves["break_even"] = sum(b.solves for b in out.break_even)
+            _stage(out, "break_even", lambda: _break_even_stage(out, runner))
         if monte_carlo:
-            t = time.perf_counter()
-            draws = mc.draw(project.analysis, monte_carlo, seed)
-            out.monte_carlo = runner.map(_scenario_task, draws, "Monte Carlo")
-            out.summary = mc.summarize(out.monte_carlo, objective)
-            out.seconds["monte_carlo"] = time.perf_counter() - t
-            out.solves["monte_carlo"] = _solves(out.monte_carlo)
+            _stage(out, "monte_carlo", lambda: _monte_carlo(out, runner, monte_carlo, seed))
     return out
+
+
+def _stage(out: Analysis, name: str, run) -> None:
+    """Run one analysis and time it; past the deadline it is skipped (named in ``out.skipped``)."""
+    t = time.perf_counter()
+    try:
+        run()
+    except OutOfTime:
+        out.skipped.append(name)
+        return
+    out.seconds[name] = time.perf_counter() - t
+
+
+def _sensitivity(out: Analysis, runner: Runner) -> None:
+    analysis = out.inputs.project.analysis
+    modes = tuple(sorted(out.base.plan.modes())) if out.base.plan is not None else ()
+    outcomes = runner.map(_scenario_task, sens.scenarios(analysis), "sensitivity")
+    out.sensitivity = sens.bars(analysis, outcomes, modes, out.inputs.objective)
+    out.solves["sensitivity"] = _solves(outcomes)
+
+
+def _break_even_stage(out: Analysis, runner: Runner) -> None:
+    out.break_even = _break_even(out.base, runner)
+    out.solves["break_even"] = sum(b.solves for b in out.break_even)
+
+
+def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None) -> None:
+    draws = mc.draw(out.inputs.project.analysis, n, seed)
+    outcomes = runner.map(_scenario_task, draws, "Monte Carlo")
+    out.monte_carlo = outcomes
+    out.summary = mc.summarize(outcomes, out.inputs.objective)
+    out.solves["monte_carlo"] = _solves(outcomes)
 
 
 def _solves(outcomes: list[ScenarioOutcome]) -> int:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
-from procure.solver.planner import Result
+from procure.solver.result import Result
 
 from .engine import Context, StrategyOutcome, solve_strategy
 from .recost import decided_under

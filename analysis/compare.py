@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from procure.solver.costs import CATEGORIES
 from procure.solver.enums import STRATEGIES
-from procure.solver.planner import Result
+from procure.solver.result import Result
 
 
 @dataclass

@@ -16,21 +16,24 @@ once to every worker) — the same functions either way — and shows a progress
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from procure import runtime
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus, Strategy
 from procure.solver.milp import SolverFailed, SolverUnavailable
 from procure.solver.plan import Plan
-from procure.solver.planner import STRATEGIES, Result, run_strategy
+from procure.solver.planner import STRATEGIES, run_strategy
+from procure.solver.result import Result
 from procure.solver.verify import VerificationError
 
 from .recost import decided_under
-from .scenario import EXTRA_FIELDS, Applied, Inputs, Scenario
+from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -43,13 +46,13 @@ if TYPE_CHECKING:
 class Context:
     """Everything a worker needs: today's inputs, and today's plan of every strategy."""
 
-    inputs: Inputs
+    inputs: Baseline
     base_plans: dict[str, Plan | None]
     modes: dict[str, tuple[str, ...]]  # strategy -> the modes it may use
     statuses: dict[str, str] = field(default_factory=dict)  # strategy -> today's solve status
 
     @classmethod
-    def of(cls, inputs: Inputs, base: Result) -> Context:
+    def of(cls, inputs: Baseline, base: Result) -> Context:
         return cls(inputs, {k: s.plan for k, s in base.strategies.items()}, {k: tuple(s.modes) for k, s in base.strategies.items()},
                    {k: str(s.status) for k, s in base.strategies.items()})
 
@@ -98,7 +101,7 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
     inp = ctx.inputs
     try:
         res = run_strategy(a.project, a.offers, a.sizings, Strategy(name), ctx.modes[name], resize=a.resize, solver=inp.solver,
-                           time_limit=inp.time_limit, gap=inp.gap, objective=inp.objective, warm_start=warm)
+                           time_limit=inp.solve_time_limit(), gap=inp.gap, objective=inp.objective, warm_start=warm)
     except VerificationError as exc:
         return StrategyOutcome(name, SolveStatus.VERIFICATION_FAILED, detail="; ".join(exc.violations))
     except (SolverFailed, SolverUnavailable) as exc:
@@ -220,12 +223,19 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class OutOfTime(Exception):
+    """The analysis' deadline passed before every item of a stage was done (``Runner.map``)."""
+
+
 class Runner:
     """Maps ``fn(context, item)`` over items: in this process (``workers`` 1), in worker processes, or on a
-    Dask cluster at ``scheduler``. Results come back in the items' order."""
+    Dask cluster at ``scheduler``. Results come back in the items' order. With the context's
+    ``inputs.deadline`` a map that is not done by then stops with ``OutOfTime`` (no item starts after
+    it, and the solves that run end by it: ``Baseline.solve_time_limit``)."""
 
     def __init__(self, ctx, workers: int | None = None, scheduler: str | None = None, progress: Any = None):
         self.ctx = ctx
+        self.deadline: float | None = getattr(getattr(ctx, "inputs", None), "deadline", None)
         self.workers = workers or default_workers()
         self.scheduler = scheduler
         self.progress = progress  # a rich.progress.Progress (or None)
@@ -242,6 +252,7 @@ class Runner:
 
     def close(self) -> None:
         if self._pool is not None:
+            runtime.forget(self._kill_workers)
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
         if self._client is not None:
@@ -267,17 +278,37 @@ class Runner:
             # pickled once per worker by the initializer
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_init_worker, initargs=(self.ctx,))
+            runtime.on_stop(self._kill_workers)  # a signal ends the workers too, not only after their solves
         return self._pool
+
+    def _kill_workers(self) -> None:
+        """SIGKILL the pool's worker processes (each kills its own solver child: ``PR_SET_PDEATHSIG``)."""
+        pool = self._pool
+        if pool is None:
+            return
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public kill() before 3.14
+            with contextlib.suppress(Exception):
+                proc.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None
 
     def map(self, fn: Callable, items: list, label: str = "solving") -> list:
         items = list(items)
         task = self.progress.add_task(label, total=len(items)) if self.progress is not None and items else None
 
+        done_count = 0
+
         def tick():
+            nonlocal done_count
+            done_count += 1
             if task is not None:
                 self.progress.advance(task)
+            if done_count < len(items) and self.deadline is not None and time.time() > self.deadline:
+                raise OutOfTime(label)  # pending items are cancelled as the pool shuts down
 
         results: list = [None] * len(items)
+        if items and self.deadline is not None and time.time() > self.deadline:
+            raise OutOfTime(label)
         if self.scheduler:
             client = self._dask()
             futures = client.map(fn, [self._ctx_future] * len(items), items, pure=False)

@@ -17,6 +17,7 @@ The verifier keeps its independent view: a scenario's resizer re-sizes the shape
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,8 +153,8 @@ def scaled_candidate(c, factor: float):
 
 
 @dataclass
-class Inputs:
-    """Today's inputs: the project, its offers and their sizing, the base resizer (``make_resizer``
+class Baseline:
+    """Today's inputs: the project, its offers and their sizing, the base resizer (``solver.planner.Resizer``
     for real projects) and the solver settings every re-solve uses."""
 
     project: Project
@@ -164,7 +165,17 @@ class Inputs:
     time_limit: float | None = None
     gap: float = 1e-6
     objective: str = "tco"
+    #: wall-clock time (``time.time()``, comparable across worker processes) by which every solve must end:
+    #: ``solve --analyze`` bounds the whole analysis by its --time-limit; None: no bound beyond ``time_limit``
+    deadline: float | None = None
     _resized: dict = field(default_factory=dict, repr=False)
+
+    def solve_time_limit(self) -> float | None:
+        """Seconds for the next solve: ``time_limit``, cut to what is left before ``deadline``."""
+        if self.deadline is None:
+            return self.time_limit
+        left = max(1e-3, self.deadline - time.time())
+        return left if self.time_limit is None else min(self.time_limit, left)
 
     def base_resize(self, workload, offer: Offer, nodes: int):
         """The base shape, sized once per (workload, offer, nodes): the drivers never change fit."""
@@ -206,19 +217,3 @@ class Applied:
     resize: Callable
 
 
-class ProjectResizer:
-    """``make_resizer(project)`` that can be sent to another process (a closure cannot be pickled)."""
-
-    def __init__(self, project: Project):
-        self.project = project
-        self._fn: Callable[..., Any] | None = None
-
-    def __call__(self, workload, offer: Offer, nodes: int):
-        if self._fn is None:
-            from procure.solver.planner import make_resizer
-
-            self._fn = make_resizer(self.project)
-        return self._fn(workload, offer, nodes)
-
-    def __getstate__(self):
-        return {"project": self.project, "_fn": None}

@@ -33,13 +33,13 @@ def run(parts: list[str], workers: list[int], scenarios: int, solver: str) -> li
     from procure.analysis import analyze
     from procure.models.project import load_project
     from procure.offers.catalog import load_catalog
-    from procure.solver.planner import make_resizer, plan_from_sizings
+    from procure.solver.planner import Resizer, plan_from_sizings
     from procure.solver.sizing import size_project
 
     project, _ = load_project(EXAMPLE)
     offers = load_catalog(None).offers
     sizings = size_project(project, offers)
-    base = plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, n_runner_ups=0)
+    base = plan_from_sizings(project, offers, sizings, Resizer(project), solver=solver, n_runner_ups=0)
     rows = []
     for n in workers:
         for part in parts:

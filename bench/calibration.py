@@ -20,7 +20,7 @@ import numpy as np
 
 from procure.models.gpu import gpu_table
 from procure.models.project import SizingSettings, Workload
-from procure.solver.sizing import Strategy, evaluate_strategy, reference_offer, size_workload, training_flops
+from procure.solver.sizing import Parallelism, evaluate_strategy, reference_offer, size_workload, training_flops
 
 TOLERANCE = 0.25
 
@@ -231,7 +231,7 @@ def estimate(run: Run) -> Result:
     for schedule, v in schedules:
         if v > 1 and -(-w.model.layers // pp) < v:
             continue
-        st = Strategy(**lay, precision=run.precision, schedule=schedule, virtual_stages=v)
+        st = Parallelism(**lay, precision=run.precision, schedule=schedule, virtual_stages=v)
         hours, eff, _mem = evaluate_strategy(w, offer, nodes, st, settings)
         if best is None or hours < best[0]:
             best = (hours, eff, st)

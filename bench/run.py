@@ -33,7 +33,7 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
     from procure.solver.milp import Builder, extract, solve
     from procure.solver.options import build_options
     from procure.solver.plan import build_plan
-    from procure.solver.planner import make_resizer
+    from procure.solver.planner import Resizer
     from procure.solver.sizing import size_project
     from procure.solver.verify import verify_plan
 
@@ -52,7 +52,7 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
     if info.status.has_plan:
         decisions, purchases, contracts = extract(model, project, by_id)
         plan = build_plan(project, by_id, decisions, purchases, contracts)
-        verify_plan(project, by_id, plan, make_resizer(project))
+        verify_plan(project, by_id, plan, Resizer(project))
         tco = plan.total_cost
     n_w, n_o, n_p = SIZES[size]
     return {
@@ -72,8 +72,8 @@ def children_peak_rss_mb() -> float:
 
 def run_case(case: str, time_limit: float | None, solver: str, reduce: bool | None = None) -> dict:
     """A whole planning run within one budget, as ``procure solve`` does; a row per strategy."""
+    from procure.runtime import Budget, guarded_run
     from procure.solver import planner
-    from procure.solver.runtime import Budget, guarded_run
 
     if case in ("daily", "weekly"):
         from bench.daily import programme

@@ -21,18 +21,18 @@ def programme_context():
     """(project, base result, analysis context) of ``examples/programme-12-months.yaml`` on the bundled catalog:
     today's plan of every strategy, as ``procure analyze`` starts from it."""
     from procure.analysis.engine import Context
-    from procure.analysis.scenario import Inputs, ProjectResizer
+    from procure.analysis.scenario import Baseline
     from procure.models.project import load_project
     from procure.offers.catalog import load_catalog
-    from procure.solver.planner import plan_from_sizings
+    from procure.solver.planner import Resizer, plan_from_sizings
     from procure.solver.sizing import size_project
 
     project, _ = load_project(Path(__file__).resolve().parent.parent / "examples" / "programme-12-months.yaml")
     offer_list = load_catalog().offers
     sizings = size_project(project, offer_list)
-    resize = ProjectResizer(project)
+    resize = Resizer(project)
     base = plan_from_sizings(project, offer_list, sizings, resize, compare=True, n_runner_ups=0)
-    return project, base, Context.of(Inputs(project, list(offer_list), sizings, resize), base)
+    return project, base, Context.of(Baseline(project, list(offer_list), sizings, resize), base)
 
 
 def cpu() -> float:

@@ -2,8 +2,6 @@
 
 - ``units``   — the one definition of time conversions (days and hours per month).
 - ``errors``  — Problem / InputError: every input mistake as file, field, line or row, and message.
-- ``fileio``  — atomic writes and early checks that an output path is writable.
-- ``yamlio``  — bounded, safe YAML loading that keeps line numbers for error messages.
 - ``gpu``     — the GPU table (``data/gpus.yaml``): canonical ids, aliases, datasheet specs.
 - ``model_spec`` — transformer architectures and the bundled presets (``data/model_presets.yaml``).
 - ``offer``   — one priced offer (buy / rent / cloud) of a server shape.

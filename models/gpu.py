@@ -15,10 +15,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from procure.fileio.yamlio import line_of, load_yaml
+
 from .errors import InputError, unknown_choice
 from .units import GB, GIB
 from .validation import problems_from
-from .yamlio import line_of, load_yaml
 
 IntraNode = Literal["nvswitch", "nvlink", "pcie"]
 #: GPU architecture families; the default achieved efficiency (MFU) is set per family (solver/sizing/constants.yaml).

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from procure.fileio.limits import MAX_PARAMS_B
+from procure.fileio.yamlio import line_of, load_yaml
+
 from .errors import InputError, Problem, unknown_choice
-from .limits import MAX_PARAMS_B
 from .text import clean_name
 from .validation import InputModel, problems_from
-from .yamlio import line_of, load_yaml
 
 #: an inline model's params_b (active_params_b for a mixture of experts) must lie within this factor of
 #: the count its shape implies (``ModelSpec.shape_params``): room for tied embeddings, a plain MLP or

@@ -16,7 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from .limits import MAX_COUNT, MAX_MONTHS, MAX_PRICE
+from procure.fileio.limits import MAX_COUNT, MAX_MONTHS, MAX_PRICE
 
 
 def _above_one(value: object, number: float) -> str:

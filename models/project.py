@@ -13,10 +13,21 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from procure.fileio.limits import (
+    MAX_BUDGET,
+    MAX_COUNT,
+    MAX_DAYS,
+    MAX_ELECTRICITY_PRICE,
+    MAX_HOURS,
+    MAX_STORAGE_TB,
+    MAX_TOKENS_B,
+    MAX_WORKLOAD_BYTES,
+)
+from procure.fileio.yamlio import line_of, load_yaml
+
 from .analysis import AnalysisSettings
 from .errors import InputError, Problem
 from .gpu import gpu_table
-from .limits import MAX_BUDGET, MAX_COUNT, MAX_DAYS, MAX_ELECTRICITY_PRICE, MAX_HOURS, MAX_STORAGE_TB, MAX_TOKENS_B, MAX_WORKLOAD_BYTES
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
@@ -24,7 +35,6 @@ from .regions import normalize_token, resolve_region
 from .text import clean_name, echo, same_name_key
 from .units import months_to_days
 from .validation import Date, InputModel, problems_from
-from .yamlio import line_of, load_yaml
 
 
 class Method(StrEnum):

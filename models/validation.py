@@ -2,7 +2,7 @@
 
 Every input model derives from :class:`InputModel`: unknown fields are errors, and numbers are
 numbers — ``true``/``false`` is never read as 1/0, and every float is finite; each number field
-carries a documented plausible range (``models.limits``; a test checks every field has an upper bound). Dates are
+carries a documented plausible range (``fileio.limits``; a test checks every field has an upper bound). Dates are
 :data:`Date`: an ISO ``YYYY-MM-DD`` text or a real date cell, between ``MIN_DATE`` and ``MAX_DATE``.
 """
 
@@ -18,10 +18,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 
+from procure.fileio.limits import MAX_DATE, MIN_DATE
+from procure.fileio.yamlio import field_path
+
 from .errors import Problem, did_you_mean
-from .limits import MAX_DATE, MIN_DATE
 from .text import echo
-from .yamlio import field_path
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: Excel serial day numbers of 1982..2119 — a number in this range given as a date is probably one

@@ -17,14 +17,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from procure.fileio.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
+from procure.fileio.yamlio import line_of, load_yaml, read_text
 from procure.models.errors import InputError, Problem, ProblemLog, did_you_mean
 from procure.models.gpu import gpu_table
-from procure.models.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
 from procure.models.money import high_rate_warning, known_currency
 from procure.models.offer import COLUMNS, Offer
 from procure.models.text import echo
 from procure.models.validation import problems_from
-from procure.models.yamlio import line_of, load_yaml, read_text
 
 SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
 #: top-level keys of a YAML catalog; residual_value_horizon_months says after how many months of
@@ -398,7 +398,7 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
     example rows that are never read as offers; an existing file is replaced only with ``overwrite``."""
     from functools import partial
 
-    from procure.models.fileio import atomic_write as _write
+    from procure.fileio.outputs import atomic_write as _write
 
     atomic_write = partial(_write, what="--out", overwrite=overwrite)
 

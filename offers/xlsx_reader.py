@@ -22,9 +22,7 @@ from typing import Any
 
 from openpyxl.utils import column_index_from_string, get_column_letter
 
-from procure.models.errors import InputError, Problem, ProblemLog
-from procure.models.fileio import read_input
-from procure.models.limits import (
+from procure.fileio.limits import (
     MAX_COLUMNS,
     MAX_OFFERS,
     XLSX_MAX_PART_BYTES,
@@ -33,6 +31,8 @@ from procure.models.limits import (
     XLSX_MAX_SHEET_BYTES,
     XLSX_MAX_TOTAL_BYTES,
 )
+from procure.fileio.reading import read_input
+from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.text import echo
 
 #: the first bytes of an OLE2 compound file: an encrypted .xlsx, or an old binary .xls
@@ -45,7 +45,7 @@ def _fail(path: Path, message: str, row: int | None = None) -> InputError:
 
 
 def inspect_zip(raw: bytes, path: Path) -> None:
-    """Refuse a workbook whose zip directory announces a bomb (see ``models.limits``)."""
+    """Refuse a workbook whose zip directory announces a bomb (see ``fileio.limits``)."""
     if raw[:8] == _OLE_MAGIC:
         raise _fail(path, "the workbook is password-protected (encrypted), or an old .xls file; remove the password and save it as .xlsx")
     try:
@@ -165,14 +165,7 @@ def _open(raw: bytes, path: Path):
 def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[Any]]]:
     from openpyxl.worksheet._reader import WorkSheetParser
 
-    with reader.archive.open(target) as src:
-        extent = declared_extent(src.read(4096))
-    # the sheet's own <dimension>, when it has one: refuse an absurd extent before reading a row
-    if extent and (extent[0] > MAX_OFFERS + 1 or extent[1] > MAX_COLUMNS):
-        rows, cols = extent
-        raise _fail(path, f"sheet {echo(title)} spans A1:{get_column_letter(cols)}{rows} ({rows:,} rows × {cols:,} columns); "
-                          f"a catalog holds at most {MAX_OFFERS:,} offers in at most {MAX_COLUMNS} columns — delete the stray cells "
-                          "(Ctrl+End jumps to the last one)")
+    _check_extent(reader, target, title, path)
     problems = ProblemLog()
     table: list[tuple[int, list[Any]]] = []
     width = 0
@@ -186,33 +179,20 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
                                  date_formats=set(), timedelta_formats=set())
         dates = _DateCells(wb, path)
         for rownum, cells in parser.parse():
-            names = table[0][1] if table else []
+            header = table[0][1] if table else []
             for c in cells:
-                c["value"] = dates.as_typed(c, rownum, names)
+                c["value"] = dates.as_typed(c, rownum, header)
             if rownum > MAX_OFFERS + 1:
                 raise InputError([Problem(str(path), "", f"the table goes on past row {MAX_OFFERS + 1:,} (row {rownum:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows", row=rownum)])
             present = [c for c in cells if c["value"] is not None and c["value"] != ""]
             if not present:
                 continue
             if not table:
-                if rownum != 1:
-                    raise _fail(path, "row 1 is empty; it must be the header (the column names)", row=1)
-                width = max(c["column"] for c in present)
-                if width > MAX_COLUMNS:
-                    raise _fail(path, f"the header row has {width:,} columns; a catalog has at most {MAX_COLUMNS}", row=1)
-            header = table[0][1] if table else []
-            values: list[Any] = [None] * width
+                width = _header_width(rownum, present, path)
             beyond = [c["column"] for c in present if c["column"] > width]
             if beyond:
                 stray = (rownum, min(beyond), 1) if stray is None else (stray[0], stray[1], stray[2] + 1)
-            for c in present:
-                if c["column"] > width:
-                    continue
-                values[c["column"] - 1] = c["value"]
-                if c.get("data_type") == "f" or (isinstance(c["value"], str) and c["value"].startswith("=")):
-                    name = header[c["column"] - 1] if c["column"] - 1 < len(header) and header[c["column"] - 1] else f"column {c['column']}"
-                    problems.add(Problem(str(path), str(name), f"cell holds a formula ({echo(c['value'], 40)}); enter the value itself (paste as values)", row=rownum))
-            table.append((rownum, values))
+            table.append((rownum, _row_values(present, width, header, rownum, path, problems)))
         merged = getattr(parser, "merged_cells", None)
         for rng in getattr(merged, "mergeCell", None) or []:
             problems.add(Problem(str(path), "", f"merged cells {rng.ref} on sheet {echo(title)}; unmerge them so each cell holds one value", row=_first_row(rng.ref)))
@@ -223,6 +203,40 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
     if problems:
         raise problems.error()
     return table
+
+
+def _check_extent(reader, target: str, title: str, path: Path) -> None:
+    """The sheet's own <dimension>, when it has one: refuse an absurd extent before reading a row."""
+    with reader.archive.open(target) as src:
+        extent = declared_extent(src.read(4096))
+    if extent and (extent[0] > MAX_OFFERS + 1 or extent[1] > MAX_COLUMNS):
+        rows, cols = extent
+        raise _fail(path, f"sheet {echo(title)} spans A1:{get_column_letter(cols)}{rows} ({rows:,} rows × {cols:,} columns); "
+                          f"a catalog holds at most {MAX_OFFERS:,} offers in at most {MAX_COLUMNS} columns — delete the stray cells "
+                          "(Ctrl+End jumps to the last one)")
+
+
+def _header_width(rownum: int, present: list[dict], path: Path) -> int:
+    """The first row with values is the header, and must be row 1; its last column is the table's width."""
+    if rownum != 1:
+        raise _fail(path, "row 1 is empty; it must be the header (the column names)", row=1)
+    width = max(c["column"] for c in present)
+    if width > MAX_COLUMNS:
+        raise _fail(path, f"the header row has {width:,} columns; a catalog has at most {MAX_COLUMNS}", row=1)
+    return width
+
+
+def _row_values(present: list[dict], width: int, header: list[Any], rownum: int, path: Path, problems: ProblemLog) -> list[Any]:
+    """One row's values by column up to the header's width; a formula cell is a problem (values only)."""
+    values: list[Any] = [None] * width
+    for c in present:
+        if c["column"] > width:
+            continue
+        values[c["column"] - 1] = c["value"]
+        if c.get("data_type") == "f" or (isinstance(c["value"], str) and c["value"].startswith("=")):
+            name = header[c["column"] - 1] if c["column"] - 1 < len(header) and header[c["column"] - 1] else f"column {c['column']}"
+            problems.add(Problem(str(path), str(name), f"cell holds a formula ({echo(c['value'], 40)}); enter the value itself (paste as values)", row=rownum))
+    return values
 
 
 class _DateCells:

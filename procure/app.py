@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from procure.fileio.outputs import Outputs, Target
 from procure.models.errors import ExitCode, InputError, Problem
-from procure.models.fileio import Outputs, Target
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
     from procure.offers.catalog import Catalog
     from procure.solver.enums import SolveStatus
-    from procure.solver.planner import Result
+    from procure.solver.result import Result
     from procure.solver.sizing import WorkloadSizing
 
 log = logging.getLogger("procure")
@@ -73,7 +73,7 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
 
 @dataclass
 class SolveOutputs:
-    """The files one ``solve`` writes, declared and checked before any work (``models.fileio``)."""
+    """The files one ``solve`` writes, declared and checked before any work (``fileio.outputs``)."""
 
     files: Outputs
     workbook: Target | None = None
@@ -168,17 +168,16 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
           objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None,
           all_or_nothing: bool = False) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
-    ``budget`` (a running ``solver.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds.
+    ``budget`` (a running ``procure.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds.
     A job that cannot run is set aside and the rest planned, unless ``all_or_nothing``."""
-    from procure.models.fileio import scratch_dir
-    from procure.solver import runtime
+    from procure.runtime import scratch_dir
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
     # the solver's model and solution files live in a private folder removed on every exit path; inside
-    # the command line's guarded run (solver.runtime) the signals are its own: it also stops the
+    # the command line's guarded run the signals are its handler's (procure.runtime): it also stops the
     # solver's process group
-    with scratch_dir(guard_signals=runtime.temp_dir() is None):
+    with scratch_dir():
         return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
                             objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget,
                             progress=progress, all_or_nothing=all_or_nothing)
@@ -282,10 +281,24 @@ def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path
     return planned
 
 
+def analysis_deadline(budget, inputs: Inputs) -> float | None:
+    """The wall-clock time (``time.time()``) by which ``solve --analyze`` must finish its analysis: what the
+    running ``budget`` leaves, less the outputs' reserve; None for an unlimited budget."""
+    import time
+
+    from procure.solver.planner import output_reserve
+
+    left = budget.remaining()
+    if left is None:
+        return None
+    return time.time() + max(0.0, left - output_reserve(budget, len(inputs.project.workloads)))
+
+
 def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
             workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
-            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None):
-    """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis)."""
+            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None, deadline: float | None = None):
+    """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis);
+    ``deadline`` (``time.time()``): every solve ends by then, and an analysis not done by then is skipped."""
     from procure.analysis import analyze as run
 
     if monte_carlo and not inputs.project.analysis.uncertainty:
@@ -301,7 +314,7 @@ def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True
     try:
         return run(inputs.project, inputs.catalog.offers, break_even=break_even, sensitivity=sensitivity, monte_carlo=monte_carlo,
                    workers=workers, scheduler=scheduler, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
-                   progress=progress, base=base)
+                   progress=progress, base=base, deadline=deadline)
     except (OSError, TimeoutError) as exc:
         if scheduler:
             raise InputError([Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]) from None
@@ -480,8 +493,8 @@ def _offer_break_even(result: Result, offer_id: str, solver: str, gap: float, ob
     why there is none: the plan already uses the offer, or a rule no price changes."""
     from procure.analysis import break_even as be
     from procure.analysis.engine import Context
-    from procure.analysis.scenario import Inputs as ScenarioInputs
-    from procure.analysis.scenario import ProjectResizer
+    from procure.analysis.scenario import Baseline
+    from procure.solver.planner import Resizer
 
     used = [a.workload for a in result.plan.assignments if a.offer_id == offer_id] if result.plan else []
     if used:
@@ -491,9 +504,9 @@ def _offer_break_even(result: Result, offer_id: str, solver: str, gap: float, ob
         return be.rule_break_even(result, offer_id, f"{result.offers[offer_id].mode} is not in allowed_modes")
     if offer_id in ruled:
         return be.rule_break_even(result, offer_id, ruled[offer_id])
-    inputs = ScenarioInputs(result.project, list(result.offers.values()), result.sizings,
-                            ProjectResizer(result.project), solver, None, gap, objective)
-    return be.offer_break_even(Context.of(inputs, result), offer_id)
+    baseline = Baseline(result.project, list(result.offers.values()), result.sizings, Resizer(result.project), solver,
+                        None, gap, objective)
+    return be.offer_break_even(Context.of(baseline, result), offer_id)
 
 
 def check_explain_outputs(json_out: str | None, csv_out: Path | None) -> Outputs:

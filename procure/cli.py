@@ -285,11 +285,13 @@ def solve(
     from procure import app as use
     from procure.models.errors import ProcureError
     from procure.progress import Reporter
-    from procure.solver.runtime import Budget, Interrupted, guarded_run, process_started
+    from procure.runtime import Budget, Interrupted, guarded_run, process_started
 
     try:
         # the clock started with the process: the interpreter's start-up and the imports count too
         budget = Budget(use.parse_time_limit(time_limit), started=process_started())
+        if analyze and not compare:  # a usage error, before any file is read or any solve runs
+            raise _usage("--analyze", "--analyze compares the strategies; drop --no-compare")
         use.language(lang, amounts_in)
         planned = use.check_solve_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
@@ -313,13 +315,12 @@ def solve(
             print_result(console, result, inputs=inputs.files, tr=tr)
             analysis = None
             if analyze and result.plan is not None:
-                if not compare:
-                    _fail(_usage("--analyze", "--analyze compares the strategies; drop --no-compare"))
-                # the analysis re-solves many scenarios; each solve gets --time-limit (it is not part of the plan's budget)
+                # --time-limit bounds the whole command: the analysis gets what the plan left, less the outputs'
+                # reserve; an analysis not done by then is skipped and named (Analysis.skipped)
                 analysis = _run_analysis(use, inputs, console, break_even=True, sensitivity=True,
                                          monte_carlo=inputs.project.analysis.scenarios if inputs.project.analysis.uncertainty else None,
                                          workers=workers, scheduler=None, solver=solver.value, time_limit=budget.seconds, gap=gap,
-                                         objective=objective.value, base=result, tr=tr)
+                                         objective=objective.value, base=result, tr=tr, deadline=use.analysis_deadline(budget, inputs))
             for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
@@ -327,10 +328,15 @@ def solve(
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
-        _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
-                                    markup=False, soft_wrap=True)
-        raise typer.Exit(stop.exit_code) from None
+        _interrupted(stop)
     raise typer.Exit(use.exit_code_of(result))
+
+
+def _interrupted(stop) -> NoReturn:
+    """SIGINT/SIGTERM/SIGHUP (``procure.runtime.Interrupted``): one line, exit 128 + the signal."""
+    _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
+                                markup=False, soft_wrap=True)
+    raise typer.Exit(stop.exit_code) from None
 
 
 # --- analyze and compare ---------------------------------------------------------------------------
@@ -390,6 +396,7 @@ def analyze(
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
+    from procure.runtime import Interrupted, guarded_run
 
     try:
         use.language(lang, amounts_in)
@@ -403,16 +410,19 @@ def analyze(
     declared = bool(inputs.project.analysis.uncertainty)
     mc = monte_carlo or (inputs.project.analysis.scenarios if everything and declared else None)
     console = _console()
-    analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
-                             monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value, time_limit=time_limit,
-                             gap=gap, objective=objective.value, tr=tr)
-    if analysis.base.plan is None:
-        raise typer.Exit(use.exit_code_for(analysis.base.status))
     try:
-        for line in use.write_analysis_outputs(analysis, planned, tr):
-            console.print(_esc(line))
+        with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the workers and solvers, remove temp files, exit 128 + signal
+            analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
+                                     monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value,
+                                     time_limit=time_limit, gap=gap, objective=objective.value, tr=tr)
+            if analysis.base.plan is None:
+                raise typer.Exit(use.exit_code_for(analysis.base.status))
+            for line in use.write_analysis_outputs(analysis, planned, tr):
+                console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
+    except Interrupted as stop:
+        _interrupted(stop)
     raise typer.Exit(use.exit_code_of(analysis.base))
 
 
@@ -441,6 +451,7 @@ def explain(
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
+    from procure.runtime import Interrupted, guarded_run
 
     try:
         tr = use.language(lang, amounts_in)
@@ -457,15 +468,18 @@ def explain(
 
     console = _console(stderr=json_out == "-")
     try:
-        explained = use.explain(inputs, offer, job, solver=solver.value, objective=objective.value,
-                                time_limit=use.parse_time_limit(time_limit))
-        if explained.result.plan is None:
-            print_result(console, explained.result, tr=tr)
-        print_explained(console, explained, tr)
-        for line in use.write_explain_outputs(explained, outputs, json_out, csv_out, tr):
-            console.print(_esc(line))
+        with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
+            explained = use.explain(inputs, offer, job, solver=solver.value, objective=objective.value,
+                                    time_limit=use.parse_time_limit(time_limit))
+            if explained.result.plan is None:
+                print_result(console, explained.result, tr=tr)
+            print_explained(console, explained, tr)
+            for line in use.write_explain_outputs(explained, outputs, json_out, csv_out, tr):
+                console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
+    except Interrupted as stop:
+        _interrupted(stop)
     if json_out == "-":
         typer.echo(use.explain_json(explained))
     raise typer.Exit(use.exit_code_of(explained.result))

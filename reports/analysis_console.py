@@ -54,6 +54,11 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
               cur=tr.cur(currency), unit=unit, today=tr.number(b.current, 2), change=b.change_pct)
 
 
+#: the analyses by their key in ``Analysis.seconds`` / ``Analysis.skipped``
+ANALYSIS_LABEL = {"sensitivity": N_("the sensitivity tornado"), "break_even": N_("the break-even prices"),
+                  "monte_carlo": N_("the Monte Carlo study")}
+
+
 def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
     cur = a.currency
     base = a.base
@@ -107,6 +112,10 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
             console.print(f"  ! {sc} {st}: {esc(why)}", soft_wrap=True)
     timing = ", ".join(f"{k} {v:.1f} s" for k, v in a.seconds.items())
     console.print(tr("\n{n} solves on {workers} worker(s): {timing}", n=sum(a.solves.values()), workers=a.workers, timing=timing), markup=False)
+    skipped = getattr(a, "skipped", None)
+    if skipped:
+        console.print(tr("Skipped, the --time-limit ran out first: {names}; give a larger --time-limit, or run procure analyze on its own",
+                         names=", ".join(tr(ANALYSIS_LABEL.get(k, k)) for k in skipped)), markup=False, soft_wrap=True)
 
 
 def print_comparison(console: Console, files: list[str], rows, currency: str, tr: Lang = EN) -> None:

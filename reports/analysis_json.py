@@ -26,6 +26,8 @@ def analysis_to_json(a) -> dict:
         "base": {"status": str(base.status), "total_cost": _r(base.plan.total_cost) if base.plan else None,
                  "npv_cost": _r(base.plan.npv_cost) if base.plan else None, "modes": sorted(base.plan.modes()) if base.plan else []},
     }
+    if getattr(a, "skipped", None):  # analyses the time limit left no time for (solve --analyze --time-limit)
+        out["skipped"] = list(a.skipped)
     if a.break_even is not None:
         out["break_even"] = [
             {"offer": b.subject, "kind": b.kind, "mode": str(b.mode), "field": b.field, "current": _r(b.current, 4),

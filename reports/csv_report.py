@@ -20,7 +20,7 @@ written unrounded; dates as ISO 8601. Against CSV injection (OWASP): every text 
 control characters in text (CR, LF, TAB, ESC, C1) are written as visible escapes (``\x0d``), and
 text that a spreadsheet would run as a formula — it begins with =, +, -, @, also after leading
 spaces or control characters — is prefixed with an apostrophe. All files are written as one
-transaction (``models.fileio.Outputs``): every table appears, or none.
+transaction (``fileio.outputs.Outputs``): every table appears, or none.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from procure.models.fileio import Outputs
+from procure.fileio.outputs import Outputs
 from procure.models.text import printable
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES

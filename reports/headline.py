@@ -15,7 +15,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from procure.solver.costs import Objective
-from procure.solver.planner import cost_on
+from procure.solver.result import cost_on
 
 from .i18n import EN, N_, Lang
 

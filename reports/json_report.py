@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 from procure.solver.costs import CATEGORIES
 from procure.solver.sizing.band import hours_band
 
@@ -21,7 +26,7 @@ from .tables import rounded
 _r = rounded
 
 
-def result_to_json(result, inputs=()) -> dict:
+def result_to_json(result: Result, inputs=()) -> dict:
     """The JSON document; ``inputs``: the input files, hashed as in the Assumptions sheet."""
     p, h = result.project, result.hybrid
     plan = h.plan

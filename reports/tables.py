@@ -7,6 +7,11 @@ out as sheets. Every amount comes from the cost model (``solver.costs``) and the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import datetime as dt
 import hashlib
 import math
@@ -95,7 +100,7 @@ def _fractions(per_month: dict[int, float], fallback: dict[int, float]) -> dict[
     return {m: v / tot for m, v in per_month.items() if v != 0.0}
 
 
-def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
+def _purchase_items(result: Result, pur, tr: Lang = EN) -> list[LineItem]:
     """Capex (price, import duty, non-recoverable VAT), residual, maintenance, colocation, idle energy and
     loan interest of one purchase. Prices stand in the quoted currency; the formula converts them."""
     p = result.project
@@ -190,7 +195,7 @@ def _purchase_items(result, pur, tr: Lang = EN) -> list[LineItem]:
     return items
 
 
-def line_items(result, tr: Lang = EN) -> list[LineItem]:
+def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     """Every cost line of the chosen plan, each from the cost model's own functions."""
     plan, p = result.plan, result.project
     if plan is None:
@@ -446,7 +451,7 @@ def strategy_note(s, tr: Lang = EN) -> str:
     return f"{w}: {rs[0]}" if rs else w
 
 
-def strategy_rows(result, tr: Lang = EN) -> list[dict]:
+def strategy_rows(result: Result, tr: Lang = EN) -> list[dict]:
     """The strategies side by side, compared on the minimized objective (``cost``) with the other
     beside it; differences are against the recommended (hybrid) plan; ``bound`` 'at most' where a
     comparator's solve stopped at a gap."""
@@ -462,7 +467,7 @@ def strategy_rows(result, tr: Lang = EN) -> list[dict]:
     return rows
 
 
-def break_even(result, tr: Lang = EN) -> tuple[int | None, str]:
+def break_even(result: Result, tr: Lang = EN) -> tuple[int | None, str]:
     """The month from which buy-only's cumulative cash out stays at or below the best non-buy strategy's
     (as solved: the strategies' plans, not an edited workbook)."""
     st = result.strategies
@@ -479,7 +484,7 @@ def break_even(result, tr: Lang = EN) -> tuple[int | None, str]:
         if all(st[k].status == "excluded" for k in ("rent", "cloud") if k in st):
             return None, tr("Renting and the cloud are excluded by you (allowed_modes), so buying has nothing to break even with.")
         return None, tr("Neither renting nor the cloud alone can run the workloads, so buying has nothing to break even with.")
-    best = min(others, key=lambda s: s.plan.total_cost)
+    best = min(others, key=lambda s: s.plan.total_cost if s.plan is not None else math.inf)  # others all have plans
     label = tr(STRATEGY_LABEL[best.name])
     cb = cumulative(monthly_totals(buy.plan, n))
     co = cumulative(monthly_totals(best.plan, n))
@@ -510,7 +515,7 @@ def _strategy_label(strategy) -> str:
     return strategy.label() if strategy is not None and hasattr(strategy, "label") else ""
 
 
-def plan_rows(result) -> list[dict]:
+def plan_rows(result: Result) -> list[dict]:
     p, plan = result.project, result.plan
     rows = []
     for a in plan.assignments if plan else []:
@@ -523,7 +528,7 @@ def plan_rows(result) -> list[dict]:
     return rows
 
 
-def capacity_rows(result, tr: Lang = EN) -> list[dict]:
+def capacity_rows(result: Result, tr: Lang = EN) -> list[dict]:
     p, plan = result.project, result.plan
     rows = []
     for pur in plan.purchases if plan else []:
@@ -539,7 +544,7 @@ def capacity_rows(result, tr: Lang = EN) -> list[dict]:
     return rows
 
 
-def option_rows(result) -> list[dict]:
+def option_rows(result: Result) -> list[dict]:
     """One row per deadline-feasible (workload, offer, nodes), with the difference to the chosen shape."""
     chosen = {a.workload: (a.offer_id, a.nodes) for a in result.plan.assignments} if result.plan else {}
     rows = []
@@ -551,8 +556,8 @@ def option_rows(result) -> list[dict]:
             c = o.candidate
             rows.append({
                 "workload": w.name, "offer": o.offer_id, "vendor": o.offer.vendor, "mode": o.mode, "gpu": o.offer.gpu, "nodes": o.nodes,
-                "gpus": o.gpus, "strategy": _strategy_label(getattr(c, "strategy", None)), "days": o.wall_days, "hours": o.hours,
-                "gpu_hours": o.gpus * o.hours, "efficiency": getattr(c, "efficiency", None), "standalone_cost": o.standalone_cost,
+                "gpus": o.gpus, "strategy": _strategy_label(c.strategy if c else None), "days": o.wall_days, "hours": o.hours,
+                "gpu_hours": o.gpus * o.hours, "efficiency": c.efficiency if c else None, "standalone_cost": o.standalone_cost,
                 "vs_chosen": o.standalone_cost - base if base is not None else None, "chosen": (o.offer_id, o.nodes) == pick,
             })
     return rows
@@ -573,14 +578,13 @@ def explanation_row(e, currency: str = "") -> dict:
     return row
 
 
-def runner_up_rows(result, tr: Lang = EN) -> list[dict]:
+def runner_up_rows(result: Result, tr: Lang = EN) -> list[dict]:
     """Every runner-up as an explanation row (``explanation_row``), with its shape in the re-solved plan."""
     from procure.solver.explain import from_runner_up
 
-    plan = result.plan
-    if plan is None:
+    plan, base = result.plan, result.objective_cost
+    if plan is None or base is None:
         return []
-    base = result.objective_cost
     chosen = {a.workload: a.offer_id for a in plan.assignments}
     rows = []
     for w, ups in result.runner_ups.items():
@@ -594,7 +598,7 @@ def runner_up_rows(result, tr: Lang = EN) -> list[dict]:
     return rows
 
 
-def rejection_rows(result) -> list[dict]:
+def rejection_rows(result: Result) -> list[dict]:
     rows = []
     for r in result.rejections:
         o = result.offers.get(r.offer_id)
@@ -622,7 +626,7 @@ def _fmt_value(v: Any) -> Any:
     return v
 
 
-def used_offers(result) -> list:
+def used_offers(result: Result) -> list:
     """Offers in any strategy's plan, the recommended plan's first."""
     ids: list[str] = []
     plans = [result.plan] + [s.plan for s in result.strategies.values()]
@@ -650,7 +654,7 @@ def _price_text(v: Any) -> Any:
     return v
 
 
-def pnl_rows(result) -> list[list[Any]]:
+def pnl_rows(result: Result) -> list[list[Any]]:
     """[year, depreciation, operating, interest, disposal gain, P&L cost] per project year of the chosen plan."""
     plan = result.plan
     if plan is None:
@@ -658,14 +662,35 @@ def pnl_rows(result) -> list[list[Any]]:
     return [[y.year, y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost] for y in plan.pnl]
 
 
-def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> list[tuple[str, list[str], list[list[Any]]]]:
-    """(section title, column headers, rows) — everything the figures rest on."""
-    from procure.models.gpu import gpu_table
+#: one section of the Assumptions sheet: (title, column headers, rows)
+Section = tuple[str, list[str], list[list[Any]]]
 
+
+def assumption_sections(result: Result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> list[Section]:
+    """(section title, column headers, rows) — everything the figures rest on."""
     p = result.project
-    out: list[tuple[str, list[str], list[list[Any]]]] = []
+    offers = used_offers(result)
+    return [
+        _project_section(result, tr),
+        _workloads_section(result, tr),
+        _models_section(result, tr),
+        _sizing_section(result, tr),
+        *([_chosen_shapes_section(result, tr)] if result.plan else []),
+        *_settings_sections(p, tr),
+        _gpu_section(offers, tr),
+        _prices_section(offers, tr),
+        _cost_model_section(tr),
+        _solver_section(result, tr),
+        _run_section(inputs, now, tr),
+    ]
+
+
+def _project_section(result: Result, tr: Lang) -> Section:
+    """The project's settings, and the reader's where they apply."""
+    p = result.project
     none = tr("none")
     cap_unit = p.currency
+    proj: list[list[Any]]
     proj = [
         [tr("project"), p.name, ""], [tr("currency"), p.currency, ""], [tr("start date (day 0)"), p.start_date, ""],
         [tr("horizon"), p.horizon_months, tr("months")], [tr("planning period"), p.period_days, tr("days")],
@@ -687,16 +712,25 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
     ]
     if not tr.en:  # the reader's settings, shown where they apply
         proj += [[tr("language"), tr.code, ""], [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")]]
-    out.append((tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj))
+    return (tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj)
+
+
+def _workloads_section(result: Result, tr: Lang) -> Section:
+    """One row per workload, as the workload file gives it (a partial plan lists the set-aside jobs too)."""
+    p = result.project
     wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank",
                       "earliest start day", "deadline day", "min slack (days)", "dataset TB", "checkpoint every h",
                       "checkpoints kept", "MFU override", "allowed GPUs")
-    every = (result.programme or p).workloads  # a partial plan lists the set-aside jobs too
     wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days,
-                w.deadline_days, p.slack_for(w), w.dataset_tb,
-                w.checkpoint_every_hours, w.checkpoints_kept, w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
-               for w in every]
-    out.append((tr("Workloads"), wl_cols, wl_rows))
+                w.deadline_days, p.slack_for(w), w.dataset_tb, w.checkpoint_every_hours, w.checkpoints_kept,
+                w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
+               for w in (result.programme or p).workloads]
+    return (tr("Workloads"), wl_cols, wl_rows)
+
+
+def _models_section(result: Result, tr: Lang) -> Section:
+    """The architecture of each model, once (of every job, set aside or planned)."""
+    every = (result.programme or result.project).workloads
     model_rows = []
     seen = set()
     for w in every:
@@ -706,40 +740,53 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
         seen.add(m.label)
         model_rows.append([m.label, m.params_b, m.active_params_b or m.params_b, m.layers, m.hidden_size, m.heads, m.kv_heads or m.heads,
                            m.ffn_hidden_size, m.vocab_size, m.source or ""])
-    out.append((tr("Models"), tr.each("model", "params (B)", "active params (B)", "layers", "hidden", "heads", "KV heads", "FFN width", "vocab",
-                                                "source"), model_rows))
+    return (tr("Models"), tr.each("model", "params (B)", "active params (B)", "layers", "hidden", "heads", "KV heads", "FFN width", "vocab",
+                                                "source"), model_rows)
+
+
+def _sizing_section(result: Result, tr: Lang) -> Section:
+    """Per workload: FLOPs, unsharded memory, shapes that fit and were rejected."""
     sz_rows = []
     for sz in result.sizings:
         mem = getattr(sz, "memory_gb", None)
         sz_rows.append([sz.workload.name, getattr(sz, "total_flops", None), getattr(mem, "total", None) if mem is not None else None,
                         sum(1 for c in sz.candidates if c.fits), sum(1 for c in sz.candidates if not c.fits)])
-    out.append((tr("Sizing per workload"), tr.each("workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit",
-                                                             "shapes rejected"), sz_rows))
-    if result.plan:
-        table = gpu_table()
-        run_rows = []
-        for a in result.plan.assignments:
-            w = next(x for x in p.workloads if x.name == a.workload)
-            mfu = w.mfu
-            if mfu is None:
-                try:
-                    from procure.solver.sizing import default_mfu
+    return (tr("Sizing per workload"), tr.each("workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit",
+                                                             "shapes rejected"), sz_rows)
 
-                    mfu = default_mfu(table[a.gpu], w.method, w.model.is_moe)
-                except (ImportError, KeyError):
-                    mfu = None
-            p10, p90 = hours_band(a.hours)
-            run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
-                             a.per_gpu_memory_gb, a.hours, p10, p90])
-        out.append((tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "MFU from", "scaling efficiency", "memory per GPU (GB)",
-                                                                        "wall hours", "hours P10", "hours P90"), run_rows))
-    out.append((tr("Sizing settings (project.sizing)"), [tr("setting"), tr("value"), tr("meaning")],
-                [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()]))
+
+def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
+    """The shape each workload runs on in the plan, with its MFU and hours band."""
+    from procure.models.gpu import gpu_table
+
+    p = result.project
+    table = gpu_table()
+    run_rows = []
+    for a in result.plan.assignments if result.plan is not None else []:
+        w = next(x for x in p.workloads if x.name == a.workload)
+        mfu = a.mfu if a.mfu is not None else w.mfu  # the MFU the shape was sized with
+        p10, p90 = hours_band(a.hours)
+        run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
+                         a.per_gpu_memory_gb, a.hours, p10, p90])
+    return (tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "MFU from", "scaling efficiency", "memory per GPU (GB)",
+                                                                    "wall hours", "hours P10", "hours P90"), run_rows)
+
+
+def _settings_sections(p, tr: Lang) -> list[Section]:
+    """The project's sizing settings and the sizing constants, each with its meaning or source."""
+    settings = (tr("Sizing settings (project.sizing)"), [tr("setting"), tr("value"), tr("meaning")],
+                [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()])
     from procure.solver.sizing.constants import constant_rows
 
     const_rows = [[name, _fmt_value(value), unit, source] for name, value, unit, source in constant_rows()]
-    out.append((tr("Sizing constants (solver/sizing/constants.yaml)"), [tr("constant"), tr("value"), tr("unit"), tr("source")], const_rows))
-    offers = used_offers(result)
+    constants = (tr("Sizing constants (solver/sizing/constants.yaml)"), [tr("constant"), tr("value"), tr("unit"), tr("source")], const_rows)
+    return [settings, constants]
+
+
+def _gpu_section(offers, tr: Lang) -> Section:
+    """The datasheet of each GPU in the offers of the plans."""
+    from procure.models.gpu import gpu_table
+
     table = gpu_table()
     gpu_ids = list(dict.fromkeys(o.gpu for o in offers))
     gpu_rows = []
@@ -749,7 +796,11 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
                          g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
     gpu_cols = tr.each("GPU", "architecture", "memory (datasheet GiB)", "memory GB", "memory GB/s",
                        "BF16 dense TFLOP/s", "GPU link GB/s", "PCIe GB/s", "TDP W", "source")
-    out.append((tr("GPU specs (GPUs of the offers in the plans)"), gpu_cols, gpu_rows))
+    return (tr("GPU specs (GPUs of the offers in the plans)"), gpu_cols, gpu_rows)
+
+
+def _prices_section(offers, tr: Lang) -> Section:
+    """Every price field of every offer in a plan, with its source and date."""
     price_rows = []
     for o in offers:
         for f in PRICE_FIELDS:
@@ -757,16 +808,24 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
             if v is not None:
                 price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), f, _price_text(v), o.source, o.quoted_on])
         price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), "lead_time_days", o.lead_time_days, o.source, o.quoted_on])
-    out.append((tr("Prices used (offers in any strategy's plan)"), tr.each("offer", "vendor", "mode", "field", "value", "source", "quoted on"),
-                price_rows))
-    out.append((tr("Cost model"), [tr("parameter"), tr("value"), tr("note")], [
+    return (tr("Prices used (offers in any strategy's plan)"), tr.each("offer", "vendor", "mode", "field", "value", "source", "quoted on"),
+                price_rows)
+
+
+def _cost_model_section(tr: Lang) -> Section:
+    """The constants of the cost model (solver/costs.py) and its timing rules."""
+    return (tr("Cost model"), [tr("parameter"), tr("value"), tr("note")], [
         [tr("busy power fraction"), costs.BUSY_POWER_FRACTION, tr("average training draw / max node power")],
         [tr("idle power fraction"), costs.IDLE_POWER_FRACTION, tr("draw of an owned node that is not training / max power")],
         [tr("days per month"), DAYS_PER_MONTH, tr("365/12; month m covers days [m·365/12, (m+1)·365/12)")],
         [tr("hours per month"), DAYS_PER_MONTH * HOURS_PER_DAY, "730"],
         [tr("purchase timing"), "", tr("ordered day 0, paid and delivered after the lead time, owned to the horizon end")],
         [tr("rental timing"), "", tr("whole project months; setup fee in the first month")],
-    ]))
+    ])
+
+
+def _solver_section(result: Result, tr: Lang) -> Section:
+    """Per strategy: the solver, its status, gap, time and model size."""
     solver_rows = []
     for name in STRATEGIES:
         s = result.strategies.get(name)
@@ -776,11 +835,14 @@ def assumption_sections(result, inputs: Iterable, now: dt.datetime, tr: Lang = E
         solver_rows.append([tr(STRATEGY_LABEL[name]), i.name if i else "", i.version if i else "", status_label(i.status if i else s.status, tr),
                             i.gap if i and i.gap is not None else "", round(i.seconds, 2) if i else "", getattr(i, "variables", "") if i else "",
                             getattr(i, "constraints", "") if i else ""])
-    out.append((tr("Solver"), tr.each("strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"), solver_rows))
+    return (tr("Solver"), tr.each("strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"), solver_rows)
+
+
+def _run_section(inputs: Iterable, now: dt.datetime, tr: Lang) -> Section:
+    """This run: the version, the time, and the SHA-256 of every input file."""
     from procure import __version__
 
     run = [[tr("procure version"), __version__, ""], [tr("run at"), now.replace(microsecond=0).isoformat(), tr("local time")]]
     for path in inputs:
         run.append([tr("input {name}", name=Path(path).name), sha256_of(path), "SHA-256"])
-    out.append((tr("This run"), [tr("item"), tr("value"), tr("note")], run))
-    return out
+    return (tr("This run"), [tr("item"), tr("value"), tr("note")], run)

@@ -19,12 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from procure.runtime import Budget
+
 from .costs import CATEGORIES
 from .enums import SolveStatus, Strategy
 from .plan import Plan
-from .planner import Result, RunnerUp, _runner_up, cost_on, make_resizer, run_strategy
+from .planner import Resizer, _runner_up, run_strategy
 from .reasons import Rule
-from .runtime import Budget
+from .result import Result, RunnerUp, cost_on
 
 
 class Why(StrEnum):
@@ -191,7 +193,7 @@ def explain(
             result.sizings,
             Strategy.HYBRID,
             result.hybrid.modes,
-            resize=resize or make_resizer(result.project),
+            resize=resize or Resizer(result.project),
             solver=solver,
             gap=gap,
             objective=objective,

@@ -33,7 +33,7 @@ def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str
                 if o.mode == "buy":
                     ok = bought[o.id] + max(opt.nodes, o.buy_tiers[0][0]) <= o.max_nodes
                 elif o.contracted:
-                    cs = standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.start_day(s))
+                    cs = standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.day_of_period(s))
                     ok = all(rented[(o.id, m)] + opt.nodes <= o.max_nodes for c in cs for m in range(c.start_month, c.start_month + c.months))
                 else:
                     ok = all(usage[(o.id, t)] + opt.nodes <= o.max_nodes for t in grid.busy_periods(s, opt.wall_days))
@@ -49,7 +49,7 @@ def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str
         if o.mode == "buy":
             bought[o.id] += max(opt.nodes, o.buy_tiers[0][0])
         elif o.contracted:
-            for c in standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.start_day(s)):
+            for c in standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.day_of_period(s)):
                 for m in range(c.start_month, c.start_month + c.months):
                     rented[(o.id, m)] += opt.nodes
         else:
@@ -69,10 +69,11 @@ def greedy_plan(project: Project, offers: dict[str, Offer], options: dict[str, l
     contracts: list = []
     for opt, s in choices:
         c = opt.candidate
-        decisions.append(Decision(opt.workload, opt.offer_id, opt.nodes, opt.gpus, opt.hours, grid.start_day(s),
-                                  getattr(c, "strategy", None), getattr(c, "efficiency", None), getattr(c, "per_gpu_memory_gb", None)))
+        decisions.append(Decision(opt.workload, opt.offer_id, opt.nodes, opt.gpus, opt.hours, grid.day_of_period(s),
+                                  c.strategy if c else None, c.efficiency if c else None, c.per_gpu_memory_gb if c else None,
+                                  c.mfu if c else None))
         if opt.mode == "buy":
             purchases[opt.offer_id] += max(opt.nodes, opt.offer.buy_tiers[0][0])
         elif opt.offer.contracted:
-            contracts += standalone_contracts(project, grid, opt.offer, opt.nodes, opt.hours, grid.start_day(s))
+            contracts += standalone_contracts(project, grid, opt.offer, opt.nodes, opt.hours, grid.day_of_period(s))
     return build_plan(project, offers, decisions, dict(purchases), contracts)

@@ -24,6 +24,7 @@ from procure.solver.reasons import Reason, Rule, render
 
 from . import costs
 from .costs import RentalContract
+from .sizing.results import Candidate
 from .sizing.shapes import node_cap, tried_counts
 
 EPS = 1e-9
@@ -38,7 +39,7 @@ class Option:
     hours: float  # compute hours on the shape
     wall_days: float  # days the nodes are occupied (spot overhead included)
     starts: list[int]  # allowed start periods
-    candidate: object = field(repr=False, default=None)  # solver.sizing.Candidate
+    candidate: Candidate | None = field(repr=False, default=None)  # the sized shape: strategy, efficiency, memory, MFU
     # the job alone on this shape from its first start (standalone_cost), priced when first asked: the
     # planner's analysis re-solves never ask, and pricing every shape was a third of their time
     price: Callable[[], float] | None = field(repr=False, default=None)
@@ -78,7 +79,8 @@ class Grid:
     def of(cls, project: Project) -> Grid:
         return cls(project.period_days, math.ceil(project.horizon_days / project.period_days), project.horizon_months, project.horizon_days)
 
-    def start_day(self, s: int) -> float:
+    def day_of_period(self, s: int) -> float:
+        """The day planning period ``s`` begins (a job's ``start_day`` is the day of its start period)."""
         return float(s * self.period_days)
 
     def busy_periods(self, s: int, wall_days: float) -> range:
@@ -235,8 +237,8 @@ class OptionTable:
                 ),))
             else:
                 opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c,
-                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours, grid.start_day(starts[0]), self._owned,
-                                                     costs.job_data(w)))
+                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours,
+                                                     grid.day_of_period(starts[0]), self._owned, costs.job_data(w)))
                 got = ("option", opt)
         self._outcomes[key] = got
         return got

@@ -30,9 +30,10 @@ class Decision:
     gpus: int
     hours: float  # compute hours on this shape (before spot overhead)
     start_day: float
-    strategy: Any = None  # solver.sizing.Strategy
+    strategy: Any = None  # solver.sizing.Parallelism
     efficiency: float | None = None
     per_gpu_memory_gb: float | None = None
+    mfu: float | None = None  # the MFU the shape was sized with, so reports need not size it again
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Assignment:
     cost: float  # direct cost + this job's node-hour share of its offer's purchase or rental cost
     efficiency: float | None = None
     per_gpu_memory_gb: float | None = None
+    mfu: float | None = None  # the MFU the shape was sized with (Decision.mfu)
 
     @property
     def slack_days(self) -> float:
@@ -184,7 +186,7 @@ def build_plan(
                 strategy=d.strategy, start_day=d.start_day, end_day=costs.job_end_day(o, d.start_day, d.hours),
                 deadline_day=deadline[d.workload], hours=wh, gpu_hours=d.gpus * wh,
                 direct_cost=job_direct[d.workload], cost=job_direct[d.workload] + share,
-                efficiency=d.efficiency, per_gpu_memory_gb=d.per_gpu_memory_gb,
+                efficiency=d.efficiency, per_gpu_memory_gb=d.per_gpu_memory_gb, mfu=d.mfu,
             )
         )
     order = {w.name: i for i, w in enumerate(project.workloads)}

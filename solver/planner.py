@@ -6,119 +6,24 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from dataclasses import dataclass, field
 from typing import TypedDict
 
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.runtime import Budget
 
 from . import costs
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
-from .plan import Assignment, Plan, build_plan
+from .plan import Plan, build_plan
 from .reasons import RULE_LABEL, Rule
-from .runtime import Budget
-from .sizing import size_project, size_workload
+from .result import Result, RunnerUp, SetAside, StrategyResult, cost_on
+from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
 
-__all__ = ["STRATEGIES", "Result", "StrategyResult", "plan_project", "plan_from_sizings"]
-
-
-@dataclass
-class StrategyResult:
-    name: Strategy
-    modes: tuple[str, ...]
-    status: SolveStatus
-    plan: Plan | None = None
-    solve: SolveInfo | None = None
-    reasons: dict[str, list[str]] = field(default_factory=dict)  # workload -> why it cannot be placed
-    rejections: list[Rejection] = field(default_factory=list)  # (workload, offer) pairs no shape of which can be used
-    every_option: dict[str, list[Option]] = field(default_factory=dict)  # every deadline-feasible shape per workload
-    build_seconds: float = 0.0  # options, greedy plan and model build
-
-    @property
-    def gap(self) -> float | None:
-        """The proven relative gap of the plan (None: unknown, e.g. a heuristic plan without a bound)."""
-        return self.solve.gap if self.solve is not None and self.plan is not None else None
-
-    @property
-    def total_cost(self) -> float | None:
-        return self.plan.total_cost if self.plan else None
-
-
-@dataclass
-class RunnerUp:
-    """Another offer for one workload, costed like with like: the whole plan re-solved with the
-    workload held to that offer (``plan_cost``), against the chosen plan's cost on the same objective."""
-
-    option: Option  # the cheapest stand-alone shape of that offer
-    assignment: Assignment | None  # where the workload runs in the re-solved plan
-    extra_cost: float | None  # plan_cost − the chosen plan's cost (objective units); None: no plan with it
-    plan_cost: float | None = None  # the re-solved plan's cost on the objective (TCO or NPV)
-    status: SolveStatus | None = None  # how that re-solve ended (a gap makes extra_cost an upper bound)
-    gap: float | None = None
-    note: str | None = None  # why there is no cost: not solved within the time limit, or why no plan exists
-    plan: Plan | None = field(default=None, repr=False)  # the re-solved plan (verified, the workload held to the offer)
-    cause: str | None = None  # why no plan: "(budget)", "(capacity)", "(time limit)", or None
-
-    @property
-    def solved(self) -> bool:
-        """Costed on the offer it names (``assignment`` runs on it)."""
-        return self.plan_cost is not None and self.assignment is not None and self.assignment.offer_id == self.option.offer_id
-
-
-@dataclass(frozen=True)
-class SetAside:
-    """A job left out of a partial plan, and why. ``cause``: ``fit`` (no offer of the allowed modes can
-    run it), ``budget`` (the budgets cannot cover it with the others) or ``capacity`` (the offers'
-    max_nodes cannot hold it with the others before the deadlines); ``summary`` is the headline's phrase,
-    ``reasons`` every line of the explanation."""
-
-    workload: str
-    cause: str
-    summary: str
-    reasons: tuple[str, ...]
-    rules: tuple[str, ...] = ()  # the ``Rule`` values that removed its offers (cause ``fit``)
-
-
-@dataclass
-class Result:
-    project: Project
-    offers: dict[str, Offer]
-    sizings: list
-    objective: str
-    hybrid: StrategyResult
-    strategies: dict[str, StrategyResult]
-    rejections: list[Rejection]
-    every_option: dict[str, list[Option]]
-    runner_ups: dict[str, list[RunnerUp]]
-    spot_fallback: StrategyResult | None = None  # the hybrid re-solved without spot, when the plan uses spot
-    # jobs left out of a partial plan (``project`` holds the rest)
-    set_aside: list[SetAside] = field(default_factory=list)
-    programme: Project | None = None  # every job as given, when some were set aside
-    # why no runner-up was costed at all (e.g. --time-limit); "" when they were, or none was asked for
-    runner_ups_skipped: str = ""
-
-    @property
-    def n_jobs(self) -> int:
-        """Jobs in the programme as given, set-aside ones included."""
-        return len(self.project.workloads) + len(self.set_aside)
-
-    @property
-    def objective_cost(self) -> float | None:
-        """The recommended plan's cost on the minimized objective."""
-        return cost_on(self.plan, self.objective)
-
-    @property
-    def status(self) -> SolveStatus:
-        return self.hybrid.status
-
-    @property
-    def plan(self) -> Plan | None:
-        return self.hybrid.plan
-
+__all__ = ["STRATEGIES", "plan_project", "plan_from_sizings"]
 
 
 class Considered(TypedDict):
@@ -128,32 +33,32 @@ class Considered(TypedDict):
     every_option: dict[str, list[Option]]
 
 
-def cost_on(plan: Plan | None, objective: str) -> float | None:
-    """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""
-    return costs.Objective(objective).of(plan)
-
-
 def uses_spot(plan: Plan | None, offers: dict[str, Offer]) -> bool:
     return plan is not None and any(offers[a.offer_id].spot for a in plan.assignments)
 
 
-def make_resizer(project: Project):
-    """The verifier's independent view of a shape: size this workload on this offer again."""
+class Resizer:
+    """The verifier's independent view of a shape: size this workload on this offer again
+    (``resizer(workload, offer, nodes)`` → the Candidate, or None). A class, not a closure, so that it
+    pickles to analysis workers; each pair is sized once per process (the cache does not travel)."""
 
-    sized: dict[tuple[str, str], dict[int, object]] = {}  # (workload, offer) -> candidate by node count
+    def __init__(self, project: Project):
+        self.project = project
+        self._sized: dict[tuple[str, str], dict[int, Candidate]] = {}  # (workload, offer) -> candidate by node count
 
-    def resize(workload, offer: Offer, nodes: int):
+    def __call__(self, workload, offer: Offer, nodes: int) -> Candidate | None:
         # the verifier runs after every strategy, fallback and runner-up solve: size each pair once
         key = (workload.name, offer.id)
-        if key not in sized:
-            sz = size_workload(workload, [offer], project.sizing, project.team_area)
-            by_nodes: dict[int, object] = {}
+        if key not in self._sized:
+            sz = size_workload(workload, [offer], self.project.sizing, self.project.team_area)
+            by_nodes: dict[int, Candidate] = {}
             for c in sz.candidates:
                 by_nodes.setdefault(c.nodes, c)
-            sized[key] = by_nodes
-        return sized[key].get(nodes)
+            self._sized[key] = by_nodes
+        return self._sized[key].get(nodes)
 
-    return resize
+    def __getstate__(self) -> dict:
+        return {"project": self.project, "_sized": {}}
 
 
 # Share of the time left that the hybrid gets when the comparators follow: the answer comes first.
@@ -438,7 +343,7 @@ def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", 
     if progress is not None:
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
-    return plan_from_sizings(project, offers, sizings, make_resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
+    return plan_from_sizings(project, offers, sizings, Resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
                              compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid,
                              reduce=reduce, all_or_nothing=all_or_nothing)
 

@@ -37,6 +37,7 @@ class FixedCandidate:
     per_gpu_memory_gb: float | None = None
     efficiency: float | None = None
     memory: object = None
+    mfu: float | None = None
 
     @property
     def gpu_hours(self) -> float:
@@ -173,77 +174,86 @@ def brute_force_tco(project, offers, hours) -> float:
     """Enumerate every shape and start of every workload; cost capacity exactly; return the least TCO."""
     grid = Grid.of(project)
     offer_by_id = {o.id: o for o in offers}
-    per_w = []
-    for w in project.workloads:
-        choices = []
-        for (wn, oid, n), h in hours.items():
-            if wn != w.name:
-                continue
-            o = offer_by_id[oid]
-            if o.mode not in project.allowed_modes:
-                continue
-            wall_days = costs.wall_hours(o, h) / 24.0
-            starts, _ = allowed_starts(project, grid, w, o, wall_days)
-            for s in starts:
-                choices.append((o, n, h, s, wall_days))
-        per_w.append(choices)
+    per_w = [_brute_force_choices(project, grid, w, offer_by_id, hours) for w in project.workloads]
     best = math.inf
     data = {w.name: costs.job_data(w) for w in project.workloads}  # TB from the sizing (not priced there)
     if project.staff is not None and [str(m) for m in project.staff.modes] != ["buy"]:
         raise NotImplementedError("the brute force prices staff of bought nodes only")
     for combo in itertools.product(*per_w):
-        total = 0.0
-        usage: dict[tuple[str, int], int] = {}
-        intervals: dict[str, list[tuple[float, float, int]]] = {}
-        bought: dict[str, int] = {}
-        for w, (o, n, h, s, wall_days) in zip(project.workloads, combo, strict=True):
-            total += costs.total(costs.job_flows(o, project, n, h, grid.start_day(s)))
-            total += quoted_data_cost(o, data[w.name], wall_days)
-            for t in grid.busy_periods(s, wall_days):
-                usage[(o.id, t)] = usage.get((o.id, t), 0) + n
-            intervals.setdefault(o.id, []).append((grid.start_day(s), grid.start_day(s) + wall_days, n))
-        ok = True
-        for oid in {k[0] for k in usage}:
-            o = offer_by_id[oid]
-            per_t = {t: u for (x, t), u in usage.items() if x == oid}
-            if o.mode == "buy":
-                nodes = max(per_t.values())
-                if nodes > o.max_nodes:
-                    ok = False
-                    break
-                # the servers through the cost model, their fabric from the quote (the network left out of the former)
-                total += nodes * costs.total(
-                    costs.purchase_flows(o.model_copy(update={"network_per_node": None}), project)
-                )
-                total += nodes * (o.network_per_node or 0.0)
-                bought[oid] = nodes
-            elif o.contracted:
-                need = [0] * grid.n_months  # most nodes running at once in each month, from the real intervals
-                jobs = intervals[oid]
-                for m in range(grid.n_months):
-                    lo, hi = m * 365 / 12, (m + 1) * 365 / 12
-                    for point in {lo} | {a for a, _b, _n in jobs if lo <= a < hi}:
-                        need[m] = max(need[m], sum(n for a, b, n in jobs if a <= point < b))
-                if max(need) > o.max_nodes:
-                    ok = False
-                    break
-                if o.mode == "rent" and not o.term_prices:
-                    total += rental_min_cost(tuple(need), o.price_per_node_month, o.setup_fee, o.min_term)
-                else:  # term tiers or a reserved cloud term (prices in the project currency in these tests)
-                    total += contracts_min_cost(tuple(need), quoted_length_cost(o), o.max_nodes)
-            else:
-                if max(per_t.values()) > o.max_nodes:
-                    ok = False
-                    break
-        if not ok:
-            continue
-        total += sum(offer_by_id[oid].fixed_cost or 0.0 for oid in {o.id for o, *_rest in combo})  # once per offer used
-        total += quoted_staff_cost(project, offer_by_id, bought)
+        total = _brute_force_combo_cost(project, grid, offer_by_id, combo, data)
         if total < best:
             best = total
     if project.budget is not None and best > project.budget:
         return math.inf
     return best
+
+
+def _brute_force_choices(project, grid, w, offer_by_id, hours) -> list[tuple]:
+    """Every (offer, nodes, hours, start period, wall days) the workload ``w`` may run as."""
+    choices = []
+    for (wn, oid, n), h in hours.items():
+        if wn != w.name:
+            continue
+        o = offer_by_id[oid]
+        if o.mode not in project.allowed_modes:
+            continue
+        wall_days = costs.wall_hours(o, h) / 24.0
+        starts, _ = allowed_starts(project, grid, w, o, wall_days)
+        for s in starts:
+            choices.append((o, n, h, s, wall_days))
+    return choices
+
+
+def _brute_force_combo_cost(project, grid, offer_by_id, combo, data) -> float:
+    """The TCO of one choice per workload: the jobs' own flows and data costs, each offer's capacity,
+    costed exactly, its fixed charge once and the staff of the bought nodes; infinite when an offer's
+    max_nodes is exceeded. ``data``: each workload's TB (from the sizing, not priced there)."""
+    total = 0.0
+    usage: dict[tuple[str, int], int] = {}
+    intervals: dict[str, list[tuple[float, float, int]]] = {}
+    for w, (o, n, h, s, wall_days) in zip(project.workloads, combo, strict=True):
+        total += costs.total(costs.job_flows(o, project, n, h, grid.day_of_period(s)))
+        total += quoted_data_cost(o, data[w.name], wall_days)
+        for t in grid.busy_periods(s, wall_days):
+            usage[(o.id, t)] = usage.get((o.id, t), 0) + n
+        intervals.setdefault(o.id, []).append((grid.day_of_period(s), grid.day_of_period(s) + wall_days, n))
+    bought: dict[str, int] = {}
+    for oid in {k[0] for k in usage}:
+        o = offer_by_id[oid]
+        per_t = {t: u for (x, t), u in usage.items() if x == oid}
+        capacity = _brute_force_capacity_cost(project, grid, o, per_t, intervals[oid])
+        if capacity is None:
+            return math.inf
+        total += capacity
+        if o.mode == "buy":
+            bought[oid] = max(per_t.values())
+    total += sum(offer_by_id[oid].fixed_cost or 0.0 for oid in {o.id for o, *_rest in combo})  # once per offer used
+    return total + quoted_staff_cost(project, offer_by_id, bought)
+
+
+def _brute_force_capacity_cost(project, grid, o, per_t, jobs) -> float | None:
+    """What the capacity of offer ``o`` costs for these jobs (``per_t``: nodes busy per period; ``jobs``:
+    (start day, end day, nodes)); None when more than its max_nodes would run at once."""
+    if o.mode == "buy":
+        nodes = max(per_t.values())
+        if nodes > o.max_nodes:
+            return None
+        # the servers through the cost model, their fabric from the quote (the network left out of the former)
+        servers = costs.total(costs.purchase_flows(o.model_copy(update={"network_per_node": None}), project))
+        return nodes * (servers + (o.network_per_node or 0.0))
+    if not o.contracted:
+        return None if max(per_t.values()) > o.max_nodes else 0.0
+    need = [0] * grid.n_months  # most nodes running at once in each month, from the real intervals
+    for m in range(grid.n_months):
+        lo, hi = m * 365 / 12, (m + 1) * 365 / 12
+        for point in {lo} | {a for a, _b, _n in jobs if lo <= a < hi}:
+            need[m] = max(need[m], sum(n for a, b, n in jobs if a <= point < b))
+    if max(need) > o.max_nodes:
+        return None
+    if o.mode == "rent" and not o.term_prices:
+        return rental_min_cost(tuple(need), o.price_per_node_month, o.setup_fee, o.min_term)
+    # term tiers or a reserved cloud term (prices in the project currency in these tests)
+    return contracts_min_cost(tuple(need), quoted_length_cost(o), o.max_nodes)
 
 
 # --- small valid inputs ---------------------------------------------------------------------------

@@ -246,3 +246,66 @@ def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
     assert distributions(AnalysisSettings()) == {}
     held = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}, "mfu": None}})
     assert set(distributions(held)) == {"price_cloud"}
+
+
+# --- the time limit of solve --analyze ------------------------------------------------------------
+
+
+def test_a_deadline_already_passed_skips_every_analysis_and_names_each():
+    """``solve --analyze --time-limit`` hands the analysis a deadline; an analysis that cannot finish by
+    then is skipped and named, never reported half-done. Here the deadline has passed before the first
+    analysis starts: the base plan (43,200, as above) stands, and all three are skipped in run order."""
+    import io
+    import time
+
+    from rich.console import Console
+
+    from procure.reports.analysis_console import print_analysis
+    from procure.reports.analysis_json import analysis_to_json
+
+    p, offers, hours = case(UNCERTAIN)
+    a = run(p, offers, hours, break_even=True, sensitivity=True, monte_carlo=5, seed=1, deadline=time.time() - 1.0)
+    assert a.base.plan.total_cost == pytest.approx(43_200)
+    assert a.skipped == ["sensitivity", "break_even", "monte_carlo"]
+    assert a.sensitivity is None and a.break_even is None and a.monte_carlo is None and a.summary is None
+    assert analysis_to_json(a)["skipped"] == ["sensitivity", "break_even", "monte_carlo"]
+    buf = io.StringIO()
+    print_analysis(Console(file=buf, width=200), a)
+    assert ("Skipped, the --time-limit ran out first: the sensitivity tornado, the break-even prices, the Monte Carlo study"
+            in buf.getvalue())
+
+
+def test_with_time_left_nothing_is_skipped_and_the_json_has_no_skipped_key():
+    import time
+
+    p, offers, hours = case()
+    a = run(p, offers, hours, break_even=True, deadline=time.time() + 600)
+    assert a.skipped == [] and by_subject(a)["b"].break_even == pytest.approx(86_400.0, abs=0.01)
+    from procure.reports.analysis_json import analysis_to_json
+
+    assert "skipped" not in analysis_to_json(a)
+
+
+def test_each_solve_of_the_analysis_ends_by_the_deadline():
+    """Baseline.solve_time_limit: the per-solve limit, cut to what is left before the deadline."""
+    import time
+
+    from procure.analysis.scenario import Baseline
+
+    p, offers, _hours = case()
+    free = Baseline(p, offers, [], resize=None, time_limit=None)
+    assert free.solve_time_limit() is None
+    assert Baseline(p, offers, [], resize=None, time_limit=30.0).solve_time_limit() == 30.0
+    soon = Baseline(p, offers, [], resize=None, time_limit=30.0, deadline=time.time() + 5.0).solve_time_limit()
+    assert 0 < soon <= 5.0
+    late = Baseline(p, offers, [], resize=None, time_limit=None, deadline=time.time() - 1.0).solve_time_limit()
+    assert 0 < late <= 1e-3  # past the deadline a solve still gets a (tiny) positive limit, never none
+
+
+def test_analyze_with_no_compare_is_refused_before_reading_the_workload(tmp_path):
+    """A usage error before any work: the workload file does not even exist, and the usage error is
+    what the user reads (exit 1), not 'file not found' and not a solve."""
+    res = CliRunner().invoke(app, ["solve", str(tmp_path / "missing.yaml"), "--analyze", "--no-compare"])
+    assert res.exit_code == 1, res.output
+    assert "--analyze compares the strategies; drop --no-compare" in res.output
+    assert "not found" not in res.output

@@ -21,7 +21,8 @@ from helpers import analysis_run as run
 
 SOFFICE = shutil.which("soffice")
 
-pytestmark = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")
+pytestmark = [pytest.mark.soffice,
+              pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")]
 
 
 def recalc(path, tmp_path_factory):

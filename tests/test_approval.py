@@ -220,6 +220,7 @@ def test_infeasible_run_with_out_says_no_workbook(tmp_path):
 # --- 10. the console never cuts numbers or dates ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_console_at_80_columns_keeps_every_number_and_date():
     proj, cat = _example("programme-12-months")
     result = plan_project(proj, cat.offers, n_runner_ups=1)
@@ -292,6 +293,7 @@ def test_stale_quotes_are_flagged_on_console_and_summary(tmp_path):
     assert stale_text(fresh) == ""
 
 
+@pytest.mark.slow
 def test_runner_ups_option_sets_how_many_offers_are_re_solved():
     path = next(p for p in EXAMPLES if p.stem == "qlora-7b-week")
     runs = {n: subprocess.run([sys.executable, "-m", "procure", "solve", str(path), "--runner-ups", str(n), "--no-compare"], capture_output=True,

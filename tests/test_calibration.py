@@ -13,7 +13,14 @@ from bench.calibration import RUNS, TOLERANCE, estimate
 from procure.models.gpu import gpu_table
 from procure.models.project import SizingSettings, Workload
 from procure.models.units import GB
-from procure.solver.sizing import Strategy, evaluate_strategy, memory_breakdown, reference_offer, size_workload, usable_memory_gb
+from procure.solver.sizing import (
+    Parallelism,
+    evaluate_strategy,
+    memory_breakdown,
+    reference_offer,
+    size_workload,
+    usable_memory_gb,
+)
 
 CHECKS = [r for r in RUNS if not r.fitted]
 FITTED = [r for r in RUNS if r.fitted]
@@ -81,7 +88,7 @@ def test_deepseek_v3_published_layout_fits_with_its_breakdown():
     # DualPipe keeps 2 copies of bf16 weights: 2 × 2 B × 1.7068e9 = 6.827 GB; FP32 gradients 4 B: 6.827 GB;
     # BF16 Adam moments + FP32 master (8 B) sharded over DP 128 (dense) and 128/64 = 2 (experts):
     # 8 × (1.0682e9/128 + 0.6386e9/2) = 2.621 GB.
-    st = Strategy(1, 1, False, 1, pipeline_parallel=16, expert_parallel=64, precision="fp8", schedule="dualpipe")
+    st = Parallelism(1, 1, False, 1, pipeline_parallel=16, expert_parallel=64, precision="fp8", schedule="dualpipe")
     m = memory_breakdown(v3_job(), st, 2048)
     rest, experts = 671e9 - 653.908770816e9, 653.908770816e9
     held = rest / 16 + experts / 1024

@@ -171,7 +171,12 @@ def test_offers_template_into_a_missing_folder(tmp_path):
 
 # --- solve ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+#: examples whose full solve (every strategy and runner-up) takes over 5 s on two cores
+SLOW_EXAMPLES = {"negotiated-quotes", "programme-12-months"}
+
+
+@pytest.mark.parametrize("example", [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW_EXAMPLES else [])
+                                     for p in EXAMPLES])
 def test_solve_each_example_writes_the_json_contract(tmp_path, example):
     out = tmp_path / "plan.json"
     res = cli("solve", example, "--json", out)

@@ -17,8 +17,8 @@ import time
 import pulp
 import pytest
 
+from procure.fileio.outputs import atomic_write, check_writable
 from procure.models.errors import InputError
-from procure.models.fileio import atomic_write, check_writable
 from procure.offers.catalog import load_catalog
 
 from helpers import GOOD_ROW, ROOT, cli, write_csv
@@ -254,6 +254,7 @@ def test_empty_catalog_through_the_cli(tmp_path):
     assert res.exit_code == 1 and "empty.yaml: error: the catalog has no offers" in res.output
 
 
+@pytest.mark.slow
 def test_hundred_thousand_row_catalog_loads(tmp_path, capsys):
     path = tmp_path / "big.csv"
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -538,10 +539,10 @@ def test_size_prints_markup_in_names_as_typed(tmp_path):
 
 def test_no_write_permission_message(monkeypatch, tmp_path):
     """The same check where the test user may write anywhere (root): the OS answer is simulated."""
-    import procure.models.fileio
+    import procure.fileio.outputs
 
     real = os.access
-    monkeypatch.setattr(procure.models.fileio.os, "access", lambda path, mode: False if mode & os.W_OK else real(path, mode))
+    monkeypatch.setattr(procure.fileio.outputs.os, "access", lambda path, mode: False if mode & os.W_OK else real(path, mode))
     res = cli("solve", QLORA, "--json", tmp_path / "x.json")
     assert res.exit_code == 1 and "x.json: error: --json: no permission to write here" in res.output
 
@@ -554,7 +555,7 @@ def test_absurdly_deep_nesting_is_an_input_error(tmp_path):
 
 def test_reports_get_ordinary_file_permissions(tmp_path):
     # the temporary file behind an atomic write is private; the finished report must not be
-    from procure.models.fileio import atomic_write
+    from procure.fileio.outputs import atomic_write
 
     old = os.umask(0o022)
     try:

@@ -238,6 +238,7 @@ CASES = ["buy", "rent", "quotes", "tco", "huge", *[p.stem for p in EXAMPLES]]
 # --- the formulas reproduce the cost model --------------------------------------------------------
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_examples_and_cases_exist(results):
     assert len(EXAMPLES) >= 3
     buy_plan = results["buy"][0].plan
@@ -247,6 +248,8 @@ def test_examples_and_cases_exist(results):
     assert any(a.mode == "cloud" for r, _ in results.values() for a in r.plan.assignments)
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_recalculated_totals_equal_the_solver(name, results, recalculated):
@@ -263,6 +266,8 @@ def test_recalculated_totals_equal_the_solver(name, results, recalculated):
         assert plan.npv_cost == pytest.approx(plan.total_cost, abs=CENT)
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_recalculated_cash_flow_equals_the_cost_model_month_by_month(name, results, recalculated):
@@ -281,6 +286,7 @@ def test_recalculated_cash_flow_equals_the_cost_model_month_by_month(name, resul
     assert ws.cell(cum_row, 3 + n).value == pytest.approx(plan.total_cost, abs=CENT)
 
 
+@pytest.mark.slow  # the session fixture (about a minute)
 def test_tco_case_exercises_every_cost_beyond_the_servers(results):
     """The "tco" case pays each new category, so the LibreOffice tests above recalculate each one to the cent."""
     plan = results["tco"][0].plan
@@ -291,6 +297,7 @@ def test_tco_case_exercises_every_cost_beyond_the_servers(results):
     assert plan.modes() == {"buy", "rent", "cloud"}
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_quotes_case_exercises_every_kind_of_quote(results):
     plan = results["quotes"][0].plan
     (pur,) = plan.purchases
@@ -303,6 +310,8 @@ def test_quotes_case_exercises_every_kind_of_quote(results):
     assert sum(r.nodes for r in reserved) == max(a.nodes for a in plan.assignments if a.offer_id == "a100-reserved")
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_recalculated_pnl_equals_the_cost_model(name, results, recalculated):
@@ -320,6 +329,8 @@ def test_recalculated_pnl_equals_the_cost_model(name, results, recalculated):
     assert ws.cell(total_row + 1, 7).value == pytest.approx(0.0, abs=CENT)
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 def test_summary_figures_are_live_formulas(results, recalculated, written):
     plan = results["buy"][0].plan
@@ -340,6 +351,8 @@ def _find_row(ws, category: str, offer_id: str) -> int:
     raise AssertionError(f"no {category} row for {offer_id}")
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 def test_changing_unit_prices_moves_the_total(results, written, tmp_path_factory):
     rent_result = results["rent"][0]
@@ -380,6 +393,7 @@ def _text_cells(wb, text: str):
     return [(ws.title, c.coordinate, c) for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value == text]
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_formula_like_input_text_is_written_as_text(written):
     wb = openpyxl.load_workbook(written["buy"])
     for text in (EVIL_VENDOR, "-pretrain", "@ft-early", "-excel test — GPU compute procurement"):
@@ -395,6 +409,8 @@ def test_formula_like_input_text_is_written_as_text(written):
                     assert "HYPERLINK" not in str(c.value) and "pretrain" not in str(c.value), (ws.title, c.coordinate)
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 def test_formula_like_text_survives_recalculation(recalculated):
     wb = recalculated["buy"]
@@ -408,6 +424,7 @@ def test_formula_like_text_survives_recalculation(recalculated):
 # --- atomic writes --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_failed_write_keeps_the_old_report_and_leaves_no_temp_file(results, tmp_path, monkeypatch):
     target = tmp_path / "report.xlsx"
     target.write_bytes(b"previous report")
@@ -437,6 +454,7 @@ def test_failed_write_keeps_the_old_report_and_leaves_no_temp_file(results, tmp_
 # --- structure a reader relies on -----------------------------------------------------------------
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_workbook_layout(written, results):
     wb = openpyxl.load_workbook(written["buy"])
     assert wb.sheetnames == ["Summary", "Plan", "Costs", "Cash flow", "P&L", "Options", "Assumptions"]
@@ -458,6 +476,7 @@ def test_workbook_layout(written, results):
     assert "cbc" in text and "procure version" in text
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_example_workbook_hashes_its_inputs(written, results):
     name = EXAMPLES[0].stem
     wb = openpyxl.load_workbook(written[name])
@@ -469,6 +488,7 @@ def test_example_workbook_hashes_its_inputs(written, results):
 # --- CSV ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_csv_tables(results, tmp_path):
     result = results["buy"][0]
     folder = tmp_path / "tables"
@@ -489,6 +509,7 @@ def test_csv_tables(results, tmp_path):
     assert not list(folder.glob(".*.tmp"))
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_line_items_reproduce_the_breakdown(results):
     for name, (result, _) in results.items():
         items = tables.line_items(result)
@@ -511,6 +532,7 @@ def test_csv_report_does_not_import_openpyxl():
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 @pytest.mark.parametrize("name", CASES)
 def test_sheets_refer_to_each_other_by_defined_names(name, written):
     """No formula reaches into another sheet by a cell address: it uses the names the sheet defines."""
@@ -524,6 +546,8 @@ def test_sheets_refer_to_each_other_by_defined_names(name, written):
         assert n in wb.defined_names, n
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated):
     """The financed purchase's instalment row equals the cost model's capex-after-delivery plus interest."""
@@ -546,6 +570,8 @@ def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated
 # --- what readers without a calculation engine, and printers, see -----------------------------------
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_cached_values_equal_libreoffice(name, written, recalculated):
@@ -569,10 +595,13 @@ def test_cached_values_equal_libreoffice(name, written, recalculated):
     assert n > 50
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_huge_case_is_above_a_billion(results):
     assert results["huge"][0].plan.total_cost > 1e9
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 def test_printed_pdf_has_no_hash_marks_and_no_long_decimals(written, tmp_path_factory):
     """Every example, a >1 M and a ~1e10 case, printed to PDF by LibreOffice: every number fits its column."""
@@ -596,6 +625,7 @@ def test_printed_pdf_has_no_hash_marks_and_no_long_decimals(written, tmp_path_fa
         assert "Recommendation" in text
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_long_text_wraps_with_a_row_height_that_fits(written):
     from procure.reports.xlsx.style import text_height
 
@@ -611,6 +641,8 @@ def test_long_text_wraps_with_a_row_height_that_fits(written):
     assert checked > 5
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
+@pytest.mark.soffice
 @needs_soffice
 def test_summary_follows_an_edited_price(results, written, tmp_path_factory):
     """+1,000 per node-month on the rent price: the Summary's sentence, strategy table and key figures follow;
@@ -642,6 +674,7 @@ def test_summary_follows_an_edited_price(results, written, tmp_path_factory):
         assert "more TCO than rent only as solved" in sentence
 
 
+@pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_assumptions_list_sizing_constants_with_unit_and_source(written):
     # The sizing constants come from solver/sizing/constants.yaml with their unit and source — the
     # efficiency and overlap parameters among them — and units of measure are not among them.

@@ -15,6 +15,7 @@ import traceback
 from pathlib import Path
 
 import openpyxl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -88,6 +89,7 @@ def mutated_workloads(draw):
     return data
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=mutated_workloads())
 def test_fuzzed_workload_ends_cleanly(data):
@@ -135,6 +137,7 @@ def mutated_rows(draw):
     return rows
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(rows=mutated_rows())
 def test_fuzzed_csv_catalog_ends_cleanly(rows):

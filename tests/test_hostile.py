@@ -74,6 +74,7 @@ def corpus_results(corpus) -> dict[str, subprocess.CompletedProcess | BaseExcept
         return dict(zip(CASES, pool.map(one, CASES.values()), strict=True))
 
 
+@pytest.mark.slow  # the corpus runs every case in a child with its resource limits: about a minute in all
 @pytest.mark.parametrize("name", list(CASES))
 def test_hostile_case_exits_cleanly_within_limits(corpus_results, name):
     case = CASES[name]
@@ -130,7 +131,7 @@ def test_socket_as_catalog_is_refused(tmp_path):
 
 def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(tmp_path, monkeypatch):
     """The byte cap counts what is read, not what stat said: a file reported small but longer is refused."""
-    from procure.models import fileio
+    from procure.fileio import reading as fileio
     from procure.models.errors import InputError
 
     path = tmp_path / "c.csv"

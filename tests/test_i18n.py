@@ -234,6 +234,7 @@ def _named(wb, name):
     return wb[sheet][coord.replace("$", "")].value
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_the_chinese_workbooks_recalculate_to_the_english_totals(result, books, tmp_path_factory):
     out, profile = tmp_path_factory.mktemp("recalc"), tmp_path_factory.mktemp("lo-profile")
@@ -251,6 +252,7 @@ def test_the_chinese_workbooks_recalculate_to_the_english_totals(result, books, 
     assert CJK.search(zh)
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_the_printed_chinese_workbook_has_every_glyph(result, books, tmp_path_factory):
     if shutil.which("pdffonts") is None or shutil.which("pdftotext") is None:

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from procure.cli import app
-from procure.models import fileio
+from procure.fileio import outputs as fileio
 from procure.models.errors import InputError
 from procure.reports.csv_report import CSV_FILES
 from tests.hostile.generate import ROW, _csv
@@ -174,7 +174,7 @@ def test_outputs_appear_all_together_or_not_at_all(tmp_path, monkeypatch):
 
 
 def test_a_rename_that_fails_half_way_is_rolled_back(tmp_path, monkeypatch):
-    from procure.models.fileio import Outputs
+    from procure.fileio.outputs import Outputs
 
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text("old a")
@@ -220,7 +220,7 @@ def test_disk_full_while_solving_is_an_input_error_and_leaves_no_scratch_files(t
 def test_sigterm_while_writing_removes_every_temporary(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, time
-        from procure.models import fileio
+        from procure.fileio import outputs as fileio
         real = fileio._write_temp
         def slow(t, tmp):
             real(t, tmp)
@@ -240,8 +240,42 @@ def test_sigterm_while_writing_removes_every_temporary(tmp_path):
     assert listing(tmp_path) == []
 
 
+def test_a_signal_while_writing_inside_a_guarded_run_is_the_runs_to_handle(tmp_path):
+    """One runtime, one handler: inside the command's guarded run the output transaction rolls back and
+    the run's ``Interrupted`` reaches the caller (exit 128 + 15), which still removes the run's temp
+    folder; the transaction does not end the process on its own."""
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        from procure import runtime
+        from procure.fileio import outputs as fileio
+        real = fileio._write_temp
+        def slow(t, tmp):
+            real(t, tmp)
+            print("staged", flush=True)
+            time.sleep(30)
+        fileio._write_temp = slow
+        try:
+            with runtime.guarded_run() as run_dir:
+                print(run_dir, flush=True)
+                out = fileio.Outputs()
+                out.put(out.add({str(tmp_path / 'r.json')!r}, "--json"), b"x" * 100000)
+                out.commit()
+        except runtime.Interrupted as stop:
+            print("caught", stop.signum, flush=True)
+            sys.exit(stop.exit_code)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run_dir = proc.stdout.readline().strip().decode()
+    assert proc.stdout.readline().strip() == b"staged"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert out.strip() == b"caught 15" and b"Traceback" not in err
+    assert listing(tmp_path) == [] and not os.path.exists(run_dir)
+
+
 def test_temporaries_of_a_killed_run_are_swept_by_the_next(tmp_path):
-    from procure.models.fileio import atomic_write
+    from procure.fileio.outputs import atomic_write
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

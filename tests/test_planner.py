@@ -15,7 +15,7 @@ from procure.solver import costs
 from procure.solver.plan import build_plan
 from procure.solver.verify import VerificationError, verify_plan
 
-from helpers import EXAMPLES, ROOT, brute_force_tco, fixed_sizings, offer, project, solve_fixed
+from helpers import EXAMPLES, ROOT, brute_force_tco, fixed_sizings, offer, project, solve_fixed, workload
 
 
 def wl(name, deadline, earliest=0):
@@ -207,12 +207,16 @@ def _assert_milp_matches_brute_force(p, offers, hours):
         assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
 
 
-@pytest.mark.parametrize("seed", range(120))
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=[pytest.mark.slow] if s == 80 else []) for s in range(120)])
 def test_milp_matches_brute_force(seed):
     _assert_milp_matches_brute_force(*random_instance(seed))
 
 
-@pytest.mark.parametrize("seed", range(80))
+#: seeds whose brute force enumerates long enough to take over 5 s on two cores
+SLOW_TIER_SEEDS = {5, 15, 40}
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=[pytest.mark.slow] if s in SLOW_TIER_SEEDS else []) for s in range(80)])
 def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
     """Term-tiered rents (each tier a minimum length) and reserved cloud terms (exact lengths): the MILP's optimum
     equals the brute force's, whose contract costs come from an independent dynamic program."""
@@ -237,7 +241,12 @@ def test_cbc_and_highs_agree_on_random_instances(seed):
             assert res.hybrid.solve.objective == pytest.approx(res.plan.total_cost, rel=1e-6)
 
 
-@pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
+#: examples whose two full solves (CBC and HiGHS, every strategy) take over 5 s on two cores
+SLOW_SOLVER_EXAMPLES = {"negotiated-quotes.yaml", "programme-12-months.yaml"}
+
+
+@pytest.mark.parametrize("example", [pytest.param(e.name, marks=[pytest.mark.slow] if e.name in SLOW_SOLVER_EXAMPLES else [])
+                                     for e in EXAMPLES])
 def test_cbc_and_highs_agree_on_the_examples(example):
     from procure.models.project import load_project
     from procure.offers.catalog import load_catalog
@@ -346,3 +355,22 @@ def test_in_process_highs_accepts_an_integral_lp_and_branches_on_a_fractional_on
                  {(f"j{k}", "r", 1): 480 for k in range(3)}, drop="rent_whole")
     info = solve(rent, "highs")
     assert info.status == SolveStatus.OPTIMAL and info.objective == pytest.approx(60_000)
+
+
+def test_the_resizer_pickles_for_analysis_workers_and_sizes_the_same_shape():
+    """The verifier's resizer is sent to worker processes, so it must pickle; its cache stays behind
+    (each process sizes a pair once), and the shape it gives after the trip is the one it gave before."""
+    import pickle
+
+    from procure.solver.planner import Resizer
+
+    p = project([workload()])
+    o = offer()
+    resizer = Resizer(p)
+    before = resizer(p.workloads[0], o, 1)
+    assert before is not None and before.fits
+    trip = pickle.loads(pickle.dumps(resizer))
+    assert trip._sized == {}  # the cache did not travel
+    after = trip(p.workloads[0], o, 1)
+    assert (after.hours, after.strategy, after.per_gpu_memory_gb) == (before.hours, before.strategy, before.per_gpu_memory_gb)
+    assert trip(p.workloads[0], o, 10_000) is None  # a node count never tried has no shape

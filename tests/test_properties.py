@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -126,6 +127,7 @@ def no_lower(tight: float, loose: float) -> bool:
 
 # --- properties -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @FAST
 @given(instances())
 def test_answer_is_a_verified_plan_or_an_explanation(inst):
@@ -137,6 +139,7 @@ def test_answer_is_a_verified_plan_or_an_explanation(inst):
     event(f"fixed hours: {res.status}")
 
 
+@pytest.mark.slow
 @FAST
 @given(instances(), st.data())
 def test_tighter_deadline_never_lowers_the_optimum(inst, data):
@@ -152,6 +155,7 @@ def test_tighter_deadline_never_lowers_the_optimum(inst, data):
     assert no_lower(cost_of(tighter), cost_of(loose)), (cost_of(tighter), cost_of(loose))
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(), st.floats(0.5, 1.5), st.floats(0.5, 1.0))
 def test_tighter_budget_never_lowers_the_optimum(inst, f_loose, shrink):
@@ -171,6 +175,7 @@ def test_tighter_budget_never_lowers_the_optimum(inst, f_loose, shrink):
         assert "budget" in text or "short by" in text or "cannot" in text
 
 
+@pytest.mark.slow
 @FAST
 @given(instances(max_offers=3), st.data())
 def test_an_extra_offer_never_raises_the_optimum(inst, data):
@@ -214,9 +219,9 @@ def test_real_sizing_gives_a_verified_plan_or_reasons(picks, jobs, team_region):
                  for k, (m, meth, tok, e, d) in enumerate(jobs)]
     p = project(workloads, horizon_months=6, period_days=7, team_region=team_region)
     res = plan_project(p, offers, compare=False)
-    from procure.solver.planner import make_resizer
+    from procure.solver.planner import Resizer
 
-    check_answer(p, offers, res, make_resizer(p))
+    check_answer(p, offers, res, Resizer(p))
     event(f"real sizing: {res.status}")
     for r in res.rejections:
         assert r.reason and r.offer_id in {o.id for o in offers}

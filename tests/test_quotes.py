@@ -442,6 +442,7 @@ def test_validate_reports_every_new_rule_with_its_row(tmp_path):
     assert "ascending" in text and "did you mean 'CNY'" in text and "write 30% or 0.30" in text
 
 
+@pytest.mark.slow
 def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path):
     from procure.models.project import load_project
     from procure.solver.planner import plan_project

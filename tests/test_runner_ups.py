@@ -11,8 +11,8 @@ import json
 
 import pytest
 
+from procure.runtime import Budget
 from procure.solver.planner import coarse_plan, plan_from_sizings
-from procure.solver.runtime import Budget
 
 from helpers import fixed_sizings, offer, project
 

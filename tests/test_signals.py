@@ -80,3 +80,20 @@ def test_signal_mid_solve_stops_the_solver_and_leaves_no_temp_file(tmp_path, sig
     assert list(tmp.iterdir()) == []  # the run's temp dir (MPS, MST, solution, log) is gone
     assert old.read_text() == "the previous plan\n"  # the existing output is untouched
     assert sorted(p.name for p in work.iterdir()) == ["plan.json", "programme.yaml"]  # nothing half-written
+
+
+def test_a_run_nested_in_a_guard_leaves_the_outer_handler_in_place():
+    """One handler: a guarded run inside another guard neither replaces the outer handler nor leaves
+    the signals ignored when it ends; the outer guard restores what was there before it."""
+    from procure import runtime
+
+    before = signal.getsignal(signal.SIGTERM)
+    with runtime.signals_guarded() as outer:
+        assert outer
+        handler = signal.getsignal(signal.SIGTERM)
+        assert handler is not before
+        with runtime.guarded_run() as tmp:
+            assert signal.getsignal(signal.SIGTERM) is handler
+        assert signal.getsignal(signal.SIGTERM) is handler  # not SIG_IGN
+        assert not os.path.exists(tmp)
+    assert signal.getsignal(signal.SIGTERM) == before

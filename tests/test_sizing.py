@@ -17,7 +17,7 @@ from procure.models.project import SizingSettings, Workload
 from procure.models.units import GB, GIB
 from procure.reports.sizing_report import print_sizing, sizing_to_json
 from procure.solver.sizing import (
-    Strategy,
+    Parallelism,
     evaluate_strategy,
     memory_breakdown,
     reference_offer,
@@ -73,7 +73,7 @@ def test_zero_paper_model_states(stage):
 def test_engine_model_state_matches_zero_paper(stage):
     # The same accounting through the engine (a 7.5B dense model; ZeRO-3 adds the gathered layer).
     spec = dict(params_b=7.5, layers=32, hidden_size=4096, heads=32, ffn_hidden_size=16384, vocab_size=50000)
-    m = memory_breakdown(workload(model=spec), Strategy(stage, 1, True, 1), 64)
+    m = memory_breakdown(workload(model=spec), Parallelism(stage, 1, True, 1), 64)
     assert m.model_state == pytest.approx(ZERO_PAPER[stage], rel=0.01)
 
 
@@ -92,7 +92,7 @@ DEEPSPEED_8GPU_GIB = {
 @pytest.mark.parametrize("model", sorted(DEEPSPEED_8GPU_GIB))
 @pytest.mark.parametrize("stage", [2, 3])
 def test_deepspeed_estimators_within_15_percent(model, stage):
-    m = memory_breakdown(workload(model=model), Strategy(stage, 1, False, 1), 8)
+    m = memory_breakdown(workload(model=model), Parallelism(stage, 1, False, 1), 8)
     ours_gib = m.model_state * GB / GIB
     ref = DEEPSPEED_8GPU_GIB[model][stage]
     assert ours_gib == pytest.approx(ref, rel=0.15)
@@ -103,8 +103,8 @@ def test_korthikanti_activation_worked_example():
     # Korthikanti et al. 2022 Table 2, Llama-2-7B, s = 4096, b = 1: 34·sbh per layer without the
     # attention-matrix term = 17 GiB over 32 layers; full recompute 2·sbh·L = 1 GiB (REFERENCE 1d).
     w = workload(model="llama-2-7b")
-    no_ckpt = memory_breakdown(w, Strategy(0, 1, False, 1), 1).activations * GB / GIB
-    ckpt = memory_breakdown(w, Strategy(0, 1, True, 1), 1).activations * GB / GIB
+    no_ckpt = memory_breakdown(w, Parallelism(0, 1, False, 1), 1).activations * GB / GIB
+    ckpt = memory_breakdown(w, Parallelism(0, 1, True, 1), 1).activations * GB / GIB
     logits_gib = 4096 * 32000 * 6 / GIB
     assert no_ckpt - logits_gib == pytest.approx(17.0, rel=0.05)
     one_layer = 34 * 4096 * 4096 / GIB
@@ -330,8 +330,8 @@ def test_checkpointing_trades_activations_for_a_third_more_compute():
     ratio = training_flops(w, True) / training_flops(w, False)
     assert ratio == pytest.approx(4 / 3, rel=0.02)
     ref, _ = reference_offer("H100-SXM-80GB", 8)
-    h0, _, m0 = evaluate_strategy(w, ref, 1, Strategy(3, 1, False, 1))
-    h1, _, m1 = evaluate_strategy(w, ref, 1, Strategy(3, 1, True, 1))
+    h0, _, m0 = evaluate_strategy(w, ref, 1, Parallelism(3, 1, False, 1))
+    h1, _, m1 = evaluate_strategy(w, ref, 1, Parallelism(3, 1, True, 1))
     assert m1.activations < m0.activations / 5
     assert h1 / h0 == pytest.approx(4 / 3, rel=0.05)
 
@@ -439,7 +439,7 @@ def test_moe_full_finetune_uses_expert_parallelism():
 
 def test_effective_time_scales_wall_hours():
     ref, nodes = reference_offer("H100-SXM-80GB", 64)
-    st = Strategy(1, 1, False, 1)
+    st = Parallelism(1, 1, False, 1)
     h90, _, _ = evaluate_strategy(workload(method="pretrain", effective_time=0.9), ref, nodes, st)
     h45, _, _ = evaluate_strategy(workload(method="pretrain", effective_time=0.45), ref, nodes, st)
     assert h45 == pytest.approx(2 * h90, rel=1e-9)
@@ -462,9 +462,9 @@ def test_pipeline_parallel_memory_follows_the_stage():
     # flight, i.e. the activations of all L layers (Narayanan et al. 2021 §2.2) — pipelining does not
     # cut activation memory; interleaving with v virtual stages adds (pp − 1)/(pp·v) of it (Korthikanti §4.2.3).
     w = workload(model="llama-2-70b", method="pretrain")
-    flat = memory_breakdown(w, Strategy(1, 8, False, 1), 64)
-    piped = memory_breakdown(w, Strategy(1, 8, False, 1, pipeline_parallel=8, schedule="1f1b"), 64)
-    inter = memory_breakdown(w, Strategy(1, 8, False, 1, pipeline_parallel=8, schedule="interleaved", virtual_stages=2), 64)
+    flat = memory_breakdown(w, Parallelism(1, 8, False, 1), 64)
+    piped = memory_breakdown(w, Parallelism(1, 8, False, 1, pipeline_parallel=8, schedule="1f1b"), 64)
+    inter = memory_breakdown(w, Parallelism(1, 8, False, 1, pipeline_parallel=8, schedule="interleaved", virtual_stages=2), 64)
     assert piped.weights == pytest.approx(flat.weights / 8, rel=1e-9)
     assert piped.activations == pytest.approx(flat.activations, rel=1e-9)
     logits = 4096 * 32000 * 6 / 8 / GB
@@ -529,8 +529,8 @@ def test_offload_step_costs_the_modelled_pcie_and_cpu_time():
     # 2.256 s. Steps = 0.1e9 tokens / 1e6 tokens per step (full fine-tuning batch) = 100; effective time 0.9.
     w = workload(model="llama-2-7b", method="full", tokens_b=0.1, seq_len=2048)
     ref, nodes = reference_offer("RTX-4090-24GB", 1)
-    plain = Strategy(2, 1, True, 1)
-    off = Strategy(2, 1, True, 1, optimizer="adam", offload=True)
+    plain = Parallelism(2, 1, True, 1)
+    off = Parallelism(2, 1, True, 1, optimizer="adam", offload=True)
     h0, _, _ = evaluate_strategy(w, ref, nodes, plain)
     h1, _, _ = evaluate_strategy(w, ref, nodes, off)
     per_step = 4 * P7 / 24e9 + 30 * P7 / 89.6e9
@@ -541,7 +541,7 @@ def test_offload_step_costs_the_modelled_pcie_and_cpu_time():
 def test_eight_bit_adam_state_and_the_plainer_optimizer_wins_when_both_fit():
     # 8-bit Adam: 4 B fp32 master + 1 + 1 B moments = 6 B/param (bitsandbytes); on one GPU nothing is sharded.
     w = workload(model="llama-2-7b", method="full", seq_len=2048)
-    m = memory_breakdown(w, Strategy(0, 1, True, 1, optimizer="adam8bit"), 1)
+    m = memory_breakdown(w, Parallelism(0, 1, True, 1, optimizer="adam8bit"), 1)
     assert m.optimizer == pytest.approx(6 * P7 / GB, rel=1e-6)
     assert m.weights == pytest.approx(2 * P7 / GB, rel=1e-6) and m.gradients == pytest.approx(2 * P7 / GB, rel=1e-6)
     # where plain Adam fits (8 × H100, ZeRO), neither 8-bit Adam nor offload is picked
@@ -590,8 +590,8 @@ def test_mi300x_gets_its_measured_speed_not_its_datasheet_ratio():
 def test_no_flash_attention_stores_the_attention_matrix():
     # Korthikanti et al. 2022 Table 2: without fused attention a layer also keeps 5·a·s/h × s·b·h bytes.
     # Llama-2-7B, s = 2048, b = 1, no TP: 5 × 32 × 2048 / 4096 = 80 → 80 × 2048 × 4096 B = 0.671 GB per layer.
-    flash = memory_breakdown(workload(seq_len=2048), Strategy(0, 1, False, 1), 1)
-    eager = memory_breakdown(workload(seq_len=2048, flash_attention=False), Strategy(0, 1, False, 1), 1)
+    flash = memory_breakdown(workload(seq_len=2048), Parallelism(0, 1, False, 1), 1)
+    eager = memory_breakdown(workload(seq_len=2048, flash_attention=False), Parallelism(0, 1, False, 1), 1)
     assert eager.activations - flash.activations == pytest.approx(32 * 80 * 2048 * 4096 / GB, rel=1e-9)
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from procure import runtime
 from procure.cli import app
 from procure.models.project import load_project
 from procure.offers.catalog import load_catalog
 from procure.solver import options as options_mod
-from procure.solver import runtime
 from procure.solver.planner import plan_project
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +26,7 @@ QLORA = ROOT / "examples" / "qlora-7b-week.yaml"
 def test_the_clock_starts_with_the_process_not_with_the_first_line():
     """The interpreter's start-up and the imports come before any line of procure: process_started()
     lies before the first reading the program itself can take."""
-    code = ("import time; first = time.monotonic(); from procure.solver.runtime import process_started; "
+    code = ("import time; first = time.monotonic(); from procure.runtime import process_started; "
             "print(first - process_started())")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     before_first_line = float(res.stdout)

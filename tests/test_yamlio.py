@@ -1,4 +1,4 @@
-"""The YAML loader (models/yamlio.py): work bounded while composing, only plain-data tags, and the same
+"""The YAML loader (fileio/yamlio.py): work bounded while composing, only plain-data tags, and the same
 values and lines as ruamel.yaml's round-trip loader gave for every file the project ships."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from procure.models import yamlio
+from procure.fileio import yamlio
+from procure.fileio.limits import MAX_WORKLOAD_BYTES, MAX_YAML_VALUES
 from procure.models.errors import InputError
-from procure.models.limits import MAX_WORKLOAD_BYTES, MAX_YAML_VALUES
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,6 +16,11 @@ Excel and LibreOffice.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import math
 
 import numpy as np
@@ -32,7 +37,20 @@ from procure.solver.enums import STRATEGIES
 from ..console import STRATEGY_LABEL
 from ..headline import mode_label, status_label
 from ..i18n import EN, N_, Lang
-from .style import BOLD, NOTE_FONT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, print_setup, put, quote, widths
+from .style import (
+    BOLD,
+    NOTE_FONT,
+    PCT_FMT,
+    TITLE_FONT,
+    WRAP,
+    align_top,
+    formula,
+    header,
+    print_setup,
+    put,
+    quote,
+    widths,
+)
 
 BINS = 12
 CHART_ROWS = 15  # rows between two histogram charts (6.5 cm high)
@@ -324,7 +342,7 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
     print_setup(ws)
 
 
-def approval_with_analysis_bytes(result, a, inputs=(), tr: Lang = EN) -> bytes:
+def approval_with_analysis_bytes(result: Result, a, inputs=(), tr: Lang = EN) -> bytes:
     """The approval workbook (``procure solve --out``) with the analysis sheets after its own."""
     from .workbook import build_workbook, finish
 

@@ -3,6 +3,11 @@ constants, the solver, the tool version, the run time and a SHA-256 of each inpu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import datetime as dt
 from collections.abc import Iterable
 
@@ -31,7 +36,7 @@ def number_format(v, tr: Lang = EN) -> tuple[str | None, str]:
     return "0.0###", f"{v:.4f}"
 
 
-def write_assumptions(ws: Worksheet, result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> None:
+def write_assumptions(ws: Worksheet, result: Result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> None:
     put(ws, 1, 1, tr("Assumptions and provenance"), font=TITLE_FONT)
     put(ws, 2, 1, tr("What every figure rests on: inputs, sizing rules, hardware data, prices with their source and date, the solver and this run."),
         font=NOTE_FONT)

@@ -7,6 +7,11 @@ total), ``cm_<key>`` (the cost-model parameters) and one name per line item's am
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 from openpyxl.styles import Alignment
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -44,7 +49,7 @@ def param_name(key: str) -> str:
     return f"cm_{key}"
 
 
-def write_costs(ws: Worksheet, result, items: list[LineItem], names: Names, tr: Lang = EN) -> None:
+def write_costs(ws: Worksheet, result: Result, items: list[LineItem], names: Names, tr: Lang = EN) -> None:
     p = result.project
     cur = p.currency
     put(ws, 1, 1, tr("Cost line items of the recommended plan ({unit})", unit=tr.unit(cur)), font=TITLE_FONT)

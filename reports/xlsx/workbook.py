@@ -24,13 +24,18 @@ every language. A zh-CN workbook names Noto Sans CJK SC on every cell, so it pri
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import datetime as dt
 from collections.abc import Iterable
 from io import BytesIO
 
 from openpyxl import Workbook
 
-from procure.models.fileio import atomic_write
+from procure.fileio.outputs import atomic_write
 
 from ..i18n import EN, N_, Lang
 from ..tables import line_items
@@ -47,7 +52,7 @@ from .summary import write_summary
 SHEETS = (N_("Summary"), N_("Plan"), N_("Costs"), N_("Cash flow"), N_("P&L"), N_("Options"), N_("Assumptions"))
 
 
-def build_workbook(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: Lang = EN) -> Workbook:
+def build_workbook(result: Result, inputs: Iterable = (), now: dt.datetime | None = None, tr: Lang = EN) -> Workbook:
     """The approval workbook in the reader's language ``tr`` (sheet names, labels, number formats, font)."""
     if result.plan is None:
         raise ValueError("the workbook needs a plan; infeasible results are reported on the console and in JSON")
@@ -80,13 +85,13 @@ def finish(wb: Workbook, tr: Lang = EN) -> bytes:
     return with_cached_values(buf.getvalue(), wb)
 
 
-def workbook_bytes(result, inputs: Iterable = (), tr: Lang = EN) -> bytes:
+def workbook_bytes(result: Result, inputs: Iterable = (), tr: Lang = EN) -> bytes:
     """The approval workbook as bytes, every formula with its cached result (readers without a
     calculation engine, such as pandas or a file preview, see the numbers)."""
     wb = build_workbook(result, list(inputs), tr=tr)
     return finish(wb, tr)
 
 
-def write_workbook(result, path, inputs: Iterable = (), tr: Lang = EN) -> None:
+def write_workbook(result: Result, path, inputs: Iterable = (), tr: Lang = EN) -> None:
     """Write the approval workbook to ``path`` atomically (complete file or nothing)."""
     atomic_write(path, workbook_bytes(result, inputs, tr))

@@ -1,7 +1,16 @@
 """The mixed-integer program: ``formulation`` builds it (variables, rows, cost coefficients from
 ``costs``), ``backends`` runs CBC or HiGHS and maps how the solve ended, ``names`` names its rows."""
 
-from .backends import CBC_OPTIONS, OPTIMAL_GAP, SolveInfo, SolverFailed, SolverUnavailable, solve, solver_command, solver_version
+from .backends import (
+    CBC_OPTIONS,
+    OPTIMAL_GAP,
+    SolveInfo,
+    SolverFailed,
+    SolverUnavailable,
+    solve,
+    solver_command,
+    solver_version,
+)
 from .formulation import Builder, Model, extract
 from .names import Names, slug
 

@@ -209,7 +209,7 @@ class Builder:
         if not opt.offer.contracted:
             return [(opt.offer_id, t, -1) for t in range(s, s + span)]
         grid, P = self.grid, self.grid.period_days
-        end = grid.start_day(s) + opt.wall_days
+        end = grid.day_of_period(s) + opt.wall_days
         return [(opt.offer_id, t, mm) for t in range(s, s + span) for mm in grid.months_of_days(t * P, min((t + 1) * P, end))]
 
     # --- variables -----------------------------------------------------------------------------
@@ -226,10 +226,10 @@ class Builder:
                     continue
                 span = len(grid.busy_periods(opt.starts[0], opt.wall_days))  # starts lie on period boundaries
                 for s in opt.starts:
-                    months = tuple(grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days)) if opt.mode == "rent" else ()
+                    months = tuple(grid.months_of_days(grid.day_of_period(s), grid.day_of_period(s) + opt.wall_days)) if opt.mode == "rent" else ()
                     footprints[(w, i, s)] = (self._usage_keys(opt, s, span), months, opt.nodes)
                     if self.objective.discounted:
-                        pv[(w, i, s)] = costs.present_value(self._job(opt, grid.start_day(s)), self.project)
+                        pv[(w, i, s)] = costs.present_value(self._job(opt, grid.day_of_period(s)), self.project)
         capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
         if self.reduce:
             red = reduce_model(footprints, capped, pv if self.objective.discounted else None)
@@ -248,10 +248,10 @@ class Builder:
                     # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
                     # latest for NPV (the later a cost, the smaller its present value)
                     m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
-                    self._cost(var, self._job(opt, grid.start_day(m.y_start[(w, i)])))
+                    self._cost(var, self._job(opt, grid.day_of_period(m.y_start[(w, i)])))
                     continue
                 # the undiscounted cost of a job does not depend on its start: cost it once per option
-                tco = costs.total(self._job(opt, grid.start_day(opt.starts[0])))
+                tco = costs.total(self._job(opt, grid.day_of_period(opt.starts[0])))
                 usage = m.usage
                 for s in red.starts[(w, i)]:
                     var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
@@ -410,7 +410,7 @@ class Builder:
             if opt.mode == "buy":
                 buy_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes
             elif opt.offer.contracted:
-                months = grid.months_of_days(grid.start_day(s), grid.start_day(s) + opt.wall_days)
+                months = grid.months_of_days(grid.day_of_period(s), grid.day_of_period(s) + opt.wall_days)
                 for mm in months:
                     rent_rows.setdefault((opt.offer_id, mm, w), {})[v] = opt.nodes
                 shortest = costs.contract_terms(opt.offer)[0].months  # every contract of the offer lasts at least this
@@ -573,10 +573,10 @@ class Builder:
 
         for (w, i, s), var in m.x.items():
             opt = self.options[w][i]
-            add_flows(var, self._job(opt, grid.start_day(s)))
+            add_flows(var, self._job(opt, grid.day_of_period(s)))
         for (w, i), var in m.y.items():
             opt = self.options[w][i]
-            add_flows(var, self._job(opt, grid.start_day(m.y_start[(w, i)])))
+            add_flows(var, self._job(opt, grid.day_of_period(m.y_start[(w, i)])))
         for oid, var in m.u.items():
             add_flows(var, costs.fixed_charge_flows(self.offers[oid], self.project))
         for mm, var in m.staff_G.items():
@@ -741,10 +741,10 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
     decisions = []
     for (w, i, s), v in model.x.items():
         if (v.value() or 0) > 0.5:
-            decisions.append(_decision(model.options[w][i], grid.start_day(s)))
+            decisions.append(_decision(model.options[w][i], grid.day_of_period(s)))
     for (w, i), v in model.y.items():
         if (v.value() or 0) > 0.5:
-            decisions.append(_decision(model.options[w][i], grid.start_day(model.y_start[(w, i)])))
+            decisions.append(_decision(model.options[w][i], grid.day_of_period(model.y_start[(w, i)])))
     purchases = {oid: int(round(v.value() or 0)) for oid, v in model.b.items() if round(v.value() or 0) > 0}
     contracts = []
     M = grid.n_months
@@ -767,5 +767,6 @@ def _decision(opt: Option, start_day: float) -> Decision:
     c = opt.candidate
     return Decision(
         workload=opt.workload, offer_id=opt.offer_id, nodes=opt.nodes, gpus=opt.gpus, hours=opt.hours, start_day=start_day,
-        strategy=getattr(c, "strategy", None), efficiency=getattr(c, "efficiency", None), per_gpu_memory_gb=getattr(c, "per_gpu_memory_gb", None),
+        strategy=c.strategy if c else None, efficiency=c.efficiency if c else None, per_gpu_memory_gb=c.per_gpu_memory_gb if c else None,
+        mfu=c.mfu if c else None,
     )

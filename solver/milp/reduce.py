@@ -51,8 +51,32 @@ def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps
     last of them: that pair is its signature. Rule 2 is applied through its equivalent: the columns of row (o, t, m) not in row (o, t−1, m) are
     the ones that start in period t, since a job is busy over contiguous periods."""
     red = Reduction(columns_before=len(footprints))
-    # rule 1: rows more than one workload can touch (cloud: whose largest options can exceed the cap);
-    # per option the union of its starts' rows, built in C (set.update), then counted per workload
+    touch = _rows_touched(footprints)
+    red.rows_before = len(touch)
+    # rule 1: rows more than one workload can touch (cloud: whose largest options can exceed the cap)
+    rows = {k for k, per in touch.items() if len(per) > 1 and (k[0] not in cloud_caps or sum(per.values()) > cloud_caps[k[0]])}
+    live = dict.fromkeys(footprints)  # the columns still in the model, in order
+    rep: dict[Col, Col] = {c: c for c in footprints}
+    for _ in range(rounds):
+        merged = _merge_starts(footprints, rows, live, rep, exact_cost)
+        drop = _unstarted_rows(footprints, rows, live)
+        rows -= drop
+        if not merged and not drop:
+            break
+    for col in footprints:  # follow merges to the final representative
+        r = rep[col]
+        while rep[r] is not r:
+            r = rep[r]
+        red.representative[col] = r[2]
+    for (w, i, s) in live:
+        red.starts.setdefault((w, i), []).append(s)
+    red.rows = rows
+    return red
+
+
+def _rows_touched(footprints: dict[Col, tuple[list[Key], tuple, int]]) -> dict[Key, dict[str, int]]:
+    """Per capacity row, the most nodes each workload can put on it: per option the union of its
+    starts' rows, built in C (set.update), then counted per workload."""
     by_option: dict[tuple[str, int], tuple[set[Key], int]] = {}
     for (w, i, _s), (keys, _extra, nodes) in footprints.items():
         entry = by_option.get((w, i))
@@ -68,45 +92,37 @@ def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps
                 touch[k] = {w: nodes}
             elif nodes > per.get(w, 0):
                 per[w] = nodes
-    red.rows_before = len(touch)
-    rows = {k for k, per in touch.items() if len(per) > 1 and (k[0] not in cloud_caps or sum(per.values()) > cloud_caps[k[0]])}
-    live = dict.fromkeys(footprints)  # the columns still in the model, in order
-    rep: dict[Col, Col] = {c: c for c in footprints}
-    for _ in range(rounds):
-        # rule 3: merge the starts of one option that enter the same kept rows
-        groups: dict[tuple, Col] = {}
-        merged = 0
-        for col in list(live):
-            keys, extra, _n = footprints[col]
-            sig = (col[0], col[1], _kept_ends(keys, rows), extra, None if exact_cost is None else exact_cost[col])
-            first = groups.setdefault(sig, col)
-            if first is not col:
-                rep[col] = first
-                del live[col]
-                merged += 1
-        # rule 2: drop row (o, t, m) when row (o, t−1, m) is there and no live column starts in t with it
-        starting: set[Key] = set()
-        for col in live:
-            keys = footprints[col][0]
-            t0 = keys[0][1] if keys else None
-            for k in keys:
-                if k[1] != t0:
-                    break
-                starting.add(k)
-        before = set(rows)
-        drop = {k for k in before if (k[0], k[1] - 1, k[2]) in before and k not in starting}
-        rows -= drop
-        if not merged and not drop:
-            break
-    for col in footprints:  # follow merges to the final representative
-        r = rep[col]
-        while rep[r] is not r:
-            r = rep[r]
-        red.representative[col] = r[2]
-    for (w, i, s) in live:
-        red.starts.setdefault((w, i), []).append(s)
-    red.rows = rows
-    return red
+    return touch
+
+
+def _merge_starts(footprints: dict[Col, tuple[list[Key], tuple, int]], rows: set[Key], live: dict[Col, None],
+                  rep: dict[Col, Col], exact_cost: dict[Col, float] | None) -> int:
+    """Rule 3: merge the starts of one option that enter the same kept rows (``live`` loses the merged
+    columns, ``rep`` points each at the first of its group); returns how many were merged."""
+    groups: dict[tuple, Col] = {}
+    merged = 0
+    for col in list(live):
+        keys, extra, _n = footprints[col]
+        sig = (col[0], col[1], _kept_ends(keys, rows), extra, None if exact_cost is None else exact_cost[col])
+        first = groups.setdefault(sig, col)
+        if first is not col:
+            rep[col] = first
+            del live[col]
+            merged += 1
+    return merged
+
+
+def _unstarted_rows(footprints: dict[Col, tuple[list[Key], tuple, int]], rows: set[Key], live: dict[Col, None]) -> set[Key]:
+    """Rule 2: the rows (o, t, m) to drop — row (o, t−1, m) is kept and no live column starts in t with it."""
+    starting: set[Key] = set()
+    for col in live:
+        keys = footprints[col][0]
+        t0 = keys[0][1] if keys else None
+        for k in keys:
+            if k[1] != t0:
+                break
+            starting.add(k)
+    return {k for k in rows if (k[0], k[1] - 1, k[2]) in rows and k not in starting}
 
 
 def _kept_ends(keys: list[Key], rows: set[Key]) -> tuple[Key, Key] | None:

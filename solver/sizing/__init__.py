@@ -10,7 +10,7 @@ Rooms (each module's docstring states its formulas and sources; docs/sizing.md c
 - ``fit``        — the fit rules and the wording of their reasons.
 - ``shapes``     — every offer × node count of a workload; ``size_workload`` / ``size_project``.
 - ``reference``  — reference nodes, for sizing without a real offer.
-- ``results``    — Strategy, MemoryBreakdown, Candidate, WorkloadSizing.
+- ``results``    — Parallelism, MemoryBreakdown, Candidate, WorkloadSizing.
 
 Units: memory is reported in GB = 10^9 bytes everywhere (breakdowns, reasons, JSON).
 """
@@ -20,13 +20,13 @@ from .constants import constant_rows
 from .memory import activation_coefficient, usable_memory_gb, zero_model_state_gb, zero_shard
 from .profile import adapter_params, memory_breakdown, training_flops
 from .reference import is_reference, reference_offer
-from .results import Candidate, MemoryBreakdown, Strategy, WorkloadSizing
+from .results import Candidate, MemoryBreakdown, Parallelism, WorkloadSizing
 from .shapes import evaluate_strategy, node_counts, size_project, size_workload
 
 __all__ = [
     "Candidate",
     "MemoryBreakdown",
-    "Strategy",
+    "Parallelism",
     "WorkloadSizing",
     "activation_coefficient",
     "adapter_params",

@@ -19,7 +19,7 @@ from procure.solver.reasons import Reason, Rule
 from .constants import DATA_LOADER_WORKERS, HOST_RAM_PER_GPU_GB, HOST_RAM_SYSTEM_GB
 from .profile import Profile
 from .reference import is_reference
-from .results import MemoryBreakdown, Strategy
+from .results import MemoryBreakdown, Parallelism
 
 
 def _fmt(x: float) -> str:
@@ -108,7 +108,7 @@ def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason 
     return None
 
 
-def memory_reason(p: Profile, least: Strategy, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float) -> Reason:
+def memory_reason(p: Profile, least: Parallelism, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float) -> Reason:
     """No strategy fits: quote the leanest one's per-GPU need against the usable capacity. When the
     activations of one sequence alone overflow the GPU, say that the sequence needs context parallelism,
     which the engine does not model (an honest rejection rather than a made-up fit)."""

@@ -73,7 +73,7 @@ from .constants import (
     USABLE_FRACTION,
     ZERO3_GATHER_BYTES_PER_PARAM,
 )
-from .results import MemoryBreakdown, Strategy
+from .results import MemoryBreakdown, Parallelism
 
 if TYPE_CHECKING:
     from .profile import Profile
@@ -180,7 +180,7 @@ def trainable_shard(p: Profile, zero: int, t: int, pp: int, d: int) -> float:
     return n / d if zero >= 1 else n
 
 
-def offload_host_bytes(p: Profile, st: Strategy, gpus: int) -> float:
+def offload_host_bytes(p: Profile, st: Parallelism, gpus: int) -> float:
     """Host RAM one GPU's offloaded state takes: OFFLOAD_HOST_BYTES (fp32 master, m, v, gradients) ×
     OFFLOAD_BUFFER_FACTOR per param of its shard; 0 without offload."""
     if not st.offload:
@@ -189,7 +189,7 @@ def offload_host_bytes(p: Profile, st: Strategy, gpus: int) -> float:
     return OFFLOAD_HOST_BYTES * OFFLOAD_BUFFER_FACTOR * trainable_shard(p, st.zero_stage, st.tensor_parallel, st.pipeline_parallel, d)
 
 
-def checkpoint_stage_bytes(p: Profile, st: Strategy, gpus: int) -> float:
+def checkpoint_stage_bytes(p: Profile, st: Parallelism, gpus: int) -> float:
     """Bytes of one GPU's share of a checkpoint that asynchronous checkpointing stages in host RAM: the
     trainable state on the GPU — weights + optimizer state of its shard for full training, only the
     adapter's weights + optimizer state for lora/qlora (the frozen base is never saved). Offloaded state
@@ -233,7 +233,7 @@ def total_bytes(fixed: float, activations: float) -> float:
     return CUDA_CONTEXT_BYTES + (1.0 + FRAGMENTATION) * (fixed + activations)
 
 
-def memory_parts(p: Profile, st: Strategy, gpus: int) -> tuple[float, float, float, float, float]:
+def memory_parts(p: Profile, st: Parallelism, gpus: int) -> tuple[float, float, float, float, float]:
     """(weights, grads, optimizer, activations, overhead) bytes per GPU under strategy ``st``."""
     t, pp, ep = st.tensor_parallel, st.pipeline_parallel, st.expert_parallel
     d = max(1, gpus // (t * pp))

@@ -18,7 +18,7 @@ from .constants import (
     OPTIMIZER_BYTES,
 )
 from .memory import activation_coefficient, breakdown, is_gated, memory_parts
-from .results import MemoryBreakdown, Strategy
+from .results import MemoryBreakdown, Parallelism
 
 #: The strategy search space: tensor-parallel degrees and micro-batch sizes tried per shape; pipeline
 #: degrees; expert-parallel degrees (MoE models with an expert layout only).
@@ -176,7 +176,7 @@ def training_flops(workload: Workload, checkpointing: bool) -> float:
     return (p.flops_tok_ckpt if checkpointing else p.flops_tok) * p.D
 
 
-def memory_breakdown(workload: Workload, strategy: Strategy, gpus: int) -> MemoryBreakdown:
+def memory_breakdown(workload: Workload, strategy: Parallelism, gpus: int) -> MemoryBreakdown:
     """Per-GPU memory (GB) of ``workload`` under ``strategy`` on ``gpus`` GPUs."""
     p = profile(workload)
     return breakdown(memory_parts(p, strategy, gpus))

@@ -15,7 +15,7 @@ SCHEDULES = ("1f1b", "interleaved", "zb1p", "dualpipe")
 
 
 @dataclass(frozen=True)
-class Strategy:
+class Parallelism:
     """How one job is laid out: ZeRO stage, tensor / pipeline / expert parallel degrees, activation
     checkpointing, micro-batch (sequences), precision, the pipeline schedule (with its virtual
     stages per GPU for "interleaved"), the optimizer's state format and whether it is offloaded to the
@@ -80,7 +80,7 @@ class Candidate:
     gpu: str
     nodes: int
     gpus: int
-    strategy: Strategy | None
+    strategy: Parallelism | None
     per_gpu_memory_gb: float | None
     memory: MemoryBreakdown | None
     fits: bool
@@ -89,6 +89,7 @@ class Candidate:
     gpu_hours: float | None
     efficiency: float | None
     host_ram_gb: float | None = None  # host RAM one node needs (fit.host_ram_need_gb)
+    mfu: float | None = None  # the in-step MFU the hours were sized with (shapes.workload_mfu)
 
     @property
     def hours_p10(self) -> float | None:

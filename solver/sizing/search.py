@@ -26,7 +26,7 @@ from .compute import Shape, bubble_fraction, step_time
 from .constants import DUALPIPE_PARAM_COPIES
 from .memory import activation_bytes, comm_bucket_bytes, memory_parts, state_bytes, total_bytes
 from .profile import EP_DEGREES, MICRO_BATCHES, PP_DEGREES, TP_DEGREES, Profile
-from .results import Strategy
+from .results import Parallelism
 
 #: Two hour figures within this relative distance are a tie (then the leaner strategy wins).
 REL_TIE = 1e-9
@@ -78,81 +78,113 @@ def _variants(p: Profile) -> list[tuple[str, bool]]:
 def best_strategy(p: Profile, sh: Shape):
     """Fastest strategy that fits with the plainest optimizer that fits (ties → less memory): (strategy,
     parts, hours, eff); when none fits, (None, parts, leanest strategy, None)."""
-    cap = sh.mem_cap
     rate = sh.gpus * sh.peak * sh.mfu
     layouts = _layouts(p, sh)
-    best_h = math.inf
-    best: tuple[float, Strategy, float] | None = None  # (mem, strategy, eff)
+    found = _Best()
     speed = sh.gemm_speed if p.fp8 else 1.0
     for optim, offload in _variants(p):
-        if best is not None:
+        if found.best is not None:
             break  # a plainer optimizer fits this shape
         for ckpt in (False, True):
             gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
             att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
             floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
-            if floor > best_h * (1 + REL_TIE):
+            if floor > found.hours * (1 + REL_TIE):
                 break
-            bounded = []
-            for lay in layouts:
-                t, pp, ep, sched, v = lay
-                if offload and (pp > 1 or ep > 1):
-                    continue  # DeepSpeed offloads with plain data parallelism (ZeRO-2/3) only
-                d = sh.gpus // (t * pp)
-                m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
-                bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
-            bounded.sort(key=lambda x: x[0])  # most promising first, so the bound prunes the rest
-            for bound, (t, pp, ep, sched, v) in bounded:
-                if bound > best_h * (1 + REL_TIE):
+            for bound, lay in _bounded_layouts(p, sh, layouts, floor, offload):
+                if bound > found.hours * (1 + REL_TIE):
                     break
-                d = sh.gpus // (t * pp)
-                bucket = comm_bucket_bytes(p, t, sh.gpus, pp, offload)
-                copies = DUALPIPE_PARAM_COPIES if sched == "dualpipe" else 1.0
-                if offload:
-                    zeros: tuple[int, ...] = (2, 3) if d > 1 else (2,)
-                else:
-                    zeros = ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
-                act1 = activation_bytes(p, t, ckpt, 1, pp, sched, v)
-                if total_bytes(sum(state_bytes(p, zeros[-1], t, pp, ep, d, copies, optim, offload)) + bucket, act1) > cap:
-                    continue  # not even the most sharded state at micro-batch 1 fits
-                # ZeRO-1 at micro-batch 1 bounds this layout from below (ZeRO-2/3 move at least as many bytes,
-                # larger micro-batches only shorten their extra traffic; offload adds the same copies to
-                # each): skip the layout when even that cannot win.
-                first = step_time(p, 1 if d > 1 else zeros[0], t, pp, ep, ckpt, 1, sched, v, sh, offload)
-                if first is None or first[0] > best_h * (1 + REL_TIE):
-                    continue
-                for zero in zeros:
-                    w, g, o = state_bytes(p, zero, t, pp, ep, d, copies, optim, offload)
-                    fixed = w + g + o + bucket
-                    # Only ZeRO-2/3 traffic falls with a larger micro-batch (fewer micro-steps); otherwise the
-                    # step time is the same or (pipelines: more bubble) worse, and memory only grows.
-                    for mb in (MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]):
-                        mem = total_bytes(fixed, activation_bytes(p, t, ckpt, mb, pp, sched, v))
-                        if mem > cap:
-                            break  # larger micro-batches only need more
-                        timed = step_time(p, zero, t, pp, ep, ckpt, mb, sched, v, sh, offload)
-                        if timed is None:
-                            break
-                        hours, eff = timed
-                        if best is None or hours < best_h * (1 - REL_TIE) or (hours <= best_h * (1 + REL_TIE) and mem < best[0]):
-                            best_h = hours
-                            best = (mem, Strategy(zero, t, ckpt, mb, pp, ep, p.precision, sched, v, optim, offload), eff)
-    if best is not None:
-        st = best[1]
-        return st, memory_parts(p, st, sh.gpus), best_h, best[2]
-    # nothing fits: the leanest strategy (checkpointing, micro-batch 1, most sharding, the leanest optimizer)
-    least: tuple[float, Strategy, tuple[float, ...]] | None = None
+                _search_layout(p, sh, lay, ckpt, optim, offload, found)
+    if found.best is not None:
+        st = found.best[1]
+        return st, memory_parts(p, st, sh.gpus), found.hours, found.best[2]
+    return _leanest(p, sh, layouts)
+
+
+class _Best:
+    """The fastest strategy found so far: its hours, and (memory, strategy, efficiency)."""
+
+    __slots__ = ("best", "hours")
+
+    def __init__(self) -> None:
+        self.hours = math.inf
+        self.best: tuple[float, Parallelism, float] | None = None
+
+    def beaten_by(self, hours: float, mem: float) -> bool:
+        """Whether a candidate is faster, or as fast (within REL_TIE) with less memory."""
+        best = self.best
+        return best is None or hours < self.hours * (1 - REL_TIE) or (hours <= self.hours * (1 + REL_TIE) and mem < best[0])
+
+
+def _zero_stages(d: int, pp: int, ep: int, offload: bool) -> tuple[int, ...]:
+    """The ZeRO stages a layout can use: DeepSpeed offloads with ZeRO-2/3; ZeRO-2/3 need plain data
+    parallelism (no pipeline, no expert parallelism); one data-parallel rank has nothing to shard."""
+    if offload:
+        return (2, 3) if d > 1 else (2,)
+    return ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
+
+
+def _bounded_layouts(p: Profile, sh: Shape, layouts: list, floor: float, offload: bool) -> list:
+    """(lower bound on hours, layout), most promising first, so the bound prunes the rest: the compute
+    floor stretched by the pipeline's layer rounding and bubble."""
+    bounded = []
+    for lay in layouts:
+        t, pp, ep, sched, v = lay
+        if offload and (pp > 1 or ep > 1):
+            continue  # DeepSpeed offloads with plain data parallelism (ZeRO-2/3) only
+        d = sh.gpus // (t * pp)
+        m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
+        bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
+    bounded.sort(key=lambda x: x[0])
+    return bounded
+
+
+def _search_layout(p: Profile, sh: Shape, lay: tuple, ckpt: bool, optim: str, offload: bool, found: _Best) -> None:
+    """Every ZeRO stage and micro-batch of one layout that fits the GPU's memory, offered to ``found``."""
+    t, pp, ep, sched, v = lay
+    cap = sh.mem_cap
+    d = sh.gpus // (t * pp)
+    bucket = comm_bucket_bytes(p, t, sh.gpus, pp, offload)
+    copies = DUALPIPE_PARAM_COPIES if sched == "dualpipe" else 1.0
+    zeros = _zero_stages(d, pp, ep, offload)
+    act1 = activation_bytes(p, t, ckpt, 1, pp, sched, v)
+    if total_bytes(sum(state_bytes(p, zeros[-1], t, pp, ep, d, copies, optim, offload)) + bucket, act1) > cap:
+        return  # not even the most sharded state at micro-batch 1 fits
+    # ZeRO-1 at micro-batch 1 bounds this layout from below (ZeRO-2/3 move at least as many bytes,
+    # larger micro-batches only shorten their extra traffic; offload adds the same copies to
+    # each): skip the layout when even that cannot win.
+    first = step_time(p, 1 if d > 1 else zeros[0], t, pp, ep, ckpt, 1, sched, v, sh, offload)
+    if first is None or first[0] > found.hours * (1 + REL_TIE):
+        return
+    for zero in zeros:
+        w, g, o = state_bytes(p, zero, t, pp, ep, d, copies, optim, offload)
+        fixed = w + g + o + bucket
+        # Only ZeRO-2/3 traffic falls with a larger micro-batch (fewer micro-steps); otherwise the
+        # step time is the same or (pipelines: more bubble) worse, and memory only grows.
+        for mb in (MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]):
+            mem = total_bytes(fixed, activation_bytes(p, t, ckpt, mb, pp, sched, v))
+            if mem > cap:
+                break  # larger micro-batches only need more
+            timed = step_time(p, zero, t, pp, ep, ckpt, mb, sched, v, sh, offload)
+            if timed is None:
+                break
+            hours, eff = timed
+            if found.beaten_by(hours, mem):
+                found.hours = hours
+                found.best = (mem, Parallelism(zero, t, ckpt, mb, pp, ep, p.precision, sched, v, optim, offload), eff)
+
+
+def _leanest(p: Profile, sh: Shape, layouts: list):
+    """Nothing fits: (None, parts, the leanest strategy, None) — checkpointing, micro-batch 1, most
+    sharding, the leanest optimizer — so the rejection can say by how much it misses."""
+    least: tuple[float, Parallelism, tuple[float, ...]] | None = None
     for optim, offload in _variants(p):
         for t, pp, ep, sched, v in layouts:
             if sched == "dualpipe" or (offload and (pp > 1 or ep > 1)):
                 continue
             d = sh.gpus // (t * pp)
-            if offload:
-                zeros = (2, 3) if d > 1 else (2,)
-            else:
-                zeros = ((1, 2, 3) if pp == 1 and ep == 1 else (1,)) if d > 1 else (0,)
-            for zero in zeros:
-                st = Strategy(zero, t, True, 1, pp, ep, p.precision, sched, v, optim, offload)
+            for zero in _zero_stages(d, pp, ep, offload):
+                st = Parallelism(zero, t, True, 1, pp, ep, p.precision, sched, v, optim, offload)
                 parts = memory_parts(p, st, sh.gpus)
                 mem = sum(parts)
                 if least is None or mem < least[0]:

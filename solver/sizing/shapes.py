@@ -19,7 +19,7 @@ from .constants import HOST_MEMORY_BANDWIDTH_CONSUMER_GBS, HOST_MEMORY_BANDWIDTH
 from .memory import breakdown, checkpoint_stage_bytes, memory_parts, offload_host_bytes, usable_memory_gb
 from .profile import profile
 from .reference import is_reference
-from .results import Candidate, MemoryBreakdown, Strategy, WorkloadSizing
+from .results import Candidate, MemoryBreakdown, Parallelism, WorkloadSizing
 from .search import best_strategy
 
 
@@ -87,7 +87,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
     table = gpus if gpus is not None else gpu_table()
     p = profile(workload, settings)
     total_flops = p.flops_tok * p.D
-    unsharded = breakdown(memory_parts(p, Strategy(0, 1, False, 1, precision=p.precision), 1))
+    unsharded = breakdown(memory_parts(p, Parallelism(0, 1, False, 1, precision=p.precision), 1))
     candidates: list[Candidate] = []
     cache: dict[tuple, tuple] = {}
     for offer in offers:
@@ -147,6 +147,7 @@ def size_workload(workload: Workload, offers: list[Offer], settings: SizingSetti
                     gpu_hours=gpu_hours,
                     efficiency=eff,
                     host_ram_gb=host_ram,
+                    mfu=mfu,
                 )
             )
     return WorkloadSizing(workload=workload, total_flops=total_flops, memory_gb=unsharded, candidates=candidates)
@@ -157,7 +158,7 @@ def size_project(project: Project, offers: list[Offer]) -> list[WorkloadSizing]:
     return [size_workload(w, offers, project.sizing, project.team_area, table) for w in project.workloads]
 
 
-def evaluate_strategy(workload: Workload, offer: Offer, nodes: int, strategy: Strategy, settings: SizingSettings | None = None, gpus=None) -> tuple[float, float, MemoryBreakdown]:
+def evaluate_strategy(workload: Workload, offer: Offer, nodes: int, strategy: Parallelism, settings: SizingSettings | None = None, gpus=None) -> tuple[float, float, MemoryBreakdown]:
     """(hours, efficiency, per-GPU memory) of ``workload`` on ``nodes`` nodes of ``offer`` under a
     fixed ``strategy`` — no fit checks; for what-if questions and tests."""
     table = gpus if gpus is not None else gpu_table()

@@ -1,113 +1,34 @@
-"""Files in and out, safe against accidents and hostile paths.
+"""Output files, safe against accidents and hostile paths.
 
-Reading (:func:`read_input`): only regular files are read — a FIFO, a device (``/dev/zero``), a socket
-or a folder is refused before it is opened; the file is opened non-blocking and checked again on the
-open descriptor (it may have been swapped), and at most ``MAX_FILE_BYTES`` bytes are read, counted
-while reading (a device or a growing file can report any size).
-
-Writing (:class:`Outputs`): every output of one command is checked before any work starts (folder,
+Every output of one command is checked before any work starts (folder,
 permission, name length, not a device/FIFO/folder/socket, not a symbolic link, not an input file, not
 another output of the same run); the contents are then written at the end as one transaction — each to a temporary
 file beside its target, and only when every temporary is complete are they renamed over their
 targets. Either all outputs appear or none does; an existing file is only ever replaced by a complete
-new one. Temporaries are removed on every exit path, SIGTERM/SIGINT/SIGHUP included; those left by a
+new one. Temporaries are removed on every exit path, SIGTERM/SIGINT/SIGHUP included (the
+signals are ``procure.runtime``'s); those left by a
 process killed with SIGKILL are removed by the next run that writes into the same folder.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import re
 import secrets
-import signal
 import stat
-import sys
-import tempfile
-import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError, Problem
-from .limits import MAX_FILE_BYTES
-from .text import echo
+from procure import runtime
+from procure.models.errors import InputError, Problem
+from procure.models.text import echo
 
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISLNK, "a symbolic link"),
-)
-
-
-def file_kind(mode: int) -> str:
-    """'a regular file', 'a folder', 'a character device', ... for an ``st_mode``."""
-    for test, name in _KINDS:
-        if test(mode):
-            return name
-    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
-
-
-def _size(n: int, decimals: int = 0) -> str:
-    return f"{n / 2**20:.{decimals}f} MiB" if n >= 2**20 else f"{n:,} bytes"
-
-
-# --- reading -----------------------------------------------------------------------------------------
-
-
-def read_input(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes, or InputError saying why not. Never
-    blocks (FIFOs are refused before opening, and the open is non-blocking) and never reads more than
-    ``limit + 1`` bytes."""
-    path = Path(path)
-    name = str(path)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise InputError([Problem(name, "", f"{what} not found")]) from None
-    except OSError as exc:
-        raise InputError([Problem(name, "", f"cannot read {what}: {exc.strerror}")]) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise InputError([Problem(name, "", f"{what} is a folder, expected a file")])
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError([Problem(name, "", f"{what} is {file_kind(st.st_mode)}, not a regular file; give a file")])
-    if st.st_size > limit:
-        if _size(st.st_size, 1).split()[0] == f"{limit / 2**20:.1f}":  # "1.0 MiB; the limit is 1 MiB" says nothing: give bytes
-            raise InputError([Problem(name, "", f"{what} is {st.st_size:,} bytes; the limit is {_size(limit)} ({limit:,} bytes)")])
-        raise InputError([Problem(name, "", f"{what} is {_size(st.st_size, 1)}; the limit is {_size(limit)}")])
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise InputError([Problem(name, "", f"cannot read {what}: {exc.strerror}")]) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # swapped for something else after the first check
-            raise InputError([Problem(name, "", f"{what} is {file_kind(st.st_mode)}, not a regular file; give a file")])
-        chunks, got = [], 0
-        while got <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - got))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-    except OSError as exc:
-        raise InputError([Problem(name, "", f"cannot read {what}: {exc.strerror}")]) from None
-    finally:
-        os.close(fd)
-    if got > limit:
-        raise InputError([Problem(name, "", f"{what} is larger than the limit ({_size(limit)}); it grew while being read, or is not what its size says")])
-    return b"".join(chunks)
-
-
-# --- writing -----------------------------------------------------------------------------------------
+from .reading import file_kind
 
 #: temporaries are named ``.procure-<pid>-<random>.tmp`` so a later run can tell whose they are
 _TMP = re.compile(r"^\.procure-(\d+)-[0-9a-f]{8}\.tmp$")
-_SIGNALS = tuple(getattr(signal, s) for s in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, s))
 
 
 def _new_file_mode() -> int:
@@ -258,9 +179,10 @@ class Outputs:
         todo = [t for t in self.targets if t.data is not None]
         if not todo:
             return []
-        with _SignalGuard():
-            written = _transaction(todo)
-        return written
+        # a signal meanwhile rolls the transaction back; a library caller (no guarded run) then ends by the
+        # signal, as it would have without us
+        with runtime.signals_guarded(on_interrupt="no output was written"):
+            return _transaction(todo)
 
 
 def _same_path(a: Path, b: Path) -> bool:
@@ -270,41 +192,6 @@ def _same_path(a: Path, b: Path) -> bool:
     except OSError:
         pass
     return os.path.realpath(a) == os.path.realpath(b)
-
-
-class _Interrupted(BaseException):
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-class _SignalGuard:
-    """While outputs are written, SIGTERM/SIGINT/SIGHUP raise an exception, so the cleanup below runs;
-    the signal is then delivered again with its default action (the process ends as it would have)."""
-
-    def __enter__(self) -> _SignalGuard:
-        self.saved = {}
-        if threading.current_thread() is threading.main_thread():
-            for s in _SIGNALS:
-                try:
-                    self.saved[s] = signal.signal(s, self._raise)
-                except (OSError, ValueError):
-                    pass
-        return self
-
-    @staticmethod
-    def _raise(signum, _frame):
-        raise _Interrupted(signum)
-
-    def __exit__(self, kind, exc, tb) -> None:
-        for s, handler in self.saved.items():
-            signal.signal(s, handler)
-        if isinstance(exc, _Interrupted):
-            sys.stderr.write(f"interrupted by signal {exc.signum}; no output was written\n")
-            sys.stderr.flush()
-            # end the way the signal would have ended us (Python's SIGINT handler would raise instead)
-            signal.signal(exc.signum, signal.SIG_DFL)
-            os.kill(os.getpid(), exc.signum)
 
 
 def _sweep_stale(folder: Path) -> None:
@@ -332,71 +219,105 @@ def _sweep_stale(folder: Path) -> None:
 
 
 def _transaction(todo: list[Target]) -> list[Path]:
-    created_folders: list[Path] = []
-    temps: dict[int, Path] = {}  # index in todo -> temporary
-    backups: dict[int, Path] = {}  # index -> hard link to the file it replaces
-    renamed: list[int] = []
-    failure: tuple[Target, str] | None = None
+    """Stage every output beside its target, then rename them all over their targets; on any failure
+    (or a signal) undo what was renamed and remove what was staged. Returns the paths written."""
+    tx = _Transaction(todo)
     try:
-        for t in todo:
+        tx.make_folders()
+        for folder in {t.path.parent for t in todo}:
+            _sweep_stale(folder)
+        tx.stage()
+        tx.back_up()
+        tx.rename()
+    except (OSError, runtime.Interrupted) as exc:
+        kept = tx.undo()
+        if isinstance(exc, runtime.Interrupted):
+            raise
+        raise InputError([tx.problem(exc, kept)]) from None
+    _remove(list(tx.backups.values()))
+    return [t.path for t in todo]
+
+
+class _Transaction:
+    """What one output transaction has done so far, so that it can be undone at any moment."""
+
+    def __init__(self, todo: list[Target]):
+        self.todo = todo
+        self.created_folders: list[Path] = []
+        self.temps: dict[int, Path] = {}  # index in todo -> temporary
+        self.backups: dict[int, Path] = {}  # index -> hard link to the file it replaces
+        self.renamed: list[int] = []
+        self.failure: tuple[Target, str] | None = None
+
+    def make_folders(self) -> None:
+        for t in self.todo:
             folder = t.path.parent
             if t.new_folder and not folder.exists():
                 folder.mkdir()
-                created_folders.append(folder)
-        for folder in {t.path.parent for t in todo}:
-            _sweep_stale(folder)
-        for i, t in enumerate(todo):
+                self.created_folders.append(folder)
+
+    def stage(self) -> None:
+        """Each output's contents into a new temporary beside its target."""
+        for i, t in enumerate(self.todo):
             # named and recorded before it exists, so a signal at any moment finds it to remove
-            temps[i] = _temp_name(t.path.parent)
+            self.temps[i] = _temp_name(t.path.parent)
             try:
-                _write_temp(t, temps[i])
+                _write_temp(t, self.temps[i])
             except OSError as exc:
-                failure = (t, exc.strerror or str(exc))
+                self.failure = (t, exc.strerror or str(exc))
                 raise
-        for i, t in enumerate(todo):
+
+    def back_up(self) -> None:
+        """A hard link to each file about to be replaced, for the rollback; a target that is no longer a
+        regular file (changed since it was checked) fails the transaction."""
+        for i, t in enumerate(self.todo):
             try:
                 st = os.lstat(t.path)
             except FileNotFoundError:
-                st = None
-            if st is not None and not stat.S_ISREG(st.st_mode):  # changed since it was checked
-                failure = (t, f"it is now {file_kind(st.st_mode)}")
-                raise OSError(errno.EEXIST, failure[1])
-            if st is not None:
-                backup = _temp_name(t.path.parent)
-                try:
-                    os.link(t.path, backup)
-                    backups[i] = backup
-                except OSError:
-                    pass  # no hard links here: the replace is still atomic, only the rollback is lost
-        for i, t in enumerate(todo):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                self.failure = (t, f"it is now {file_kind(st.st_mode)}")
+                raise OSError(errno.EEXIST, self.failure[1])
+            backup = _temp_name(t.path.parent)
             try:
-                os.replace(temps[i], t.path)
+                os.link(t.path, backup)
+                self.backups[i] = backup
+            except OSError:
+                pass  # no hard links here: the replace is still atomic, only the rollback is lost
+
+    def rename(self) -> None:
+        for i, t in enumerate(self.todo):
+            try:
+                os.replace(self.temps[i], t.path)
             except OSError as exc:
-                failure = (t, exc.strerror or str(exc))
+                self.failure = (t, exc.strerror or str(exc))
                 raise
-            renamed.append(i)
-            del temps[i]
-    except (OSError, _Interrupted) as exc:
-        kept = _roll_back(todo, renamed, backups)
-        _remove(list(temps.values()) + list(backups.values()))
-        for folder in created_folders:
+            self.renamed.append(i)
+            del self.temps[i]
+
+    def undo(self) -> list[int]:
+        """Roll back the renames, remove temporaries, backups and new folders; returns the indexes that
+        could not be rolled back (still written)."""
+        kept = _roll_back(self.todo, self.renamed, self.backups)
+        _remove(list(self.temps.values()) + list(self.backups.values()))
+        for folder in self.created_folders:
             try:
                 folder.rmdir()
             except OSError:
                 pass
-        if isinstance(exc, _Interrupted):
-            raise
-        failed, why = failure if failure else (todo[0], exc.strerror or str(exc))
-        written = [todo[i].path for i in kept]
-        not_written = [t.path for i, t in enumerate(todo) if i not in kept]
+        return kept
+
+    def problem(self, exc: OSError, kept: list[int]) -> Problem:
+        """The failure as the user reads it: what failed, and what was and was not written."""
+        failed, why = self.failure if self.failure else (self.todo[0], exc.strerror or str(exc))
+        written = [self.todo[i].path for i in kept]
+        not_written = [t.path for i, t in enumerate(self.todo) if i not in kept]
         msg = f"could not write the file ({why})"
         if written:
             msg += f"; written: {', '.join(map(str, written))}; not written: {', '.join(map(str, not_written))}"
         else:
             msg += f"; nothing was written and any previous file is unchanged (not written: {', '.join(map(str, not_written))})"
-        raise InputError([Problem(str(failed.path), failed.what, msg)]) from None
-    _remove(list(backups.values()))
-    return [t.path for t in todo]
+        return Problem(str(failed.path), failed.what, msg)
 
 
 def _temp_name(folder: Path) -> Path:
@@ -438,33 +359,6 @@ def _remove(paths: Iterable[Path]) -> None:
             os.unlink(p)
         except OSError:
             pass
-
-
-# --- scratch space for the solver ---------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def scratch_dir(guard_signals: bool = True) -> Iterator[Path]:
-    """A private temporary folder for files a library writes (PuLP's model and solution files go to
-    ``$TMPDIR``, which points here meanwhile). It is removed on every exit path, SIGTERM/SIGINT/SIGHUP
-    included; a full disk is an InputError naming the folder. ``guard_signals=False`` leaves the
-    signals to a caller that handles them already (the command line's ``solver.runtime.guarded_run``,
-    which also stops the solver's process group)."""
-    saved = {k: os.environ.get(k) for k in ("TMPDIR", "TMP")}
-    try:
-        with _SignalGuard() if guard_signals else contextlib.nullcontext(), tempfile.TemporaryDirectory(prefix="procure-") as folder:
-            os.environ["TMPDIR"] = os.environ["TMP"] = folder
-            try:
-                yield Path(folder)
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
-    except OSError as exc:
-        where = exc.filename or tempfile.gettempdir()
-        raise InputError([Problem(str(where), "", f"could not write a temporary file for the solver ({exc.strerror or exc}); free some disk space there or set TMPDIR")]) from None
 
 
 # --- one-file helpers (the template, library callers) ------------------------------------------------

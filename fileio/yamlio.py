@@ -5,7 +5,7 @@ parser where the C one is not installed), into a stream of events that this modu
 plain Python values itself, recording ``path -> line`` so validation errors can point at a line.
 Composing from events keeps the work bounded while it happens, whatever the file's shape:
 
-- the bytes read are capped per kind of file (``models.limits``), before anything is parsed;
+- the bytes read are capped per kind of file (``fileio.limits``), before anything is parsed;
 - every value is counted as it is composed, an alias counting the values it repeats, and the file
   is refused at the first value over the limit (a 262,144-item list, or a "billion laughs");
 - nesting deeper than ``MAX_YAML_DEPTH`` and a text longer than ``MAX_TEXT_CHARS`` are refused
@@ -27,7 +27,8 @@ from typing import Any
 from ruamel.yaml import events as ev
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from .errors import InputError, Problem
+from procure.models.errors import InputError, Problem
+
 from .limits import MAX_FILE_BYTES, MAX_TEXT_CHARS, MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (MAX_FILE_BYTES re-exported)
 
 Path_ = tuple[Any, ...]
@@ -50,7 +51,7 @@ _WORDS = {w: v for ws, v in (("true True TRUE", True), ("false False FALSE", Fal
 
 def read_text(path: Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
     """Read a UTF-8 text file within the size limit, or raise InputError saying why not."""
-    from .fileio import read_input
+    from .reading import read_input
 
     raw = read_input(path, what, limit)
     try:
@@ -182,115 +183,154 @@ _NO_KEY = object()
 
 def _compose(text: str, max_values: int) -> tuple[Any, dict[Path_, int]]:
     """Compose the single document of ``text`` into plain values and their lines (see the module doc)."""
-    scalars = _scalars()
-    plain = scalars.plain
-    lines: dict[Path_, int] = {}
-    anchors: dict[str, tuple[Any, int]] = {}  # anchor -> (value, values in it)
-    open_anchors: set[str] = set()
-    count = 0
-    stack: list[_Open] = []
-    top: _Open | None = None
-    root: Any = None
-    documents = 0
-    done = False
-    Scalar, Alias, MapStart, SeqStart = ev.ScalarEvent, ev.AliasEvent, ev.MappingStartEvent, ev.SequenceStartEvent
-    MapEnd, SeqEnd, DocStart = ev.MappingEndEvent, ev.SequenceEndEvent, ev.DocumentStartEvent
+    return _Composer(max_values).compose(text)
 
-    for event in _events(text):
-        kind = type(event)
-        if kind is Scalar or kind is Alias or kind is MapStart or kind is SeqStart:
-            count += 1
-            line = event.start_mark.line
-            if count > max_values:
-                raise _Refusal(f"the document holds more than {max_values:,} values (counting what YAML aliases repeat); "
-                               "refusing to read it", line)
-            if done:
-                raise _Refusal("malformed YAML: expected a single document in the stream, but found another value", line)
-            # the common case first: a plain scalar item of a list
-            if kind is Scalar and top is not None and not top.is_map and event.tag is None and not event.style and event.anchor is None:
-                value = event.value
-                if len(value) > MAX_TEXT_CHARS or (value and value[0] in _MAYBE_SPECIAL):
-                    value = _scalar(event, scalars, line, top.at + (len(top.value),))
-                items = top.value
-                lines[top.at + (len(items),)] = line + 1
-                items.append(value)
-                continue
-            is_key = top is not None and top.is_map and top.key is _NO_KEY
-            if top is None:
-                at: Path_ = ()
-            elif top.is_map:
-                at = top.at + ((top.key,) if not is_key else ())
-            else:
-                at = top.at + (len(top.value),)
-            if kind is Scalar:
-                if event.tag is None and not event.style and len(event.value) <= MAX_TEXT_CHARS:
-                    try:
-                        value = plain(event.value)
-                    except (ValueError, OverflowError, YAMLError) as exc:
-                        raise _Refusal(f"malformed YAML: {str(exc).strip()}", line, at) from None
-                else:
-                    value = _scalar(event, scalars, line, at)
-                if event.anchor is not None:
-                    anchors[event.anchor] = (value, 1)
-            elif kind is Alias:
-                anchor = event.anchor
-                if anchor in open_anchors:
-                    raise _Refusal(f"the alias *{anchor} refers to a value that contains it; a document must not contain itself", line, at)
-                if anchor not in anchors:
-                    raise _Refusal(f"found undefined alias *{anchor}", line, at)
-                value, size = anchors[anchor]
-                count += size - 1
-                if count > max_values:
-                    raise _Refusal(f"the document holds more than {max_values:,} values (counting what YAML aliases repeat); "
-                                   "refusing to read it", line)
-                value = _copy(value)
-            else:  # a list or mapping opens
-                if len(stack) >= MAX_YAML_DEPTH:
-                    raise _Refusal(f"malformed YAML: nested too deeply to read (more than {MAX_YAML_DEPTH} levels)", line)
-                is_map = kind is MapStart
-                tag = event.tag
-                if tag is not None and tag != "!" and tag != (_TAG + "map" if is_map else _TAG + "seq"):
-                    raise _Refusal(_tag_message(tag), line, at)
-                if is_key:
-                    raise _Refusal("a key must be a single value (a name or a number), not a list or mapping", line, at)
-                container: Any = {} if is_map else []
-                if event.anchor is not None:
-                    open_anchors.add(event.anchor)
-                if top is None:
-                    root = container
-                else:
-                    _place(top, container, at, line, lines)
-                top = _Open(container, at, event.anchor, count)
-                stack.append(top)
-                continue
-            if top is None:
-                root, done = value, True
-            elif is_key:
-                if isinstance(value, (dict, list)):
-                    raise _Refusal("a key must be a single value (a name or a number), not a list or mapping", line, at)
-                if value in top.value:
-                    first = lines.get(top.at + (value,))
-                    raise _Refusal(f'malformed YAML: found duplicate key "{value}"' + (f" (first on line {first})" if first else ""), line)
-                top.key, top.key_line = value, line
-            else:
-                _place(top, value, at, line, lines)
-        elif kind is MapEnd or kind is SeqEnd:
-            closed = stack.pop()
-            for value, mline in closed.merged:
-                for source in _merge_sources(value, mline):
-                    for k, v in source.items():
-                        closed.value.setdefault(k, v)
-            if closed.anchor is not None:
-                open_anchors.discard(closed.anchor)
-                anchors[closed.anchor] = (closed.value, count - closed.start + 1)
-            top = stack[-1] if stack else None
-            if top is None:
-                done = True
-        elif kind is DocStart:
-            documents += 1
-            if documents > 1:
-                raise _Refusal("malformed YAML: expected a single document in the stream, but found another document", event.start_mark.line)
-    return root, lines
+
+_Scalar, _Alias, _MapStart, _SeqStart = ev.ScalarEvent, ev.AliasEvent, ev.MappingStartEvent, ev.SequenceStartEvent
+_MapEnd, _SeqEnd, _DocStart = ev.MappingEndEvent, ev.SequenceEndEvent, ev.DocumentStartEvent
+
+
+class _Composer:
+    """The state of composing one document: the open collections (``stack``, ``top``), the anchors, the
+    values counted so far (an alias counts the values it repeats) and the line of every value."""
+
+    def __init__(self, max_values: int):
+        self.scalars = _scalars()
+        self.max_values = max_values
+        self.lines: dict[Path_, int] = {}
+        self.anchors: dict[str, tuple[Any, int]] = {}  # anchor -> (value, values in it)
+        self.open_anchors: set[str] = set()
+        self.count = 0
+        self.stack: list[_Open] = []
+        self.top: _Open | None = None
+        self.root: Any = None
+        self.documents = 0
+        self.done = False
+
+    def compose(self, text: str) -> tuple[Any, dict[Path_, int]]:
+        scalars, lines = self.scalars, self.lines
+        for event in _events(text):
+            kind = type(event)
+            if kind is _Scalar or kind is _Alias or kind is _MapStart or kind is _SeqStart:
+                self.count += 1
+                line = event.start_mark.line
+                self._check_count(line)
+                if self.done:
+                    raise _Refusal("malformed YAML: expected a single document in the stream, but found another value", line)
+                # the common case first, inline: a plain scalar item of a list
+                top = self.top
+                if kind is _Scalar and top is not None and not top.is_map and event.tag is None and not event.style and event.anchor is None:
+                    value = event.value
+                    if len(value) > MAX_TEXT_CHARS or (value and value[0] in _MAYBE_SPECIAL):
+                        value = _scalar(event, scalars, line, top.at + (len(top.value),))
+                    items = top.value
+                    lines[top.at + (len(items),)] = line + 1
+                    items.append(value)
+                    continue
+                self._node(event, kind, line)
+            elif kind is _MapEnd or kind is _SeqEnd:
+                self._close()
+            elif kind is _DocStart:
+                self.documents += 1
+                if self.documents > 1:
+                    raise _Refusal("malformed YAML: expected a single document in the stream, but found another document", event.start_mark.line)
+        return self.root, lines
+
+    def _check_count(self, line: int) -> None:
+        if self.count > self.max_values:
+            raise _Refusal(f"the document holds more than {self.max_values:,} values (counting what YAML aliases repeat); "
+                           "refusing to read it", line)
+
+    def _node(self, event: Any, kind: type, line: int) -> None:
+        """A scalar, an alias or an opening list or mapping, at the place the open collection gives it."""
+        top = self.top
+        is_key = top is not None and top.is_map and top.key is _NO_KEY
+        at: Path_
+        if top is None:
+            at = ()
+        elif top.is_map:
+            at = top.at + ((top.key,) if not is_key else ())
+        else:
+            at = top.at + (len(top.value),)
+        if kind is _Scalar:
+            value = self._scalar(event, line, at)
+        elif kind is _Alias:
+            value = self._alias(event.anchor, line, at)
+        else:
+            self._open(event, kind is _MapStart, is_key, line, at)
+            return
+        self._deliver(value, is_key, line, at)
+
+    def _scalar(self, event: Any, line: int, at: Path_) -> Any:
+        if event.tag is None and not event.style and len(event.value) <= MAX_TEXT_CHARS:
+            try:
+                value = self.scalars.plain(event.value)
+            except (ValueError, OverflowError, YAMLError) as exc:
+                raise _Refusal(f"malformed YAML: {str(exc).strip()}", line, at) from None
+        else:
+            value = _scalar(event, self.scalars, line, at)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = (value, 1)
+        return value
+
+    def _alias(self, anchor: str, line: int, at: Path_) -> Any:
+        """A copy of the anchored value; it counts every value it repeats."""
+        if anchor in self.open_anchors:
+            raise _Refusal(f"the alias *{anchor} refers to a value that contains it; a document must not contain itself", line, at)
+        if anchor not in self.anchors:
+            raise _Refusal(f"found undefined alias *{anchor}", line, at)
+        value, size = self.anchors[anchor]
+        self.count += size - 1
+        self._check_count(line)
+        return _copy(value)
+
+    def _open(self, event: Any, is_map: bool, is_key: bool, line: int, at: Path_) -> None:
+        """A list or mapping opens: placed in its parent now, filled until its end event."""
+        if len(self.stack) >= MAX_YAML_DEPTH:
+            raise _Refusal(f"malformed YAML: nested too deeply to read (more than {MAX_YAML_DEPTH} levels)", line)
+        tag = event.tag
+        if tag is not None and tag != "!" and tag != (_TAG + "map" if is_map else _TAG + "seq"):
+            raise _Refusal(_tag_message(tag), line, at)
+        if is_key:
+            raise _Refusal("a key must be a single value (a name or a number), not a list or mapping", line, at)
+        container: Any = {} if is_map else []
+        if event.anchor is not None:
+            self.open_anchors.add(event.anchor)
+        if self.top is None:
+            self.root = container
+        else:
+            _place(self.top, container, at, line, self.lines)
+        self.top = _Open(container, at, event.anchor, self.count)
+        self.stack.append(self.top)
+
+    def _deliver(self, value: Any, is_key: bool, line: int, at: Path_) -> None:
+        """A complete value: the document itself, a mapping's next key, or a value for its parent."""
+        top = self.top
+        if top is None:
+            self.root, self.done = value, True
+        elif is_key:
+            if isinstance(value, (dict, list)):
+                raise _Refusal("a key must be a single value (a name or a number), not a list or mapping", line, at)
+            if value in top.value:
+                first = self.lines.get(top.at + (value,))
+                raise _Refusal(f'malformed YAML: found duplicate key "{value}"' + (f" (first on line {first})" if first else ""), line)
+            top.key, top.key_line = value, line
+        else:
+            _place(top, value, at, line, self.lines)
+
+    def _close(self) -> None:
+        """A list or mapping ends: its merge keys (``<<``) fill what it lacks, its anchor is now usable."""
+        closed = self.stack.pop()
+        for value, mline in closed.merged:
+            for source in _merge_sources(value, mline):
+                for k, v in source.items():
+                    closed.value.setdefault(k, v)
+        if closed.anchor is not None:
+            self.open_anchors.discard(closed.anchor)
+            self.anchors[closed.anchor] = (closed.value, self.count - closed.start + 1)
+        self.top = self.stack[-1] if self.stack else None
+        if self.top is None:
+            self.done = True
 
 
 def _place(parent: _Open, value: Any, at: Path_, line: int, lines: dict[Path_, int]) -> None:
@@ -321,7 +361,7 @@ def _tag_message(tag: str) -> str:
     if known:
         return known
     shown = "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
-    from .text import echo
+    from procure.models.text import echo
 
     return (f"unknown YAML tag {echo(shown)}; procure reads plain YAML values (text, numbers, true/false, lists, mappings): "
             "remove the tag")

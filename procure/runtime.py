@@ -1,5 +1,6 @@
-"""Run-time guards of one planning run: the wall-clock budget, the solver's child processes, the run's
-temp directory, and the signals that end a run early.
+"""The one runtime of a command: the wall-clock budget, the solver's child processes, temporary folders,
+and the signals that end a run early. Solve, analyze and the output transaction (``fileio.outputs``) all
+use it, so there is one handler and one ``Interrupted``, never two guards fighting over a signal.
 
 Budget. ``--time-limit S`` bounds the whole command: ``Budget(S)`` starts the clock, every stage asks
 ``remaining()`` and ``share(f)`` of what is left, and the solver is stopped at its share's end
@@ -7,13 +8,19 @@ Budget. ``--time-limit S`` bounds the whole command: ``Budget(S)`` starts the cl
 
 Children. A solver runs as a child in a process group of its own (``spawn``), so stopping it stops
 everything it started; on Linux the kernel also kills it when procure itself dies (even by kill -9,
-``PR_SET_PDEATHSIG``).
+``PR_SET_PDEATHSIG``). Other children (an analysis' worker pool) register how to stop them (``on_stop``).
 
 Signals. Inside ``guarded_run()`` SIGINT, SIGTERM and SIGHUP kill the solver's process group, remove
 the run's temp directory (where the solver's MPS/MST/solution/log files live) and raise ``Interrupted``,
-which unwinds through every ``finally`` (an output half-written by ``fileio.atomic_write`` is removed,
-the previous file stays) to the CLI, which prints one line and exits 128 + the signal number (130 for
-SIGINT, 143 for SIGTERM, 129 for SIGHUP).
+which unwinds through every ``finally`` (an output transaction rolls back: the previous files stay) to
+the CLI, which prints one line and exits 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129
+for SIGHUP). ``signals_guarded()`` is that handler on its own; nested inside another guard it changes
+nothing, so the outermost one decides. A library caller outside any guarded run (``atomic_write``,
+``scratch_dir``) gets ``on_interrupt``: the cleanup runs, one line is printed and the process ends by
+the signal's default action, as it would have without procure.
+
+Temporary folders. ``guarded_run()`` gives the run its own temp directory (``tempfile.tempdir``);
+``scratch_dir()`` gives a library call a private folder for files a library writes (``$TMPDIR``).
 """
 
 from __future__ import annotations
@@ -26,8 +33,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -132,8 +141,26 @@ def signal_group(proc: subprocess.Popen, sig: int) -> None:
         os.killpg(proc.pid, sig)
 
 
+_stoppers: list[Callable[[], None]] = []
+
+
+def on_stop(stop: Callable[[], None]) -> None:
+    """Also call ``stop`` when the run is stopped (e.g. an analysis' worker pool, whose processes are
+    not ``spawn``'s); ``forget`` it when it is done."""
+    _stoppers.append(stop)
+
+
+def forget(stop: Callable[[], None]) -> None:
+    with contextlib.suppress(ValueError):
+        _stoppers.remove(stop)
+
+
 def kill_children() -> None:
-    """SIGKILL every registered child's process group and reap it."""
+    """SIGKILL every registered child's process group and reap it; call every registered stopper."""
+    for stop in list(_stoppers):
+        with contextlib.suppress(Exception):
+            stop()
+        forget(stop)
     for proc in list(_children):
         signal_group(proc, signal.SIGKILL)
         with contextlib.suppress(Exception):
@@ -148,29 +175,92 @@ def _on_signal(signum, _frame) -> None:
     raise Interrupted(signum)
 
 
+_guarded = False  # a signals_guarded() block is active: an inner one leaves the handlers alone
+
+
+@contextlib.contextmanager
+def signals_guarded(on_interrupt: str | None = None) -> Iterator[bool]:
+    """SIGINT/SIGTERM/SIGHUP stop the children and raise ``Interrupted`` inside the block (main thread
+    only; nested in another guard, or off the main thread, it does nothing). With ``on_interrupt`` an
+    ``Interrupted`` that leaves the block prints ``interrupted by signal N; <on_interrupt>`` and ends the
+    process by the signal's default action (a library caller has no exit code of ours to give). Yields
+    whether this block installed the handlers (False when nested, or off the main thread)."""
+    global _guarded
+    if _guarded or threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    saved = {}
+    for sig in HANDLED:
+        with contextlib.suppress(OSError, ValueError):
+            saved[sig] = signal.signal(sig, _on_signal)
+    _guarded = True
+    try:
+        yield True
+    except Interrupted as stop:
+        if on_interrupt is None:
+            raise
+        _restore(saved)
+        saved = {}
+        sys.stderr.write(f"interrupted by signal {stop.signum}; {on_interrupt}\n")
+        sys.stderr.flush()
+        # end the way the signal would have ended us (Python's SIGINT handler would raise instead)
+        signal.signal(stop.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), stop.signum)
+        raise
+    finally:
+        _guarded = False
+        _restore(saved)
+
+
+def _restore(saved: dict) -> None:
+    for sig, old in saved.items():
+        signal.signal(sig, old)
+
+
 @contextlib.contextmanager
 def guarded_run(handle_signals: bool = True) -> Iterator[str]:
     """A run with its own temp directory (yielded), removed at the end however the run ends; with
-    ``handle_signals`` (main thread only) SIGINT/SIGTERM/SIGHUP stop it cleanly (see the module doc)."""
+    ``handle_signals`` SIGINT/SIGTERM/SIGHUP stop it cleanly (see the module doc)."""
     global _temp_dir
     previous_dir, previous_tempdir = _temp_dir, tempfile.tempdir
     path = tempfile.mkdtemp(prefix="procure-")
     _temp_dir = path
     tempfile.tempdir = path  # mkstemp/mkdtemp of this process (solver logs) land here too
-    saved = {}
-    if handle_signals:
-        for sig in HANDLED:
-            saved[sig] = signal.signal(sig, _on_signal)
-    try:
-        yield path
-    finally:
-        for sig in HANDLED:  # no signal may interrupt the cleanup itself
-            if handle_signals:
-                signal.signal(sig, signal.SIG_IGN)
+    with signals_guarded() if handle_signals else contextlib.nullcontext(False) as own:
         try:
-            kill_children()
-            shutil.rmtree(path, ignore_errors=True)
+            yield path
         finally:
-            _temp_dir, tempfile.tempdir = previous_dir, previous_tempdir
-            for sig, old in saved.items():
-                signal.signal(sig, old)
+            if own:  # no signal may interrupt the cleanup itself (a nested run leaves them to the outer one)
+                for sig in HANDLED:
+                    signal.signal(sig, signal.SIG_IGN)
+            try:
+                kill_children()
+                shutil.rmtree(path, ignore_errors=True)
+            finally:
+                _temp_dir, tempfile.tempdir = previous_dir, previous_tempdir
+
+
+@contextlib.contextmanager
+def scratch_dir() -> Iterator[Path]:
+    """A private temporary folder for files a library writes (PuLP's model and solution files go to
+    ``$TMPDIR``, which points here meanwhile). It is removed on every exit path, SIGTERM/SIGINT/SIGHUP
+    included (inside a guarded run the run's handler stops the solver's process group too); a full disk
+    is an InputError naming the folder."""
+    from procure.models.errors import InputError, Problem
+
+    saved = {k: os.environ.get(k) for k in ("TMPDIR", "TMP")}
+    try:
+        with signals_guarded(on_interrupt="no output was written"), tempfile.TemporaryDirectory(prefix="procure-") as folder:
+            os.environ["TMPDIR"] = os.environ["TMP"] = folder
+            try:
+                yield Path(folder)
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+    except OSError as exc:
+        where = exc.filename or tempfile.gettempdir()
+        raise InputError([Problem(str(where), "", f"could not write a temporary file for the solver ({exc.strerror or exc}); "
+                                                  "free some disk space there or set TMPDIR")]) from None
