@@ -90,6 +90,7 @@ def test_the_console_shows_the_input_diff_before_the_outcomes(rounds):
         assert needle in text, needle
 
 
+@pytest.mark.soffice
 @needs_soffice
 def test_libreoffice_opens_the_workbook_and_reads_back_the_input_diff(rounds, tmp_path):
     _d, _res, out, _doc = rounds
