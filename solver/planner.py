@@ -466,14 +466,15 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
     hybrid_modes = tuple(project.allowed_modes)
     set_aside: list[SetAside] = []
     aside_rejections: list[Rejection] = []
+    table = OptionTable(project, by_id, sizings)  # every shape judged once per run, the set-aside check included
     if not all_or_nothing:
-        full_table = OptionTable(project, by_id, sizings)
-        set_aside = set_aside_unplaceable(project, full_table, hybrid_modes)
+        set_aside = set_aside_unplaceable(project, table, hybrid_modes)
         if set_aside:
             gone = {x.workload for x in set_aside}
-            aside_rejections = [r for r in full_table.select(hybrid_modes, project.allow_spot)[1] if r.workload in gone]
+            aside_rejections = [r for r in table.select(hybrid_modes, project.allow_spot)[1] if r.workload in gone]
             project, sizings = without(project, sizings, gone)
-    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce, table=OptionTable(project, by_id, sizings))
+            table = OptionTable(project, by_id, sizings)
+    kw = dict(resize=resize, solver=solver, gap=gap, objective=objective, reduce=reduce, table=table)
     reserve = output_reserve(budget, len(project.workloads))
     names = [Strategy.HYBRID]
     strategies: dict[str, StrategyResult] = {}
