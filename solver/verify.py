@@ -19,7 +19,7 @@ from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs
-from .plan import Plan
+from .plan import Assignment, Decision, Plan, Rental
 
 REL_TOL = 1e-6
 DAY_TOL = 1e-6
@@ -36,21 +36,53 @@ class VerificationError(ProcureError):
 
 
 def _close(a: float, b: float, tol: float = REL_TOL) -> bool:
+    """Whether ``a`` and ``b`` agree within a relative tolerance (absolute below 1)."""
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
-def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=None, modes=None, held: Mapping[str, str] | None = None) -> None:
+def verify_plan(
+    project: Project,
+    offers: dict[str, Offer],
+    plan: Plan,
+    resize=None,
+    modes=None,
+    held: Mapping[str, str] | None = None,
+) -> None:
     """Raise VerificationError if ``plan`` breaks any rule. ``resize(workload, offer, nodes)`` returns
     the sizing engine's candidate for that shape (fits, hours); ``modes`` are the deployment modes the
     plan may use (default: the project's allowed_modes; a buy-only comparison passes ("buy",));
     ``held`` maps workloads to the one offer each must run on (a runner-up re-solve)."""
     modes = tuple(project.allowed_modes if modes is None else modes)
-    bad: list[str] = []
-    placed = {a.workload: a.offer_id for a in plan.assignments}
-    for name, oid in (held or {}).items():
-        if placed.get(name, oid) != oid:
-            bad.append(f"held: {name!r} must run on {oid} but the plan places it on {placed[name]}")
     workloads = {w.name: w for w in project.workloads}
+    decisions = {d.workload: d for d in plan.decisions}
+    bad = _held_problems(plan, held or {}) + _count_problems(plan, workloads)
+    for a in plan.assignments:
+        bad += _assignment_problems(project, offers, a, workloads, decisions.get(a.workload), resize, modes)
+    used = {a.offer_id for a in plan.assignments}
+    bought = _bought(plan)
+    bad += _purchase_problems(project, offers, plan, bought, modes, used)
+    rented: defaultdict[str, defaultdict[int, int]] = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
+    bad += _rental_problems(project, offers, plan, rented, modes, used)
+    bad += _capacity_problems(project, offers, plan, bought, rented)
+    flows = _recomputed_flows(project, offers, plan, workloads, decisions, used, bought)
+    bad += _cost_problems(project, offers, plan, flows, bought)
+    if bad:
+        raise VerificationError(bad)
+
+
+def _held_problems(plan: Plan, held: Mapping[str, str]) -> list[str]:
+    """The held workloads the plan moved off the one offer each must run on."""
+    placed = {a.workload: a.offer_id for a in plan.assignments}
+    return [
+        f"held: {name!r} must run on {oid} but the plan places it on {placed[name]}"
+        for name, oid in held.items()
+        if placed.get(name, oid) != oid
+    ]
+
+
+def _count_problems(plan: Plan, workloads: Mapping[str, object]) -> list[str]:
+    """Workloads placed other than exactly once, and workloads the project does not have."""
+    bad: list[str] = []
     seen: defaultdict[str, int] = defaultdict(int)
     for a in plan.assignments:
         seen[a.workload] += 1
@@ -60,52 +92,88 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     for name in seen:
         if name not in workloads:
             bad.append(f"assign: unknown workload {name!r} in plan")
+    return bad
 
-    decisions = {d.workload: d for d in plan.decisions}
-    for a in plan.assignments:
-        w = workloads.get(a.workload)
-        offer = offers.get(a.offer_id)
-        if w is None or offer is None:
-            bad.append(f"assign: {a.workload!r} uses unknown offer {a.offer_id!r}")
-            continue
-        if offer.mode not in modes:
-            bad.append(f"mode: {a.workload!r} uses a {offer.mode} offer but this plan may use only {', '.join(modes)}")
-        if offer.spot and not project.allow_spot:
-            bad.append(f"spot: {a.workload!r} runs on spot offer {offer.id} but allow_spot is false")
-        if w.allowed_gpus and offer.gpu not in w.allowed_gpus:
-            bad.append(f"gpu: {a.workload!r} runs on {offer.gpu}, not in its allowed_gpus")
-        if a.nodes > offer.max_nodes:
-            bad.append(f"nodes: {a.workload!r} uses {a.nodes} nodes of {offer.id} (max_nodes {offer.max_nodes})")
-        if a.gpus != a.nodes * offer.gpus_per_node:
-            bad.append(f"gpus: {a.workload!r} reports {a.gpus} GPUs on {a.nodes} × {offer.gpus_per_node}")
-        d = decisions.get(a.workload)
-        hours = d.hours if d else None
-        if resize is not None:
-            cand = resize(w, offer, a.nodes)
-            if cand is None or not cand.fits:
-                bad.append(f"fit: {a.workload!r} on {a.nodes} × {offer.id} does not fit: {getattr(cand, 'reason', 'no such shape')}")
-            elif hours is not None and not _close(cand.hours, hours):
-                bad.append(f"hours: {a.workload!r} on {offer.id} takes {cand.hours:.3f} h per sizing, plan says {hours:.3f} h")
-        release = max(w.earliest_start_days, offer.lead_time_days)
-        if a.start_day < release - DAY_TOL:
-            bad.append(f"release: {a.workload!r} starts day {a.start_day:g} before day {release} (earliest start / lead time)")
-        if hours is not None:
-            end = a.start_day + costs.wall_hours(offer, hours) / HOURS_PER_DAY
-            if not _close(end, a.end_day):
-                bad.append(f"end: {a.workload!r} ends day {a.end_day:.3f}, recomputed {end:.3f}")
-        if a.end_day > w.deadline_days + DAY_TOL:
-            bad.append(f"deadline: {a.workload!r} ends day {a.end_day:.2f} after its deadline day {w.deadline_days}")
-        elif a.end_day > project.deadline_days_for(w) + DAY_TOL:
-            early = w.deadline_days - a.end_day
-            bad.append(f"slack: {a.workload!r} ends day {a.end_day:.2f}, {early:.2f} days before its deadline "
-                       f"day {w.deadline_days}; min_slack_days is {project.slack_for(w):g}")
 
-    horizon = costs.horizon_end_day(project)
+def _assignment_problems(project, offers, a: Assignment, workloads, d: Decision | None, resize, modes) -> list[str]:
+    """Every rule one assignment must keep: its offer, its shape, its sizing and its days."""
+    w = workloads.get(a.workload)
+    offer = offers.get(a.offer_id)
+    if w is None or offer is None:
+        return [f"assign: {a.workload!r} uses unknown offer {a.offer_id!r}"]
+    hours = d.hours if d else None
+    return (
+        _offer_problems(project, offer, a, w, modes)
+        + _sizing_problems(offer, a, w, hours, resize)
+        + _day_problems(project, offer, a, w, hours)
+    )
+
+
+def _offer_problems(project, offer: Offer, a: Assignment, w, modes) -> list[str]:
+    """The assignment's offer against the allowed modes, spot, GPUs and the offer's node count."""
+    bad: list[str] = []
+    if offer.mode not in modes:
+        bad.append(f"mode: {a.workload!r} uses a {offer.mode} offer but this plan may use only {', '.join(modes)}")
+    if offer.spot and not project.allow_spot:
+        bad.append(f"spot: {a.workload!r} runs on spot offer {offer.id} but allow_spot is false")
+    if w.allowed_gpus and offer.gpu not in w.allowed_gpus:
+        bad.append(f"gpu: {a.workload!r} runs on {offer.gpu}, not in its allowed_gpus")
+    if a.nodes > offer.max_nodes:
+        bad.append(f"nodes: {a.workload!r} uses {a.nodes} nodes of {offer.id} (max_nodes {offer.max_nodes})")
+    if a.gpus != a.nodes * offer.gpus_per_node:
+        bad.append(f"gpus: {a.workload!r} reports {a.gpus} GPUs on {a.nodes} × {offer.gpus_per_node}")
+    return bad
+
+
+def _sizing_problems(offer: Offer, a: Assignment, w, hours: float | None, resize) -> list[str]:
+    """The shape re-sized by the sizing engine: it must fit and take the hours the plan says."""
+    if resize is None:
+        return []
+    cand = resize(w, offer, a.nodes)
+    if cand is None or not cand.fits:
+        why = getattr(cand, "reason", "no such shape")
+        return [f"fit: {a.workload!r} on {a.nodes} × {offer.id} does not fit: {why}"]
+    if hours is not None and not _close(cand.hours, hours):
+        return [f"hours: {a.workload!r} on {offer.id} takes {cand.hours:.3f} h per sizing, plan says {hours:.3f} h"]
+    return []
+
+
+def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) -> list[str]:
+    """The assignment's start (release, lead time), recomputed end, deadline and slack."""
+    bad: list[str] = []
+    release = max(w.earliest_start_days, offer.lead_time_days)
+    if a.start_day < release - DAY_TOL:
+        bad.append(
+            f"release: {a.workload!r} starts day {a.start_day:g} before day {release} (earliest start / lead time)"
+        )
+    if hours is not None:
+        end = a.start_day + costs.wall_hours(offer, hours) / HOURS_PER_DAY
+        if not _close(end, a.end_day):
+            bad.append(f"end: {a.workload!r} ends day {a.end_day:.3f}, recomputed {end:.3f}")
+    if a.end_day > w.deadline_days + DAY_TOL:
+        bad.append(f"deadline: {a.workload!r} ends day {a.end_day:.2f} after its deadline day {w.deadline_days}")
+    elif a.end_day > project.deadline_days_for(w) + DAY_TOL:
+        early = w.deadline_days - a.end_day
+        bad.append(
+            f"slack: {a.workload!r} ends day {a.end_day:.2f}, {early:.2f} days before its deadline "
+            f"day {w.deadline_days}; min_slack_days is {project.slack_for(w):g}"
+        )
+    return bad
+
+
+def _bought(plan: Plan) -> defaultdict[str, int]:
+    """The nodes the plan buys, per offer."""
     bought: defaultdict[str, int] = defaultdict(int)
-    used = {a.offer_id for a in plan.assignments}
+    for p in plan.purchases:
+        bought[p.offer_id] += p.nodes
+    return bought
+
+
+def _purchase_problems(project, offers, plan: Plan, bought, modes, used: set[str]) -> list[str]:
+    """Each purchase's offer and use, each offer's total against max_nodes and tiers, and the tier paid."""
+    bad: list[str] = []
     for p in plan.purchases:
         o = offers[p.offer_id]
-        bought[p.offer_id] += p.nodes
         if o.mode != "buy":
             bad.append(f"purchase: {p.offer_id} is a {o.mode} offer")
         if "buy" not in modes:
@@ -116,77 +184,119 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         if n > offers[oid].max_nodes:
             bad.append(f"purchase: {n} nodes of {oid} exceed max_nodes {offers[oid].max_nodes}")
         if offers[oid].mode == "buy" and costs.buy_tier(offers[oid], n) is None:
-            bad.append(f"purchase: {n} nodes of {oid} are fewer than its first volume tier ({offers[oid].buy_tiers[0][0]} nodes)")
+            first = offers[oid].buy_tiers[0][0]
+            bad.append(f"purchase: {n} nodes of {oid} are fewer than its first volume tier ({first} nodes)")
+    return bad + _purchase_price_problems(project, offers, plan, bought)
+
+
+def _purchase_price_problems(project, offers, plan: Plan, bought) -> list[str]:
+    """Each purchase's price per node against the volume tier its offer's total reaches."""
+    bad: list[str] = []
     for p in plan.purchases:
         o = offers[p.offer_id]
         if o.mode != "buy" or costs.buy_tier(o, bought[p.offer_id]) is None:
-            continue  # reported above
+            continue  # reported by _purchase_problems
         # the tier paid: every node at the price of the highest tier the total reaches (all-units)
         paid = costs.unit_price(o, project, bought[p.offer_id])
         if not _close(p.price_per_node, paid):
-            bad.append(f"purchase: {p.offer_id} reports {p.price_per_node:,.2f} per node, its volume tier for {bought[p.offer_id]} nodes is {paid:,.2f} {project.currency}")
-    rented: defaultdict[str, defaultdict[int, int]] = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
+            bad.append(
+                f"purchase: {p.offer_id} reports {p.price_per_node:,.2f} per node, "
+                f"its volume tier for {bought[p.offer_id]} nodes is {paid:,.2f} {project.currency}"
+            )
+    return bad
+
+
+def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str]) -> list[str]:
+    """Each rental contract's rules; fills ``rented`` (offer -> month -> nodes) and checks it against max_nodes."""
+    bad: list[str] = []
     for r in plan.rentals:
         o = offers[r.offer_id]
         reserved = o.mode == "cloud" and o.commitment_months is not None
         if o.mode != "rent" and not reserved:
             bad.append(f"rental: {r.offer_id} is a {o.mode} offer without a commitment term")
             continue
-        if o.mode not in modes:
-            bad.append(f"mode: the plan contracts {r.offer_id} ({o.mode}) but may use only {', '.join(modes)}")
-        if r.offer_id not in used:
-            bad.append(f"idle: the plan contracts {r.nodes} × {r.offer_id} but no job runs on them")
-        why = costs.term_problem(o, r.contract)
-        if why:
-            bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month}: {why}")
-        else:
-            # the rate of the tier signed: a rent tier's price, or the committed hourly rate × 730 h
-            rate = costs.rental_month_cost(o, project, costs.term_of(o, r.contract))
-            if not _close(r.price_per_node_month, rate):
-                bad.append(f"rent_price: contract of {r.offer_id} from month {r.start_month} reports {r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {project.currency}")
-        if r.start_month < 0 or r.start_month + r.months > project.horizon_months:
-            bad.append(f"rent_horizon: contract of {r.offer_id} months {r.start_month}–{r.start_month + r.months - 1} leaves the horizon")
+        bad += _contract_problems(project, o, r, modes, used)
         for m in range(r.start_month, r.start_month + r.months):
             rented[r.offer_id][m] += r.nodes
     for oid, per in rented.items():
         for m, n in per.items():
             if n > offers[oid].max_nodes:
                 bad.append(f"rent_avail: {n} nodes of {oid} rented in month {m} (max_nodes {offers[oid].max_nodes})")
+    return bad
 
-    # sweep actual intervals per offer; capacity changes at month boundaries for rentals
-    by_offer = defaultdict(list)
+
+def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> list[str]:
+    """One rental contract's mode, use, term, rate and months within the horizon."""
+    bad: list[str] = []
+    if o.mode not in modes:
+        bad.append(f"mode: the plan contracts {r.offer_id} ({o.mode}) but may use only {', '.join(modes)}")
+    if r.offer_id not in used:
+        bad.append(f"idle: the plan contracts {r.nodes} × {r.offer_id} but no job runs on them")
+    why = costs.term_problem(o, r.contract)
+    if why:
+        bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month}: {why}")
+    else:
+        # the rate of the tier signed: a rent tier's price, or the committed hourly rate × 730 h
+        rate = costs.rental_month_cost(o, project, costs.term_of(o, r.contract))
+        if not _close(r.price_per_node_month, rate):
+            bad.append(
+                f"rent_price: contract of {r.offer_id} from month {r.start_month} reports "
+                f"{r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {project.currency}"
+            )
+    if r.start_month < 0 or r.start_month + r.months > project.horizon_months:
+        last = r.start_month + r.months - 1
+        bad.append(f"rent_horizon: contract of {r.offer_id} months {r.start_month}–{last} leaves the horizon")
+    return bad
+
+
+def _capacity_problems(project, offers, plan: Plan, bought, rented) -> list[str]:
+    """Sweep the actual job intervals per offer; capacity changes at month boundaries for rentals."""
+    horizon = costs.horizon_end_day(project)
+    months = {m * DAYS_PER_MONTH for m in range(int(horizon / DAYS_PER_MONTH) + 1)}
+    by_offer: defaultdict[str, list[Assignment]] = defaultdict(list)
     for a in plan.assignments:
         by_offer[a.offer_id].append(a)
+    bad: list[str] = []
     for oid, jobs in by_offer.items():
-        o = offers[oid]
-        points = sorted({j.start_day for j in jobs} | {j.end_day for j in jobs} | {m * DAYS_PER_MONTH for m in range(int(horizon / DAYS_PER_MONTH) + 1)})
-        for lo, hi in zip(points, points[1:], strict=False):
-            if hi - lo <= DAY_TOL:
-                continue
-            mid = (lo + hi) / 2
-            use = sum(j.nodes for j in jobs if j.start_day <= mid < j.end_day)
-            if not use:
-                continue
-            if o.mode == "buy":
-                cap, what = bought.get(oid, 0), "bought"
-            elif o.mode == "rent" or o.commitment_months is not None:
-                cap, what = rented[oid].get(costs.month_of(mid), 0), f"contracted in month {costs.month_of(mid)}"
-            else:
-                cap, what = o.max_nodes, "available"
-            if use > cap:
-                bad.append(f"capacity: {use} nodes of {oid} in use on days {lo:.1f}–{hi:.1f} but {cap} {what}")
-                break
+        found = _offer_overload(offers[oid], oid, jobs, months, bought, rented)
+        if found:
+            bad.append(found)
+    return bad
 
-    # costs, recomputed from the plan through the cost model
+
+def _offer_overload(o: Offer, oid: str, jobs: list[Assignment], months: set[float], bought, rented) -> str | None:
+    """The first interval in which one offer's jobs use more nodes than it holds, as a message."""
+    points = sorted({j.start_day for j in jobs} | {j.end_day for j in jobs} | months)
+    for lo, hi in zip(points, points[1:], strict=False):
+        if hi - lo <= DAY_TOL:
+            continue
+        mid = (lo + hi) / 2
+        use = sum(j.nodes for j in jobs if j.start_day <= mid < j.end_day)
+        if not use:
+            continue
+        cap, what = _capacity_at(o, oid, mid, bought, rented)
+        if use > cap:
+            return f"capacity: {use} nodes of {oid} in use on days {lo:.1f}–{hi:.1f} but {cap} {what}"
+    return None
+
+
+def _capacity_at(o: Offer, oid: str, day: float, bought, rented) -> tuple[int, str]:
+    """The nodes of one offer held on ``day`` (bought, contracted that month, or available) and what they are."""
+    if o.mode == "buy":
+        return bought.get(oid, 0), "bought"
+    if o.mode == "rent" or o.commitment_months is not None:
+        return rented[oid].get(costs.month_of(day), 0), f"contracted in month {costs.month_of(day)}"
+    return o.max_nodes, "available"
+
+
+def _recomputed_flows(project, offers, plan: Plan, workloads, decisions, used: set[str], bought):
+    """The plan's cash flows recomputed through the cost model: jobs, purchases, rentals, fixed charges, staff."""
     parts = []
     for a in plan.assignments:
         d = decisions.get(a.workload)
         if d is not None and a.offer_id in offers and a.workload in workloads:
-            parts.append(
-                costs.job_flows(
-                    offers[a.offer_id], project, d.nodes, d.hours, d.start_day, costs.job_data(workloads[a.workload])
-                )
-            )
+            data = costs.job_data(workloads[a.workload])
+            parts.append(costs.job_flows(offers[a.offer_id], project, d.nodes, d.hours, d.start_day, data))
     for oid, n in bought.items():
         parts.append(costs.scale(costs.purchase_flows(offers[oid], project, n), n))
     for r in plan.rentals:
@@ -197,8 +307,22 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
         if oid in offers:
             parts.append(costs.fixed_charge_flows(offers[oid], project))
     parts.append(costs.staff_flows(project, offers, dict(bought), [r.contract for r in plan.rentals]))
-    flows = costs.add_flows(parts)
+    return costs.add_flows(parts)
+
+
+def _cost_problems(project, offers, plan: Plan, flows, bought) -> list[str]:
+    """The plan's totals, NPV, P&L and budgets against those recomputed from ``flows``."""
     total = costs.total(flows)
+    bad = _total_problems(plan, total) + _npv_pnl_problems(project, offers, plan, flows, bought, total)
+    bad += _budget_problems(project, flows, total)
+    if not math.isfinite(total):
+        bad.append("cost: total is not finite")
+    return bad
+
+
+def _total_problems(plan: Plan, total: float) -> list[str]:
+    """The plan's total against the recomputed one, its breakdown, per-workload costs and line items."""
+    bad: list[str] = []
     if not _close(total, plan.total_cost):
         bad.append(f"cost: plan total {plan.total_cost:,.2f} but recomputed {total:,.2f}")
     if not _close(sum(plan.breakdown.values()), plan.total_cost):
@@ -213,24 +337,44 @@ def verify_plan(project: Project, offers: dict[str, Offer], plan: Plan, resize=N
     )
     if not _close(lines, plan.total_cost):
         bad.append(f"cost: line items add up to {lines:,.2f}, total is {plan.total_cost:,.2f}")
+    return bad
+
+
+def _npv_pnl_problems(project, offers, plan: Plan, flows, bought, total: float) -> list[str]:
+    """The plan's NPV and P&L years against those recomputed from ``flows``."""
+    bad: list[str] = []
     npv = costs.present_value(flows, project)
     if not _close(npv, plan.npv_cost):
         bad.append(f"npv: plan NPV {plan.npv_cost:,.2f} but recomputed {npv:,.2f}")
     pnl = costs.pnl_years(project, offers, dict(bought), flows)
     if not _close(sum(y.cost for y in pnl), total):
         bad.append(f"pnl: the P&L years add up to {sum(y.cost for y in pnl):,.2f}, the total is {total:,.2f}")
-    if len(pnl) != len(plan.pnl) or any(not (_close(a.depreciation, b.depreciation) and _close(a.operating, b.operating) and _close(a.interest, b.interest)
-                                              and _close(a.disposal_gain, b.disposal_gain)) for a, b in zip(pnl, plan.pnl, strict=False)):
+    if len(pnl) != len(plan.pnl) or not all(_same_year(a, b) for a, b in zip(pnl, plan.pnl, strict=False)):
         bad.append("pnl: the plan's P&L differs from the one recomputed")
+    return bad
+
+
+def _same_year(a: costs.PnlYear, b: costs.PnlYear) -> bool:
+    """Whether two P&L years agree on depreciation, operating cost, interest and disposal gain."""
+    return (
+        _close(a.depreciation, b.depreciation)
+        and _close(a.operating, b.operating)
+        and _close(a.interest, b.interest)
+        and _close(a.disposal_gain, b.disposal_gain)
+    )
+
+
+def _budget_problems(project, flows, total: float) -> list[str]:
+    """The recomputed total, peak cash out and capex against the project's budgets."""
+    bad: list[str] = []
     if project.budget_tco is not None and total > project.budget_tco * (1 + REL_TOL):
         bad.append(f"budget_tco: total {total:,.2f} exceeds budget_tco {project.budget_tco:,.2f}")
     peak = costs.peak_cash_out(flows, project.horizon_months)
     if project.budget_cash is not None and peak > project.budget_cash * (1 + REL_TOL):
-        bad.append(f"budget_cash: cumulative cash out peaks at {peak:,.2f}, above budget_cash {project.budget_cash:,.2f}")
+        bad.append(
+            f"budget_cash: cumulative cash out peaks at {peak:,.2f}, above budget_cash {project.budget_cash:,.2f}"
+        )
     spent = costs.capex(flows)
     if project.budget_capex is not None and spent > project.budget_capex * (1 + REL_TOL):
         bad.append(f"budget_capex: purchases cost {spent:,.2f}, above budget_capex {project.budget_capex:,.2f}")
-    if not math.isfinite(total):
-        bad.append("cost: total is not finite")
-    if bad:
-        raise VerificationError(bad)
+    return bad
