@@ -214,10 +214,24 @@ class Builder:
 
     # --- variables -----------------------------------------------------------------------------
     def add_variables(self) -> None:
-        m, grid = self.m, self.grid
+        """Every column: x or y per job option and start, then b, S/E, T, z/q and u per offer in use."""
         uncapped = self._uncapped_cloud()
         used_offers = {o.offer_id for opts in self.options.values() for o in opts}
         # every start column's capacity rows first, so that reduce.py can merge starts and drop rows
+        footprints, pv = self._footprints(uncapped)
+        red = self.reduction = self._reduce_starts(footprints, pv, uncapped)
+        for w, opts in self.options.items():
+            for i, opt in enumerate(opts):
+                if opt.mode == "cloud" and opt.offer_id in uncapped:
+                    self._add_y_var(w, i, opt)
+                else:
+                    self._add_x_vars(w, i, opt, red, footprints, pv)
+        for oid in sorted(used_offers):
+            self._add_offer_vars(oid)
+
+    def _footprints(self, uncapped: set[str]):
+        """Each start column's capacity rows, rented months and nodes, and (``npv``) its present value."""
+        grid = self.grid
         footprints: dict[tuple[str, int, int], tuple[list, tuple, int]] = {}
         pv: dict[tuple[str, int, int], float] = {}
         for w, opts in self.options.items():
@@ -226,65 +240,73 @@ class Builder:
                     continue
                 span = len(grid.busy_periods(opt.starts[0], opt.wall_days))  # starts lie on period boundaries
                 for s in opt.starts:
-                    months = tuple(grid.months_of_days(grid.day_of_period(s), grid.day_of_period(s) + opt.wall_days)) if opt.mode == "rent" else ()
+                    day = grid.day_of_period(s)
+                    months = tuple(grid.months_of_days(day, day + opt.wall_days)) if opt.mode == "rent" else ()
                     footprints[(w, i, s)] = (self._usage_keys(opt, s, span), months, opt.nodes)
                     if self.objective.discounted:
-                        pv[(w, i, s)] = costs.present_value(self._job(opt, grid.day_of_period(s)), self.project)
+                        pv[(w, i, s)] = costs.present_value(self._job(opt, day), self.project)
+        return footprints, pv
+
+    def _reduce_starts(self, footprints, pv, uncapped: set[str]) -> Reduction:
+        """The starts and capacity rows kept (reduce.py), or all of them with ``reduce=False``."""
         capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
         if self.reduce:
-            red = reduce_model(footprints, capped, pv if self.objective.discounted else None)
-        else:
-            red = Reduction(starts={}, representative={c: c[2] for c in footprints}, rows={k for f in footprints.values() for k in f[0]},
-                            columns_before=len(footprints))
-            for (w, i, s) in footprints:
-                red.starts.setdefault((w, i), []).append(s)
-        self.reduction = red
-        for w, opts in self.options.items():
-            wi = self.widx[w]
-            for i, opt in enumerate(opts):
-                if opt.mode == "cloud" and opt.offer_id in uncapped:
-                    var = self._var(f"y_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}", cat=pulp.LpBinary)
-                    m.y[(w, i)] = var
-                    # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
-                    # latest for NPV (the later a cost, the smaller its present value)
-                    m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
-                    self._cost(var, self._job(opt, grid.day_of_period(m.y_start[(w, i)])))
+            return reduce_model(footprints, capped, pv if self.objective.discounted else None)
+        red = Reduction(starts={}, representative={c: c[2] for c in footprints},
+                        rows={k for f in footprints.values() for k in f[0]}, columns_before=len(footprints))
+        for (w, i, s) in footprints:
+            red.starts.setdefault((w, i), []).append(s)
+        return red
+
+    def _add_y_var(self, w: str, i: int, opt: Option) -> None:
+        """y[w,i] of an option on a cloud offer whose cap never binds, costed at its one start."""
+        m = self.m
+        var = self._var(f"y_{self.widx[w]}_{self.oidx[opt.offer_id]}_{opt.nodes}", cat=pulp.LpBinary)
+        m.y[(w, i)] = var
+        # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
+        # latest for NPV (the later a cost, the smaller its present value)
+        m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
+        self._cost(var, self._job(opt, self.grid.day_of_period(m.y_start[(w, i)])))
+
+    def _add_x_vars(self, w: str, i: int, opt: Option, red: Reduction, footprints, pv) -> None:
+        """x[w,i,s] for every start the reduction kept, with its costs and its place in the capacity rows."""
+        m, wi = self.m, self.widx[w]
+        # the undiscounted cost of a job does not depend on its start: cost it once per option
+        tco = costs.total(self._job(opt, self.grid.day_of_period(opt.starts[0])))
+        usage = m.usage
+        for s in red.starts[(w, i)]:
+            var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
+            m.x[(w, i, s)] = var
+            if tco:
+                self.cost_terms.append((var, tco))
+            if self.objective.discounted and pv[(w, i, s)]:
+                self.obj_terms.append((var, pv[(w, i, s)]))
+            for key in footprints[(w, i, s)][0]:
+                if key not in red.rows:
                     continue
-                # the undiscounted cost of a job does not depend on its start: cost it once per option
-                tco = costs.total(self._job(opt, grid.day_of_period(opt.starts[0])))
-                usage = m.usage
-                for s in red.starts[(w, i)]:
-                    var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
-                    m.x[(w, i, s)] = var
-                    if tco:
-                        self.cost_terms.append((var, tco))
-                    if self.objective.discounted and pv[(w, i, s)]:
-                        self.obj_terms.append((var, pv[(w, i, s)]))
-                    for key in footprints[(w, i, s)][0]:
-                        if key not in red.rows:
-                            continue
-                        if key in usage:
-                            usage[key].append((var, opt.nodes, wi))
-                        else:
-                            usage[key] = [(var, opt.nodes, wi)]
-        for oid in sorted(used_offers):
-            offer = self.offers[oid]
-            k = self.oidx[oid]
-            if offer.mode == "buy":
-                var = self._var(f"b_{k}", 0, offer.max_nodes, cat=pulp.LpInteger)
-                m.b[oid] = var
-                if _tiered(offer):
-                    self.add_volume_tier_vars(oid)
+                if key in usage:
+                    usage[key].append((var, opt.nodes, wi))
                 else:
-                    self._cost(var, costs.purchase_flows(offer, self.project))
-            elif offer.contracted:
-                for term in costs.contract_terms(offer):
-                    if term.open_ended:
-                        self._add_open_contract_vars(oid, term)
-                self.add_term_tier_vars(oid)
-            if offer.fixed:
-                m.u[oid] = self._var(f"u_{k}", cat=pulp.LpBinary)
-                self._cost(m.u[oid], costs.fixed_charge_flows(offer, self.project))
+                    usage[key] = [(var, opt.nodes, wi)]
+
+    def _add_offer_vars(self, oid: str) -> None:
+        """b (with volume tiers z, q) of a buy offer, S/E and T of a contracted one, u of one with a fixed cost."""
+        m, offer, k = self.m, self.offers[oid], self.oidx[oid]
+        if offer.mode == "buy":
+            var = self._var(f"b_{k}", 0, offer.max_nodes, cat=pulp.LpInteger)
+            m.b[oid] = var
+            if _tiered(offer):
+                self.add_volume_tier_vars(oid)
+            else:
+                self._cost(var, costs.purchase_flows(offer, self.project))
+        elif offer.contracted:
+            for term in costs.contract_terms(offer):
+                if term.open_ended:
+                    self._add_open_contract_vars(oid, term)
+            self.add_term_tier_vars(oid)
+        if offer.fixed:
+            m.u[oid] = self._var(f"u_{k}", cat=pulp.LpBinary)
+            self._cost(m.u[oid], costs.fixed_charge_flows(offer, self.project))
 
     def _add_open_contract_vars(self, oid: str, term: costs.Term) -> None:
         """S/E of one open-ended rent term tier (a minimum length), with their costs."""
@@ -558,36 +580,37 @@ class Builder:
         cap = self.project.budget_cash
         if cap is None:
             return
-        m, grid, M = self.m, self.grid, self.grid.n_months
+        m, M = self.m, self.grid.n_months
         rows: list[dict] = [{} for _ in range(M)]
+        for var, flows in self._cash_flows():
+            _add_cumulative(rows, var, flows)
+        self._add_open_contract_cash(rows)
+        for k in range(M):
+            if rows[k]:
+                m.prob += (pulp.LpAffineExpression(rows[k]) <= cap, self.names.row("budget_cash", k))
 
-        def add_flows(var, flows) -> None:
-            per_month = [0.0] * M
-            for per in flows.values():
-                for k, v in per.items():
-                    if 0 <= k < M:
-                        per_month[k] += v
-            for k, acc in enumerate(costs.running_total(per_month)):
-                if acc:
-                    rows[k][var] = rows[k].get(var, 0.0) + acc
-
+    def _cash_flows(self):
+        """(variable, its cash flows per unit) of every column but S/E, each from the cost model."""
+        m, grid, p = self.m, self.grid, self.project
         for (w, i, s), var in m.x.items():
-            opt = self.options[w][i]
-            add_flows(var, self._job(opt, grid.day_of_period(s)))
+            yield var, self._job(self.options[w][i], grid.day_of_period(s))
         for (w, i), var in m.y.items():
-            opt = self.options[w][i]
-            add_flows(var, self._job(opt, grid.day_of_period(m.y_start[(w, i)])))
+            yield var, self._job(self.options[w][i], grid.day_of_period(m.y_start[(w, i)]))
         for oid, var in m.u.items():
-            add_flows(var, costs.fixed_charge_flows(self.offers[oid], self.project))
+            yield var, costs.fixed_charge_flows(self.offers[oid], p)
         for mm, var in m.staff_G.items():
-            add_flows(var, {"staff": {mm: costs.staff_month_cost(self.project)}})
+            yield var, {"staff": {mm: costs.staff_month_cost(p)}}
         for oid, var in m.b.items():
             if not _tiered(self.offers[oid]):
-                add_flows(var, costs.purchase_flows(self.offers[oid], self.project))
+                yield var, costs.purchase_flows(self.offers[oid], p)
         for (oid, j), var in m.q.items():  # volume tiers: each tier's nodes at its price
-            add_flows(var, costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0]))
+            yield var, costs.purchase_flows(self.offers[oid], p, self.offers[oid].buy_tiers[j][0])
         for (oid, L, start), var in m.T.items():  # fixed-length terms: the contract's own cash flows
-            add_flows(var, costs.rental_flows(self.offers[oid], RentalContract(oid, 1, start, L, L), self.project))
+            yield var, costs.rental_flows(self.offers[oid], RentalContract(oid, 1, start, L, L), p)
+
+    def _add_open_contract_cash(self, rows: list[dict]) -> None:
+        """The cash of the open-ended rent tiers by month k, on S and E (costs.rental_cash_by_month)."""
+        m, M = self.m, self.grid.n_months
         for oid in sorted({o for o, _l, _m in m.S}):
             offer = self.offers[oid]
             for term in costs.contract_terms(offer):
@@ -598,9 +621,6 @@ class Builder:
                         S, E = m.S[(oid, term.months, j)], m.E[(oid, term.months, j)]
                         rows[k][S] = rows[k].get(S, 0.0) + cs
                         rows[k][E] = rows[k].get(E, 0.0) + ce
-        for k in range(M):
-            if rows[k]:
-                m.prob += (pulp.LpAffineExpression(rows[k]) <= cap, self.names.row("budget_cash", k))
 
     def add_capex_budget(self) -> None:
         """budget_capex: Σ_o b[o] · purchase price per node ≤ budget_capex (costs.purchase_flows' capex)."""
@@ -663,13 +683,22 @@ class Builder:
         plan = self.warm_start
         if plan is None:
             return
-        m, grid = self.m, self.grid
+        m = self.m
         for group in (m.x, m.y, m.b, m.S, m.E, m.T, m.q, m.z):
             for v in group.values():
                 v.setInitialValue(0)
+        self._warm_decisions(plan)
+        self._warm_purchases(plan)
+        starts, ends = self._warm_terms(plan)
+        self._warm_charges(plan)
+        self._warm_open_contracts(starts, ends)
+
+    def _warm_decisions(self, plan) -> None:
+        """x or y of each job of the plan, at its start (or the start the reduction merged it into)."""
+        m = self.m
         for d in plan.decisions:
             opts = self.options.get(d.workload, [])
-            s0 = int(round(d.start_day / grid.period_days))
+            s0 = int(round(d.start_day / self.grid.period_days))
             for i, opt in enumerate(opts):
                 s = self.reduction.representative.get((d.workload, i, s0), s0) if self.reduction else s0
                 if opt.offer_id == d.offer_id and opt.nodes == d.nodes:
@@ -678,6 +707,10 @@ class Builder:
                     elif (d.workload, i, s) in m.x:
                         m.x[(d.workload, i, s)].setInitialValue(1)
                     break
+
+    def _warm_purchases(self, plan) -> None:
+        """b of each purchase of the plan, and q, z of the volume tier its nodes reach."""
+        m = self.m
         for p in plan.purchases:
             if p.offer_id in m.b:
                 m.b[p.offer_id].setInitialValue(p.nodes)
@@ -687,6 +720,10 @@ class Builder:
                     if lo <= p.nodes <= hi:
                         m.q[(p.offer_id, j)].setInitialValue(p.nodes)
                         m.z[(p.offer_id, j)].setInitialValue(1)
+
+    def _warm_terms(self, plan):
+        """T of the plan's fixed-length contracts; the nodes its open-ended ones start and end per key."""
+        m = self.m
         starts: dict[tuple[str, int, int], int] = {}
         ends: dict[tuple[str, int, int], int] = {}
         for r in plan.rentals:
@@ -697,16 +734,21 @@ class Builder:
                 m.T[key].setInitialValue((m.T[key].varValue or 0) + r.nodes)
                 continue
             starts[(r.offer_id, L, r.start_month)] = starts.get((r.offer_id, L, r.start_month), 0) + r.nodes
-            ends[(r.offer_id, L, r.start_month + r.months)] = ends.get((r.offer_id, L, r.start_month + r.months), 0) + r.nodes
-        self._warm_charges(plan)
+            end = (r.offer_id, L, r.start_month + r.months)
+            ends[end] = ends.get(end, 0) + r.nodes
+        return starts, ends
+
+    def _warm_open_contracts(self, starts: dict, ends: dict) -> None:
+        """S and E of the open-ended tiers: the plan's contracts started and ended by each month, cumulated."""
+        m, M = self.m, self.grid.n_months
         for oid, L, mm0 in m.S:
             if mm0:
                 continue
             cs = ce = 0
-            for mm in range(grid.n_months + 1):
+            for mm in range(M + 1):
                 ce += ends.get((oid, L, mm), 0)
                 m.E[(oid, L, mm)].setInitialValue(ce)
-                if mm < grid.n_months:
+                if mm < M:
                     cs += starts.get((oid, L, mm), 0)
                     m.S[(oid, L, mm)].setInitialValue(cs)
 
@@ -715,6 +757,19 @@ def _tiered(offer: Offer) -> bool:
     """A buy offer whose unit price depends on the quantity (volume tiers or a minimum order)."""
     tiers = offer.buy_tiers
     return len(tiers) > 1 or tiers[0][0] > 1
+
+
+def _add_cumulative(rows: list[dict], var: pulp.LpVariable, flows) -> None:
+    """rows[k][var] += the cash var spends by the end of month k, for every month k < len(rows)."""
+    M = len(rows)
+    per_month = [0.0] * M
+    for per in flows.values():
+        for k, v in per.items():
+            if 0 <= k < M:
+                per_month[k] += v
+    for k, acc in enumerate(costs.running_total(per_month)):
+        if acc:
+            rows[k][var] = rows[k].get(var, 0.0) + acc
 
 
 def _expr(terms: list[tuple[pulp.LpVariable, float]]) -> pulp.LpAffineExpression:
