@@ -109,6 +109,11 @@ def check_answer(p, offers, res, resize) -> None:
         assert res.hybrid.reasons and all(rs and all(isinstance(r, str) and r for r in rs) for rs in res.hybrid.reasons.values())
         return
     plan = res.plan
+    # a partial plan covers the jobs not set aside (res.project); each set-aside job says why
+    gone = {x.workload for x in res.set_aside}
+    assert all(x.reasons and x.summary for x in res.set_aside)
+    assert {w.name for w in res.project.workloads} == {w.name for w in p.workloads} - gone
+    p = res.project
     verify_plan(p, by_id, plan, resize)
     assert sorted(a.workload for a in plan.assignments) == sorted(w.name for w in p.workloads)
     tco, npv = recomputed(p, by_id, plan)
