@@ -3,6 +3,8 @@ four strategies side by side, runner-ups, and — when nothing can be placed —
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
@@ -28,6 +30,10 @@ from .headline import (
     status_label,
 )
 from .i18n import EN, N_, Lang
+
+if TYPE_CHECKING:
+    from procure.solver.plan import Plan
+    from procure.solver.result import Result
 
 __all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_result", "recommendation"]
 
@@ -91,34 +97,87 @@ def _table(console: Console, title: str, columns: list[tuple[str, str]], rows: l
     return t
 
 
-def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
+def print_result(console: Console, result: Result, inputs=(), tr: Lang = EN) -> None:
     p = result.project
     h = result.hybrid
-    console.print(tr("[bold]{name}[/bold] — {n} workload(s), {offers} offers, horizon {months} months from {start}", name=esc(p.name), n=result.n_jobs,
-                     offers=len(result.offers), months=p.horizon_months, start=tr.date(p.start_date)), soft_wrap=True)
+    console.print(
+        tr(
+            "[bold]{name}[/bold] — {n} workload(s), {offers} offers, horizon {months} months from {start}",
+            name=esc(p.name),
+            n=result.n_jobs,
+            offers=len(result.offers),
+            months=p.horizon_months,
+            start=tr.date(p.start_date),
+        ),
+        soft_wrap=True,
+    )
     _print_set_aside(console, result, tr)
     if h.plan is None:
-        label = tr("INFEASIBLE") if h.status == "infeasible" else tr("NO SOLUTION within the time limit")
-        console.print(f"[red bold]{label}[/red bold]")
-        for w, reasons in h.reasons.items():
-            console.print(f"  [bold]{esc(w)}[/bold]:")
-            for r in reasons:
-                console.print(f"    - {esc(r)}", soft_wrap=True)
-        if h.status == "no_solution":
-            console.print(tr("  the solver found no plan before --time-limit; raise --time-limit and run again"))
-        _print_strategies(console, result, tr)
+        _print_no_plan(console, result, tr)
         return
     plan = h.plan
+    _print_status(console, result, tr)
+    _print_assignments(console, result, plan, tr)
+    if plan.purchases or plan.rentals or any(pk.mode == "cloud" for pk in peaks(result)):
+        _print_capacity(console, result, plan, tr)
+    _print_breakdown(console, result, plan, tr)
+    _print_strategies(console, result, tr)
+    _print_runner_ups(console, result, tr)
+    n_rej = len(result.rejections)
+    if n_rej:
+        console.print(
+            tr(
+                "{n} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.",
+                n=n_rej,
+            ),
+            soft_wrap=True,
+        )
+
+
+def _print_no_plan(console: Console, result: Result, tr: Lang) -> None:
+    """No plan: why each workload cannot be placed, then the strategies."""
+    h = result.hybrid
+    label = tr("INFEASIBLE") if h.status == "infeasible" else tr("NO SOLUTION within the time limit")
+    console.print(f"[red bold]{label}[/red bold]")
+    for w, reasons in h.reasons.items():
+        console.print(f"  [bold]{esc(w)}[/bold]:")
+        for r in reasons:
+            console.print(f"    - {esc(r)}", soft_wrap=True)
+    if h.status == "no_solution":
+        console.print(tr("  the solver found no plan before --time-limit; raise --time-limit and run again"))
+    _print_strategies(console, result, tr)
+
+
+def _print_status(console: Console, result: Result, tr: Lang) -> None:
+    """The solve's status and gap, the objective, the recommendation and its warnings."""
+    h = result.hybrid
     info = h.solve
     gap = tr(", proven gap {gap:.4%}", gap=info.gap) if info and info.gap is not None else ""
     if info and info.heuristic:
         gap = tr(", heuristic plan (greedy, or the weekly stage's): the solver found none in its time share") + (
-            tr(", gap unknown") if info.gap is None else tr(", gap ≤ {gap:.2%} to its bound", gap=info.gap))
-    console.print(tr("status: [bold]{status}[/bold] ({solver}{gap}, {seconds:.2f} s); plan verified independently", status=status_label(h.status, tr),
-                     solver=info.name if info else "", gap=gap, seconds=info.seconds), soft_wrap=True)
-    console.print(tr("objective: {phrase}; strategies are compared on {short}", phrase=objective_phrase(result, tr), short=tr(OBJECTIVE_SHORT[result.objective])),
-                  soft_wrap=True)
-    console.print(tr("[bold green]Recommendation:[/bold green] {text}", text=esc(recommendation(result, tr))), soft_wrap=True)
+            tr(", gap unknown") if info.gap is None else tr(", gap ≤ {gap:.2%} to its bound", gap=info.gap)
+        )
+    console.print(
+        tr(
+            "status: [bold]{status}[/bold] ({solver}{gap}, {seconds:.2f} s); plan verified independently",
+            status=status_label(h.status, tr),
+            solver=info.name if info else "",
+            gap=gap,
+            seconds=info.seconds if info else 0.0,
+        ),
+        soft_wrap=True,
+    )
+    console.print(
+        tr(
+            "objective: {phrase}; strategies are compared on {short}",
+            phrase=objective_phrase(result, tr),
+            short=tr(OBJECTIVE_SHORT[result.objective]),
+        ),
+        soft_wrap=True,
+    )
+    console.print(
+        tr("[bold green]Recommendation:[/bold green] {text}", text=esc(recommendation(result, tr))), soft_wrap=True
+    )
     risk = spot_risk(result, tr)
     if risk:
         console.print(f"[yellow bold]![/yellow bold] {esc(risk.text)}", soft_wrap=True)
@@ -126,35 +185,126 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
         if note:
             console.print(f"[yellow bold]![/yellow bold] {esc(note)}", soft_wrap=True)
 
+
+def _print_assignments(console: Console, result: Result, plan: Plan, tr: Lang) -> None:
+    """The plan per workload: where, when, its slack to the deadline and its cost."""
+    p = result.project
     rows = []
     for a in plan.assignments:
         strat = a.strategy.label() if a.strategy is not None and hasattr(a.strategy, "label") else ""
         nodes = tr("{n} nodes", n=a.nodes) if a.nodes > 1 else tr("{n} node", n=a.nodes)
-        rows.append([esc(a.workload), esc(a.offer_id), esc(a.vendor), mode_label(a.mode, tr), f"{a.gpu} × {a.gpus} ({nodes})", strat,
-                     tr.date(day_date(p.start_date, a.start_day)), tr.date(day_date(p.start_date, a.end_day)), tr.date(day_date(p.start_date, a.deadline_day)),
-                     f"{a.slack_days:.1f}", tr.number(a.gpu_hours), tr.money(a.cost)])
-    cols = [(tr("workload"), "text"), (tr("offer"), "text"), (tr("vendor"), "text"), (tr("mode"), "short"), (tr("GPU × count"), "text"), (tr("strategy"), "text"),
-            (tr("start"), "num"), (tr("end"), "num"), (tr("deadline"), "num"), (tr("slack d"), "num"), (tr("GPU-hours"), "num"), (tr("cost"), "num")]
-    console.print(_table(console, tr("Plan per workload"), cols, rows, drop=(tr("vendor"), tr("strategy"), tr("GPU × count"), tr("mode"), tr("offer"))))
+        rows.append(
+            [
+                esc(a.workload),
+                esc(a.offer_id),
+                esc(a.vendor),
+                mode_label(a.mode, tr),
+                f"{a.gpu} × {a.gpus} ({nodes})",
+                strat,
+                tr.date(day_date(p.start_date, a.start_day)),
+                tr.date(day_date(p.start_date, a.end_day)),
+                tr.date(day_date(p.start_date, a.deadline_day)),
+                f"{a.slack_days:.1f}",
+                tr.number(a.gpu_hours),
+                tr.money(a.cost),
+            ]
+        )
+    cols = [
+        (tr("workload"), "text"),
+        (tr("offer"), "text"),
+        (tr("vendor"), "text"),
+        (tr("mode"), "short"),
+        (tr("GPU × count"), "text"),
+        (tr("strategy"), "text"),
+        (tr("start"), "num"),
+        (tr("end"), "num"),
+        (tr("deadline"), "num"),
+        (tr("slack d"), "num"),
+        (tr("GPU-hours"), "num"),
+        (tr("cost"), "num"),
+    ]
+    console.print(
+        _table(
+            console,
+            tr("Plan per workload"),
+            cols,
+            rows,
+            drop=(tr("vendor"), tr("strategy"), tr("GPU × count"), tr("mode"), tr("offer")),
+        )
+    )
 
-    if plan.purchases or plan.rentals or any(pk.mode == "cloud" for pk in peaks(result)):
-        rows = []
-        for pur in plan.purchases:
-            o = result.offers[pur.offer_id]
-            rows.append([mode_label("buy", tr), esc(pur.offer_id), str(pur.nodes), tr.date(day_date(p.start_date, o.lead_time_days)) + tr(" (delivery)"),
-                         tr("{months} (owned)", months=p.horizon_months), tr.money(pur.cost)])
-        for r in plan.rentals:
-            o = result.offers[r.offer_id]
-            what = tr("reserved") if o.mode == "cloud" else (tr("rent, {n}+ month term", n=r.term_months) if r.term_months is not None else mode_label("rent", tr))
-            rows.append([what, esc(r.offer_id), str(r.nodes), tr.date(day_date(p.start_date, r.start_day)), str(r.months), tr.money(r.cost)])
-        if rows:
-            console.print(_table(console, tr("Capacity"), [(tr("what"), "short"), (tr("offer"), "text"), (tr("nodes"), "num"), (tr("from"), "num"),
-                                                           (tr("months"), "num"), (tr("cost"), "num")], rows))
-        prow = [[mode_label(pk.mode, tr) + (tr(" (spot)") if pk.spot else ""), esc(pk.offer_id), str(pk.peak_nodes),
-                 f"{tr.number(pk.amount)} {amount_unit(pk.amount_unit, tr)}"] for pk in peaks(result)]
-        console.print(_table(console, tr("Peak capacity: most nodes held at once per offer"), [(tr("mode"), "short"), (tr("offer"), "text"),
-                                                                                               (tr("peak nodes"), "num"), (tr("used"), "num")], prow))
 
+def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> None:
+    """The capacity bought and rented, then the most nodes held at once per offer."""
+    p = result.project
+    rows = []
+    for pur in plan.purchases:
+        o = result.offers[pur.offer_id]
+        rows.append(
+            [
+                mode_label("buy", tr),
+                esc(pur.offer_id),
+                str(pur.nodes),
+                tr.date(day_date(p.start_date, o.lead_time_days)) + tr(" (delivery)"),
+                tr("{months} (owned)", months=p.horizon_months),
+                tr.money(pur.cost),
+            ]
+        )
+    for r in plan.rentals:
+        o = result.offers[r.offer_id]
+        what = (
+            tr("reserved")
+            if o.mode == "cloud"
+            else (tr("rent, {n}+ month term", n=r.term_months) if r.term_months is not None else mode_label("rent", tr))
+        )
+        rows.append(
+            [
+                what,
+                esc(r.offer_id),
+                str(r.nodes),
+                tr.date(day_date(p.start_date, r.start_day)),
+                str(r.months),
+                tr.money(r.cost),
+            ]
+        )
+    if rows:
+        console.print(
+            _table(
+                console,
+                tr("Capacity"),
+                [
+                    (tr("what"), "short"),
+                    (tr("offer"), "text"),
+                    (tr("nodes"), "num"),
+                    (tr("from"), "num"),
+                    (tr("months"), "num"),
+                    (tr("cost"), "num"),
+                ],
+                rows,
+            )
+        )
+    prow = [
+        [
+            mode_label(pk.mode, tr) + (tr(" (spot)") if pk.spot else ""),
+            esc(pk.offer_id),
+            str(pk.peak_nodes),
+            f"{tr.number(pk.amount)} {amount_unit(pk.amount_unit, tr)}",
+        ]
+        for pk in peaks(result)
+    ]
+    console.print(
+        _table(
+            console,
+            tr("Peak capacity: most nodes held at once per offer"),
+            [(tr("mode"), "short"), (tr("offer"), "text"), (tr("peak nodes"), "num"), (tr("used"), "num")],
+            prow,
+        )
+    )
+
+
+def _print_breakdown(console: Console, result: Result, plan: Plan, tr: Lang) -> None:
+    """The cost per category, the total cost of ownership and, when discounted, the NPV."""
+    p = result.project
     t = Table(title=tr("Cost breakdown ({unit})", unit=tr.unit(p.currency)))
     t.add_column(tr("category"), overflow="fold")
     t.add_column(tr("amount"), justify="right", no_wrap=True)
@@ -165,33 +315,58 @@ def print_result(console: Console, result, inputs=(), tr: Lang = EN) -> None:
     if p.discount_rate > 0:
         t.add_row(tr("net present value at {rate:.1%}/year", rate=p.discount_rate), tr.money(plan.npv_cost))
     console.print(t)
-    _print_strategies(console, result, tr)
 
+
+def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
+    """The runner-up offers per workload, each with the whole plan re-solved on it, or why none were costed."""
     if result.runner_ups_skipped:
         skipped = tr("runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them")
         console.print("[yellow bold]![/yellow bold] " + skipped, soft_wrap=True)
-    if result.runner_ups:
-        from .tables import runner_up_rows  # tables imports this module's labels
+    if not result.runner_ups:
+        return
+    from .tables import runner_up_rows  # tables imports this module's labels
 
-        short = tr(OBJECTIVE_SHORT[result.objective])
-        rows = []
-        for r in runner_up_rows(result, tr):
-            if r["vs_chosen"] is None:
-                extra = "—"
-            else:
-                bound = "≤ " if r["status"] not in (None, "optimal") else ""
-                extra = bound + ("+" if r["vs_chosen"] >= 0 else "") + tr.money(r["vs_chosen"])
-            why = f"{tr(WHY_LABEL[r['why']])}: {esc(r['reason'])}"
-            rows.append([esc(r["workload"]), esc(r["offer"]), mode_label(r["mode"], tr), r["shape"],
-                         tr.money(r["plan_cost"]), extra, why])
-        cols = [(tr("workload"), "text"), (tr("instead on"), "text"), (tr("mode"), "short"), (tr("GPU × count"), "text"), (tr("plan {short}", short=short), "num"),
-                (tr("vs chosen"), "num"), (tr("why not"), "text")]
-        console.print(_table(console, tr("Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})", short=short),
-                             cols, rows, drop=(tr("why not"), tr("GPU × count"), tr("mode"))))
-    n_rej = len(result.rejections)
-    if n_rej:
-        console.print(tr("{n} (workload, offer) pairs were rejected; see the JSON `rejected` list or the workbook's Options sheet for each reason.", n=n_rej),
-                      soft_wrap=True)
+    short = tr(OBJECTIVE_SHORT[result.objective])
+    rows = []
+    for r in runner_up_rows(result, tr):
+        if r["vs_chosen"] is None:
+            extra = "—"
+        else:
+            bound = "≤ " if r["status"] not in (None, "optimal") else ""
+            extra = bound + ("+" if r["vs_chosen"] >= 0 else "") + tr.money(r["vs_chosen"])
+        why = f"{tr(WHY_LABEL[r['why']])}: {esc(r['reason'])}"
+        rows.append(
+            [
+                esc(r["workload"]),
+                esc(r["offer"]),
+                mode_label(r["mode"], tr),
+                r["shape"],
+                tr.money(r["plan_cost"]),
+                extra,
+                why,
+            ]
+        )
+    cols = [
+        (tr("workload"), "text"),
+        (tr("instead on"), "text"),
+        (tr("mode"), "short"),
+        (tr("GPU × count"), "text"),
+        (tr("plan {short}", short=short), "num"),
+        (tr("vs chosen"), "num"),
+        (tr("why not"), "text"),
+    ]
+    console.print(
+        _table(
+            console,
+            tr(
+                "Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})",
+                short=short,
+            ),
+            cols,
+            rows,
+            drop=(tr("why not"), tr("GPU × count"), tr("mode")),
+        )
+    )
 
 
 def _print_set_aside(console: Console, result, tr: Lang = EN) -> None:

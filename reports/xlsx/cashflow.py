@@ -5,6 +5,7 @@ fraction the cost model places in that month; category, total and cumulative row
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
@@ -41,26 +42,20 @@ from .style import (
     widths,
 )
 
+if TYPE_CHECKING:
+    from procure.solver.result import Result
 
-def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, tr: Lang = EN) -> None:
-    p = result.project
+
+def write_cash_flow(ws: Worksheet, result: Result, items: list[LineItem], names: Names, tr: Lang = EN) -> None:
+    p, plan = result.project, result.plan
+    if plan is None:
+        raise ValueError("the Cash flow sheet needs a plan")
     n = p.horizon_months
     c0 = names.first_month_col  # column D
     last_col = c0 + n - 1
     L = get_column_letter
-    put(ws, 1, 1, tr("Cash flow by month ({unit}, cash out positive; residual value negative)", unit=tr.unit(p.currency)), font=TITLE_FONT)
-    put(ws, 2, 1, tr("Each line item's month = its total on the Costs sheet × the fraction the cost model places in that month; "
-                     "months are 365/12 days from the start date."), font=NOTE_FONT)
-    header(ws, 3, ["", tr("category"), tr("total")])
-    put(ws, 4, 1, tr("month starting"), font=BOLD)
-    for m in range(n):
-        col = c0 + m
-        put(ws, 3, col, tr("M{m}", m=m + 1), font=HEADER_FONT, fill=HEADER_FILL, align=CENTER)
-        put(ws, 4, col, month_start(p, m), tr.month_fmt, font=BOLD, align=CENTER)
-    names.month_header_row = 4
-    ws.freeze_panes = ws.cell(row=5, column=c0)
+    _write_month_header(ws, result, names, tr)
     money = tr.amount_fmt(INT_FMT)
-    plan = result.plan
     totals = monthly_totals(plan, n)
     cum = cumulative(totals)
     # category rows: labelled now, their SUMIFs filled in once the line-item block below has its rows
@@ -75,14 +70,81 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, 
     put(ws, total_row, 1, tr("total cash out"), font=BOLD)
     for col in range(3, last_col + 1):
         v = sum(totals) if col == 3 else totals[col - c0]
-        formula(ws, total_row, col, f"=SUM({L(col)}{cat_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL, value=v).border = TOP_RULE
+        formula(
+            ws,
+            total_row,
+            col,
+            f"=SUM({L(col)}{cat_row0}:{L(col)}{total_row - 1})",
+            money,
+            font=BOLD,
+            fill=TOTAL_FILL,
+            value=v,
+        ).border = TOP_RULE
     put(ws, cum_row, 1, tr("cumulative cash out"), font=BOLD)
     for m in range(n):
         col = c0 + m
         prev = f"{L(col - 1)}{cum_row}+" if m > 0 else ""
         formula(ws, cum_row, col, f"={prev}{L(col)}{total_row}", money, font=BOLD, value=cum[m])
     names.cumulative = define(ws, "cumulative_cash_out", c0, cum_row, last_col=last_col)
-    row = cum_row + 2
+    row, npv = _write_npv(ws, result, totals, names, cum_row + 2, tr)
+    row = _write_strategy_rows(ws, result, names, cum, cum_row, row, tr)
+    # line items
+    row += 2
+    header(ws, row, tr.each("line item", "category", "total") + [tr("M{m}", m=m + 1) for m in range(n)])
+    first_item = row + 1
+    _write_line_items(ws, items, names, first_item, c0, money, tr)
+    last_item = max(first_item + len(items) - 1, first_item)
+    _write_instalments(ws, result, items, first_item, last_item + 2, c0, tr)
+    _fill_category_rows(ws, items, cat_row0, first_item, last_item, n, c0, money)
+    widths(ws, {"A": 44, "B": 15, "C": max(14, money_width([sum(totals), npv, *cum], p.currency))})
+    month_w = max(10, money_width([*totals, *cum, *(it.amount for it in items)], "", bold=True))
+    _define_year_blocks(ws, names, n, c0, total_row)
+    for m in range(n):
+        ws.column_dimensions[L(c0 + m)].width = month_w
+    print_setup(ws, "3:4")
+    # a year of months per printed page, labels repeated, rather than 36+ unreadable columns on one
+    ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))
+    ws.print_title_cols = "A:C"
+
+
+def _write_month_header(ws: Worksheet, result: Result, names: Names, tr: Lang) -> None:
+    """The title, the note on how months are placed, and the month columns' headers (rows 1 to 4)."""
+    p = result.project
+    c0 = names.first_month_col
+    put(
+        ws,
+        1,
+        1,
+        tr("Cash flow by month ({unit}, cash out positive; residual value negative)", unit=tr.unit(p.currency)),
+        font=TITLE_FONT,
+    )
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "Each line item's month = its total on the Costs sheet × the fraction the cost model places in that month; "
+            "months are 365/12 days from the start date."
+        ),
+        font=NOTE_FONT,
+    )
+    header(ws, 3, ["", tr("category"), tr("total")])
+    put(ws, 4, 1, tr("month starting"), font=BOLD)
+    for m in range(p.horizon_months):
+        col = c0 + m
+        put(ws, 3, col, tr("M{m}", m=m + 1), font=HEADER_FONT, fill=HEADER_FILL, align=CENTER)
+        put(ws, 4, col, month_start(p, m), tr.month_fmt, font=BOLD, align=CENTER)
+    names.month_header_row = 4
+    ws.freeze_panes = ws.cell(row=5, column=c0)
+
+
+def _write_npv(
+    ws: Worksheet, result: Result, totals: list[float], names: Names, row: int, tr: Lang
+) -> tuple[int, float]:
+    """The discount rate, the monthly rate and the NPV (named ``npv_cost``); returns the next row and the NPV."""
+    p = result.project
+    L = get_column_letter
+    c0, last_col, total_row = names.first_month_col, names.first_month_col + p.horizon_months - 1, names.cash_total_row
     # always present (at a 0% rate the NPV equals the total), so `npv_cost` is there for every project
     put(ws, row, 1, tr("annual discount rate"))
     as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
@@ -91,11 +153,29 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, 
     formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%", value=mrate)
     put(ws, row + 2, 1, tr("net present value (end of month)"), font=BOLD)
     npv = costs.present_value_of_months(totals, p)  # the spreadsheet NPV(): end-of-period flows
-    formula(ws, row + 2, 3, f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})", tr.money_fmt(p.currency), font=BOLD, fill=TOTAL_FILL,
-            value=npv)
+    formula(
+        ws,
+        row + 2,
+        3,
+        f"=NPV(C{row + 1},{L(c0)}{total_row}:{L(last_col)}{total_row})",
+        tr.money_fmt(p.currency),
+        font=BOLD,
+        fill=TOTAL_FILL,
+        value=npv,
+    )
     names.npv = define(ws, "npv_cost", "C", row + 2)
-    row += 3
-    # cumulative cash out by strategy (the Summary's line chart)
+    return row + 3, npv
+
+
+def _write_strategy_rows(
+    ws: Worksheet, result: Result, names: Names, cum: list[float], cum_row: int, row: int, tr: Lang
+) -> int:
+    """The cumulative cash out of every strategy with a plan (the Summary's line chart) and buying's
+    break-even month; returns the next row."""
+    n = result.project.horizon_months
+    c0 = names.first_month_col
+    L = get_column_letter
+    money = tr.amount_fmt(INT_FMT)
     strat_names = [s for s in STRATEGIES if s in result.strategies and result.strategies[s].plan is not None]
     row += 1
     put(ws, row, 1, tr("Cumulative cash out by strategy"), font=SECTION_FONT)
@@ -118,10 +198,13 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, 
         put(ws, row, c0 + be_month, buy_cum[be_month], money)
         names.break_even_row = row
         row += 1
-    # line items
-    row += 2
-    header(ws, row, tr.each("line item", "category", "total") + [tr("M{m}", m=m + 1) for m in range(n)])
-    first_item = row + 1
+    return row
+
+
+def _write_line_items(
+    ws: Worksheet, items: list[LineItem], names: Names, first_item: int, c0: int, money: str, tr: Lang
+) -> None:
+    """One row per line item: its Costs total (by name) and its share in each month."""
     for k, it in enumerate(items):
         r = first_item + k
         put(ws, r, 1, f"{it.item} — {it.ref}" if it.ref not in it.item else it.item)
@@ -130,34 +213,42 @@ def write_cash_flow(ws: Worksheet, result, items: list[LineItem], names: Names, 
         for m, frac in sorted(it.months.items()):
             f = "" if frac == 1.0 else f"*{frac!r}"
             formula(ws, r, c0 + m, f"=$C{r}{f}", money, value=it.amount * frac)
-    last_item = max(first_item + len(items) - 1, first_item)
-    _write_instalments(ws, result, items, first_item, last_item + 2, c0, tr)
-    # the category rows sum the line-item block, now that its rows are known
+
+
+def _fill_category_rows(
+    ws: Worksheet, items: list[LineItem], cat_row0: int, first_item: int, last_item: int, n: int, c0: int, money: str
+) -> None:
+    """The category rows sum the line-item block, now that its rows are known."""
+    L = get_column_letter
     rng_cat = f"$B${first_item}:$B${last_item}"
     for j, cat in enumerate(CATEGORIES):
         r = cat_row0 + j
         per_month = [sum(it.amount * it.months.get(m, 0.0) for it in items if it.category == cat) for m in range(n)]
         for m in range(n):
             col = L(c0 + m)
-            formula(ws, r, c0 + m, f"=SUMIF({rng_cat},$B{r},{col}${first_item}:{col}${last_item})", money, value=per_month[m])
-        formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(last_col)}{r})", money, value=sum(per_month))
-    widths(ws, {"A": 44, "B": 15, "C": max(14, money_width([sum(totals), npv, *cum], p.currency))})
-    month_w = max(10, money_width([*totals, *cum, *(it.amount for it in items)], "", bold=True))
-    # per project year, the blocks the P&L sheet sums: operating categories, interest, total cash out
+            formula(
+                ws,
+                r,
+                c0 + m,
+                f"=SUMIF({rng_cat},$B{r},{col}${first_item}:{col}${last_item})",
+                money,
+                value=per_month[m],
+            )
+        formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(c0 + n - 1)}{r})", money, value=sum(per_month))
+
+
+def _define_year_blocks(ws: Worksheet, names: Names, n: int, c0: int, total_row: int) -> None:
+    """Per project year, the blocks the P&L sheet sums: operating categories, interest, total cash out."""
     ops = [names.category_rows[c] for c in OPERATING]
     for y in range(math.ceil(n / MONTHS_PER_YEAR)):
         lo, hi = c0 + y * MONTHS_PER_YEAR, c0 + min((y + 1) * MONTHS_PER_YEAR, n) - 1
         names.year_blocks[y] = (
             define_block(ws, f"cf_operating_y{y + 1}", lo, min(ops), hi, max(ops)),
-            define_block(ws, f"cf_interest_y{y + 1}", lo, names.category_rows["interest"], hi, names.category_rows["interest"]),
+            define_block(
+                ws, f"cf_interest_y{y + 1}", lo, names.category_rows["interest"], hi, names.category_rows["interest"]
+            ),
             define_block(ws, f"cf_total_y{y + 1}", lo, total_row, hi, total_row),
         )
-    for m in range(n):
-        ws.column_dimensions[L(c0 + m)].width = month_w
-    print_setup(ws, "3:4")
-    # a year of months per printed page, labels repeated, rather than 36+ unreadable columns on one
-    ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))
-    ws.print_title_cols = "A:C"
 
 
 def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int, tr: Lang = EN) -> None:
