@@ -60,48 +60,116 @@ class Analysis:
         import pandas as pd
 
         rows = []
-        for kind, outcomes in (("sensitivity", [o for b in (self.sensitivity or []) for o in (b.low, b.high)]), ("monte_carlo", self.monte_carlo or [])):
+        for kind, outcomes in (
+            ("sensitivity", [o for b in (self.sensitivity or []) for o in (b.low, b.high)]),
+            ("monte_carlo", self.monte_carlo or []),
+        ):
             for o in outcomes:
                 win = mc.winner(o, self.inputs.objective)
                 values = o.scenario.values()
                 for name, s in o.strategies.items():
                     free = name == "hybrid"
                     metric = Objective(self.inputs.objective).of(s) if s.ok else None
-                    rows.append({
-                        "analysis": kind, "scenario": o.scenario.label, "strategy": name, "status": s.status,
-                        "total_cost": s.total_cost, "npv_cost": s.npv_cost, "modes": "+".join(s.modes), "offers": " ".join(s.offers),
-                        "cheapest": win == name, "re_solved": s.solved,
-                        "decided_cost": o.decided_cost if free else None,
-                        "regret": mc.regret(o, metric) if free else None,
-                        "detail": s.detail or (o.decided_detail if free and o.decided_cost is None else ""),
-                        **values,
-                    })
-        cols = ["analysis", "scenario", "strategy", "status", "total_cost", "npv_cost", "modes", "offers", "cheapest", "re_solved", "decided_cost", "regret", "detail", *DRIVERS]
+                    rows.append(
+                        {
+                            "analysis": kind,
+                            "scenario": o.scenario.label,
+                            "strategy": name,
+                            "status": s.status,
+                            "total_cost": s.total_cost,
+                            "npv_cost": s.npv_cost,
+                            "modes": "+".join(s.modes),
+                            "offers": " ".join(s.offers),
+                            "cheapest": win == name,
+                            "re_solved": s.solved,
+                            "decided_cost": o.decided_cost if free else None,
+                            "regret": mc.regret(o, metric) if free else None,
+                            "detail": s.detail or (o.decided_detail if free and o.decided_cost is None else ""),
+                            **values,
+                        }
+                    )
+        cols = [
+            "analysis",
+            "scenario",
+            "strategy",
+            "status",
+            "total_cost",
+            "npv_cost",
+            "modes",
+            "offers",
+            "cheapest",
+            "re_solved",
+            "decided_cost",
+            "regret",
+            "detail",
+            *DRIVERS,
+        ]
         return pd.DataFrame(rows, columns=cols)
 
     def break_even_frame(self):
         import pandas as pd
 
-        rows = [{"offer": b.subject, "kind": b.kind, "mode": b.mode, "field": b.field, "current": b.current, "break_even": b.break_even,
-                 "change_pct": b.change_pct, "reason": b.reason, "solves": b.solves} for b in (self.break_even or [])]
-        return pd.DataFrame(rows, columns=["offer", "kind", "mode", "field", "current", "break_even", "change_pct", "reason", "solves"])
+        rows = [
+            {
+                "offer": b.subject,
+                "kind": b.kind,
+                "mode": b.mode,
+                "field": b.field,
+                "current": b.current,
+                "break_even": b.break_even,
+                "change_pct": b.change_pct,
+                "reason": b.reason,
+                "solves": b.solves,
+            }
+            for b in (self.break_even or [])
+        ]
+        return pd.DataFrame(
+            rows, columns=["offer", "kind", "mode", "field", "current", "break_even", "change_pct", "reason", "solves"]
+        )
 
     def sensitivity_frame(self):
         import pandas as pd
 
         rows = []
         for b in self.sensitivity or []:
-            rows.append({"driver": b.driver, "low_value": b.low_value, "high_value": b.high_value, "low_tco": b.tco("low"), "high_tco": b.tco("high"),
-                         "low_npv": b.npv("low"), "high_npv": b.npv("high"),
-                         "low_modes": "+".join(b.modes("low") or ()), "high_modes": "+".join(b.modes("high") or ()), "flips": b.flips,
-                         **{f"{e}_{s}": b.tco(e, s) for s in MODES for e in ("low", "high")}})
+            rows.append(
+                {
+                    "driver": b.driver,
+                    "low_value": b.low_value,
+                    "high_value": b.high_value,
+                    "low_tco": b.tco("low"),
+                    "high_tco": b.tco("high"),
+                    "low_npv": b.npv("low"),
+                    "high_npv": b.npv("high"),
+                    "low_modes": "+".join(b.modes("low") or ()),
+                    "high_modes": "+".join(b.modes("high") or ()),
+                    "flips": b.flips,
+                    **{f"{e}_{s}": b.tco(e, s) for s in MODES for e in ("low", "high")},
+                }
+            )
         return pd.DataFrame(rows)
 
 
-def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
-            workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
-            gap: float = 1e-6, objective: str = "tco", progress=None, sizings=None, resize=None, base: Result | None = None,
-            seed: int | None = None, deadline: float | None = None) -> Analysis:
+def analyze(
+    project: Project,
+    offers: list[Offer],
+    *,
+    break_even: bool = True,
+    sensitivity: bool = True,
+    monte_carlo: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    objective: str = "tco",
+    progress=None,
+    sizings=None,
+    resize=None,
+    base: Result | None = None,
+    seed: int | None = None,
+    deadline: float | None = None,
+) -> Analysis:
     """Plan today's inputs (all four strategies), then run the requested analyses on top of that plan.
 
     ``sizings``/``resize`` default to the sizing engine's (tests pass fixed ones); ``base`` may be a
@@ -118,11 +186,30 @@ def analyze(project: Project, offers: list[Offer], *, break_even: bool = True, s
     inputs = Baseline(project, list(offers), sizings, resize, solver, time_limit, gap, objective, deadline)
     t0 = time.perf_counter()
     if base is None:
-        base = plan_from_sizings(project, offers, sizings, resize, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
-                                 compare=True, n_runner_ups=0)
+        base = plan_from_sizings(
+            project,
+            offers,
+            sizings,
+            resize,
+            solver=solver,
+            time_limit=time_limit,
+            gap=gap,
+            objective=objective,
+            compare=True,
+            n_runner_ups=0,
+        )
     if base.set_aside:  # a partial plan: every scenario plans the jobs it planned
-        inputs = Baseline(base.project, list(offers), base.sizings, Resizer(base.project), solver, time_limit, gap,
-                          objective, deadline)
+        inputs = Baseline(
+            base.project,
+            list(offers),
+            base.sizings,
+            Resizer(base.project),
+            solver,
+            time_limit,
+            gap,
+            objective,
+            deadline,
+        )
     out = Analysis(base, inputs, seconds={"base": time.perf_counter() - t0}, solves={"base": len(base.strategies)})
     if base.plan is None:
         return out

@@ -81,7 +81,11 @@ class BreakEven:
             if self.break_even is None:
                 return f"{self.subject} does not win at any {self.mode} price level from 0 to today's: {self.reason}"
             return f"{self.subject} wins at or below {self.break_even:.1%} of today's {self.mode} prices ({self.change_pct:+.0f}%)"
-        what = {"buy": f"buying {self.label} servers", "rent": f"renting {self.label} nodes", "cloud": f"{self.label} cloud hours"}[self.mode]
+        what = {
+            "buy": f"buying {self.label} servers",
+            "rent": f"renting {self.label} nodes",
+            "cloud": f"{self.label} cloud hours",
+        }[self.mode]
         unit = {"buy": "per node", "rent": "per node-month", "cloud": "per node-hour"}[self.mode]
         who = f" from {self.vendor} ({self.subject})" if self.vendor else f" ({self.subject})"
         if self.break_even is None:
@@ -109,10 +113,13 @@ def _metric_at(ctx: Context, plan, s: Scenario) -> float:
     """The plan's decisions, purchases and contracts costed under ``s`` (prices only; nothing re-planned)."""
     a = ctx.inputs.apply(s)
     contracts = [r.contract for r in plan.rentals]
-    return ctx.inputs.metric(build_plan(a.project, a.offers, plan.decisions, {p.offer_id: p.nodes for p in plan.purchases}, contracts))
+    return ctx.inputs.metric(
+        build_plan(a.project, a.offers, plan.decisions, {p.offer_id: p.nodes for p in plan.purchases}, contracts)
+    )
 
 
 # --- offers ----------------------------------------------------------------------------------------
+
 
 def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
     """The break-even price of one offer that today's optimal plan does not use (module docstring)."""
@@ -152,7 +159,9 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
             break
         p = nxt
     out.break_even = math.floor(p * 100 + 1e-6) / 100
-    out.reason = f"the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base:,.0f})"
+    out.reason = (
+        f"the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base:,.0f})"
+    )
     return out
 
 
@@ -166,7 +175,9 @@ def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
             if o.offer_id == offer_id and (best is None or o.standalone_cost < best.standalone_cost):
                 best = o
     offer = a.offers[offer_id]
-    costs = {"buy": "colocation, idle and busy energy over the horizon", "rent": "setup fees", "cloud": "nothing"}[offer.mode]
+    costs = {"buy": "colocation, idle and busy energy over the horizon", "rent": "setup fees", "cloud": "nothing"}[
+        offer.mode
+    ]
     if best is None:
         return "no workload can use it"
     decided = ctx.decided
@@ -175,8 +186,10 @@ def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
     chosen = next((x for x in decided.assignments if x.workload == best.workload), None)
     extra = f"; the plan spends {chosen.cost:,.0f} on that workload" if chosen else ""
     lead = f", and its lead time is {offer.lead_time_days} days" if offer.lead_time_days else ""
-    return (f"even free, it is not chosen: its cheapest use ({best.workload} on {best.nodes} node(s)) still costs "
-            f"{best.standalone_cost:,.0f} ({costs}){extra}{lead}")
+    return (
+        f"even free, it is not chosen: its cheapest use ({best.workload} on {best.nodes} node(s)) still costs "
+        f"{best.standalone_cost:,.0f} ({costs}){extra}{lead}"
+    )
 
 
 def offers_without_options(base: Result) -> dict[str, str]:
@@ -191,7 +204,10 @@ def offers_without_options(base: Result) -> dict[str, str]:
         groups: dict[str, list] = {}
         for r in rs:
             groups.setdefault(r.rule.group, []).append(r)
-        parts = [f"{len(g)} workload(s) {rule}, e.g. {g[0].workload}: {g[0].reason}" for rule, g in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+        parts = [
+            f"{len(g)} workload(s) {rule}, e.g. {g[0].workload}: {g[0].reason}"
+            for rule, g in sorted(groups.items(), key=lambda kv: -len(kv[1]))
+        ]
         out[oid] = "no price helps — " + "; ".join(parts)
     return out
 
@@ -209,6 +225,7 @@ def rule_break_even(base: Result, offer_id: str, reason: str) -> BreakEven:
 
 
 # --- strategies ------------------------------------------------------------------------------------
+
 
 def _at_level(ctx: Context, mode: str, k: float) -> tuple[bool, StrategyOutcome]:
     """Solve the free plan with every ``mode`` offer at price level k; it *wins* when that optimum uses
@@ -244,8 +261,10 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
         if not single.ok:
             out.reason = f"{name} has no plan at any price: {single.detail or single.status}"
         else:
-            out.reason = (f"even at price 0 the {mode}-only plan costs {ctx.inputs.metric(single.plan):,.0f} against "
-                          f"{ctx.inputs.metric(free.plan):,.0f} when modes are mixed (costs besides the {mode} price, or jobs it cannot run as early)")
+            out.reason = (
+                f"even at price 0 the {mode}-only plan costs {ctx.inputs.metric(single.plan):,.0f} against "
+                f"{ctx.inputs.metric(free.plan):,.0f} when modes are mixed (costs besides the {mode} price, or jobs it cannot run as early)"
+            )
         return out
     lo, hi = 0.0, 1.0
     lo_plan, hi_plan = free.plan, ctx.base_plans["hybrid"]
@@ -276,6 +295,7 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
 
 # --- drivers of the costs beyond the servers ---------------------------------------------------------
 
+
 def _driver_line(ctx: Context, plan, driver: str) -> tuple[float, float]:
     """(a, b): the plan's cost at factor k of ``driver`` is a + b·k."""
     a = _metric_at(ctx, plan, Scenario.of("k0", {driver: 0.0}))
@@ -301,8 +321,11 @@ def driver_break_even(ctx: Context, driver: str) -> BreakEven:
         out.reason = f"no plan at ×{end:g}: {far.detail or far.status}"
         return out
     if set(far.modes) == modes:
-        out.reason = (f"today's modes stay optimal up to ×{DRIVER_MAX:g}" if up else
-                      f"even at ×0 no plan that pays {driver} costs beats today's")
+        out.reason = (
+            f"today's modes stay optimal up to ×{DRIVER_MAX:g}"
+            if up
+            else f"even at ×0 no plan that pays {driver} costs beats today's"
+        )
         if up:
             out.break_even = DRIVER_MAX
         return out
@@ -331,9 +354,13 @@ def driver_break_even(ctx: Context, driver: str) -> BreakEven:
     level = tie if tie is not None else (keep if up else flip)
     out.break_even = math.floor(level * 1e4 + 1e-6) / 1e4
     if up:
-        out.reason = (f"re-optimized at each factor tried: up to ×{out.break_even:g} today's {driver} costs "
-                      f"the plan keeps {out.mode}")
+        out.reason = (
+            f"re-optimized at each factor tried: up to ×{out.break_even:g} today's {driver} costs "
+            f"the plan keeps {out.mode}"
+        )
     else:
-        out.reason = (f"re-optimized at each factor tried: at or below ×{out.break_even:g} today's {driver} costs "
-                      "a plan that pays them wins")
+        out.reason = (
+            f"re-optimized at each factor tried: at or below ×{out.break_even:g} today's {driver} costs "
+            "a plan that pays them wins"
+        )
     return out

@@ -38,7 +38,9 @@ class Row:
     def changed(self) -> bool:
         first = self.values[0]
         if self.numeric:
-            return any((v is None) != (first is None) or (v is not None and abs(v - first) > 0.005) for v in self.values)
+            return any(
+                (v is None) != (first is None) or (v is not None and abs(v - first) > 0.005) for v in self.values
+            )
         return any(v != first for v in self.values)
 
 
@@ -60,7 +62,14 @@ def compare_rows(results: list[Result]) -> list[Row]:
         Row("totals", "modes", [" + ".join(sorted(r.plan.modes())) if r.plan else None for r in results], False),
     ]
     for s in STRATEGIES:
-        rows.append(Row("strategies", f"{s} total", [r.strategies[s].total_cost if s in r.strategies else None for r in results], True))
+        rows.append(
+            Row(
+                "strategies",
+                f"{s} total",
+                [r.strategies[s].total_cost if s in r.strategies else None for r in results],
+                True,
+            )
+        )
     for c in CATEGORIES:
         rows.append(Row("costs", c, [r.plan.breakdown.get(c, 0.0) if r.plan else None for r in results], True))
     names: list[str] = []
@@ -74,6 +83,7 @@ def compare_rows(results: list[Result]) -> list[Row]:
 
 
 # --- what changed in the inputs ------------------------------------------------------------------------
+
 
 @dataclass
 class InputChange:

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from distributed import Client
 
 
-
 @dataclass
 class Context:
     """Everything a worker needs: today's inputs, and today's plan of every strategy."""
@@ -53,8 +52,12 @@ class Context:
 
     @classmethod
     def of(cls, inputs: Baseline, base: Result) -> Context:
-        return cls(inputs, {k: s.plan for k, s in base.strategies.items()}, {k: tuple(s.modes) for k, s in base.strategies.items()},
-                   {k: str(s.status) for k, s in base.strategies.items()})
+        return cls(
+            inputs,
+            {k: s.plan for k, s in base.strategies.items()},
+            {k: tuple(s.modes) for k, s in base.strategies.items()},
+            {k: str(s.status) for k, s in base.strategies.items()},
+        )
 
     @property
     def decided(self) -> Plan | None:
@@ -92,16 +95,34 @@ def _outcome(name: str, res, ctx: Context) -> StrategyOutcome:
         why = "; ".join(f"{w}: {' / '.join(r)}" for w, r in res.reasons.items()) or res.status
         return StrategyOutcome(name, res.status, detail=why)
     p = res.plan
-    return StrategyOutcome(name, res.status, p.total_cost, p.npv_cost, tuple(sorted(p.modes())),
-                           tuple(sorted({x.offer_id for x in p.assignments})), plan=p)
+    return StrategyOutcome(
+        name,
+        res.status,
+        p.total_cost,
+        p.npv_cost,
+        tuple(sorted(p.modes())),
+        tuple(sorted({x.offer_id for x in p.assignments})),
+        plan=p,
+    )
 
 
 def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> StrategyOutcome:
     """One strategy under one applied scenario; errors become outcomes, never exceptions."""
     inp = ctx.inputs
     try:
-        res = run_strategy(a.project, a.offers, a.sizings, Strategy(name), ctx.modes[name], resize=a.resize, solver=inp.solver,
-                           time_limit=inp.solve_time_limit(), gap=inp.gap, objective=inp.objective, warm_start=warm)
+        res = run_strategy(
+            a.project,
+            a.offers,
+            a.sizings,
+            Strategy(name),
+            ctx.modes[name],
+            resize=a.resize,
+            solver=inp.solver,
+            time_limit=inp.solve_time_limit(),
+            gap=inp.gap,
+            objective=inp.objective,
+            warm_start=warm,
+        )
     except VerificationError as exc:
         return StrategyOutcome(name, SolveStatus.VERIFICATION_FAILED, detail="; ".join(exc.violations))
     except (SolverFailed, SolverUnavailable) as exc:
@@ -110,8 +131,11 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
 
 
 #: Drivers that change the cost coefficients of a mode's offers (the others act on every mode).
-MODE_DRIVERS = {"buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage"},
-                "rent": {"price_rent", "staff", "network", "storage"}, "cloud": {"price_cloud", "network", "storage"}}
+MODE_DRIVERS = {
+    "buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage"},
+    "rent": {"price_rent", "staff", "network", "storage"},
+    "cloud": {"price_cloud", "network", "storage"},
+}
 #: Moving these drivers this way makes every cost coefficient they touch dearer (or leaves it).
 DEARER = {
     "price_buy": 1,
@@ -163,7 +187,9 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
     return after <= before + 1e-9 * max(1.0, abs(before))
 
 
-def solve_scenario(ctx: Context, scenario: Scenario, strategies: Iterable[str] = STRATEGIES, keep_plans: bool = False) -> ScenarioOutcome:
+def solve_scenario(
+    ctx: Context, scenario: Scenario, strategies: Iterable[str] = STRATEGIES, keep_plans: bool = False
+) -> ScenarioOutcome:
     """Every strategy re-solved under ``scenario`` (or, where provably unchanged, today's plan kept and
     verified); the decided plan re-costed (not re-optimized)."""
     t0 = time.perf_counter()
@@ -276,8 +302,12 @@ class Runner:
 
             # spawn: a fresh interpreter per worker — no inherited threads or solver state; the context is
             # pickled once per worker by the initializer
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_init_worker, initargs=(self.ctx,))
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(self.ctx,),
+            )
             runtime.on_stop(self._kill_workers)  # a signal ends the workers too, not only after their solves
         return self._pool
 

@@ -152,7 +152,9 @@ def summarize(outcomes: list[ScenarioOutcome], metric: str = "tco") -> Summary:
     for name in STRATEGIES:
         vals = [value(o.strategies[name]) for o in outcomes if name in o.strategies and o.strategies[name].ok]
         p10, p50, p90 = percentiles(vals)
-        out.strategies[name] = dict(p10=p10, p50=p50, p90=p90, win_probability=(wins[name] / ok if ok else None), plans=len(vals))
+        out.strategies[name] = dict(
+            p10=p10, p50=p50, p90=p90, win_probability=(wins[name] / ok if ok else None), plans=len(vals)
+        )
     regrets = []
     for o in outcomes:
         free = o.strategies["hybrid"]

@@ -45,7 +45,9 @@ def decided_under(plan: Plan, a: Applied, hours_factor: float, modes) -> tuple[P
 def _need_by_month(jobs: list[tuple[float, float, int]], n_months: int) -> list[int]:
     """Most nodes running at once in each month, from the actual job intervals (start, end, nodes)."""
     need = [0] * n_months
-    points = sorted({s for s, _e, _n in jobs} | {e for _s, e, _n in jobs} | {m * DAYS_PER_MONTH for m in range(n_months + 1)})
+    points = sorted(
+        {s for s, _e, _n in jobs} | {e for _s, e, _n in jobs} | {m * DAYS_PER_MONTH for m in range(n_months + 1)}
+    )
     for lo, hi in zip(points, points[1:], strict=False):
         if hi - lo <= 1e-9:
             continue

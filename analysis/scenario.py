@@ -46,7 +46,9 @@ class Scenario:
     offer_prices: tuple[tuple[str, float], ...] = ()  # (offer id, price in its mode's price field)
 
     @classmethod
-    def of(cls, label: str, values: dict[str, float] | None = None, offer_prices: dict[str, float] | None = None) -> Scenario:
+    def of(
+        cls, label: str, values: dict[str, float] | None = None, offer_prices: dict[str, float] | None = None
+    ) -> Scenario:
         unknown = set(values or {}) - set(DRIVERS)
         if unknown:
             raise ValueError(f"unknown driver(s) {sorted(unknown)}; known: {', '.join(DRIVERS)}")
@@ -80,8 +82,16 @@ def _priced(offer: Offer, price: float) -> dict[str, Any]:
         return {field_: price}
     f = price / reference_price(offer)
     if offer.term_prices:
-        return {"term_prices": [t.model_copy(update={"price_per_node_month": t.price_per_node_month * f}) for t in offer.term_prices]}
-    return {"volume_prices": [t.model_copy(update={"price_per_node": t.price_per_node * f}) for t in offer.volume_prices or []]}
+        return {
+            "term_prices": [
+                t.model_copy(update={"price_per_node_month": t.price_per_node_month * f}) for t in offer.term_prices
+            ]
+        }
+    return {
+        "volume_prices": [
+            t.model_copy(update={"price_per_node": t.price_per_node * f}) for t in offer.volume_prices or []
+        ]
+    }
 
 
 def scaled_offer(offer: Offer, s: Scenario) -> Offer:
@@ -215,5 +225,3 @@ class Applied:
     offers: dict[str, Offer]
     sizings: list
     resize: Callable
-
-

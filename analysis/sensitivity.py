@@ -65,7 +65,9 @@ def scenarios(settings: AnalysisSettings) -> list[Scenario]:
     return out
 
 
-def bars(settings: AnalysisSettings, outcomes: list[ScenarioOutcome], base_modes: tuple[str, ...], objective: str = "tco") -> list[Bar]:
+def bars(
+    settings: AnalysisSettings, outcomes: list[ScenarioOutcome], base_modes: tuple[str, ...], objective: str = "tco"
+) -> list[Bar]:
     """Pair the outcomes (low, high per driver) into bars, widest swing first."""
     ranges = settings.ranges()
     out = []

@@ -44,16 +44,37 @@ def run(parts: list[str], workers: list[int], scenarios: int, solver: str) -> li
     for n in workers:
         for part in parts:
             t0, c0 = time.perf_counter(), cpu_seconds()
-            a = analyze(project, offers, sizings=sizings, base=base, solver=solver, workers=n,
-                        break_even=part == "break-even", sensitivity=part == "tornado",
-                        monte_carlo=scenarios if part == "monte-carlo" else None)
+            a = analyze(
+                project,
+                offers,
+                sizings=sizings,
+                base=base,
+                solver=solver,
+                workers=n,
+                break_even=part == "break-even",
+                sensitivity=part == "tornado",
+                monte_carlo=scenarios if part == "monte-carlo" else None,
+            )
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
             key = {"tornado": "sensitivity", "break-even": "break_even", "monte-carlo": "monte_carlo"}[part]
             solves = a.solves.get(key, 0)
-            rows.append(dict(part=part, workers=n, seconds=round(wall, 2), cpu_seconds=round(cpu, 2), solves=solves,
-                             solves_per_s=round(solves / wall, 2), goal_s=GOALS[part], load=round(os.getloadavg()[0], 1)))
-            print(f"{part:12s} workers={n}  {wall:7.1f} s wall  {cpu:7.1f} s CPU  {solves:5d} solves  {solves / wall:6.2f} solves/s"
-                  f"  (goal ≤ {GOALS[part]:.0f} s; load {os.getloadavg()[0]:.1f})", flush=True)
+            rows.append(
+                dict(
+                    part=part,
+                    workers=n,
+                    seconds=round(wall, 2),
+                    cpu_seconds=round(cpu, 2),
+                    solves=solves,
+                    solves_per_s=round(solves / wall, 2),
+                    goal_s=GOALS[part],
+                    load=round(os.getloadavg()[0], 1),
+                )
+            )
+            print(
+                f"{part:12s} workers={n}  {wall:7.1f} s wall  {cpu:7.1f} s CPU  {solves:5d} solves  {solves / wall:6.2f} solves/s"
+                f"  (goal ≤ {GOALS[part]:.0f} s; load {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
     return rows
 
 

@@ -51,7 +51,9 @@ class Run:
 
 
 def dense(params_b, layers, hidden, heads, ffn, vocab, kv=None):
-    spec = dict(params_b=params_b, layers=layers, hidden_size=hidden, heads=heads, ffn_hidden_size=ffn, vocab_size=vocab)
+    spec = dict(
+        params_b=params_b, layers=layers, hidden_size=hidden, heads=heads, ffn_hidden_size=ffn, vocab_size=vocab
+    )
     if kv:
         spec["kv_heads"] = kv
     return spec
@@ -71,127 +73,473 @@ HDR8 = ("ib-hdr", 8)  # DGX A100 / Meta RSC: 8 × 200 Gb/s HDR InfiniBand per no
 P4D = ("eth-100g", 4)  # AWS p4d: 400 Gb/s EFA per node
 ROCE1600 = ("roce-200g", 8)  # LLM Foundry A100 rows: 1,600 Gb/s RoCE per node
 
-_LLAMA3_MISS = ("the model card's GPU-hours cover 15T+ tokens and, per the card, the whole pretraining including "
-                "long-context stages; 6ND at the card's hours implies only 14–28 % MFU, far below Llama 3's own "
-                "38–43 % (arXiv:2407.21783 Table 4), so the card counts more than the steady-state run")
+_LLAMA3_MISS = (
+    "the model card's GPU-hours cover 15T+ tokens and, per the card, the whole pretraining including "
+    "long-context stages; 6ND at the card's hours implies only 14–28 % MFU, far below Llama 3's own "
+    "38–43 % (arXiv:2407.21783 Table 4), so the card counts more than the steady-state run"
+)
 
 RUNS: list[Run] = [
     # --- whole runs: GPU-hours --------------------------------------------------------------------------
-    Run("C1", "Llama 2 7B", "llama-2-7b", 2000, 4096, "A100-SXM-80GB", 2048, 4e6, "gpu_hours", 184_320,
-        "meta-llama/llama MODEL_CARD.md (Llama 2); 4M-token batches (Touvron et al. 2023 §2.2)", fabric=HDR8, fitted=True,
-        note="GPU count not published: 2,048 assumed"),
-    Run("C2", "Llama 2 13B", "llama-2-13b", 2000, 4096, "A100-SXM-80GB", 2048, 4e6, "gpu_hours", 368_640,
-        "meta-llama/llama MODEL_CARD.md (Llama 2)", fabric=HDR8, fitted=True, note="GPU count assumed 2,048"),
-    Run("C3", "Llama 2 70B", "llama-2-70b", 2000, 4096, "A100-SXM-80GB", 2048, 4e6, "gpu_hours", 1_720_320,
-        "meta-llama/llama MODEL_CARD.md (Llama 2)", fabric=HDR8, note="GPU count assumed 2,048"),
-    Run("C4", "LLaMA-7B (v1)", dense(6.7, 32, 4096, 32, 11008, 32000), 1000, 2048, "A100-SXM-80GB", 2048, 4e6, "gpu_hours", 82_432,
-        "LLaMA paper arXiv:2302.13971 Table 15", fabric=HDR8),
-    Run("C5", "LLaMA-13B (v1)", dense(13.0, 40, 5120, 40, 13824, 32000), 1000, 2048, "A100-SXM-80GB", 2048, 4e6, "gpu_hours", 135_168,
-        "LLaMA paper arXiv:2302.13971 Table 15", fabric=HDR8,
-        miss=+1, explained="the published hours imply 51 % MFU (REFERENCE-RUNS C5 (d)), above LLaMA-7B's 43 % and 33B's 46 % on the "
-                  "same cluster and software; the GPU count is not published (2,048 assumed: fewer GPUs per job would "
-                  "mean fewer, larger steps and less exposed communication)"),
-    Run("C6", "LLaMA-33B (v1)", dense(32.5, 60, 6656, 52, 17920, 32000), 1400, 2048, "A100-SXM-80GB", 2048, 4e6, "gpu_hours", 530_432,
-        "LLaMA paper arXiv:2302.13971 Table 15", fabric=HDR8),
-    Run("C7", "Llama 3 8B", "llama-3.1-8b", 15000, 8192, "H100-SXM-80GB", 2048, 16e6, "gpu_hours", 1_300_000,
-        "meta-llama/llama-models models/llama3/MODEL_CARD.md", explained=_LLAMA3_MISS, miss=-1, note="GPU count and batch assumed"),
-    Run("C8", "Llama 3 70B", "llama-3.1-70b", 15000, 8192, "H100-SXM-80GB", 2048, 16e6, "gpu_hours", 6_400_000,
-        "meta-llama/llama-models models/llama3/MODEL_CARD.md", explained=_LLAMA3_MISS, miss=-1, note="GPU count and batch assumed"),
-    Run("C9", "Llama 3.1 8B", "llama-3.1-8b", 15000, 8192, "H100-SXM-80GB", 2048, 16e6, "gpu_hours", 1_460_000,
-        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md", explained=_LLAMA3_MISS, miss=-1, note="8K→128K context; GPU count assumed"),
-    Run("C10", "Llama 3.1 70B", "llama-3.1-70b", 15000, 8192, "H100-SXM-80GB", 2048, 16e6, "gpu_hours", 7_000_000,
-        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md", explained=_LLAMA3_MISS, miss=-1, note="8K→128K context; GPU count assumed"),
-    Run("C11", "MPT-7B", mpt(32, 4096, 32), 1000, 2048, "A100-SXM-40GB", 440, 1760 * 2048, "gpu_hours", 440 * 9.5 * 24,
-        "HF card mosaicml/mpt-7b: 440 A100-40GB, about 9.5 days", fabric=ROCE1600),
-    Run("C12", "Falcon-7B", dense(7.0, 32, 4544, 71, 4 * 4544, 65024, kv=1), 1500, 2048, "A100-SXM-40GB", 384, 2304 * 2048, "gpu_hours", 129_000,
-        "HF card tiiuae/falcon-7b: 384 A100-40GB, about two weeks (≈129K GPU-h derived)", fabric=P4D,
-        note="published figure derived from 'about two weeks'"),
-    Run("C13", "Falcon-40B", dense(40.0, 60, 8192, 128, 4 * 8192, 65024, kv=8), 1000, 2048, "A100-SXM-40GB", 384, 1152 * 2048, "gpu_hours", 553_000,
-        "HF card tiiuae/falcon-40b: 384 A100-40GB, two months (≈553K GPU-h derived)", fabric=P4D,
-        note="published figure derived from 'two months'"),
-    Run("C15", "OPT-175B", gpt(96, 12288, 96, 50272), 180, 2048, "A100-SXM-80GB", 992, 2e6, "gpu_hours", 809_472,
-        "LLaMA paper arXiv:2302.13971 Table 15; OPT arXiv:2205.01068 §2.4–2.5", fabric=HDR8,
+    Run(
+        "C1",
+        "Llama 2 7B",
+        "llama-2-7b",
+        2000,
+        4096,
+        "A100-SXM-80GB",
+        2048,
+        4e6,
+        "gpu_hours",
+        184_320,
+        "meta-llama/llama MODEL_CARD.md (Llama 2); 4M-token batches (Touvron et al. 2023 §2.2)",
+        fabric=HDR8,
+        fitted=True,
+        note="GPU count not published: 2,048 assumed",
+    ),
+    Run(
+        "C2",
+        "Llama 2 13B",
+        "llama-2-13b",
+        2000,
+        4096,
+        "A100-SXM-80GB",
+        2048,
+        4e6,
+        "gpu_hours",
+        368_640,
+        "meta-llama/llama MODEL_CARD.md (Llama 2)",
+        fabric=HDR8,
+        fitted=True,
+        note="GPU count assumed 2,048",
+    ),
+    Run(
+        "C3",
+        "Llama 2 70B",
+        "llama-2-70b",
+        2000,
+        4096,
+        "A100-SXM-80GB",
+        2048,
+        4e6,
+        "gpu_hours",
+        1_720_320,
+        "meta-llama/llama MODEL_CARD.md (Llama 2)",
+        fabric=HDR8,
+        note="GPU count assumed 2,048",
+    ),
+    Run(
+        "C4",
+        "LLaMA-7B (v1)",
+        dense(6.7, 32, 4096, 32, 11008, 32000),
+        1000,
+        2048,
+        "A100-SXM-80GB",
+        2048,
+        4e6,
+        "gpu_hours",
+        82_432,
+        "LLaMA paper arXiv:2302.13971 Table 15",
+        fabric=HDR8,
+    ),
+    Run(
+        "C5",
+        "LLaMA-13B (v1)",
+        dense(13.0, 40, 5120, 40, 13824, 32000),
+        1000,
+        2048,
+        "A100-SXM-80GB",
+        2048,
+        4e6,
+        "gpu_hours",
+        135_168,
+        "LLaMA paper arXiv:2302.13971 Table 15",
+        fabric=HDR8,
+        miss=+1,
+        explained="the published hours imply 51 % MFU (REFERENCE-RUNS C5 (d)), above LLaMA-7B's 43 % and 33B's 46 % on the "
+        "same cluster and software; the GPU count is not published (2,048 assumed: fewer GPUs per job would "
+        "mean fewer, larger steps and less exposed communication)",
+    ),
+    Run(
+        "C6",
+        "LLaMA-33B (v1)",
+        dense(32.5, 60, 6656, 52, 17920, 32000),
+        1400,
+        2048,
+        "A100-SXM-80GB",
+        2048,
+        4e6,
+        "gpu_hours",
+        530_432,
+        "LLaMA paper arXiv:2302.13971 Table 15",
+        fabric=HDR8,
+    ),
+    Run(
+        "C7",
+        "Llama 3 8B",
+        "llama-3.1-8b",
+        15000,
+        8192,
+        "H100-SXM-80GB",
+        2048,
+        16e6,
+        "gpu_hours",
+        1_300_000,
+        "meta-llama/llama-models models/llama3/MODEL_CARD.md",
+        explained=_LLAMA3_MISS,
+        miss=-1,
+        note="GPU count and batch assumed",
+    ),
+    Run(
+        "C8",
+        "Llama 3 70B",
+        "llama-3.1-70b",
+        15000,
+        8192,
+        "H100-SXM-80GB",
+        2048,
+        16e6,
+        "gpu_hours",
+        6_400_000,
+        "meta-llama/llama-models models/llama3/MODEL_CARD.md",
+        explained=_LLAMA3_MISS,
+        miss=-1,
+        note="GPU count and batch assumed",
+    ),
+    Run(
+        "C9",
+        "Llama 3.1 8B",
+        "llama-3.1-8b",
+        15000,
+        8192,
+        "H100-SXM-80GB",
+        2048,
+        16e6,
+        "gpu_hours",
+        1_460_000,
+        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md",
+        explained=_LLAMA3_MISS,
+        miss=-1,
+        note="8K→128K context; GPU count assumed",
+    ),
+    Run(
+        "C10",
+        "Llama 3.1 70B",
+        "llama-3.1-70b",
+        15000,
+        8192,
+        "H100-SXM-80GB",
+        2048,
+        16e6,
+        "gpu_hours",
+        7_000_000,
+        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md",
+        explained=_LLAMA3_MISS,
+        miss=-1,
+        note="8K→128K context; GPU count assumed",
+    ),
+    Run(
+        "C11",
+        "MPT-7B",
+        mpt(32, 4096, 32),
+        1000,
+        2048,
+        "A100-SXM-40GB",
+        440,
+        1760 * 2048,
+        "gpu_hours",
+        440 * 9.5 * 24,
+        "HF card mosaicml/mpt-7b: 440 A100-40GB, about 9.5 days",
+        fabric=ROCE1600,
+    ),
+    Run(
+        "C12",
+        "Falcon-7B",
+        dense(7.0, 32, 4544, 71, 4 * 4544, 65024, kv=1),
+        1500,
+        2048,
+        "A100-SXM-40GB",
+        384,
+        2304 * 2048,
+        "gpu_hours",
+        129_000,
+        "HF card tiiuae/falcon-7b: 384 A100-40GB, about two weeks (≈129K GPU-h derived)",
+        fabric=P4D,
+        note="published figure derived from 'about two weeks'",
+    ),
+    Run(
+        "C13",
+        "Falcon-40B",
+        dense(40.0, 60, 8192, 128, 4 * 8192, 65024, kv=8),
+        1000,
+        2048,
+        "A100-SXM-40GB",
+        384,
+        1152 * 2048,
+        "gpu_hours",
+        553_000,
+        "HF card tiiuae/falcon-40b: 384 A100-40GB, two months (≈553K GPU-h derived)",
+        fabric=P4D,
+        note="published figure derived from 'two months'",
+    ),
+    Run(
+        "C15",
+        "OPT-175B",
+        gpt(96, 12288, 96, 50272),
+        180,
+        2048,
+        "A100-SXM-80GB",
+        992,
+        2e6,
+        "gpu_hours",
+        809_472,
+        "LLaMA paper arXiv:2302.13971 Table 15; OPT arXiv:2205.01068 §2.4–2.5",
+        fabric=HDR8,
         flash_attention=False,  # trained Oct 2021 – Jan 2022, before FlashAttention (May 2022)
-        miss=-1, explained="Meta's accounting includes about two months with 35+ manual restarts and loss-divergence rollbacks "
-                  "(OPT logbook, §2.5); OPT reports up to 147 TFLOP/s per GPU (47 %), which our in-step estimate matches; "
-                  "tokens consumed are not stated (180B assumed)"),
-    Run("C16", "DeepSeek LLM 67B", "deepseek-llm-67b", 2000, 4096, "H800-SXM-80GB", 2048, 4608 * 4096, "gpu_hours", 601_200,
+        miss=-1,
+        explained="Meta's accounting includes about two months with 35+ manual restarts and loss-divergence rollbacks "
+        "(OPT logbook, §2.5); OPT reports up to 147 TFLOP/s per GPU (47 %), which our in-step estimate matches; "
+        "tokens consumed are not stated (180B assumed)",
+    ),
+    Run(
+        "C16",
+        "DeepSeek LLM 67B",
+        "deepseek-llm-67b",
+        2000,
+        4096,
+        "H800-SXM-80GB",
+        2048,
+        4608 * 4096,
+        "gpu_hours",
+        601_200,
         "DeepSeek-V2 report §3.2.3 (300.6K GPU-h per 1T tokens); DeepSeek-LLM README (batch 4608)",
-        note="GPU count not published: 2,048 assumed (DeepSeek's H800 cluster per the V3 report)"),
-    Run("C20", "Alpaca 7B full fine-tune", dense(6.7, 32, 4096, 32, 11008, 32000), 52_000 * 3 * 512 / 1e9, 512, "A100-SXM-80GB", 8, 128 * 512, "gpu_hours", 24,
-        "Alpaca blog: 3 hours on 8 A100-80GB; stanford_alpaca README: batch 128, 3 epochs", method="full",
+        note="GPU count not published: 2,048 assumed (DeepSeek's H800 cluster per the V3 report)",
+    ),
+    Run(
+        "C20",
+        "Alpaca 7B full fine-tune",
+        dense(6.7, 32, 4096, 32, 11008, 32000),
+        52_000 * 3 * 512 / 1e9,
+        512,
+        "A100-SXM-80GB",
+        8,
+        128 * 512,
+        "gpu_hours",
+        24,
+        "Alpaca blog: 3 hours on 8 A100-80GB; stanford_alpaca README: batch 128, 3 epochs",
+        method="full",
         flash_attention=False,  # HF Trainer's LLaMA used eager attention in March 2023
-        miss=-1, explained="tokens are an upper bound (52K examples × 3 epochs × 512 max length); HF Trainer with FSDP and "
-                  "padding, no FlashAttention (March 2023): far from a tuned run"),
-    Run("C22", "DeepSeek-V2", "deepseek-v2", 8100, 4096, "H800-SXM-80GB", 2048, 9216 * 4096, "gpu_hours", 1_399_680,
-        "DeepSeek-V2 report §3.2.3: 172.8K GPU-h per 1T tokens; §3.1.3 layout", fitted=True,
-        layout=dict(zero_stage=1, tensor_parallel=1, pipeline_parallel=16, expert_parallel=8, checkpointing=False, micro_batch=1, schedule="zb1p"),
-        note="published layout (16-way zero-bubble PP, 8-way EP, ZeRO-1, no TP); GPU count assumed 2,048; batch 9,216 sequences after ramp-up"),
+        miss=-1,
+        explained="tokens are an upper bound (52K examples × 3 epochs × 512 max length); HF Trainer with FSDP and "
+        "padding, no FlashAttention (March 2023): far from a tuned run",
+    ),
+    Run(
+        "C22",
+        "DeepSeek-V2",
+        "deepseek-v2",
+        8100,
+        4096,
+        "H800-SXM-80GB",
+        2048,
+        9216 * 4096,
+        "gpu_hours",
+        1_399_680,
+        "DeepSeek-V2 report §3.2.3: 172.8K GPU-h per 1T tokens; §3.1.3 layout",
+        fitted=True,
+        layout=dict(
+            zero_stage=1,
+            tensor_parallel=1,
+            pipeline_parallel=16,
+            expert_parallel=8,
+            checkpointing=False,
+            micro_batch=1,
+            schedule="zb1p",
+        ),
+        note="published layout (16-way zero-bubble PP, 8-way EP, ZeRO-1, no TP); GPU count assumed 2,048; batch 9,216 sequences after ramp-up",
+    ),
     # --- held out: the done criterion ------------------------------------------------------------------
-    Run("V3", "DeepSeek-V3 (FP8)", "deepseek-v3", 14800, 4096, "H800-SXM-80GB", 2048, 15360 * 4096, "gpu_hours", 2_664_000,
-        "DeepSeek-V3 report arXiv:2412.19437 Table 1: 2,664K H800 GPU-hours of pre-training", precision="fp8",
-        note="not in the calibration file; batch 15,360 sequences after ramp-up (report §4.2)"),
+    Run(
+        "V3",
+        "DeepSeek-V3 (FP8)",
+        "deepseek-v3",
+        14800,
+        4096,
+        "H800-SXM-80GB",
+        2048,
+        15360 * 4096,
+        "gpu_hours",
+        2_664_000,
+        "DeepSeek-V3 report arXiv:2412.19437 Table 1: 2,664K H800 GPU-hours of pre-training",
+        precision="fp8",
+        note="not in the calibration file; batch 15,360 sequences after ramp-up (report §4.2)",
+    ),
     # --- benchmarks: in-step throughput ----------------------------------------------------------------
-    Run("C14", "IBM FSDP Llama-2-7B arch, 128 A100", "llama-2-7b", 100, 4096, "A100-SXM-80GB", 128, 128 * 2 * 4096, "tok_s", 3700,
-        "pytorch.org blog 2024-03-13 maximizing training (57 % MFU)", fabric=("roce-400g", 1),
-        layout=dict(zero_stage=3, tensor_parallel=1, checkpointing=False, micro_batch=2)),
-    Run("C14h", "IBM FSDP Llama-2-7B arch, 96 H100", "llama-2-7b", 100, 4096, "H100-SXM-80GB", 96, 96 * 2 * 4096, "tok_s", 7500,
-        "pytorch.org blog 2024-03-13 (37 % MFU on H100, 800 Gb/s)", fabric=("roce-400g", 2),
-        layout=dict(zero_stage=3, tensor_parallel=1, checkpointing=False, micro_batch=2)),
-    Run("C18-strong-96", "Megatron-Core GPT-3 175B, 96 H100", gpt(96, 12288, 96, 131072), 100, 2048, "H100-SXM-80GB", 96, 1152 * 2048, "mfu", 0.47,
-        "NVIDIA/Megatron-LM README strong scaling (images/strong_scaling.png)", layout=dict(zero_stage=1, tensor_parallel=8, pipeline_parallel=12, checkpointing=False, micro_batch=1),
-        fitted=True, note="layout TP8 × PP12 assumed (96 GPUs, one replica); seq 2048 assumed"),
-    Run("C18-strong-4608", "Megatron-Core GPT-3 175B, 4,608 H100", gpt(96, 12288, 96, 131072), 100, 2048, "H100-SXM-80GB", 4608, 1152 * 2048, "mfu", 0.42,
-        "NVIDIA/Megatron-LM README strong scaling", layout=dict(zero_stage=1, tensor_parallel=8, pipeline_parallel=12, checkpointing=False, micro_batch=1),
-        note="check of the trend: same layout, 48 replicas"),
+    Run(
+        "C14",
+        "IBM FSDP Llama-2-7B arch, 128 A100",
+        "llama-2-7b",
+        100,
+        4096,
+        "A100-SXM-80GB",
+        128,
+        128 * 2 * 4096,
+        "tok_s",
+        3700,
+        "pytorch.org blog 2024-03-13 maximizing training (57 % MFU)",
+        fabric=("roce-400g", 1),
+        layout=dict(zero_stage=3, tensor_parallel=1, checkpointing=False, micro_batch=2),
+    ),
+    Run(
+        "C14h",
+        "IBM FSDP Llama-2-7B arch, 96 H100",
+        "llama-2-7b",
+        100,
+        4096,
+        "H100-SXM-80GB",
+        96,
+        96 * 2 * 4096,
+        "tok_s",
+        7500,
+        "pytorch.org blog 2024-03-13 (37 % MFU on H100, 800 Gb/s)",
+        fabric=("roce-400g", 2),
+        layout=dict(zero_stage=3, tensor_parallel=1, checkpointing=False, micro_batch=2),
+    ),
+    Run(
+        "C18-strong-96",
+        "Megatron-Core GPT-3 175B, 96 H100",
+        gpt(96, 12288, 96, 131072),
+        100,
+        2048,
+        "H100-SXM-80GB",
+        96,
+        1152 * 2048,
+        "mfu",
+        0.47,
+        "NVIDIA/Megatron-LM README strong scaling (images/strong_scaling.png)",
+        layout=dict(zero_stage=1, tensor_parallel=8, pipeline_parallel=12, checkpointing=False, micro_batch=1),
+        fitted=True,
+        note="layout TP8 × PP12 assumed (96 GPUs, one replica); seq 2048 assumed",
+    ),
+    Run(
+        "C18-strong-4608",
+        "Megatron-Core GPT-3 175B, 4,608 H100",
+        gpt(96, 12288, 96, 131072),
+        100,
+        2048,
+        "H100-SXM-80GB",
+        4608,
+        1152 * 2048,
+        "mfu",
+        0.42,
+        "NVIDIA/Megatron-LM README strong scaling",
+        layout=dict(zero_stage=1, tensor_parallel=8, pipeline_parallel=12, checkpointing=False, micro_batch=1),
+        note="check of the trend: same layout, 48 replicas",
+    ),
 ]
 
 # Megatron-LM A100 weak scaling (C17, sub-table A): size, hidden, layers, TP×PP, GPUs, global batch (seq), % of peak.
 # Its TFLOP/s count the full activation recomputation (Narayanan et al. 2021, eq. 3: 96·B·s·l·h²(1 + …)), i.e.
 # hardware FLOPs with one extra forward; model FLOPs are 3/4 of that, which is what we compare.
 _MEGATRON_A = [
-    ("1.7B", 2304, 24, 24, 1, 1, 32, 512, 0.44), ("3.6B", 3072, 30, 32, 2, 1, 64, 512, 0.44),
-    ("7.5B", 4096, 36, 32, 4, 1, 128, 512, 0.46), ("18B", 6144, 40, 48, 8, 1, 256, 1024, 0.43),
-    ("39B", 8192, 48, 64, 8, 2, 512, 1536, 0.44), ("76B", 10240, 60, 80, 8, 4, 1024, 1792, 0.45),
-    ("145B", 12288, 80, 96, 8, 8, 1536, 2304, 0.47), ("310B", 16384, 96, 128, 8, 16, 1920, 2160, 0.50),
-    ("530B", 20480, 105, 128, 8, 35, 2520, 2520, 0.52), ("1T", 25600, 128, 160, 8, 64, 3072, 3072, 0.52),
+    ("1.7B", 2304, 24, 24, 1, 1, 32, 512, 0.44),
+    ("3.6B", 3072, 30, 32, 2, 1, 64, 512, 0.44),
+    ("7.5B", 4096, 36, 32, 4, 1, 128, 512, 0.46),
+    ("18B", 6144, 40, 48, 8, 1, 256, 1024, 0.43),
+    ("39B", 8192, 48, 64, 8, 2, 512, 1536, 0.44),
+    ("76B", 10240, 60, 80, 8, 4, 1024, 1792, 0.45),
+    ("145B", 12288, 80, 96, 8, 8, 1536, 2304, 0.47),
+    ("310B", 16384, 96, 128, 8, 16, 1920, 2160, 0.50),
+    ("530B", 20480, 105, 128, 8, 35, 2520, 2520, 0.52),
+    ("1T", 25600, 128, 160, 8, 64, 3072, 3072, 0.52),
 ]
 for size, h, layers, heads, tp, pp, n, gbs, peak in _MEGATRON_A:
-    RUNS.append(Run(f"C17-{size}", f"Megatron-LM A100 {size}", gpt(layers, h, heads, 51200), 100, 2048, "A100-SXM-80GB", n, gbs * 2048, "mfu",
-                    round(peak * 0.75, 4), "NVIDIA/Megatron-LM README / images/cases_april2021.png (% of peak × 3/4: recompute excluded)",
-                    fabric=HDR8, flash_attention=False,  # April 2021: fused softmax, no flash attention
-                    layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=True, micro_batch=1)))
+    RUNS.append(
+        Run(
+            f"C17-{size}",
+            f"Megatron-LM A100 {size}",
+            gpt(layers, h, heads, 51200),
+            100,
+            2048,
+            "A100-SXM-80GB",
+            n,
+            gbs * 2048,
+            "mfu",
+            round(peak * 0.75, 4),
+            "NVIDIA/Megatron-LM README / images/cases_april2021.png (% of peak × 3/4: recompute excluded)",
+            fabric=HDR8,
+            flash_attention=False,  # April 2021: fused softmax, no flash attention
+            layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=True, micro_batch=1),
+        )
+    )
 
 # Megatron-Core H100 (C18, sub-table B): size, heads, hidden, layers, TP, PP, GPUs, global batch (seq), MFU.
 _MEGATRON_B = [
-    ("1.7B", 16, 2048, 24, 1, 1, 48, 192, 0.41), ("7.1B", 32, 4096, 30, 2, 1, 96, 192, 0.47),
-    ("16B", 48, 6144, 32, 4, 1, 192, 192, 0.49), ("32B", 56, 7168, 48, 8, 1, 384, 192, 0.46),
-    ("70B", 64, 8192, 84, 8, 2, 768, 384, 0.42), ("119B", 80, 10240, 92, 8, 4, 1536, 768, 0.43),
-    ("177B", 96, 12288, 96, 8, 6, 2304, 1152, 0.44), ("314B", 128, 16384, 96, 8, 8, 3072, 1536, 0.48),
+    ("1.7B", 16, 2048, 24, 1, 1, 48, 192, 0.41),
+    ("7.1B", 32, 4096, 30, 2, 1, 96, 192, 0.47),
+    ("16B", 48, 6144, 32, 4, 1, 192, 192, 0.49),
+    ("32B", 56, 7168, 48, 8, 1, 384, 192, 0.46),
+    ("70B", 64, 8192, 84, 8, 2, 768, 384, 0.42),
+    ("119B", 80, 10240, 92, 8, 4, 1536, 768, 0.43),
+    ("177B", 96, 12288, 96, 8, 6, 2304, 1152, 0.44),
+    ("314B", 128, 16384, 96, 8, 8, 3072, 1536, 0.48),
     ("462B", 144, 18432, 112, 8, 16, 6144, 3072, 0.47),
 ]
 for size, heads, h, layers, tp, pp, n, gbs, mfu in _MEGATRON_B:
-    RUNS.append(Run(f"C18-{size}", f"Megatron-Core H100 {size}", gpt(layers, h, heads, 131072), 100, 4096, "H100-SXM-80GB", n, gbs * 4096, "mfu", mfu,
-                    "NVIDIA/Megatron-LM images/model_table.png", fitted=True,
-                    layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=False, micro_batch=1)))
+    RUNS.append(
+        Run(
+            f"C18-{size}",
+            f"Megatron-Core H100 {size}",
+            gpt(layers, h, heads, 131072),
+            100,
+            4096,
+            "H100-SXM-80GB",
+            n,
+            gbs * 4096,
+            "mfu",
+            mfu,
+            "NVIDIA/Megatron-LM images/model_table.png",
+            fitted=True,
+            layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=False, micro_batch=1),
+        )
+    )
 
 # LLM Foundry (C19, sub-table C): model, seq, GPUs, GPU, MFU, MB, GBS (seq), sharding, checkpointing.
 _MPT = {"1b": (24, 2048, 16), "7b": (32, 4096, 32), "13b": (40, 5120, 40), "30b": (48, 7168, 64), "70b": (80, 8192, 64)}
 _FOUNDRY = [
-    ("70b", 2048, 512, "H100-SXM-80GB", 0.4125, 8, 4096, 3, True), ("70b", 2048, 128, "H100-SXM-80GB", 0.4336, 8, 1024, 3, True),
-    ("30b", 2048, 512, "H100-SXM-80GB", 0.4027, 8, 4096, 3, True), ("13b", 2048, 512, "H100-SXM-80GB", 0.4112, 16, 8192, 3, True),
-    ("7b", 2048, 512, "H100-SXM-80GB", 0.422, 6, 3072, 3, False), ("7b", 2048, 8, "H100-SXM-80GB", 0.4644, 6, 48, 3, False),
-    ("7b", 65536, 8, "H100-SXM-80GB", 0.2859, 1, 16, 3, True), ("1b", 2048, 512, "H100-SXM-80GB", 0.3665, 12, 6144, 2, False),
-    ("70b", 2048, 64, "A100-SXM-80GB", 0.5333, 8, 2048, 3, True), ("7b", 2048, 8, "A100-SXM-80GB", 0.6423, 6, 96, 3, False),
-    ("70b", 2048, 128, "A100-SXM-40GB", 0.4891, 4, 512, 3, True), ("30b", 2048, 128, "A100-SXM-40GB", 0.5225, 6, 768, 3, True),
-    ("13b", 2048, 128, "A100-SXM-40GB", 0.5193, 16, 2048, 3, True), ("7b", 2048, 128, "A100-SXM-40GB", 0.5014, 18, 2304, 3, True),
+    ("70b", 2048, 512, "H100-SXM-80GB", 0.4125, 8, 4096, 3, True),
+    ("70b", 2048, 128, "H100-SXM-80GB", 0.4336, 8, 1024, 3, True),
+    ("30b", 2048, 512, "H100-SXM-80GB", 0.4027, 8, 4096, 3, True),
+    ("13b", 2048, 512, "H100-SXM-80GB", 0.4112, 16, 8192, 3, True),
+    ("7b", 2048, 512, "H100-SXM-80GB", 0.422, 6, 3072, 3, False),
+    ("7b", 2048, 8, "H100-SXM-80GB", 0.4644, 6, 48, 3, False),
+    ("7b", 65536, 8, "H100-SXM-80GB", 0.2859, 1, 16, 3, True),
+    ("1b", 2048, 512, "H100-SXM-80GB", 0.3665, 12, 6144, 2, False),
+    ("70b", 2048, 64, "A100-SXM-80GB", 0.5333, 8, 2048, 3, True),
+    ("7b", 2048, 8, "A100-SXM-80GB", 0.6423, 6, 96, 3, False),
+    ("70b", 2048, 128, "A100-SXM-40GB", 0.4891, 4, 512, 3, True),
+    ("30b", 2048, 128, "A100-SXM-40GB", 0.5225, 6, 768, 3, True),
+    ("13b", 2048, 128, "A100-SXM-40GB", 0.5193, 16, 2048, 3, True),
+    ("7b", 2048, 128, "A100-SXM-40GB", 0.5014, 18, 2304, 3, True),
 ]
 for name, seq, n, gpu, mfu, mb, gbs, zero, ckpt in _FOUNDRY:
     layers, h, heads = _MPT[name]
-    RUNS.append(Run(f"C19-{name}-{n}-{gpu.split('-')[0]}{'-40' if '40GB' in gpu else ''}{'-64k' if seq > 8192 else ''}",
-                    f"LLM Foundry MPT-{name}, {n} × {gpu}, seq {seq}", mpt(layers, h, heads), 10, seq, gpu, n, gbs * seq, "mfu", mfu,
-                    "mosaicml/llm-foundry scripts/train/benchmarking/README.md", fabric=ROCE1600 if "A100" in gpu else None,
-                    layout=dict(zero_stage=zero, tensor_parallel=1, checkpointing=ckpt, micro_batch=mb)))
+    RUNS.append(
+        Run(
+            f"C19-{name}-{n}-{gpu.split('-')[0]}{'-40' if '40GB' in gpu else ''}{'-64k' if seq > 8192 else ''}",
+            f"LLM Foundry MPT-{name}, {n} × {gpu}, seq {seq}",
+            mpt(layers, h, heads),
+            10,
+            seq,
+            gpu,
+            n,
+            gbs * seq,
+            "mfu",
+            mfu,
+            "mosaicml/llm-foundry scripts/train/benchmarking/README.md",
+            fabric=ROCE1600 if "A100" in gpu else None,
+            layout=dict(zero_stage=zero, tensor_parallel=1, checkpointing=ckpt, micro_batch=mb),
+        )
+    )
 
 
 @dataclass
@@ -212,10 +560,19 @@ def _offer(run: Run):
 
 def estimate(run: Run) -> Result:
     """The engine's figure for ``run`` in the run's metric."""
-    w = Workload.model_validate(dict(
-        name=run.id, model=run.model, method=run.method, tokens_b=run.tokens_b, seq_len=run.seq, deadline_days=10_000,
-        precision=run.precision, global_batch_tokens=run.batch_tokens, flash_attention=run.flash_attention,
-    ))
+    w = Workload.model_validate(
+        dict(
+            name=run.id,
+            model=run.model,
+            method=run.method,
+            tokens_b=run.tokens_b,
+            seq_len=run.seq,
+            deadline_days=10_000,
+            precision=run.precision,
+            global_batch_tokens=run.batch_tokens,
+            flash_attention=run.flash_attention,
+        )
+    )
     offer, nodes = _offer(run)
     settings = SizingSettings(max_nodes_per_job=10_000)
     if run.layout is None:
@@ -227,7 +584,13 @@ def estimate(run: Run) -> Result:
     lay = dict(run.layout)
     pp = lay.get("pipeline_parallel", 1)
     best = None
-    schedules = ((lay.pop("schedule"), 1),) if "schedule" in lay else (("1f1b", 1), ("interleaved", 2), ("interleaved", 4)) if pp > 1 else (("", 1),)
+    schedules = (
+        ((lay.pop("schedule"), 1),)
+        if "schedule" in lay
+        else (("1f1b", 1), ("interleaved", 2), ("interleaved", 4))
+        if pp > 1
+        else (("", 1),)
+    )
     for schedule, v in schedules:
         if v > 1 and -(-w.model.layers // pp) < v:
             continue
@@ -261,13 +624,17 @@ def _fmt(metric: str, x: float) -> str:
 
 
 def table(results: list[Result]) -> str:
-    lines = ["| ID | Run | GPUs | Published | Estimate | Error | Layout (engine's or published) | Fitted | Miss explained |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| ID | Run | GPUs | Published | Estimate | Error | Layout (engine's or published) | Fitted | Miss explained |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         run = r.run
         why = "" if abs(r.error) <= TOLERANCE else (run.explained or "**unexplained**")
-        lines.append(f"| {run.id} | {run.name} | {run.gpus:,} × {run.gpu} | {_fmt(run.metric, run.published)} | {_fmt(run.metric, r.estimate)} | "
-                     f"{100 * r.error:+.1f} % | {r.strategy} | {'fitted' if run.fitted else 'check'} | {why} |")
+        lines.append(
+            f"| {run.id} | {run.name} | {run.gpus:,} × {run.gpu} | {_fmt(run.metric, run.published)} | {_fmt(run.metric, r.estimate)} | "
+            f"{100 * r.error:+.1f} % | {r.strategy} | {'fitted' if run.fitted else 'check'} | {why} |"
+        )
     return "\n".join(lines)
 
 
@@ -302,7 +669,7 @@ def leave_one_out(results: list[Result]) -> tuple[int, int]:
     rows = band_runs(results)
     hit = 0
     for i, r in enumerate(rows):
-        q10, _q50, q90 = band(rows[:i] + rows[i + 1:])
+        q10, _q50, q90 = band(rows[:i] + rows[i + 1 :])
         hit += q10 <= hours_ratio(r) <= q90
     return hit, len(rows)
 
@@ -312,11 +679,13 @@ def band_summary(results: list[Result]) -> str:
     q10, q50, q90 = band(results)
     hit, n = coverage(results, q10, q90)
     loo, _ = leave_one_out(results)
-    return "\n".join([
-        f"band over {n} whole runs: published / estimated hours P10 {q10:.3f}, P50 {q50:.3f}, P90 {q90:.3f}",
-        f"coverage: {hit} of {n} runs inside their band ({100 * hit / n:.0f} %); leave-one-out {loo} of {n} ({100 * loo / n:.0f} %)",
-        f"mfu driver (factor on throughput): triangular low {1 / q90:.3f}, mode {1 / q50:.3f}, high {1 / q10:.3f}",
-    ])
+    return "\n".join(
+        [
+            f"band over {n} whole runs: published / estimated hours P10 {q10:.3f}, P50 {q50:.3f}, P90 {q90:.3f}",
+            f"coverage: {hit} of {n} runs inside their band ({100 * hit / n:.0f} %); leave-one-out {loo} of {n} ({100 * loo / n:.0f} %)",
+            f"mfu driver (factor on throughput): triangular low {1 / q90:.3f}, mode {1 / q50:.3f}, high {1 / q10:.3f}",
+        ]
+    )
 
 
 def median_error(results: list[Result]) -> tuple[float, float]:
@@ -330,7 +699,9 @@ def main() -> int:
     print(table(results))
     print()
     every, whole = median_error(results)
-    print(f"median |error|: {100 * every:.1f} % over all {sum(r.run.id != 'V3' for r in results)} rows, {100 * whole:.1f} % over the whole runs")
+    print(
+        f"median |error|: {100 * every:.1f} % over all {sum(r.run.id != 'V3' for r in results)} rows, {100 * whole:.1f} % over the whole runs"
+    )
     print(band_summary(results))
     return 0
 

@@ -45,12 +45,22 @@ def generate(size: str, seed: int = 0) -> tuple[Project, list[Offer]]:
         f = rng.uniform(0.75, 1.25)
         upd: dict = {"id": f"{t.id}-{k:03d}", "vendor": f"{t.vendor} #{k}"}
         if t.mode == "buy":
-            upd.update(price_per_node=round(t.price_per_node * f, 2), max_nodes=rng.choice([4, 8, 16]), lead_time_days=rng.choice([14, 30, 60]))
+            upd.update(
+                price_per_node=round(t.price_per_node * f, 2),
+                max_nodes=rng.choice([4, 8, 16]),
+                lead_time_days=rng.choice([14, 30, 60]),
+            )
         elif t.mode == "rent":
-            upd.update(price_per_node_month=round(t.price_per_node_month * f, 2), max_nodes=rng.choice([2, 4, 8]),
-                       min_term_months=rng.choice([1, 1, 2, 3]), lead_time_days=rng.choice([3, 7, 14]))
+            upd.update(
+                price_per_node_month=round(t.price_per_node_month * f, 2),
+                max_nodes=rng.choice([2, 4, 8]),
+                min_term_months=rng.choice([1, 1, 2, 3]),
+                lead_time_days=rng.choice([3, 7, 14]),
+            )
         else:
-            upd.update(price_per_node_hour=round(t.price_per_node_hour * f, 4), max_nodes=rng.choice([t.max_nodes, 2, 4]))
+            upd.update(
+                price_per_node_hour=round(t.price_per_node_hour * f, 4), max_nodes=rng.choice([t.max_nodes, 2, 4])
+            )
         offers.append(t.model_copy(update=upd))
     horizon_days = int(months * 365 / 12)
     workloads = []
@@ -59,11 +69,28 @@ def generate(size: str, seed: int = 0) -> tuple[Project, list[Offer]]:
         tokens = round(rng.uniform(lo, hi), 2)
         earliest = rng.randrange(0, max(1, horizon_days - 90))
         window = rng.choice([30, 45, 60, 90, 120, 180])
-        workloads.append(dict(name=f"job-{k:02d}-{preset}-{method}", model=preset, method=method, tokens_b=tokens,
-                              seq_len=4096, earliest_start_days=earliest, deadline_days=min(horizon_days, earliest + window),
-                              dataset_tb=0.1, checkpoints_kept=2))
-    project = Project.model_validate(dict(
-        name=f"bench-{size}-{seed}", start_date=dt.date(2027, 1, 4), horizon_months=months, period_days=7,
-        electricity_price_per_kwh=0.12, pue=1.3, workloads=workloads,
-    ))
+        workloads.append(
+            dict(
+                name=f"job-{k:02d}-{preset}-{method}",
+                model=preset,
+                method=method,
+                tokens_b=tokens,
+                seq_len=4096,
+                earliest_start_days=earliest,
+                deadline_days=min(horizon_days, earliest + window),
+                dataset_tb=0.1,
+                checkpoints_kept=2,
+            )
+        )
+    project = Project.model_validate(
+        dict(
+            name=f"bench-{size}-{seed}",
+            start_date=dt.date(2027, 1, 4),
+            horizon_months=months,
+            period_days=7,
+            electricity_price_per_kwh=0.12,
+            pue=1.3,
+            workloads=workloads,
+        )
+    )
     return project, offers

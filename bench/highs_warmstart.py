@@ -33,9 +33,19 @@ from procure.solver.sizing import size_project
 
 from .generate import generate
 
-MODES = {Strategy.HYBRID: ("buy", "rent", "cloud"), Strategy.BUY: ("buy",), Strategy.RENT: ("rent",), Strategy.CLOUD: ("cloud",)}
+MODES = {
+    Strategy.HYBRID: ("buy", "rent", "cloud"),
+    Strategy.BUY: ("buy",),
+    Strategy.RENT: ("rent",),
+    Strategy.CLOUD: ("cloud",),
+}
 REL = 1e-6
-WAYS = (("pulp-highs+start", "pulp-highs", True), ("pulp-highs", "pulp-highs", False), ("highs", "highs", False), ("cbc", "cbc", False))
+WAYS = (
+    ("pulp-highs+start", "pulp-highs", True),
+    ("pulp-highs", "pulp-highs", False),
+    ("highs", "highs", False),
+    ("cbc", "cbc", False),
+)
 
 
 class Tally:
@@ -54,11 +64,15 @@ class Tally:
                 print(f"{label} {way:11} {status:8} reports {reported:,.2f} but its plan costs {cost:,.2f}")
             if status == "optimal" and cost > best * (1 + REL) + 1e-6:
                 self.false_optimal += 1
-                print(f"{label} {way:11} optimal at {cost:,.2f}, {100 * (cost / best - 1):.3f}% above the best plan found ({best:,.2f})")
+                print(
+                    f"{label} {way:11} optimal at {cost:,.2f}, {100 * (cost / best - 1):.3f}% above the best plan found ({best:,.2f})"
+                )
 
     def line(self) -> str:
-        return (f"{self.models} models x {len(WAYS)} solves: {self.false_optimal} called optimal above the best plan, "
-                f"{self.mismatched} objectives that differ from the plan's cost")
+        return (
+            f"{self.models} models x {len(WAYS)} solves: {self.false_optimal} called optimal above the best plan, "
+            f"{self.mismatched} objectives that differ from the plan's cost"
+        )
 
 
 def _solve(project, offers, options, warm, solver: str, start: bool) -> tuple[str, float | None, float | None]:
@@ -67,7 +81,11 @@ def _solve(project, offers, options, warm, solver: str, start: bool) -> tuple[st
         if solver == "pulp-highs":  # PuLP's HiGHS interface, which passes the start as a MIP start
             model.prob.solve(pulp.HiGHS(msg=False, gapRel=REL, warmStart=start))
             ok = model.prob.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
-            status = "optimal" if model.prob.sol_status == pulp.LpSolutionOptimal else ("feasible" if ok else pulp.LpStatus[model.prob.status])
+            status = (
+                "optimal"
+                if model.prob.sol_status == pulp.LpSolutionOptimal
+                else ("feasible" if ok else pulp.LpStatus[model.prob.status])
+            )
             reported = pulp.value(model.prob.objective) if ok else None
         else:
             info = solve(model, solver, None, REL)
@@ -103,7 +121,10 @@ def random_case(tally: Tally, seeds: int, size: str) -> None:
             if any(not opts for opts in options.values()):
                 continue
             warm = greedy_plan(project, offers, options)
-            tally.check(f"seed {seed} {name:6}", {way: _solve(project, offers, options, warm, solver, start) for way, solver, start in WAYS})
+            tally.check(
+                f"seed {seed} {name:6}",
+                {way: _solve(project, offers, options, warm, solver, start) for way, solver, start in WAYS},
+            )
 
 
 def programme_case(tally: Tally, scenarios: int) -> None:
@@ -123,7 +144,10 @@ def programme_case(tally: Tally, scenarios: int) -> None:
             options, _rej, _every = build_options(a.project, a.offers, a.sizings, ctx.modes[name])
             if any(not opts for opts in options.values()):
                 continue
-            tally.check(f"{s.label} {name:6}", {way: _solve(a.project, a.offers, options, warm, solver, start) for way, solver, start in WAYS})
+            tally.check(
+                f"{s.label} {name:6}",
+                {way: _solve(a.project, a.offers, options, warm, solver, start) for way, solver, start in WAYS},
+            )
 
 
 def main(argv=None) -> int:

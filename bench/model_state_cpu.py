@@ -149,8 +149,13 @@ def saved_activation_bytes() -> tuple[int, int]:
 
 
 def main() -> None:
-    print(f"torch {torch.__version__}; decoder: {LAYERS} layers, h={HIDDEN}, heads={HEADS}, ffn={FFN} (SwiGLU), vocab={VOCAB}")
-    for title, fn in (("mixed precision (bf16 + fp32 master, AdamW)", model_state_mixed), ("plain fp32 AdamW", model_state_fp32)):
+    print(
+        f"torch {torch.__version__}; decoder: {LAYERS} layers, h={HIDDEN}, heads={HEADS}, ffn={FFN} (SwiGLU), vocab={VOCAB}"
+    )
+    for title, fn in (
+        ("mixed precision (bf16 + fp32 master, AdamW)", model_state_mixed),
+        ("plain fp32 AdamW", model_state_fp32),
+    ):
         n, parts = fn()
         total = sum(parts.values())
         est = zero_model_state_gb(n, 0, 1) * 1e9
@@ -159,17 +164,32 @@ def main() -> None:
             print(f"  {k:<18} {v:>12,} B  ({v / n:.1f} B/param)")
         print(f"  {'measured total':<18} {total:>12,} B  ({total / n:.2f} B/param)")
         print(f"  {'estimate (16 B/P)':<18} {est:>12,.0f} B  (measured/estimate {total / est:.3f})")
-    spec = dict(params_b=0.017, layers=1, hidden_size=HIDDEN, heads=HEADS, kv_heads=KV_HEADS, ffn_hidden_size=FFN, vocab_size=VOCAB)
-    w = Workload.model_validate(dict(name="bench", model=spec, method="full", tokens_b=1, seq_len=SEQ, deadline_days=10))
+    spec = dict(
+        params_b=0.017,
+        layers=1,
+        hidden_size=HIDDEN,
+        heads=HEADS,
+        kv_heads=KV_HEADS,
+        ffn_hidden_size=FFN,
+        vocab_size=VOCAB,
+    )
+    w = Workload.model_validate(
+        dict(name="bench", model=spec, method="full", tokens_b=1, seq_len=SEQ, deadline_days=10)
+    )
     c = activation_coefficient(w)
     est = c * SEQ * BATCH * HIDDEN
     got, upcasts = saved_activation_bytes()
     sbh = SEQ * BATCH * HIDDEN
     print(f"\nsaved activations of one bf16 decoder layer (SwiGLU, SDPA attention), s={SEQ}, b={BATCH}:")
     print(f"  measured                      {got:>12,} B = {got / sbh:.1f}·sbh")
-    print(f"  of which fp32 norm upcasts    {upcasts:>12,} B = {upcasts / sbh:.1f}·sbh (a fused RMSNorm kernel saves only its bf16 input)")
+    print(
+        f"  of which fp32 norm upcasts    {upcasts:>12,} B = {upcasts / sbh:.1f}·sbh (a fused RMSNorm kernel saves only its bf16 input)"
+    )
     print(f"  measured without the upcasts  {got - upcasts:>12,} B = {(got - upcasts) / sbh:.1f}·sbh")
-    print(f"  estimate c·sbh, c = {c:.1f}      {est:>12,.0f} B (measured without upcasts / estimate {(got - upcasts) / est:.3f})")
+    print(
+        f"  estimate c·sbh, c = {c:.1f}      {est:>12,.0f} B (measured without upcasts / estimate {(got - upcasts) / est:.3f})"
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -53,8 +53,10 @@ def main(argv=None) -> int:
     n_whole = sum(1 for n in with_rows.prob.constraints if n.startswith("rent_whole"))
     info = solve(with_rows, "cbc", args.time_limit, 1e-6)
     best = info.objective
-    print(f"rent-only, daily programme ({len(project.workloads)} jobs, {args.period_days}-day grid): best integer plan {best:,.0f} "
-          f"({info.status}, CBC {info.seconds:.1f} s, its bound {info.bound or float('nan'):,.0f})")
+    print(
+        f"rent-only, daily programme ({len(project.workloads)} jobs, {args.period_days}-day grid): best integer plan {best:,.0f} "
+        f"({info.status}, CBC {info.seconds:.1f} s, its bound {info.bound or float('nan'):,.0f})"
+    )
     for label, whole in (("without rent_whole", False), (f"with rent_whole ({n_whole} rows)", True)):
         bound, seconds = lp_bound(build(whole))
         gap = (best - bound) / best if best else float("nan")

@@ -56,12 +56,22 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
         tco = plan.total_cost
     n_w, n_o, n_p = SIZES[size]
     return {
-        "size": size, "workloads": n_w, "offers": n_o, "periods": n_p,
-        "variables": info.variables, "constraints": info.constraints,
-        "sizing_s": round(t1 - t0, 3), "build_s": round(t2 - t1, 3), "solve_s": round(info.seconds, 3),
-        "status": info.status, "gap": info.gap, "tco": None if tco is None else round(tco, 2),
+        "size": size,
+        "workloads": n_w,
+        "offers": n_o,
+        "periods": n_p,
+        "variables": info.variables,
+        "constraints": info.constraints,
+        "sizing_s": round(t1 - t0, 3),
+        "build_s": round(t2 - t1, 3),
+        "solve_s": round(info.seconds, 3),
+        "status": info.status,
+        "gap": info.gap,
+        "tco": None if tco is None else round(tco, 2),
         "greedy_tco": None if greedy is None else round(greedy.total_cost, 2),
-        "saving_pct": None if (greedy is None or tco is None) else round((greedy.total_cost - tco) / greedy.total_cost * 100, 2),
+        "saving_pct": None
+        if (greedy is None or tco is None)
+        else round((greedy.total_cost - tco) / greedy.total_cost * 100, 2),
         "peak_rss_mb": round(peak_rss_mb(), 1),
     }
 
@@ -84,49 +94,87 @@ def run_case(case: str, time_limit: float | None, solver: str, reduce: bool | No
     rows: list[dict] = []
 
     class Recorder:  # the planner's progress hooks: note each strategy as it ends
-        def sizing_started(self, *a): pass
-        def strategy_started(self, *a): pass
-        def solver_progress(self, *a): pass
+        def sizing_started(self, *a):
+            pass
+
+        def strategy_started(self, *a):
+            pass
+
+        def solver_progress(self, *a):
+            pass
 
         def strategy_done(self, s):
             info = s.solve
-            rows.append({
-                "strategy": str(s.name), "status": str(s.status), "heuristic": bool(info and info.heuristic),
-                "build_s": round(s.build_seconds, 2), "solve_s": round(info.seconds, 2) if info else None,
-                "variables": info.variables if info else None, "constraints": info.constraints if info else None,
-                "gap": s.gap, "tco": None if s.plan is None else round(s.plan.total_cost, 2),
-                "solver_peak_rss_mb": round(children_peak_rss_mb(), 1),
-            })
+            rows.append(
+                {
+                    "strategy": str(s.name),
+                    "status": str(s.status),
+                    "heuristic": bool(info and info.heuristic),
+                    "build_s": round(s.build_seconds, 2),
+                    "solve_s": round(info.seconds, 2) if info else None,
+                    "variables": info.variables if info else None,
+                    "constraints": info.constraints if info else None,
+                    "gap": s.gap,
+                    "tco": None if s.plan is None else round(s.plan.total_cost, 2),
+                    "solver_peak_rss_mb": round(children_peak_rss_mb(), 1),
+                }
+            )
 
     t0 = time.perf_counter()
     budget = Budget(time_limit)
     with guarded_run():
         planner.plan_project(project, offers, solver=solver, budget=budget, progress=Recorder(), reduce=reduce)
     wall = time.perf_counter() - t0
-    return {"case": case, "workloads": len(project.workloads), "offers": len(offers), "period_days": project.period_days,
-            "time_limit": time_limit, "wall_s": round(wall, 2), "peak_rss_mb": round(peak_rss_mb(), 1), "strategies": rows}
+    return {
+        "case": case,
+        "workloads": len(project.workloads),
+        "offers": len(offers),
+        "period_days": project.period_days,
+        "time_limit": time_limit,
+        "wall_s": round(wall, 2),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "strategies": rows,
+    }
 
 
 def print_case(console, res: dict) -> None:
     from rich.table import Table
 
-    t = Table(title=f"{res['case']}: {res['workloads']} workloads × {res['offers']} offers, {res['period_days']}-day grid, "
-                    f"--time-limit {res['time_limit']}: {res['wall_s']:.1f} s wall, peak RSS {res['peak_rss_mb']:.0f} MB")
+    t = Table(
+        title=f"{res['case']}: {res['workloads']} workloads × {res['offers']} offers, {res['period_days']}-day grid, "
+        f"--time-limit {res['time_limit']}: {res['wall_s']:.1f} s wall, peak RSS {res['peak_rss_mb']:.0f} MB"
+    )
     cols = ("strategy", "build_s", "solve_s", "variables", "constraints", "status", "gap", "tco", "solver_peak_rss_mb")
     for k in cols:
         t.add_column(k, justify="left" if k in ("strategy", "status") else "right")
     for r in res["strategies"]:
         status = r["status"] + (" (heuristic)" if r["heuristic"] else "")
         gap = "—" if r["gap"] is None else f"{r['gap']:.2%}"
-        t.add_row(*[status if k == "status" else gap if k == "gap" else ("—" if r[k] is None else f"{r[k]:,}" if isinstance(r[k], (int, float)) else str(r[k]))
-                    for k in cols])
+        t.add_row(
+            *[
+                status
+                if k == "status"
+                else gap
+                if k == "gap"
+                else ("—" if r[k] is None else f"{r[k]:,}" if isinstance(r[k], (int, float)) else str(r[k]))
+                for k in cols
+            ]
+        )
     console.print(t)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", choices=["daily", "weekly", "xl"], help="a whole solve of this case within --time-limit (all four strategies)")
-    ap.add_argument("--no-reduce", action="store_true", help="with --case: build the model without the exact start/row reduction (on by default below a 7-day grid)")
+    ap.add_argument(
+        "--case",
+        choices=["daily", "weekly", "xl"],
+        help="a whole solve of this case within --time-limit (all four strategies)",
+    )
+    ap.add_argument(
+        "--no-reduce",
+        action="store_true",
+        help="with --case: build the model without the exact start/row reduction (on by default below a 7-day grid)",
+    )
     ap.add_argument("--sizes", default="S,M,L,XL")
     ap.add_argument("--solver", default="cbc", choices=["cbc", "highs"])
     ap.add_argument("--json", dest="json_out")
@@ -152,12 +200,42 @@ def main(argv=None) -> int:
         gap = args.gap if args.gap is not None else (0.01 if size == "XL" else 1e-6)
         row = run_one(size, args.solver, args.time_limit, gap, args.seed)
         rows.append(row)
-        t = Table(title=f"size {size}: {row['workloads']} workloads × {row['offers']} offers × {row['periods']} periods ({args.solver})")
-        for k in ("variables", "constraints", "sizing_s", "build_s", "solve_s", "status", "gap", "tco", "greedy_tco", "saving_pct", "peak_rss_mb"):
+        t = Table(
+            title=f"size {size}: {row['workloads']} workloads × {row['offers']} offers × {row['periods']} periods ({args.solver})"
+        )
+        for k in (
+            "variables",
+            "constraints",
+            "sizing_s",
+            "build_s",
+            "solve_s",
+            "status",
+            "gap",
+            "tco",
+            "greedy_tco",
+            "saving_pct",
+            "peak_rss_mb",
+        ):
             t.add_column(k, justify="right")
         fmt = lambda v: "—" if v is None else (f"{v:,.2f}" if isinstance(v, float) else str(v))  # noqa: E731
-        t.add_row(*[fmt(row[k]) if k != "gap" else ("—" if row[k] is None else f"{row[k]:.4%}") for k in
-                    ("variables", "constraints", "sizing_s", "build_s", "solve_s", "status", "gap", "tco", "greedy_tco", "saving_pct", "peak_rss_mb")])
+        t.add_row(
+            *[
+                fmt(row[k]) if k != "gap" else ("—" if row[k] is None else f"{row[k]:.4%}")
+                for k in (
+                    "variables",
+                    "constraints",
+                    "sizing_s",
+                    "build_s",
+                    "solve_s",
+                    "status",
+                    "gap",
+                    "tco",
+                    "greedy_tco",
+                    "saving_pct",
+                    "peak_rss_mb",
+                )
+            ]
+        )
         console.print(t)
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=2))

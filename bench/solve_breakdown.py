@@ -54,7 +54,13 @@ def main(argv=None) -> int:
     ap.add_argument("--solver", default="highs")
     args = ap.parse_args(argv)
     project, base, ctx = programme_context()
-    stages = {"options": 0.0, "warm start (re-costed base plan)": 0.0, "model build": 0.0, "solve": 0.0, "extract, cost, verify": 0.0}
+    stages = {
+        "options": 0.0,
+        "warm start (re-costed base plan)": 0.0,
+        "model build": 0.0,
+        "solve": 0.0,
+        "extract, cost, verify": 0.0,
+    }
     solves = 0
     t0 = time.perf_counter()
     for s in mc.draw(project.analysis, args.scenarios):
@@ -79,7 +85,13 @@ def main(argv=None) -> int:
             c = cpu()
             if info.status.has_plan:
                 decisions, purchases, contracts = extract(model, a.project, a.offers)
-                verify_plan(a.project, a.offers, build_plan(a.project, a.offers, decisions, purchases, contracts), a.resize, ctx.modes[name])
+                verify_plan(
+                    a.project,
+                    a.offers,
+                    build_plan(a.project, a.offers, decisions, purchases, contracts),
+                    a.resize,
+                    ctx.modes[name],
+                )
             stages["extract, cost, verify"] += cpu() - c
             solves += 1
     wall = time.perf_counter() - t0

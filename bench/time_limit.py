@@ -30,7 +30,9 @@ def write_instance(folder: Path, seed: int = 0) -> tuple[Path, Path]:
     """The instance as ``workload.yaml`` and ``offers.json`` (a YAML catalog: JSON is YAML)."""
     project, offers = generate(SIZE, seed)
     doc = project.model_dump(mode="json", exclude_defaults=True, exclude={"workloads"})
-    doc["workloads"] = [dict(w.model_dump(mode="json", exclude_defaults=True), model=w.model.id) for w in project.workloads]
+    doc["workloads"] = [
+        dict(w.model_dump(mode="json", exclude_defaults=True), model=w.model.id) for w in project.workloads
+    ]
     workload = folder / "workload.yaml"
     workload.write_text(json.dumps(doc, indent=1))
     catalog = folder / "offers.yaml"
@@ -39,8 +41,20 @@ def write_instance(folder: Path, seed: int = 0) -> tuple[Path, Path]:
 
 
 def run(workload: Path, catalog: Path, limit: float, out: str | None) -> tuple[float, int]:
-    cmd = [sys.executable, "-m", "procure", "solve", str(workload), "--offers", str(catalog), "--time-limit", str(limit), "--quiet",
-           "--json", str(workload.parent / "plan.json")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "procure",
+        "solve",
+        str(workload),
+        "--offers",
+        str(catalog),
+        "--time-limit",
+        str(limit),
+        "--quiet",
+        "--json",
+        str(workload.parent / "plan.json"),
+    ]
     if out:
         cmd += ["--out", str(workload.parent / out)]
     start = time.monotonic()
@@ -56,11 +70,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limits", default="5,10,30", help="comma-separated --time-limit values, seconds")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="", help="also write the workbook to this file name (default: the console report and --json only)")
+    ap.add_argument(
+        "--out",
+        default="",
+        help="also write the workbook to this file name (default: the console report and --json only)",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="procure-bench-") as folder:
         workload, catalog = write_instance(Path(folder), args.seed)
-        print(f"instance: {SIZES[SIZE][0]} workloads × {SIZES[SIZE][1]} offers, seed {args.seed}; whole command, wall seconds")
+        print(
+            f"instance: {SIZES[SIZE][0]} workloads × {SIZES[SIZE][1]} offers, seed {args.seed}; whole command, wall seconds"
+        )
         print("| --time-limit s | runs: wall s (exit code) | worst | over the limit |")
         print("|---:|---|---:|---:|")
         for limit in (float(x) for x in args.limits.split(",")):

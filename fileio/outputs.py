@@ -118,9 +118,13 @@ class Outputs:
             if stat.S_ISDIR(st.st_mode):
                 raise InputError([Problem(str(path), what, "is a folder; give a file name")])
             if not stat.S_ISREG(st.st_mode):
-                raise InputError([Problem(str(path), what, f"is {file_kind(st.st_mode)}; refusing to replace it with a file")])
+                raise InputError(
+                    [Problem(str(path), what, f"is {file_kind(st.st_mode)}; refusing to replace it with a file")]
+                )
             if not self.overwrite:
-                raise InputError([Problem(str(path), what, "the file exists; give another name, or --force to replace it")])
+                raise InputError(
+                    [Problem(str(path), what, "the file exists; give another name, or --force to replace it")]
+                )
         if not os.access(folder, os.W_OK | os.X_OK) or (st is not None and not os.access(path, os.W_OK)):
             raise InputError([Problem(str(path), what, "no permission to write here")])
         self._check_duplicate(t)
@@ -140,21 +144,38 @@ class Outputs:
         except OSError:
             target = "?"
         where = f"to {echo(target)}" + ("" if os.path.exists(t.path) else ", which does not exist")
-        raise InputError([Problem(str(t.path), t.what, f"is a symbolic link ({where}); procure does not write through links: "
-                                                       "give the path of the file itself, or remove the link")])
+        raise InputError(
+            [
+                Problem(
+                    str(t.path),
+                    t.what,
+                    f"is a symbolic link ({where}); procure does not write through links: "
+                    "give the path of the file itself, or remove the link",
+                )
+            ]
+        )
 
     def _check_name(self, t: Target) -> None:
         name_bytes = len(os.fsencode(t.path.name))
         folder = t.path.parent if t.path.parent.exists() else t.path.parent.parent
         limit = _name_max(folder)
         if name_bytes > limit:
-            raise InputError([Problem(str(t.path)[:120] + ("…" if len(str(t.path)) > 120 else ""), t.what,
-                                      f"the file name is {name_bytes} bytes long; this file system allows {limit}")])
+            raise InputError(
+                [
+                    Problem(
+                        str(t.path)[:120] + ("…" if len(str(t.path)) > 120 else ""),
+                        t.what,
+                        f"the file name is {name_bytes} bytes long; this file system allows {limit}",
+                    )
+                ]
+            )
 
     def _check_duplicate(self, t: Target) -> None:
         for other in self.targets:
             if _same_path(other.path, t.path):
-                raise InputError([Problem(str(t.path), t.what, f"is also the output of {other.what}; give each output its own file")])
+                raise InputError(
+                    [Problem(str(t.path), t.what, f"is also the output of {other.what}; give each output its own file")]
+                )
 
     def forbid_inputs(self, inputs: Iterable[str | Path]) -> None:
         """Refuse any output that is (or links to) one of the input files."""
@@ -163,7 +184,9 @@ class Outputs:
         for t in self.targets:
             for src in paths:
                 if _same_path(t.path, src):
-                    problems.append(Problem(str(t.path), t.what, f"is the input file {str(src)!r}; writing there would destroy it"))
+                    problems.append(
+                        Problem(str(t.path), t.what, f"is the input file {str(src)!r}; writing there would destroy it")
+                    )
                     break
         if problems:
             raise InputError(problems)

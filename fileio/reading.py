@@ -55,8 +55,12 @@ def read_input(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES
     if not stat.S_ISREG(st.st_mode):
         raise InputError([Problem(name, "", f"{what} is {file_kind(st.st_mode)}, not a regular file; give a file")])
     if st.st_size > limit:
-        if _size(st.st_size, 1).split()[0] == f"{limit / 2**20:.1f}":  # "1.0 MiB; the limit is 1 MiB" says nothing: give bytes
-            raise InputError([Problem(name, "", f"{what} is {st.st_size:,} bytes; the limit is {_size(limit)} ({limit:,} bytes)")])
+        if (
+            _size(st.st_size, 1).split()[0] == f"{limit / 2**20:.1f}"
+        ):  # "1.0 MiB; the limit is 1 MiB" says nothing: give bytes
+            raise InputError(
+                [Problem(name, "", f"{what} is {st.st_size:,} bytes; the limit is {_size(limit)} ({limit:,} bytes)")]
+            )
         raise InputError([Problem(name, "", f"{what} is {_size(st.st_size, 1)}; the limit is {_size(limit)}")])
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -78,5 +82,13 @@ def read_input(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES
     finally:
         os.close(fd)
     if got > limit:
-        raise InputError([Problem(name, "", f"{what} is larger than the limit ({_size(limit)}); it grew while being read, or is not what its size says")])
+        raise InputError(
+            [
+                Problem(
+                    name,
+                    "",
+                    f"{what} is larger than the limit ({_size(limit)}); it grew while being read, or is not what its size says",
+                )
+            ]
+        )
     return b"".join(chunks)

@@ -46,7 +46,11 @@ _FLOAT = re.compile(r"^-?[0-9]{1,17}\.[0-9]{1,17}$")
 #: plain scalars that start like this may be a number, bool, null, date or special value
 _MAYBE_SPECIAL = frozenset("0123456789+-.~tTfFnN=<")
 #: YAML 1.2's words for true, false and null (``yes``, ``no``, ``on``, ``off`` are text)
-_WORDS = {w: v for ws, v in (("true True TRUE", True), ("false False FALSE", False), ("null Null NULL", None)) for w in ws.split()}
+_WORDS = {
+    w: v
+    for ws, v in (("true True TRUE", True), ("false False FALSE", False), ("null Null NULL", None))
+    for w in ws.split()
+}
 
 
 def read_text(path: Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
@@ -58,7 +62,16 @@ def read_text(path: Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> st
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError([Problem(str(path), "", f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8", line=line)]) from None
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    "",
+                    f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8",
+                    line=line,
+                )
+            ]
+        ) from None
     return text
 
 
@@ -216,10 +229,19 @@ class _Composer:
                 line = event.start_mark.line
                 self._check_count(line)
                 if self.done:
-                    raise _Refusal("malformed YAML: expected a single document in the stream, but found another value", line)
+                    raise _Refusal(
+                        "malformed YAML: expected a single document in the stream, but found another value", line
+                    )
                 # the common case first, inline: a plain scalar item of a list
                 top = self.top
-                if kind is _Scalar and top is not None and not top.is_map and event.tag is None and not event.style and event.anchor is None:
+                if (
+                    kind is _Scalar
+                    and top is not None
+                    and not top.is_map
+                    and event.tag is None
+                    and not event.style
+                    and event.anchor is None
+                ):
                     value = event.value
                     if len(value) > MAX_TEXT_CHARS or (value and value[0] in _MAYBE_SPECIAL):
                         value = _scalar(event, scalars, line, top.at + (len(top.value),))
@@ -233,13 +255,19 @@ class _Composer:
             elif kind is _DocStart:
                 self.documents += 1
                 if self.documents > 1:
-                    raise _Refusal("malformed YAML: expected a single document in the stream, but found another document", event.start_mark.line)
+                    raise _Refusal(
+                        "malformed YAML: expected a single document in the stream, but found another document",
+                        event.start_mark.line,
+                    )
         return self.root, lines
 
     def _check_count(self, line: int) -> None:
         if self.count > self.max_values:
-            raise _Refusal(f"the document holds more than {self.max_values:,} values (counting what YAML aliases repeat); "
-                           "refusing to read it", line)
+            raise _Refusal(
+                f"the document holds more than {self.max_values:,} values (counting what YAML aliases repeat); "
+                "refusing to read it",
+                line,
+            )
 
     def _node(self, event: Any, kind: type, line: int) -> None:
         """A scalar, an alias or an opening list or mapping, at the place the open collection gives it."""
@@ -276,7 +304,9 @@ class _Composer:
     def _alias(self, anchor: str, line: int, at: Path_) -> Any:
         """A copy of the anchored value; it counts every value it repeats."""
         if anchor in self.open_anchors:
-            raise _Refusal(f"the alias *{anchor} refers to a value that contains it; a document must not contain itself", line, at)
+            raise _Refusal(
+                f"the alias *{anchor} refers to a value that contains it; a document must not contain itself", line, at
+            )
         if anchor not in self.anchors:
             raise _Refusal(f"found undefined alias *{anchor}", line, at)
         value, size = self.anchors[anchor]
@@ -313,7 +343,10 @@ class _Composer:
                 raise _Refusal("a key must be a single value (a name or a number), not a list or mapping", line, at)
             if value in top.value:
                 first = self.lines.get(top.at + (value,))
-                raise _Refusal(f'malformed YAML: found duplicate key "{value}"' + (f" (first on line {first})" if first else ""), line)
+                raise _Refusal(
+                    f'malformed YAML: found duplicate key "{value}"' + (f" (first on line {first})" if first else ""),
+                    line,
+                )
             top.key, top.key_line = value, line
         else:
             _place(top, value, at, line, self.lines)
@@ -360,11 +393,13 @@ def _tag_message(tag: str) -> str:
     known = _UNSUPPORTED.get(tag)
     if known:
         return known
-    shown = "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
+    shown = "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
     from procure.models.text import echo
 
-    return (f"unknown YAML tag {echo(shown)}; procure reads plain YAML values (text, numbers, true/false, lists, mappings): "
-            "remove the tag")
+    return (
+        f"unknown YAML tag {echo(shown)}; procure reads plain YAML values (text, numbers, true/false, lists, mappings): "
+        "remove the tag"
+    )
 
 
 def _scalar(event: Any, scalars: _Scalars, line: int, at: Path_) -> Any:
@@ -393,7 +428,9 @@ def _scalar(event: Any, scalars: _Scalars, line: int, at: Path_) -> Any:
     raise _Refusal(_tag_message(tag), line, at)
 
 
-def load_yaml(path: Path, what: str = "file", *, limit: int = MAX_FILE_BYTES, max_values: int = MAX_YAML_VALUES) -> tuple[Any, dict[Path_, int]]:
+def load_yaml(
+    path: Path, what: str = "file", *, limit: int = MAX_FILE_BYTES, max_values: int = MAX_YAML_VALUES
+) -> tuple[Any, dict[Path_, int]]:
     """Parse a YAML file safely and once. Returns (plain data, {field path tuple: 1-based line}).
     ``limit``: bytes read at most; ``max_values``: values composed at most (aliases counted expanded)."""
     text = read_text(path, what, limit)

@@ -96,7 +96,9 @@ class Triangular(BaseModel):
     @model_validator(mode="after")
     def _order(self) -> Triangular:
         if not (self.low <= self.mode <= self.high and self.low < self.high):
-            raise ValueError(f"need low <= mode <= high and low < high (got {self.low:g}, {self.mode:g}, {self.high:g})")
+            raise ValueError(
+                f"need low <= mode <= high and low < high (got {self.low:g}, {self.mode:g}, {self.high:g})"
+            )
         return self
 
     @property
@@ -137,10 +139,17 @@ class AnalysisSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    sensitivity: dict[DriverName, Range] = Field(default_factory=dict, description="low/high per driver; unnamed drivers use ±20% (slip ±30 days)")
-    uncertainty: dict[DriverName, Distribution | None] = Field(default_factory=dict, description="a distribution per uncertain driver; the others stay at today's value, except mfu, which is drawn within the calibrated band of hours unless declared (null: hold it at today's value)")
+    sensitivity: dict[DriverName, Range] = Field(
+        default_factory=dict, description="low/high per driver; unnamed drivers use ±20% (slip ±30 days)"
+    )
+    uncertainty: dict[DriverName, Distribution | None] = Field(
+        default_factory=dict,
+        description="a distribution per uncertain driver; the others stay at today's value, except mfu, which is drawn within the calibrated band of hours unless declared (null: hold it at today's value)",
+    )
     scenarios: int = Field(default=200, gt=0, le=100_000, description="Monte Carlo scenarios drawn")
-    seed: int = Field(default=0, ge=0, description="seed of the Monte Carlo draws: the same seed draws the same scenarios")
+    seed: int = Field(
+        default=0, ge=0, description="seed of the Monte Carlo draws: the same seed draws the same scenarios"
+    )
 
     @model_validator(mode="after")
     def _values(self) -> AnalysisSettings:

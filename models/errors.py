@@ -132,7 +132,9 @@ def render_problems(exc: InputError, all_errors: bool = False) -> list[str]:
             more = hidden[f] + exc.not_kept.get(f, 0)
             lines.append(f"… and {more:,} more in {printable(f)} (see --all-errors)")
         elif exc.not_kept.get(f):
-            lines.append(f"… and {exc.not_kept[f]:,} more in {printable(f)}, not kept (at most {MAX_KEPT_PER_FILE:,} problems are kept per file)")
+            lines.append(
+                f"… and {exc.not_kept[f]:,} more in {printable(f)}, not kept (at most {MAX_KEPT_PER_FILE:,} problems are kept per file)"
+            )
     return lines
 
 

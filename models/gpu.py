@@ -45,12 +45,19 @@ class GPU(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     vendor: Literal["nvidia", "amd"]
     architecture: Architecture = Field(description="GPU architecture family; picks the default achieved MFU")
-    ambiguous_aliases: list[str] = Field(default_factory=list, description="aliases that also name other models of the family: resolving one warns which model was chosen")
+    ambiguous_aliases: list[str] = Field(
+        default_factory=list,
+        description="aliases that also name other models of the family: resolving one warns which model was chosen",
+    )
     form_factor: Literal["sxm", "pcie", "consumer", "oam"]
-    memory_gb: float = Field(gt=0, description="datasheet memory capacity as printed (\"24 GB\"): a binary figure, GiB")
+    memory_gb: float = Field(gt=0, description='datasheet memory capacity as printed ("24 GB"): a binary figure, GiB')
     memory_bandwidth_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
     bf16_dense_tflops: float = Field(gt=0, description="dense BF16 tensor throughput, TFLOP/s")
-    fp8_dense_tflops: float | None = Field(default=None, gt=0, description="dense FP8 tensor throughput, TFLOP/s; absent when the GPU has no FP8 tensor cores")
+    fp8_dense_tflops: float | None = Field(
+        default=None,
+        gt=0,
+        description="dense FP8 tensor throughput, TFLOP/s; absent when the GPU has no FP8 tensor cores",
+    )
     fp8_source: str | None = Field(default=None, description="where the FP8 figure comes from")
     gpu_link_gbs: float = Field(gt=0, description="GPU-to-GPU bandwidth per GPU (datasheet, bidirectional), GB/s")
     pcie_gbs: float = Field(gt=0, description="host PCIe x16 bandwidth (bidirectional), GB/s")

@@ -30,21 +30,42 @@ class ModelSpec(InputModel):
 
     id: str | None = Field(default=None, max_length=200, description="preset id, when the model came from a preset")
     params_b: float = Field(gt=0, le=MAX_PARAMS_B, description="total parameters, billions")
-    active_params_b: float | None = Field(default=None, gt=0, description="parameters active per token, billions (mixture-of-experts); default: params_b")
+    active_params_b: float | None = Field(
+        default=None, gt=0, description="parameters active per token, billions (mixture-of-experts); default: params_b"
+    )
     layers: int = Field(gt=0, le=100_000)
     hidden_size: int = Field(gt=0, le=10_000_000)
     heads: int = Field(gt=0, le=1_000_000)
-    kv_heads: int | None = Field(default=None, gt=0, description="key/value heads (grouped-query attention); default: heads")
+    kv_heads: int | None = Field(
+        default=None, gt=0, description="key/value heads (grouped-query attention); default: heads"
+    )
     ffn_hidden_size: int = Field(gt=0, le=100_000_000, description="FFN width one token activates")
     vocab_size: int = Field(gt=0, le=100_000_000)
     # mixture-of-experts layout (contract names; config.json keys in brackets, DeepSeek naming)
-    experts: int | None = Field(default=None, gt=0, le=100_000, description="routed experts per MoE layer [n_routed_experts]")
-    experts_per_token: int | None = Field(default=None, gt=0, le=100_000, description="routed experts each token activates [num_experts_per_tok]")
-    shared_experts: int | None = Field(default=None, ge=0, le=100_000, description="always-active shared experts per MoE layer [n_shared_experts]")
-    expert_ffn_hidden_size: int | None = Field(default=None, gt=0, le=100_000_000, description="FFN width of one expert [moe_intermediate_size]")
-    dense_layers: int | None = Field(default=None, ge=0, le=100_000, description="leading dense (non-MoE) layers [first_k_dense_replace]")
-    dense_ffn_hidden_size: int | None = Field(default=None, gt=0, le=100_000_000, description="FFN width of the dense layers [intermediate_size]")
-    routing_group_limit: int | None = Field(default=None, gt=0, le=100_000, description="a token's routed experts lie in at most this many expert groups (nodes for DeepSeek-V3, devices for V2) [topk_group]")
+    experts: int | None = Field(
+        default=None, gt=0, le=100_000, description="routed experts per MoE layer [n_routed_experts]"
+    )
+    experts_per_token: int | None = Field(
+        default=None, gt=0, le=100_000, description="routed experts each token activates [num_experts_per_tok]"
+    )
+    shared_experts: int | None = Field(
+        default=None, ge=0, le=100_000, description="always-active shared experts per MoE layer [n_shared_experts]"
+    )
+    expert_ffn_hidden_size: int | None = Field(
+        default=None, gt=0, le=100_000_000, description="FFN width of one expert [moe_intermediate_size]"
+    )
+    dense_layers: int | None = Field(
+        default=None, ge=0, le=100_000, description="leading dense (non-MoE) layers [first_k_dense_replace]"
+    )
+    dense_ffn_hidden_size: int | None = Field(
+        default=None, gt=0, le=100_000_000, description="FFN width of the dense layers [intermediate_size]"
+    )
+    routing_group_limit: int | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        description="a token's routed experts lie in at most this many expert groups (nodes for DeepSeek-V3, devices for V2) [topk_group]",
+    )
     source: str | None = Field(default=None, max_length=2000)
 
     @field_validator("id", "source", mode="before")
@@ -62,7 +83,9 @@ class ModelSpec(InputModel):
         moe = {k: getattr(self, k) for k in ("experts", "experts_per_token", "expert_ffn_hidden_size")}
         if any(v is not None for v in moe.values()) and any(v is None for v in moe.values()):
             missing = ", ".join(k for k, v in moe.items() if v is None)
-            raise ValueError(f"a mixture-of-experts layout needs experts, experts_per_token and expert_ffn_hidden_size together; missing {missing}")
+            raise ValueError(
+                f"a mixture-of-experts layout needs experts, experts_per_token and expert_ffn_hidden_size together; missing {missing}"
+            )
         if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
             raise ValueError(f"experts_per_token ({self.experts_per_token}) cannot exceed experts ({self.experts})")
         if self.dense_layers is not None and self.dense_layers >= self.layers:
@@ -70,11 +93,19 @@ class ModelSpec(InputModel):
         # the shape must be one model: every head gets hidden_size / heads dimensions, every key/value
         # head serves heads / kv_heads query heads, and the parameter count is about what the shape holds
         if self.hidden_size % self.heads:
-            raise ValueError(f"heads ({self.heads}) must divide hidden_size ({self.hidden_size}): each attention head gets hidden_size / heads dimensions")
+            raise ValueError(
+                f"heads ({self.heads}) must divide hidden_size ({self.hidden_size}): each attention head gets hidden_size / heads dimensions"
+            )
         if self.kv_heads is not None and self.heads % self.kv_heads:
-            raise ValueError(f"kv_heads ({self.kv_heads}) must divide heads ({self.heads}): each key/value head serves the same number of query heads")
+            raise ValueError(
+                f"kv_heads ({self.kv_heads}) must divide heads ({self.heads}): each key/value head serves the same number of query heads"
+            )
         implied = self.shape_params() / 1e9
-        field, given = ("active_params_b", self.active_params_b) if self.active_params_b is not None else ("params_b", self.params_b)
+        field, given = (
+            ("active_params_b", self.active_params_b)
+            if self.active_params_b is not None
+            else ("params_b", self.params_b)
+        )
         if not implied / PARAMS_FACTOR <= given <= implied * PARAMS_FACTOR:
             raise ValueError(
                 f"{field} ({given:g}) is not within a factor of {PARAMS_FACTOR} of the {implied:.3g} billion parameters a token "

@@ -72,6 +72,8 @@ def high_rate_warning(rate: float) -> str | None:
     if rate <= HIGH_ANNUAL_RATE:
         return None
     return f"an annual rate of {rate * 100:g}% is above {HIGH_ANNUAL_RATE * 100:g}%; check that it is a yearly rate written as 8% or 0.08"
+
+
 #: a fraction 0–5 (spot interruption overhead may exceed 100%); a bare number above 1 is still refused
 Pct500 = Annotated[float, BeforeValidator(lambda v: parse_pct(v, 5.0))]
 
@@ -102,7 +104,9 @@ class Financing(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    down_payment_pct: Pct = Field(ge=0, le=1, description="paid on delivery, fraction of the landed price (0.20 or 20%)")
+    down_payment_pct: Pct = Field(
+        ge=0, le=1, description="paid on delivery, fraction of the landed price (0.20 or 20%)"
+    )
     months: int = Field(gt=0, le=120, description="number of monthly instalments after delivery")
     annual_rate: Pct = Field(ge=0, le=1, description="nominal annual interest rate, compounded monthly (0.06 or 6%)")
 
@@ -134,13 +138,13 @@ def parse_tiers(value: object, keys: tuple[str, str]) -> object:
     for part in [p.strip() for p in value.replace("\n", ";").split(";") if p.strip()]:
         bits = part.split(":")
         if len(bits) != 2:
-            raise ValueError(f"tier {part!r} is not written as {keys[0]}:{keys[1]} (e.g. \"1:3200; 6:2900; 12:2600\")")
+            raise ValueError(f'tier {part!r} is not written as {keys[0]}:{keys[1]} (e.g. "1:3200; 6:2900; 12:2600")')
         left, right = (b.strip().replace(" ", "").replace("_", "") for b in bits)
         try:
             threshold = int(left)
             price = float(right.replace(",", ""))
         except ValueError:
-            raise ValueError(f"tier {part!r}: expected a whole number, a colon, then a price (e.g. \"6:2900\")") from None
+            raise ValueError(f'tier {part!r}: expected a whole number, a colon, then a price (e.g. "6:2900")') from None
         out.append({keys[0]: threshold, keys[1]: price})
     if not out:
         raise ValueError(f"expected tiers written as {keys[0]}:{keys[1]} separated by ';' (e.g. \"1:3200; 6:2900\")")

@@ -50,8 +50,19 @@ MODES: tuple[Mode, ...] = tuple(Mode)
 
 #: Price/cost columns that belong to exactly one mode.
 MODE_FIELDS: dict[str, tuple[str, ...]] = {
-    "buy": ("price_per_node", "volume_prices", "power_kw_per_node", "residual_value_pct", "maintenance_pct_per_year",
-            "colocation_per_node_month", "financing", "depreciation_years", "import_duty_pct", "vat_pct", "network_per_node"),
+    "buy": (
+        "price_per_node",
+        "volume_prices",
+        "power_kw_per_node",
+        "residual_value_pct",
+        "maintenance_pct_per_year",
+        "colocation_per_node_month",
+        "financing",
+        "depreciation_years",
+        "import_duty_pct",
+        "vat_pct",
+        "network_per_node",
+    ),
     "rent": ("price_per_node_month", "term_prices", "setup_fee_per_node", "min_term_months"),
     "cloud": ("price_per_node_hour", "spot", "spot_overhead_pct", "commitment_months", "upfront_per_node"),
 }
@@ -81,7 +92,7 @@ COLUMNS: dict[str, str] = {
     "lead_time_days": "days from order to a usable node",
     "currency": "ISO 4217 code of this row's prices, e.g. USD, EUR, CNY; default: the project's currency",
     "price_per_node": "buy: purchase price per node",
-    "volume_prices": "buy: all-units volume tiers min_nodes:price_per_node, e.g. \"1:250000; 8:230000\" (in place of price_per_node)",
+    "volume_prices": 'buy: all-units volume tiers min_nodes:price_per_node, e.g. "1:250000; 8:230000" (in place of price_per_node)',
     "power_kw_per_node": "buy: maximum power draw per node, kW",
     "residual_value_pct": "buy: resale value left at the horizon end, fraction of price (0-1)",
     "maintenance_pct_per_year": "buy: maintenance per year, fraction of price (0-1)",
@@ -95,7 +106,7 @@ COLUMNS: dict[str, str] = {
     "price_per_node_month": "rent: price per node per month",
     "setup_fee_per_node": "rent: one-off setup fee per node",
     "min_term_months": "rent: minimum contract length, months",
-    "term_prices": "rent: term tiers min_term_months:price_per_node_month, e.g. \"1:3200; 6:2900; 12:2600\" (in place of price_per_node_month and min_term_months)",
+    "term_prices": 'rent: term tiers min_term_months:price_per_node_month, e.g. "1:3200; 6:2900; 12:2600" (in place of price_per_node_month and min_term_months)',
     "price_per_node_hour": "cloud: price per node-hour",
     "spot": "cloud: true for spot/preemptible capacity",
     "spot_overhead_pct": "cloud: extra hours lost to interruptions, fraction (e.g. 0.15 or 15%)",
@@ -167,7 +178,9 @@ class Offer(InputModel):
         """Spreadsheet columns ``financing.<field>`` become the ``financing`` mapping."""
         if isinstance(data, dict) and any(isinstance(k, str) and k.startswith("financing.") for k in data):
             data = dict(data)
-            nested = {k.split(".", 1)[1]: data.pop(k) for k in list(data) if isinstance(k, str) and k.startswith("financing.")}
+            nested = {
+                k.split(".", 1)[1]: data.pop(k) for k in list(data) if isinstance(k, str) and k.startswith("financing.")
+            }
             if "financing" in data:
                 raise ValueError("give financing either as one mapping or as financing.<field> columns, not both")
             data["financing"] = nested
@@ -245,10 +258,14 @@ class Offer(InputModel):
                 problems.append(f"give either {' or '.join(alternatives)}, not both")
         if self.term_prices is not None:
             if self.min_term_months is not None:
-                problems.append("min_term_months does not go with term_prices: the first tier's min_term_months is the minimum term")
+                problems.append(
+                    "min_term_months does not go with term_prices: the first tier's min_term_months is the minimum term"
+                )
         if self.volume_prices is not None:
             if self.volume_prices[0].min_nodes > self.max_nodes:
-                problems.append(f"volume_prices: the first tier needs {self.volume_prices[0].min_nodes} nodes but max_nodes is {self.max_nodes}")
+                problems.append(
+                    f"volume_prices: the first tier needs {self.volume_prices[0].min_nodes} nodes but max_nodes is {self.max_nodes}"
+                )
         if self.upfront_per_node is not None and self.commitment_months is None:
             problems.append("upfront_per_node needs commitment_months (it is the up-front part of a reserved term)")
         if self.commitment_months is not None and self.spot:

@@ -52,15 +52,20 @@ class Workload(InputModel):
     name: str = Field(min_length=1, max_length=80)
     model: ModelSpec = Field(description="a preset id (see `procure size --help`) or an inline architecture")
     method: Method
-    tokens_b: float = Field(gt=0, le=MAX_TOKENS_B, description="total tokens processed, billions (dataset tokens x epochs)")
+    tokens_b: float = Field(
+        gt=0, le=MAX_TOKENS_B, description="total tokens processed, billions (dataset tokens x epochs)"
+    )
     seq_len: int = Field(default=4096, gt=0, le=1_048_576)
     lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA/QLoRA adapter rank")
     earliest_start_days: int = Field(default=0, ge=0, le=MAX_DAYS)
     deadline_days: int = Field(gt=0, le=MAX_DAYS, description="the job must finish by this day (from start_date)")
     min_slack_days: float | None = Field(
-        default=None, ge=0, le=MAX_DAYS,
+        default=None,
+        ge=0,
+        le=MAX_DAYS,
         description="schedule buffer: the job must finish at least this many days before deadline_days; "
-                    "default: the project's min_slack_days")
+        "default: the project's min_slack_days",
+    )
     dataset_tb: float = Field(default=0.1, ge=0, le=MAX_STORAGE_TB, description="training data on local disk, TB")
     checkpoint_every_hours: float = Field(default=4.0, gt=0, le=MAX_HOURS)
     checkpoints_kept: int = Field(default=2, ge=1, le=1000)
@@ -71,11 +76,32 @@ class Workload(InputModel):
             "elsewhere) and pays that offer's egress_per_tb; the final checkpoint always does"
         ),
     )
-    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak")
-    effective_time: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9")
-    precision: Literal["bf16", "fp8"] = Field(default="bf16", description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)")
-    flash_attention: bool = Field(default=True, description="fused (flash) attention kernels; false for stacks without them (before mid-2022, or plain eager attention): attention runs FLASH_ATTENTION_SPEEDUP times slower and stores its s x s matrix")
-    global_batch_tokens: float | None = Field(default=None, gt=0, le=1e12, description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method")
+    mfu: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="model FLOPs utilisation override (0-1): the in-step fraction of dense BF16 peak",
+    )
+    effective_time: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="fraction of wall-clock time spent in training steps (ramp-up, restarts, checkpointing and evaluation take the rest); default 0.9",
+    )
+    precision: Literal["bf16", "fp8"] = Field(
+        default="bf16",
+        description="bf16, or fp8 matrix multiplies with the DeepSeek-V3 recipe (GPUs with FP8 tensor cores only)",
+    )
+    flash_attention: bool = Field(
+        default=True,
+        description="fused (flash) attention kernels; false for stacks without them (before mid-2022, or plain eager attention): attention runs FLASH_ATTENTION_SPEEDUP times slower and stores its s x s matrix",
+    )
+    global_batch_tokens: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e12,
+        description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method",
+    )
     allowed_gpus: list[str] | None = Field(default=None, min_length=1)
 
     @field_validator("name", mode="before")
@@ -116,15 +142,19 @@ class Workload(InputModel):
         if self.min_slack_days is not None and self.deadline_days - self.min_slack_days <= self.earliest_start_days:
             raise ValueError(_no_time_left("min_slack_days", self.min_slack_days, self))
         if self.precision == "fp8" and self.method not in ("pretrain", "full"):
-            raise ValueError(f"precision fp8 follows a full-training recipe (DeepSeek-V3); method {self.method} must use bf16")
+            raise ValueError(
+                f"precision fp8 follows a full-training recipe (DeepSeek-V3); method {self.method} must use bf16"
+            )
         return self
 
 
 def _no_time_left(setting: str, slack: float, w: Workload) -> str:
-    return (f"{setting} ({slack:g}) leaves no time to run {w.name}: it must finish by day "
-            f"{w.deadline_days} − {slack:g} = {w.deadline_days - slack:g}, which is not after "
-            f"earliest_start_days ({w.earliest_start_days}); "
-            "lower the buffer or move deadline_days later")
+    return (
+        f"{setting} ({slack:g}) leaves no time to run {w.name}: it must finish by day "
+        f"{w.deadline_days} − {slack:g} = {w.deadline_days - slack:g}, which is not after "
+        f"earliest_start_days ({w.earliest_start_days}); "
+        "lower the buffer or move deadline_days later"
+    )
 
 
 class SizingSettings(InputModel):
@@ -132,13 +162,40 @@ class SizingSettings(InputModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    host_ram_ratio: float | None = Field(default=None, gt=0, le=100, description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate")
-    cpu_cores_per_gpu: float | None = Field(default=None, ge=0, le=1000, description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers")
-    min_efficiency: float = Field(default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this")
-    min_inter_node_gbps: float = Field(default=100.0, ge=0, le=1e6, description="multi-node jobs need at least this fabric per node")
-    max_nodes_per_job: int | None = Field(default=None, gt=0, le=MAX_COUNT, description="optional cap on the nodes one job may take on any offer; default: each offer's own max_nodes")
-    premium_lines: list[str] = Field(default_factory=lambda: ["cn2-gia", "iplc", "cn2"], description="network lines good enough for a team across the mainland-China border")
-    global_batch_tokens_m: float | None = Field(default=None, gt=0, le=1e6, description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25")
+    host_ram_ratio: float | None = Field(
+        default=None,
+        gt=0,
+        le=100,
+        description="optional: require host RAM >= ratio x the node's GPU memory (the 1.5-2x rule of thumb for full training of large models) instead of the per-job host-memory estimate",
+    )
+    cpu_cores_per_gpu: float | None = Field(
+        default=None,
+        ge=0,
+        le=1000,
+        description="optional: CPU cores required per GPU; default 1 training process + the data-loader workers",
+    )
+    min_efficiency: float = Field(
+        default=0.5, gt=0, le=1, description="reject shapes whose scaling efficiency is below this"
+    )
+    min_inter_node_gbps: float = Field(
+        default=100.0, ge=0, le=1e6, description="multi-node jobs need at least this fabric per node"
+    )
+    max_nodes_per_job: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_COUNT,
+        description="optional cap on the nodes one job may take on any offer; default: each offer's own max_nodes",
+    )
+    premium_lines: list[str] = Field(
+        default_factory=lambda: ["cn2-gia", "iplc", "cn2"],
+        description="network lines good enough for a team across the mainland-China border",
+    )
+    global_batch_tokens_m: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        description="tokens per optimizer step, millions; default per method: pretrain 4, full 1, lora/qlora 0.25",
+    )
 
     @field_validator("premium_lines", mode="before")
     @classmethod
@@ -184,41 +241,90 @@ class Project(InputModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1, max_length=200)
-    currency: Currency = Field(default="USD", description="reporting currency (ISO 4217); every amount reported is in it")
-    fx_rates: dict[str, FxRate] = Field(default_factory=dict, description="value of one unit of each quoted currency in the reporting currency, e.g. {CNY: 0.14}")
+    currency: Currency = Field(
+        default="USD", description="reporting currency (ISO 4217); every amount reported is in it"
+    )
+    fx_rates: dict[str, FxRate] = Field(
+        default_factory=dict,
+        description="value of one unit of each quoted currency in the reporting currency, e.g. {CNY: 0.14}",
+    )
     fx_rates_date: Date | None = Field(default=None, description="the day the fx_rates were taken")
-    fx_rates_source: str | None = Field(default=None, min_length=1, max_length=2000, description="where the fx_rates come from")
-    financing: Financing | None = Field(default=None, description="default loan for every purchase (an offer's own financing wins)")
+    fx_rates_source: str | None = Field(
+        default=None, min_length=1, max_length=2000, description="where the fx_rates come from"
+    )
+    financing: Financing | None = Field(
+        default=None, description="default loan for every purchase (an offer's own financing wins)"
+    )
     staff: Staff | None = Field(
         default=None,
         description="operations staff of self-run capacity: {nodes_per_fte, cost_per_fte_year, modes: [buy]}",
     )
-    depreciation_years: float = Field(default=5.0, gt=0, le=50, description="straight-line life of bought servers, years (an offer may override)")
+    depreciation_years: float = Field(
+        default=5.0, gt=0, le=50, description="straight-line life of bought servers, years (an offer may override)"
+    )
     vat_recoverable: bool = Field(default=True, description="false: purchases pay vat_pct on price plus duty as a cost")
     start_date: Date = Field(default_factory=dt.date.today)
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)
     discount_rate: Pct = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV: 8% or 0.08")
     budget: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="deprecated alias of budget_tco")
-    budget_tco: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end), in the project currency; `budget` is its deprecated alias")
-    budget_cash: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the peak cumulative cash out, in the project currency: at no month end may the money spent so far exceed it")
-    budget_capex: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="cap on the purchase price of the servers bought (capex), in the project currency")
+    budget_tco: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_BUDGET,
+        description="cap on the total cost of ownership over the horizon (undiscounted, net of the resale value credited at its end), in the project currency; `budget` is its deprecated alias",
+    )
+    budget_cash: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_BUDGET,
+        description="cap on the peak cumulative cash out, in the project currency: at no month end may the money spent so far exceed it",
+    )
+    budget_capex: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_BUDGET,
+        description="cap on the purchase price of the servers bought (capex), in the project currency",
+    )
     min_slack_days: float = Field(
-        default=0.0, ge=0, le=MAX_DAYS,
+        default=0.0,
+        ge=0,
+        le=MAX_DAYS,
         description="schedule buffer: every job must finish at least this many days before its deadline_days "
-                    "(a workload's own min_slack_days wins); default 0")
-    stale_quote_days: int = Field(default=180, ge=0, le=MAX_DAYS, description="warn when an offer in the plan was quoted more than this many days before start_date")
-    electricity_price_per_kwh: float = Field(default=0.12, ge=0, le=MAX_ELECTRICITY_PRICE, description="price of one kWh at the sites of bought servers, in the project currency")
+        "(a workload's own min_slack_days wins); default 0",
+    )
+    stale_quote_days: int = Field(
+        default=180,
+        ge=0,
+        le=MAX_DAYS,
+        description="warn when an offer in the plan was quoted more than this many days before start_date",
+    )
+    electricity_price_per_kwh: float = Field(
+        default=0.12,
+        ge=0,
+        le=MAX_ELECTRICITY_PRICE,
+        description="price of one kWh at the sites of bought servers, in the project currency",
+    )
     pue: float = Field(default=1.3, ge=1, le=3)
     team_region: str | None = Field(default=None, max_length=80)
     allowed_modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1)
     allow_spot: bool = Field(default=True, description="false: never place a job on spot/preemptible cloud capacity")
-    offers: list[str] | None = Field(default=None, min_length=1, description="catalog files, relative to the workload file")
+    offers: list[str] | None = Field(
+        default=None, min_length=1, description="catalog files, relative to the workload file"
+    )
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)
-    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings, description="ranges and distributions of `procure analyze`")
-    language: Literal["en", "zh-CN"] = Field(default="en", description="language of the reports (console, workbook, CSV header rows): en or zh-CN; --lang overrides it")
-    amounts_in: Literal["unit", "wan"] = Field(default="unit", description="how the reports show amounts: unit (1 CNY) or wan (万, 10,000 CNY); --amounts-in overrides it")
+    analysis: AnalysisSettings = Field(
+        default_factory=AnalysisSettings, description="ranges and distributions of `procure analyze`"
+    )
+    language: Literal["en", "zh-CN"] = Field(
+        default="en",
+        description="language of the reports (console, workbook, CSV header rows): en or zh-CN; --lang overrides it",
+    )
+    amounts_in: Literal["unit", "wan"] = Field(
+        default="unit",
+        description="how the reports show amounts: unit (1 CNY) or wan (万, 10,000 CNY); --amounts-in overrides it",
+    )
 
     @field_validator("name", mode="before")
     @classmethod
@@ -230,7 +336,6 @@ class Project(InputModel):
     def _region(cls, value: object) -> object:
         """A documented region or alias (``shanghai`` → ``cn-east``, ``china`` → ``cn``); see models/regions.py."""
         return resolve_region(clean_name(value, "team_region")) if isinstance(value, str) else value
-
 
     @field_validator("fx_rates", mode="before")
     @classmethod
@@ -245,7 +350,9 @@ class Project(InputModel):
                 bad.append(str(exc))
                 continue
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate <= 0:
-                bad.append(f"rate of {key} must be a number > 0: the value of one {key} in the reporting currency (got {rate!r})")
+                bad.append(
+                    f"rate of {key} must be a number > 0: the value of one {key} in the reporting currency (got {rate!r})"
+                )
                 continue
             out[key] = float(rate)
         if bad:
@@ -271,7 +378,10 @@ class Project(InputModel):
             else:
                 first[key] = w.name
         if dups:
-            shown = [names[0] if all(n == names[0] for n in names) else " = ".join(dict.fromkeys(echo(n) for n in names)) for names in dups.values()]
+            shown = [
+                names[0] if all(n == names[0] for n in names) else " = ".join(dict.fromkeys(echo(n) for n in names))
+                for names in dups.values()
+            ]
             raise ValueError(f"workload names must be unique; repeated: {', '.join(sorted(shown))}")
         for w in self.workloads:
             if w.min_slack_days is None and self.deadline_days_for(w) <= w.earliest_start_days:
@@ -329,12 +439,26 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
     """Load and validate ``workload.yaml``. Raises InputError with every problem; returns warnings."""
     path = Path(path)
     if path.suffix.lower() in (".csv", ".xlsx", ".xlsm"):
-        raise InputError([Problem(str(path), "", f"a {path.suffix} table is an offer catalog, not a workload file; "
-                                  f"pass it with {_AS_OFFERS}")])
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    "",
+                    f"a {path.suffix} table is an offer catalog, not a workload file; pass it with {_AS_OFFERS}",
+                )
+            ]
+        )
     data, lines = load_yaml(path, "workload file", limit=MAX_WORKLOAD_BYTES)
     if _is_catalog(data):
-        raise InputError([Problem(str(path), "", "this is an offer catalog (a list of offers), not a workload file; "
-                                  f"pass it with {_AS_OFFERS}")])
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    "",
+                    f"this is an offer catalog (a list of offers), not a workload file; pass it with {_AS_OFFERS}",
+                )
+            ]
+        )
     if not isinstance(data, dict):
         raise InputError([Problem(str(path), "", "expected a mapping with `name` and `workloads` at the top level")])
     try:
@@ -343,22 +467,65 @@ def load_project(path: str | Path) -> tuple[Project, list[Problem]]:
         raise InputError(problems_from(exc, str(path), (), lambda loc: line_of(lines, loc), model=Project)) from None
     warnings = []
     if "budget" in data:
-        warnings.append(Problem(str(path), "budget", "`budget` is deprecated: call it `budget_tco` (a cap on the total cost of ownership); "
-                                "see also budget_cash and budget_capex", line=line_of(lines, ("budget",)), warning=True))
-    for where, rate in (("discount_rate", project.discount_rate), ("financing.annual_rate", project.financing.annual_rate if project.financing else 0.0)):
+        warnings.append(
+            Problem(
+                str(path),
+                "budget",
+                "`budget` is deprecated: call it `budget_tco` (a cap on the total cost of ownership); "
+                "see also budget_cash and budget_capex",
+                line=line_of(lines, ("budget",)),
+                warning=True,
+            )
+        )
+    for where, rate in (
+        ("discount_rate", project.discount_rate),
+        ("financing.annual_rate", project.financing.annual_rate if project.financing else 0.0),
+    ):
         msg = high_rate_warning(rate)
         if msg:
             warnings.append(Problem(str(path), where, msg, line=line_of(lines, tuple(where.split("."))), warning=True))
     for i, w in enumerate(project.workloads):
         if w.dataset_tb > 5000:
-            warnings.append(Problem(str(path), f"workloads[{i}].dataset_tb", f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?", line=line_of(lines, ("workloads", i, "dataset_tb")), warning=True))
+            warnings.append(
+                Problem(
+                    str(path),
+                    f"workloads[{i}].dataset_tb",
+                    f"{w.dataset_tb:g} TB is implausibly large; is the unit TB?",
+                    line=line_of(lines, ("workloads", i, "dataset_tb")),
+                    warning=True,
+                )
+            )
         if w.model.is_moe and not w.model.has_expert_layout:
-            warnings.append(Problem(str(path), f"workloads[{i}].model", "mixture-of-experts model without experts / experts_per_token / expert_ffn_hidden_size: sized without expert parallelism (all experts sharded like dense weights)", line=line_of(lines, ("workloads", i, "model")), warning=True))
+            warnings.append(
+                Problem(
+                    str(path),
+                    f"workloads[{i}].model",
+                    "mixture-of-experts model without experts / experts_per_token / expert_ffn_hidden_size: sized without expert parallelism (all experts sharded like dense weights)",
+                    line=line_of(lines, ("workloads", i, "model")),
+                    warning=True,
+                )
+            )
         typed = data["workloads"][i].get("allowed_gpus") or []  # as written: the validator already resolved them
         for j, name in enumerate(typed):
             note = gpu_table().alias_note(name) if isinstance(name, str) else None
             if note:
-                warnings.append(Problem(str(path), f"workloads[{i}].allowed_gpus[{j}]", note, line=line_of(lines, ("workloads", i, "allowed_gpus", j)), warning=True))
+                warnings.append(
+                    Problem(
+                        str(path),
+                        f"workloads[{i}].allowed_gpus[{j}]",
+                        note,
+                        line=line_of(lines, ("workloads", i, "allowed_gpus", j)),
+                        warning=True,
+                    )
+                )
         if w.tokens_b > 100_000:
-            warnings.append(Problem(str(path), f"workloads[{i}].tokens_b", f"{w.tokens_b:g} billion tokens is implausibly large; is the unit billions?", line=line_of(lines, ("workloads", i, "tokens_b")), warning=True))
+            warnings.append(
+                Problem(
+                    str(path),
+                    f"workloads[{i}].tokens_b",
+                    f"{w.tokens_b:g} billion tokens is implausibly large; is the unit billions?",
+                    line=line_of(lines, ("workloads", i, "tokens_b")),
+                    warning=True,
+                )
+            )
     return project, warnings

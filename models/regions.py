@@ -31,25 +31,55 @@ REGIONS: dict[str, str] = {
     "ap-in": "India",
     "ap-au": "Australia",
     "us": "United States (area only)",
-    "us-east": "United States, east", "us-central": "United States, central", "us-west": "United States, west",
-    "ca": "Canada (area only)", "ca-central": "Canada, central",
+    "us-east": "United States, east",
+    "us-central": "United States, central",
+    "us-west": "United States, west",
+    "ca": "Canada (area only)",
+    "ca-central": "Canada, central",
     "eu": "Europe (area only)",
-    "eu-west": "Europe, west (Ireland, UK, France, Netherlands)", "eu-central": "Europe, central (Germany, Switzerland, Poland)",
-    "eu-north": "Europe, north (Nordics, Iceland)", "eu-south": "Europe, south (Italy, Spain)",
-    "me": "Middle East (area only)", "sa": "South America (area only)", "af": "Africa (area only)",
+    "eu-west": "Europe, west (Ireland, UK, France, Netherlands)",
+    "eu-central": "Europe, central (Germany, Switzerland, Poland)",
+    "eu-north": "Europe, north (Nordics, Iceland)",
+    "eu-south": "Europe, south (Italy, Spain)",
+    "me": "Middle East (area only)",
+    "sa": "South America (area only)",
+    "af": "Africa (area only)",
 }
 
 #: What people type -> the region it means.
 ALIASES: dict[str, str] = {
-    "china": "cn", "mainland-china": "cn", "prc": "cn",
-    "beijing": "cn-north", "tianjin": "cn-north",
-    "shanghai": "cn-east", "hangzhou": "cn-east", "nanjing": "cn-east", "suzhou": "cn-east",
-    "shenzhen": "cn-south", "guangzhou": "cn-south",
-    "chengdu": "cn-southwest", "chongqing": "cn-southwest", "guiyang": "cn-southwest",
-    "ningxia": "cn-northwest", "zhongwei": "cn-northwest", "ulanqab": "cn-northwest",
-    "hong-kong": "ap-hk", "hongkong": "ap-hk", "hk": "ap-hk", "taiwan": "ap-tw", "singapore": "ap-sg", "sg": "ap-sg",
-    "tokyo": "ap-jp", "japan": "ap-jp", "seoul": "ap-kr", "korea": "ap-kr", "india": "ap-in", "sydney": "ap-au",
-    "usa": "us", "united-states": "us", "europe": "eu",
+    "china": "cn",
+    "mainland-china": "cn",
+    "prc": "cn",
+    "beijing": "cn-north",
+    "tianjin": "cn-north",
+    "shanghai": "cn-east",
+    "hangzhou": "cn-east",
+    "nanjing": "cn-east",
+    "suzhou": "cn-east",
+    "shenzhen": "cn-south",
+    "guangzhou": "cn-south",
+    "chengdu": "cn-southwest",
+    "chongqing": "cn-southwest",
+    "guiyang": "cn-southwest",
+    "ningxia": "cn-northwest",
+    "zhongwei": "cn-northwest",
+    "ulanqab": "cn-northwest",
+    "hong-kong": "ap-hk",
+    "hongkong": "ap-hk",
+    "hk": "ap-hk",
+    "taiwan": "ap-tw",
+    "singapore": "ap-sg",
+    "sg": "ap-sg",
+    "tokyo": "ap-jp",
+    "japan": "ap-jp",
+    "seoul": "ap-kr",
+    "korea": "ap-kr",
+    "india": "ap-in",
+    "sydney": "ap-au",
+    "usa": "us",
+    "united-states": "us",
+    "europe": "eu",
 }
 
 
@@ -67,4 +97,6 @@ def resolve_region(value: str) -> str:
         return ALIASES[key]
     choices = [*REGIONS, *ALIASES]
     hint = did_you_mean(key, choices)
-    raise ValueError(f"unknown region {value!r}{hint}; use one of: {', '.join(r for r in REGIONS if '-' in r)}, an area ({', '.join(r for r in REGIONS if '-' not in r)}), or a city alias such as shanghai, beijing, shenzhen")
+    raise ValueError(
+        f"unknown region {value!r}{hint}; use one of: {', '.join(r for r in REGIONS if '-' in r)}, an area ({', '.join(r for r in REGIONS if '-' not in r)}), or a city alias such as shanghai, beijing, shenzhen"
+    )

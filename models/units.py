@@ -32,5 +32,3 @@ def day_to_month(day: float) -> int:
 def day_date(start: dt.date, day: float) -> dt.date:
     """The calendar date of project day ``day`` (day 0 is ``start``; a fractional day is in its date)."""
     return start + dt.timedelta(days=math.floor(day + 1e-9))
-
-

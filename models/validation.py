@@ -69,7 +69,10 @@ class InputModel(BaseModel):
         numeric = _NUMERIC_FIELDS.get(cls)
         if numeric is None:
             numeric = _NUMERIC_FIELDS[cls] = frozenset(
-                name for name, f in cls.model_fields.items() if _numeric(f.annotation) and not _accepts_bool(f.annotation))
+                name
+                for name, f in cls.model_fields.items()
+                if _numeric(f.annotation) and not _accepts_bool(f.annotation)
+            )
         bad = [k for k, v in data.items() if v.__class__ is bool and k in numeric]
         if not bad:
             return data
@@ -187,9 +190,9 @@ def _message(err: dict[str, Any], model: Any = None) -> str:
     if kind in ("float_parsing", "int_parsing") and err.get("input") in ("true", "false"):
         return f"{err['input']} is not a number; write the number itself"
     if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+        msg = msg[len("Value error, ") :]
     if msg.startswith("Assertion failed, "):
-        msg = msg[len("Assertion failed, "):]
+        msg = msg[len("Assertion failed, ") :]
     if kind not in ("value_error", "assertion_error") and "input" in err and not isinstance(err["input"], (dict, list)):
         msg += f" (got {echo(err['input'])})"
     return msg
@@ -213,8 +216,15 @@ def problems_from(
         # pydantic puts union branch names into loc ("str", "ModelSpec"); drop them
         loc = tuple(x for x in loc if x not in ("str", "ModelSpec", "dict[str,any]", "float", "int", "[key]"))
         line = line_for(loc) if line_for else None
-        clean = {**err, "loc": tuple(x for x in err["loc"] if x not in ("str", "dict[str,any]", "float", "int", "[key]")
-                                     and not (isinstance(x, str) and x.startswith("function-")))}
+        clean = {
+            **err,
+            "loc": tuple(
+                x
+                for x in err["loc"]
+                if x not in ("str", "dict[str,any]", "float", "int", "[key]")
+                and not (isinstance(x, str) and x.startswith("function-"))
+            ),
+        }
         if err["type"] == "extra_forbidden":
             hints -= 1
         out.append(Problem(file, field_path(loc), _message(clean, model if hints >= 0 else None), line=line, row=row))

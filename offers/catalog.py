@@ -75,7 +75,15 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
                 continue
             where = f"{path.name} row {row.row}" if row.row else f"{path.name}:{row.line}"
             if offer.id in origin:
-                problems.add(Problem(str(path), "id", f"duplicate offer id {offer.id!r} (first defined at {origin[offer.id]})", line=row.line, row=row.row))
+                problems.add(
+                    Problem(
+                        str(path),
+                        "id",
+                        f"duplicate offer id {offer.id!r} (first defined at {origin[offer.id]})",
+                        line=row.line,
+                        row=row.row,
+                    )
+                )
                 continue
             origin[offer.id] = where
             if row.residual_months is not None:
@@ -95,12 +103,17 @@ def check_currencies(catalog: Catalog, project, project_file: str) -> None:
         if o.currency is not None and o.currency != project.currency and o.currency not in project.fx_rates:
             missing.setdefault(o.currency, []).append(o.id)
     if missing:
-        raise InputError([
-            Problem(project_file, f"fx_rates.{code}",
+        raise InputError(
+            [
+                Problem(
+                    project_file,
+                    f"fx_rates.{code}",
                     f"missing exchange rate {code}: offer(s) {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''} ({catalog.origin[ids[0]]}) are quoted in {code} "
-                    f"but the project reports in {project.currency}; add fx_rates: {{{code}: <value of 1 {code} in {project.currency}>}} with fx_rates_date and fx_rates_source")
-            for code, ids in sorted(missing.items())
-        ])
+                    f"but the project reports in {project.currency}; add fx_rates: {{{code}: <value of 1 {code} in {project.currency}>}} with fx_rates_date and fx_rates_source",
+                )
+                for code, ids in sorted(missing.items())
+            ]
+        )
 
 
 def horizon_warnings(catalog: Catalog, horizon_months: int) -> list[Problem]:
@@ -115,7 +128,14 @@ def horizon_warnings(catalog: Catalog, horizon_months: int) -> list[Problem]:
             continue
         seen.add(file)
         way = "understated" if horizon_months < months else "overstated"
-        out.append(Problem(file, "residual_value_pct", f"the purchase offers' resale values assume {months} months of ownership, but the horizon is {horizon_months} months: their residual value is probably {way}", warning=True))
+        out.append(
+            Problem(
+                file,
+                "residual_value_pct",
+                f"the purchase offers' resale values assume {months} months of ownership, but the horizon is {horizon_months} months: their residual value is probably {way}",
+                warning=True,
+            )
+        )
     return out
 
 
@@ -143,28 +163,59 @@ def read_rows(path: Path) -> list[Row]:
         return _csv_rows(path)
     if suffix == ".xlsx":
         return _xlsx_rows(path)
-    raise InputError([Problem(str(path), "", f"unsupported catalog format {suffix or '(none)'!r}; use .yaml, .yml, .csv or .xlsx")])
+    raise InputError(
+        [Problem(str(path), "", f"unsupported catalog format {suffix or '(none)'!r}; use .yaml, .yml, .csv or .xlsx")]
+    )
 
 
 def _yaml_rows(path: Path) -> list[Row]:
     data, lines = load_yaml(path, "catalog")
     prefix: tuple[str, ...]
     if isinstance(data, dict) and "workloads" in data:
-        raise InputError([Problem(str(path), "", "this is a workload file (it has `workloads:`), not an offer catalog; "
-                                  "pass it as the command's first argument, and its catalog with --offers")])
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    "",
+                    "this is a workload file (it has `workloads:`), not an offer catalog; "
+                    "pass it as the command's first argument, and its catalog with --offers",
+                )
+            ]
+        )
     if isinstance(data, dict) and "offers" in data:
         unknown = set(data) - set(TOP_LEVEL)
         if unknown:
-            raise InputError([Problem(str(path), k, f"unknown top-level key; allowed: {', '.join(TOP_LEVEL)}", line=line_of(lines, (k,))) for k in sorted(unknown)])
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        k,
+                        f"unknown top-level key; allowed: {', '.join(TOP_LEVEL)}",
+                        line=line_of(lines, (k,)),
+                    )
+                    for k in sorted(unknown)
+                ]
+            )
         months = data.get("residual_value_horizon_months")
         if months is not None and (not isinstance(months, int) or isinstance(months, bool) or months <= 0):
-            raise InputError([Problem(str(path), "residual_value_horizon_months", f"expected a whole number of months > 0 (got {months!r})", line=line_of(lines, ("residual_value_horizon_months",)))])
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        "residual_value_horizon_months",
+                        f"expected a whole number of months > 0 (got {months!r})",
+                        line=line_of(lines, ("residual_value_horizon_months",)),
+                    )
+                ]
+            )
         default_currency = data.get("currency")
         if default_currency is not None:
             try:
                 default_currency = known_currency(default_currency)
             except ValueError as exc:
-                raise InputError([Problem(str(path), "currency", str(exc), line=line_of(lines, ("currency",)))]) from None
+                raise InputError(
+                    [Problem(str(path), "currency", str(exc), line=line_of(lines, ("currency",)))]
+                ) from None
         items, prefix = data["offers"], ("offers",)
     elif isinstance(data, list):
         items, prefix, default_currency = data, (), None
@@ -179,11 +230,27 @@ def _yaml_rows(path: Path) -> list[Row]:
     rows = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):
-            raise InputError([Problem(str(path), f"offers[{i}]", "each offer must be a mapping of column: value", line=line_of(lines, prefix + (i,)))])
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        f"offers[{i}]",
+                        "each offer must be a mapping of column: value",
+                        line=line_of(lines, prefix + (i,)),
+                    )
+                ]
+            )
         if default_currency is not None and item.get("currency") is None:
             item = {**item, "currency": default_currency}
-        rows.append(Row(values=item, line=line_of(lines, prefix + (i,)), lines=lines, prefix=prefix + (i,),
-                        residual_months=data.get("residual_value_horizon_months") if isinstance(data, dict) else None))
+        rows.append(
+            Row(
+                values=item,
+                line=line_of(lines, prefix + (i,)),
+                lines=lines,
+                prefix=prefix + (i,),
+                residual_months=data.get("residual_value_horizon_months") if isinstance(data, dict) else None,
+            )
+        )
     return rows
 
 
@@ -196,7 +263,16 @@ def _clean_cells(header: list[str], cells: list[Any], path: Path, rownum: int) -
             continue
         if isinstance(cell, str):
             if len(cell) > MAX_TEXT_CHARS:
-                raise InputError([Problem(str(path), name, f"a text of {len(cell):,} characters; the limit is {MAX_TEXT_CHARS:,}", row=rownum)])
+                raise InputError(
+                    [
+                        Problem(
+                            str(path),
+                            name,
+                            f"a text of {len(cell):,} characters; the limit is {MAX_TEXT_CHARS:,}",
+                            row=rownum,
+                        )
+                    ]
+                )
             cell = cell.strip()
             if cell == "":
                 cell = None
@@ -209,7 +285,16 @@ def _clean_cells(header: list[str], cells: list[Any], path: Path, rownum: int) -
 
 def _check_header(header: list[str], path: Path) -> list[str]:
     if len(header) > MAX_COLUMNS:
-        raise InputError([Problem(str(path), "", f"the header row has {len(header):,} columns; a catalog has at most {MAX_COLUMNS}", row=1)])
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    "",
+                    f"the header row has {len(header):,} columns; a catalog has at most {MAX_COLUMNS}",
+                    row=1,
+                )
+            ]
+        )
     cleaned = [str(h).strip() if h is not None else "" for h in header]
     seen, problems = set(), []
     for h in cleaned:
@@ -218,24 +303,48 @@ def _check_header(header: list[str], path: Path) -> list[str]:
         seen.add(h)
     if "id" not in seen:
         hint = " (the file looks semicolon-separated; save it with commas)" if any(";" in h for h in cleaned) else ""
-        problems.append(Problem(str(path), "id", f"the header row has no `id` column{hint}; expected columns: {', '.join(COLUMNS)}", row=1))
+        problems.append(
+            Problem(
+                str(path),
+                "id",
+                f"the header row has no `id` column{hint}; expected columns: {', '.join(COLUMNS)}",
+                row=1,
+            )
+        )
     else:
         # a misspelled column is named once, at the header, not once per row
         unknown = [h for h in dict.fromkeys(cleaned) if h and h not in COLUMNS]
-        problems += [Problem(str(path), h, f"unknown column{did_you_mean(h, COLUMNS)}; the columns are listed by "
-                             "`procure offers template`", row=1) for h in unknown]
+        problems += [
+            Problem(
+                str(path),
+                h,
+                f"unknown column{did_you_mean(h, COLUMNS)}; the columns are listed by `procure offers template`",
+                row=1,
+            )
+            for h in unknown
+        ]
     if problems:
         raise InputError(problems)
     return cleaned
 
 
 def _too_many_rows(path: Path, row: int) -> Problem:
-    return Problem(str(path), "", f"the table goes on past row {MAX_OFFERS + 1:,} (row {row:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows", row=row)
+    return Problem(
+        str(path),
+        "",
+        f"the table goes on past row {MAX_OFFERS + 1:,} (row {row:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows",
+        row=row,
+    )
 
 
 def _beyond_header(path: Path, first_row: int, first_col: int, rows: int, width: int) -> Problem:
     more = f" (and in {rows - 1:,} more row{'s' if rows > 2 else ''})" if rows > 1 else ""
-    return Problem(str(path), "", f"cells beyond the header's {width} columns, first in column {first_col}{more}; give each column a header or delete the stray cells", row=first_row)
+    return Problem(
+        str(path),
+        "",
+        f"cells beyond the header's {width} columns, first in column {first_col}{more}; give each column a header or delete the stray cells",
+        row=first_row,
+    )
 
 
 def _csv_rows(path: Path) -> list[Row]:
@@ -257,7 +366,7 @@ def _csv_rows(path: Path) -> list[Row]:
             if i > MAX_OFFERS + 1:
                 raise InputError([_too_many_rows(path, i)])
             if len(cells) > len(header):
-                extra = [j for j, c in enumerate(cells[len(header):], start=len(header) + 1) if c.strip()]
+                extra = [j for j, c in enumerate(cells[len(header) :], start=len(header) + 1) if c.strip()]
                 if extra:
                     stray = (i, extra[0], 1) if stray is None else (stray[0], stray[1], stray[2] + 1)
                     continue
@@ -296,7 +405,9 @@ def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
     out = []
 
     def warn(fieldname: str, msg: str) -> None:
-        out.append(Problem(str(path), fieldname, f"offer {offer.id!r}: {msg}", line=row.line, row=row.row, warning=True))
+        out.append(
+            Problem(str(path), fieldname, f"offer {offer.id!r}: {msg}", line=row.line, row=row.row, warning=True)
+        )
 
     typed = row.values.get("gpu")
     note = gpu_table().alias_note(typed) if isinstance(typed, str) else None
@@ -307,9 +418,15 @@ def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
     if offer.nvme_tb > 2000:
         warn("nvme_tb", f"{offer.nvme_tb:g} TB of NVMe per node is implausibly large; is the unit TB?")
     if offer.mode == "cloud" and offer.price_per_node_hour and offer.price_per_node_hour > 1000:
-        warn("price_per_node_hour", f"{offer.price_per_node_hour:g} per node-hour is implausibly high; is this a monthly price?")
+        warn(
+            "price_per_node_hour",
+            f"{offer.price_per_node_hour:g} per node-hour is implausibly high; is this a monthly price?",
+        )
     if offer.mode == "rent" and offer.price_per_node_month and offer.price_per_node_month < 50:
-        warn("price_per_node_month", f"{offer.price_per_node_month:g} per node-month is implausibly low; is this an hourly price?")
+        warn(
+            "price_per_node_month",
+            f"{offer.price_per_node_month:g} per node-month is implausibly low; is this an hourly price?",
+        )
     rate = high_rate_warning(offer.financing.annual_rate) if offer.financing else None
     if rate:
         warn("financing.annual_rate", rate)
@@ -318,28 +435,91 @@ def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
 
 # --- template -----------------------------------------------------------------------------------
 
-_HOST = {"gpu": "H100-SXM-80GB", "gpus_per_node": 8, "intra_node": "nvswitch", "inter_node": "ib-ndr", "inter_node_rails": 8,
-         "ram_gb": 2048, "nvme_tb": 30, "cpu_cores": 112, "network_line": "standard"}
+_HOST = {
+    "gpu": "H100-SXM-80GB",
+    "gpus_per_node": 8,
+    "intra_node": "nvswitch",
+    "inter_node": "ib-ndr",
+    "inter_node_rails": 8,
+    "ram_gb": 2048,
+    "nvme_tb": 30,
+    "cpu_cores": 112,
+    "network_line": "standard",
+}
 
 #: Filled example rows, one per kind of quote: the YAML template shows them commented out, the XLSX
 #: template on its "Example" sheet (never read as offers), the CSV template as rows starting with '#'.
 EXAMPLE_ROWS: list[dict[str, Any]] = [
-    {"id": "my-vendor-8xh100", "vendor": "My Vendor", "mode": "rent", "region": "us-east", **_HOST, "max_nodes": 4, "lead_time_days": 7,
-     "price_per_node_month": 16000, "setup_fee_per_node": 500, "min_term_months": 1, "source": "quote Q-123 from My Vendor", "quoted_on": "2026-11-01"},
-    {"id": "sh-baremetal-8xh800-tiers", "vendor": "Shanghai bare metal", "mode": "rent", "region": "cn-east", **_HOST, "gpu": "H800-SXM-80GB",
-     "currency": "CNY", "max_nodes": 8, "lead_time_days": 14, "term_prices": "1:105000; 6:96000; 12:88000", "setup_fee_per_node": 0,
-     "source": "quote SH-2026-118: 1, 6 and 12-month terms", "quoted_on": "2026-11-01"},
-    {"id": "oem-hgx-h100-volume", "vendor": "Server OEM", "mode": "buy", "region": "us-east", **_HOST, "currency": "EUR", "max_nodes": 16,
-     "lead_time_days": 60, "volume_prices": "1:255000; 4:245000; 8:232000", "power_kw_per_node": 10.2, "residual_value_pct": "30%",
-     "maintenance_pct_per_year": "5%", "colocation_per_node_month": 1200, "financing.down_payment_pct": "20%", "financing.months": 36,
-     "financing.annual_rate": "6.5%", "depreciation_years": 5, "import_duty_pct": "0%", "vat_pct": "19%",
-     "network_per_node": 15000, "fixed_cost": 60000,
-     "source": "OEM quote 4711, volume discount from 4 and 8 nodes; lease offer attached; IB leaf ports and optics per node, spine and installation once",
-     "quoted_on": "2026-11-01"},
-    {"id": "cloud-8xh100-reserved-1y", "vendor": "A Cloud", "mode": "cloud", "region": "us-central", **_HOST, "max_nodes": 8,
-     "price_per_node_hour": 45.0, "commitment_months": 12, "upfront_per_node": 20000, "spot": False, "storage_per_tb_month": 23,
-     "egress_per_tb": 90, "source": "1-year reservation, partial upfront, price list 2026-11; object storage and egress list prices",
-     "quoted_on": "2026-11-01"},
+    {
+        "id": "my-vendor-8xh100",
+        "vendor": "My Vendor",
+        "mode": "rent",
+        "region": "us-east",
+        **_HOST,
+        "max_nodes": 4,
+        "lead_time_days": 7,
+        "price_per_node_month": 16000,
+        "setup_fee_per_node": 500,
+        "min_term_months": 1,
+        "source": "quote Q-123 from My Vendor",
+        "quoted_on": "2026-11-01",
+    },
+    {
+        "id": "sh-baremetal-8xh800-tiers",
+        "vendor": "Shanghai bare metal",
+        "mode": "rent",
+        "region": "cn-east",
+        **_HOST,
+        "gpu": "H800-SXM-80GB",
+        "currency": "CNY",
+        "max_nodes": 8,
+        "lead_time_days": 14,
+        "term_prices": "1:105000; 6:96000; 12:88000",
+        "setup_fee_per_node": 0,
+        "source": "quote SH-2026-118: 1, 6 and 12-month terms",
+        "quoted_on": "2026-11-01",
+    },
+    {
+        "id": "oem-hgx-h100-volume",
+        "vendor": "Server OEM",
+        "mode": "buy",
+        "region": "us-east",
+        **_HOST,
+        "currency": "EUR",
+        "max_nodes": 16,
+        "lead_time_days": 60,
+        "volume_prices": "1:255000; 4:245000; 8:232000",
+        "power_kw_per_node": 10.2,
+        "residual_value_pct": "30%",
+        "maintenance_pct_per_year": "5%",
+        "colocation_per_node_month": 1200,
+        "financing.down_payment_pct": "20%",
+        "financing.months": 36,
+        "financing.annual_rate": "6.5%",
+        "depreciation_years": 5,
+        "import_duty_pct": "0%",
+        "vat_pct": "19%",
+        "network_per_node": 15000,
+        "fixed_cost": 60000,
+        "source": "OEM quote 4711, volume discount from 4 and 8 nodes; lease offer attached; IB leaf ports and optics per node, spine and installation once",
+        "quoted_on": "2026-11-01",
+    },
+    {
+        "id": "cloud-8xh100-reserved-1y",
+        "vendor": "A Cloud",
+        "mode": "cloud",
+        "region": "us-central",
+        **_HOST,
+        "max_nodes": 8,
+        "price_per_node_hour": 45.0,
+        "commitment_months": 12,
+        "upfront_per_node": 20000,
+        "spot": False,
+        "storage_per_tb_month": 23,
+        "egress_per_tb": 90,
+        "source": "1-year reservation, partial upfront, price list 2026-11; object storage and egress list prices",
+        "quoted_on": "2026-11-01",
+    },
 ]
 EXAMPLE_ROW = EXAMPLE_ROWS[0]
 
@@ -354,7 +534,9 @@ def _yaml_example(row: dict[str, Any]) -> list[str]:
         lead = "#   - " if first else "#     "
         first = False
         if k in ("term_prices", "volume_prices"):
-            keys = ("min_term_months", "price_per_node_month") if k == "term_prices" else ("min_nodes", "price_per_node")
+            keys = (
+                ("min_term_months", "price_per_node_month") if k == "term_prices" else ("min_nodes", "price_per_node")
+            )
             out.append(f"{lead}{k}:")
             for part in str(v).split(";"):
                 t, price = (x.strip() for x in part.split(":"))
@@ -385,11 +567,27 @@ def template_format(fmt: str | None, out: Path) -> str:
     suffix = Path(out).suffix.lower()
     implied = SUFFIX_FORMATS.get(suffix)
     if implied is None:
-        raise InputError([Problem(str(out), "--out", f"a catalog file ends in .csv, .xlsx, .yaml or .yml (got {echo(suffix or '(no suffix)')}); "
-                                                     "procure reads a catalog by its suffix")])
+        raise InputError(
+            [
+                Problem(
+                    str(out),
+                    "--out",
+                    f"a catalog file ends in .csv, .xlsx, .yaml or .yml (got {echo(suffix or '(no suffix)')}); "
+                    "procure reads a catalog by its suffix",
+                )
+            ]
+        )
     if fmt is not None and fmt != implied:
-        raise InputError([Problem(str(out), "--format", f"--format {fmt} contradicts the file name, which ends in {suffix} ({implied}); "
-                                                        f"drop --format, or name the file .{'yaml' if fmt == 'yaml' else fmt}")])
+        raise InputError(
+            [
+                Problem(
+                    str(out),
+                    "--format",
+                    f"--format {fmt} contradicts the file name, which ends in {suffix} ({implied}); "
+                    f"drop --format, or name the file .{'yaml' if fmt == 'yaml' else fmt}",
+                )
+            ]
+        )
     return implied
 
 
@@ -411,11 +609,17 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
             w.writerow([("#" + str(row[c]) if c == "id" else _cell(row.get(c))) for c in cols])
         atomic_write(out, buf.getvalue().encode("utf-8"))
     elif fmt == "yaml":
-        lines = ["# procure offer catalog: one entry per offer under `offers:`.", "# Columns (omit those that do not apply to the offer's mode):"]
+        lines = [
+            "# procure offer catalog: one entry per offer under `offers:`.",
+            "# Columns (omit those that do not apply to the offer's mode):",
+        ]
         lines += [f"#   {c}: {d}" for c, d in COLUMNS.items()]
-        lines += ["# In YAML, tiers are lists and financing is a mapping (see the examples); in CSV/XLSX a tier list is one",
-                  "# cell \"1:3200; 6:2900\" and financing is three financing.<field> columns. Percentages: 0.40 or \"40%\".",
-                  "# Examples (remove the leading '# ' to use them):", "# offers:"]
+        lines += [
+            "# In YAML, tiers are lists and financing is a mapping (see the examples); in CSV/XLSX a tier list is one",
+            '# cell "1:3200; 6:2900" and financing is three financing.<field> columns. Percentages: 0.40 or "40%".',
+            "# Examples (remove the leading '# ' to use them):",
+            "# offers:",
+        ]
         for row in EXAMPLE_ROWS:
             lines += _yaml_example(row)
         lines += ["offers: []", ""]
@@ -446,8 +650,11 @@ def write_template(fmt: str, out: Path, overwrite: bool = False) -> None:
                     cell.number_format = "0.0%"  # a percent-formatted cell, as finance teams type it
                 elif v is not None:
                     example.cell(row=r, column=i, value=v)
-        example.cell(row=len(EXAMPLE_ROWS) + 3, column=1,
-                     value="Filled examples, never read as offers: copy a row to the 'offers' sheet and change it.")
+        example.cell(
+            row=len(EXAMPLE_ROWS) + 3,
+            column=1,
+            value="Filled examples, never read as offers: copy a row to the 'offers' sheet and change it.",
+        )
         help_ws = wb.create_sheet("columns")
         help_ws.append(["column", "meaning"])
         for c, d in COLUMNS.items():

@@ -47,27 +47,41 @@ def _fail(path: Path, message: str, row: int | None = None) -> InputError:
 def inspect_zip(raw: bytes, path: Path) -> None:
     """Refuse a workbook whose zip directory announces a bomb (see ``fileio.limits``)."""
     if raw[:8] == _OLE_MAGIC:
-        raise _fail(path, "the workbook is password-protected (encrypted), or an old .xls file; remove the password and save it as .xlsx")
+        raise _fail(
+            path,
+            "the workbook is password-protected (encrypted), or an old .xls file; remove the password and save it as .xlsx",
+        )
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, ValueError, EOFError):
-        raise _fail(path, "not a readable .xlsx workbook (not a zip archive); save it from the spreadsheet as .xlsx") from None
+        raise _fail(
+            path, "not a readable .xlsx workbook (not a zip archive); save it from the spreadsheet as .xlsx"
+        ) from None
     with zf:
         infos = zf.infolist()
         if len(infos) > XLSX_MAX_PARTS:
             raise _fail(path, f"the workbook holds {len(infos):,} parts; the limit is {XLSX_MAX_PARTS:,}")
         total = sum(i.file_size for i in infos)
         if total > XLSX_MAX_TOTAL_BYTES:
-            raise _fail(path, f"the workbook inflates to {total / 2**20:,.0f} MiB; the limit is {XLSX_MAX_TOTAL_BYTES / 2**20:.0f} MiB (a zip bomb?)")
+            raise _fail(
+                path,
+                f"the workbook inflates to {total / 2**20:,.0f} MiB; the limit is {XLSX_MAX_TOTAL_BYTES / 2**20:.0f} MiB (a zip bomb?)",
+            )
         for i in infos:
             sheet = i.filename.startswith("xl/worksheets/")
             limit = XLSX_MAX_SHEET_BYTES if sheet else XLSX_MAX_PART_BYTES
             name = echo(i.filename)
             if i.file_size > limit:
-                raise _fail(path, f"part {name} inflates to {i.file_size / 2**20:,.0f} MiB; the limit is {limit / 2**20:.0f} MiB (a zip bomb?)")
+                raise _fail(
+                    path,
+                    f"part {name} inflates to {i.file_size / 2**20:,.0f} MiB; the limit is {limit / 2**20:.0f} MiB (a zip bomb?)",
+                )
             if i.file_size > _RATIO_EXEMPT_BYTES and i.file_size > XLSX_MAX_RATIO * max(i.compress_size, 1):
                 ratio = i.file_size / max(i.compress_size, 1)
-                raise _fail(path, f"part {name} inflates {ratio:,.0f} times (the limit is {XLSX_MAX_RATIO}); refusing a likely zip bomb")
+                raise _fail(
+                    path,
+                    f"part {name} inflates {ratio:,.0f} times (the limit is {XLSX_MAX_RATIO}); refusing a likely zip bomb",
+                )
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:
@@ -154,11 +168,17 @@ def _open(raw: bytes, path: Path):
     if not sheets:
         raise _fail(path, "the workbook has no sheets")
     # the sheet named "offers", else the first one that is not the template's "Example" or column help
-    title, rel = next(((n, r) for n, r in sheets if n == "offers"), None) or next(((n, r) for n, r in sheets if n not in EXAMPLE_SHEETS), sheets[0])
+    title, rel = next(((n, r) for n, r in sheets if n == "offers"), None) or next(
+        ((n, r) for n, r in sheets if n not in EXAMPLE_SHEETS), sheets[0]
+    )
     if "chartsheet" in (rel.Type or ""):
-        raise _fail(path, f"sheet {echo(title)} is a chart, not a table of cells; put the offers on a worksheet named 'offers'")
+        raise _fail(
+            path, f"sheet {echo(title)} is a chart, not a table of cells; put the offers on a worksheet named 'offers'"
+        )
     if rel.target not in reader.valid_files:
-        raise _fail(path, f"not a readable .xlsx workbook: the part of sheet {echo(title)} ({echo(rel.target)}) is missing")
+        raise _fail(
+            path, f"not a readable .xlsx workbook: the part of sheet {echo(title)} ({echo(rel.target)}) is missing"
+        )
     return reader, title, rel.target
 
 
@@ -175,15 +195,25 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
     # a sheet without <dimension> to its end, then pad every gap with empty rows)
     with reader.archive.open(target) as src:
         # dates are converted here, not by the parser: Excel's serial 60 is a day openpyxl moves (below)
-        parser = WorkSheetParser(src, reader.shared_strings, data_only=False, epoch=wb.epoch,
-                                 date_formats=set(), timedelta_formats=set())
+        parser = WorkSheetParser(
+            src, reader.shared_strings, data_only=False, epoch=wb.epoch, date_formats=set(), timedelta_formats=set()
+        )
         dates = _DateCells(wb, path)
         for rownum, cells in parser.parse():
             header = table[0][1] if table else []
             for c in cells:
                 c["value"] = dates.as_typed(c, rownum, header)
             if rownum > MAX_OFFERS + 1:
-                raise InputError([Problem(str(path), "", f"the table goes on past row {MAX_OFFERS + 1:,} (row {rownum:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows", row=rownum)])
+                raise InputError(
+                    [
+                        Problem(
+                            str(path),
+                            "",
+                            f"the table goes on past row {MAX_OFFERS + 1:,} (row {rownum:,} has values); a catalog holds at most {MAX_OFFERS:,} offers — split it into several files, or delete the stray rows",
+                            row=rownum,
+                        )
+                    ]
+                )
             present = [c for c in cells if c["value"] is not None and c["value"] != ""]
             if not present:
                 continue
@@ -195,11 +225,25 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
             table.append((rownum, _row_values(present, width, header, rownum, path, problems)))
         merged = getattr(parser, "merged_cells", None)
         for rng in getattr(merged, "mergeCell", None) or []:
-            problems.add(Problem(str(path), "", f"merged cells {rng.ref} on sheet {echo(title)}; unmerge them so each cell holds one value", row=_first_row(rng.ref)))
+            problems.add(
+                Problem(
+                    str(path),
+                    "",
+                    f"merged cells {rng.ref} on sheet {echo(title)}; unmerge them so each cell holds one value",
+                    row=_first_row(rng.ref),
+                )
+            )
     if stray is not None:
-        problems.add(Problem(str(path), "", f"cells beyond the header's {width} columns, first in column {stray[1]}"
-                             + (f" (and in {stray[2] - 1:,} more row{'s' if stray[2] > 2 else ''})" if stray[2] > 1 else "")
-                             + "; give each column a header or delete the stray cells", row=stray[0]))
+        problems.add(
+            Problem(
+                str(path),
+                "",
+                f"cells beyond the header's {width} columns, first in column {stray[1]}"
+                + (f" (and in {stray[2] - 1:,} more row{'s' if stray[2] > 2 else ''})" if stray[2] > 1 else "")
+                + "; give each column a header or delete the stray cells",
+                row=stray[0],
+            )
+        )
     if problems:
         raise problems.error()
     return table
@@ -211,9 +255,12 @@ def _check_extent(reader, target: str, title: str, path: Path) -> None:
         extent = declared_extent(src.read(4096))
     if extent and (extent[0] > MAX_OFFERS + 1 or extent[1] > MAX_COLUMNS):
         rows, cols = extent
-        raise _fail(path, f"sheet {echo(title)} spans A1:{get_column_letter(cols)}{rows} ({rows:,} rows × {cols:,} columns); "
-                          f"a catalog holds at most {MAX_OFFERS:,} offers in at most {MAX_COLUMNS} columns — delete the stray cells "
-                          "(Ctrl+End jumps to the last one)")
+        raise _fail(
+            path,
+            f"sheet {echo(title)} spans A1:{get_column_letter(cols)}{rows} ({rows:,} rows × {cols:,} columns); "
+            f"a catalog holds at most {MAX_OFFERS:,} offers in at most {MAX_COLUMNS} columns — delete the stray cells "
+            "(Ctrl+End jumps to the last one)",
+        )
 
 
 def _header_width(rownum: int, present: list[dict], path: Path) -> int:
@@ -226,7 +273,9 @@ def _header_width(rownum: int, present: list[dict], path: Path) -> int:
     return width
 
 
-def _row_values(present: list[dict], width: int, header: list[Any], rownum: int, path: Path, problems: ProblemLog) -> list[Any]:
+def _row_values(
+    present: list[dict], width: int, header: list[Any], rownum: int, path: Path, problems: ProblemLog
+) -> list[Any]:
     """One row's values by column up to the header's width; a formula cell is a problem (values only)."""
     values: list[Any] = [None] * width
     for c in present:
@@ -234,8 +283,19 @@ def _row_values(present: list[dict], width: int, header: list[Any], rownum: int,
             continue
         values[c["column"] - 1] = c["value"]
         if c.get("data_type") == "f" or (isinstance(c["value"], str) and c["value"].startswith("=")):
-            name = header[c["column"] - 1] if c["column"] - 1 < len(header) and header[c["column"] - 1] else f"column {c['column']}"
-            problems.add(Problem(str(path), str(name), f"cell holds a formula ({echo(c['value'], 40)}); enter the value itself (paste as values)", row=rownum))
+            name = (
+                header[c["column"] - 1]
+                if c["column"] - 1 < len(header) and header[c["column"] - 1]
+                else f"column {c['column']}"
+            )
+            problems.add(
+                Problem(
+                    str(path),
+                    str(name),
+                    f"cell holds a formula ({echo(c['value'], 40)}); enter the value itself (paste as values)",
+                    row=rownum,
+                )
+            )
     return values
 
 
@@ -281,8 +341,17 @@ class _DateCells:
         import datetime as dt
 
         if self.excel_1900 and 60 <= serial < 61:
-            raise InputError([Problem(str(self.path), column, "a date cell holds Excel's serial 60, shown by Excel as 1900-02-29: a day that "
-                                                          "does not exist (Excel keeps it from Lotus 1-2-3); type the date you mean", row=rownum)])
+            raise InputError(
+                [
+                    Problem(
+                        str(self.path),
+                        column,
+                        "a date cell holds Excel's serial 60, shown by Excel as 1900-02-29: a day that "
+                        "does not exist (Excel keeps it from Lotus 1-2-3); type the date you mean",
+                        row=rownum,
+                    )
+                ]
+            )
         day, fraction = divmod(serial, 1)
         if 0 <= serial < 1:  # a time of day without a date
             seconds = round(fraction * 86400)

@@ -42,7 +42,9 @@ class Inputs:
         return [self.workload_path, *self.catalog.files]
 
 
-def load_offers(offer_paths: list[Path] | None, project: Project | None = None, project_path: Path | None = None) -> Catalog:
+def load_offers(
+    offer_paths: list[Path] | None, project: Project | None = None, project_path: Path | None = None
+) -> Catalog:
     """The catalog: ``--offers`` if given, else the workload's ``offers`` (relative to it), else the bundled one."""
     from procure.offers.catalog import load_catalog
 
@@ -67,7 +69,14 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     check_currencies(catalog, project, str(workload_path))
     warnings = [*warnings, *catalog.warnings, *horizon_warnings(catalog, project.horizon_months)]
     if Objective(objective).discounted and project.discount_rate == 0:
-        warnings.append(Problem(str(workload_path), "discount_rate", "--objective npv with discount_rate 0 is the same as tco", warning=True))
+        warnings.append(
+            Problem(
+                str(workload_path),
+                "discount_rate",
+                "--objective npv with discount_rate 0 is the same as tco",
+                warning=True,
+            )
+        )
     return Inputs(project, catalog, Path(workload_path), warnings)
 
 
@@ -116,7 +125,9 @@ def check_json_output(json_out: str | None) -> Outputs:
     return outputs
 
 
-def size(project: Project, catalog: Catalog | None, gpu: str | None = None, gpus: int | None = None) -> list[WorkloadSizing]:
+def size(
+    project: Project, catalog: Catalog | None, gpu: str | None = None, gpus: int | None = None
+) -> list[WorkloadSizing]:
     """Size every workload on the catalog's offers, or on reference nodes of ``gpu`` totalling ``gpus``."""
     from procure.models.gpu import gpu_table
     from procure.solver.sizing import reference_offer, size_project, size_workload
@@ -160,13 +171,31 @@ def parse_time_limit(text: str | float | None) -> float | None:
     except ValueError:
         seconds = -1.0
     if not seconds > 0 or seconds != seconds or seconds == float("inf"):
-        raise InputError([Problem("command line", "--time-limit", f"{text!r} is not a time limit; give seconds > 0 (e.g. 120), or 0 or none for no limit")])
+        raise InputError(
+            [
+                Problem(
+                    "command line",
+                    "--time-limit",
+                    f"{text!r} is not a time limit; give seconds > 0 (e.g. 120), or 0 or none for no limit",
+                )
+            ]
+        )
     return seconds
 
 
-def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget=None, progress=None,
-          all_or_nothing: bool = False) -> Result:
+def solve(
+    inputs: Inputs,
+    *,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    objective: str = "tco",
+    compare: bool = True,
+    n_runner_ups: int = 2,
+    budget=None,
+    progress=None,
+    all_or_nothing: bool = False,
+) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
     ``budget`` (a running ``procure.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds.
     A job that cannot run is set aside and the rest planned, unless ``all_or_nothing``."""
@@ -178,9 +207,19 @@ def solve(inputs: Inputs, *, solver: str = "cbc", time_limit: float | None = Non
     # the command line's guarded run the signals are its handler's (procure.runtime): it also stops the
     # solver's process group
     with scratch_dir():
-        return plan_project(inputs.project, inputs.catalog.offers, solver=solver, time_limit=time_limit, gap=gap,
-                            objective=objective, compare=compare, n_runner_ups=n_runner_ups, budget=budget,
-                            progress=progress, all_or_nothing=all_or_nothing)
+        return plan_project(
+            inputs.project,
+            inputs.catalog.offers,
+            solver=solver,
+            time_limit=time_limit,
+            gap=gap,
+            objective=objective,
+            compare=compare,
+            n_runner_ups=n_runner_ups,
+            budget=budget,
+            progress=progress,
+            all_or_nothing=all_or_nothing,
+        )
 
 
 def result_json(result: Result, inputs=()) -> str:
@@ -222,11 +261,18 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
         written.append(tr("wrote {path}", path=planned.workbook.path))
     if result.plan is not None and planned.csv_dir is not None:
         written.append(tr("wrote CSV tables to {path}", path=planned.csv_dir))
-    requested = [str(t.path) for t in (planned.workbook,) if t is not None] + ([str(planned.csv_dir)] if planned.csv_dir else [])
+    requested = [str(t.path) for t in (planned.workbook,) if t is not None] + (
+        [str(planned.csv_dir)] if planned.csv_dir else []
+    )
     if result.plan is None and requested:
         # nothing to approve: say so rather than skip the requested files silently (the reasons are printed above)
-        written.append(tr("no workbook: no plan ({status}); {files} not written; the reasons are above and in --json", status=result.status,
-                          files=tr(" and ").join(requested)))
+        written.append(
+            tr(
+                "no workbook: no plan ({status}); {files} not written; the reasons are above and in --json",
+                status=result.status,
+                files=tr(" and ").join(requested),
+            )
+        )
     return written
 
 
@@ -238,9 +284,21 @@ def language(code: str | None, amounts_in: str | None, project: Project | None =
 
     problems = []
     if code is not None and normalize(code) is None:
-        problems.append(Problem("command line", "--lang", f"{code!r} is not a language procure writes; choose one of {', '.join(LANGUAGES)}"))
+        problems.append(
+            Problem(
+                "command line",
+                "--lang",
+                f"{code!r} is not a language procure writes; choose one of {', '.join(LANGUAGES)}",
+            )
+        )
     if amounts_in is not None and amounts_in not in AMOUNTS:
-        problems.append(Problem("command line", "--amounts-in", f"{amounts_in!r} is not a way to show amounts; choose unit or wan (万, 10,000)"))
+        problems.append(
+            Problem(
+                "command line",
+                "--amounts-in",
+                f"{amounts_in!r} is not a way to show amounts; choose unit or wan (万, 10,000)",
+            )
+        )
     if problems:
         raise InputError(problems)
     return lang_for(normalize(code) if code is not None else None, project, amounts_in)
@@ -294,30 +352,80 @@ def analysis_deadline(budget, inputs: Inputs) -> float | None:
     return time.time() + max(0.0, left - output_reserve(budget, len(inputs.project.workloads)))
 
 
-def analyze(inputs: Inputs, *, break_even: bool = True, sensitivity: bool = True, monte_carlo: int | None = None,
-            workers: int | None = None, scheduler: str | None = None, solver: str = "cbc", time_limit: float | None = None,
-            gap: float = 1e-6, objective: str = "tco", progress=None, base: Result | None = None, deadline: float | None = None):
+def analyze(
+    inputs: Inputs,
+    *,
+    break_even: bool = True,
+    sensitivity: bool = True,
+    monte_carlo: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    objective: str = "tco",
+    progress=None,
+    base: Result | None = None,
+    deadline: float | None = None,
+):
     """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis);
     ``deadline`` (``time.time()``): every solve ends by then, and an analysis not done by then is skipped."""
     from procure.analysis import analyze as run
 
     if monte_carlo and not inputs.project.analysis.uncertainty:
-        raise InputError([Problem(str(inputs.workload_path), "analysis.uncertainty",
-                                  "--monte-carlo needs distributions to draw from, e.g. analysis: {uncertainty: {price_cloud: "
-                                  "{dist: triangular, low: 0.7, mode: 1.0, high: 1.05}}} (see docs/analysis.md)")])
+        raise InputError(
+            [
+                Problem(
+                    str(inputs.workload_path),
+                    "analysis.uncertainty",
+                    "--monte-carlo needs distributions to draw from, e.g. analysis: {uncertainty: {price_cloud: "
+                    "{dist: triangular, low: 0.7, mode: 1.0, high: 1.05}}} (see docs/analysis.md)",
+                )
+            ]
+        )
     if scheduler:
         try:
             import distributed  # noqa: F401
         except ImportError:
-            raise InputError([Problem("command line", "--scheduler", "sending scenarios to a Dask cluster needs the dask extra: pip install 'procure[dask]'")]) from None
-    log.info("analysing: break-even %s, sensitivity %s, Monte Carlo %s, workers %s, scheduler %s", break_even, sensitivity, monte_carlo, workers, scheduler)
+            raise InputError(
+                [
+                    Problem(
+                        "command line",
+                        "--scheduler",
+                        "sending scenarios to a Dask cluster needs the dask extra: pip install 'procure[dask]'",
+                    )
+                ]
+            ) from None
+    log.info(
+        "analysing: break-even %s, sensitivity %s, Monte Carlo %s, workers %s, scheduler %s",
+        break_even,
+        sensitivity,
+        monte_carlo,
+        workers,
+        scheduler,
+    )
     try:
-        return run(inputs.project, inputs.catalog.offers, break_even=break_even, sensitivity=sensitivity, monte_carlo=monte_carlo,
-                   workers=workers, scheduler=scheduler, solver=solver, time_limit=time_limit, gap=gap, objective=objective,
-                   progress=progress, base=base, deadline=deadline)
+        return run(
+            inputs.project,
+            inputs.catalog.offers,
+            break_even=break_even,
+            sensitivity=sensitivity,
+            monte_carlo=monte_carlo,
+            workers=workers,
+            scheduler=scheduler,
+            solver=solver,
+            time_limit=time_limit,
+            gap=gap,
+            objective=objective,
+            progress=progress,
+            base=base,
+            deadline=deadline,
+        )
     except (OSError, TimeoutError) as exc:
         if scheduler:
-            raise InputError([Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]) from None
+            raise InputError(
+                [Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]
+            ) from None
         raise
 
 
@@ -342,7 +450,11 @@ def write_analysis_outputs(analysis, planned: SolveOutputs, tr=None) -> list[str
 
         files.put(planned.workbook, analysis_workbook_bytes(analysis, tr))
     if has_plan and planned.csv_dir is not None:
-        frames = {"scenarios.csv": analysis.scenarios_frame(), "break_even.csv": analysis.break_even_frame(), "sensitivity.csv": analysis.sensitivity_frame()}
+        frames = {
+            "scenarios.csv": analysis.scenarios_frame(),
+            "break_even.csv": analysis.break_even_frame(),
+            "sensitivity.csv": analysis.sensitivity_frame(),
+        }
         for t in files.targets:
             if t.what == "--csv" and t.path.name in frames:
                 frame = frames[t.path.name]
@@ -390,10 +502,27 @@ def comparison_json(c: Comparison) -> str:
     values per file and the differences against the first."""
     doc = {
         "files": c.files,
-        "inputs": [{"section": x.section, "subject": x.subject, "field": x.field, "change": x.kind, "values": x.values,
-                    "differences": x.differences()} for x in c.changes],
-        "rows": [{"section": r.section, "label": r.label, "values": r.values, "differences": r.differences(),
-                  "changed": r.changed} for r in c.rows],
+        "inputs": [
+            {
+                "section": x.section,
+                "subject": x.subject,
+                "field": x.field,
+                "change": x.kind,
+                "values": x.values,
+                "differences": x.differences(),
+            }
+            for x in c.changes
+        ],
+        "rows": [
+            {
+                "section": r.section,
+                "label": r.label,
+                "values": r.values,
+                "differences": r.differences(),
+                "changed": r.changed,
+            }
+            for r in c.rows
+        ],
     }
     return json.dumps(doc, indent=2)
 
@@ -414,13 +543,22 @@ def write_compare_outputs(c: Comparison, planned: SolveOutputs, tr=None) -> list
     return [tr("wrote {path}", path=t.path) for t in (planned.json, planned.workbook) if t is not None]
 
 
-def compare(paths: list[Path], offer_paths: list[Path] | None, *, solver: str = "cbc", time_limit: float | None = None,
-            gap: float = 1e-6, objective: str = "tco") -> tuple[list[Inputs], list[Result]]:
+def compare(
+    paths: list[Path],
+    offer_paths: list[Path] | None,
+    *,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    objective: str = "tco",
+) -> tuple[list[Inputs], list[Result]]:
     """Plan every workload file (all strategies) for the side-by-side comparison."""
     if len(paths) < 2:
         raise InputError([Problem("command line", "FILES", "compare needs two or more workload files")])
     inputs = [load_inputs(p, offer_paths, objective=objective) for p in paths]
-    return inputs, [solve(i, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True) for i in inputs]
+    return inputs, [
+        solve(i, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True) for i in inputs
+    ]
 
 
 # --- explain ---------------------------------------------------------------------------------------
@@ -458,8 +596,16 @@ def check_explain_args(inputs: Inputs, offer_id: str, workload: str | None) -> N
         raise InputError(problems)
 
 
-def explain(inputs: Inputs, offer_id: str, workload: str | None = None, *, solver: str = "cbc", gap: float = 1e-6,
-            objective: str = "tco", time_limit: float | None = None) -> Explained:
+def explain(
+    inputs: Inputs,
+    offer_id: str,
+    workload: str | None = None,
+    *,
+    solver: str = "cbc",
+    gap: float = 1e-6,
+    objective: str = "tco",
+    time_limit: float | None = None,
+) -> Explained:
     """Why not ``offer_id`` (for ``workload``, or each job that could use it): the plan is solved, then
     re-solved with the job held to the offer (``solver.explain``), and the offer's break-even price is
     searched (``analysis.break_even``) when the plan does not use it."""
@@ -467,15 +613,18 @@ def explain(inputs: Inputs, offer_id: str, workload: str | None = None, *, solve
     from procure.solver.explain import explain as why_not
 
     check_explain_args(inputs, offer_id, workload)
-    result = solve(inputs, solver=solver, gap=gap, objective=objective, compare=False, n_runner_ups=0,
-                   time_limit=time_limit)
+    result = solve(
+        inputs, solver=solver, gap=gap, objective=objective, compare=False, n_runner_ups=0, time_limit=time_limit
+    )
     out = Explained(result, offer_id)
     if result.plan is None:
         return out
     planned = [w.name for w in result.project.workloads]
     if workload is not None and workload not in planned:
-        why = (f"{workload!r} is set aside in this plan (it cannot run on these offers); "
-               f"explain one of the planned jobs: {', '.join(planned)}")
+        why = (
+            f"{workload!r} is set aside in this plan (it cannot run on these offers); "
+            f"explain one of the planned jobs: {', '.join(planned)}"
+        )
         raise InputError([Problem("command line", "--workload", why)])
     jobs = [workload] if workload is not None else candidates(result, offer_id) or planned
     if len(jobs) > EXPLAIN_MAX_JOBS:
@@ -504,8 +653,16 @@ def _offer_break_even(result: Result, offer_id: str, solver: str, gap: float, ob
         return be.rule_break_even(result, offer_id, f"{result.offers[offer_id].mode} is not in allowed_modes")
     if offer_id in ruled:
         return be.rule_break_even(result, offer_id, ruled[offer_id])
-    baseline = Baseline(result.project, list(result.offers.values()), result.sizings, Resizer(result.project), solver,
-                        None, gap, objective)
+    baseline = Baseline(
+        result.project,
+        list(result.offers.values()),
+        result.sizings,
+        Resizer(result.project),
+        solver,
+        None,
+        gap,
+        objective,
+    )
     return be.offer_break_even(Context.of(baseline, result), offer_id)
 
 
@@ -519,8 +676,9 @@ def check_explain_outputs(json_out: str | None, csv_out: Path | None) -> Outputs
     return outputs
 
 
-def write_explain_outputs(explained: Explained, outputs: Outputs, json_out: str | None, csv_out: Path | None,
-                          tr=None) -> list[str]:
+def write_explain_outputs(
+    explained: Explained, outputs: Outputs, json_out: str | None, csv_out: Path | None, tr=None
+) -> list[str]:
     """The declared JSON and CSV files, all or none; a line per file written."""
     from procure.reports.csv_report import explain_csv
     from procure.reports.i18n import EN

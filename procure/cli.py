@@ -28,7 +28,8 @@ EXIT_CODES = """Exit codes:
 
 app = typer.Typer(
     name="procure",
-    help="Plan GPU compute for LLM training: buy servers, rent bare metal or pay a cloud — at the lowest total cost of ownership.\n\n" + EXIT_CODES,
+    help="Plan GPU compute for LLM training: buy servers, rent bare metal or pay a cloud — at the lowest total cost of ownership.\n\n"
+    + EXIT_CODES,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -68,12 +69,26 @@ def _esc(text) -> str:
     return escape(str(text))
 
 
-AllErrors = Annotated[bool, typer.Option("--all-errors", help="Print every problem found (by default at most 50 per file).")]
+AllErrors = Annotated[
+    bool, typer.Option("--all-errors", help="Print every problem found (by default at most 50 per file).")
+]
 # the reader's language: every command that reports a plan takes these two
-LangOption = Annotated[str | None, typer.Option("--lang", help="Language of the console, the workbook and the CSV header rows: en or zh-CN "
-                                                               "(default: the workload's `language`, else en). The JSON stays English.")]
-AmountsOption = Annotated[str | None, typer.Option("--amounts-in", help="Show amounts in units of the currency (unit) or in 万 (wan: 10,000) "
-                                                                        "(default: the workload's `amounts_in`, else unit).")]
+LangOption = Annotated[
+    str | None,
+    typer.Option(
+        "--lang",
+        help="Language of the console, the workbook and the CSV header rows: en or zh-CN "
+        "(default: the workload's `language`, else en). The JSON stays English.",
+    ),
+]
+AmountsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--amounts-in",
+        help="Show amounts in units of the currency (unit) or in 万 (wan: 10,000) "
+        "(default: the workload's `amounts_in`, else unit).",
+    ),
+]
 
 
 def _fail(exc, all_errors: bool = False) -> NoReturn:
@@ -89,7 +104,10 @@ def _fail(exc, all_errors: bool = False) -> NoReturn:
         n = exc.count
         err.print(f"{n:,} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
     elif isinstance(exc, VerificationError):
-        err.print("[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]", soft_wrap=True)
+        err.print(
+            "[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]",
+            soft_wrap=True,
+        )
         for v in exc.violations:
             err.print(f"  - {_esc(v)}", soft_wrap=True)
         err.print("This is a bug in procure; please report it with your input files.", soft_wrap=True)
@@ -116,20 +134,30 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log what procure does (inputs read, sizing, each solve) on stderr.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log what procure does (inputs read, sizing, each solve) on stderr.")
+    ] = False,
 ) -> None:
     from rich.logging import RichHandler
 
     handler = RichHandler(console=_console(stderr=True), show_path=False, markup=False, rich_tracebacks=False)
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s", handlers=[handler], force=True)
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(message)s", handlers=[handler], force=True
+    )
 
 
 # --- offers ------------------------------------------------------------------------------------
 
+
 @offers_app.command("list")
 def offers_list(
-    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s) (.yaml, .csv, .xlsx); default: the bundled catalog.")] = None,
+    offers: Annotated[
+        list[Path] | None,
+        typer.Option("--offers", help="Catalog file(s) (.yaml, .csv, .xlsx); default: the bundled catalog."),
+    ] = None,
     gpu: Annotated[str | None, typer.Option(help="Only offers of this GPU (id or alias).")] = None,
     mode: Annotated[str | None, typer.Option(help="Only offers of this mode: buy, rent or cloud.")] = None,
     all_errors: AllErrors = False,
@@ -166,7 +194,11 @@ def offers_list(
             parts.append(f"{sum(o.gpu == gid for o in cat.offers)} have GPU {gid}")
         if mode:
             parts.append(f"{sum(o.mode == mode for o in cat.offers)} are {mode} offers")
-        _console(stderr=True).print(f"no offer matches the filters: of the catalog's {len(cat.offers)} offers, {' and '.join(parts)}", markup=False, soft_wrap=True)
+        _console(stderr=True).print(
+            f"no offer matches the filters: of the catalog's {len(cat.offers)} offers, {' and '.join(parts)}",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @offers_app.command("validate")
@@ -189,7 +221,13 @@ def offers_validate(
 
 @offers_app.command("template")
 def offers_template(
-    format: Annotated[Fmt | None, typer.Option("--format", help="csv, xlsx or yaml; default: the suffix of --out (.csv, .xlsx, .yaml or .yml). A --format that contradicts the suffix is refused.")] = None,
+    format: Annotated[
+        Fmt | None,
+        typer.Option(
+            "--format",
+            help="csv, xlsx or yaml; default: the suffix of --out (.csv, .xlsx, .yaml or .yml). A --format that contradicts the suffix is refused.",
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option("--out", help="File to write.")] = Path("offers.xlsx"),
     force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
 ) -> None:
@@ -209,11 +247,17 @@ def offers_template(
 
 # --- size --------------------------------------------------------------------------------------
 
+
 @app.command()
 def size(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
-    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
-    json_out: Annotated[str | None, typer.Option("--json", help="Write the sizing as JSON to FILE, or '-' for stdout.")] = None,
+    offers: Annotated[
+        list[Path] | None,
+        typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog."),
+    ] = None,
+    json_out: Annotated[
+        str | None, typer.Option("--json", help="Write the sizing as JSON to FILE, or '-' for stdout.")
+    ] = None,
     gpu: Annotated[str | None, typer.Option(help="Size on reference nodes of this GPU instead of a catalog.")] = None,
     gpus: Annotated[int | None, typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
     all_errors: AllErrors = False,
@@ -258,27 +302,79 @@ def size(
 
 # --- solve -------------------------------------------------------------------------------------
 
-@app.command(help="Choose buy / rent / cloud, how many nodes of which offer and when, at the least total cost of ownership. Prints the plan and why; optionally writes the Excel workbook, JSON and CSV.\n\n" + EXIT_CODES)
+
+@app.command(
+    help="Choose buy / rent / cloud, how many nodes of which offer and when, at the least total cost of ownership. Prints the plan and why; optionally writes the Excel workbook, JSON and CSV.\n\n"
+    + EXIT_CODES
+)
 def solve(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
-    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the Excel workbook for the approval meeting here (.xlsx).")] = None,
-    json_out: Annotated[str | None, typer.Option("--json", help="Write the plan as JSON to FILE, or '-' for stdout (the report then goes to stderr).")] = None,
-    csv_dir: Annotated[Path | None, typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")] = None,
-    solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")] = SolverName.cbc,
-    time_limit: Annotated[str, typer.Option("--time-limit", help="Seconds for the whole command (sizing, every strategy, the outputs); 0 or none: no limit. At its share of the limit a strategy reports its best plan as 'feasible' with its proven gap, or the greedy plan as 'heuristic'.")] = "120",
+    offers: Annotated[
+        list[Path] | None,
+        typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the Excel workbook for the approval meeting here (.xlsx).")
+    ] = None,
+    json_out: Annotated[
+        str | None,
+        typer.Option(
+            "--json", help="Write the plan as JSON to FILE, or '-' for stdout (the report then goes to stderr)."
+        ),
+    ] = None,
+    csv_dir: Annotated[
+        Path | None, typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")
+    ] = None,
+    solver: Annotated[
+        SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")
+    ] = SolverName.cbc,
+    time_limit: Annotated[
+        str,
+        typer.Option(
+            "--time-limit",
+            help="Seconds for the whole command (sizing, every strategy, the outputs); 0 or none: no limit. At its share of the limit a strategy reports its best plan as 'feasible' with its proven gap, or the greedy plan as 'heuristic'.",
+        ),
+    ] = "120",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
-    gap: Annotated[float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)] = 1e-6,
-    objective: Annotated[Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")] = Objective.tco,
-    compare: Annotated[bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")] = True,
+    gap: Annotated[
+        float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)
+    ] = 1e-6,
+    objective: Annotated[
+        Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")
+    ] = Objective.tco,
+    compare: Annotated[
+        bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")
+    ] = True,
     all_errors: AllErrors = False,
-    runner_ups: Annotated[int, typer.Option("--runner-ups", help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).", min=0, max=10)] = 2,
-    analyze: Annotated[bool, typer.Option("--analyze", help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.")] = False,
-    workers: Annotated[int | None, typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1)] = None,
-    all_or_nothing: Annotated[bool, typer.Option(
-        "--all-or-nothing", help="Plan every job or none: a job no offer can run (or the budget cannot cover) "
-                                 "makes the whole programme infeasible (exit 2). Default: such a job is set aside "
-                                 "with its reasons and the rest planned (exit 5).")] = False,
+    runner_ups: Annotated[
+        int,
+        typer.Option(
+            "--runner-ups",
+            help="Other offers costed per workload, each by re-solving the whole plan with the workload on it (0: none).",
+            min=0,
+            max=10,
+        ),
+    ] = 2,
+    analyze: Annotated[
+        bool,
+        typer.Option(
+            "--analyze",
+            help="Also run `procure analyze` (break-even, sensitivity, and Monte Carlo when analysis.uncertainty is declared) and add its sheets to the workbook.",
+        ),
+    ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", help="With --analyze: worker processes (default: the machine's cores).", min=1),
+    ] = None,
+    all_or_nothing: Annotated[
+        bool,
+        typer.Option(
+            "--all-or-nothing",
+            help="Plan every job or none: a job no offer can run (or the budget cannot cover) "
+            "makes the whole programme infeasible (exit 2). Default: such a job is set aside "
+            "with its reasons and the rest planned (exit 5).",
+        ),
+    ] = False,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -304,9 +400,17 @@ def solve(
     try:
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
             try:
-                result = use.solve(inputs, solver=solver.value, gap=gap, objective=objective.value, compare=compare,
-                                   n_runner_ups=runner_ups, budget=budget, progress=progress,
-                                   all_or_nothing=all_or_nothing)
+                result = use.solve(
+                    inputs,
+                    solver=solver.value,
+                    gap=gap,
+                    objective=objective.value,
+                    compare=compare,
+                    n_runner_ups=runner_ups,
+                    budget=budget,
+                    progress=progress,
+                    all_or_nothing=all_or_nothing,
+                )
             finally:
                 progress.close()
             from procure.reports.console import print_result
@@ -317,10 +421,23 @@ def solve(
             if analyze and result.plan is not None:
                 # --time-limit bounds the whole command: the analysis gets what the plan left, less the outputs'
                 # reserve; an analysis not done by then is skipped and named (Analysis.skipped)
-                analysis = _run_analysis(use, inputs, console, break_even=True, sensitivity=True,
-                                         monte_carlo=inputs.project.analysis.scenarios if inputs.project.analysis.uncertainty else None,
-                                         workers=workers, scheduler=None, solver=solver.value, time_limit=budget.seconds, gap=gap,
-                                         objective=objective.value, base=result, tr=tr, deadline=use.analysis_deadline(budget, inputs))
+                analysis = _run_analysis(
+                    use,
+                    inputs,
+                    console,
+                    break_even=True,
+                    sensitivity=True,
+                    monte_carlo=inputs.project.analysis.scenarios if inputs.project.analysis.uncertainty else None,
+                    workers=workers,
+                    scheduler=None,
+                    solver=solver.value,
+                    time_limit=budget.seconds,
+                    gap=gap,
+                    objective=objective.value,
+                    base=result,
+                    tr=tr,
+                    deadline=use.analysis_deadline(budget, inputs),
+                )
             for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
@@ -334,12 +451,16 @@ def solve(
 
 def _interrupted(stop) -> NoReturn:
     """SIGINT/SIGTERM/SIGHUP (``procure.runtime.Interrupted``): one line, exit 128 + the signal."""
-    _console(stderr=True).print(f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
-                                markup=False, soft_wrap=True)
+    _console(stderr=True).print(
+        f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
+        markup=False,
+        soft_wrap=True,
+    )
     raise typer.Exit(stop.exit_code) from None
 
 
 # --- analyze and compare ---------------------------------------------------------------------------
+
 
 def _usage(option: str, message: str):
     from procure.models.errors import InputError, Problem
@@ -356,8 +477,15 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
     from procure.reports.i18n import EN
 
     err = _console(stderr=True)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err, transient=True, disable=not err.is_terminal)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
     try:
         with progress:
             analysis = use.analyze(inputs, progress=progress, **kw)
@@ -372,25 +500,62 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
     return analysis
 
 
-@app.command(help="Decision analytics on top of the optimal plan: break-even prices of every losing offer and strategy, "
-                  "a sensitivity tornado of the cost drivers, and a Monte Carlo study of the uncertainty declared under "
-                  "`analysis:` in the workload file — every answer re-optimized. Without --break-even/--sensitivity/"
-                  "--monte-carlo all three run (Monte Carlo when analysis.uncertainty is declared).\n\n" + EXIT_CODES)
+@app.command(
+    help="Decision analytics on top of the optimal plan: break-even prices of every losing offer and strategy, "
+    "a sensitivity tornado of the cost drivers, and a Monte Carlo study of the uncertainty declared under "
+    "`analysis:` in the workload file — every answer re-optimized. Without --break-even/--sensitivity/"
+    "--monte-carlo all three run (Monte Carlo when analysis.uncertainty is declared).\n\n" + EXIT_CODES
+)
 def analyze(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
-    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
-    break_even: Annotated[bool, typer.Option("--break-even", help="Break-even prices of the offers and strategies that lost.")] = False,
-    sensitivity: Annotated[bool, typer.Option("--sensitivity", help="The tornado: each driver at its low and high value.")] = False,
-    monte_carlo: Annotated[int | None, typer.Option("--monte-carlo", help="Draw N scenarios from analysis.uncertainty (default: analysis.scenarios).", min=1)] = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: the machine's cores).", min=1)] = None,
-    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Send the solves to this Dask scheduler (e.g. tcp://10.0.0.5:8786); needs procure[dask].")] = None,
+    offers: Annotated[
+        list[Path] | None,
+        typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog."),
+    ] = None,
+    break_even: Annotated[
+        bool, typer.Option("--break-even", help="Break-even prices of the offers and strategies that lost.")
+    ] = False,
+    sensitivity: Annotated[
+        bool, typer.Option("--sensitivity", help="The tornado: each driver at its low and high value.")
+    ] = False,
+    monte_carlo: Annotated[
+        int | None,
+        typer.Option(
+            "--monte-carlo", help="Draw N scenarios from analysis.uncertainty (default: analysis.scenarios).", min=1
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="Worker processes (default: the machine's cores).", min=1)
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="Send the solves to this Dask scheduler (e.g. tcp://10.0.0.5:8786); needs procure[dask].",
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write the analysis workbook here (.xlsx).")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the analysis as JSON here.")] = None,
-    csv_dir: Annotated[Path | None, typer.Option("--csv", help="Write the analysis' tables (one row per scenario and strategy, break-even, sensitivity) as CSV into this folder.")] = None,
+    csv_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--csv",
+            help="Write the analysis' tables (one row per scenario and strategy, break-even, sensitivity) as CSV into this folder.",
+        ),
+    ] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
     time_limit: Annotated[float | None, typer.Option("--time-limit", help="Seconds per solve.", min=0.1)] = None,
-    gap: Annotated[float, typer.Option(help="Relative optimality gap of each solve (break-even always solves to a proven optimum).", min=0.0, max=1.0)] = 1e-6,
-    objective: Annotated[Objective, typer.Option(help="tco or npv: the figure every analysis compares.")] = Objective.tco,
+    gap: Annotated[
+        float,
+        typer.Option(
+            help="Relative optimality gap of each solve (break-even always solves to a proven optimum).",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = 1e-6,
+    objective: Annotated[
+        Objective, typer.Option(help="tco or npv: the figure every analysis compares.")
+    ] = Objective.tco,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -412,9 +577,21 @@ def analyze(
     console = _console()
     try:
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the workers and solvers, remove temp files, exit 128 + signal
-            analysis = _run_analysis(use, inputs, console, break_even=break_even or everything, sensitivity=sensitivity or everything,
-                                     monte_carlo=mc, workers=workers, scheduler=scheduler, solver=solver.value,
-                                     time_limit=time_limit, gap=gap, objective=objective.value, tr=tr)
+            analysis = _run_analysis(
+                use,
+                inputs,
+                console,
+                break_even=break_even or everything,
+                sensitivity=sensitivity or everything,
+                monte_carlo=mc,
+                workers=workers,
+                scheduler=scheduler,
+                solver=solver.value,
+                time_limit=time_limit,
+                gap=gap,
+                objective=objective.value,
+                tr=tr,
+            )
             if analysis.base.plan is None:
                 raise typer.Exit(use.exit_code_for(analysis.base.status))
             for line in use.write_analysis_outputs(analysis, planned, tr):
@@ -426,26 +603,35 @@ def analyze(
     raise typer.Exit(use.exit_code_of(analysis.base))
 
 
-@app.command(help="Why not this offer? Re-solve the whole plan with a job held to the offer and show, side by side "
-                  "with the recommended plan: the cost difference by category, the reason it lost (price, lead time, "
-                  "deadline, term, fit, excluded, budget, capacity, time limit) and the offer's break-even price.\n\n"
-                  + EXIT_CODES)
+@app.command(
+    help="Why not this offer? Re-solve the whole plan with a job held to the offer and show, side by side "
+    "with the recommended plan: the cost difference by category, the reason it lost (price, lead time, "
+    "deadline, term, fit, excluded, budget, capacity, time limit) and the offer's break-even price.\n\n" + EXIT_CODES
+)
 def explain(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
     offer: Annotated[str, typer.Option("--offer", help="The offer id to explain (see `procure offers list`).")],
-    job: Annotated[str | None, typer.Option(
-        "--workload", help="The job to hold to the offer; default: every job that could use it.")] = None,
-    offers: Annotated[list[Path] | None, typer.Option(
-        "--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog.")] = None,
-    json_out: Annotated[str | None, typer.Option(
-        "--json", help="Write the explanation as JSON to FILE, or '-' for stdout.")] = None,
-    csv_out: Annotated[Path | None, typer.Option(
-        "--csv", help="Write the explanation table as one CSV file here.")] = None,
+    job: Annotated[
+        str | None,
+        typer.Option("--workload", help="The job to hold to the offer; default: every job that could use it."),
+    ] = None,
+    offers: Annotated[
+        list[Path] | None,
+        typer.Option("--offers", help="Catalog file(s); default: the workload's `offers`, else the bundled catalog."),
+    ] = None,
+    json_out: Annotated[
+        str | None, typer.Option("--json", help="Write the explanation as JSON to FILE, or '-' for stdout.")
+    ] = None,
+    csv_out: Annotated[
+        Path | None, typer.Option("--csv", help="Write the explanation table as one CSV file here.")
+    ] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
-    time_limit: Annotated[str, typer.Option(
-        "--time-limit", help="Seconds for the recommended plan's solve; 0 or none: no limit.")] = "120",
-    objective: Annotated[Objective, typer.Option(
-        help="tco or npv: the figure both plans are compared on.")] = Objective.tco,
+    time_limit: Annotated[
+        str, typer.Option("--time-limit", help="Seconds for the recommended plan's solve; 0 or none: no limit.")
+    ] = "120",
+    objective: Annotated[
+        Objective, typer.Option(help="tco or npv: the figure both plans are compared on.")
+    ] = Objective.tco,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -469,8 +655,14 @@ def explain(
     console = _console(stderr=json_out == "-")
     try:
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
-            explained = use.explain(inputs, offer, job, solver=solver.value, objective=objective.value,
-                                    time_limit=use.parse_time_limit(time_limit))
+            explained = use.explain(
+                inputs,
+                offer,
+                job,
+                solver=solver.value,
+                objective=objective.value,
+                time_limit=use.parse_time_limit(time_limit),
+            )
             if explained.result.plan is None:
                 print_result(console, explained.result, tr=tr)
             print_explained(console, explained, tr)
@@ -485,15 +677,24 @@ def explain(
     raise typer.Exit(use.exit_code_of(explained.result))
 
 
-@app.command(help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
-                  "First what changed in the inputs (every changed field of each offer, offers added and "
-                  "removed, workload and project settings), then the outcomes: totals, strategies, cost "
-                  "categories and where each workload runs, with the differences against the first file.")
+@app.command(
+    help="Two or more workload files side by side — e.g. a negotiation round: same jobs, new quotes. "
+    "First what changed in the inputs (every changed field of each offer, offers added and "
+    "removed, workload and project settings), then the outcomes: totals, strategies, cost "
+    "categories and where each workload runs, with the differences against the first file."
+)
 def compare(
     files: Annotated[list[Path], typer.Argument(help="workload.yaml files (two or more)")],
-    offers: Annotated[list[Path] | None, typer.Option("--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="Write the comparison workbook here (.xlsx): the input changes, then the outcomes.")] = None,
+    offers: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--offers", help="Catalog file(s) for every file; default: each file's `offers`, else the bundled catalog."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the comparison workbook here (.xlsx): the input changes, then the outcomes."),
+    ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON here.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
     objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,
@@ -507,7 +708,9 @@ def compare(
         use.language(lang, amounts_in)
         planned = use.check_compare_outputs(out, json_out)
         inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
-        tr = use.language(lang, amounts_in, inputs[0].project)  # the first file's settings, like the comparison's currency
+        tr = use.language(
+            lang, amounts_in, inputs[0].project
+        )  # the first file's settings, like the comparison's currency
         planned.files.forbid_inputs([f for i in inputs for f in i.files])
     except ProcureError as exc:
         _fail(exc)

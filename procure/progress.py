@@ -82,7 +82,9 @@ class Reporter:
         gap = ""
         if seen.incumbent is not None and seen.bound is not None:
             gap = f", gap {max(0.0, seen.incumbent - seen.bound) / max(abs(seen.incumbent), 1e-9):.1%}"
-        self._show(f"{name}: incumbent {_money(seen.incumbent)} {self.currency}, bound {_money(seen.bound)}{gap}, {_of(budget)}")
+        self._show(
+            f"{name}: incumbent {_money(seen.incumbent)} {self.currency}, bound {_money(seen.bound)}{gap}, {_of(budget)}"
+        )
 
     def strategy_done(self, result) -> None:
         if self.console is None:

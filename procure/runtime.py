@@ -250,7 +250,10 @@ def scratch_dir() -> Iterator[Path]:
 
     saved = {k: os.environ.get(k) for k in ("TMPDIR", "TMP")}
     try:
-        with signals_guarded(on_interrupt="no output was written"), tempfile.TemporaryDirectory(prefix="procure-") as folder:
+        with (
+            signals_guarded(on_interrupt="no output was written"),
+            tempfile.TemporaryDirectory(prefix="procure-") as folder,
+        ):
             os.environ["TMPDIR"] = os.environ["TMP"] = folder
             try:
                 yield Path(folder)
@@ -262,5 +265,13 @@ def scratch_dir() -> Iterator[Path]:
                         os.environ[k] = v
     except OSError as exc:
         where = exc.filename or tempfile.gettempdir()
-        raise InputError([Problem(str(where), "", f"could not write a temporary file for the solver ({exc.strerror or exc}); "
-                                                  "free some disk space there or set TMPDIR")]) from None
+        raise InputError(
+            [
+                Problem(
+                    str(where),
+                    "",
+                    f"could not write a temporary file for the solver ({exc.strerror or exc}); "
+                    "free some disk space there or set TMPDIR",
+                )
+            ]
+        ) from None

@@ -40,23 +40,52 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
         )
     if b.kind == "strategy":
         if b.break_even is None:
-            return tr("{subject} does not win at any {mode} price level from 0 to today's: {reason}", subject=tr(b.subject), mode=mode, reason=b.reason)
-        return tr("{subject} wins at or below {level:.1%} of today's {mode} prices ({change:+.0f}%)", subject=tr(b.subject), level=b.break_even,
-                  mode=mode, change=b.change_pct)
-    what = {"buy": tr("buying {label} servers", label=b.label), "rent": tr("renting {label} nodes", label=b.label),
-            "cloud": tr("{label} cloud hours", label=b.label)}[b.mode]
+            return tr(
+                "{subject} does not win at any {mode} price level from 0 to today's: {reason}",
+                subject=tr(b.subject),
+                mode=mode,
+                reason=b.reason,
+            )
+        return tr(
+            "{subject} wins at or below {level:.1%} of today's {mode} prices ({change:+.0f}%)",
+            subject=tr(b.subject),
+            level=b.break_even,
+            mode=mode,
+            change=b.change_pct,
+        )
+    what = {
+        "buy": tr("buying {label} servers", label=b.label),
+        "rent": tr("renting {label} nodes", label=b.label),
+        "cloud": tr("{label} cloud hours", label=b.label),
+    }[b.mode]
     unit = {"buy": tr("per node"), "rent": tr("per node-month"), "cloud": tr("per node-hour")}[b.mode]
     who = tr(" from {vendor} ({subject})", vendor=b.vendor, subject=b.subject) if b.vendor else f" ({b.subject})"
     if b.break_even is None:
-        return tr("{what}{who} does not win at any price from 0 to today's {today}: {reason}", what=what, who=who, today=tr.number(b.current, 2),
-                  reason=b.reason)
-    return tr("{what}{who} wins at or below {price} {cur} {unit} (today {today}, {change:+.0f}%)", what=what, who=who, price=tr.number(b.break_even, 2),
-              cur=tr.cur(currency), unit=unit, today=tr.number(b.current, 2), change=b.change_pct)
+        return tr(
+            "{what}{who} does not win at any price from 0 to today's {today}: {reason}",
+            what=what,
+            who=who,
+            today=tr.number(b.current, 2),
+            reason=b.reason,
+        )
+    return tr(
+        "{what}{who} wins at or below {price} {cur} {unit} (today {today}, {change:+.0f}%)",
+        what=what,
+        who=who,
+        price=tr.number(b.break_even, 2),
+        cur=tr.cur(currency),
+        unit=unit,
+        today=tr.number(b.current, 2),
+        change=b.change_pct,
+    )
 
 
 #: the analyses by their key in ``Analysis.seconds`` / ``Analysis.skipped``
-ANALYSIS_LABEL = {"sensitivity": N_("the sensitivity tornado"), "break_even": N_("the break-even prices"),
-                  "monte_carlo": N_("the Monte Carlo study")}
+ANALYSIS_LABEL = {
+    "sensitivity": N_("the sensitivity tornado"),
+    "break_even": N_("the break-even prices"),
+    "monte_carlo": N_("the Monte Carlo study"),
+}
 
 
 def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
@@ -64,63 +93,138 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
     base = a.base
     metric = tr(a.inputs.objective.upper())
     if base.plan is None:
-        console.print(tr("today's inputs have no plan ({status}); nothing to analyse", status=status_label(base.status, tr)), markup=False)
+        console.print(
+            tr("today's inputs have no plan ({status}); nothing to analyse", status=status_label(base.status, tr)),
+            markup=False,
+        )
         return
-    console.print(tr("today's optimum: {cost} ({metric}), modes {modes}", cost=tr.money(a.inputs.metric(base.plan), cur), metric=metric,
-                     modes=" + ".join(mode_label(m, tr) for m in sorted(base.plan.modes()))), markup=False)
+    console.print(
+        tr(
+            "today's optimum: {cost} ({metric}), modes {modes}",
+            cost=tr.money(a.inputs.metric(base.plan), cur),
+            metric=metric,
+            modes=" + ".join(mode_label(m, tr) for m in sorted(base.plan.modes())),
+        ),
+        markup=False,
+    )
     if a.break_even is not None:
         # nearest to winning first: the smallest price cut that makes it the optimum
         priced = sorted((b for b in a.break_even if b.break_even is not None), key=lambda b: abs(b.change_pct or 0.0))
-        console.print(tr("\n[b]Break-even prices[/b] — {n} of {total} losing offers/strategies can win on price; the {top} nearest:", n=len(priced),
-                         total=len(a.break_even), top=min(top, len(priced))))
+        console.print(
+            tr(
+                "\n[b]Break-even prices[/b] — {n} of {total} losing offers/strategies can win on price; the {top} nearest:",
+                n=len(priced),
+                total=len(a.break_even),
+                top=min(top, len(priced)),
+            )
+        )
         for b in priced[:top]:
             console.print(f"  • {esc(break_even_sentence(b, cur, tr))}", soft_wrap=True)
         blocked = [b for b in a.break_even if b.break_even is None]
         if blocked:
-            console.print(tr("  {n} cannot win at any price from 0 to today's (the reasons are in the JSON and the Break-even sheet).", n=len(blocked)),
-                          markup=False)
+            console.print(
+                tr(
+                    "  {n} cannot win at any price from 0 to today's (the reasons are in the JSON and the Break-even sheet).",
+                    n=len(blocked),
+                ),
+                markup=False,
+            )
     if a.sensitivity is not None:
-        t = Table(title=tr("Sensitivity: optimal {metric} with one driver moved (re-optimized at each end)", metric=metric))
-        heads = [(tr("driver"), "left"), (tr("low"), "left"), (tr("high"), "left"), (tr("{metric} at low", metric=metric), "right"),
-                 (tr("at high"), "right"), (tr("modes at low"), "left"), (tr("modes at high"), "left"), (tr("flips"), "left")]
+        t = Table(
+            title=tr("Sensitivity: optimal {metric} with one driver moved (re-optimized at each end)", metric=metric)
+        )
+        heads = [
+            (tr("driver"), "left"),
+            (tr("low"), "left"),
+            (tr("high"), "left"),
+            (tr("{metric} at low", metric=metric), "right"),
+            (tr("at high"), "right"),
+            (tr("modes at low"), "left"),
+            (tr("modes at high"), "left"),
+            (tr("flips"), "left"),
+        ]
         for col, justify in heads:
             t.add_column(col, justify=justify)  # type: ignore[arg-type]
         for b in a.sensitivity:
             lo, hi = b.measure("low"), b.measure("high")
-            t.add_row(b.driver, _value(b.driver, b.low_value), _value(b.driver, b.high_value), tr.money(lo, cur) if lo is not None else tr("no plan"),
-                      tr.money(hi, cur) if hi is not None else tr("no plan"), "+".join(mode_label(m, tr) for m in (b.modes("low") or ())) or "—",
-                      "+".join(mode_label(m, tr) for m in (b.modes("high") or ())) or "—", tr("[b]yes[/b]") if b.flips else tr("no"))
+            t.add_row(
+                b.driver,
+                _value(b.driver, b.low_value),
+                _value(b.driver, b.high_value),
+                tr.money(lo, cur) if lo is not None else tr("no plan"),
+                tr.money(hi, cur) if hi is not None else tr("no plan"),
+                "+".join(mode_label(m, tr) for m in (b.modes("low") or ())) or "—",
+                "+".join(mode_label(m, tr) for m in (b.modes("high") or ())) or "—",
+                tr("[b]yes[/b]") if b.flips else tr("no"),
+            )
         console.print(t)
     if a.summary is not None:
         s = a.summary
-        t = Table(title=tr("Uncertainty: {n} scenarios, every strategy re-optimized in each ({failed} without a plan)", n=s.scenarios, failed=s.failed))
+        t = Table(
+            title=tr(
+                "Uncertainty: {n} scenarios, every strategy re-optimized in each ({failed} without a plan)",
+                n=s.scenarios,
+                failed=s.failed,
+            )
+        )
         for col in (tr("strategy"), "P10", "P50", "P90", tr("cheapest in"), tr("plans")):
             t.add_column(col, justify="left" if col == tr("strategy") else "right")
         for k, v in s.strategies.items():
             wp = v["win_probability"]
-            t.add_row(tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k, tr.money(v["p10"], cur), tr.money(v["p50"], cur), tr.money(v["p90"], cur),
-                      "—" if wp is None else f"{wp:.0%}", str(v["plans"]))
+            t.add_row(
+                tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
+                tr.money(v["p10"], cur),
+                tr.money(v["p50"], cur),
+                tr.money(v["p90"], cur),
+                "—" if wp is None else f"{wp:.0%}",
+                str(v["plans"]),
+            )
         console.print(t)
         if s.regret_mean is not None:
-            console.print(tr("Regret of today's plan kept as decided (re-costed, not re-optimized) against each scenario's optimum: mean {mean}, "
-                             "P90 {p90} over {n} scenarios", mean=tr.money(s.regret_mean, cur), p90=tr.money(s.regret_p90, cur), n=s.regret_scenarios),
-                          markup=False, soft_wrap=True)
+            console.print(
+                tr(
+                    "Regret of today's plan kept as decided (re-costed, not re-optimized) against each scenario's optimum: mean {mean}, "
+                    "P90 {p90} over {n} scenarios",
+                    mean=tr.money(s.regret_mean, cur),
+                    p90=tr.money(s.regret_p90, cur),
+                    n=s.regret_scenarios,
+                ),
+                markup=False,
+                soft_wrap=True,
+            )
         if s.decided_infeasible:
-            console.print(tr("In {n} scenario(s) today's plan cannot run as decided (a deadline or shared nodes); they have no regret figure.",
-                             n=s.decided_infeasible), markup=False, soft_wrap=True)
+            console.print(
+                tr(
+                    "In {n} scenario(s) today's plan cannot run as decided (a deadline or shared nodes); they have no regret figure.",
+                    n=s.decided_infeasible,
+                ),
+                markup=False,
+                soft_wrap=True,
+            )
         for sc, st, why in s.failures[:5]:
             console.print(f"  ! {sc} {st}: {esc(why)}", soft_wrap=True)
     timing = ", ".join(f"{k} {v:.1f} s" for k, v in a.seconds.items())
-    console.print(tr("\n{n} solves on {workers} worker(s): {timing}", n=sum(a.solves.values()), workers=a.workers, timing=timing), markup=False)
+    console.print(
+        tr("\n{n} solves on {workers} worker(s): {timing}", n=sum(a.solves.values()), workers=a.workers, timing=timing),
+        markup=False,
+    )
     skipped = getattr(a, "skipped", None)
     if skipped:
-        console.print(tr("Skipped, the --time-limit ran out first: {names}; give a larger --time-limit, or run procure analyze on its own",
-                         names=", ".join(tr(ANALYSIS_LABEL.get(k, k)) for k in skipped)), markup=False, soft_wrap=True)
+        console.print(
+            tr(
+                "Skipped, the --time-limit ran out first: {names}; give a larger --time-limit, or run procure analyze on its own",
+                names=", ".join(tr(ANALYSIS_LABEL.get(k, k)) for k in skipped),
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 def print_comparison(console: Console, files: list[str], rows, currency: str, tr: Lang = EN) -> None:
     """Each file a column, then the difference of each later file against the first; changed rows marked."""
-    t = Table(title=tr("Comparison against {first} ({unit}); * marks what differs", first=files[0], unit=tr.unit(currency)))
+    t = Table(
+        title=tr("Comparison against {first} ({unit}); * marks what differs", first=files[0], unit=tr.unit(currency))
+    )
     t.add_column("", style="bold")
     t.add_column(tr("figure"))
     for f in files:
@@ -131,9 +235,16 @@ def print_comparison(console: Console, files: list[str], rows, currency: str, tr
     for r in rows:
         diffs = r.differences()
         cells = [tr.money(v) if r.numeric else ("—" if v is None else esc(_value_text(r, v, tr))) for v in r.values]
-        dcells = [("" if d is None else _signed(d, tr)) if r.numeric else ("" if v == r.values[0] else tr("changed"))
-                  for d, v in zip(diffs[1:], r.values[1:], strict=True)]
-        t.add_row(tr(r.section) if r.section != section else "", ("* " if r.changed else "  ") + _row_label(r, tr), *cells, *dcells)
+        dcells = [
+            ("" if d is None else _signed(d, tr)) if r.numeric else ("" if v == r.values[0] else tr("changed"))
+            for d, v in zip(diffs[1:], r.values[1:], strict=True)
+        ]
+        t.add_row(
+            tr(r.section) if r.section != section else "",
+            ("* " if r.changed else "  ") + _row_label(r, tr),
+            *cells,
+            *dcells,
+        )
         section = r.section
     console.print(t)
 

@@ -1,12 +1,12 @@
 """The analysis as JSON (a contract other tools read; ``procure analyze --json``):
 
-    base{status, total_cost, npv_cost, modes}
-    break_even[]{offer, kind, mode, field, current, break_even, change_pct, reason}
-        (break_even null when no price in [0, current] wins; a strategy's current is 1.0 = today's price level)
-    sensitivity[]{driver, low_value, high_value, low_tco, high_tco, low_modes, high_modes, flips}
-    uncertainty{scenarios, failed, strategies{hybrid|buy|rent|cloud}{p10, p50, p90, win_probability, plans},
-                regret{mean, p90, scenarios, decided_infeasible}, failures[]{scenario, strategy, reason}}
-    runs{seconds{...}, solves{...}, workers}
+base{status, total_cost, npv_cost, modes}
+break_even[]{offer, kind, mode, field, current, break_even, change_pct, reason}
+    (break_even null when no price in [0, current] wins; a strategy's current is 1.0 = today's price level)
+sensitivity[]{driver, low_value, high_value, low_tco, high_tco, low_modes, high_modes, flips}
+uncertainty{scenarios, failed, strategies{hybrid|buy|rent|cloud}{p10, p50, p90, win_probability, plans},
+            regret{mean, p90, scenarios, decided_infeasible}, failures[]{scenario, strategy, reason}}
+runs{seconds{...}, solves{...}, workers}
 """
 
 from __future__ import annotations
@@ -23,32 +23,70 @@ def analysis_to_json(a) -> dict:
     out: dict = {
         "currency": base.project.currency,
         "objective": a.inputs.objective,
-        "base": {"status": str(base.status), "total_cost": _r(base.plan.total_cost) if base.plan else None,
-                 "npv_cost": _r(base.plan.npv_cost) if base.plan else None, "modes": sorted(base.plan.modes()) if base.plan else []},
+        "base": {
+            "status": str(base.status),
+            "total_cost": _r(base.plan.total_cost) if base.plan else None,
+            "npv_cost": _r(base.plan.npv_cost) if base.plan else None,
+            "modes": sorted(base.plan.modes()) if base.plan else [],
+        },
     }
     if getattr(a, "skipped", None):  # analyses the time limit left no time for (solve --analyze --time-limit)
         out["skipped"] = list(a.skipped)
     if a.break_even is not None:
         out["break_even"] = [
-            {"offer": b.subject, "kind": b.kind, "mode": str(b.mode), "field": b.field, "current": _r(b.current, 4),
-             "break_even": _r(b.break_even, 4), "change_pct": _r(b.change_pct, 2), "reason": b.reason}
+            {
+                "offer": b.subject,
+                "kind": b.kind,
+                "mode": str(b.mode),
+                "field": b.field,
+                "current": _r(b.current, 4),
+                "break_even": _r(b.break_even, 4),
+                "change_pct": _r(b.change_pct, 2),
+                "reason": b.reason,
+            }
             for b in a.break_even
         ]
     if a.sensitivity is not None:
         out["sensitivity"] = [
-            {"driver": b.driver, "low_value": b.low_value, "high_value": b.high_value, "low_tco": _r(b.tco("low")), "high_tco": _r(b.tco("high")),
-             "low_modes": list(b.modes("low")) if b.modes("low") is not None else None,
-             "high_modes": list(b.modes("high")) if b.modes("high") is not None else None, "flips": b.flips}
+            {
+                "driver": b.driver,
+                "low_value": b.low_value,
+                "high_value": b.high_value,
+                "low_tco": _r(b.tco("low")),
+                "high_tco": _r(b.tco("high")),
+                "low_modes": list(b.modes("low")) if b.modes("low") is not None else None,
+                "high_modes": list(b.modes("high")) if b.modes("high") is not None else None,
+                "flips": b.flips,
+            }
             for b in a.sensitivity
         ]
     if a.summary is not None:
         s = a.summary
         out["uncertainty"] = {
-            "scenarios": s.scenarios, "failed": s.failed,
-            "strategies": {k: {"p10": _r(v["p10"]), "p50": _r(v["p50"]), "p90": _r(v["p90"]),
-                               "win_probability": _r(v["win_probability"], 4), "plans": v["plans"]} for k, v in s.strategies.items() if k in STRATEGIES},
-            "regret": {"mean": _r(s.regret_mean), "p90": _r(s.regret_p90), "scenarios": s.regret_scenarios, "decided_infeasible": s.decided_infeasible},
+            "scenarios": s.scenarios,
+            "failed": s.failed,
+            "strategies": {
+                k: {
+                    "p10": _r(v["p10"]),
+                    "p50": _r(v["p50"]),
+                    "p90": _r(v["p90"]),
+                    "win_probability": _r(v["win_probability"], 4),
+                    "plans": v["plans"],
+                }
+                for k, v in s.strategies.items()
+                if k in STRATEGIES
+            },
+            "regret": {
+                "mean": _r(s.regret_mean),
+                "p90": _r(s.regret_p90),
+                "scenarios": s.regret_scenarios,
+                "decided_infeasible": s.decided_infeasible,
+            },
             "failures": [{"scenario": sc, "strategy": st, "reason": why} for sc, st, why in s.failures],
         }
-    out["runs"] = {"seconds": {k: _r(v, 3) for k, v in a.seconds.items()}, "solves": dict(a.solves), "workers": a.workers}
+    out["runs"] = {
+        "seconds": {k: _r(v, 3) for k, v in a.seconds.items()},
+        "solves": dict(a.solves),
+        "workers": a.workers,
+    }
     return out

@@ -38,35 +38,80 @@ if TYPE_CHECKING:
 __all__ = ["CATEGORY_LABEL", "STRATEGY_LABEL", "money", "print_offers", "print_result", "recommendation"]
 
 CATEGORY_LABEL = {
-    "capex": N_("capex (purchases)"), "residual_value": N_("residual value"), "maintenance": N_("maintenance"), "colocation": N_("colocation"),
-    "energy": N_("energy"), "rent": N_("rent"), "setup": N_("setup fees"), "cloud": N_("cloud"), "interest": N_("loan interest"),
-    "network": N_("network fabric (capex)"), "fixed": N_("fixed charges"), "storage": N_("storage"),
-    "egress": N_("data egress"), "staff": N_("operations staff"),
+    "capex": N_("capex (purchases)"),
+    "residual_value": N_("residual value"),
+    "maintenance": N_("maintenance"),
+    "colocation": N_("colocation"),
+    "energy": N_("energy"),
+    "rent": N_("rent"),
+    "setup": N_("setup fees"),
+    "cloud": N_("cloud"),
+    "interest": N_("loan interest"),
+    "network": N_("network fabric (capex)"),
+    "fixed": N_("fixed charges"),
+    "storage": N_("storage"),
+    "egress": N_("data egress"),
+    "staff": N_("operations staff"),
 }
 
 
 def print_offers(console: Console, offers, catalog) -> None:
     t = Table(title=f"{len(offers)} offers", show_lines=False)
-    for col in ("id", "vendor", "mode", "region", "GPU × n", "fabric", "RAM GB", "NVMe TB", "max nodes", "lead d", "price", "quoted"):
+    for col in (
+        "id",
+        "vendor",
+        "mode",
+        "region",
+        "GPU × n",
+        "fabric",
+        "RAM GB",
+        "NVMe TB",
+        "max nodes",
+        "lead d",
+        "price",
+        "quoted",
+    ):
         t.add_column(col, overflow="fold")
     for o in offers:
         cur = f" {o.currency}" if o.currency else ""
         if o.mode == "buy":
-            price = "; ".join(f"{p:,.0f}" + (f" from {n}" if len(o.buy_tiers) > 1 or n > 1 else "") for n, p in o.buy_tiers) + f"{cur} /node"
+            price = (
+                "; ".join(f"{p:,.0f}" + (f" from {n}" if len(o.buy_tiers) > 1 or n > 1 else "") for n, p in o.buy_tiers)
+                + f"{cur} /node"
+            )
         elif o.mode == "rent":
-            price = "; ".join(f"{p:,.0f}" + (f" ({m} mo)" if o.term_prices else "") for m, p in o.rent_tiers) + f"{cur} /node-month"
+            price = (
+                "; ".join(f"{p:,.0f}" + (f" ({m} mo)" if o.term_prices else "") for m, p in o.rent_tiers)
+                + f"{cur} /node-month"
+            )
         else:
             price = f"{o.price_per_node_hour:,.2f}{cur} /node-hour" + (" spot" if o.spot else "")
             if o.committed:
-                price += f", {o.commitment_months}-month term" + (f" + {o.upfront_per_node:,.0f} upfront" if o.upfront_per_node else "")
+                price += f", {o.commitment_months}-month term" + (
+                    f" + {o.upfront_per_node:,.0f} upfront" if o.upfront_per_node else ""
+                )
         fabric = o.inter_node + (f" ×{o.inter_node_rails}" if o.inter_node_rails > 1 else "")
-        t.add_row(esc(o.id), esc(o.vendor), o.mode, esc(o.region), f"{o.gpu} × {o.gpus_per_node}", fabric, f"{o.ram_gb:g}", f"{o.nvme_tb:g}",
-                  str(o.max_nodes), str(o.lead_time_days), price, o.quoted_on.isoformat())
+        t.add_row(
+            esc(o.id),
+            esc(o.vendor),
+            o.mode,
+            esc(o.region),
+            f"{o.gpu} × {o.gpus_per_node}",
+            fabric,
+            f"{o.ram_gb:g}",
+            f"{o.nvme_tb:g}",
+            str(o.max_nodes),
+            str(o.lead_time_days),
+            price,
+            o.quoted_on.isoformat(),
+        )
     console.print(t)
     console.print(f"catalog: {esc(', '.join(str(f) for f in catalog.files))}")
 
 
-def _table(console: Console, title: str, columns: list[tuple[str, str]], rows: list[list[str]], drop: tuple[str, ...] = ()) -> Table:
+def _table(
+    console: Console, title: str, columns: list[tuple[str, str]], rows: list[list[str]], drop: tuple[str, ...] = ()
+) -> Table:
     """A table that never cuts a number or a date: ``columns`` are (header, kind) with kind ``num``
     (numbers, dates: never wrapped or cut), ``text`` (folds onto more lines) or ``short``. When even
     that does not fit the console, the text columns named in ``drop`` are left out, in that order."""
@@ -91,7 +136,12 @@ def _table(console: Console, title: str, columns: list[tuple[str, str]], rows: l
         if kind == "text":
             t.add_column(head, overflow="fold")
         else:
-            t.add_column(head, justify="right" if kind == "num" else "left", no_wrap=True, min_width=max(len(r[i]) for r in rows) if rows else None)
+            t.add_column(
+                head,
+                justify="right" if kind == "num" else "left",
+                no_wrap=True,
+                min_width=max(len(r[i]) for r in rows) if rows else None,
+            )
     for r in rows:
         t.add_row(*[r[i] for i in keep])
     return t
@@ -398,7 +448,12 @@ def _print_strategies(console: Console, result, tr: Lang = EN) -> None:
         diff = "—"
         if c.diff is not None and c.cost is not None:  # a diff is only set with a cost
             base = c.cost - c.diff
-            diff = ("≤ " if c.bound else "") + ("+" if c.diff >= 0 else "") + tr.money(c.diff) + (f" ({c.diff / base:+.0%})" if base else "")
+            diff = (
+                ("≤ " if c.bound else "")
+                + ("+" if c.diff >= 0 else "")
+                + tr.money(c.diff)
+                + (f" ({c.diff / base:+.0%})" if base else "")
+            )
         gap = f"{c.gap:.2%}" if c.gap is not None else ""
         why = ""
         if s.plan is None and s.reasons:
@@ -408,9 +463,26 @@ def _print_strategies(console: Console, result, tr: Lang = EN) -> None:
         if s.solve is not None and s.solve.heuristic:
             status = f"{status_label(c.status, tr)} ({strategy_quality(s, tr)})"
         rows.append([c.label, status, tr.money(c.cost, p.currency), diff, tr.money(c.other, p.currency), why])
-    cols = [(tr("strategy"), "short"), (tr("status"), "text"), (tr(OBJECTIVE_SHORT[obj]), "num"), (tr("vs recommended"), "num"), (tr(OBJECTIVE_SHORT[other]), "num"),
-            (tr("why not"), "text")]
+    cols = [
+        (tr("strategy"), "short"),
+        (tr("status"), "text"),
+        (tr(OBJECTIVE_SHORT[obj]), "num"),
+        (tr("vs recommended"), "num"),
+        (tr(OBJECTIVE_SHORT[other]), "num"),
+        (tr("why not"), "text"),
+    ]
     if not any(r[-1] for r in rows):
         cols, rows = cols[:-1], [r[:-1] for r in rows]
-    console.print(_table(console, tr("Strategies compared on {obj} (minimized), {other} beside it", obj=tr(OBJECTIVE_SHORT[obj]), other=tr(OBJECTIVE_SHORT[other])),
-                         cols, rows, drop=(tr("why not"),)))
+    console.print(
+        _table(
+            console,
+            tr(
+                "Strategies compared on {obj} (minimized), {other} beside it",
+                obj=tr(OBJECTIVE_SHORT[obj]),
+                other=tr(OBJECTIVE_SHORT[other]),
+            ),
+            cols,
+            rows,
+            drop=(tr("why not"),),
+        )
+    )

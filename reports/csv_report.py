@@ -81,14 +81,47 @@ _CATEGORY_IDS = Ns(
 )
 
 #: every file ``write_csv`` may write (cash_flow.csv only with a plan)
-CSV_FILES = ("summary.csv", "strategies.csv", "plan.csv", "capacity.csv", "costs.csv", "cash_flow.csv", "pnl.csv",
-             "options.csv", "runner_ups.csv", "set_aside.csv", "assumptions.csv")
+CSV_FILES = (
+    "summary.csv",
+    "strategies.csv",
+    "plan.csv",
+    "capacity.csv",
+    "costs.csv",
+    "cash_flow.csv",
+    "pnl.csv",
+    "options.csv",
+    "runner_ups.csv",
+    "set_aside.csv",
+    "assumptions.csv",
+)
 #: the columns of runner_ups.csv and of ``procure explain --csv`` (``tables.explanation_row``)
-EXPLAIN_COLUMNS = list(Ns(
-    "workload", "offer", "mode", "chosen_offer", "status", "chosen_cost", "held_cost", "vs_chosen", "why", "reason",
-    "diff_capex", "diff_residual_value", "diff_maintenance", "diff_colocation", "diff_energy", "diff_rent",
-    "diff_setup", "diff_cloud", "diff_interest", "break_even", "break_even_field", "break_even_current",
-    "break_even_text"))
+EXPLAIN_COLUMNS = list(
+    Ns(
+        "workload",
+        "offer",
+        "mode",
+        "chosen_offer",
+        "status",
+        "chosen_cost",
+        "held_cost",
+        "vs_chosen",
+        "why",
+        "reason",
+        "diff_capex",
+        "diff_residual_value",
+        "diff_maintenance",
+        "diff_colocation",
+        "diff_energy",
+        "diff_rent",
+        "diff_setup",
+        "diff_cloud",
+        "diff_interest",
+        "break_even",
+        "break_even_field",
+        "break_even_current",
+        "break_even_text",
+    )
+)
 
 
 def _csv_bytes(columns: list[str], rows: Iterable[Iterable[Any]]) -> bytes:
@@ -109,7 +142,11 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: La
     p, plan = result.project, result.plan
     now = now or dt.datetime.now()
     out: dict[str, bytes] = {}
-    summary = [("recommendation", recommendation(result, tr), ""), ("status", result.status, ""), ("objective", result.objective, tr("minimized"))]
+    summary = [
+        ("recommendation", recommendation(result, tr), ""),
+        ("status", result.status, ""),
+        ("objective", result.objective, tr("minimized")),
+    ]
     if result.set_aside:
         summary.insert(0, ("headline", set_aside_headline(result, tr), ""))
     risk = spot_risk(result, tr)
@@ -128,22 +165,123 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: La
     if be_text:
         summary.append(("break_even", be_text, ""))
     out["summary.csv"] = _csv_bytes(tr.each("figure", "value", "unit"), summary)
-    cols = ["name", "strategy", "status", "objective", "cost", "total_cost", "npv_cost", "vs_recommended", "vs_recommended_pct", "bound", "gap", "modes", "note"]
-    out["strategies.csv"] = _dict_table(shared.strategy_rows(result, tr), cols, tr.each(
-        "name", "strategy", "status", "objective", "cost", "total_cost", "npv_cost", "vs_recommended", "vs_recommended_pct", "bound", "gap", "modes", "note"))
-    cols = ["workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start", "end", "deadline", "start_day", "end_day", "deadline_day",
-            "slack_days", "wall_hours", "gpu_hours", "cost"]
-    out["plan.csv"] = _dict_table(shared.plan_rows(result), cols, tr.each(
-        "workload", "offer", "vendor", "mode", "gpu", "gpus", "nodes", "strategy", "start", "end", "deadline", "start_day", "end_day", "deadline_day",
-        "slack_days", "wall_hours", "gpu_hours", "cost"))
+    cols = [
+        "name",
+        "strategy",
+        "status",
+        "objective",
+        "cost",
+        "total_cost",
+        "npv_cost",
+        "vs_recommended",
+        "vs_recommended_pct",
+        "bound",
+        "gap",
+        "modes",
+        "note",
+    ]
+    out["strategies.csv"] = _dict_table(
+        shared.strategy_rows(result, tr),
+        cols,
+        tr.each(
+            "name",
+            "strategy",
+            "status",
+            "objective",
+            "cost",
+            "total_cost",
+            "npv_cost",
+            "vs_recommended",
+            "vs_recommended_pct",
+            "bound",
+            "gap",
+            "modes",
+            "note",
+        ),
+    )
+    cols = [
+        "workload",
+        "offer",
+        "vendor",
+        "mode",
+        "gpu",
+        "gpus",
+        "nodes",
+        "strategy",
+        "start",
+        "end",
+        "deadline",
+        "start_day",
+        "end_day",
+        "deadline_day",
+        "slack_days",
+        "wall_hours",
+        "gpu_hours",
+        "cost",
+    ]
+    out["plan.csv"] = _dict_table(
+        shared.plan_rows(result),
+        cols,
+        tr.each(
+            "workload",
+            "offer",
+            "vendor",
+            "mode",
+            "gpu",
+            "gpus",
+            "nodes",
+            "strategy",
+            "start",
+            "end",
+            "deadline",
+            "start_day",
+            "end_day",
+            "deadline_day",
+            "slack_days",
+            "wall_hours",
+            "gpu_hours",
+            "cost",
+        ),
+    )
     cols = ["what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"]
-    out["capacity.csv"] = _dict_table(shared.capacity_rows(result), cols, tr.each(
-        "what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"))
+    out["capacity.csv"] = _dict_table(
+        shared.capacity_rows(result),
+        cols,
+        tr.each("what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"),
+    )
     items = shared.line_items(result, tr)
     out["costs.csv"] = _csv_bytes(
-        tr.each("category", "line_item", "offer", "nodes", "quantity", "quantity_unit", "unit_price", "price_unit", "rate", "rate_unit", "amount", "how"),
-        ([i.category, i.item, i.ref, i.nodes, i.quantity, i.quantity_unit, i.unit_price, i.price_unit, i.rate, i.rate_unit, i.amount, i.how]
-         for i in items),
+        tr.each(
+            "category",
+            "line_item",
+            "offer",
+            "nodes",
+            "quantity",
+            "quantity_unit",
+            "unit_price",
+            "price_unit",
+            "rate",
+            "rate_unit",
+            "amount",
+            "how",
+        ),
+        (
+            [
+                i.category,
+                i.item,
+                i.ref,
+                i.nodes,
+                i.quantity,
+                i.quantity_unit,
+                i.unit_price,
+                i.price_unit,
+                i.rate,
+                i.rate_unit,
+                i.amount,
+                i.how,
+            ]
+            for i in items
+        ),
     )
     if plan is not None:
         n = p.horizon_months
@@ -152,16 +290,85 @@ def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: La
         cum = shared.cumulative(totals)
         rows = []
         for m in range(n):
-            rows.append([m + 1, shared.month_start(p, m)] + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES] + [totals[m], cum[m], df[m]])
-        out["cash_flow.csv"] = _csv_bytes(tr.each("month", "month_start") + tr.each(*CATEGORIES) + tr.each("total", "cumulative", "discount_factor"), rows)
-        out["pnl.csv"] = _csv_bytes(tr.each("year", "depreciation", "operating", "interest", "disposal_gain", "pnl_cost"), shared.pnl_rows(result))
-    opt_rows = [["feasible", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], r["nodes"], r["gpus"], r["strategy"], r["days"],
-                 r["hours"], r["gpu_hours"], r["efficiency"], r["standalone_cost"], r["vs_chosen"], r["chosen"], ""]
-                for r in shared.option_rows(result)]
-    opt_rows += [["rejected", r["workload"], r["offer"], r["vendor"], r["mode"], r["gpu"], None, None, None, None, None, None, None, None, None,
-                  False, r["reason"]] for r in shared.rejection_rows(result)]
-    out["options.csv"] = _csv_bytes(tr.each("status", "workload", "offer", "vendor", "mode", "gpu", "nodes", "gpus", "strategy", "days", "compute_hours",
-                                            "gpu_hours", "efficiency", "standalone_cost", "vs_chosen", "chosen", "reason"), opt_rows)
+            rows.append(
+                [m + 1, shared.month_start(p, m)]
+                + [plan.flows.get(c, {}).get(m, 0.0) for c in CATEGORIES]
+                + [totals[m], cum[m], df[m]]
+            )
+        out["cash_flow.csv"] = _csv_bytes(
+            tr.each("month", "month_start") + tr.each(*CATEGORIES) + tr.each("total", "cumulative", "discount_factor"),
+            rows,
+        )
+        out["pnl.csv"] = _csv_bytes(
+            tr.each("year", "depreciation", "operating", "interest", "disposal_gain", "pnl_cost"),
+            shared.pnl_rows(result),
+        )
+    opt_rows = [
+        [
+            "feasible",
+            r["workload"],
+            r["offer"],
+            r["vendor"],
+            r["mode"],
+            r["gpu"],
+            r["nodes"],
+            r["gpus"],
+            r["strategy"],
+            r["days"],
+            r["hours"],
+            r["gpu_hours"],
+            r["efficiency"],
+            r["standalone_cost"],
+            r["vs_chosen"],
+            r["chosen"],
+            "",
+        ]
+        for r in shared.option_rows(result)
+    ]
+    opt_rows += [
+        [
+            "rejected",
+            r["workload"],
+            r["offer"],
+            r["vendor"],
+            r["mode"],
+            r["gpu"],
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            False,
+            r["reason"],
+        ]
+        for r in shared.rejection_rows(result)
+    ]
+    out["options.csv"] = _csv_bytes(
+        tr.each(
+            "status",
+            "workload",
+            "offer",
+            "vendor",
+            "mode",
+            "gpu",
+            "nodes",
+            "gpus",
+            "strategy",
+            "days",
+            "compute_hours",
+            "gpu_hours",
+            "efficiency",
+            "standalone_cost",
+            "vs_chosen",
+            "chosen",
+            "reason",
+        ),
+        opt_rows,
+    )
     out["runner_ups.csv"] = explain_csv(shared.runner_up_rows(result, tr), tr)
     aside = ([r["workload"], r["cause"], r["summary"], " | ".join(r["reasons"])] for r in set_aside_rows(result, tr))
     out["set_aside.csv"] = _csv_bytes(tr.each("workload", "cause", "summary", "reasons"), aside)

@@ -19,17 +19,38 @@ from procure.solver.result import cost_on
 
 from .i18n import EN, N_, Lang
 
-STRATEGY_LABEL = {"hybrid": N_("hybrid (free)"), "buy": N_("buy only"), "rent": N_("rent only"), "cloud": N_("cloud only")}
+STRATEGY_LABEL = {
+    "hybrid": N_("hybrid (free)"),
+    "buy": N_("buy only"),
+    "rent": N_("rent only"),
+    "cloud": N_("cloud only"),
+}
 OBJECTIVE_LABEL = {"tco": N_("total cost of ownership (TCO)"), "npv": N_("net present value (NPV) of the costs")}
 OBJECTIVE_SHORT = {"tco": N_("TCO"), "npv": N_("NPV")}
 #: the deployment modes and solve statuses as a reader sees them
 MODE_LABEL = {"buy": N_("buy"), "rent": N_("rent"), "cloud": N_("cloud")}
-STATUS_LABEL = {"optimal": N_("optimal"), "feasible": N_("feasible"), "infeasible": N_("infeasible"), "no_solution": N_("no_solution"),
-                "excluded": N_("excluded"), "heuristic": N_("heuristic")}
+STATUS_LABEL = {
+    "optimal": N_("optimal"),
+    "feasible": N_("feasible"),
+    "infeasible": N_("infeasible"),
+    "no_solution": N_("no_solution"),
+    "excluded": N_("excluded"),
+    "heuristic": N_("heuristic"),
+}
 #: why an offer lost for a job (``solver.explain.Why``), as a reader sees it
-WHY_LABEL = {"chosen": N_("chosen"), "same": N_("tie"), "price": N_("price"), "lead_time": N_("lead time"),
-             "deadline": N_("deadline"), "term": N_("term"), "fit": N_("fit"), "excluded": N_("excluded"),
-             "budget": N_("budget"), "capacity": N_("capacity"), "time_limit": N_("time limit")}
+WHY_LABEL = {
+    "chosen": N_("chosen"),
+    "same": N_("tie"),
+    "price": N_("price"),
+    "lead_time": N_("lead time"),
+    "deadline": N_("deadline"),
+    "term": N_("term"),
+    "fit": N_("fit"),
+    "excluded": N_("excluded"),
+    "budget": N_("budget"),
+    "capacity": N_("capacity"),
+    "time_limit": N_("time limit"),
+}
 #: Two costs closer than this (relative) are "the same".
 SAME = 1e-6
 
@@ -64,7 +85,9 @@ class Peak:
 
 def _peak_of_intervals(intervals: list[tuple[float, float, int]]) -> int:
     """Most nodes held at once over half-open [start, end) intervals."""
-    events = sorted([(s, n) for s, _e, n in intervals] + [(e, -n) for _s, e, n in intervals], key=lambda x: (x[0], x[1]))
+    events = sorted(
+        [(s, n) for s, _e, n in intervals] + [(e, -n) for _s, e, n in intervals], key=lambda x: (x[0], x[1])
+    )
     held = peak = 0
     for _t, dn in events:  # ends sort before starts at the same time (negative first)
         held += dn
@@ -90,7 +113,18 @@ def peaks(result) -> list[Peak]:
         for r in rs:
             for m in range(r.start_month, r.start_month + r.months):
                 per_month[m] = per_month.get(m, 0) + r.nodes
-        out.append(Peak(o.id, "rent", o.vendor, o.label, False, max(per_month.values()), float(sum(r.nodes * r.months for r in rs)), "node-months"))
+        out.append(
+            Peak(
+                o.id,
+                "rent",
+                o.vendor,
+                o.label,
+                False,
+                max(per_month.values()),
+                float(sum(r.nodes * r.months for r in rs)),
+                "node-months",
+            )
+        )
     cloud: dict[str, list] = {}
     for a in plan.assignments:
         if a.mode == "cloud":
@@ -98,7 +132,11 @@ def peaks(result) -> list[Peak]:
     for oid, jobs in cloud.items():
         o = result.offers[oid]
         peak = _peak_of_intervals([(a.start_day, a.end_day, a.nodes) for a in jobs])
-        out.append(Peak(o.id, "cloud", o.vendor, o.label, bool(o.spot), peak, sum(a.nodes * a.hours for a in jobs), "node-hours"))
+        out.append(
+            Peak(
+                o.id, "cloud", o.vendor, o.label, bool(o.spot), peak, sum(a.nodes * a.hours for a in jobs), "node-hours"
+            )
+        )
     return out
 
 
@@ -114,10 +152,20 @@ def _peak_phrase(pk: Peak, tr: Lang = EN) -> str:
     if pk.mode == "buy":
         return tr("buy {nodes} from {vendor}", nodes=nodes, vendor=pk.vendor)
     if pk.mode == "rent":
-        return tr("rent {nodes} at peak from {vendor} ({amount} node-months)", nodes=nodes, vendor=pk.vendor, amount=tr.number(pk.amount))
+        return tr(
+            "rent {nodes} at peak from {vendor} ({amount} node-months)",
+            nodes=nodes,
+            vendor=pk.vendor,
+            amount=tr.number(pk.amount),
+        )
     kind = tr("SPOT cloud") if pk.spot else tr("on-demand cloud")
-    return tr("use {nodes} at peak of {vendor} {kind} capacity ({amount} node-hours)", nodes=nodes, vendor=pk.vendor, kind=kind,
-              amount=tr.number(pk.amount))
+    return tr(
+        "use {nodes} at peak of {vendor} {kind} capacity ({amount} node-hours)",
+        nodes=nodes,
+        vendor=pk.vendor,
+        kind=kind,
+        amount=tr.number(pk.amount),
+    )
 
 
 @dataclass(frozen=True)
@@ -149,12 +197,31 @@ def comparisons(result, tr: Lang = EN) -> list[Comparison]:
         label = tr(STRATEGY_LABEL[name])
         gap = s.solve.gap if s.solve else None
         if s.status == "excluded":
-            out.append(Comparison(name, label, "excluded", None, None, None, None, "", None, tr("{label} excluded by you (allowed_modes)", label=label)))
+            out.append(
+                Comparison(
+                    name,
+                    label,
+                    "excluded",
+                    None,
+                    None,
+                    None,
+                    None,
+                    "",
+                    None,
+                    tr("{label} excluded by you (allowed_modes)", label=label),
+                )
+            )
             continue
         cost, other = cost_on(s.plan, obj), cost_on(s.plan, other_obj)
         if cost is None or base is None:
-            txt = tr("{label} is infeasible", label=label) if s.status == "infeasible" else tr("{label}: no plan within the time limit", label=label)
-            out.append(Comparison(name, label, str(s.status), None, None, None, None, "", gap, "" if name == "hybrid" else txt))
+            txt = (
+                tr("{label} is infeasible", label=label)
+                if s.status == "infeasible"
+                else tr("{label}: no plan within the time limit", label=label)
+            )
+            out.append(
+                Comparison(name, label, str(s.status), None, None, None, None, "", gap, "" if name == "hybrid" else txt)
+            )
             continue
         diff = cost - base
         pct = diff / cost if cost else None
@@ -167,11 +234,16 @@ def comparisons(result, tr: Lang = EN) -> list[Comparison]:
             txt = tr("same {short} as {label}", short=short, label=label)
         elif diff > 0:
             gap_note = tr(", whose solve stopped at a {gap:.1%} gap", gap=gap) if bound and gap is not None else ""
-            less = tr("at most {pct:.0%} less {short} than {label}{gap_note}") if bound else tr("{pct:.0%} less {short} than {label}{gap_note}")
+            less = (
+                tr("at most {pct:.0%} less {short} than {label}{gap_note}")
+                if bound
+                else tr("{pct:.0%} less {short} than {label}{gap_note}")
+            )
             txt = less.format(pct=pct, short=short, label=label, gap_note=gap_note)
         else:
             txt = tr("{pct:.0%} more {short} than {label}", pct=-diff / base, short=short, label=label) + (
-                tr(" (this plan's solve stopped at a gap)") if result.status != "optimal" else "")
+                tr(" (this plan's solve stopped at a gap)") if result.status != "optimal" else ""
+            )
         out.append(Comparison(name, label, str(s.status), cost, other, diff, pct, bound, gap, txt))
     return out
 
@@ -198,12 +270,22 @@ def recommendation(result, tr: Lang = EN) -> str:
         return tr("No plan: see the reasons below.")
     cur = p.currency
     if Objective(result.objective).discounted:
-        cost = tr("{npv} net present value (minimized; {tco} total cost of ownership)", npv=tr.money(plan.npv_cost, cur), tco=tr.money(plan.total_cost, cur))
+        cost = tr(
+            "{npv} net present value (minimized; {tco} total cost of ownership)",
+            npv=tr.money(plan.npv_cost, cur),
+            tco=tr.money(plan.total_cost, cur),
+        )
     else:
         cost = tr("{tco} total cost of ownership (minimized)", tco=tr.money(plan.total_cost, cur))
     cmp = [c.text for c in comparisons(result, tr) if c.text]
     tail = tr(" ({list})", list=tr(", ").join(cmp)) if cmp else ""
-    return tr("{what}: {cost} over {months} months{tail}.", what=what_to_do(result, tr), cost=cost, months=p.horizon_months, tail=tail)
+    return tr(
+        "{what}: {cost} over {months} months{tail}.",
+        what=what_to_do(result, tr),
+        cost=cost,
+        months=p.horizon_months,
+        tail=tail,
+    )
 
 
 @dataclass(frozen=True)
@@ -234,14 +316,30 @@ def spot_risk(result, tr: Lang = EN) -> SpotRisk | None:
     extra = cost - base if cost is not None and base is not None else None
     short = tr(OBJECTIVE_SHORT[result.objective])
     overhead = max((result.offers[o].hour_overhead or 0.0) for o in offers)
-    head = tr("Spot risk: {n} of {total} workload(s) run on spot capacity ({offers}), which the provider may interrupt "
-              "(planned with {overhead:.0%} extra hours).", n=len(spot_jobs), total=len(plan.assignments), offers=", ".join(offers), overhead=overhead)
+    head = tr(
+        "Spot risk: {n} of {total} workload(s) run on spot capacity ({offers}), which the provider may interrupt "
+        "(planned with {overhead:.0%} extra hours).",
+        n=len(spot_jobs),
+        total=len(plan.assignments),
+        offers=", ".join(offers),
+        overhead=overhead,
+    )
     if cost is None:
-        why = tr("no plan without spot exists") if fb is not None and fb.status == "infeasible" else tr("no plan without spot was found")
+        why = (
+            tr("no plan without spot exists")
+            if fb is not None and fb.status == "infeasible"
+            else tr("no plan without spot was found")
+        )
         text = tr("{head} Without spot: {why}, so the deadlines depend on spot capacity.", head=head, why=why)
     else:
-        text = tr("{head} On-demand fallback (the same workloads re-solved without spot): {cost} {short}, {extra} more ({pct:+.0%}).",
-                  head=head, cost=tr.money(cost, cur), short=short, extra=tr.money(extra, cur), pct=extra / base)
+        text = tr(
+            "{head} On-demand fallback (the same workloads re-solved without spot): {cost} {short}, {extra} more ({pct:+.0%}).",
+            head=head,
+            cost=tr.money(cost, cur),
+            short=short,
+            extra=tr.money(extra, cur),
+            pct=extra / base,
+        )
     return SpotRisk(offers, [a.workload for a in spot_jobs], str(fb.status) if fb else "", cost, tco, extra, text)
 
 
@@ -257,7 +355,13 @@ def stale_offers(result) -> list[Stale]:
     plan, p = result.plan, result.project
     if plan is None:
         return []
-    ids = list(dict.fromkeys([a.offer_id for a in plan.assignments] + [x.offer_id for x in plan.purchases] + [r.offer_id for r in plan.rentals]))
+    ids = list(
+        dict.fromkeys(
+            [a.offer_id for a in plan.assignments]
+            + [x.offer_id for x in plan.purchases]
+            + [r.offer_id for r in plan.rentals]
+        )
+    )
     out = []
     for oid in ids:
         o = result.offers[oid]
@@ -272,10 +376,18 @@ def stale_text(result, tr: Lang = EN) -> str:
     if not st:
         return ""
     p = result.project
-    each = tr("; ").join(tr("{offer} quoted {date} ({days} days)", offer=s.offer_id, date=tr.date(s.quoted_on), days=s.days_before_start) for s in st)
-    return tr("Stale prices: {n} offer(s) in this plan were quoted more than {limit} days before the start date {start}: {each}. "
-              "Ask for fresh quotes before approval (stale_quote_days sets the limit).", n=len(st), limit=p.stale_quote_days,
-              start=tr.date(p.start_date), each=each)
+    each = tr("; ").join(
+        tr("{offer} quoted {date} ({days} days)", offer=s.offer_id, date=tr.date(s.quoted_on), days=s.days_before_start)
+        for s in st
+    )
+    return tr(
+        "Stale prices: {n} offer(s) in this plan were quoted more than {limit} days before the start date {start}: {each}. "
+        "Ask for fresh quotes before approval (stale_quote_days sets the limit).",
+        n=len(st),
+        limit=p.stale_quote_days,
+        start=tr.date(p.start_date),
+        each=each,
+    )
 
 
 def npv_timing_note(result, tr: Lang = EN) -> str:
@@ -283,30 +395,50 @@ def npv_timing_note(result, tr: Lang = EN) -> str:
     if result.objective != "npv" or result.plan is None:
         return ""
     earliest = {w.name: w.earliest_start_days for w in result.project.workloads}
-    late = [a for a in result.plan.assignments
-            if a.start_day - max(earliest[a.workload], result.offers[a.offer_id].lead_time_days) >= 7]
+    late = [
+        a
+        for a in result.plan.assignments
+        if a.start_day - max(earliest[a.workload], result.offers[a.offer_id].lead_time_days) >= 7
+    ]
     if not late:
         return ""
-    return tr("{n} workload(s) start later than allowed because NPV is minimized: paying later lowers the present value, "
-              "not the cost. Run with --objective tco to start every job as early as allowed.", n=len(late))
+    return tr(
+        "{n} workload(s) start later than allowed because NPV is minimized: paying later lowers the present value, "
+        "not the cost. Run with --objective tco to start every job as early as allowed.",
+        n=len(late),
+    )
 
 
 #: why a job was set aside, as a reader sees it (``solver.planner.SetAside.cause``)
-SET_ASIDE_CAUSE = {"fit": N_("cannot run on these offers"), "budget": N_("is not covered by the budget"),
-                   "capacity": N_("does not fit the offers' capacity with the others")}
+SET_ASIDE_CAUSE = {
+    "fit": N_("cannot run on these offers"),
+    "budget": N_("is not covered by the budget"),
+    "capacity": N_("does not fit the offers' capacity with the others"),
+}
 
 
 def set_aside_headline(result, tr: Lang = EN) -> str:
     """'3 of 4 jobs planned; legal-67b-full cannot run on these offers (GPU memory: needs …)' — or ''."""
     if not result.set_aside:
         return ""
-    each = tr("; ").join(tr("{workload} {cause} ({why})", workload=x.workload, cause=tr(SET_ASIDE_CAUSE[x.cause]),
-                            why=x.summary) for x in result.set_aside)
+    each = tr("; ").join(
+        tr("{workload} {cause} ({why})", workload=x.workload, cause=tr(SET_ASIDE_CAUSE[x.cause]), why=x.summary)
+        for x in result.set_aside
+    )
     planned = len(result.project.workloads) if result.plan is not None else 0
     return tr("{n} of {total} jobs planned; {each}", n=planned, total=result.n_jobs, each=each)
 
 
 def set_aside_rows(result, tr: Lang = EN) -> list[dict]:
     """One row per job set aside: workload, cause (fit, budget, capacity), its phrase and every reason line."""
-    return [{"workload": x.workload, "cause": x.cause, "cause_text": tr(SET_ASIDE_CAUSE[x.cause]), "summary": x.summary,
-             "reasons": list(x.reasons), "rules": list(x.rules)} for x in result.set_aside]
+    return [
+        {
+            "workload": x.workload,
+            "cause": x.cause,
+            "cause_text": tr(SET_ASIDE_CAUSE[x.cause]),
+            "summary": x.summary,
+            "reasons": list(x.reasons),
+            "rules": list(x.rules),
+        }
+        for x in result.set_aside
+    ]

@@ -45,7 +45,15 @@ def Ns(*texts: str) -> tuple[str, ...]:
 def normalize(code: str) -> str | None:
     """``zh-cn``, ``zh_CN``, ``zh`` → ``zh-CN``; ``EN`` → ``en``; None when not a language procure writes."""
     key = str(code).strip().replace("_", "-").lower()
-    aliases = {"en": "en", "en-us": "en", "en-gb": "en", "zh": "zh-CN", "zh-cn": "zh-CN", "zh-hans": "zh-CN", "zh-hans-cn": "zh-CN"}
+    aliases = {
+        "en": "en",
+        "en-us": "en",
+        "en-gb": "en",
+        "zh": "zh-CN",
+        "zh-cn": "zh-CN",
+        "zh-hans": "zh-CN",
+        "zh-hans-cn": "zh-CN",
+    }
     return aliases.get(key)
 
 
@@ -59,8 +67,11 @@ def catalogue(code: str) -> dict[str, str]:
     name = _BABEL[code] + ".po"
     with resources.files("procure.reports").joinpath("locale", name).open("rb") as fh:
         cat = read_po(fh)
-    return {(f"{m.context}\x04{m.id}" if m.context else m.id): m.string
-            for m in cat if isinstance(m.id, str) and m.id and isinstance(m.string, str) and m.string}
+    return {
+        (f"{m.context}\x04{m.id}" if m.context else m.id): m.string
+        for m in cat
+        if isinstance(m.id, str) and m.id and isinstance(m.string, str) and m.string
+    }
 
 
 @dataclass(frozen=True)
@@ -207,7 +218,7 @@ class Lang:
 
     def amount_fmt(self, english: str) -> str:
         """The format of a plain amount cell (no unit: the header names it): ``english`` unless in 万."""
-        return '0\\.0,' if self.wan else english
+        return "0\\.0," if self.wan else english
 
 
 EN = Lang()

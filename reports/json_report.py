@@ -44,7 +44,10 @@ def result_to_json(result: Result, inputs=()) -> dict:
         "assignments": [],
         "pnl": [],
         "strategies": {},
-        "rejected": [{"workload": r.workload, "offer": r.offer_id, "reason": r.reason, "rule": str(r.rule)} for r in result.rejections],
+        "rejected": [
+            {"workload": r.workload, "offer": r.offer_id, "reason": r.reason, "rule": str(r.rule)}
+            for r in result.rejections
+        ],
         "infeasible": h.reasons,
         "solver": {
             "name": info.name if info else None,
@@ -55,10 +58,22 @@ def result_to_json(result: Result, inputs=()) -> dict:
         },
     }
     if plan:
-        out["purchases"] = [{"offer": x.offer_id, "nodes": x.nodes, "price_per_node": _r(x.price_per_node), "cost": _r(x.cost)} for x in plan.purchases]
-        out["rentals"] = [{"offer": r.offer_id, "nodes": r.nodes, "start_day": _r(r.start_day, 3), "months": r.months,
-                           "term_months": r.term_months if r.term_months is not None else result.offers[r.offer_id].min_term,
-                           "price_per_node_month": _r(r.price_per_node_month), "cost": _r(r.cost)} for r in plan.rentals]
+        out["purchases"] = [
+            {"offer": x.offer_id, "nodes": x.nodes, "price_per_node": _r(x.price_per_node), "cost": _r(x.cost)}
+            for x in plan.purchases
+        ]
+        out["rentals"] = [
+            {
+                "offer": r.offer_id,
+                "nodes": r.nodes,
+                "start_day": _r(r.start_day, 3),
+                "months": r.months,
+                "term_months": r.term_months if r.term_months is not None else result.offers[r.offer_id].min_term,
+                "price_per_node_month": _r(r.price_per_node_month),
+                "cost": _r(r.cost),
+            }
+            for r in plan.rentals
+        ]
         # fixed charges (one per offer used) and the operations staff: costs of no purchase, rental or job
         out["charges"] = [
             {
@@ -69,33 +84,76 @@ def result_to_json(result: Result, inputs=()) -> dict:
             }
             for ch in plan.charges
         ]
-        out["pnl"] = [{"year": y.year, "depreciation": _r(y.depreciation), "operating": _r(y.operating), "interest": _r(y.interest),
-                       "disposal_gain": _r(y.disposal_gain)} for y in plan.pnl]
+        out["pnl"] = [
+            {
+                "year": y.year,
+                "depreciation": _r(y.depreciation),
+                "operating": _r(y.operating),
+                "interest": _r(y.interest),
+                "disposal_gain": _r(y.disposal_gain),
+            }
+            for y in plan.pnl
+        ]
         slack = {w.name: result.project.slack_for(w) for w in result.project.workloads}
         out["assignments"] = [
             {
-                "workload": a.workload, "offer": a.offer_id, "mode": a.mode, "gpu": a.gpu, "nodes": a.nodes, "gpus": a.gpus,
-                "start_day": _r(a.start_day, 3), "end_day": _r(a.end_day, 3), "deadline_day": a.deadline_day,
-                "slack_days": _r(a.slack_days, 3), "min_slack_days": slack.get(a.workload),
-                "hours": _r(a.hours, 3), "hours_p10": _r(hours_band(a.hours)[0], 3), "hours_p90": _r(hours_band(a.hours)[1], 3),
-                "gpu_hours": _r(a.gpu_hours, 3), "cost": _r(a.cost),
+                "workload": a.workload,
+                "offer": a.offer_id,
+                "mode": a.mode,
+                "gpu": a.gpu,
+                "nodes": a.nodes,
+                "gpus": a.gpus,
+                "start_day": _r(a.start_day, 3),
+                "end_day": _r(a.end_day, 3),
+                "deadline_day": a.deadline_day,
+                "slack_days": _r(a.slack_days, 3),
+                "min_slack_days": slack.get(a.workload),
+                "hours": _r(a.hours, 3),
+                "hours_p10": _r(hours_band(a.hours)[0], 3),
+                "hours_p90": _r(hours_band(a.hours)[1], 3),
+                "gpu_hours": _r(a.gpu_hours, 3),
+                "cost": _r(a.cost),
             }
             for a in plan.assignments
         ]
     for c in comparisons(result):
         s = result.strategies[c.name]
         out["strategies"][c.name] = {
-            "status": s.status, "total_cost": _r(s.total_cost), "npv_cost": _r(s.plan.npv_cost) if s.plan else None,
-            "gap": s.solve.gap if s.solve else None, "vs_recommended": _r(c.diff), "bound": c.bound or None,
+            "status": s.status,
+            "total_cost": _r(s.total_cost),
+            "npv_cost": _r(s.plan.npv_cost) if s.plan else None,
+            "gap": s.solve.gap if s.solve else None,
+            "vs_recommended": _r(c.diff),
+            "bound": c.bound or None,
             "note": "excluded by you (allowed_modes)" if s.status == "excluded" else None,
         }
-    out["peak_nodes"] = [{"offer": pk.offer_id, "mode": pk.mode, "spot": pk.spot, "peak_nodes": pk.peak_nodes, "used": _r(pk.amount, 3),
-                          "used_unit": pk.amount_unit} for pk in peaks(result)]
+    out["peak_nodes"] = [
+        {
+            "offer": pk.offer_id,
+            "mode": pk.mode,
+            "spot": pk.spot,
+            "peak_nodes": pk.peak_nodes,
+            "used": _r(pk.amount, 3),
+            "used_unit": pk.amount_unit,
+        }
+        for pk in peaks(result)
+    ]
     risk = spot_risk(result)
-    out["spot_fallback"] = None if risk is None else {"offers": risk.offers, "status": risk.fallback_status, "cost": _r(risk.fallback_cost),
-                                                      "total_cost": _r(risk.fallback_tco), "extra": _r(risk.extra)}
-    out["stale_offers"] = [{"offer": s.offer_id, "quoted_on": s.quoted_on.isoformat(), "days_before_start": s.days_before_start}
-                           for s in stale_offers(result)]
+    out["spot_fallback"] = (
+        None
+        if risk is None
+        else {
+            "offers": risk.offers,
+            "status": risk.fallback_status,
+            "cost": _r(risk.fallback_cost),
+            "total_cost": _r(risk.fallback_tco),
+            "extra": _r(risk.extra),
+        }
+    )
+    out["stale_offers"] = [
+        {"offer": s.offer_id, "quoted_on": s.quoted_on.isoformat(), "days_before_start": s.days_before_start}
+        for s in stale_offers(result)
+    ]
     out["runner_ups"] = {w: [] for w in result.runner_ups}
     for r in tables.runner_up_rows(result):
         out["runner_ups"][r["workload"]].append(_runner_up_json(r))
@@ -110,18 +168,34 @@ def result_to_json(result: Result, inputs=()) -> dict:
 def _runner_up_json(r: dict) -> dict:
     costed = r["plan_cost"] is not None
     return {
-        "offer": r["offer"], "plan_cost": _r(r["plan_cost"]), "vs_chosen": _r(r["vs_chosen"]),
+        "offer": r["offer"],
+        "plan_cost": _r(r["plan_cost"]),
+        "vs_chosen": _r(r["vs_chosen"]),
         "status": r["status"] or None,
-        "costed_on": r["offer"] if costed else None, "note": r["note"] or None,
-        "basis": "whole plan re-solved with the workload on this offer", "why": r["why"], "reason": r["reason"],
+        "costed_on": r["offer"] if costed else None,
+        "note": r["note"] or None,
+        "basis": "whole plan re-solved with the workload on this offer",
+        "why": r["why"],
+        "reason": r["reason"],
         "vs_chosen_by_category": {c: _r(r[f"diff_{c}"]) for c in CATEGORIES} if costed else None,
     }
 
 
 def _line_item(i) -> dict:
-    return {"category": i.category, "item": i.item, "offer": i.ref, "nodes": i.nodes, "quantity": i.quantity,
-            "quantity_unit": i.quantity_unit, "unit_price": i.unit_price, "price_unit": i.price_unit, "rate": i.rate,
-            "rate_unit": i.rate_unit, "amount": _r(i.amount), "how": i.how}
+    return {
+        "category": i.category,
+        "item": i.item,
+        "offer": i.ref,
+        "nodes": i.nodes,
+        "quantity": i.quantity,
+        "quantity_unit": i.quantity_unit,
+        "unit_price": i.unit_price,
+        "price_unit": i.price_unit,
+        "rate": i.rate,
+        "rate_unit": i.rate_unit,
+        "amount": _r(i.amount),
+        "how": i.how,
+    }
 
 
 def _cash_flow(result) -> list[dict]:
@@ -132,16 +206,33 @@ def _cash_flow(result) -> list[dict]:
     totals = tables.monthly_totals(plan, p.horizon_months)
     cum = tables.cumulative(totals)
     df = costs.discount_factors(p)
-    return [{"month": m + 1, "month_start": tables.month_start(p, m).isoformat(),
-             **{c: _r(plan.flows.get(c, {}).get(m, 0.0)) for c in CATEGORIES},
-             "total": _r(totals[m]), "cumulative": _r(cum[m]), "discount_factor": round(df[m], 8)}
-            for m in range(p.horizon_months)]
+    return [
+        {
+            "month": m + 1,
+            "month_start": tables.month_start(p, m).isoformat(),
+            **{c: _r(plan.flows.get(c, {}).get(m, 0.0)) for c in CATEGORIES},
+            "total": _r(totals[m]),
+            "cumulative": _r(cum[m]),
+            "discount_factor": round(df[m], 8),
+        }
+        for m in range(p.horizon_months)
+    ]
 
 
 def _option(r: dict) -> dict:
-    return {"workload": r["workload"], "offer": r["offer"], "mode": r["mode"], "nodes": r["nodes"], "gpus": r["gpus"],
-            "strategy": r["strategy"], "days": _r(r["days"], 3), "hours": _r(r["hours"], 3),
-            "standalone_cost": _r(r["standalone_cost"]), "vs_chosen": _r(r["vs_chosen"]), "chosen": r["chosen"]}
+    return {
+        "workload": r["workload"],
+        "offer": r["offer"],
+        "mode": r["mode"],
+        "nodes": r["nodes"],
+        "gpus": r["gpus"],
+        "strategy": r["strategy"],
+        "days": _r(r["days"], 3),
+        "hours": _r(r["hours"], 3),
+        "standalone_cost": _r(r["standalone_cost"]),
+        "vs_chosen": _r(r["vs_chosen"]),
+        "chosen": r["chosen"],
+    }
 
 
 def _assumptions(result, inputs) -> list[dict]:
@@ -153,8 +244,9 @@ def _assumptions(result, inputs) -> list[dict]:
         for r in rows:
             if r[0] == "run at":
                 continue
-            detail = {c: _plain(v) for c, v in zip(cols[2:], r[2:], strict=False)
-                      if v not in (None, "") and c != "seconds"}
+            detail = {
+                c: _plain(v) for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, "") and c != "seconds"
+            }
             value = _plain(r[1]) if len(r) > 1 else None
             out.append({"section": title, "item": _plain(r[0]), "value": value, "detail": detail})
     return out
@@ -173,7 +265,8 @@ def workbook_extras(result, inputs=()) -> dict:
         "break_even_month": None if month is None else month + 1,
         "break_even_text": be_text or None,
         "stale_prices_text": stale_text(result) or None,
-        "line_items": [], "cash_flow": [],
+        "line_items": [],
+        "cash_flow": [],
         "options": [_option(r) for r in tables.option_rows(result)],
         "assumptions": _assumptions(result, inputs),
     }
@@ -181,9 +274,15 @@ def workbook_extras(result, inputs=()) -> dict:
         out["line_items"] = [_line_item(i) for i in tables.line_items(result)]
         out["cash_flow"] = _cash_flow(result)
         out["_assignment_extras"] = [
-            {"vendor": a.vendor, "strategy": row["strategy"], "slack_days": _r(a.slack_days, 3),
-             "efficiency": a.efficiency, "per_gpu_memory_gb": _r(a.per_gpu_memory_gb, 3)}
-            for a, row in zip(plan.assignments, tables.plan_rows(result), strict=True)]
+            {
+                "vendor": a.vendor,
+                "strategy": row["strategy"],
+                "slack_days": _r(a.slack_days, 3),
+                "efficiency": a.efficiency,
+                "per_gpu_memory_gb": _r(a.per_gpu_memory_gb, 3),
+            }
+            for a, row in zip(plan.assignments, tables.plan_rows(result), strict=True)
+        ]
     return out
 
 

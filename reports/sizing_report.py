@@ -128,8 +128,17 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
         shown, hidden = _shown(sz.candidates)
         table = Table(show_lines=False, header_style="bold")
         cols: tuple[tuple[str, Literal["left", "right"]], ...] = (
-            ("GPU", "left"), ("GPUs", "right"), ("nodes", "right"), ("offer", "left"), ("strategy", "left"),
-            ("GB/GPU", "right"), ("hours", "right"), ("P10–P90 h", "right"), ("GPU-hours", "right"), ("eff.", "right"), ("fits / reason", "left"),
+            ("GPU", "left"),
+            ("GPUs", "right"),
+            ("nodes", "right"),
+            ("offer", "left"),
+            ("strategy", "left"),
+            ("GB/GPU", "right"),
+            ("hours", "right"),
+            ("P10–P90 h", "right"),
+            ("GPU-hours", "right"),
+            ("eff.", "right"),
+            ("fits / reason", "left"),
         )
         for col, justify in cols:
             table.add_column(col, justify=justify, overflow="fold")
@@ -156,6 +165,8 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
             note += f"; {hidden} further rejected shapes not listed (first rejection per offer shown)"
         console.print(note)
         if n_fit:
-            console.print(f"  P10–P90 h: published training runs took {HOURS_BAND_P10:.2f}× to {HOURS_BAND_P90:.2f}× the hours procure "
-                          "estimates for them (docs/sizing.md, Uncertainty band)")
+            console.print(
+                f"  P10–P90 h: published training runs took {HOURS_BAND_P10:.2f}× to {HOURS_BAND_P90:.2f}× the hours procure "
+                "estimates for them (docs/sizing.md, Uncertainty band)"
+            )
         console.print()

@@ -64,17 +64,41 @@ def cost_parameters(project, offers=(), tr: Lang = EN) -> list[tuple[str, str, A
     rows = [
         ("kwh", tr("electricity price"), project.electricity_price_per_kwh, f"{project.currency}/kWh", "0.0000"),
         ("pue", tr("power usage effectiveness (PUE)"), project.pue, tr("facility kWh / IT kWh"), "0.00"),
-        ("busy", tr("busy power fraction (training draw / max power)"), costs.BUSY_POWER_FRACTION, tr("fraction of max kW"), "0.00"),
-        ("idle", tr("idle power fraction (owned, not training)"), costs.IDLE_POWER_FRACTION, tr("fraction of max kW"), "0.00"),
+        (
+            "busy",
+            tr("busy power fraction (training draw / max power)"),
+            costs.BUSY_POWER_FRACTION,
+            tr("fraction of max kW"),
+            "0.00",
+        ),
+        (
+            "idle",
+            tr("idle power fraction (owned, not training)"),
+            costs.IDLE_POWER_FRACTION,
+            tr("fraction of max kW"),
+            "0.00",
+        ),
         ("dpy", tr("days per year"), DAYS_PER_YEAR, tr("days"), "0"),
         ("dpm", tr("days per month (365/12)"), DAYS_PER_MONTH, tr("days"), "0.0000"),
         ("hpd", tr("hours per day"), HOURS_PER_DAY, tr("hours"), "0"),
     ]
     # one exchange-rate cell per quoted currency other than the reporting one
     for code in sorted({o.currency for o in offers if o.currency and o.currency != project.currency}):
-        rows.append((fx_key(code), tr("exchange rate: 1 {code} in {cur} ({date}, {source})", code=code, cur=project.currency, date=project.fx_rates_date,
-                                      source=project.fx_rates_source),
-                     project.fx_rates[code], f"{project.currency}/{code}", "0.0000"))
+        rows.append(
+            (
+                fx_key(code),
+                tr(
+                    "exchange rate: 1 {code} in {cur} ({date}, {source})",
+                    code=code,
+                    cur=project.currency,
+                    date=project.fx_rates_date,
+                    source=project.fx_rates_source,
+                ),
+                project.fx_rates[code],
+                f"{project.currency}/{code}",
+                "0.0000",
+            )
+        )
     return rows
 
 
@@ -124,21 +148,67 @@ def _purchase_items(result: Result, pur, tr: Lang = EN) -> list[LineItem]:
     duty, vat = costs.duty_rate(o), costs.vat_cost_rate(o, p)
     parts = costs.landed_parts(o, p, n)
     price_amount = parts["price"]
-    items = [LineItem(
-        f"{k}:capex", "capex", tr("purchase price{tier}", tier=tier), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q), None, "",
-        price_amount, tr("nodes × price per node") + (tr(" × {cur} rate", cur=q) if fx else ""), "{D}*{G}" + fx, capex_at,
-    )]
+    items = [
+        LineItem(
+            f"{k}:capex",
+            "capex",
+            tr("purchase price{tier}", tier=tier),
+            o.id,
+            n,
+            None,
+            "",
+            quoted_price,
+            tr("{cur}/node", cur=q),
+            None,
+            "",
+            price_amount,
+            tr("nodes × price per node") + (tr(" × {cur} rate", cur=q) if fx else ""),
+            "{D}*{G}" + fx,
+            capex_at,
+        )
+    ]
     if duty:
-        items.append(LineItem(
-            f"{k}:duty", "capex", tr("import duty"), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q), duty, tr("of price"),
-            parts["duty"], tr("nodes × price × import duty %"), "{D}*{G}" + fx + "*{I}", capex_at, {"D": f"{k}:capex", "G": f"{k}:capex"},
-        ))
+        items.append(
+            LineItem(
+                f"{k}:duty",
+                "capex",
+                tr("import duty"),
+                o.id,
+                n,
+                None,
+                "",
+                quoted_price,
+                tr("{cur}/node", cur=q),
+                duty,
+                tr("of price"),
+                parts["duty"],
+                tr("nodes × price × import duty %"),
+                "{D}*{G}" + fx + "*{I}",
+                capex_at,
+                {"D": f"{k}:capex", "G": f"{k}:capex"},
+            )
+        )
     if vat:
-        items.append(LineItem(
-            f"{k}:vat", "capex", tr("VAT (not recoverable) on price plus duty"), o.id, n, 1.0 + duty, tr("1 + import duty"), quoted_price,
-            tr("{cur}/node", cur=q), vat, tr("VAT"), parts["vat"], tr("nodes × price × (1 + duty) × VAT %"), "{D}*{G}" + fx + "*{E}*{I}", capex_at,
-            {"D": f"{k}:capex", "G": f"{k}:capex"},
-        ))
+        items.append(
+            LineItem(
+                f"{k}:vat",
+                "capex",
+                tr("VAT (not recoverable) on price plus duty"),
+                o.id,
+                n,
+                1.0 + duty,
+                tr("1 + import duty"),
+                quoted_price,
+                tr("{cur}/node", cur=q),
+                vat,
+                tr("VAT"),
+                parts["vat"],
+                tr("nodes × price × (1 + duty) × VAT %"),
+                "{D}*{G}" + fx + "*{E}*{I}",
+                capex_at,
+                {"D": f"{k}:capex", "G": f"{k}:capex"},
+            )
+        )
     if o.network:
         items.append(
             LineItem(
@@ -160,38 +230,120 @@ def _purchase_items(result: Result, pur, tr: Lang = EN) -> list[LineItem]:
                 {"D": f"{k}:capex"},
             )
         )
-    items.append(LineItem(
-        f"{k}:residual", "residual_value", tr("residual (resale) value at the horizon end"), o.id, n, None, "", quoted_price, tr("{cur}/node", cur=q),
-        o.residual, tr("of price"), tot["residual_value"], tr("− nodes × price × residual %"), "-{D}*{G}" + fx + "*{I}",
-        _fractions(flows["residual_value"], {n_months - 1: 1.0}), {"D": f"{k}:capex", "G": f"{k}:capex"},
-    ))
-    items.append(LineItem(
-        f"{k}:maintenance", "maintenance", tr("maintenance over the owned days"), o.id, n, days, tr("owned days"), quoted_price, tr("{cur}/node", cur=q),
-        o.maintenance, tr("of price per year"), tot["maintenance"], tr("nodes × price × maintenance %/yr × owned days / 365"),
-        "{D}*{G}" + fx + "*{I}*{E}/{dpy}", _fractions(flows["maintenance"], spread1), {"D": f"{k}:capex", "G": f"{k}:capex"},
-    ))
-    items.append(LineItem(
-        f"{k}:colocation", "colocation", tr("colocation over the owned days"), o.id, n, days, tr("owned days"), o.colocation, tr("{cur}/node-month", cur=q),
-        None, "", tot["colocation"], tr("nodes × colocation per node-month × owned days / (365/12)"), "{D}*{G}" + fx + "*{E}/{dpm}",
-        _fractions(flows["colocation"], spread1), {"D": f"{k}:capex"},
-    ))
-    items.append(LineItem(
-        f"{k}:idle", "energy", tr("idle energy over the owned days"), o.id, n, days, tr("owned days"), p.electricity_price_per_kwh, f"{cur}/kWh",
-        o.power_kw_per_node, tr("kW max per node"), tot["energy"], tr("nodes × kW × idle fraction × owned days × 24 h × PUE × price/kWh"),
-        "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}", _fractions(flows["energy"], spread1), {"D": f"{k}:capex", "G": "@kwh"},
-    ))
+    items.append(
+        LineItem(
+            f"{k}:residual",
+            "residual_value",
+            tr("residual (resale) value at the horizon end"),
+            o.id,
+            n,
+            None,
+            "",
+            quoted_price,
+            tr("{cur}/node", cur=q),
+            o.residual,
+            tr("of price"),
+            tot["residual_value"],
+            tr("− nodes × price × residual %"),
+            "-{D}*{G}" + fx + "*{I}",
+            _fractions(flows["residual_value"], {n_months - 1: 1.0}),
+            {"D": f"{k}:capex", "G": f"{k}:capex"},
+        )
+    )
+    items.append(
+        LineItem(
+            f"{k}:maintenance",
+            "maintenance",
+            tr("maintenance over the owned days"),
+            o.id,
+            n,
+            days,
+            tr("owned days"),
+            quoted_price,
+            tr("{cur}/node", cur=q),
+            o.maintenance,
+            tr("of price per year"),
+            tot["maintenance"],
+            tr("nodes × price × maintenance %/yr × owned days / 365"),
+            "{D}*{G}" + fx + "*{I}*{E}/{dpy}",
+            _fractions(flows["maintenance"], spread1),
+            {"D": f"{k}:capex", "G": f"{k}:capex"},
+        )
+    )
+    items.append(
+        LineItem(
+            f"{k}:colocation",
+            "colocation",
+            tr("colocation over the owned days"),
+            o.id,
+            n,
+            days,
+            tr("owned days"),
+            o.colocation,
+            tr("{cur}/node-month", cur=q),
+            None,
+            "",
+            tot["colocation"],
+            tr("nodes × colocation per node-month × owned days / (365/12)"),
+            "{D}*{G}" + fx + "*{E}/{dpm}",
+            _fractions(flows["colocation"], spread1),
+            {"D": f"{k}:capex"},
+        )
+    )
+    items.append(
+        LineItem(
+            f"{k}:idle",
+            "energy",
+            tr("idle energy over the owned days"),
+            o.id,
+            n,
+            days,
+            tr("owned days"),
+            p.electricity_price_per_kwh,
+            f"{cur}/kWh",
+            o.power_kw_per_node,
+            tr("kW max per node"),
+            tot["energy"],
+            tr("nodes × kW × idle fraction × owned days × 24 h × PUE × price/kWh"),
+            "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}",
+            _fractions(flows["energy"], spread1),
+            {"D": f"{k}:capex", "G": "@kwh"},
+        )
+    )
     fin = costs.financing_of(o, p)
     if fin is not None:
         landed = costs.unit_price(o, p, n) * costs.landed_factor(o, p)
         loan = landed * (1.0 - fin.down_payment_pct)
-        paid = sum(1 for _m, _part, interest in costs.loan_schedule(loan, fin, costs.delivery_month(o, p), n_months) if interest)
+        paid = sum(
+            1
+            for _m, _part, interest in costs.loan_schedule(loan, fin, costs.delivery_month(o, p), n_months)
+            if interest
+        )
         expr = f"-CUMIPMT({{I}}/12,{fin.months},{{D}}*{{G}},1,{{E}},0)" if paid and fin.annual_rate > 0 else "0*{D}"
-        items.append(LineItem(
-            f"{k}:interest", "interest", tr("loan interest: {months} monthly instalments, {down:.0%} down", months=fin.months, down=fin.down_payment_pct),
-            o.id, n, float(paid), tr("instalments in the horizon"), loan, tr("{cur}/node financed", cur=cur), fin.annual_rate, tr("annual rate"), tot["interest"],
-            tr("Σ interest of the annuity instalments paid within the horizon (CUMIPMT); principal is in capex"), expr,
-            _fractions(flows["interest"], {n_months - 1: 1.0}), {"D": f"{k}:capex"},
-        ))
+        items.append(
+            LineItem(
+                f"{k}:interest",
+                "interest",
+                tr(
+                    "loan interest: {months} monthly instalments, {down:.0%} down",
+                    months=fin.months,
+                    down=fin.down_payment_pct,
+                ),
+                o.id,
+                n,
+                float(paid),
+                tr("instalments in the horizon"),
+                loan,
+                tr("{cur}/node financed", cur=cur),
+                fin.annual_rate,
+                tr("annual rate"),
+                tot["interest"],
+                tr("Σ interest of the annuity instalments paid within the horizon (CUMIPMT); principal is in capex"),
+                expr,
+                _fractions(flows["interest"], {n_months - 1: 1.0}),
+                {"D": f"{k}:capex"},
+            )
+        )
     return items
 
 
@@ -217,12 +369,26 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
             links = {"G": "@kwh"}
             if o.id in kw_key:
                 links["I"] = kw_key[o.id]
-            items.append(LineItem(
-                f"job{i}:energy", "energy", tr("busy energy of {workload}", workload=d.workload), o.id, d.nodes, d.hours, tr("training hours"),
-                p.electricity_price_per_kwh, f"{cur}/kWh", o.power_kw_per_node, tr("kW max per node"), amount,
-                tr("nodes × kW × (busy − idle fraction) × hours × PUE × price/kWh"), "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
-                _fractions(jf.get("energy", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
-            ))
+            items.append(
+                LineItem(
+                    f"job{i}:energy",
+                    "energy",
+                    tr("busy energy of {workload}", workload=d.workload),
+                    o.id,
+                    d.nodes,
+                    d.hours,
+                    tr("training hours"),
+                    p.electricity_price_per_kwh,
+                    f"{cur}/kWh",
+                    o.power_kw_per_node,
+                    tr("kW max per node"),
+                    amount,
+                    tr("nodes × kW × (busy − idle fraction) × hours × PUE × price/kWh"),
+                    "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
+                    _fractions(jf.get("energy", {}), costs.spread(1.0, d.start_day, end, n_months)),
+                    links,
+                )
+            )
         elif o.mode == "cloud" and not o.committed:
             amount = costs.cloud_cost(o, p, d.nodes, d.hours)
             jf = costs.job_flows(o, p, d.nodes, d.hours, d.start_day)
@@ -232,12 +398,26 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
                 links = {"G": price_key[o.id], "I": price_key[o.id]}
             else:
                 price_key[o.id] = f"job{i}:cloud"
-            items.append(LineItem(
-                f"job{i}:cloud", "cloud", tr("cloud bill of {workload}", workload=d.workload), o.id, d.nodes, d.hours, tr("compute hours"),
-                o.price_per_node_hour, tr("{cur}/node-hour", cur=_quoted(o, p)), o.hour_overhead, tr("spot overhead (extra hours)"), amount,
-                tr("nodes × hours × (1 + spot overhead) × price per node-hour"), "{D}*{E}*(1+{I})*{G}" + _fx(o, p),
-                _fractions(jf.get("cloud", {}), costs.spread(1.0, d.start_day, end, n_months)), links,
-            ))
+            items.append(
+                LineItem(
+                    f"job{i}:cloud",
+                    "cloud",
+                    tr("cloud bill of {workload}", workload=d.workload),
+                    o.id,
+                    d.nodes,
+                    d.hours,
+                    tr("compute hours"),
+                    o.price_per_node_hour,
+                    tr("{cur}/node-hour", cur=_quoted(o, p)),
+                    o.hour_overhead,
+                    tr("spot overhead (extra hours)"),
+                    amount,
+                    tr("nodes × hours × (1 + spot overhead) × price per node-hour"),
+                    "{D}*{E}*(1+{I})*{G}" + _fx(o, p),
+                    _fractions(jf.get("cloud", {}), costs.spread(1.0, d.start_day, end, n_months)),
+                    links,
+                )
+            )
     items += _data_items(result, tr)
     rent_price: dict[tuple[str, int | None], str] = {}
     for j, r in enumerate(plan.rentals):
@@ -255,34 +435,94 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
         if o.mode == "cloud":  # a reserved term: the committed hourly rate for every hour, plus the upfront fee
             links = {} if first == k else {"G": f"{first}:rent"}
             monthly = r.nodes * r.months * costs.rental_month_cost(o, p, term)
-            items.append(LineItem(
-                f"{k}:rent", "cloud", tr("reserved term of {n} months, {months}", n=o.commitment_months, months=months), o.id, r.nodes, float(r.months),
-                tr("months"), o.price_per_node_hour, tr("{cur}/node-hour", cur=q), None, "", monthly,
-                tr("nodes × months × committed price per node-hour × 730 h (owed whether used or not)"), "{D}*{E}*{G}*{hpd}*{dpm}" + fx,
-                uniform, links,
-            ))
+            items.append(
+                LineItem(
+                    f"{k}:rent",
+                    "cloud",
+                    tr("reserved term of {n} months, {months}", n=o.commitment_months, months=months),
+                    o.id,
+                    r.nodes,
+                    float(r.months),
+                    tr("months"),
+                    o.price_per_node_hour,
+                    tr("{cur}/node-hour", cur=q),
+                    None,
+                    "",
+                    monthly,
+                    tr("nodes × months × committed price per node-hour × 730 h (owed whether used or not)"),
+                    "{D}*{E}*{G}*{hpd}*{dpm}" + fx,
+                    uniform,
+                    links,
+                )
+            )
             if term.setup:
                 links = {"D": f"{k}:rent"} | ({} if first == k else {"G": f"{first}:setup"})
-                items.append(LineItem(
-                    f"{k}:setup", "cloud", tr("reserved term upfront, month {m}", m=r.start_month + 1), o.id, r.nodes, None, "", term.setup,
-                    tr("{cur}/node", cur=q), None, "", r.nodes * costs.rental_setup_cost(o, p, term), tr("nodes × upfront per node"), "{D}*{G}" + fx,
-                    {r.start_month: 1.0}, links,
-                ))
+                items.append(
+                    LineItem(
+                        f"{k}:setup",
+                        "cloud",
+                        tr("reserved term upfront, month {m}", m=r.start_month + 1),
+                        o.id,
+                        r.nodes,
+                        None,
+                        "",
+                        term.setup,
+                        tr("{cur}/node", cur=q),
+                        None,
+                        "",
+                        r.nodes * costs.rental_setup_cost(o, p, term),
+                        tr("nodes × upfront per node"),
+                        "{D}*{G}" + fx,
+                        {r.start_month: 1.0},
+                        links,
+                    )
+                )
             continue
         links = {} if first == k else {"G": f"{first}:rent"}
         tier = tr(", {n}+ month term", n=term.months) if o.term_prices else ""
-        items.append(LineItem(
-            f"{k}:rent", "rent", tr("rent, {months}{tier}", months=months, tier=tier), o.id, r.nodes, float(r.months), tr("months"),
-            term.price, tr("{cur}/node-month", cur=q), None, "", costs.total({"rent": f["rent"]}), tr("nodes × months × price per node-month (the term's tier)"),
-            "{D}*{E}*{G}" + fx, _fractions(f["rent"], uniform), links,
-        ))
+        items.append(
+            LineItem(
+                f"{k}:rent",
+                "rent",
+                tr("rent, {months}{tier}", months=months, tier=tier),
+                o.id,
+                r.nodes,
+                float(r.months),
+                tr("months"),
+                term.price,
+                tr("{cur}/node-month", cur=q),
+                None,
+                "",
+                costs.total({"rent": f["rent"]}),
+                tr("nodes × months × price per node-month (the term's tier)"),
+                "{D}*{E}*{G}" + fx,
+                _fractions(f["rent"], uniform),
+                links,
+            )
+        )
         links = {"D": f"{k}:rent"}
         if first != k:
             links["G"] = f"{first}:setup"
-        items.append(LineItem(
-            f"{k}:setup", "setup", tr("setup fee, month {m}", m=r.start_month + 1), o.id, r.nodes, None, "", term.setup, tr("{cur}/node", cur=q), None, "",
-            costs.total({"setup": f["setup"]}), tr("nodes × setup fee per node"), "{D}*{G}" + fx, _fractions(f["setup"], {r.start_month: 1.0}), links,
-        ))
+        items.append(
+            LineItem(
+                f"{k}:setup",
+                "setup",
+                tr("setup fee, month {m}", m=r.start_month + 1),
+                o.id,
+                r.nodes,
+                None,
+                "",
+                term.setup,
+                tr("{cur}/node", cur=q),
+                None,
+                "",
+                costs.total({"setup": f["setup"]}),
+                tr("nodes × setup fee per node"),
+                "{D}*{G}" + fx,
+                _fractions(f["setup"], {r.start_month: 1.0}),
+                links,
+            )
+        )
     return items + _charge_items(result, tr)
 
 
@@ -432,8 +672,12 @@ def strategy_quality(s, tr: Lang = EN) -> str:
         return tr("heuristic, gap unknown") if info.gap is None else tr("heuristic, gap ≤ {gap:.1%}", gap=info.gap)
     if s.status == "optimal" or info.gap is None or info.gap <= 1e-6:
         return ""
-    tco_objective = info.objective is not None and abs(info.objective - s.plan.total_cost) <= 0.01 + 1e-6 * abs(s.plan.total_cost)
-    bound = tr("; its optimum is ≥ {bound}", bound=tr.number(s.plan.total_cost * (1 - info.gap))) if tco_objective else ""
+    tco_objective = info.objective is not None and abs(info.objective - s.plan.total_cost) <= 0.01 + 1e-6 * abs(
+        s.plan.total_cost
+    )
+    bound = (
+        tr("; its optimum is ≥ {bound}", bound=tr.number(s.plan.total_cost * (1 - info.gap))) if tco_objective else ""
+    )
     return tr("stopped at its time share: proven gap {gap:.1%}{bound}", gap=info.gap, bound=bound)
 
 
@@ -458,12 +702,28 @@ def strategy_rows(result: Result, tr: Lang = EN) -> list[dict]:
     rows = []
     for c in comparisons(result, tr):
         s = result.strategies[c.name]
-        rows.append({
-            "strategy": c.label, "name": c.name, "status": str(s.status), "objective": result.objective, "cost": c.cost, "other_cost": c.other,
-            "total_cost": s.plan.total_cost if s.plan else None, "npv_cost": s.plan.npv_cost if s.plan else None,
-            "vs_recommended": c.diff, "vs_recommended_pct": (c.diff / (c.cost - c.diff) if c.diff is not None and c.cost is not None and c.cost - c.diff else None),
-            "bound": c.bound, "gap": c.gap, "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "", "note": strategy_note(s, tr),
-        })
+        rows.append(
+            {
+                "strategy": c.label,
+                "name": c.name,
+                "status": str(s.status),
+                "objective": result.objective,
+                "cost": c.cost,
+                "other_cost": c.other,
+                "total_cost": s.plan.total_cost if s.plan else None,
+                "npv_cost": s.plan.npv_cost if s.plan else None,
+                "vs_recommended": c.diff,
+                "vs_recommended_pct": (
+                    c.diff / (c.cost - c.diff)
+                    if c.diff is not None and c.cost is not None and c.cost - c.diff
+                    else None
+                ),
+                "bound": c.bound,
+                "gap": c.gap,
+                "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "",
+                "note": strategy_note(s, tr),
+            }
+        )
     return rows
 
 
@@ -479,11 +739,17 @@ def break_even(result: Result, tr: Lang = EN) -> tuple[int | None, str]:
     if buy.status == "excluded":
         return None, tr("Buying is excluded by you (allowed_modes), so there is no break-even month for buying.")
     if buy.plan is None:
-        return None, tr("Buying alone cannot run every workload (see the strategies above), so there is no break-even month for buying.")
+        return None, tr(
+            "Buying alone cannot run every workload (see the strategies above), so there is no break-even month for buying."
+        )
     if not others:
         if all(st[k].status == "excluded" for k in ("rent", "cloud") if k in st):
-            return None, tr("Renting and the cloud are excluded by you (allowed_modes), so buying has nothing to break even with.")
-        return None, tr("Neither renting nor the cloud alone can run the workloads, so buying has nothing to break even with.")
+            return None, tr(
+                "Renting and the cloud are excluded by you (allowed_modes), so buying has nothing to break even with."
+            )
+        return None, tr(
+            "Neither renting nor the cloud alone can run the workloads, so buying has nothing to break even with."
+        )
     best = min(others, key=lambda s: s.plan.total_cost if s.plan is not None else math.inf)  # others all have plans
     label = tr(STRATEGY_LABEL[best.name])
     cb = cumulative(monthly_totals(buy.plan, n))
@@ -491,15 +757,26 @@ def break_even(result: Result, tr: Lang = EN) -> tuple[int | None, str]:
     tol = 0.005
     cur = result.project.currency
     if cb[-1] > co[-1] + tol:
-        return None, tr("No break-even: buying never becomes cheaper than {label} within the {n}-month horizon; "
-                        "by its end buy only has cost {amount} more.", label=label, n=n, amount=tr.money(cb[-1] - co[-1], cur))
+        return None, tr(
+            "No break-even: buying never becomes cheaper than {label} within the {n}-month horizon; "
+            "by its end buy only has cost {amount} more.",
+            label=label,
+            n=n,
+            amount=tr.money(cb[-1] - co[-1], cur),
+        )
     m = n - 1
     while m > 0 and cb[m - 1] <= co[m - 1] + tol:
         m -= 1
     when = tr.month(month_start(result.project, m))
     tail = tr(" (only once the servers' residual value is counted at the horizon end)") if m == n - 1 and n > 1 else ""
-    return m, tr("Break-even: from month {m} ({when}) on, buying has cost less in total than {label}{tail}; by the horizon end it saves {amount}.",
-                 m=m + 1, when=when, label=label, tail=tail, amount=tr.money(co[-1] - cb[-1], cur))
+    return m, tr(
+        "Break-even: from month {m} ({when}) on, buying has cost less in total than {label}{tail}; by the horizon end it saves {amount}.",
+        m=m + 1,
+        when=when,
+        label=label,
+        tail=tail,
+        amount=tr.money(co[-1] - cb[-1], cur),
+    )
 
 
 def _mfu_source(w, gpu) -> str:
@@ -519,12 +796,28 @@ def plan_rows(result: Result) -> list[dict]:
     p, plan = result.project, result.plan
     rows = []
     for a in plan.assignments if plan else []:
-        rows.append({
-            "workload": a.workload, "offer": a.offer_id, "vendor": a.vendor, "mode": a.mode, "gpu": a.gpu, "gpus": a.gpus, "nodes": a.nodes,
-            "strategy": _strategy_label(a.strategy), "start": day_date(p, a.start_day), "end": day_date(p, a.end_day),
-            "deadline": day_date(p, a.deadline_day), "slack_days": a.slack_days, "start_day": a.start_day, "end_day": a.end_day,
-            "deadline_day": a.deadline_day, "wall_hours": a.hours, "gpu_hours": a.gpu_hours, "cost": a.cost,
-        })
+        rows.append(
+            {
+                "workload": a.workload,
+                "offer": a.offer_id,
+                "vendor": a.vendor,
+                "mode": a.mode,
+                "gpu": a.gpu,
+                "gpus": a.gpus,
+                "nodes": a.nodes,
+                "strategy": _strategy_label(a.strategy),
+                "start": day_date(p, a.start_day),
+                "end": day_date(p, a.end_day),
+                "deadline": day_date(p, a.deadline_day),
+                "slack_days": a.slack_days,
+                "start_day": a.start_day,
+                "end_day": a.end_day,
+                "deadline_day": a.deadline_day,
+                "wall_hours": a.hours,
+                "gpu_hours": a.gpu_hours,
+                "cost": a.cost,
+            }
+        )
     return rows
 
 
@@ -533,14 +826,40 @@ def capacity_rows(result: Result, tr: Lang = EN) -> list[dict]:
     rows = []
     for pur in plan.purchases if plan else []:
         o = result.offers[pur.offer_id]
-        rows.append({"what": "buy", "offer": o.id, "vendor": o.vendor, "nodes": pur.nodes, "from_day": float(o.lead_time_days),
-                     "to_day": costs.horizon_end_day(p), "from": day_date(p, o.lead_time_days), "months": None, "cost": pur.cost})
+        rows.append(
+            {
+                "what": "buy",
+                "offer": o.id,
+                "vendor": o.vendor,
+                "nodes": pur.nodes,
+                "from_day": float(o.lead_time_days),
+                "to_day": costs.horizon_end_day(p),
+                "from": day_date(p, o.lead_time_days),
+                "months": None,
+                "cost": pur.cost,
+            }
+        )
     for r in plan.rentals if plan else []:
         o = result.offers[r.offer_id]
-        label = (tr("reserved {n}-month term", n=r.months) if o.mode == "cloud"
-                 else (tr("rent, {n}+ month term", n=r.term_months) if r.term_months is not None else mode_label("rent", tr)))
-        rows.append({"what": "rent", "label": label, "offer": o.id, "vendor": o.vendor, "nodes": r.nodes, "from_day": r.start_day,
-                     "to_day": (r.start_month + r.months) * DAYS_PER_MONTH, "from": month_start(p, r.start_month), "months": r.months, "cost": r.cost})
+        label = (
+            tr("reserved {n}-month term", n=r.months)
+            if o.mode == "cloud"
+            else (tr("rent, {n}+ month term", n=r.term_months) if r.term_months is not None else mode_label("rent", tr))
+        )
+        rows.append(
+            {
+                "what": "rent",
+                "label": label,
+                "offer": o.id,
+                "vendor": o.vendor,
+                "nodes": r.nodes,
+                "from_day": r.start_day,
+                "to_day": (r.start_month + r.months) * DAYS_PER_MONTH,
+                "from": month_start(p, r.start_month),
+                "months": r.months,
+                "cost": r.cost,
+            }
+        )
     return rows
 
 
@@ -554,20 +873,42 @@ def option_rows(result: Result) -> list[dict]:
         base = next((o.standalone_cost for o in opts if (o.offer_id, o.nodes) == pick), None)
         for o in opts:
             c = o.candidate
-            rows.append({
-                "workload": w.name, "offer": o.offer_id, "vendor": o.offer.vendor, "mode": o.mode, "gpu": o.offer.gpu, "nodes": o.nodes,
-                "gpus": o.gpus, "strategy": _strategy_label(c.strategy if c else None), "days": o.wall_days, "hours": o.hours,
-                "gpu_hours": o.gpus * o.hours, "efficiency": c.efficiency if c else None, "standalone_cost": o.standalone_cost,
-                "vs_chosen": o.standalone_cost - base if base is not None else None, "chosen": (o.offer_id, o.nodes) == pick,
-            })
+            rows.append(
+                {
+                    "workload": w.name,
+                    "offer": o.offer_id,
+                    "vendor": o.offer.vendor,
+                    "mode": o.mode,
+                    "gpu": o.offer.gpu,
+                    "nodes": o.nodes,
+                    "gpus": o.gpus,
+                    "strategy": _strategy_label(c.strategy if c else None),
+                    "days": o.wall_days,
+                    "hours": o.hours,
+                    "gpu_hours": o.gpus * o.hours,
+                    "efficiency": c.efficiency if c else None,
+                    "standalone_cost": o.standalone_cost,
+                    "vs_chosen": o.standalone_cost - base if base is not None else None,
+                    "chosen": (o.offer_id, o.nodes) == pick,
+                }
+            )
     return rows
 
 
 def explanation_row(e, currency: str = "") -> dict:
     """One ``solver.explain.Explanation`` as a row: the costs, the reason, and held − chosen per cost category."""
-    row = {"workload": e.workload, "offer": e.offer_id, "mode": e.mode, "chosen_offer": e.chosen_offer,
-           "status": str(e.status) if e.status else "", "chosen_cost": e.chosen_cost, "held_cost": e.held_cost,
-           "vs_chosen": e.extra_cost, "why": str(e.why), "reason": e.reason}
+    row = {
+        "workload": e.workload,
+        "offer": e.offer_id,
+        "mode": e.mode,
+        "chosen_offer": e.chosen_offer,
+        "status": str(e.status) if e.status else "",
+        "chosen_cost": e.chosen_cost,
+        "held_cost": e.held_cost,
+        "vs_chosen": e.extra_cost,
+        "why": str(e.why),
+        "reason": e.reason,
+    }
     for c in CATEGORIES:
         row[f"diff_{c}"] = e.difference(c) if e.categories else None
     be = e.break_even
@@ -591,9 +932,17 @@ def runner_up_rows(result: Result, tr: Lang = EN) -> list[dict]:
         for r in ups:
             row = explanation_row(from_runner_up(result, w, r, base, chosen.get(w, "")), result.project.currency)
             a = r.assignment
-            row.update({"vendor": r.option.offer.vendor, "gpu": a.gpu if a else r.option.offer.gpu,
-                        "nodes": a.nodes if a else None, "gpus": a.gpus if a else None,
-                        "shape": f"{a.gpu} × {a.gpus}" if a else "", "plan_cost": r.plan_cost, "note": r.note or ""})
+            row.update(
+                {
+                    "vendor": r.option.offer.vendor,
+                    "gpu": a.gpu if a else r.option.offer.gpu,
+                    "nodes": a.nodes if a else None,
+                    "gpus": a.gpus if a else None,
+                    "shape": f"{a.gpu} × {a.gpus}" if a else "",
+                    "plan_cost": r.plan_cost,
+                    "note": r.note or "",
+                }
+            )
             rows.append(row)
     return rows
 
@@ -602,8 +951,16 @@ def rejection_rows(result: Result) -> list[dict]:
     rows = []
     for r in result.rejections:
         o = result.offers.get(r.offer_id)
-        rows.append({"workload": r.workload, "offer": r.offer_id, "vendor": o.vendor if o else "", "mode": o.mode if o else "",
-                     "gpu": o.gpu if o else "", "reason": r.reason})
+        rows.append(
+            {
+                "workload": r.workload,
+                "offer": r.offer_id,
+                "vendor": o.vendor if o else "",
+                "mode": o.mode if o else "",
+                "gpu": o.gpu if o else "",
+                "reason": r.reason,
+            }
+        )
     return rows
 
 
@@ -633,22 +990,46 @@ def used_offers(result: Result) -> list:
     for plan in plans:
         if plan is None:
             continue
-        for oid in [a.offer_id for a in plan.assignments] + [x.offer_id for x in plan.purchases] + [r.offer_id for r in plan.rentals]:
+        for oid in (
+            [a.offer_id for a in plan.assignments]
+            + [x.offer_id for x in plan.purchases]
+            + [r.offer_id for r in plan.rentals]
+        ):
             if oid not in ids:
                 ids.append(oid)
     return [result.offers[i] for i in ids]
 
 
-PRICE_FIELDS = ("currency", "price_per_node", "volume_prices", "power_kw_per_node", "residual_value_pct", "maintenance_pct_per_year",
-                "colocation_per_node_month", "financing", "depreciation_years", "import_duty_pct", "vat_pct",
-                "price_per_node_month", "term_prices", "setup_fee_per_node", "min_term_months", "price_per_node_hour", "spot", "spot_overhead_pct",
-                "commitment_months", "upfront_per_node")
+PRICE_FIELDS = (
+    "currency",
+    "price_per_node",
+    "volume_prices",
+    "power_kw_per_node",
+    "residual_value_pct",
+    "maintenance_pct_per_year",
+    "colocation_per_node_month",
+    "financing",
+    "depreciation_years",
+    "import_duty_pct",
+    "vat_pct",
+    "price_per_node_month",
+    "term_prices",
+    "setup_fee_per_node",
+    "min_term_months",
+    "price_per_node_hour",
+    "spot",
+    "spot_overhead_pct",
+    "commitment_months",
+    "upfront_per_node",
+)
 
 
 def _price_text(v: Any) -> Any:
     """Tier lists and the loan as one readable cell; plain values unchanged."""
     if isinstance(v, list):
-        return "; ".join(":".join(f"{x:g}" if isinstance(x, (int, float)) else str(x) for x in t.model_dump().values()) for t in v)
+        return "; ".join(
+            ":".join(f"{x:g}" if isinstance(x, (int, float)) else str(x) for x in t.model_dump().values()) for t in v
+        )
     if hasattr(v, "model_dump"):
         return ", ".join(f"{k}={x:g}" if isinstance(x, (int, float)) else f"{k}={x}" for k, x in v.model_dump().items())
     return v
@@ -692,39 +1073,110 @@ def _project_section(result: Result, tr: Lang) -> Section:
     cap_unit = p.currency
     proj: list[list[Any]]
     proj = [
-        [tr("project"), p.name, ""], [tr("currency"), p.currency, ""], [tr("start date (day 0)"), p.start_date, ""],
-        [tr("horizon"), p.horizon_months, tr("months")], [tr("planning period"), p.period_days, tr("days")],
-        [tr("discount rate"), p.discount_rate, tr("per year (NPV: monthly rate (1+r)^(1/12)−1, end-of-month cash flows)")],
-        [tr("budget_tco (cap on total cost of ownership)"), p.budget_tco if p.budget_tco is not None else none, cap_unit if p.budget_tco is not None else ""],
-        [tr("budget_cash (cap on peak cumulative cash out)"), p.budget_cash if p.budget_cash is not None else none, cap_unit if p.budget_cash is not None else ""],
-        [tr("budget_capex (cap on purchases)"), p.budget_capex if p.budget_capex is not None else none, cap_unit if p.budget_capex is not None else ""],
+        [tr("project"), p.name, ""],
+        [tr("currency"), p.currency, ""],
+        [tr("start date (day 0)"), p.start_date, ""],
+        [tr("horizon"), p.horizon_months, tr("months")],
+        [tr("planning period"), p.period_days, tr("days")],
+        [
+            tr("discount rate"),
+            p.discount_rate,
+            tr("per year (NPV: monthly rate (1+r)^(1/12)−1, end-of-month cash flows)"),
+        ],
+        [
+            tr("budget_tco (cap on total cost of ownership)"),
+            p.budget_tco if p.budget_tco is not None else none,
+            cap_unit if p.budget_tco is not None else "",
+        ],
+        [
+            tr("budget_cash (cap on peak cumulative cash out)"),
+            p.budget_cash if p.budget_cash is not None else none,
+            cap_unit if p.budget_cash is not None else "",
+        ],
+        [
+            tr("budget_capex (cap on purchases)"),
+            p.budget_capex if p.budget_capex is not None else none,
+            cap_unit if p.budget_capex is not None else "",
+        ],
         [tr("stale quote limit"), p.stale_quote_days, tr("days before the start date")],
-        [tr("electricity price"), p.electricity_price_per_kwh, f"{p.currency}/kWh"], [tr("PUE"), p.pue, ""],
-        [tr("team region"), p.team_region or tr("not set"), ""], [tr("allowed modes"), ", ".join(mode_label(m, tr) for m in p.allowed_modes), ""],
-        *[[tr("exchange rate {code}", code=code), rate, tr("{cur} per {code}; {date}; {source}", cur=p.currency, code=code, date=p.fx_rates_date,
-                                                             source=p.fx_rates_source)] for code, rate in sorted(p.fx_rates.items())],
-        [tr("financing (project default)"), _price_text(p.financing) if p.financing else tr("none: purchases paid on delivery"), ""],
+        [tr("electricity price"), p.electricity_price_per_kwh, f"{p.currency}/kWh"],
+        [tr("PUE"), p.pue, ""],
+        [tr("team region"), p.team_region or tr("not set"), ""],
+        [tr("allowed modes"), ", ".join(mode_label(m, tr) for m in p.allowed_modes), ""],
+        *[
+            [
+                tr("exchange rate {code}", code=code),
+                rate,
+                tr(
+                    "{cur} per {code}; {date}; {source}",
+                    cur=p.currency,
+                    code=code,
+                    date=p.fx_rates_date,
+                    source=p.fx_rates_source,
+                ),
+            ]
+            for code, rate in sorted(p.fx_rates.items())
+        ],
+        [
+            tr("financing (project default)"),
+            _price_text(p.financing) if p.financing else tr("none: purchases paid on delivery"),
+            "",
+        ],
         [tr("depreciation"), p.depreciation_years, tr("years, straight line (P&L sheet)")],
         [tr("VAT recoverable"), tr("yes") if p.vat_recoverable else tr("no"), tr("no: vat_pct of purchases is a cost")],
-        [tr("schedule buffer"), p.min_slack_days,
-         tr("days every job finishes before its deadline at least (min_slack_days; a workload may set its own)")],
+        [
+            tr("schedule buffer"),
+            p.min_slack_days,
+            tr("days every job finishes before its deadline at least (min_slack_days; a workload may set its own)"),
+        ],
         [tr("objective"), result.objective, tr("tco: total cost of ownership; npv: discounted")],
     ]
     if not tr.en:  # the reader's settings, shown where they apply
-        proj += [[tr("language"), tr.code, ""], [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")]]
+        proj += [
+            [tr("language"), tr.code, ""],
+            [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")],
+        ]
     return (tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj)
 
 
 def _workloads_section(result: Result, tr: Lang) -> Section:
     """One row per workload, as the workload file gives it (a partial plan lists the set-aside jobs too)."""
     p = result.project
-    wl_cols = tr.each("name", "model", "method", "tokens (billions)", "sequence length", "LoRA rank",
-                      "earliest start day", "deadline day", "min slack (days)", "dataset TB", "checkpoint every h",
-                      "checkpoints kept", "MFU override", "allowed GPUs")
-    wl_rows = [[w.name, w.model.label, w.method, w.tokens_b, w.seq_len, w.lora_rank, w.earliest_start_days,
-                w.deadline_days, p.slack_for(w), w.dataset_tb, w.checkpoint_every_hours, w.checkpoints_kept,
-                w.mfu if w.mfu is not None else tr("default"), ", ".join(w.allowed_gpus or []) or tr("any")]
-               for w in (result.programme or p).workloads]
+    wl_cols = tr.each(
+        "name",
+        "model",
+        "method",
+        "tokens (billions)",
+        "sequence length",
+        "LoRA rank",
+        "earliest start day",
+        "deadline day",
+        "min slack (days)",
+        "dataset TB",
+        "checkpoint every h",
+        "checkpoints kept",
+        "MFU override",
+        "allowed GPUs",
+    )
+    wl_rows = [
+        [
+            w.name,
+            w.model.label,
+            w.method,
+            w.tokens_b,
+            w.seq_len,
+            w.lora_rank,
+            w.earliest_start_days,
+            w.deadline_days,
+            p.slack_for(w),
+            w.dataset_tb,
+            w.checkpoint_every_hours,
+            w.checkpoints_kept,
+            w.mfu if w.mfu is not None else tr("default"),
+            ", ".join(w.allowed_gpus or []) or tr("any"),
+        ]
+        for w in (result.programme or p).workloads
+    ]
     return (tr("Workloads"), wl_cols, wl_rows)
 
 
@@ -738,10 +1190,36 @@ def _models_section(result: Result, tr: Lang) -> Section:
         if m.label in seen:
             continue
         seen.add(m.label)
-        model_rows.append([m.label, m.params_b, m.active_params_b or m.params_b, m.layers, m.hidden_size, m.heads, m.kv_heads or m.heads,
-                           m.ffn_hidden_size, m.vocab_size, m.source or ""])
-    return (tr("Models"), tr.each("model", "params (B)", "active params (B)", "layers", "hidden", "heads", "KV heads", "FFN width", "vocab",
-                                                "source"), model_rows)
+        model_rows.append(
+            [
+                m.label,
+                m.params_b,
+                m.active_params_b or m.params_b,
+                m.layers,
+                m.hidden_size,
+                m.heads,
+                m.kv_heads or m.heads,
+                m.ffn_hidden_size,
+                m.vocab_size,
+                m.source or "",
+            ]
+        )
+    return (
+        tr("Models"),
+        tr.each(
+            "model",
+            "params (B)",
+            "active params (B)",
+            "layers",
+            "hidden",
+            "heads",
+            "KV heads",
+            "FFN width",
+            "vocab",
+            "source",
+        ),
+        model_rows,
+    )
 
 
 def _sizing_section(result: Result, tr: Lang) -> Section:
@@ -749,10 +1227,22 @@ def _sizing_section(result: Result, tr: Lang) -> Section:
     sz_rows = []
     for sz in result.sizings:
         mem = getattr(sz, "memory_gb", None)
-        sz_rows.append([sz.workload.name, getattr(sz, "total_flops", None), getattr(mem, "total", None) if mem is not None else None,
-                        sum(1 for c in sz.candidates if c.fits), sum(1 for c in sz.candidates if not c.fits)])
-    return (tr("Sizing per workload"), tr.each("workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit",
-                                                             "shapes rejected"), sz_rows)
+        sz_rows.append(
+            [
+                sz.workload.name,
+                getattr(sz, "total_flops", None),
+                getattr(mem, "total", None) if mem is not None else None,
+                sum(1 for c in sz.candidates if c.fits),
+                sum(1 for c in sz.candidates if not c.fits),
+            ]
+        )
+    return (
+        tr("Sizing per workload"),
+        tr.each(
+            "workload", "training FLOPs", "memory on one GPU, unsharded (GB)", "shapes that fit", "shapes rejected"
+        ),
+        sz_rows,
+    )
 
 
 def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
@@ -766,20 +1256,53 @@ def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
         w = next(x for x in p.workloads if x.name == a.workload)
         mfu = a.mfu if a.mfu is not None else w.mfu  # the MFU the shape was sized with
         p10, p90 = hours_band(a.hours)
-        run_rows.append([a.workload, a.offer_id, _strategy_label(a.strategy), mfu, _mfu_source(w, table[a.gpu]), a.efficiency,
-                         a.per_gpu_memory_gb, a.hours, p10, p90])
-    return (tr("Sizing of the chosen shapes"), tr.each("workload", "offer", "strategy", "MFU", "MFU from", "scaling efficiency", "memory per GPU (GB)",
-                                                                    "wall hours", "hours P10", "hours P90"), run_rows)
+        run_rows.append(
+            [
+                a.workload,
+                a.offer_id,
+                _strategy_label(a.strategy),
+                mfu,
+                _mfu_source(w, table[a.gpu]),
+                a.efficiency,
+                a.per_gpu_memory_gb,
+                a.hours,
+                p10,
+                p90,
+            ]
+        )
+    return (
+        tr("Sizing of the chosen shapes"),
+        tr.each(
+            "workload",
+            "offer",
+            "strategy",
+            "MFU",
+            "MFU from",
+            "scaling efficiency",
+            "memory per GPU (GB)",
+            "wall hours",
+            "hours P10",
+            "hours P90",
+        ),
+        run_rows,
+    )
 
 
 def _settings_sections(p, tr: Lang) -> list[Section]:
     """The project's sizing settings and the sizing constants, each with its meaning or source."""
-    settings = (tr("Sizing settings (project.sizing)"), [tr("setting"), tr("value"), tr("meaning")],
-                [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()])
+    settings = (
+        tr("Sizing settings (project.sizing)"),
+        [tr("setting"), tr("value"), tr("meaning")],
+        [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()],
+    )
     from procure.solver.sizing.constants import constant_rows
 
     const_rows = [[name, _fmt_value(value), unit, source] for name, value, unit, source in constant_rows()]
-    constants = (tr("Sizing constants (solver/sizing/constants.yaml)"), [tr("constant"), tr("value"), tr("unit"), tr("source")], const_rows)
+    constants = (
+        tr("Sizing constants (solver/sizing/constants.yaml)"),
+        [tr("constant"), tr("value"), tr("unit"), tr("source")],
+        const_rows,
+    )
     return [settings, constants]
 
 
@@ -792,10 +1315,32 @@ def _gpu_section(offers, tr: Lang) -> Section:
     gpu_rows = []
     for gid in gpu_ids:
         g = table[gid]
-        gpu_rows.append([g.id, g.architecture, g.memory_gb, g.capacity_gb, g.memory_bandwidth_gbs, g.bf16_dense_tflops,
-                         g.gpu_link_gbs, g.pcie_gbs, g.tdp_w, g.source])
-    gpu_cols = tr.each("GPU", "architecture", "memory (datasheet GiB)", "memory GB", "memory GB/s",
-                       "BF16 dense TFLOP/s", "GPU link GB/s", "PCIe GB/s", "TDP W", "source")
+        gpu_rows.append(
+            [
+                g.id,
+                g.architecture,
+                g.memory_gb,
+                g.capacity_gb,
+                g.memory_bandwidth_gbs,
+                g.bf16_dense_tflops,
+                g.gpu_link_gbs,
+                g.pcie_gbs,
+                g.tdp_w,
+                g.source,
+            ]
+        )
+    gpu_cols = tr.each(
+        "GPU",
+        "architecture",
+        "memory (datasheet GiB)",
+        "memory GB",
+        "memory GB/s",
+        "BF16 dense TFLOP/s",
+        "GPU link GB/s",
+        "PCIe GB/s",
+        "TDP W",
+        "source",
+    )
     return (tr("GPU specs (GPUs of the offers in the plans)"), gpu_cols, gpu_rows)
 
 
@@ -807,21 +1352,38 @@ def _prices_section(offers, tr: Lang) -> Section:
             v = getattr(o, f)
             if v is not None:
                 price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), f, _price_text(v), o.source, o.quoted_on])
-        price_rows.append([o.id, o.vendor, mode_label(o.mode, tr), "lead_time_days", o.lead_time_days, o.source, o.quoted_on])
-    return (tr("Prices used (offers in any strategy's plan)"), tr.each("offer", "vendor", "mode", "field", "value", "source", "quoted on"),
-                price_rows)
+        price_rows.append(
+            [o.id, o.vendor, mode_label(o.mode, tr), "lead_time_days", o.lead_time_days, o.source, o.quoted_on]
+        )
+    return (
+        tr("Prices used (offers in any strategy's plan)"),
+        tr.each("offer", "vendor", "mode", "field", "value", "source", "quoted on"),
+        price_rows,
+    )
 
 
 def _cost_model_section(tr: Lang) -> Section:
     """The constants of the cost model (solver/costs.py) and its timing rules."""
-    return (tr("Cost model"), [tr("parameter"), tr("value"), tr("note")], [
-        [tr("busy power fraction"), costs.BUSY_POWER_FRACTION, tr("average training draw / max node power")],
-        [tr("idle power fraction"), costs.IDLE_POWER_FRACTION, tr("draw of an owned node that is not training / max power")],
-        [tr("days per month"), DAYS_PER_MONTH, tr("365/12; month m covers days [m·365/12, (m+1)·365/12)")],
-        [tr("hours per month"), DAYS_PER_MONTH * HOURS_PER_DAY, "730"],
-        [tr("purchase timing"), "", tr("ordered day 0, paid and delivered after the lead time, owned to the horizon end")],
-        [tr("rental timing"), "", tr("whole project months; setup fee in the first month")],
-    ])
+    return (
+        tr("Cost model"),
+        [tr("parameter"), tr("value"), tr("note")],
+        [
+            [tr("busy power fraction"), costs.BUSY_POWER_FRACTION, tr("average training draw / max node power")],
+            [
+                tr("idle power fraction"),
+                costs.IDLE_POWER_FRACTION,
+                tr("draw of an owned node that is not training / max power"),
+            ],
+            [tr("days per month"), DAYS_PER_MONTH, tr("365/12; month m covers days [m·365/12, (m+1)·365/12)")],
+            [tr("hours per month"), DAYS_PER_MONTH * HOURS_PER_DAY, "730"],
+            [
+                tr("purchase timing"),
+                "",
+                tr("ordered day 0, paid and delivered after the lead time, owned to the horizon end"),
+            ],
+            [tr("rental timing"), "", tr("whole project months; setup fee in the first month")],
+        ],
+    )
 
 
 def _solver_section(result: Result, tr: Lang) -> Section:
@@ -832,17 +1394,33 @@ def _solver_section(result: Result, tr: Lang) -> Section:
         if s is None:
             continue
         i = s.solve
-        solver_rows.append([tr(STRATEGY_LABEL[name]), i.name if i else "", i.version if i else "", status_label(i.status if i else s.status, tr),
-                            i.gap if i and i.gap is not None else "", round(i.seconds, 2) if i else "", getattr(i, "variables", "") if i else "",
-                            getattr(i, "constraints", "") if i else ""])
-    return (tr("Solver"), tr.each("strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"), solver_rows)
+        solver_rows.append(
+            [
+                tr(STRATEGY_LABEL[name]),
+                i.name if i else "",
+                i.version if i else "",
+                status_label(i.status if i else s.status, tr),
+                i.gap if i and i.gap is not None else "",
+                round(i.seconds, 2) if i else "",
+                getattr(i, "variables", "") if i else "",
+                getattr(i, "constraints", "") if i else "",
+            ]
+        )
+    return (
+        tr("Solver"),
+        tr.each("strategy", "solver", "version", "status", "gap", "seconds", "variables", "constraints"),
+        solver_rows,
+    )
 
 
 def _run_section(inputs: Iterable, now: dt.datetime, tr: Lang) -> Section:
     """This run: the version, the time, and the SHA-256 of every input file."""
     from procure import __version__
 
-    run = [[tr("procure version"), __version__, ""], [tr("run at"), now.replace(microsecond=0).isoformat(), tr("local time")]]
+    run = [
+        [tr("procure version"), __version__, ""],
+        [tr("run at"), now.replace(microsecond=0).isoformat(), tr("local time")],
+    ]
     for path in inputs:
         run.append([tr("input {name}", name=Path(path).name), sha256_of(path), "SHA-256"])
     return (tr("This run"), [tr("item"), tr("value"), tr("note")], run)

@@ -199,6 +199,7 @@ def wall_hours(offer: Offer, hours: float) -> float:
 
 # --- buy ---------------------------------------------------------------------------------------
 
+
 def owned_days(offer: Offer, project: Project) -> float:
     return max(0.0, horizon_end_day(project) - offer.lead_time_days)
 
@@ -367,10 +368,15 @@ def idle_energy_cost(offer: Offer, project: Project, hours: float) -> float:
 
 def busy_energy_cost(offer: Offer, project: Project, nodes: int, hours: float) -> float:
     """Energy drawn above idle by ``nodes`` bought nodes training for ``hours``."""
-    return nodes * energy_kwh(offer, project, hours, BUSY_POWER_FRACTION - IDLE_POWER_FRACTION) * project.electricity_price_per_kwh
+    return (
+        nodes
+        * energy_kwh(offer, project, hours, BUSY_POWER_FRACTION - IDLE_POWER_FRACTION)
+        * project.electricity_price_per_kwh
+    )
 
 
 # --- rent and reserved cloud ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Term:
@@ -390,7 +396,9 @@ def contract_terms(offer: Offer) -> tuple[Term, ...]:
         return tuple(Term(L, p, offer.setup_fee, True) for L, p in offer.rent_tiers)
     if offer.committed:
         months, hourly = offer.commitment_months, offer.price_per_node_hour
-        if months is None or hourly is None:  # committed implies a term; a cloud offer needs its hourly price (validated on load)
+        if (
+            months is None or hourly is None
+        ):  # committed implies a term; a cloud offer needs its hourly price (validated on load)
             raise ValueError(f"{offer.id}: a reserved cloud term needs commitment_months and price_per_node_hour")
         return (Term(months, hourly * HOURS_PER_MONTH, offer.upfront_per_node or 0.0, False),)
     return ()
@@ -406,7 +414,9 @@ def term_problem(offer: Offer, contract: RentalContract) -> str | None:
     want = contract.term_months if contract.term_months is not None else terms[0].months
     t = next((t for t in terms if t.months == want), None)
     if t is None:
-        return f"signed at a {want}-month term the offer does not quote (terms: {', '.join(str(x.months) for x in terms)})"
+        return (
+            f"signed at a {want}-month term the offer does not quote (terms: {', '.join(str(x.months) for x in terms)})"
+        )
     if t.open_ended and contract.months < t.months:
         return f"lasts {contract.months} months < the minimum {t.months} of its term tier"
     if not t.open_ended and contract.months != t.months:
@@ -441,7 +451,9 @@ def rental_setup_cost(offer: Offer, project: Project, term: Term | None = None) 
     return term.setup * fx(offer, project)
 
 
-def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool, term: Term | None = None) -> list[tuple[float, float]]:
+def rental_profile_coefficients(
+    offer: Offer, project: Project, discounted: bool, term: Term | None = None
+) -> list[tuple[float, float]]:
     """Rental cost of one open-ended ``term`` (default: the shortest) as coefficients on the optimizer's
     cumulative contract counts, per month m = 0..M−1: (coefficient of S[m], coefficient of E[m]), where
     S[m] counts node-contracts of that term started in months ≤ m and E[m] those ended before month m
@@ -465,7 +477,9 @@ def rental_profile_coefficients(offer: Offer, project: Project, discounted: bool
     return out
 
 
-def rental_cash_by_month(offer: Offer, project: Project, month: int, term: Term | None = None) -> list[tuple[int, float, float]]:
+def rental_cash_by_month(
+    offer: Offer, project: Project, month: int, term: Term | None = None
+) -> list[tuple[int, float, float]]:
     """Cash paid by the end of ``month`` for contracts of an open-ended ``term``, as coefficients on the
     cumulative counts: [(j, coefficient of S[j], coefficient of E[j]) for j ≤ month]. Rent p per node
     for every month held, the setup fee f in the month a contract starts (``rental_flows``):
@@ -477,6 +491,7 @@ def rental_cash_by_month(offer: Offer, project: Project, month: int, term: Term 
 
 
 # --- jobs --------------------------------------------------------------------------------------
+
 
 def job_end_day(offer: Offer, start_day: float, hours: float) -> float:
     return start_day + wall_hours(offer, hours) / HOURS_PER_DAY
@@ -553,6 +568,7 @@ def job_flows(
 
 # --- fixed charges and staff -------------------------------------------------------------------
 
+
 def fixed_charge_month(offer: Offer, project: Project) -> int:
     """The month an offer's fixed_cost is paid: the month it can first be used, ⌊lead_time_days / D⌋."""
     return delivery_month(offer, project)
@@ -569,8 +585,9 @@ def staff_modes(project: Project) -> tuple[str, ...]:
     return tuple(str(m) for m in project.staff.modes) if project.staff is not None else ()
 
 
-def held_by_month(project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int],
-                  contracts: Iterable[RentalContract]) -> list[int]:
+def held_by_month(
+    project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int], contracts: Iterable[RentalContract]
+) -> list[int]:
     """held(m): nodes of the staff's modes held in each month (a bought node from its delivery month to
     the horizon end, a rented node in every month of its contracts)."""
     modes, M = staff_modes(project), project.horizon_months
@@ -604,8 +621,9 @@ def held_span(held: list[int]) -> range:
     return range(months[0], months[-1] + 1) if months else range(0)
 
 
-def staff_flows(project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int],
-                contracts: Iterable[RentalContract]) -> Flows:
+def staff_flows(
+    project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int], contracts: Iterable[RentalContract]
+) -> Flows:
     """FTEs · cost_per_fte_year / 12 in every month held (module docstring); empty without ``staff``."""
     if project.staff is None:
         return {}
@@ -623,6 +641,7 @@ def cloud_cost(offer: Offer, project: Project, nodes: int, hours: float) -> floa
 
 
 # --- totals ------------------------------------------------------------------------------------
+
 
 def monthly_discount_rate(project: Project) -> float:
     return (1.0 + project.discount_rate) ** (1.0 / 12.0) - 1.0
@@ -690,7 +709,9 @@ def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Fl
     """Cash flows of a rent contract (rent, setup) or of a reserved cloud term (cloud)."""
     term = term_of(offer, contract)
     if term is None:
-        raise ValueError(f"contract of {offer.id} for {contract.months} months at term {contract.term_months} is not offered")
+        raise ValueError(
+            f"contract of {offer.id} for {contract.months} months at term {contract.term_months} is not offered"
+        )
     monthly, once = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term)
     run, fee = ("rent", "setup") if offer.mode == "rent" else ("cloud", "cloud")
     flows: Flows = {run: {}, fee: {}}
@@ -704,6 +725,7 @@ def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Fl
 
 
 # --- P&L -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PnlYear:
@@ -725,7 +747,12 @@ def book_value(offer: Offer, project: Project, nodes: int) -> float:
     return nodes * (landed - sum(depreciation_flows(offer, project, nodes).values()))
 
 
-def pnl_years(project: Project, offers: Mapping[str, Offer], purchases: Mapping[str, int], flows: Mapping[str, Mapping[int, float]]) -> list[PnlYear]:
+def pnl_years(
+    project: Project,
+    offers: Mapping[str, Offer],
+    purchases: Mapping[str, int],
+    flows: Mapping[str, Mapping[int, float]],
+) -> list[PnlYear]:
     """The plan's P&L per project year (see the module docstring); ``flows`` are the plan's cash flows."""
     M = project.horizon_months
     years = math.ceil(M / MONTHS_PER_YEAR)

@@ -16,7 +16,9 @@ class SolveStatus(StrEnum):
     INFEASIBLE = "infeasible"  # no plan exists (the reasons say why)
     NO_SOLUTION = "no_solution"  # the solver stopped before it found any plan
     EXCLUDED = "excluded"  # a comparator the project excluded (its mode is outside allowed_modes): not solved
-    VERIFICATION_FAILED = "verification_failed"  # an analysis re-solve whose plan the verifier refused (a bug, reported)
+    VERIFICATION_FAILED = (
+        "verification_failed"  # an analysis re-solve whose plan the verifier refused (a bug, reported)
+    )
     ERROR = "error"  # an analysis re-solve whose solver failed
 
     @property

@@ -18,7 +18,9 @@ from .options import Grid, Option, standalone_contracts
 from .plan import Decision, Plan, build_plan
 
 
-def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str, list[Option]]) -> list[tuple[Option, int]] | None:
+def greedy_choices(
+    project: Project, offers: dict[str, Offer], options: dict[str, list[Option]]
+) -> list[tuple[Option, int]] | None:
     """(option, start period) per workload, or None when the greedy rule strands a workload."""
     grid = Grid.of(project)
     usage: dict[tuple[str, int], int] = defaultdict(int)  # cloud: nodes in use per period
@@ -34,7 +36,11 @@ def greedy_choices(project: Project, offers: dict[str, Offer], options: dict[str
                     ok = bought[o.id] + max(opt.nodes, o.buy_tiers[0][0]) <= o.max_nodes
                 elif o.contracted:
                     cs = standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.day_of_period(s))
-                    ok = all(rented[(o.id, m)] + opt.nodes <= o.max_nodes for c in cs for m in range(c.start_month, c.start_month + c.months))
+                    ok = all(
+                        rented[(o.id, m)] + opt.nodes <= o.max_nodes
+                        for c in cs
+                        for m in range(c.start_month, c.start_month + c.months)
+                    )
                 else:
                     ok = all(usage[(o.id, t)] + opt.nodes <= o.max_nodes for t in grid.busy_periods(s, opt.wall_days))
                 if ok:
@@ -69,9 +75,20 @@ def greedy_plan(project: Project, offers: dict[str, Offer], options: dict[str, l
     contracts: list = []
     for opt, s in choices:
         c = opt.candidate
-        decisions.append(Decision(opt.workload, opt.offer_id, opt.nodes, opt.gpus, opt.hours, grid.day_of_period(s),
-                                  c.strategy if c else None, c.efficiency if c else None, c.per_gpu_memory_gb if c else None,
-                                  c.mfu if c else None))
+        decisions.append(
+            Decision(
+                opt.workload,
+                opt.offer_id,
+                opt.nodes,
+                opt.gpus,
+                opt.hours,
+                grid.day_of_period(s),
+                c.strategy if c else None,
+                c.efficiency if c else None,
+                c.per_gpu_memory_gb if c else None,
+                c.mfu if c else None,
+            )
+        )
         if opt.mode == "buy":
             purchases[opt.offer_id] += max(opt.nodes, opt.offer.buy_tiers[0][0])
         elif opt.offer.contracted:

@@ -77,7 +77,12 @@ class Grid:
 
     @classmethod
     def of(cls, project: Project) -> Grid:
-        return cls(project.period_days, math.ceil(project.horizon_days / project.period_days), project.horizon_months, project.horizon_days)
+        return cls(
+            project.period_days,
+            math.ceil(project.horizon_days / project.period_days),
+            project.horizon_months,
+            project.horizon_days,
+        )
 
     def day_of_period(self, s: int) -> float:
         """The day planning period ``s`` begins (a job's ``start_day`` is the day of its start period)."""
@@ -110,11 +115,15 @@ def finish_by(project: Project, workload) -> str:
     slack = project.slack_for(workload)
     if not slack:
         return f"deadline day {workload.deadline_days}"
-    return (f"day {project.deadline_days_for(workload):g} (deadline day {workload.deadline_days} − "
-            f"min_slack_days {slack:g})")
+    return (
+        f"day {project.deadline_days_for(workload):g} (deadline day {workload.deadline_days} − "
+        f"min_slack_days {slack:g})"
+    )
 
 
-def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float) -> list[RentalContract]:
+def standalone_contracts(
+    project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float
+) -> list[RentalContract]:
     """The cheapest whole-month contracts that one job alone needs on a rent or reserved cloud offer: they
     cover every month the job runs, one after another; a contract that would run past the horizon is
     moved earlier. With one (flat) term this is one contract of the months the job runs, at least the
@@ -146,8 +155,16 @@ def standalone_contracts(project: Project, grid: Grid, offer: Offer, nodes: int,
     return list(best(first)[1])
 
 
-def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float,
-                    owned: dict[tuple[str, int], float] | None = None, data: costs.JobData | None = None) -> float:
+def standalone_cost(
+    project: Project,
+    grid: Grid,
+    offer: Offer,
+    nodes: int,
+    hours: float,
+    start_day: float,
+    owned: dict[tuple[str, int], float] | None = None,
+    data: costs.JobData | None = None,
+) -> float:
     """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud,
     with the job's storage and egress (``data``), the offer's fixed charge and the staff its nodes alone need.
     ``owned``: a cache of the cost of owning one node, per (offer id, nodes bought), for many calls on one project."""
@@ -165,8 +182,11 @@ def standalone_cost(project: Project, grid: Grid, offer: Offer, nodes: int, hour
         return job + bought * per_node + costs.total(costs.staff_flows(project, offers, {offer.id: bought}, []))
     if offer.contracted:
         contracts = standalone_contracts(project, grid, offer, nodes, hours, start_day)
-        return (job + sum(costs.total(costs.rental_flows(offer, c, project)) for c in contracts)
-                + costs.total(costs.staff_flows(project, offers, {}, contracts)))
+        return (
+            job
+            + sum(costs.total(costs.rental_flows(offer, c, project)) for c in contracts)
+            + costs.total(costs.staff_flows(project, offers, {}, contracts))
+        )
     return job
 
 
@@ -190,7 +210,9 @@ class Rejection:
         return render(self.reasons)
 
 
-def build_options(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...] | list[str] | None = None) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
+def build_options(
+    project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...] | list[str] | None = None
+) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
     """Returns (kept options per workload, rejections, every deadline-feasible option per workload)."""
     return OptionTable(project, offers, sizings).select(modes, project.allow_spot)
 
@@ -217,7 +239,11 @@ class OptionTable:
         if not c.fits:
             got = ("unfit", c.reasons or (Reason(Rule.OTHER, "does not fit"),))
         elif offer.contracted and not rental_fits_horizon(grid, offer):
-            what = f"minimum rental term {offer.min_term} months" if offer.mode == "rent" else f"reserved term (commitment_months) {offer.commitment_months} months"
+            what = (
+                f"minimum rental term {offer.min_term} months"
+                if offer.mode == "rent"
+                else f"reserved term (commitment_months) {offer.commitment_months} months"
+            )
             got = ("term", (Reason(Rule.RENT_TERM, f"{what} exceeds the {project.horizon_months}-month horizon"),))
         else:
             wall_days = costs.wall_hours(offer, c.hours) / HOURS_PER_DAY
@@ -226,24 +252,57 @@ class OptionTable:
                 release = max(w.earliest_start_days, offer.lead_time_days)
                 why = f"lead time {offer.lead_time_days} days, " if offer.lead_time_days > w.earliest_start_days else ""
                 first = earliest_finish - wall_days
-                grid_note = f" (the first start on the {grid.period_days}-day planning grid: day {first:g}; a smaller period_days starts sooner)" if first > release else ""
+                grid_note = (
+                    f" (the first start on the {grid.period_days}-day planning grid: day {first:g}; a smaller period_days starts sooner)"
+                    if first > release
+                    else ""
+                )
                 counts = tried_counts(offer, project.sizing)
-                most = f"; {c.nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {node_cap(offer, project.sizing)[1]})" if c.nodes == max(counts) else ""
-                got = ("deadline", (Reason(
-                    Rule.DEADLINE,
-                    f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} "
-                    f"→ finishes day {earliest_finish:.1f} > {finish_by(project, w)}{most}",
-                    finish_day=earliest_finish,
-                ),))
+                most = (
+                    f"; {c.nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {node_cap(offer, project.sizing)[1]})"
+                    if c.nodes == max(counts)
+                    else ""
+                )
+                got = (
+                    "deadline",
+                    (
+                        Reason(
+                            Rule.DEADLINE,
+                            f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} "
+                            f"→ finishes day {earliest_finish:.1f} > {finish_by(project, w)}{most}",
+                            finish_day=earliest_finish,
+                        ),
+                    ),
+                )
             else:
-                opt = Option(w.name, offer, c.nodes, c.gpus, c.hours, wall_days, starts, c,
-                             price=functools.partial(standalone_cost, project, grid, offer, c.nodes, c.hours,
-                                                     grid.day_of_period(starts[0]), self._owned, costs.job_data(w)))
+                opt = Option(
+                    w.name,
+                    offer,
+                    c.nodes,
+                    c.gpus,
+                    c.hours,
+                    wall_days,
+                    starts,
+                    c,
+                    price=functools.partial(
+                        standalone_cost,
+                        project,
+                        grid,
+                        offer,
+                        c.nodes,
+                        c.hours,
+                        grid.day_of_period(starts[0]),
+                        self._owned,
+                        costs.job_data(w),
+                    ),
+                )
                 got = ("option", opt)
         self._outcomes[key] = got
         return got
 
-    def select(self, modes: tuple[str, ...] | list[str] | None = None, allow_spot: bool | None = None) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
+    def select(
+        self, modes: tuple[str, ...] | list[str] | None = None, allow_spot: bool | None = None
+    ) -> tuple[dict[str, list[Option]], list[Rejection], dict[str, list[Option]]]:
         """The options of a strategy allowed ``modes`` (default: the project's), with spot capacity or
         without: (kept options per workload, rejections, every deadline-feasible option per workload)."""
         offers = self.offers
@@ -259,10 +318,20 @@ class OptionTable:
             for j, c in enumerate(sz.candidates):
                 offer = offers[c.offer_id]
                 if offer.mode not in modes:
-                    seen_reason.setdefault(offer.id, (Reason(Rule.MODE_NOT_ALLOWED, f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})"),))
+                    seen_reason.setdefault(
+                        offer.id,
+                        (
+                            Reason(
+                                Rule.MODE_NOT_ALLOWED,
+                                f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})",
+                            ),
+                        ),
+                    )
                     continue
                 if offer.spot and not allow_spot:
-                    seen_reason.setdefault(offer.id, (Reason(Rule.SPOT_EXCLUDED, "spot capacity is excluded (allow_spot: false)"),))
+                    seen_reason.setdefault(
+                        offer.id, (Reason(Rule.SPOT_EXCLUDED, "spot capacity is excluded (allow_spot: false)"),)
+                    )
                     continue
                 kind, what = self._outcome(i, j, w, offer, c)
                 if kind == "unfit":
@@ -295,7 +364,9 @@ class OptionTable:
                     continue
                 reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
                 rejections.append(Rejection(w.name, oid, reason))
-            options.sort(key=lambda o: o.key)  # the model's order: by identity, never by price (a price change moves no column)
+            options.sort(
+                key=lambda o: o.key
+            )  # the model's order: by identity, never by price (a price change moves no column)
             all_opts.sort(key=lambda o: o.key)
             kept[w.name] = options
             every[w.name] = all_opts

@@ -156,7 +156,17 @@ def build_plan(
         f = costs.rental_flows(o, c, project)
         parts.append(f)
         term = costs.term_of(o, c)
-        rental_rows.append(Rental(c.offer_id, c.nodes, c.start_month, c.months, costs.total(f), c.term_months, costs.rental_month_cost(o, project, term)))
+        rental_rows.append(
+            Rental(
+                c.offer_id,
+                c.nodes,
+                c.start_month,
+                c.months,
+                costs.total(f),
+                c.term_months,
+                costs.rental_month_cost(o, project, term),
+            )
+        )
     charges = plan_charges(project, offers, decisions, purchases, contracts)
     parts += [c.flows for c in charges]
     flows = costs.add_flows(parts)
@@ -171,7 +181,9 @@ def build_plan(
     staff = sum(ch.cost for ch in charges if ch.kind == "staff")
     node_hours: dict[str, float] = {}
     for d in decisions:
-        node_hours[d.offer_id] = node_hours.get(d.offer_id, 0.0) + d.nodes * costs.wall_hours(offers[d.offer_id], d.hours)
+        node_hours[d.offer_id] = node_hours.get(d.offer_id, 0.0) + d.nodes * costs.wall_hours(
+            offers[d.offer_id], d.hours
+        )
     staffed = sum(h for oid, h in node_hours.items() if offers[oid].mode in costs.staff_modes(project))
     assignments = []
     for d in decisions:
@@ -182,11 +194,24 @@ def build_plan(
             share += staff * d.nodes * wh / staffed
         assignments.append(
             Assignment(
-                workload=d.workload, offer_id=o.id, mode=o.mode, vendor=o.vendor, gpu=o.gpu, nodes=d.nodes, gpus=d.gpus,
-                strategy=d.strategy, start_day=d.start_day, end_day=costs.job_end_day(o, d.start_day, d.hours),
-                deadline_day=deadline[d.workload], hours=wh, gpu_hours=d.gpus * wh,
-                direct_cost=job_direct[d.workload], cost=job_direct[d.workload] + share,
-                efficiency=d.efficiency, per_gpu_memory_gb=d.per_gpu_memory_gb, mfu=d.mfu,
+                workload=d.workload,
+                offer_id=o.id,
+                mode=o.mode,
+                vendor=o.vendor,
+                gpu=o.gpu,
+                nodes=d.nodes,
+                gpus=d.gpus,
+                strategy=d.strategy,
+                start_day=d.start_day,
+                end_day=costs.job_end_day(o, d.start_day, d.hours),
+                deadline_day=deadline[d.workload],
+                hours=wh,
+                gpu_hours=d.gpus * wh,
+                direct_cost=job_direct[d.workload],
+                cost=job_direct[d.workload] + share,
+                efficiency=d.efficiency,
+                per_gpu_memory_gb=d.per_gpu_memory_gb,
+                mfu=d.mfu,
             )
         )
     order = {w.name: i for i, w in enumerate(project.workloads)}
@@ -205,8 +230,13 @@ def build_plan(
     )
 
 
-def plan_charges(project: Project, offers: dict[str, Offer], decisions: list[Decision], purchases: dict[str, int],
-                 contracts: list[RentalContract]) -> list[Charge]:
+def plan_charges(
+    project: Project,
+    offers: dict[str, Offer],
+    decisions: list[Decision],
+    purchases: dict[str, int],
+    contracts: list[RentalContract],
+) -> list[Charge]:
     """The fixed charge of every offer the plan uses (a job runs on it, or it is bought or contracted)
     and the project's staff (costs.fixed_charge_flows, costs.staff_flows)."""
     used = (

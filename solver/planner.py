@@ -87,10 +87,25 @@ def output_reserve(budget: Budget, n_workloads: int) -> float:
     return 0.0 if budget.seconds is None else min(0.3 * budget.seconds, max(0.5, 0.15 * n_workloads))
 
 
-def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Strategy, modes: tuple[str, ...], *, resize,
-                 solver: str, gap: float, objective: str, budget: Budget | None = None, progress=None, reduce: bool | None = None,
-                 only: dict[str, str] | None = None, time_limit: float | None = None, warm_start: Plan | None = None,
-                 table: OptionTable | None = None) -> StrategyResult:
+def run_strategy(
+    project: Project,
+    offers: dict[str, Offer],
+    sizings,
+    name: Strategy,
+    modes: tuple[str, ...],
+    *,
+    resize,
+    solver: str,
+    gap: float,
+    objective: str,
+    budget: Budget | None = None,
+    progress=None,
+    reduce: bool | None = None,
+    only: dict[str, str] | None = None,
+    time_limit: float | None = None,
+    warm_start: Plan | None = None,
+    table: OptionTable | None = None,
+) -> StrategyResult:
     """Plan one strategy within ``budget`` (wall clock, including the model build; without one,
     ``time_limit`` seconds); ``only`` holds workloads to one offer each (workload → offer id);
     ``warm_start``: a feasible plan of these inputs for the solver to start from (the analysis passes
@@ -116,8 +131,18 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     if progress is not None:
         progress.strategy_started(name, budget)
     if budget.limited and project.period_days < COARSE_DAYS and (budget.remaining() or 0) > COARSE_MIN_SECONDS:
-        coarse = coarse_plan(project, offers, sizings, modes, resize=resize, solver=solver, gap=gap, objective=objective,
-                             budget=budget.share(COARSE_SHARE), only=only)
+        coarse = coarse_plan(
+            project,
+            offers,
+            sizings,
+            modes,
+            resize=resize,
+            solver=solver,
+            gap=gap,
+            objective=objective,
+            budget=budget.share(COARSE_SHARE),
+            only=only,
+        )
         value = costs.Objective(objective).of
         if coarse is not None and (warm is None or value(coarse) < value(warm)):
             warm = coarse
@@ -125,28 +150,57 @@ def run_strategy(project: Project, offers: dict[str, Offer], sizings, name: Stra
     left = budget.remaining()
     if left is not None and columns * BUILD_SECONDS_PER_COLUMN > BUILD_SHARE * left:
         # no time to build and solve the model: the greedy plan is the answer, if there is one
-        info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
+        info = SolveInfo(
+            solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True
+        )
         if warm is not None:
-            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, budget.elapsed() - t0, only)
-        return StrategyResult(name, modes, SolveStatus.NO_SOLUTION, solve=info, build_seconds=budget.elapsed() - t0, **considered)
+            return heuristic_result(
+                project, offers, name, modes, warm, info, resize, objective, considered, budget.elapsed() - t0, only
+            )
+        return StrategyResult(
+            name, modes, SolveStatus.NO_SOLUTION, solve=info, build_seconds=budget.elapsed() - t0, **considered
+        )
     model = Builder(project, options, offers, objective, warm_start=warm, reduce=reduce).build()
     build_seconds = budget.elapsed() - t0
     deadline = budget.deadline()
     if deadline is not None and (budget.remaining() or 0.0) < FINISH_MARGIN and warm is not None:
         # the build took the whole share: no solver run, the warm-start plan is the answer
-        info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
-        return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only)
+        info = SolveInfo(
+            solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True
+        )
+        return heuristic_result(
+            project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only
+        )
     on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
-    info = solve(model, solver, None if deadline is None else max(0.1, (budget.remaining() or 0.0) - FINISH_MARGIN), gap,
-                 hard_deadline=deadline, on_progress=on_progress)
+    info = solve(
+        model,
+        solver,
+        None if deadline is None else max(0.1, (budget.remaining() or 0.0) - FINISH_MARGIN),
+        gap,
+        hard_deadline=deadline,
+        on_progress=on_progress,
+    )
     if not info.status.has_plan:
         if info.status == SolveStatus.NO_SOLUTION and warm is not None:
-            return heuristic_result(project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only)
+            return heuristic_result(
+                project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only
+            )
         res = StrategyResult(name, modes, info.status, solve=info, build_seconds=build_seconds, **considered)
         if info.status == SolveStatus.INFEASIBLE:
             # the budgets cap undiscounted amounts, so the shortfall is measured against the cheapest TCO
-            res.reasons = explain_joint(project, offers, sizings, name, modes, resize=resize, solver=solver, budget=budget, gap=gap,
-                                        objective="tco", only=only)
+            res.reasons = explain_joint(
+                project,
+                offers,
+                sizings,
+                name,
+                modes,
+                resize=resize,
+                solver=solver,
+                budget=budget,
+                gap=gap,
+                objective="tco",
+                only=only,
+            )
         return res
     decisions, purchases, contracts = extract(model, project, offers)
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
@@ -169,8 +223,19 @@ def agreed(info: SolveInfo, claimed: float | None) -> SolveInfo:
     return dataclasses.replace(info, status=status, objective=claimed, gap=gap)
 
 
-def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, resize, solver: str, gap: float, objective: str,
-                budget: Budget, only: dict[str, str] | None = None) -> Plan | None:
+def coarse_plan(
+    project: Project,
+    offers: dict[str, Offer],
+    sizings,
+    modes,
+    *,
+    resize,
+    solver: str,
+    gap: float,
+    objective: str,
+    budget: Budget,
+    only: dict[str, str] | None = None,
+) -> Plan | None:
     """Stage one of a fine-grid solve: the same strategy on a ``COARSE_DAYS`` grid, within ``budget``.
 
     Its plans are plans of the fine grid too: a weekly start is a daily start, a job occupies no more
@@ -187,7 +252,9 @@ def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, r
         return None
     model = Builder(coarse, options, offers, objective, warm_start=greedy_plan(coarse, offers, options)).build()
     left = budget.remaining()
-    info = solve(model, solver, None if left is None else max(0.1, left - FINISH_MARGIN), gap, hard_deadline=budget.deadline())
+    info = solve(
+        model, solver, None if left is None else max(0.1, left - FINISH_MARGIN), gap, hard_deadline=budget.deadline()
+    )
     if not info.status.has_plan:
         return None
     decisions, purchases, contracts = extract(model, coarse, offers)
@@ -200,17 +267,41 @@ def coarse_plan(project: Project, offers: dict[str, Offer], sizings, modes, *, r
     return plan
 
 
-def heuristic_result(project, offers, name, modes, warm: Plan, info: SolveInfo, resize, objective, considered: Considered, build_seconds,
-                     only: dict[str, str] | None = None) -> StrategyResult:
+def heuristic_result(
+    project,
+    offers,
+    name,
+    modes,
+    warm: Plan,
+    info: SolveInfo,
+    resize,
+    objective,
+    considered: Considered,
+    build_seconds,
+    only: dict[str, str] | None = None,
+) -> StrategyResult:
     """The warm-start plan (the greedy one, or the weekly stage's), verified, when the solver stopped
     without a plan: ``feasible`` and ``heuristic``, its gap measured against the solver's bound if it
     proved one (else unknown)."""
     verify_plan(project, offers, warm, resize, modes, held=only)
     cost = costs.Objective(objective).of(warm)
     gap = max(0.0, (cost - info.bound) / max(abs(cost), 1e-9)) if info.bound is not None else None
-    info = SolveInfo(info.name, info.version, SolveStatus.FEASIBLE, info.seconds, gap, cost, info.variables, info.constraints,
-                     bound=info.bound, stopped_by_deadline=info.stopped_by_deadline, heuristic=True)
-    return StrategyResult(name, modes, SolveStatus.FEASIBLE, plan=warm, solve=info, build_seconds=build_seconds, **considered)
+    info = SolveInfo(
+        info.name,
+        info.version,
+        SolveStatus.FEASIBLE,
+        info.seconds,
+        gap,
+        cost,
+        info.variables,
+        info.constraints,
+        bound=info.bound,
+        stopped_by_deadline=info.stopped_by_deadline,
+        heuristic=True,
+    )
+    return StrategyResult(
+        name, modes, SolveStatus.FEASIBLE, plan=warm, solve=info, build_seconds=build_seconds, **considered
+    )
 
 
 def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
@@ -246,12 +337,20 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
                 need = budget_measure(free.plan, kind)
                 what = {"tco": "total cost of ownership", "cash": "peak cumulative cash out", "capex": "capex"}[kind]
                 if need > cap:
-                    lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}; budget_{kind} {cap:,.0f} is short by {need - cap:,.0f} {cur}")
+                    lines.append(
+                        f"the cheapest plan's {what} is {need:,.0f} {cur}; budget_{kind} {cap:,.0f} is short by {need - cap:,.0f} {cur}"
+                    )
                 else:
                     lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}, within budget_{kind} {cap:,.0f}")
-            lines.append("no plan meets every budget at once" if len(project.budgets) > 1 else "no plan meets the budget")
+            lines.append(
+                "no plan meets every budget at once" if len(project.budgets) > 1 else "no plan meets the budget"
+            )
             return {"(budget)": lines}
-    return {"(capacity)": ["the workloads cannot all be scheduled within the offers' max_nodes at the same time before their deadlines"]}
+    return {
+        "(capacity)": [
+            "the workloads cannot all be scheduled within the offers' max_nodes at the same time before their deadlines"
+        ]
+    }
 
 
 def budget_measure(plan: Plan, kind: str, n_months: int | None = None) -> float:
@@ -265,8 +364,17 @@ def budget_measure(plan: Plan, kind: str, n_months: int | None = None) -> float:
     return costs.peak_cash_out(plan.flows, months)
 
 
-def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: StrategyResult, objective: str, n: int = 2,
-               budget: Budget | None = None, reserve: float = 0.0, **kw) -> dict[str, list[RunnerUp]]:
+def runner_ups(
+    project: Project,
+    offers: dict[str, Offer],
+    sizings,
+    hybrid: StrategyResult,
+    objective: str,
+    n: int = 2,
+    budget: Budget | None = None,
+    reserve: float = 0.0,
+    **kw,
+) -> dict[str, list[RunnerUp]]:
     """Per workload, the ``n`` other offers with the cheapest stand-alone shapes, each costed like with
     like: the whole plan re-solved with the workload held to that offer, against the chosen plan.
 
@@ -294,12 +402,27 @@ def runner_ups(project: Project, offers: dict[str, Offer], sizings, hybrid: Stra
         if share.seconds is not None and share.seconds < RUNNER_UP_MIN_SECONDS:
             # no time left to cost the rest: listed, and said so
             for w2, o2 in todo[k:]:
-                skipped = RunnerUp(o2, None, None, status=SolveStatus.NO_SOLUTION, cause="(time limit)",
-                                   note="not solved: no time was left within --time-limit")
+                skipped = RunnerUp(
+                    o2,
+                    None,
+                    None,
+                    status=SolveStatus.NO_SOLUTION,
+                    cause="(time limit)",
+                    note="not solved: no time was left within --time-limit",
+                )
                 out.setdefault(w2, []).append(skipped)
             break
-        alt = run_strategy(project, offers, sizings, Strategy.HYBRID, hybrid.modes, objective=objective, only={w: o.offer_id},
-                           budget=share, **kw)
+        alt = run_strategy(
+            project,
+            offers,
+            sizings,
+            Strategy.HYBRID,
+            hybrid.modes,
+            objective=objective,
+            only={w: o.offer_id},
+            budget=share,
+            **kw,
+        )
         out.setdefault(w, []).append(_runner_up(w, o, alt, base, objective))
     return out
 
@@ -319,7 +442,9 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
     gap = alt.solve.gap if alt.solve else None
     if where is not None and where.offer_id != option.offer_id:
         # a plan with the workload elsewhere is no answer for this offer (run_strategy holds it there; never shown as one)
-        raise VerificationError([f"runner-up: the re-solve for {workload!r} on {option.offer_id} placed it on {where.offer_id}"])
+        raise VerificationError(
+            [f"runner-up: the re-solve for {workload!r} on {option.offer_id} placed it on {where.offer_id}"]
+        )
     if alt.plan is None or where is None or cost is None:
         cause: str | None = "(time limit)"
         if alt.status == SolveStatus.INFEASIBLE:
@@ -334,18 +459,44 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
     return RunnerUp(option, where, cost - base, cost, alt.status, gap, plan=alt.plan)
 
 
-def plan_project(project: Project, offers: list[Offer], *, solver: str = "cbc", time_limit: float | None = None,
-                 gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
-                 progress=None, on_hybrid=None, reduce: bool | None = None, all_or_nothing: bool = False) -> Result:
+def plan_project(
+    project: Project,
+    offers: list[Offer],
+    *,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    objective: str = "tco",
+    compare: bool = True,
+    n_runner_ups: int = 2,
+    budget: Budget | None = None,
+    progress=None,
+    on_hybrid=None,
+    reduce: bool | None = None,
+    all_or_nothing: bool = False,
+) -> Result:
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
     budget = budget or Budget(time_limit)
     if progress is not None:
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
-    return plan_from_sizings(project, offers, sizings, Resizer(project), solver=solver, budget=budget, gap=gap, objective=objective,
-                             compare=compare, n_runner_ups=n_runner_ups, progress=progress, on_hybrid=on_hybrid,
-                             reduce=reduce, all_or_nothing=all_or_nothing)
+    return plan_from_sizings(
+        project,
+        offers,
+        sizings,
+        Resizer(project),
+        solver=solver,
+        budget=budget,
+        gap=gap,
+        objective=objective,
+        compare=compare,
+        n_runner_ups=n_runner_ups,
+        progress=progress,
+        on_hybrid=on_hybrid,
+        reduce=reduce,
+        all_or_nothing=all_or_nothing,
+    )
 
 
 def _spent(budget: Budget, reserve: float) -> bool:
@@ -358,8 +509,15 @@ def _spent(budget: Budget, reserve: float) -> bool:
 def _not_run(name: Strategy, modes: tuple[str, ...], solver: str) -> StrategyResult:
     """A strategy the time limit left no time for: no plan, saying why."""
     info = SolveInfo(solver, solver_version(solver), SolveStatus.NO_SOLUTION, 0.0, None, None, stopped_by_deadline=True)
-    return StrategyResult(name, modes, SolveStatus.NO_SOLUTION, solve=info,
-                          reasons={"(time limit)": ["not planned: --time-limit was spent before its turn; raise --time-limit to compare it"]})
+    return StrategyResult(
+        name,
+        modes,
+        SolveStatus.NO_SOLUTION,
+        solve=info,
+        reasons={
+            "(time limit)": ["not planned: --time-limit was spent before its turn; raise --time-limit to compare it"]
+        },
+    )
 
 
 # A budget (or shared capacity) that cannot hold every job: at most this many re-solves look for the
@@ -402,9 +560,16 @@ def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str
     return out
 
 
-def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes: tuple[str, ...], objective: str,
-                      budget: Budget, reserve: float,
-                      **kw) -> tuple[tuple[str, ...], Project, list, StrategyResult] | None:
+def largest_coverable(
+    project: Project,
+    offers: dict[str, Offer],
+    sizings,
+    modes: tuple[str, ...],
+    objective: str,
+    budget: Budget,
+    reserve: float,
+    **kw,
+) -> tuple[tuple[str, ...], Project, list, StrategyResult] | None:
     """The rule for a programme the budgets (or the offers' shared capacity) cannot hold whole: plan the most
     jobs that fit, and of the sets of that size the cheapest on the objective. Exact by enumeration: every
     programme without one job (each re-solved and verified), then without two, …; the first size with a
@@ -420,8 +585,16 @@ def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes
                 return None
             tried += 1
             sub, sub_sizings = without(project, sizings, drop)
-            res = run_strategy(sub, offers, sub_sizings, Strategy.HYBRID, modes, objective=objective,
-                               budget=budget.share(0.25, reserve), **kw)
+            res = run_strategy(
+                sub,
+                offers,
+                sub_sizings,
+                Strategy.HYBRID,
+                modes,
+                objective=objective,
+                budget=budget.share(0.25, reserve),
+                **kw,
+            )
             cost = cost_on(res.plan, objective)
             if cost is not None and (best is None or cost < best[0] - 1e-6):
                 best = (cost, drop, sub, sub_sizings, res)
@@ -430,8 +603,9 @@ def largest_coverable(project: Project, offers: dict[str, Offer], sizings, modes
     return None
 
 
-def _budget_set_aside(project: Project, dropped: tuple[str, ...], kept: Project,
-                      why: dict[str, list[str]]) -> list[SetAside]:
+def _budget_set_aside(
+    project: Project, dropped: tuple[str, ...], kept: Project, why: dict[str, list[str]]
+) -> list[SetAside]:
     """The jobs ``largest_coverable`` left out, each with the joint reason (the budgets' shortfall, or capacity)."""
     cause = "budget" if "(budget)" in why else "capacity"
     lines = tuple(line for lines in why.values() for line in lines)
@@ -440,15 +614,31 @@ def _budget_set_aside(project: Project, dropped: tuple[str, ...], kept: Project,
         caps = ", ".join(f"budget_{kind} {cap:,.0f} {project.currency}" for kind, cap in project.budgets.items())
         summary = f"{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others"
     else:
-        summary = (f"the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
-                   "not this one with the others")
+        summary = (
+            f"the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
+            "not this one with the others"
+        )
     return [SetAside(w, cause, summary, lines) for w in dropped]
 
 
-def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *, solver: str = "cbc", time_limit: float | None = None,
-                      gap: float = 1e-6, objective: str = "tco", compare: bool = True, n_runner_ups: int = 2, budget: Budget | None = None,
-                      progress=None, on_hybrid=None, reduce: bool | None = None,
-                      all_or_nothing: bool = False) -> Result:
+def plan_from_sizings(
+    project: Project,
+    offers: list[Offer],
+    sizings,
+    resize,
+    *,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    objective: str = "tco",
+    compare: bool = True,
+    n_runner_ups: int = 2,
+    budget: Budget | None = None,
+    progress=None,
+    on_hybrid=None,
+    reduce: bool | None = None,
+    all_or_nothing: bool = False,
+) -> Result:
     """Solve the hybrid strategy (allowed_modes) and, with ``compare``, buy-only, rent-only and cloud-only;
     re-solve without spot when the plan uses spot; cost ``n_runner_ups`` other offers per workload.
 
@@ -482,16 +672,30 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
         for name in STRATEGIES[1:]:  # the single-mode comparators: buy, rent, cloud
             if name.value not in project.allowed_modes:
                 # the user excluded this mode: no cost, no comparison
-                strategies[name] = StrategyResult(name, (name.value,), SolveStatus.EXCLUDED,
-                                                  reasons={"(allowed_modes)": [f"excluded by you: allowed_modes is {', '.join(project.allowed_modes)}"]})
+                strategies[name] = StrategyResult(
+                    name,
+                    (name.value,),
+                    SolveStatus.EXCLUDED,
+                    reasons={
+                        "(allowed_modes)": [f"excluded by you: allowed_modes is {', '.join(project.allowed_modes)}"]
+                    },
+                )
             else:
                 names.append(name)
     share = budget.share(HYBRID_SHARE if len(names) > 1 else 1.0, reserve)
     hybrid = run_strategy(project, by_id, sizings, Strategy.HYBRID, hybrid_modes, budget=share, progress=progress, **kw)
     joint = set(hybrid.reasons) & {"(budget)", "(capacity)"}
     if hybrid.status == SolveStatus.INFEASIBLE and joint and not all_or_nothing and len(project.workloads) > 1:
-        found = largest_coverable(project, by_id, sizings, hybrid_modes, objective, budget, reserve,
-                                  **{k: v for k, v in kw.items() if k != "objective"})
+        found = largest_coverable(
+            project,
+            by_id,
+            sizings,
+            hybrid_modes,
+            objective,
+            budget,
+            reserve,
+            **{k: v for k, v in kw.items() if k != "objective"},
+        )
         if found is not None:
             dropped, kept, kept_sizings, sub = found
             set_aside += _budget_set_aside(project, dropped, kept, hybrid.reasons)
@@ -509,8 +713,9 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
         if _spent(budget, reserve):
             strategies[name] = _not_run(name, modes, solver)
             continue
-        strategies[name] = run_strategy(project, by_id, sizings, name, modes, budget=budget.share(1.0 / left, reserve),
-                                        progress=progress, **kw)
+        strategies[name] = run_strategy(
+            project, by_id, sizings, name, modes, budget=budget.share(1.0 / left, reserve), progress=progress, **kw
+        )
         if progress is not None:
             progress.strategy_done(strategies[name])
     strategies = {name: strategies[name] for name in STRATEGIES if name in strategies}
@@ -521,9 +726,33 @@ def plan_from_sizings(project: Project, offers: list[Offer], sizings, resize, *,
         if _spent(budget, reserve):
             fallback = _not_run(Strategy.HYBRID, tuple(project.allowed_modes), solver)
         else:
-            fallback = run_strategy(no_spot, by_id, sizings, Strategy.HYBRID, tuple(project.allowed_modes), budget=budget.share(0.5, reserve), **kw)
-    ups = runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, budget=budget, reserve=reserve, **kw) if n_runner_ups else {}
+            fallback = run_strategy(
+                no_spot,
+                by_id,
+                sizings,
+                Strategy.HYBRID,
+                tuple(project.allowed_modes),
+                budget=budget.share(0.5, reserve),
+                **kw,
+            )
+    ups = (
+        runner_ups(project, by_id, sizings, hybrid, n=n_runner_ups, budget=budget, reserve=reserve, **kw)
+        if n_runner_ups
+        else {}
+    )
     skipped = skipped_note(ups)
-    return Result(project, by_id, sizings, objective, hybrid, strategies, hybrid.rejections + aside_rejections,
-                  hybrid.every_option, ups, fallback, set_aside=set_aside, programme=programme if set_aside else None,
-                  runner_ups_skipped=skipped)
+    return Result(
+        project,
+        by_id,
+        sizings,
+        objective,
+        hybrid,
+        strategies,
+        hybrid.rejections + aside_rejections,
+        hybrid.every_option,
+        ups,
+        fallback,
+        set_aside=set_aside,
+        programme=programme if set_aside else None,
+        runner_ups_skipped=skipped,
+    )

@@ -53,10 +53,18 @@ _GROUPS: dict[Rule, str] = {
 
 #: A rule as a headline names it: "GPU memory: needs 28.2 GB per GPU".
 RULE_LABEL: dict[Rule, str] = {
-    Rule.MODE_NOT_ALLOWED: "mode", Rule.SPOT_EXCLUDED: "spot", Rule.GPU_NOT_ALLOWED: "allowed GPUs",
+    Rule.MODE_NOT_ALLOWED: "mode",
+    Rule.SPOT_EXCLUDED: "spot",
+    Rule.GPU_NOT_ALLOWED: "allowed GPUs",
     Rule.REGION: "region",
-    Rule.PRECISION: "precision", Rule.HOST_RAM: "host RAM", Rule.CPU_CORES: "CPU cores", Rule.GPU_MEMORY: "GPU memory",
-    Rule.FABRIC: "fabric", Rule.INTERCONNECT_BOUND: "interconnect", Rule.NVME: "NVMe", Rule.RENT_TERM: "term",
+    Rule.PRECISION: "precision",
+    Rule.HOST_RAM: "host RAM",
+    Rule.CPU_CORES: "CPU cores",
+    Rule.GPU_MEMORY: "GPU memory",
+    Rule.FABRIC: "fabric",
+    Rule.INTERCONNECT_BOUND: "interconnect",
+    Rule.NVME: "NVMe",
+    Rule.RENT_TERM: "term",
     Rule.DEADLINE: "deadline",
     Rule.OTHER: "fit",
 }

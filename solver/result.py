@@ -57,7 +57,11 @@ class RunnerUp:
     @property
     def solved(self) -> bool:
         """Costed on the offer it names (``assignment`` runs on it)."""
-        return self.plan_cost is not None and self.assignment is not None and self.assignment.offer_id == self.option.offer_id
+        return (
+            self.plan_cost is not None
+            and self.assignment is not None
+            and self.assignment.offer_id == self.option.offer_id
+        )
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@
   optimal answers can be worked out on paper; and an independent brute force for random instances.
 """
 
-
 from __future__ import annotations
 
 import csv
@@ -63,7 +62,11 @@ def fixed_sizings(project, offers, hours: dict[tuple[str, str, int], float]):
 
     def resize(workload, offer, nodes):
         h = table.get((workload.name, offer.id, nodes))
-        return None if h is None else FixedCandidate(workload.name, offer.id, offer.gpu, nodes, nodes * offer.gpus_per_node, h)
+        return (
+            None
+            if h is None
+            else FixedCandidate(workload.name, offer.id, offer.gpu, nodes, nodes * offer.gpus_per_node, h)
+        )
 
     assert set(out) == set(by_name)
     return list(out.values()), resize
@@ -78,6 +81,7 @@ def solve_fixed(project, offers, hours, **kw):
 
 
 # --- brute force -----------------------------------------------------------------------------------
+
 
 def rental_min_cost(need: tuple[int, ...], price: float, setup: float, term: int) -> float:
     """Cheapest whole-month contracts (each ≥ ``term`` months, all ended by the horizon) covering ``need[m]``
@@ -138,16 +142,26 @@ def quoted_length_cost(o):
     rent tiers are minimum lengths (the cheapest tier whose minimum ≤ ℓ, for every month, plus the setup fee);
     a reserved cloud term is exactly commitment_months at the hourly rate × 730 h, plus the upfront fee."""
     if o.mode == "rent":
-        tiers = [(t.min_term_months, t.price_per_node_month) for t in o.term_prices] if o.term_prices else [(o.min_term_months or 1, o.price_per_node_month)]
+        tiers = (
+            [(t.min_term_months, t.price_per_node_month) for t in o.term_prices]
+            if o.term_prices
+            else [(o.min_term_months or 1, o.price_per_node_month)]
+        )
         setup = o.setup_fee_per_node or 0.0
 
         def rent(length: int) -> float:
             rates = [p for least, p in tiers if least <= length]
             return length * min(rates) + setup if rates else math.inf
+
         return rent
 
     def reserved(length: int) -> float:
-        return length * o.price_per_node_hour * 730 + (o.upfront_per_node or 0.0) if length == o.commitment_months else math.inf
+        return (
+            length * o.price_per_node_hour * 730 + (o.upfront_per_node or 0.0)
+            if length == o.commitment_months
+            else math.inf
+        )
+
     return reserved
 
 
@@ -259,19 +273,40 @@ def _brute_force_capacity_cost(project, grid, o, per_t, jobs) -> float | None:
 # --- small valid inputs ---------------------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.yaml") if not p.stem.endswith("-offers"))  # workloads, not their quote files
+EXAMPLES = sorted(
+    p for p in (ROOT / "examples").glob("*.yaml") if not p.stem.endswith("-offers")
+)  # workloads, not their quote files
 
 
 def offer(**kw) -> Offer:
     """A valid offer of ``mode`` with plausible defaults; keyword arguments override."""
     mode = kw.get("mode", "cloud")
     base = dict(
-        id=f"test-{mode}", vendor="Test Vendor", mode=mode, region="us-east", gpu="H100-SXM-80GB", gpus_per_node=8,
-        intra_node="nvswitch", inter_node="ib-ndr", inter_node_rails=8, ram_gb=2048, nvme_tb=30, cpu_cores=112,
-        max_nodes=8, lead_time_days=0, source="test fixture", quoted_on="2026-11-01",
+        id=f"test-{mode}",
+        vendor="Test Vendor",
+        mode=mode,
+        region="us-east",
+        gpu="H100-SXM-80GB",
+        gpus_per_node=8,
+        intra_node="nvswitch",
+        inter_node="ib-ndr",
+        inter_node_rails=8,
+        ram_gb=2048,
+        nvme_tb=30,
+        cpu_cores=112,
+        max_nodes=8,
+        lead_time_days=0,
+        source="test fixture",
+        quoted_on="2026-11-01",
     )
     if mode == "buy":
-        base.update(price_per_node=250_000, power_kw_per_node=10.2, residual_value_pct=0.3, maintenance_pct_per_year=0.05, colocation_per_node_month=1300)
+        base.update(
+            price_per_node=250_000,
+            power_kw_per_node=10.2,
+            residual_value_pct=0.3,
+            maintenance_pct_per_year=0.05,
+            colocation_per_node_month=1300,
+        )
     elif mode == "rent":
         base.update(price_per_node_month=14_000, setup_fee_per_node=0, min_term_months=1)
     else:
@@ -281,7 +316,9 @@ def offer(**kw) -> Offer:
 
 
 def project(workloads: list[dict], **kw) -> Project:
-    base = dict(name="test project", start_date=dt.date(2027, 1, 1), horizon_months=12, period_days=7, workloads=workloads)
+    base = dict(
+        name="test project", start_date=dt.date(2027, 1, 1), horizon_months=12, period_days=7, workloads=workloads
+    )
     base.update(kw)
     return Project.model_validate(base)
 
@@ -292,16 +329,32 @@ def workload(**kw) -> dict:
     return base
 
 
-def windowed_jobs(rng, n_workloads: int, n_offers: int, *, window: tuple[int, int], max_nodes: list[int],
-                  base_days: tuple[int, int], id_sep: str = ""):
+def windowed_jobs(
+    rng,
+    n_workloads: int,
+    n_offers: int,
+    *,
+    window: tuple[int, int],
+    max_nodes: list[int],
+    base_days: tuple[int, int],
+    id_sep: str = "",
+):
     """Random full fine-tunes of llama-2-7b with release days in 0..200 and a window of ``window`` days,
     each able to run on 1 or 2 nodes of ``n_offers`` capped buy / rent / cloud offers (in turn), with
     hours drawn per (workload, offer): (workloads, offers, hours) for ``fixed_sizings``."""
     workloads = []
     for k in range(n_workloads):
         e = rng.randint(0, 200)
-        workloads.append(dict(name=f"w{k}", model="llama-2-7b", method="full", tokens_b=1, earliest_start_days=e,
-                              deadline_days=e + rng.randint(*window)))
+        workloads.append(
+            dict(
+                name=f"w{k}",
+                model="llama-2-7b",
+                method="full",
+                tokens_b=1,
+                earliest_start_days=e,
+                deadline_days=e + rng.randint(*window),
+            )
+        )
     offers = []
     for k in range(n_offers):
         mode = ("buy", "rent", "cloud")[k % 3]
@@ -323,9 +376,26 @@ def windowed_jobs(rng, n_workloads: int, n_offers: int, *, window: tuple[int, in
 
 
 GOOD_ROW = {
-    "id": "v-8xh100", "vendor": "V", "mode": "rent", "region": "us-east", "gpu": "H100", "gpus_per_node": 8, "intra_node": "nvswitch",
-    "inter_node": "ib-ndr", "inter_node_rails": 8, "ram_gb": 2048, "nvme_tb": 30, "cpu_cores": 112, "network_line": "standard", "max_nodes": 4,
-    "lead_time_days": 7, "price_per_node_month": 15000, "setup_fee_per_node": 500, "min_term_months": 1, "source": "quote 1", "quoted_on": "2026-11-01",
+    "id": "v-8xh100",
+    "vendor": "V",
+    "mode": "rent",
+    "region": "us-east",
+    "gpu": "H100",
+    "gpus_per_node": 8,
+    "intra_node": "nvswitch",
+    "inter_node": "ib-ndr",
+    "inter_node_rails": 8,
+    "ram_gb": 2048,
+    "nvme_tb": 30,
+    "cpu_cores": 112,
+    "network_line": "standard",
+    "max_nodes": 4,
+    "lead_time_days": 7,
+    "price_per_node_month": 15000,
+    "setup_fee_per_node": 500,
+    "min_term_months": 1,
+    "source": "quote 1",
+    "quoted_on": "2026-11-01",
 }
 
 
@@ -346,7 +416,9 @@ HOURS = 2160.0
 
 
 def _analysis_wl(name="job", deadline=120, earliest=0):
-    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest)
+    return dict(
+        name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest
+    )
 
 
 def analysis_case(analysis: dict | None = None, lead_b: int = 0, extra: list | None = None):
@@ -357,7 +429,15 @@ def analysis_case(analysis: dict | None = None, lead_b: int = 0, extra: list | N
     offers = [
         offer(mode="cloud", id="c", price_per_node_hour=20),
         offer(mode="cloud", id="d", price_per_node_hour=25),
-        offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0, lead_time_days=lead_b),
+        offer(
+            mode="buy",
+            id="b",
+            price_per_node=100_000,
+            residual_value_pct=0.5,
+            maintenance_pct_per_year=0,
+            colocation_per_node_month=0,
+            lead_time_days=lead_b,
+        ),
         offer(mode="rent", id="r", price_per_node_month=20_000),
         *(extra or []),
     ]
@@ -373,7 +453,11 @@ class TableResizer:
 
     def __call__(self, workload, offer, nodes):
         h = self.hours.get((workload.name, offer.id, nodes))
-        return None if h is None else FixedCandidate(workload.name, offer.id, offer.gpu, nodes, nodes * offer.gpus_per_node, h)
+        return (
+            None
+            if h is None
+            else FixedCandidate(workload.name, offer.id, offer.gpu, nodes, nodes * offer.gpus_per_node, h)
+        )
 
 
 def analysis_run(p, offers, hours, **kw):
@@ -411,6 +495,7 @@ workloads:
 
 
 # --- the command line ------------------------------------------------------------------------------
+
 
 def cli(*args):
     """Run the command line through typer's CliRunner; a traceback or an exception other than the exit fails the test."""

@@ -36,12 +36,15 @@ def by_subject(a):
 
 # --- break-even --------------------------------------------------------------------------------------
 
+
 def test_break_even_prices_match_the_hand_worked_stand_alone_costs():
     p, offers, hours = case()
     a = run(p, offers, hours, break_even=True)
     assert a.base.plan.total_cost == pytest.approx(43_200)
     be = by_subject(a)
-    assert be["d"].break_even == pytest.approx(20.0, abs=0.005)  # the dearer twin breaks even at the cheaper twin's price
+    assert be["d"].break_even == pytest.approx(
+        20.0, abs=0.005
+    )  # the dearer twin breaks even at the cheaper twin's price
     assert be["d"].field == "price_per_node_hour" and be["d"].current == 25.0
     assert be["b"].break_even == pytest.approx(86_400.0, abs=0.01)
     assert be["b"].change_pct == pytest.approx(-13.6, abs=0.01)
@@ -76,7 +79,14 @@ def test_no_price_wins_when_the_lead_time_misses_the_deadline():
 
 def test_no_price_wins_when_even_free_other_costs_keep_it_out():
     # a free server still pays 12 months × 5,000 colocation = 60,000 > 43,200 on the cloud
-    costly = offer(mode="buy", id="b2", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=5_000)
+    costly = offer(
+        mode="buy",
+        id="b2",
+        price_per_node=100_000,
+        residual_value_pct=0.5,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=5_000,
+    )
     p, offers, hours = case(extra=[costly])
     be = by_subject(run(p, offers, hours, break_even=True))
     assert be["b2"].break_even is None
@@ -84,6 +94,7 @@ def test_no_price_wins_when_even_free_other_costs_keep_it_out():
 
 
 # --- sensitivity -------------------------------------------------------------------------------------
+
 
 def test_tornado_ends_are_re_optimized_and_flip_when_buying_wins():
     # cloud × 0.8: 34,560 on the cloud; cloud × 1.2: 51,840 on the cloud, so buying (50,000) wins: a flip
@@ -98,7 +109,9 @@ def test_tornado_ends_are_re_optimized_and_flip_when_buying_wins():
     assert tokens.tco("high") == pytest.approx(50_000)  # 1.2 × 43,200 = 51,840 on the cloud > buying
     mfu = next(b for b in a.sensitivity if b.driver == "mfu")  # throughput × 1.2: hours ÷ 1.2
     assert mfu.tco("high") == pytest.approx(43_200 / 1.2)
-    slip = next(b for b in a.sensitivity if b.driver == "deadline_slip_days")  # −30 days: due day 90, 90-day job still fits
+    slip = next(
+        b for b in a.sensitivity if b.driver == "deadline_slip_days"
+    )  # −30 days: due day 90, 90-day job still fits
     assert slip.tco("low") == pytest.approx(43_200)
 
 
@@ -107,12 +120,15 @@ def test_a_higher_cloud_price_never_lowers_the_optimum():
     a = run(p, offers, hours)
     ctx = Context.of(a.inputs, a.base)
     levels = [0.25, 0.5, 0.8, 1.0, 1.1, 1.2, 1.5, 2.0, 4.0]
-    totals = [solve_scenario(ctx, Scenario.of(f"k{k}", {"price_cloud": k})).strategies["hybrid"].total_cost for k in levels]
+    totals = [
+        solve_scenario(ctx, Scenario.of(f"k{k}", {"price_cloud": k})).strategies["hybrid"].total_cost for k in levels
+    ]
     assert all(b >= a_ - 1e-6 for a_, b in zip(totals, totals[1:], strict=False))
     assert totals[-1] == pytest.approx(50_000)  # capped by buying
 
 
 # --- Monte Carlo -------------------------------------------------------------------------------------
+
 
 def test_monte_carlo_is_deterministic_per_seed_and_its_percentiles_are_ordered():
     p, offers, hours = case(UNCERTAIN)
@@ -130,7 +146,9 @@ def test_monte_carlo_is_deterministic_per_seed_and_its_percentiles_are_ordered()
 
 
 def test_regret_of_the_decided_plan_is_re_costed_not_re_optimized():
-    p, offers, hours = case({**UNCERTAIN, "uncertainty": {**UNCERTAIN["uncertainty"], "mfu": None}})  # throughput as sized
+    p, offers, hours = case(
+        {**UNCERTAIN, "uncertainty": {**UNCERTAIN["uncertainty"], "mfu": None}}
+    )  # throughput as sized
     a = run(p, offers, hours, monte_carlo=30)
     for o in a.monte_carlo:
         free = o.strategies["hybrid"]
@@ -142,7 +160,9 @@ def test_regret_of_the_decided_plan_is_re_costed_not_re_optimized():
         assert free.total_cost == pytest.approx(min(43_200 * k * t, 50_000))
         assert mc.regret(o, free.total_cost) >= 0
     assert a.summary.regret_scenarios == 30 and a.summary.decided_infeasible == 0
-    regrets = [max(0.0, 43_200 * o.scenario.value("price_cloud") * o.scenario.value("tokens") - 50_000) for o in a.monte_carlo]
+    regrets = [
+        max(0.0, 43_200 * o.scenario.value("price_cloud") * o.scenario.value("tokens") - 50_000) for o in a.monte_carlo
+    ]
     assert a.summary.regret_mean == pytest.approx(sum(regrets) / len(regrets))
 
 
@@ -164,22 +184,31 @@ def test_workers_give_the_same_answers_as_one_process():
 
 
 def test_a_dask_cluster_runs_the_same_code_path():
-    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed: pip install 'procure[dask]'")
+    distributed = pytest.importorskip(
+        "distributed", reason="the dask extra is not installed: pip install 'procure[dask]'"
+    )
     p, offers, hours = case(UNCERTAIN)
     local = run(p, offers, hours, monte_carlo=4).scenarios_frame()
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         remote = run(p, offers, hours, monte_carlo=4, scheduler=cluster.scheduler_address).scenarios_frame()
     assert local.equals(remote)
 
 
 # --- settings ----------------------------------------------------------------------------------------
 
+
 def test_analysis_settings_are_strict_and_say_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="low <= mode <= high"):
-        AnalysisSettings.model_validate({"uncertainty": {"mfu": {"dist": "triangular", "low": 1.2, "mode": 1.0, "high": 1.3}}})
+        AnalysisSettings.model_validate(
+            {"uncertainty": {"mfu": {"dist": "triangular", "low": 1.2, "mode": 1.0, "high": 1.3}}}
+        )
     f = tmp_path / "w.yaml"
-    f.write_text("name: x\nworkloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n"
-                 "analysis:\n  sensitivity:\n    price_clod: {low: 0.8, high: 1.2}\n")
+    f.write_text(
+        "name: x\nworkloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n"
+        "analysis:\n  sensitivity:\n    price_clod: {low: 0.8, high: 1.2}\n"
+    )
     with pytest.raises(InputError) as exc:
         load_project(f)
     text = str(exc.value.problems[0])
@@ -187,6 +216,7 @@ def test_analysis_settings_are_strict_and_say_what_is_wrong(tmp_path):
 
 
 # --- the command line --------------------------------------------------------------------------------
+
 
 def test_compare_shows_the_difference_of_two_files_that_differ_in_one_price(tmp_path):
     for name, price in (("a", 30.0), ("b", 33.0)):
@@ -224,7 +254,9 @@ def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solv
     assert not high["cloud"].solved and not high["rent"].solved
     assert high["buy"].solved and high["buy"].total_cost == pytest.approx(60_000)
     low = solve_scenario(ctx, Scenario.of("lo", {"price_buy": 0.8})).strategies
-    assert low["hybrid"].solved and low["hybrid"].total_cost == pytest.approx(40_000) and low["hybrid"].modes == ("buy",)
+    assert (
+        low["hybrid"].solved and low["hybrid"].total_cost == pytest.approx(40_000) and low["hybrid"].modes == ("buy",)
+    )
     assert not low["cloud"].solved and low["cloud"].total_cost == pytest.approx(43_200)
 
 
@@ -234,17 +266,25 @@ def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
     from procure.analysis.montecarlo import distributions
     from procure.solver.sizing.band import mfu_driver_triangular
 
-    s = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
+    s = AnalysisSettings.model_validate(
+        {"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}}
+    )
     d = distributions(s)
     assert set(d) == {"price_cloud", "mfu"}
     assert (d["mfu"].low, d["mfu"].mode, d["mfu"].high) == mfu_driver_triangular()
     from procure.solver.sizing.constants import constant
 
-    assert d["mfu"].low == pytest.approx(1 / constant("HOURS_BAND_P90")) and d["mfu"].high == pytest.approx(1 / constant("HOURS_BAND_P10"))
-    own = AnalysisSettings.model_validate({"uncertainty": {"mfu": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}})
+    assert d["mfu"].low == pytest.approx(1 / constant("HOURS_BAND_P90")) and d["mfu"].high == pytest.approx(
+        1 / constant("HOURS_BAND_P10")
+    )
+    own = AnalysisSettings.model_validate(
+        {"uncertainty": {"mfu": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}}
+    )
     assert distributions(own)["mfu"].low == 0.9
     assert distributions(AnalysisSettings()) == {}
-    held = AnalysisSettings.model_validate({"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}, "mfu": None}})
+    held = AnalysisSettings.model_validate(
+        {"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}, "mfu": None}}
+    )
     assert set(distributions(held)) == {"price_cloud"}
 
 
@@ -271,8 +311,10 @@ def test_a_deadline_already_passed_skips_every_analysis_and_names_each():
     assert analysis_to_json(a)["skipped"] == ["sensitivity", "break_even", "monte_carlo"]
     buf = io.StringIO()
     print_analysis(Console(file=buf, width=200), a)
-    assert ("Skipped, the --time-limit ran out first: the sensitivity tornado, the break-even prices, the Monte Carlo study"
-            in buf.getvalue())
+    assert (
+        "Skipped, the --time-limit ran out first: the sensitivity tornado, the break-even prices, the Monte Carlo study"
+        in buf.getvalue()
+    )
 
 
 def test_with_time_left_nothing_is_skipped_and_the_json_has_no_skipped_key():

@@ -21,16 +21,34 @@ from helpers import analysis_run as run
 
 SOFFICE = shutil.which("soffice")
 
-pytestmark = [pytest.mark.soffice,
-              pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")]
+pytestmark = [
+    pytest.mark.soffice,
+    pytest.mark.skipif(
+        SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas"
+    ),
+]
 
 
 def recalc(path, tmp_path_factory):
     """LibreOffice opens the workbook, computes every formula and saves it again."""
     out = tmp_path_factory.mktemp("recalculated")
     profile = tmp_path_factory.mktemp("lo-profile")
-    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc", "--convert-to", "xlsx", "--outdir", str(out), str(path)],
-                   check=True, capture_output=True, timeout=240)
+    subprocess.run(
+        [
+            SOFFICE,
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(path),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
     return out / path.name
 
 
@@ -56,7 +74,9 @@ def test_sheets_and_no_errors(analysed):
     for ws in wb.worksheets:
         for row in ws.iter_rows():
             for c in row:
-                assert not (isinstance(c.value, str) and c.value.startswith(("#", "Err:"))), f"{ws.title}!{c.coordinate} = {c.value}"
+                assert not (isinstance(c.value, str) and c.value.startswith(("#", "Err:"))), (
+                    f"{ws.title}!{c.coordinate} = {c.value}"
+                )
 
 
 def test_uncertainty_formulas_agree_with_the_analysis(analysed):

@@ -47,9 +47,14 @@ def _example(stem: str, **update):
 
 def test_headline_and_plan_sheet_name_the_peak_nodes_held_at_once(tmp_path):
     """7 nodes for 10 months and 1 node for 12 months, rented at the same time: the order is 8 nodes."""
-    rent = offer(id="rent-a", mode="rent", price_per_node_month=10_000, setup_fee_per_node=0, min_term_months=1, max_nodes=8)
-    proj = project([workload(name="big", deadline_days=320), workload(name="small", deadline_days=365)], horizon_months=12,
-                   allowed_modes=["rent"])
+    rent = offer(
+        id="rent-a", mode="rent", price_per_node_month=10_000, setup_fee_per_node=0, min_term_months=1, max_nodes=8
+    )
+    proj = project(
+        [workload(name="big", deadline_days=320), workload(name="small", deadline_days=365)],
+        horizon_months=12,
+        allowed_modes=["rent"],
+    )
     hours = {("big", "rent-a", 7): 10 * HOURS_PER_MONTH - 1, ("small", "rent-a", 1): 12 * HOURS_PER_MONTH - 1}
     result = solve_fixed(proj, [rent], hours, compare=False)
     assert sorted(r.nodes for r in result.plan.rentals) == [1, 7]
@@ -67,8 +72,11 @@ def test_headline_and_plan_sheet_name_the_peak_nodes_held_at_once(tmp_path):
 
 
 def _excluded_result():
-    offers = [offer(id="buy-h100", mode="buy", lead_time_days=0), offer(id="rent-h100", mode="rent", price_per_node_month=1_000),
-              offer(id="cloud-h100", mode="cloud")]
+    offers = [
+        offer(id="buy-h100", mode="buy", lead_time_days=0),
+        offer(id="rent-h100", mode="rent", price_per_node_month=1_000),
+        offer(id="cloud-h100", mode="cloud"),
+    ]
     proj = project([workload(deadline_days=30)], allowed_modes=["buy", "cloud"])
     return plan_project(proj, offers, n_runner_ups=0)
 
@@ -91,10 +99,14 @@ def test_modes_outside_allowed_modes_are_excluded_not_compared(tmp_path):
 
 def test_spot_is_named_and_the_on_demand_fallback_is_costed(tmp_path):
     """Spot 98/node-hour with 15% lost hours against on-demand 120: the same shape costs 120 / (98 × 1.15) as much."""
-    spot = offer(id="cloud-spot", mode="cloud", price_per_node_hour=98.0, spot=True, spot_overhead_pct=0.15, max_nodes=2)
+    spot = offer(
+        id="cloud-spot", mode="cloud", price_per_node_hour=98.0, spot=True, spot_overhead_pct=0.15, max_nodes=2
+    )
     od = offer(id="cloud-od", mode="cloud", price_per_node_hour=120.0, max_nodes=2)
     proj = project([workload(deadline_days=30)], allowed_modes=["cloud"])
-    result = solve_fixed(proj, [spot, od], {("job", "cloud-spot", 1): 100.0, ("job", "cloud-od", 1): 100.0}, compare=False)
+    result = solve_fixed(
+        proj, [spot, od], {("job", "cloud-spot", 1): 100.0, ("job", "cloud-od", 1): 100.0}, compare=False
+    )
     assert result.plan.assignments[0].offer_id == "cloud-spot"
     assert result.plan.total_cost == pytest.approx(100 * 1.15 * 98.0)
     assert "SPOT" in recommendation(result)
@@ -137,7 +149,9 @@ def test_npv_objective_is_named_and_strategies_are_compared_on_npv():
 
 def test_budget_is_a_deprecated_alias_of_budget_tco(tmp_path):
     f = tmp_path / "w.yaml"
-    f.write_text("name: b\nbudget: 1000000\nworkloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n")
+    f.write_text(
+        "name: b\nbudget: 1000000\nworkloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n"
+    )
     proj, warnings = load_project(f)
     assert proj.budget_tco == 1_000_000
     assert any("deprecated" in str(w) and "budget_tco" in str(w) for w in warnings)
@@ -158,8 +172,16 @@ def test_budget_cash_and_capex_are_constraints_of_the_optimizer():
     """Buying 1 node costs 150,000 up front (resold for 60,000 at the end): TCO 90,000. Renting it for the
     6 months of the job costs 6 × 16,000 = 96,000. Buying is cheaper, but its cash out peaks at 150,000,
     renting's at 96,000: a 100,000 cash or capex cap forces renting; a 10,000 cash cap leaves no plan."""
-    buy = offer(id="b", mode="buy", price_per_node=150_000, power_kw_per_node=1.0, residual_value_pct=0.4, maintenance_pct_per_year=0.0,
-                colocation_per_node_month=0.0, max_nodes=1)
+    buy = offer(
+        id="b",
+        mode="buy",
+        price_per_node=150_000,
+        power_kw_per_node=1.0,
+        residual_value_pct=0.4,
+        maintenance_pct_per_year=0.0,
+        colocation_per_node_month=0.0,
+        max_nodes=1,
+    )
     rent = offer(id="r", mode="rent", price_per_node_month=16_000, setup_fee_per_node=0, min_term_months=1, max_nodes=1)
     proj = project([workload(deadline_days=180)], horizon_months=6, electricity_price_per_kwh=0.0)
     hours = {("job", "b", 1): 4000.0, ("job", "r", 1): 4000.0}  # 166.7 days: months 1-6
@@ -179,7 +201,9 @@ def test_a_comparator_stopped_at_a_gap_is_quoted_as_at_most():
     result = _excluded_result()
     buy = result.strategies["buy"]
     buy.status = SolveStatus.FEASIBLE
-    buy.solve = SolveInfo(name="cbc", version="", status=SolveStatus.FEASIBLE, seconds=1.0, gap=0.05, objective=buy.plan.total_cost)
+    buy.solve = SolveInfo(
+        name="cbc", version="", status=SolveStatus.FEASIBLE, seconds=1.0, gap=0.05, objective=buy.plan.total_cost
+    )
     (c,) = [c for c in comparisons(result) if c.name == "buy"]
     assert c.diff > 0, "buying a server for a 30-day job costs more than the cloud"
     assert c.bound == "at most" and c.text.startswith("at most ") and "5.0% gap" in c.text
@@ -193,7 +217,9 @@ def test_runner_ups_cost_the_whole_plan_with_the_other_offer(tmp_path):
     write_workbook(result, tmp_path / "o.xlsx")
     ws = openpyxl.load_workbook(tmp_path / "o.xlsx")["Options"]
     start = next(r for r in range(1, ws.max_row + 1) if str(ws.cell(r, 1).value).startswith("Runner-up offers"))
-    listed = [ws.cell(r, 10).value for r in range(start + 2, start + 2 + sum(len(u) for u in result.runner_ups.values()))]
+    listed = [
+        ws.cell(r, 10).value for r in range(start + 2, start + 2 + sum(len(u) for u in result.runner_ups.values()))
+    ]
     assert listed and all(isinstance(v, (int, float)) and v >= -0.01 for v in listed if v != "—")
     assert result.runner_ups
     for w, ups in result.runner_ups.items():
@@ -208,10 +234,16 @@ def test_runner_ups_cost_the_whole_plan_with_the_other_offer(tmp_path):
 
 def test_infeasible_run_with_out_says_no_workbook(tmp_path):
     f = tmp_path / "w.yaml"
-    f.write_text("name: none\nallowed_modes: [cloud]\nworkloads:\n  - {name: huge, model: llama-2-70b, method: pretrain, tokens_b: 2000, deadline_days: 3}\n")
+    f.write_text(
+        "name: none\nallowed_modes: [cloud]\nworkloads:\n  - {name: huge, model: llama-2-70b, method: pretrain, tokens_b: 2000, deadline_days: 3}\n"
+    )
     out = tmp_path / "plan.xlsx"
-    res = subprocess.run([sys.executable, "-m", "procure", "solve", str(f), "--out", str(out), "--no-compare"], capture_output=True, text=True,
-                         timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "procure", "solve", str(f), "--out", str(out), "--no-compare"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 2, res.stderr
     assert "no workbook: no plan" in res.stdout + res.stderr
     assert not out.exists()
@@ -232,7 +264,7 @@ def test_console_at_80_columns_keeps_every_number_and_date():
         for day in (a.start_day, a.end_day):
             assert costs_date(proj, day) in text
         assert f"{a.cost:,.0f}" in text
-        assert a.workload in text.replace("\n", "")  or all(part in text for part in a.workload.split("-"))
+        assert a.workload in text.replace("\n", "") or all(part in text for part in a.workload.split("-"))
     assert max(len(line) for line in text.splitlines() if "│" in line or "┃" in line) <= 80
 
 
@@ -245,8 +277,17 @@ def costs_date(proj, day: float) -> str:
 # --- 11. China: regions, network lines ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("typed, region", [("shanghai", "cn-east"), ("Beijing", "cn-north"), ("shenzhen", "cn-south"), ("china", "cn"),
-                                           ("CN-East", "cn-east"), ("hong kong", "ap-hk")])
+@pytest.mark.parametrize(
+    "typed, region",
+    [
+        ("shanghai", "cn-east"),
+        ("Beijing", "cn-north"),
+        ("shenzhen", "cn-south"),
+        ("china", "cn"),
+        ("CN-East", "cn-east"),
+        ("hong kong", "ap-hk"),
+    ],
+)
 def test_team_region_aliases(typed, region):
     assert project([workload()], team_region=typed).team_region == region
     assert project([workload()], team_region=typed).team_area == region.split("-")[0]
@@ -254,7 +295,9 @@ def test_team_region_aliases(typed, region):
 
 def test_unknown_team_region_has_a_did_you_mean(tmp_path):
     f = tmp_path / "w.yaml"
-    f.write_text("name: x\nteam_region: shangai\nworkloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n")
+    f.write_text(
+        "name: x\nteam_region: shangai\nworkloads:\n  - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n"
+    )
     with pytest.raises(InputError) as exc:
         load_project(f)
     msg = str(exc.value)
@@ -271,7 +314,12 @@ def test_network_line_is_normalized_at_validation_and_counts_as_premium():
 
 def test_a_team_in_china_needs_a_premium_line_to_offers_abroad():
     o = offer(id="us", mode="cloud", region="us-east")
-    result = plan_project(project([workload(deadline_days=30)], team_region="china", allowed_modes=["cloud"]), [o], compare=False, n_runner_ups=0)
+    result = plan_project(
+        project([workload(deadline_days=30)], team_region="china", allowed_modes=["cloud"]),
+        [o],
+        compare=False,
+        n_runner_ups=0,
+    )
     assert result.plan is None and "premium" in " ".join(r.reason for r in result.rejections)
 
 
@@ -296,8 +344,15 @@ def test_stale_quotes_are_flagged_on_console_and_summary(tmp_path):
 @pytest.mark.slow
 def test_runner_ups_option_sets_how_many_offers_are_re_solved():
     path = next(p for p in EXAMPLES if p.stem == "qlora-7b-week")
-    runs = {n: subprocess.run([sys.executable, "-m", "procure", "solve", str(path), "--runner-ups", str(n), "--no-compare"], capture_output=True,
-                              text=True, timeout=300) for n in (0, 1)}
+    runs = {
+        n: subprocess.run(
+            [sys.executable, "-m", "procure", "solve", str(path), "--runner-ups", str(n), "--no-compare"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        for n in (0, 1)
+    }
     assert runs[0].returncode == 0 and runs[1].returncode == 0
     assert "Runner-up offers" not in runs[0].stdout
     assert "Runner-up offers" in runs[1].stdout

@@ -33,7 +33,9 @@ def test_held_out_run_within_25_percent_or_explained(run):
         return
     # a miss is allowed only with a written reason, and in the direction that reason predicts
     assert run.explained, f"{run.id}: {100 * res.error:+.1f} % and no explanation"
-    assert run.miss and (res.error > 0) == (run.miss > 0), f"{run.id}: miss {100 * res.error:+.1f} % against the explanation"
+    assert run.miss and (res.error > 0) == (run.miss > 0), (
+        f"{run.id}: miss {100 * res.error:+.1f} % against the explanation"
+    )
 
 
 def test_fitted_runs_are_fitted():
@@ -68,7 +70,15 @@ V3_PRETRAIN_GPU_HOURS = 2_664_000
 
 
 def v3_job(**kw) -> Workload:
-    data = dict(name="v3", model="deepseek-v3", method="pretrain", tokens_b=14_800, seq_len=4096, precision="fp8", deadline_days=1000)
+    data = dict(
+        name="v3",
+        model="deepseek-v3",
+        method="pretrain",
+        tokens_b=14_800,
+        seq_len=4096,
+        precision="fp8",
+        deadline_days=1000,
+    )
     data.update(kw)
     return Workload.model_validate(data)
 

@@ -28,6 +28,7 @@ def write_xlsx(path, rows):
 
 # --- the bundled catalog -------------------------------------------------------------------------
 
+
 def test_bundled_catalog_is_broad_dated_and_sourced():
     cat = load_catalog()
     assert cat.files == [bundled_catalog_path()]
@@ -46,6 +47,7 @@ def test_bundled_rent_rows_say_they_are_estimates():
 
 # --- row rules ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", ["buy", "rent", "cloud"])
 def test_valid_offer_of_each_mode(mode):
     assert offer(mode=mode).mode == mode
@@ -61,8 +63,8 @@ def test_valid_offer_of_each_mode(mode):
         ("cloud", "price_per_node_hour", 0, "greater than 0"),
         ("buy", "gpus_per_node", 0, "greater than 0"),
         ("buy", "residual_value_pct", 1.5, "write 1.5% or 0.015"),
-            ("buy", "residual_value_pct", 40, "write 40% or 0.40"),
-            ("buy", "residual_value_pct", "140%", "at most 100%"),
+        ("buy", "residual_value_pct", 40, "write 40% or 0.40"),
+        ("buy", "residual_value_pct", "140%", "at most 100%"),
         ("cloud", "gpu", "H1OO", "did you mean"),
         ("cloud", "intra_node", "infiniband", "allowed"),
         ("cloud", "inter_node", "ib-xdr", "allowed"),
@@ -81,7 +83,9 @@ def test_invalid_offer_rows(mode, field, value, needle):
     assert any(needle in m for m in messages), messages
 
 
-@pytest.mark.parametrize("mode,missing", [("buy", "price_per_node"), ("rent", "price_per_node_month"), ("cloud", "price_per_node_hour")])
+@pytest.mark.parametrize(
+    "mode,missing", [("buy", "price_per_node"), ("rent", "price_per_node_month"), ("cloud", "price_per_node_hour")]
+)
 def test_mode_price_is_required(mode, missing):
     base = offer(mode=mode).model_dump()
     base.pop(missing)
@@ -92,6 +96,7 @@ def test_mode_price_is_required(mode, missing):
 
 
 # --- the four problems at once (issue: Done when) ---------------------------------------------------
+
 
 def four_bad_rows():
     return [
@@ -121,7 +126,12 @@ def test_all_four_problems_reported_with_rows(tmp_path, fmt):
     probs = exc.value.problems
     text = "\n".join(str(p) for p in probs)
     assert len(probs) == 4, text
-    assert "greater than 0" in text and "did you mean" in text and "does not belong to a rent offer" in text and "duplicate offer id 'dup'" in text
+    assert (
+        "greater than 0" in text
+        and "did you mean" in text
+        and "does not belong to a rent offer" in text
+        and "duplicate offer id 'dup'" in text
+    )
     if fmt in ("csv", "xlsx"):
         assert [p.row for p in probs] == [2, 3, 4, 6]
     else:
@@ -142,10 +152,22 @@ def test_cli_validate_reports_four_problems_and_exits_1(tmp_path):
 
 # --- formats ----------------------------------------------------------------------------------------
 
+
 def test_same_rows_load_from_csv_xlsx_yaml(tmp_path):
     from ruamel.yaml import YAML
 
-    rows = [GOOD_ROW, dict(GOOD_ROW, id="c1", mode="cloud", price_per_node_hour=30.0, price_per_node_month=None, setup_fee_per_node=None, min_term_months=None)]
+    rows = [
+        GOOD_ROW,
+        dict(
+            GOOD_ROW,
+            id="c1",
+            mode="cloud",
+            price_per_node_hour=30.0,
+            price_per_node_month=None,
+            setup_fee_per_node=None,
+            min_term_months=None,
+        ),
+    ]
     rows = [{k: v for k, v in r.items() if v is not None} for r in rows]
     y = tmp_path / "o.yaml"
     with y.open("w") as fh:
@@ -233,7 +255,9 @@ def test_template_is_accepted_once_a_row_is_filled(tmp_path, fmt):
         ws.append([GOOD_ROW.get(h) for h in header])
         wb.save(path)
     else:
-        text = path.read_text().replace("offers: []", "offers:\n  - " + "\n    ".join(f"{k}: {v}" for k, v in GOOD_ROW.items()))
+        text = path.read_text().replace(
+            "offers: []", "offers:\n  - " + "\n    ".join(f"{k}: {v}" for k, v in GOOD_ROW.items())
+        )
         path.write_text(text)
     assert load_catalog([path]).offers[0].id == "v-8xh100"
 

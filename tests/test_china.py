@@ -22,16 +22,27 @@ CNY_PER_USD = 7.0809
 
 #: offer id -> (CNY per node-hour as published, GPUs per node)
 MAINLAND_HOURLY = {
-    "alibaba-gn7e-1x-a100-80gb-cn-shanghai": (34.74, 1),   # ecs.gn7e-c16g1.4xlarge
+    "alibaba-gn7e-1x-a100-80gb-cn-shanghai": (34.74, 1),  # ecs.gn7e-c16g1.4xlarge
     "alibaba-gn7e-8x-a100-80gb-cn-shanghai": (277.93, 8),  # ecs.gn7e-c16g1.32xlarge
 }
 
 
 def _lora_7b_shanghai(deadline_days: int):
     return project(
-        [workload(name="lora7b", model="deepseek-llm-7b", method="lora", tokens_b=0.3, seq_len=2048, lora_rank=64,
-                  deadline_days=deadline_days)],
-        start_date="2026-12-01", period_days=1, team_region="shanghai",
+        [
+            workload(
+                name="lora7b",
+                model="deepseek-llm-7b",
+                method="lora",
+                tokens_b=0.3,
+                seq_len=2048,
+                lora_rank=64,
+                deadline_days=deadline_days,
+            )
+        ],
+        start_date="2026-12-01",
+        period_days=1,
+        team_region="shanghai",
     )
 
 

@@ -47,14 +47,26 @@ TOP_KEYS = {
 }
 PURCHASE_KEYS = {"offer", "nodes", "cost"}
 RENTAL_KEYS = {"offer", "nodes", "start_day", "months", "cost"}
-ASSIGNMENT_KEYS = {"workload", "offer", "mode", "gpu", "nodes", "gpus", "start_day", "end_day", "deadline_day", "hours", "gpu_hours", "cost"}
+ASSIGNMENT_KEYS = {
+    "workload",
+    "offer",
+    "mode",
+    "gpu",
+    "nodes",
+    "gpus",
+    "start_day",
+    "end_day",
+    "deadline_day",
+    "hours",
+    "gpu_hours",
+    "cost",
+}
 REJECTED_KEYS = {"workload", "offer", "reason", "rule"}
 SOLVER_KEYS = {"name", "status", "seconds", "gap"}
 
 
-
-
 # --- version and help --------------------------------------------------------------------------
+
 
 def test_version():
     res = cli("--version")
@@ -69,7 +81,14 @@ def test_help_lists_every_exit_code(args):
     for line in EXIT_CODES.splitlines()[1:]:
         code = line.split(" ", 1)[0]
         assert f" {code} " in text
-    for phrase in ("Exit codes:", "0 ok", "1 bad input", "2 infeasible", "3 no solution within the time limit", "4 internal verification failure"):
+    for phrase in (
+        "Exit codes:",
+        "0 ok",
+        "1 bad input",
+        "2 infeasible",
+        "3 no solution within the time limit",
+        "4 internal verification failure",
+    ):
         assert phrase in text
 
 
@@ -80,6 +99,7 @@ def test_help_keeps_brackets_of_the_highs_extra():
 
 
 # --- offers ------------------------------------------------------------------------------------
+
 
 def test_offers_list_shows_the_bundled_catalog():
     res = cli("offers", "list")
@@ -108,7 +128,10 @@ def test_offers_list_bad_gpu_and_mode_suggest_the_close_name():
     assert "command line: error: --gpu: unknown GPU 'H1OO' (did you mean 'H100-SXM-80GB'?)" in res.output
     res = cli("offers", "list", "--mode", "rnet")
     assert res.exit_code == 1
-    assert "command line: error: --mode: unknown mode 'rnet' (did you mean 'rent'?); allowed: buy, cloud, rent" in res.output
+    assert (
+        "command line: error: --mode: unknown mode 'rnet' (did you mean 'rent'?); allowed: buy, cloud, rent"
+        in res.output
+    )
 
 
 def test_offers_validate_bundled_catalog():
@@ -124,7 +147,9 @@ def test_offers_template_writes_each_format(tmp_path, fmt):
     out = tmp_path / f"offers.{fmt}"
     res = cli("offers", "template", "--format", fmt, "--out", out)
     assert res.exit_code == 0
-    assert f"wrote {out}: fill one row per offer, then run: procure offers validate {out}" in " ".join(res.output.split())
+    assert f"wrote {out}: fill one row per offer, then run: procure offers validate {out}" in " ".join(
+        res.output.split()
+    )
     if fmt == "csv":
         header = next(csv.reader(out.open()))
         assert header[0] == "id" and "price_per_node_month" in header
@@ -154,13 +179,17 @@ def test_offers_template_takes_its_format_from_the_suffix(tmp_path, name, fmt):
     assert cli("offers", "template", "--format", fmt, "--out", out, "--force").exit_code == 0
     other = "yaml" if fmt != "yaml" else "csv"
     res = cli("offers", "template", "--format", other, "--out", tmp_path / f"new-{name}")
-    assert res.exit_code == 1 and f"--format: --format {other} contradicts the file name" in " ".join(res.output.split())
+    assert res.exit_code == 1 and f"--format: --format {other} contradicts the file name" in " ".join(
+        res.output.split()
+    )
     assert not (tmp_path / f"new-{name}").exists()
 
 
 def test_offers_template_refuses_a_suffix_no_catalog_has(tmp_path):
     res = cli("offers", "template", "--out", tmp_path / "offers.txt")
-    assert res.exit_code == 1 and "a catalog file ends in .csv, .xlsx, .yaml or .yml (got '.txt')" in " ".join(res.output.split())
+    assert res.exit_code == 1 and "a catalog file ends in .csv, .xlsx, .yaml or .yml (got '.txt')" in " ".join(
+        res.output.split()
+    )
     assert not (tmp_path / "offers.txt").exists()
 
 
@@ -175,8 +204,10 @@ def test_offers_template_into_a_missing_folder(tmp_path):
 SLOW_EXAMPLES = {"negotiated-quotes", "programme-12-months"}
 
 
-@pytest.mark.parametrize("example", [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW_EXAMPLES else [])
-                                     for p in EXAMPLES])
+@pytest.mark.parametrize(
+    "example",
+    [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW_EXAMPLES else []) for p in EXAMPLES],
+)
 def test_solve_each_example_writes_the_json_contract(tmp_path, example):
     out = tmp_path / "plan.json"
     res = cli("solve", example, "--json", out)
@@ -257,6 +288,7 @@ def test_solve_rejects_unknown_solver_choice():
 
 
 # --- the entry point: usage errors are bad input (exit 1); 2 stays "infeasible" ---------------------
+
 
 def _entry(*args: str):
     import subprocess

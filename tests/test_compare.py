@@ -22,26 +22,42 @@ CLOUD = {k: v for k, v in RENT.items() if k not in ("setup_fee_per_node",)} | {"
 
 ROUND_1 = [
     {**RENT, "id": "vendor-a", "vendor": "Vendor A", "price_per_node_month": 16500, "min_term_months": 3},
-    {**RENT, "id": "vendor-b", "vendor": "Vendor B",
-     "term_prices": [{"min_term_months": 1, "price_per_node_month": 15000},
-                     {"min_term_months": 6, "price_per_node_month": 13000}]},
+    {
+        **RENT,
+        "id": "vendor-b",
+        "vendor": "Vendor B",
+        "term_prices": [
+            {"min_term_months": 1, "price_per_node_month": 15000},
+            {"min_term_months": 6, "price_per_node_month": 13000},
+        ],
+    },
     {**CLOUD, "id": "cloud-c", "vendor": "Cloud C", "price_per_node_hour": 30.0},
 ]
 # round 2: vendor A 16,500 → 14,200 per node-month and minimum term 3 → 2 months; vendor B's 6-month
 # tier 13,000 → 12,500; cloud C withdrawn; cloud D added
 ROUND_2 = [
     {**ROUND_1[0], "price_per_node_month": 14200, "min_term_months": 2},
-    {**ROUND_1[1],
-     "term_prices": [{"min_term_months": 1, "price_per_node_month": 15000},
-                     {"min_term_months": 6, "price_per_node_month": 12500}]},
+    {
+        **ROUND_1[1],
+        "term_prices": [
+            {"min_term_months": 1, "price_per_node_month": 15000},
+            {"min_term_months": 6, "price_per_node_month": 12500},
+        ],
+    },
     {**CLOUD, "id": "cloud-d", "vendor": "Cloud D", "price_per_node_hour": 28.0},
 ]
 
 
 def _workload(offers_file: str, deadline: int, electricity: float) -> dict:
     job = {"name": "tune-7b", "model": "llama-2-7b", "method": "qlora", "tokens_b": 0.5, "deadline_days": deadline}
-    return {"name": "quote round", "start_date": "2027-01-04", "horizon_months": 12,
-            "electricity_price_per_kwh": electricity, "offers": [offers_file], "workloads": [job]}
+    return {
+        "name": "quote round",
+        "start_date": "2027-01-04",
+        "horizon_months": 12,
+        "electricity_price_per_kwh": electricity,
+        "offers": [offers_file],
+        "workloads": [job],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +101,16 @@ def test_the_console_shows_the_input_diff_before_the_outcomes(rounds):
     text = res.output
     assert "What changed in the inputs" in text
     assert text.index("What changed in the inputs") < text.index("Comparison against")
-    for needle in ("price_per_node_month", "16,500", "14,200", "-2,300", "min_term_months", "1:15000; 6:12500",
-                   "removed", "added"):
+    for needle in (
+        "price_per_node_month",
+        "16,500",
+        "14,200",
+        "-2,300",
+        "min_term_months",
+        "1:15000; 6:12500",
+        "removed",
+        "added",
+    ):
         assert needle in text, needle
 
 
@@ -95,16 +119,32 @@ def test_the_console_shows_the_input_diff_before_the_outcomes(rounds):
 def test_libreoffice_opens_the_workbook_and_reads_back_the_input_diff(rounds, tmp_path):
     _d, _res, out, _doc = rounds
     profile = tmp_path / "lo-profile"
-    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc",
-                    "--convert-to", "xlsx", "--outdir", str(tmp_path / "re"), str(out)],
-                   check=True, capture_output=True, timeout=240)
+    subprocess.run(
+        [
+            SOFFICE,
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(tmp_path / "re"),
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
     wb = openpyxl.load_workbook(tmp_path / "re" / out.name, data_only=True)  # values as LibreOffice computed them
     assert wb.sheetnames == ["Inputs changed", "Outcomes"]
     ws = wb["Inputs changed"]
     header = [ws.cell(4, c).value for c in range(1, 7)]
     assert header[:3] == ["section", "offer / workload", "field"] and header[5].startswith("Δ ")
-    rows = {(ws.cell(r, 2).value or "", ws.cell(r, 3).value): [ws.cell(r, c).value for c in (4, 5, 6)]
-            for r in range(5, ws.max_row + 1) if ws.cell(r, 1).value}
+    rows = {
+        (ws.cell(r, 2).value or "", ws.cell(r, 3).value): [ws.cell(r, c).value for c in (4, 5, 6)]
+        for r in range(5, ws.max_row + 1)
+        if ws.cell(r, 1).value
+    }
     assert rows[("vendor-a", "price_per_node_month")] == [16500, 14200, 14200 - 16500]
     assert rows[("vendor-a", "min_term_months")] == [3, 2, 2 - 3]
     assert rows[("tune-7b", "deadline_days")] == [60, 75, 75 - 60]

@@ -32,8 +32,6 @@ GOOD_WORKLOAD = """\
     """
 
 
-
-
 def write(tmp_path, text: str, name: str = "workload.yaml"):
     p = tmp_path / name
     p.write_text(textwrap.dedent(text), encoding="utf-8")
@@ -43,7 +41,10 @@ def write(tmp_path, text: str, name: str = "workload.yaml"):
 # --- bad workload files: exit 1, every problem with its line, nothing written -----------------------
 
 BAD_WORKLOADS = {
-    "malformed_yaml": ("name: x\nworkloads: [\n  - {name: a\n", ["workload.yaml:3: error: malformed YAML: did not find expected node content"]),
+    "malformed_yaml": (
+        "name: x\nworkloads: [\n  - {name: a\n",
+        ["workload.yaml:3: error: malformed YAML: did not find expected node content"],
+    ),
     "wrong_types": (
         """\
         name: demo
@@ -75,7 +76,10 @@ BAD_WORKLOADS = {
         workloads:
           - {name: a, model: llama-2-7b, tokens_b: 0.5}
         """,
-        ["workload.yaml:3: error: workloads[0].method: required field is missing", "workload.yaml:3: error: workloads[0].deadline_days: required field is missing"],
+        [
+            "workload.yaml:3: error: workloads[0].method: required field is missing",
+            "workload.yaml:3: error: workloads[0].deadline_days: required field is missing",
+        ],
     ),
     "no_workloads": ("name: demo\n", ["workload.yaml: error: workloads: required field is missing"]),
     "zero_and_negative": (
@@ -124,8 +128,14 @@ BAD_WORKLOADS = {
             "workload.yaml:4: error: workloads[0].allowed_gpus: unknown GPU 'H1OO' (did you mean 'H100-SXM-80GB'?)",
         ],
     ),
-    "duplicate_keys": ("name: a\nname: b\nworkloads: []\n", ["workload.yaml:2: error: malformed YAML: found duplicate key \"name\""]),
-    "not_a_mapping": ("- a\n- b\n", ["workload.yaml: error: expected a mapping with `name` and `workloads` at the top level"]),
+    "duplicate_keys": (
+        "name: a\nname: b\nworkloads: []\n",
+        ['workload.yaml:2: error: malformed YAML: found duplicate key "name"'],
+    ),
+    "not_a_mapping": (
+        "- a\n- b\n",
+        ["workload.yaml: error: expected a mapping with `name` and `workloads` at the top level"],
+    ),
     "empty_file": ("", ["workload.yaml: error: expected a mapping with `name` and `workloads` at the top level"]),
 }
 
@@ -165,7 +175,10 @@ def test_billion_laughs_is_refused_without_expanding(tmp_path):
     path = write(tmp_path, "\n".join(lines) + "\n")  # 9^9 ≈ 387 million strings if expanded
     res = cli("solve", path)
     assert res.exit_code == 1
-    assert "error: the document holds more than 200,000 values (counting what YAML aliases repeat); refusing to read it" in res.output
+    assert (
+        "error: the document holds more than 200,000 values (counting what YAML aliases repeat); refusing to read it"
+        in res.output
+    )
 
 
 def test_file_over_the_size_limit_is_refused_unread(tmp_path):
@@ -182,24 +195,36 @@ def test_file_over_the_size_limit_is_refused_unread(tmp_path):
 
 
 def test_implausible_workload_units_warn_but_run(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: demo
         horizon_months: 12
         workloads:
           - {name: a, model: llama-2-7b, method: lora, tokens_b: 200000, deadline_days: 30, dataset_tb: 50000}
-        """)
+        """,
+    )
     res = cli("solve", path, "--no-compare")
-    assert "workload.yaml:4: warning: workloads[0].dataset_tb: 50000 TB is implausibly large; is the unit TB?" in res.output
-    assert "workload.yaml:4: warning: workloads[0].tokens_b: 200000 billion tokens is implausibly large; is the unit billions?" in res.output
+    assert (
+        "workload.yaml:4: warning: workloads[0].dataset_tb: 50000 TB is implausibly large; is the unit TB?"
+        in res.output
+    )
+    assert (
+        "workload.yaml:4: warning: workloads[0].tokens_b: 200000 billion tokens is implausibly large; is the unit billions?"
+        in res.output
+    )
     assert res.exit_code == 2  # nothing stores 50 PB: infeasible, with the reason
     assert "lack NVMe" in res.output or "TB of NVMe per node" in res.output
 
 
 # --- bad catalogs through the command line -------------------------------------------------------------
 
+
 def test_catalog_problems_through_solve_exit_1(tmp_path):
     path = write(tmp_path, GOOD_WORKLOAD)
-    bad = write_csv(tmp_path / "quotes.csv", [dict(GOOD_ROW, price_per_node_month=0, gpus_per_node=0, ram_gb=-1, gpu="H1OO")])
+    bad = write_csv(
+        tmp_path / "quotes.csv", [dict(GOOD_ROW, price_per_node_month=0, gpus_per_node=0, ram_gb=-1, gpu="H1OO")]
+    )
     res = cli("solve", path, "--offers", bad, "--no-compare")
     assert res.exit_code == 1
     for needle in (
@@ -219,7 +244,11 @@ def test_catalog_formats_and_shapes(tmp_path):
     (tmp_path / "offers5.yaml").write_text("offers: 5\n")
     (tmp_path / "top.yaml").write_text("foo: 1\noffers: []\n")
     (tmp_path / "noid.csv").write_text("vendor;mode;gpu\nV;rent;H100\n")
-    res = cli("offers", "validate", *(tmp_path / n for n in ("x.txt", "bad.xlsx", "cells.csv", "offers5.yaml", "top.yaml", "noid.csv")))
+    res = cli(
+        "offers",
+        "validate",
+        *(tmp_path / n for n in ("x.txt", "bad.xlsx", "cells.csv", "offers5.yaml", "top.yaml", "noid.csv")),
+    )
     assert res.exit_code == 1
     for needle in (
         "x.txt: error: unsupported catalog format '.txt'; use .yaml, .yml, .csv or .xlsx",
@@ -272,18 +301,34 @@ def test_hundred_thousand_row_catalog_loads(tmp_path, capsys):
 
 # --- a catalog whose every offer is filtered out: infeasible, each rule with its count -------------
 
+
 def test_every_offer_filtered_out_says_which_rule_removed_how_many(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: demo
         horizon_months: 12
         team_region: cn-east
         workloads:
           - {name: big, model: llama-2-13b, method: full, tokens_b: 200, deadline_days: 10}
-        """)
+        """,
+    )
     # one rule removes each: GPU memory (a 13B's bf16 weights alone, 26 GB, overflow a 24 GB card even with
     # the optimizer offloaded to its 512 GB of host RAM), the network line across the border, the deadline
     offers = [
-        dict(GOOD_ROW, id="small-gpu", region="cn-east", gpu="RTX-4090-24GB", gpus_per_node=1, intra_node="pcie", inter_node="none", inter_node_rails=1, ram_gb=512, cpu_cores=64, max_nodes=1),
+        dict(
+            GOOD_ROW,
+            id="small-gpu",
+            region="cn-east",
+            gpu="RTX-4090-24GB",
+            gpus_per_node=1,
+            intra_node="pcie",
+            inter_node="none",
+            inter_node_rails=1,
+            ram_gb=512,
+            cpu_cores=64,
+            max_nodes=1,
+        ),
         dict(GOOD_ROW, id="far-away", region="us-east", network_line="standard"),
         dict(GOOD_ROW, id="slow", region="cn-east", max_nodes=1),
     ]
@@ -298,6 +343,7 @@ def test_every_offer_filtered_out_says_which_rule_removed_how_many(tmp_path):
 
 
 # --- output paths: checked before any solving ------------------------------------------------------
+
 
 def test_output_in_missing_folder_fails_fast_before_solving(monkeypatch):
     import procure.solver.planner
@@ -343,7 +389,10 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path, monkeypatc
     monkeypatch.setattr(os, "fsync", disk_full)
     with pytest.raises(InputError) as exc:
         atomic_write(target, b'{"new": 1}', "--json")
-    assert "could not write the file (No space left on device); nothing was written and any previous file is unchanged" in str(exc.value)
+    assert (
+        "could not write the file (No space left on device); nothing was written and any previous file is unchanged"
+        in str(exc.value)
+    )
     assert target.read_text() == "old complete file"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]  # no temporary file left behind
 
@@ -367,11 +416,14 @@ def test_json_report_replaces_an_existing_file_with_the_complete_plan(tmp_path):
 
 # --- solver trouble: exit 3 with a sentence, never a traceback --------------------------------------
 
+
 def test_cbc_missing_exits_3(monkeypatch):
     monkeypatch.setattr(pulp.PULP_CBC_CMD, "available", lambda self: False)
     res = cli("solve", QLORA, "--no-compare")
     assert res.exit_code == 3
-    assert "solver problem: the CBC solver that ships with PuLP was not found or cannot run on this machine" in res.output
+    assert (
+        "solver problem: the CBC solver that ships with PuLP was not found or cannot run on this machine" in res.output
+    )
     assert "--solver highs" in res.output
 
 
@@ -403,7 +455,9 @@ def fake_cbc_stop(monkeypatch, *, with_solution: bool, bound_fraction: float = 0
         text = "Result - Stopped on time limit\n\n"
         if with_solution:
             lp.assignStatus(pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible)
-            text += f"Objective value:                {obj:.8f}\nLower bound:                    {obj * bound_fraction!r}\n"
+            text += (
+                f"Objective value:                {obj:.8f}\nLower bound:                    {obj * bound_fraction!r}\n"
+            )
         else:
             lp.assignStatus(pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound)
             text += "No feasible solution found\nLower bound:                    1.000\n"
@@ -462,7 +516,9 @@ def hard_instance(seed: int, n_workloads: int):
     from helpers import project, windowed_jobs
 
     rng = random.Random(seed)
-    workloads, offers, hours = windowed_jobs(rng, n_workloads, 8, window=(20, 60), max_nodes=[2, 3, 4], base_days=(5, 25))
+    workloads, offers, hours = windowed_jobs(
+        rng, n_workloads, 8, window=(20, 60), max_nodes=[2, 3, 4], base_days=(5, 25)
+    )
     return project(workloads, period_days=1), offers, hours
 
 
@@ -511,13 +567,17 @@ def test_verification_failure_exits_4_and_hides_the_plan(tmp_path, monkeypatch):
 
 # --- user text is printed as typed, never interpreted as markup -------------------------------------
 
+
 def test_names_with_brackets_print_as_typed(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: "demo [/b] [red]x"
         horizon_months: 12
         workloads:
           - {name: "a[/i] [bold]", model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30}
-        """)
+        """,
+    )
     res = cli("solve", path, "--no-compare")
     assert res.exit_code == 0
     assert "demo [/b] [red]x" in res.output and "a[/i] [bold]" in res.output
@@ -526,12 +586,15 @@ def test_names_with_brackets_print_as_typed(tmp_path):
 def test_size_prints_markup_in_names_as_typed(tmp_path):
     # A name like "x[/red]" once crashed `procure size` with rich's MarkupError: the sizing table put the
     # workload name and the rejection reasons into markup unescaped.
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: demo
         horizon_months: 12
         workloads:
           - {name: "x[/red]", model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30}
-        """)
+        """,
+    )
     res = cli("size", path)
     assert res.exit_code == 0, res.output
     assert "x[/red]" in res.output and "Traceback" not in res.output
@@ -542,7 +605,9 @@ def test_no_write_permission_message(monkeypatch, tmp_path):
     import procure.fileio.outputs
 
     real = os.access
-    monkeypatch.setattr(procure.fileio.outputs.os, "access", lambda path, mode: False if mode & os.W_OK else real(path, mode))
+    monkeypatch.setattr(
+        procure.fileio.outputs.os, "access", lambda path, mode: False if mode & os.W_OK else real(path, mode)
+    )
     res = cli("solve", QLORA, "--json", tmp_path / "x.json")
     assert res.exit_code == 1 and "x.json: error: --json: no permission to write here" in res.output
 

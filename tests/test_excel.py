@@ -28,16 +28,37 @@ from helpers import EXAMPLES
 CENT = 0.01
 EVIL_VENDOR = '=HYPERLINK("http://x","y")'
 SOFFICE = shutil.which("soffice")
-needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas")
+needs_soffice = pytest.mark.skipif(
+    SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas"
+)
 
 
 def _offer(**kw) -> Offer:
     mode = kw["mode"]
-    base = dict(region="us-east", gpu="H100-SXM-80GB", gpus_per_node=8, intra_node="nvswitch", inter_node="ib-ndr", inter_node_rails=8,
-                ram_gb=2048, nvme_tb=30, cpu_cores=112, max_nodes=8, lead_time_days=0, source="test quote", quoted_on="2026-11-01")
+    base = dict(
+        region="us-east",
+        gpu="H100-SXM-80GB",
+        gpus_per_node=8,
+        intra_node="nvswitch",
+        inter_node="ib-ndr",
+        inter_node_rails=8,
+        ram_gb=2048,
+        nvme_tb=30,
+        cpu_cores=112,
+        max_nodes=8,
+        lead_time_days=0,
+        source="test quote",
+        quoted_on="2026-11-01",
+    )
     if mode == "buy":
-        base.update(price_per_node=150_000, power_kw_per_node=10.2, residual_value_pct=0.4, maintenance_pct_per_year=0.05,
-                    colocation_per_node_month=600, lead_time_days=30)
+        base.update(
+            price_per_node=150_000,
+            power_kw_per_node=10.2,
+            residual_value_pct=0.4,
+            maintenance_pct_per_year=0.05,
+            colocation_per_node_month=600,
+            lead_time_days=30,
+        )
     elif mode == "rent":
         base.update(price_per_node_month=16_000, setup_fee_per_node=900, min_term_months=2)
     else:
@@ -56,11 +77,29 @@ OFFERS = [
 def _project(**kw) -> Project:
     """A long pretraining run (owning pays off) and two short fine-tunes; names that look like formulas."""
     base = dict(
-        name="-excel test", start_date="2027-01-01", horizon_months=24, period_days=7, discount_rate=0.07,
+        name="-excel test",
+        start_date="2027-01-01",
+        horizon_months=24,
+        period_days=7,
+        discount_rate=0.07,
         workloads=[
-            dict(name="-pretrain", model="llama-2-7b", method="pretrain", tokens_b=4000, earliest_start_days=35, deadline_days=700),
+            dict(
+                name="-pretrain",
+                model="llama-2-7b",
+                method="pretrain",
+                tokens_b=4000,
+                earliest_start_days=35,
+                deadline_days=700,
+            ),
             dict(name="@ft-early", model="llama-2-7b", method="full", tokens_b=2, deadline_days=45),
-            dict(name="ft-late", model="llama-2-7b", method="full", tokens_b=20, earliest_start_days=300, deadline_days=400),
+            dict(
+                name="ft-late",
+                model="llama-2-7b",
+                method="full",
+                tokens_b=20,
+                earliest_start_days=300,
+                deadline_days=400,
+            ),
         ],
     )
     base.update(kw)
@@ -71,29 +110,91 @@ def _project(**kw) -> Project:
 #: an EUR purchase with a minimum order and volume tiers, import duty, non-recoverable VAT and a loan; a CNY
 #: rent with 1/3/6-month terms; a reserved A100 cloud term with an upfront fee.
 QUOTE_OFFERS = [
-    _offer(id="eur-h100-financed", vendor="EU integrator", mode="buy", currency="EUR", price_per_node=None,
-           volume_prices=[{"min_nodes": 2, "price_per_node": 240_000}, {"min_nodes": 3, "price_per_node": 225_000}],
-           import_duty_pct="4%", vat_pct="19%", financing={"down_payment_pct": "25%", "months": 36, "annual_rate": "6%"},
-           depreciation_years=3),
-    _offer(id="cny-h800-tiers", vendor="Shanghai bare metal", mode="rent", gpu="H800-SXM-80GB", currency="CNY", price_per_node_month=None,
-           min_term_months=None, setup_fee_per_node=2000, term_prices="1:110000; 3:100000; 6:90000"),
-    _offer(id="a100-reserved", vendor="A Cloud", mode="cloud", gpu="A100-SXM-80GB", price_per_node_hour=20.0, commitment_months=6,
-           upfront_per_node=15_000, max_nodes=2),
+    _offer(
+        id="eur-h100-financed",
+        vendor="EU integrator",
+        mode="buy",
+        currency="EUR",
+        price_per_node=None,
+        volume_prices=[{"min_nodes": 2, "price_per_node": 240_000}, {"min_nodes": 3, "price_per_node": 225_000}],
+        import_duty_pct="4%",
+        vat_pct="19%",
+        financing={"down_payment_pct": "25%", "months": 36, "annual_rate": "6%"},
+        depreciation_years=3,
+    ),
+    _offer(
+        id="cny-h800-tiers",
+        vendor="Shanghai bare metal",
+        mode="rent",
+        gpu="H800-SXM-80GB",
+        currency="CNY",
+        price_per_node_month=None,
+        min_term_months=None,
+        setup_fee_per_node=2000,
+        term_prices="1:110000; 3:100000; 6:90000",
+    ),
+    _offer(
+        id="a100-reserved",
+        vendor="A Cloud",
+        mode="cloud",
+        gpu="A100-SXM-80GB",
+        price_per_node_hour=20.0,
+        commitment_months=6,
+        upfront_per_node=15_000,
+        max_nodes=2,
+    ),
 ]
 
 
 def _quotes_project() -> Project:
-    return Project.model_validate(dict(
-        name="quotes as received", start_date="2027-01-01", horizon_months=24, period_days=7, discount_rate=0.08,
-        fx_rates={"EUR": 1.08, "CNY": 0.14}, fx_rates_date="2026-11-20", fx_rates_source="test rates", vat_recoverable=False,
-        workloads=[
-            dict(name="owned", model="llama-2-7b", method="pretrain", tokens_b=400, deadline_days=500, allowed_gpus=["H100-SXM-80GB"]),
-            dict(name="rented", model="llama-2-7b", method="pretrain", tokens_b=150, deadline_days=400, allowed_gpus=["H800-SXM-80GB"]),
-            dict(name="reserved-1", model="llama-2-7b", method="full", tokens_b=5, deadline_days=60, allowed_gpus=["A100-SXM-80GB"]),
-            dict(name="reserved-2", model="llama-2-7b", method="full", tokens_b=5, earliest_start_days=90, deadline_days=150,
-                 allowed_gpus=["A100-SXM-80GB"]),
-        ],
-    ))
+    return Project.model_validate(
+        dict(
+            name="quotes as received",
+            start_date="2027-01-01",
+            horizon_months=24,
+            period_days=7,
+            discount_rate=0.08,
+            fx_rates={"EUR": 1.08, "CNY": 0.14},
+            fx_rates_date="2026-11-20",
+            fx_rates_source="test rates",
+            vat_recoverable=False,
+            workloads=[
+                dict(
+                    name="owned",
+                    model="llama-2-7b",
+                    method="pretrain",
+                    tokens_b=400,
+                    deadline_days=500,
+                    allowed_gpus=["H100-SXM-80GB"],
+                ),
+                dict(
+                    name="rented",
+                    model="llama-2-7b",
+                    method="pretrain",
+                    tokens_b=150,
+                    deadline_days=400,
+                    allowed_gpus=["H800-SXM-80GB"],
+                ),
+                dict(
+                    name="reserved-1",
+                    model="llama-2-7b",
+                    method="full",
+                    tokens_b=5,
+                    deadline_days=60,
+                    allowed_gpus=["A100-SXM-80GB"],
+                ),
+                dict(
+                    name="reserved-2",
+                    model="llama-2-7b",
+                    method="full",
+                    tokens_b=5,
+                    earliest_start_days=90,
+                    deadline_days=150,
+                    allowed_gpus=["A100-SXM-80GB"],
+                ),
+            ],
+        )
+    )
 
 
 #: Costs beyond the servers, one of each: a buy offer with a fabric spine (fixed_cost), network per node, storage
@@ -183,7 +284,12 @@ def results():
         "quotes": (plan_project(_quotes_project(), QUOTE_OFFERS), []),
         "tco": (plan_project(_tco_project(), TCO_OFFERS), []),
         # totals near 1e10: every column must still print its numbers (no ###)
-        "huge": (plan_project(_project(), [_offer(id="buy-huge", vendor="BigCo", mode="buy", price_per_node=1.2e9)], n_runner_ups=0), []),
+        "huge": (
+            plan_project(
+                _project(), [_offer(id="buy-huge", vendor="BigCo", mode="buy", price_per_node=1.2e9)], n_runner_ups=0
+            ),
+            [],
+        ),
     }
     for path in EXAMPLES:
         out[path.stem] = _example_result(path)
@@ -204,8 +310,17 @@ def recalc(paths: list[Path], tmp_path_factory) -> dict[Path, Path]:
     """Open the workbooks in LibreOffice Calc, recalculate, save as xlsx (one soffice call for all)."""
     out = tmp_path_factory.mktemp("recalculated")
     profile = tmp_path_factory.mktemp("lo-profile")
-    cmd = [SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc", "--convert-to", "xlsx", "--outdir", str(out),
-           *map(str, paths)]
+    cmd = [
+        SOFFICE,
+        f"-env:UserInstallation={profile.as_uri()}",
+        "--headless",
+        "--calc",
+        "--convert-to",
+        "xlsx",
+        "--outdir",
+        str(out),
+        *map(str, paths),
+    ]
     subprocess.run(cmd, check=True, capture_output=True, timeout=240)
     done = {p: out / p.name for p in paths}
     missing = [str(p) for p in done.values() if not p.exists()]
@@ -390,7 +505,9 @@ def test_changing_unit_prices_moves_the_total(results, written, tmp_path_factory
 
 
 def _text_cells(wb, text: str):
-    return [(ws.title, c.coordinate, c) for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value == text]
+    return [
+        (ws.title, c.coordinate, c) for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value == text
+    ]
 
 
 @pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
@@ -494,7 +611,15 @@ def test_csv_tables(results, tmp_path):
     folder = tmp_path / "tables"
     written = write_csv(result, folder)
     names = {p.name for p in written}
-    assert {"summary.csv", "strategies.csv", "plan.csv", "costs.csv", "cash_flow.csv", "options.csv", "assumptions.csv"} <= names
+    assert {
+        "summary.csv",
+        "strategies.csv",
+        "plan.csv",
+        "costs.csv",
+        "cash_flow.csv",
+        "options.csv",
+        "assumptions.csv",
+    } <= names
     with open(folder / "costs.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert sum(float(r["amount"]) for r in rows) == pytest.approx(result.plan.total_cost, abs=CENT)
@@ -563,8 +688,16 @@ def test_recalculated_cash_flow_shows_the_loan_instalments(results, recalculated
         assert ws.cell(row, 4 + m).value == pytest.approx(want, abs=CENT), m
     fin = costs.financing_of(o, result.project)
     assert ws.cell(row, 4 + d + 1).value == pytest.approx(
-        costs.annuity_payment(pur.nodes * costs.unit_price(o, result.project, pur.nodes) * costs.landed_factor(o, result.project)
-                              * (1 - fin.down_payment_pct), fin.annual_rate, fin.months), abs=CENT)
+        costs.annuity_payment(
+            pur.nodes
+            * costs.unit_price(o, result.project, pur.nodes)
+            * costs.landed_factor(o, result.project)
+            * (1 - fin.down_payment_pct),
+            fin.annual_rate,
+            fin.months,
+        ),
+        abs=CENT,
+    )
 
 
 # --- what readers without a calculation engine, and printers, see -----------------------------------
@@ -610,18 +743,36 @@ def test_printed_pdf_has_no_hash_marks_and_no_long_decimals(written, tmp_path_fa
     out = tmp_path_factory.mktemp("pdf")
     profile = tmp_path_factory.mktemp("lo-profile-pdf")
     paths = list(written.values())
-    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--convert-to", "pdf", "--outdir", str(out),
-                    *map(str, paths)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            SOFFICE,
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            str(out),
+            *map(str, paths),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     import re
 
     for p in paths:
         pdf = out / (p.stem + ".pdf")
         assert pdf.exists(), pdf
-        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+        text = subprocess.run(
+            ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+        ).stdout
         assert "###" not in text, p.stem
         # a number with five or more decimals (not a citation such as arXiv:1910.02054)
         long_decimal = re.search(r"(?<![\d.:])\d\.\d{5,}(?!\d)", text)
-        assert not long_decimal, (p.stem, text[max(0, long_decimal.start() - 40):long_decimal.end() + 10] if long_decimal else "")
+        assert not long_decimal, (
+            p.stem,
+            text[max(0, long_decimal.start() - 40) : long_decimal.end() + 10] if long_decimal else "",
+        )
         assert "Recommendation" in text
 
 
@@ -690,16 +841,30 @@ def test_assumptions_list_sizing_constants_with_unit_and_source(written):
 def test_mi300x_hours_come_from_its_own_efficiency_with_the_source_on_the_assumptions_sheet(tmp_path):
     # An MI300X-only plan: the chosen shape's MFU is MFU_CDNA3 (its measured training speed, not H100's
     # efficiency), the sheet says so, lists that constant with its source, and gives the hours' P10–P90.
-    mi = _offer(id="cloud-mi300x", vendor="AMD Cloud", mode="cloud", gpu="MI300X-192GB", intra_node="nvlink", inter_node="roce-400g")
-    project = Project.model_validate(dict(name="mi", start_date="2027-01-01", horizon_months=12, period_days=7, workloads=[
-        dict(name="ft", model="llama-2-7b", method="full", tokens_b=2, deadline_days=60)]))
+    mi = _offer(
+        id="cloud-mi300x",
+        vendor="AMD Cloud",
+        mode="cloud",
+        gpu="MI300X-192GB",
+        intra_node="nvlink",
+        inter_node="roce-400g",
+    )
+    project = Project.model_validate(
+        dict(
+            name="mi",
+            start_date="2027-01-01",
+            horizon_months=12,
+            period_days=7,
+            workloads=[dict(name="ft", model="llama-2-7b", method="full", tokens_b=2, deadline_days=60)],
+        )
+    )
     result = plan_project(project, [mi], n_runner_ups=0)
     path = tmp_path / "mi.xlsx"
     write_workbook(result, path)
     ws = openpyxl.load_workbook(path)["Assumptions"]
     rows = [[c.value for c in r] for r in ws.iter_rows()]
     header = next(r for r in rows if r[0] == "workload" and "MFU from" in r)
-    chosen = next(r for r in rows[rows.index(header) + 1:] if r[0] == "ft")
+    chosen = next(r for r in rows[rows.index(header) + 1 :] if r[0] == "ft")
     col = {name: i for i, name in enumerate(header) if name}
     assert chosen[col["MFU from"]].startswith("MFU_CDNA3")
     assert chosen[col["MFU"]] == pytest.approx(0.278)

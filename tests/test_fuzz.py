@@ -25,15 +25,38 @@ from procure.cli import app
 from tests.hostile.generate import ROW, _csv
 
 #: examples per test; raise it for a longer hunt: PROCURE_FUZZ_EXAMPLES=2000 pytest tests/test_fuzz.py
-SETTINGS = settings(max_examples=int(os.environ.get("PROCURE_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("PROCURE_FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 MAX_OUTPUT_CHARS = 100_000
 
 WORKLOAD = {
-    "name": "demo", "start_date": dt.date(2026, 12, 1), "horizon_months": 12, "period_days": 7, "budget": 500000,
-    "discount_rate": 0.08, "electricity_price_per_kwh": 0.12, "pue": 1.3, "team_region": "us-east",
-    "workloads": [{"name": "a", "model": "llama-2-7b", "method": "lora", "tokens_b": 0.5, "seq_len": 4096, "lora_rank": 16,
-                   "earliest_start_days": 0, "deadline_days": 30, "dataset_tb": 0.05, "checkpoint_every_hours": 4,
-                   "checkpoints_kept": 2}],
+    "name": "demo",
+    "start_date": dt.date(2026, 12, 1),
+    "horizon_months": 12,
+    "period_days": 7,
+    "budget": 500000,
+    "discount_rate": 0.08,
+    "electricity_price_per_kwh": 0.12,
+    "pue": 1.3,
+    "team_region": "us-east",
+    "workloads": [
+        {
+            "name": "a",
+            "model": "llama-2-7b",
+            "method": "lora",
+            "tokens_b": 0.5,
+            "seq_len": 4096,
+            "lora_rank": 16,
+            "earliest_start_days": 0,
+            "deadline_days": 30,
+            "dataset_tb": 0.05,
+            "checkpoint_every_hours": 4,
+            "checkpoints_kept": 2,
+        }
+    ],
 }
 
 #: values an attacker or a careless user could put anywhere
@@ -46,11 +69,17 @@ hostile_scalars = st.one_of(
     st.sampled_from([float("inf"), float("-inf"), float("nan"), 1e309, -0.0, 5e-324, 1.7976931348623157e308]),
     st.text(max_size=40),
     st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x9F), max_size=20),  # C0, C1, ESC, CR, LF
-    st.sampled_from(["\x1b[31mred", "job\r=1+1", "=cmd|' /C calc'!A0", "  ", "\u202egnp.exe", "９", "1e309", "Infinity"]),
+    st.sampled_from(
+        ["\x1b[31mred", "job\r=1+1", "=cmd|' /C calc'!A0", "  ", "\u202egnp.exe", "９", "1e309", "Infinity"]
+    ),
     st.dates(min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31)),
     st.sampled_from(["2026-13-01", "0000-01-01", "2025-02-30", "9999-12-31", "46357", "1796083200"]),
 )
-hostile_values = st.one_of(hostile_scalars, st.lists(hostile_scalars, max_size=3), st.dictionaries(st.text(max_size=5), hostile_scalars, max_size=2))
+hostile_values = st.one_of(
+    hostile_scalars,
+    st.lists(hostile_scalars, max_size=3),
+    st.dictionaries(st.text(max_size=5), hostile_scalars, max_size=2),
+)
 
 
 def _run(args: list[str]) -> None:
@@ -75,7 +104,11 @@ def mutated_workloads(draw):
     data = {k: (v if k != "workloads" else [dict(w) for w in v]) for k, v in WORKLOAD.items()}
     for _ in range(draw(st.integers(1, 3))):
         target = draw(st.sampled_from(["top", "job"]))
-        obj = data if target == "top" or not isinstance(data.get("workloads"), list) or not data["workloads"] else data["workloads"][0]
+        obj = (
+            data
+            if target == "top" or not isinstance(data.get("workloads"), list) or not data["workloads"]
+            else data["workloads"][0]
+        )
         if not isinstance(obj, dict):
             break
         action = draw(st.sampled_from(["replace", "replace", "replace", "delete", "add"]))

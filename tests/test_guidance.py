@@ -26,7 +26,8 @@ def test_an_offer_catalog_passed_as_the_workload_is_named(command):
     # one message, not one schema error per offer
     assert _problems(res.output) == [
         f"✗ {CATALOG}: error: this is an offer catalog (a list of offers), not a workload file; pass "
-        "it with --offers, and the workload (a YAML file with `workloads:`) as the first argument"]
+        "it with --offers, and the workload (a YAML file with `workloads:`) as the first argument"
+    ]
 
 
 def test_a_csv_catalog_passed_as_the_workload_is_named(tmp_path):
@@ -42,7 +43,8 @@ def test_a_workload_passed_as_offers_is_named():
     assert res.exit_code == 1
     assert _problems(res.output) == [
         f"✗ {WORKLOAD}: error: this is a workload file (it has `workloads:`), not an offer catalog; "
-        "pass it as the command's first argument, and its catalog with --offers"]
+        "pass it as the command's first argument, and its catalog with --offers"
+    ]
 
 
 MISSPELT = """\
@@ -67,8 +69,10 @@ def test_a_misspelled_workload_or_project_field_gets_a_did_you_mean(tmp_path):
     assert res.exit_code == 1
     assert f"✗ {path}:3: error: horizon_month: unknown field (did you mean 'horizon_months'?)" in res.output
     assert f"✗ {path}:4: error: sizing.min_eficiency: unknown field (did you mean 'min_efficiency'?)" in res.output
-    assert (f"✗ {path}:11: error: workloads[0].checkpoint_every_hour: unknown field "
-            "(did you mean 'checkpoint_every_hours'?)") in res.output
+    assert (
+        f"✗ {path}:11: error: workloads[0].checkpoint_every_hour: unknown field "
+        "(did you mean 'checkpoint_every_hours'?)"
+    ) in res.output
     # nothing close: the old advice
     path.write_text(MISSPELT.replace("horizon_month: 12", "zzz: 12"))
     res = cli("size", str(path))
@@ -92,8 +96,10 @@ def test_a_misspelled_column_is_named_once_at_the_header(tmp_path):
     csv_path = write_csv(tmp_path / "quotes.csv", rows)
     res = cli("offers", "validate", str(csv_path))
     assert res.exit_code == 1
-    assert _problems(res.output) == [f"✗ {csv_path} row 1: error: pricee_per_node_month: unknown column (did you mean "
-                                     "'price_per_node_month'?); the columns are listed by `procure offers template`"]
+    assert _problems(res.output) == [
+        f"✗ {csv_path} row 1: error: pricee_per_node_month: unknown column (did you mean "
+        "'price_per_node_month'?); the columns are listed by `procure offers template`"
+    ]
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.append(list(rows[0]))
@@ -103,8 +109,10 @@ def test_a_misspelled_column_is_named_once_at_the_header(tmp_path):
     wb.save(xlsx)
     res = cli("offers", "validate", str(xlsx))
     assert res.exit_code == 1
-    assert _problems(res.output) == [f"✗ {xlsx} row 1: error: pricee_per_node_month: unknown column (did you mean "
-                                     "'price_per_node_month'?); the columns are listed by `procure offers template`"]
+    assert _problems(res.output) == [
+        f"✗ {xlsx} row 1: error: pricee_per_node_month: unknown column (did you mean "
+        "'price_per_node_month'?); the columns are listed by `procure offers template`"
+    ]
 
 
 SMALL_LAB = """\
@@ -125,8 +133,19 @@ workloads:
 """
 
 # 8 × RTX 4090 per box, 25 Gb/s Ethernet between boxes: a multi-node shape is refused (fabric < 100 Gb/s)
-RTX = dict(GOOD_ROW, id="rtx-4090-box", gpu="RTX-4090-24GB", gpus_per_node=8, intra_node="pcie", inter_node="eth-25g",
-           inter_node_rails=1, ram_gb=256, nvme_tb=4, cpu_cores=64, max_nodes=4)
+RTX = dict(
+    GOOD_ROW,
+    id="rtx-4090-box",
+    gpu="RTX-4090-24GB",
+    gpus_per_node=8,
+    intra_node="pcie",
+    inter_node="eth-25g",
+    inter_node_rails=1,
+    ram_gb=256,
+    nvme_tb=4,
+    cpu_cores=64,
+    max_nodes=4,
+)
 
 
 def test_size_prints_a_dash_for_the_hours_of_a_rejected_shape(tmp_path):

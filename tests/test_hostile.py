@@ -36,13 +36,21 @@ def _limits(cpu: int = CPU_SECONDS) -> None:  # runs in the child, before procur
 
 def run_limited(args: list[str], cwd: Path, cpu: int | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", COLUMNS="160")
-    return subprocess.run([sys.executable, "-m", "procure", *args], cwd=cwd, preexec_fn=lambda: _limits(cpu or CPU_SECONDS),
-                          capture_output=True, timeout=WALL_SECONDS, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "procure", *args],
+        cwd=cwd,
+        preexec_fn=lambda: _limits(cpu or CPU_SECONDS),
+        capture_output=True,
+        timeout=WALL_SECONDS,
+        env=env,
+    )
 
 
 def assert_clean_refusal(res: subprocess.CompletedProcess, expect: str, codes=(1,)) -> str:
     out = (res.stdout + res.stderr).decode("utf-8", "replace")
-    assert res.returncode in codes, f"exit {res.returncode} (a negative code is a signal: -24 CPU limit, -9 killed)\n{out[-3000:]}"
+    assert res.returncode in codes, (
+        f"exit {res.returncode} (a negative code is a signal: -24 CPU limit, -9 killed)\n{out[-3000:]}"
+    )
     assert "Traceback" not in out, out[-3000:]
     assert len(out.encode()) <= MAX_OUTPUT_BYTES, f"{len(out):,} characters of output"
     assert expect in out, out[-3000:]
@@ -102,9 +110,13 @@ def test_a_valid_input_passes_under_the_same_limits(corpus):
 def test_fifo_as_workload_or_catalog_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "w.yaml")
     os.mkfifo(tmp_path / "c.csv")
-    out = assert_clean_refusal(run_limited(["size", "w.yaml", "--gpu", "H100", "--gpus", "8"], tmp_path), "named pipe (FIFO)")
+    out = assert_clean_refusal(
+        run_limited(["size", "w.yaml", "--gpu", "H100", "--gpus", "8"], tmp_path), "named pipe (FIFO)"
+    )
     assert "w.yaml: error: workload file is a named pipe (FIFO), not a regular file; give a file" in out
-    assert_clean_refusal(run_limited(["offers", "validate", "c.csv"], tmp_path), "c.csv: error: catalog is a named pipe (FIFO)")
+    assert_clean_refusal(
+        run_limited(["offers", "validate", "c.csv"], tmp_path), "c.csv: error: catalog is a named pipe (FIFO)"
+    )
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
@@ -113,9 +125,16 @@ def test_device_as_workload_or_catalog_is_refused_unread(tmp_path, device):
         pytest.skip(f"{device} is not on this system")
     for name in ("w.yaml", "c.csv", "c.xlsx"):
         (tmp_path / name).symlink_to(device)
-    assert_clean_refusal(run_limited(["size", "w.yaml", "--gpu", "H100", "--gpus", "8"], tmp_path), "is a character device, not a regular file")
-    assert_clean_refusal(run_limited(["offers", "validate", "c.csv"], tmp_path), "is a character device, not a regular file")
-    assert_clean_refusal(run_limited(["offers", "validate", "c.xlsx"], tmp_path), "is a character device, not a regular file")
+    assert_clean_refusal(
+        run_limited(["size", "w.yaml", "--gpu", "H100", "--gpus", "8"], tmp_path),
+        "is a character device, not a regular file",
+    )
+    assert_clean_refusal(
+        run_limited(["offers", "validate", "c.csv"], tmp_path), "is a character device, not a regular file"
+    )
+    assert_clean_refusal(
+        run_limited(["offers", "validate", "c.xlsx"], tmp_path), "is a character device, not a regular file"
+    )
 
 
 def test_socket_as_catalog_is_refused(tmp_path):
@@ -168,11 +187,22 @@ def test_an_output_that_is_a_symlink_is_refused_before_any_work(tmp_path, dangli
         target.write_text("keep me")
     (tmp_path / "plan.json").symlink_to(target)
     (tmp_path / "r.xlsx").symlink_to(tmp_path / "nowhere.xlsx")
-    out = assert_clean_refusal(run_limited(["solve", "missing.yaml", "--json", "plan.json"], tmp_path), "plan.json: error: --json: is a symbolic link")
-    assert "elsewhere.json" in out and ("which does not exist" in out) == dangling and "workload file not found" not in out
-    out = assert_clean_refusal(run_limited(["size", "missing.yaml", "--json", "plan.json"], tmp_path), "--json: is a symbolic link")
-    out = assert_clean_refusal(run_limited(["solve", "missing.yaml", "--out", "r.xlsx"], tmp_path), "r.xlsx: error: --out: is a symbolic link")
-    assert (tmp_path / "plan.json").is_symlink() and (target.read_text() == "keep me" if not dangling else not target.exists())
+    out = assert_clean_refusal(
+        run_limited(["solve", "missing.yaml", "--json", "plan.json"], tmp_path),
+        "plan.json: error: --json: is a symbolic link",
+    )
+    assert (
+        "elsewhere.json" in out and ("which does not exist" in out) == dangling and "workload file not found" not in out
+    )
+    out = assert_clean_refusal(
+        run_limited(["size", "missing.yaml", "--json", "plan.json"], tmp_path), "--json: is a symbolic link"
+    )
+    out = assert_clean_refusal(
+        run_limited(["solve", "missing.yaml", "--out", "r.xlsx"], tmp_path), "r.xlsx: error: --out: is a symbolic link"
+    )
+    assert (tmp_path / "plan.json").is_symlink() and (
+        target.read_text() == "keep me" if not dangling else not target.exists()
+    )
 
 
 def test_a_symlink_inside_the_csv_folder_is_refused_before_any_work(tmp_path):

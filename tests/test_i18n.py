@@ -28,13 +28,16 @@ from procure.solver.planner import plan_project
 from helpers import ROOT, cli, offer, project, workload
 
 SOFFICE = shutil.which("soffice")
-needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate or print the workbook")
+needs_soffice = pytest.mark.skipif(
+    SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate or print the workbook"
+)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ZH = Lang("zh-CN", currency="CNY")
 WAN = Lang("zh-CN", "wan", currency="CNY")
 
 
 # --- the catalogue ----------------------------------------------------------------------------------
+
 
 def _strings(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -58,7 +61,12 @@ def labels_in_code() -> dict[str, str]:
                 args = node.args[:1]
             elif name in ("N_", "Ns") or (name == "each" and isinstance(f, ast.Attribute)):
                 args = node.args
-            elif name == "p" and isinstance(f, ast.Attribute) and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant):
+            elif (
+                name == "p"
+                and isinstance(f, ast.Attribute)
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 for s in _strings(node.args[1]):  # a label with its context (msgctxt)
                     found.setdefault(f"{node.args[0].value}\x04{s}", f"{path.relative_to(ROOT)}:{node.lineno}")
                 continue
@@ -73,7 +81,15 @@ def labels_in_code() -> dict[str, str]:
 def test_the_extractor_finds_the_labels_of_every_report():
     found = labels_in_code()
     assert len(found) > 400
-    for label in ("Summary", "Cash flow", "Recommendation", "hybrid (free)", "capex (purchases)", "Plan per workload", "vs_recommended_pct"):
+    for label in (
+        "Summary",
+        "Cash flow",
+        "Recommendation",
+        "hybrid (free)",
+        "capex (purchases)",
+        "Plan per workload",
+        "vs_recommended_pct",
+    ):
         assert label in found, label
 
 
@@ -91,8 +107,18 @@ def test_translations_keep_every_placeholder_and_its_format():
 
 def test_translations_use_the_finance_terms_of_the_glossary():
     cat = catalogue("zh-CN")
-    terms = {"TCO": "总拥有成本", "NPV": "净现值", "capex (purchases)": "资本支出", "Opex": "运营支出", "depreciation": "折旧",
-             "residual value": "残值", "buy only": "自建/购买", "rent only": "裸金属租赁", "on-demand cloud": "按需云", "SPOT cloud": "竞价实例"}
+    terms = {
+        "TCO": "总拥有成本",
+        "NPV": "净现值",
+        "capex (purchases)": "资本支出",
+        "Opex": "运营支出",
+        "depreciation": "折旧",
+        "residual value": "残值",
+        "buy only": "自建/购买",
+        "rent only": "裸金属租赁",
+        "on-demand cloud": "按需云",
+        "SPOT cloud": "竞价实例",
+    }
     for en, zh in terms.items():
         assert zh in cat[en], (en, cat[en])
     glossary = (ROOT / "docs" / "glossary-zh.md").read_text(encoding="utf-8")
@@ -101,6 +127,7 @@ def test_translations_use_the_finance_terms_of_the_glossary():
 
 
 # --- English is the text in the code; zh-CN follows the locale -----------------------------------------
+
 
 def test_english_is_the_message_id_itself():
     assert EN("{n} workload(s)", n=3) == "3 workload(s)"
@@ -140,17 +167,39 @@ def test_unknown_language_or_amounts_are_refused():
 
 OFFERS = [
     offer(id="buy-h100", vendor="自建机房", mode="buy", lead_time_days=30, max_nodes=4),
-    offer(id="rent-h100", vendor="上海裸金属", mode="rent", price_per_node_month=90_000, setup_fee_per_node=5000, min_term_months=2),
-    offer(id="cloud-h100", vendor="云厂商", mode="cloud", price_per_node_hour=640.0, spot=True, spot_overhead_pct=0.15, max_nodes=4),
+    offer(
+        id="rent-h100",
+        vendor="上海裸金属",
+        mode="rent",
+        price_per_node_month=90_000,
+        setup_fee_per_node=5000,
+        min_term_months=2,
+    ),
+    offer(
+        id="cloud-h100",
+        vendor="云厂商",
+        mode="cloud",
+        price_per_node_hour=640.0,
+        spot=True,
+        spot_overhead_pct=0.15,
+        max_nodes=4,
+    ),
 ]
 
 
 @pytest.fixture(scope="module")
 def result():
-    p = project([workload(name="pretrain", method="pretrain", tokens_b=3000, earliest_start_days=35, deadline_days=700),
-                 workload(name="ft-early", tokens_b=2, deadline_days=30),
-                 workload(name="ft-late", tokens_b=20, earliest_start_days=300, deadline_days=400)],
-                currency="CNY", horizon_months=24, discount_rate=0.06, language="zh-CN")
+    p = project(
+        [
+            workload(name="pretrain", method="pretrain", tokens_b=3000, earliest_start_days=35, deadline_days=700),
+            workload(name="ft-early", tokens_b=2, deadline_days=30),
+            workload(name="ft-late", tokens_b=20, earliest_start_days=300, deadline_days=400),
+        ],
+        currency="CNY",
+        horizon_months=24,
+        discount_rate=0.06,
+        language="zh-CN",
+    )
     r = plan_project(p, OFFERS)
     assert r.plan is not None
     assert {"buy", "cloud"} <= set(r.plan.modes())
@@ -196,7 +245,12 @@ def test_every_sheet_reads_in_chinese(books):
     english = {k for k in labels_in_code() if cat.get(k) != k} - {*PRICE_FIELDS, "lead_time_days", "; ", ", ", ":"}
     for ws in wb.worksheets:
         assert CJK.search(str(ws["A1"].value)), ws.title  # the title
-        left = [(c.coordinate, c.value) for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value in english]
+        left = [
+            (c.coordinate, c.value)
+            for row in ws.iter_rows()
+            for c in row
+            if isinstance(c.value, str) and c.value in english
+        ]
         assert not left, (ws.title, left[:10])
     header = [c.value for c in wb[ZH("Plan")][3]]
     assert "训练任务" in header and "成本（元）" in header
@@ -224,9 +278,24 @@ def test_csv_header_rows_in_chinese_and_values_unchanged(result):
 
 # --- LibreOffice: recalculation and print ------------------------------------------------------------------
 
+
 def _soffice(paths, fmt, out, profile):
-    subprocess.run([SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--calc", "--convert-to", fmt, "--outdir", str(out),
-                    *map(str, paths)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            SOFFICE,
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            fmt,
+            "--outdir",
+            str(out),
+            *map(str, paths),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
 
 
 def _named(wb, name):
@@ -244,7 +313,9 @@ def test_the_chinese_workbooks_recalculate_to_the_english_totals(result, books, 
     for name in names:
         en = _named(recalc["en"], name)
         assert _named(recalc["zh"], name) == pytest.approx(en, abs=0.01), name
-        assert _named(recalc["wan"], name) == pytest.approx(en, abs=0.01), name  # 万 is a format: the cells keep full values
+        assert _named(recalc["wan"], name) == pytest.approx(en, abs=0.01), (
+            name
+        )  # 万 is a format: the cells keep full values
     assert _named(recalc["en"], "total_cost") == pytest.approx(result.plan.total_cost, abs=0.01)
     # the live sentence recalculates to what was cached
     zh = recalc["zh"][ZH("Summary")]["A6"].value
@@ -261,22 +332,27 @@ def test_the_printed_chinese_workbook_has_every_glyph(result, books, tmp_path_fa
     _soffice([books["zh"], books["wan"]], "pdf", out, profile)
     for name in ("zh", "wan"):
         pdf = out / f"{name}.pdf"
-        fonts = subprocess.run(["pdffonts", str(pdf)], check=True, capture_output=True, text=True).stdout.splitlines()[2:]
+        fonts = subprocess.run(["pdffonts", str(pdf)], check=True, capture_output=True, text=True).stdout.splitlines()[
+            2:
+        ]
         assert fonts, "no fonts in the PDF"
         assert any("NotoSansCJK" in f or "NotoSerifCJK" in f for f in fonts), fonts
         for line in fonts:  # every font embedded, none a substitute without glyphs
             assert " yes " in line.split("  ", 1)[-1], line
-        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+        text = subprocess.run(
+            ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+        ).stdout
         assert "\ufffd" not in text and "□" not in text
         for phrase in ("建议", "关键数字", "总拥有成本", "各训练任务的计划", "自建机房", "上海裸金属"):
             assert phrase in text, phrase
-    wan = subprocess.run(["pdftotext", "-layout", str(out / "wan.pdf"), "-"], check=True, capture_output=True, text=True).stdout
+    wan = subprocess.run(
+        ["pdftotext", "-layout", str(out / "wan.pdf"), "-"], check=True, capture_output=True, text=True
+    ).stdout
     total = result.plan.total_cost / 10_000
     assert f"{total:.1f}万元" in wan, f"{total:.1f}万元"
 
 
 # --- the command line --------------------------------------------------------------------------------------
-
 
 
 SMALL = """name: small
@@ -321,10 +397,24 @@ def test_a_bad_language_setting_in_the_workload_is_bad_input(line, field, tmp_pa
 def test_solve_in_chinese_keeps_the_json_english(tmp_path):
     wl = tmp_path / "w.yaml"
     wl.write_text(SMALL + "language: zh-CN\namounts_in: wan\n")
-    zh = cli("solve", wl, "--json", tmp_path / "zh.json", "--csv", tmp_path / "csv", "--no-compare", "--runner-ups", "0")
+    zh = cli(
+        "solve", wl, "--json", tmp_path / "zh.json", "--csv", tmp_path / "csv", "--no-compare", "--runner-ups", "0"
+    )
     assert zh.exit_code == 0, zh.output
     assert "建议" in zh.output and "万元" in zh.output
-    en = cli("solve", wl, "--lang", "en", "--amounts-in", "unit", "--json", tmp_path / "en.json", "--no-compare", "--runner-ups", "0")
+    en = cli(
+        "solve",
+        wl,
+        "--lang",
+        "en",
+        "--amounts-in",
+        "unit",
+        "--json",
+        tmp_path / "en.json",
+        "--no-compare",
+        "--runner-ups",
+        "0",
+    )
     assert en.exit_code == 0 and "Recommendation" in en.output and "建议" not in en.output
 
     def keys(x, at=""):
@@ -364,6 +454,7 @@ def test_catalogue_reads_the_shipped_file():
 
 
 # --- the analysis sheets, console and CSV tables -------------------------------------------------------
+
 
 def test_the_analysis_in_chinese_misses_no_label(tmp_path):
     from procure.reports.analysis_console import print_analysis

@@ -54,8 +54,18 @@ def test_every_number_field_has_a_documented_upper_bound(model):
     assert not unbounded, f"{model.__name__}: no upper bound on {unbounded}"
 
 
-NUMBER_FIELDS = ["gpus_per_node", "inter_node_rails", "ram_gb", "nvme_tb", "cpu_cores", "max_nodes", "lead_time_days",
-                 "price_per_node_month", "setup_fee_per_node", "min_term_months"]
+NUMBER_FIELDS = [
+    "gpus_per_node",
+    "inter_node_rails",
+    "ram_gb",
+    "nvme_tb",
+    "cpu_cores",
+    "max_nodes",
+    "lead_time_days",
+    "price_per_node_month",
+    "setup_fee_per_node",
+    "min_term_months",
+]
 
 
 @pytest.mark.parametrize("field", NUMBER_FIELDS)
@@ -67,7 +77,9 @@ def test_a_boolean_is_never_a_number_in_an_offer(field, value):
 
     with pytest.raises(ValidationError) as exc:
         Offer.model_validate(dict(ROW, **{field: value}))
-    assert [str(p) for p in problems_from(exc.value, "c.yaml")] == [f"c.yaml: error: {field}: {str(value).lower()} is not a number; write the number itself"]
+    assert [str(p) for p in problems_from(exc.value, "c.yaml")] == [
+        f"c.yaml: error: {field}: {str(value).lower()} is not a number; write the number itself"
+    ]
 
 
 def test_true_in_an_xlsx_price_cell_is_refused_not_read_as_1(tmp_path):
@@ -80,7 +92,9 @@ def test_true_in_an_xlsx_price_cell_is_refused_not_read_as_1(tmp_path):
     wb.save(path)
     with pytest.raises(InputError) as exc:
         load_catalog([path])
-    assert "q.xlsx row 2: error: price_per_node_month: true is not a number; write the number itself" in problems(exc.value)
+    assert "q.xlsx row 2: error: price_per_node_month: true is not a number; write the number itself" in problems(
+        exc.value
+    )
 
 
 @pytest.mark.parametrize("text", ["inf", "-inf", "Infinity", "1e309", "nan", "NaN"])
@@ -97,15 +111,18 @@ def _w(tmp_path, top=None, **job):
     return p
 
 
-@pytest.mark.parametrize("top,job,needle", [
-    (None, {"tokens_b": ".inf"}, "workloads[0].tokens_b: Input should be a finite number"),
-    ({"budget": ".inf"}, {}, "budget: Input should be a finite number"),
-    ({"budget": ".nan"}, {}, "budget: Input should be a finite number"),
-    (None, {"tokens_b": "1e300"}, "workloads[0].tokens_b: Input should be less than or equal to 10000000"),
-    (None, {"deadline_days": "9" * 5000}, "a number with 5,000 characters is out of range"),
-    (None, {"deadline_days": "true"}, "workloads[0].deadline_days: true is not a number"),
-    ({"electricity_price_per_kwh": "1e20"}, {}, "electricity_price_per_kwh: Input should be less than or equal to"),
-])
+@pytest.mark.parametrize(
+    "top,job,needle",
+    [
+        (None, {"tokens_b": ".inf"}, "workloads[0].tokens_b: Input should be a finite number"),
+        ({"budget": ".inf"}, {}, "budget: Input should be a finite number"),
+        ({"budget": ".nan"}, {}, "budget: Input should be a finite number"),
+        (None, {"tokens_b": "1e300"}, "workloads[0].tokens_b: Input should be less than or equal to 10000000"),
+        (None, {"deadline_days": "9" * 5000}, "a number with 5,000 characters is out of range"),
+        (None, {"deadline_days": "true"}, "workloads[0].deadline_days: true is not a number"),
+        ({"electricity_price_per_kwh": "1e20"}, {}, "electricity_price_per_kwh: Input should be less than or equal to"),
+    ],
+)
 def test_workload_numbers_out_of_range_exit_1(tmp_path, top, job, needle):
     res = cli("solve", _w(tmp_path, top, **job), "--no-compare")
     assert res.exit_code == 1 and needle in res.output, res.output
@@ -121,29 +138,48 @@ def test_a_5000_digit_integer_in_a_catalog_is_an_input_error(tmp_path):
 # --- dates -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value,needle", [
-    ("2026-13-01", "start_date: '2026-13-01' is not a calendar date (month must be in 1..12); write YYYY-MM-DD"),
-    ("0000-01-01", "start_date: '0000-01-01' is not a calendar date"),
-    ("9999-12-31", "start_date: 9999-12-31 is outside 2000–2100; check the year"),
-    ("1999-12-31", "start_date: 1999-12-31 is outside 2000–2100"),
-    ("1796083200", "start_date: expected a date written YYYY-MM-DD, e.g. 2026-12-01 (got 1796083200); a number is not read as a date"),
-    ("46357", "looks like an Excel serial day number (2026-12-01): format the cell as a date, or type the date as text"),
-    ("2026-1-1", "expected a date written YYYY-MM-DD"),
-    ("true", "expected a date written YYYY-MM-DD"),
-])
+@pytest.mark.parametrize(
+    "value,needle",
+    [
+        ("2026-13-01", "start_date: '2026-13-01' is not a calendar date (month must be in 1..12); write YYYY-MM-DD"),
+        ("0000-01-01", "start_date: '0000-01-01' is not a calendar date"),
+        ("9999-12-31", "start_date: 9999-12-31 is outside 2000–2100; check the year"),
+        ("1999-12-31", "start_date: 1999-12-31 is outside 2000–2100"),
+        (
+            "1796083200",
+            "start_date: expected a date written YYYY-MM-DD, e.g. 2026-12-01 (got 1796083200); a number is not read as a date",
+        ),
+        (
+            "46357",
+            "looks like an Excel serial day number (2026-12-01): format the cell as a date, or type the date as text",
+        ),
+        ("2026-1-1", "expected a date written YYYY-MM-DD"),
+        ("true", "expected a date written YYYY-MM-DD"),
+    ],
+)
 def test_bad_start_dates_exit_1_saying_what_to_write(tmp_path, value, needle):
     res = cli("solve", _w(tmp_path, {"start_date": value}), "--no-compare")
     assert res.exit_code == 1 and needle in res.output, res.output
 
 
 def test_quoted_on_dates_in_csv_and_xlsx(tmp_path):
-    (tmp_path / "c.csv").write_text(_csv([dict(ROW, id="a", quoted_on="2025-02-30"), dict(ROW, id="b", quoted_on="46357"),
-                                          dict(ROW, id="c", quoted_on="2026-11-01T00:00:00")]))
+    (tmp_path / "c.csv").write_text(
+        _csv(
+            [
+                dict(ROW, id="a", quoted_on="2025-02-30"),
+                dict(ROW, id="b", quoted_on="46357"),
+                dict(ROW, id="c", quoted_on="2026-11-01T00:00:00"),
+            ]
+        )
+    )
     with pytest.raises(InputError) as exc:
         load_catalog([tmp_path / "c.csv"])
     text = problems(exc.value)
     assert "row 2: error: quoted_on: '2025-02-30' is not a calendar date (day is out of range for month)" in text
-    assert "row 3: error: quoted_on: expected a date written YYYY-MM-DD, e.g. 2026-12-01 (got '46357'); '46357' looks like an Excel serial day number (2026-12-01)" in text
+    assert (
+        "row 3: error: quoted_on: expected a date written YYYY-MM-DD, e.g. 2026-12-01 (got '46357'); '46357' looks like an Excel serial day number (2026-12-01)"
+        in text
+    )
     assert "row 4: error: quoted_on: expected a date written YYYY-MM-DD" in text
     # a real date cell in a workbook is a date
     path = tmp_path / "q.xlsx"
@@ -164,7 +200,13 @@ def test_a_far_future_start_date_no_longer_crashes_after_solving(tmp_path):
     """`start_date: 9999-12-31` solved, then crashed with OverflowError while printing; no JSON."""
     res = cli("solve", _w(tmp_path, {"start_date": "9999-12-31"}), "--json", tmp_path / "p.json", "--no-compare")
     assert res.exit_code == 1 and "outside 2000–2100" in res.output
-    res = cli("solve", _w(tmp_path, {"start_date": "2100-12-31", "horizon_months": "12"}), "--json", tmp_path / "p.json", "--no-compare")
+    res = cli(
+        "solve",
+        _w(tmp_path, {"start_date": "2100-12-31", "horizon_months": "12"}),
+        "--json",
+        tmp_path / "p.json",
+        "--no-compare",
+    )
     assert res.exit_code in (0, 2), res.output  # the last day of the window plans and prints
 
 
@@ -173,16 +215,26 @@ def test_a_far_future_start_date_no_longer_crashes_after_solving(tmp_path):
 
 def test_control_characters_in_names_are_refused_at_load(tmp_path):
     res = cli("solve", _w(tmp_path, {"name": '"demo \\e[2J\\e[31mRED"'}), "--no-compare")
-    assert res.exit_code == 1 and "name: name contains the control character \\x1b at position 6; use printable text only" in res.output
+    assert (
+        res.exit_code == 1
+        and "name: name contains the control character \\x1b at position 6; use printable text only" in res.output
+    )
     assert "\x1b" not in res.output
     (tmp_path / "c.csv").write_text(_csv([dict(ROW, vendor="V\x1b]0;title\x07", region="us-east\x9b")]))
     res = cli("offers", "validate", tmp_path / "c.csv")
     assert res.exit_code == 1 and "vendor contains the control character \\x1b at position 2" in res.output
-    assert "region contains the control character \\x9b" in res.output and "\x1b" not in res.output and "\x9b" not in res.output
+    assert (
+        "region contains the control character \\x9b" in res.output
+        and "\x1b" not in res.output
+        and "\x9b" not in res.output
+    )
 
 
 def test_whitespace_in_names_is_one_space_so_near_duplicates_are_duplicates(tmp_path):
-    text = _workload().replace("workloads:\n", "workloads:\n  - {name: \"a\\t\", model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30}\n")
+    text = _workload().replace(
+        "workloads:\n",
+        'workloads:\n  - {name: "a\\t", model: llama-2-7b, method: lora, tokens_b: 0.5, deadline_days: 30}\n',
+    )
     (tmp_path / "w.yaml").write_text(text)
     with pytest.raises(InputError) as exc:
         load_project(tmp_path / "w.yaml")
@@ -230,8 +282,10 @@ def test_cells_beyond_the_header_are_one_problem(tmp_path):
     wb.save(tmp_path / "q.xlsx")
     with pytest.raises(InputError) as exc:
         load_catalog([tmp_path / "q.xlsx"])
-    assert problems(exc.value) == (f"{tmp_path / 'q.xlsx'} row 2: error: cells beyond the header's 20 columns, first in column 22 "
-                                   "(and in 2 more rows); give each column a header or delete the stray cells")
+    assert problems(exc.value) == (
+        f"{tmp_path / 'q.xlsx'} row 2: error: cells beyond the header's 20 columns, first in column 22 "
+        "(and in 2 more rows); give each column a header or delete the stray cells"
+    )
 
 
 # --- outputs: CSV injection and the terminal ------------------------------------------------------
@@ -240,22 +294,50 @@ def test_cells_beyond_the_header_are_one_problem(tmp_path):
 def test_csv_cells_quote_text_and_defuse_formulas_after_blanks_and_controls():
     from procure.reports.csv_report import _csv_bytes
 
-    hostile = ["=1+1", " =1+1", "\r=1+1", "job\r=1+1", "\x1b=HYPERLINK(\"x\")", "=cmd|' /C calc'!A0", "@SUM(A1)", "\t-2", "plain", 3.5, -2]
+    hostile = [
+        "=1+1",
+        " =1+1",
+        "\r=1+1",
+        "job\r=1+1",
+        '\x1b=HYPERLINK("x")',
+        "=cmd|' /C calc'!A0",
+        "@SUM(A1)",
+        "\t-2",
+        "plain",
+        3.5,
+        -2,
+    ]
     data = _csv_bytes(["v"], [[v] for v in hostile]).decode()
     rows = list(csv.reader(io.StringIO(data)))
     assert len(rows) == len(hostile) + 1  # no value ended a record early
     cells = [r[0] for r in rows[1:]]
     assert cells[:3] == ["'=1+1", "' =1+1", "'\\x0d=1+1"]
     assert cells[3] == "job\\x0d=1+1"  # no line break: nothing starts a new row
-    assert cells[4].startswith("'\\x1b=") and cells[5].startswith("'=cmd") and cells[6] == "'@SUM(A1)" and cells[7] == "'\\x09-2"
+    assert (
+        cells[4].startswith("'\\x1b=")
+        and cells[5].startswith("'=cmd")
+        and cells[6] == "'@SUM(A1)"
+        and cells[7] == "'\\x09-2"
+    )
     assert cells[8:] == ["plain", "3.5", "-2"]
     assert '"plain"' in data and "\n3.5\n" in data  # text quoted, numbers not
 
 
 def test_a_vendor_written_as_a_formula_lands_defused_in_every_csv(tmp_path):
     vendor = "=cmd|' /C calc'!A0"
-    offers = [dict(ROW, id="evil", vendor=vendor, mode="cloud", price_per_node_hour=20, price_per_node_month=None,
-                   setup_fee_per_node=None, min_term_months=None, lead_time_days=0)]
+    offers = [
+        dict(
+            ROW,
+            id="evil",
+            vendor=vendor,
+            mode="cloud",
+            price_per_node_hour=20,
+            price_per_node_month=None,
+            setup_fee_per_node=None,
+            min_term_months=None,
+            lead_time_days=0,
+        )
+    ]
     (tmp_path / "c.csv").write_text(_csv(offers))
     res = cli("solve", _w(tmp_path), "--offers", tmp_path / "c.csv", "--no-compare", "--csv", tmp_path / "out")
     assert res.exit_code == 0, res.output
@@ -300,7 +382,11 @@ def test_a_carriage_return_in_a_name_cannot_start_a_live_formula_row(tmp_path):
     cloud = dict(ROW, id="evil", vendor=" =cmd|' /C calc'!A0", mode="cloud", price_per_node_hour=20, lead_time_days=0)
     for k in ("price_per_node_month", "setup_fee_per_node", "min_term_months"):
         cloud.pop(k)
-    (tmp_path / "c.yaml").write_text("offers:\n  - " + "\n    ".join(f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}" for k, v in cloud.items()) + "\n")
+    (tmp_path / "c.yaml").write_text(
+        "offers:\n  - "
+        + "\n    ".join(f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}" for k, v in cloud.items())
+        + "\n"
+    )
     (tmp_path / "w.yaml").write_text(_workload(name='"job\\r=1+1"'))
     res = cli("solve", tmp_path / "w.yaml", "--offers", tmp_path / "c.yaml", "--no-compare", "--csv", tmp_path / "out")
     assert res.exit_code == 0, res.output

@@ -28,14 +28,24 @@ def test_slugs_are_unique_and_free_of_mangled_characters():
     # sorted order decides who keeps the plain slug: '-' (0x2d) < '.' < '_' (0x5f)
     assert names.offer == {"gpu-a": "gpu_a", "gpu.a": "gpu.a", "gpu_a": "gpu_a~2"}
     # sorted: "job a" < "job+a" < "job-a" < "job/a" < "job>a" < "job[a]" < "job_a"; "job[a]" slugs to "job_a_"
-    assert names.workload == {"job a": "job_a", "job+a": "job_a~2", "job-a": "job_a~3", "job/a": "job_a~4",
-                              "job>a": "job_a~5", "job[a]": "job_a_", "job_a": "job_a~6"}
+    assert names.workload == {
+        "job a": "job_a",
+        "job+a": "job_a~2",
+        "job-a": "job_a~3",
+        "job/a": "job_a~4",
+        "job>a": "job_a~5",
+        "job[a]": "job_a_",
+        "job_a": "job_a~6",
+    }
     assert slug("H100 [spot]/x") == "H100__spot__x"
 
 
 def _model():
-    p = project([dict(name=w, model="llama-2-7b", method="full", tokens_b=1, deadline_days=60) for w in WORKLOADS],
-                electricity_price_per_kwh=0, budget=10_000_000)
+    p = project(
+        [dict(name=w, model="llama-2-7b", method="full", tokens_b=1, deadline_days=60) for w in WORKLOADS],
+        electricity_price_per_kwh=0,
+        budget=10_000_000,
+    )
     offers = [offer(mode=m, id=i, max_nodes=2) for m, i in OFFERS]
     hours = {(w, i, 1): 200.0 for w in WORKLOADS for _m, i in OFFERS}
     sizings, _resize = fixed_sizings(p, offers, hours)
@@ -51,8 +61,22 @@ def _coef(row, var):
 def test_rows_of_lookalike_ids_stay_apart_and_read_without_index_maps(tmp_path):
     model = _model()  # PuLP raises "overlapping constraint names" if two rows got one name
     rows = model.prob.constraints
-    families = {"assign", "buy_cap", "rent_cap", "cloud_cap", "buy_job", "rent_job", "rent_whole", "rent_order_S", "rent_order_E",
-                "rent_term", "rent_close", "rent_avail", "buy_sym", "budget"}
+    families = {
+        "assign",
+        "buy_cap",
+        "rent_cap",
+        "cloud_cap",
+        "buy_job",
+        "rent_job",
+        "rent_whole",
+        "rent_order_S",
+        "rent_order_E",
+        "rent_term",
+        "rent_close",
+        "rent_avail",
+        "buy_sym",
+        "budget",
+    }
     for name in rows:
         assert re.fullmatch(r"[A-Za-z0-9_.,~]+", name), name
         assert any(name == f or name.startswith(f + "_") for f in families), name

@@ -18,7 +18,9 @@ def instance(seed: int, n_workloads: int, **project_kw):
     """Jobs with windows over 8 months on a daily grid, 1 or 2 nodes on any of six capped buy / rent /
     cloud offers (minimum terms 1–3 months): some windows overlap, most starts do not interact."""
     rng = random.Random(seed)
-    workloads, offers, hours = windowed_jobs(rng, n_workloads, 6, window=(15, 40), max_nodes=[2, 3], base_days=(4, 12), id_sep="-")
+    workloads, offers, hours = windowed_jobs(
+        rng, n_workloads, 6, window=(15, 40), max_nodes=[2, 3], base_days=(4, 12), id_sep="-"
+    )
     p = project(workloads, period_days=1, horizon_months=9, **project_kw)
     sizings, _ = fixed_sizings(p, offers, hours)
     by_id = {o.id: o for o in offers}

@@ -15,12 +15,35 @@ from procure.models.project import Project, load_project
 from helpers import project, workload
 
 REQUIRED_GPUS = [
-    "RTX-4090-24GB", "RTX-A6000-48GB", "RTX-6000-ADA-48GB", "L40S-48GB", "A100-PCIE-40GB", "A100-SXM-40GB", "A100-SXM-80GB",
-    "H100-PCIE-80GB", "H100-SXM-80GB", "H800-SXM-80GB", "H200-SXM-141GB", "B200-SXM-180GB", "MI300X-192GB",
+    "RTX-4090-24GB",
+    "RTX-A6000-48GB",
+    "RTX-6000-ADA-48GB",
+    "L40S-48GB",
+    "A100-PCIE-40GB",
+    "A100-SXM-40GB",
+    "A100-SXM-80GB",
+    "H100-PCIE-80GB",
+    "H100-SXM-80GB",
+    "H800-SXM-80GB",
+    "H200-SXM-141GB",
+    "B200-SXM-180GB",
+    "MI300X-192GB",
 ]
 REQUIRED_PRESETS = [
-    "deepseek-llm-7b", "deepseek-llm-67b", "deepseek-coder-33b", "deepseek-v2-lite", "deepseek-v2", "deepseek-v3",
-    "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-7b", "qwen2.5-72b",
+    "deepseek-llm-7b",
+    "deepseek-llm-67b",
+    "deepseek-coder-33b",
+    "deepseek-v2-lite",
+    "deepseek-v2",
+    "deepseek-v3",
+    "llama-2-7b",
+    "llama-2-13b",
+    "llama-2-70b",
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "llama-3.1-405b",
+    "qwen2.5-7b",
+    "qwen2.5-72b",
 ]
 
 
@@ -31,6 +54,7 @@ def write(tmp_path, text: str, name: str = "workload.yaml"):
 
 
 # --- GPU table ----------------------------------------------------------------------------------
+
 
 def test_gpu_table_has_every_required_gpu_with_a_source():
     table = gpu_table()
@@ -47,7 +71,15 @@ def test_gpu_dense_bf16_is_not_the_sparse_figure():
     assert gpu_table()["A100-SXM-80GB"].bf16_dense_tflops == pytest.approx(312, rel=0.01)
 
 
-@pytest.mark.parametrize("alias,gid", [("h100", "H100-SXM-80GB"), ("H100-SXM", "H100-SXM-80GB"), ("rtx 4090", "RTX-4090-24GB"), ("mi300x", "MI300X-192GB")])
+@pytest.mark.parametrize(
+    "alias,gid",
+    [
+        ("h100", "H100-SXM-80GB"),
+        ("H100-SXM", "H100-SXM-80GB"),
+        ("rtx 4090", "RTX-4090-24GB"),
+        ("mi300x", "MI300X-192GB"),
+    ],
+)
 def test_gpu_aliases_resolve(alias, gid):
     assert gpu_table().resolve(alias) == gid
 
@@ -58,6 +90,7 @@ def test_unknown_gpu_suggests_the_close_one():
 
 
 # --- presets ------------------------------------------------------------------------------------
+
 
 def test_every_required_preset_exists():
     presets = model_presets()
@@ -83,6 +116,7 @@ def test_llama2_7b_preset_matches_its_config():
 
 # --- workload.yaml ------------------------------------------------------------------------------
 
+
 def test_minimal_project_gets_documented_defaults():
     p = project([workload()])
     assert p.currency == "USD" and p.discount_rate == 0 and set(p.allowed_modes) == {"buy", "rent", "cloud"}
@@ -96,7 +130,17 @@ def test_defaults_horizon_and_period():
 
 
 def test_inline_model_is_accepted():
-    w = workload(model={"params_b": 1.3, "layers": 24, "hidden_size": 2048, "heads": 16, "kv_heads": 16, "ffn_hidden_size": 8192, "vocab_size": 50000})
+    w = workload(
+        model={
+            "params_b": 1.3,
+            "layers": 24,
+            "hidden_size": 2048,
+            "heads": 16,
+            "kv_heads": 16,
+            "ffn_hidden_size": 8192,
+            "vocab_size": 50000,
+        }
+    )
     assert project([w]).workloads[0].model.params_b == 1.3
 
 
@@ -136,7 +180,9 @@ def test_deadline_beyond_horizon_is_an_error():
 
 
 def test_load_project_reports_every_problem_with_lines(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: demo
         horizon_months: 12
         workloads:
@@ -151,7 +197,8 @@ def test_load_project_reports_every_problem_with_lines(tmp_path):
             tokens_b: 1
             deadline_days: 30
             epochs: 2
-        """)
+        """,
+    )
     with pytest.raises(InputError) as exc:
         load_project(path)
     probs = exc.value.problems
@@ -171,10 +218,13 @@ def test_malformed_yaml_names_the_line(tmp_path):
 
 
 def test_implausible_dataset_is_a_warning(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         name: demo
         workloads:
           - {name: a, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30, dataset_tb: 50000}
-        """)
+        """,
+    )
     _, warnings = load_project(path)
     assert warnings and "implausibly large" in warnings[0].message and warnings[0].line == 3

@@ -13,12 +13,34 @@ from procure.solver.planner import plan_project
 
 from helpers import offer, project
 
-V3 = dict(name="v3-pretrain", model="deepseek-v3", method="pretrain", precision="fp8", tokens_b=14_800, seq_len=4096, deadline_days=90, dataset_tb=60)
+V3 = dict(
+    name="v3-pretrain",
+    model="deepseek-v3",
+    method="pretrain",
+    precision="fp8",
+    tokens_b=14_800,
+    seq_len=4096,
+    deadline_days=90,
+    dataset_tb=60,
+)
 
 
 def _h800(**kw):
-    base = dict(mode="rent", id="h800-rent", gpu="H800-SXM-80GB", region="cn-east", inter_node="ib-ndr", inter_node_rails=8, ram_gb=2048, nvme_tb=30.72,
-                cpu_cores=112, max_nodes=320, lead_time_days=0, price_per_node_month=12_928, min_term_months=1)
+    base = dict(
+        mode="rent",
+        id="h800-rent",
+        gpu="H800-SXM-80GB",
+        region="cn-east",
+        inter_node="ib-ndr",
+        inter_node_rails=8,
+        ram_gb=2048,
+        nvme_tb=30.72,
+        cpu_cores=112,
+        max_nodes=320,
+        lead_time_days=0,
+        price_per_node_month=12_928,
+        min_term_months=1,
+    )
     base.update(kw)
     return offer(**base)
 
@@ -38,11 +60,17 @@ def test_a_cap_the_project_sets_is_named_in_the_rejection():
     assert res.status == "infeasible"
     text = " ".join(res.hybrid.reasons["v3-pretrain"])
     assert "64 node(s) take" in text
-    assert "64 is the most nodes tried on this offer" in text and "sizing.max_nodes_per_job 64 (the offer allows 320)" in text
+    assert (
+        "64 is the most nodes tried on this offer" in text
+        and "sizing.max_nodes_per_job 64 (the offer allows 320)" in text
+    )
 
 
 def test_the_offer_cap_is_named_when_even_the_most_nodes_miss_the_deadline():
     p = project([{**V3, "deadline_days": 40}], horizon_months=12, team_region="cn-east")
     res = plan_project(p, [_h800()], compare=False, n_runner_ups=0)
     assert res.status == "infeasible"
-    assert "256 is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to the offer's max_nodes 320)" in " ".join(res.hybrid.reasons["v3-pretrain"])
+    assert (
+        "256 is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to the offer's max_nodes 320)"
+        in " ".join(res.hybrid.reasons["v3-pretrain"])
+    )

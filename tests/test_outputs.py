@@ -29,8 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 QLORA = ROOT / "examples" / "qlora-7b-week.yaml"
 
 
-
-
 def listing(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
@@ -91,7 +89,11 @@ def test_an_output_that_is_an_input_file_is_refused_before_solving(tmp_path):
     catalog.write_text(_csv([ROW]))
     before = workload.read_bytes()
     res = cli("solve", workload, "--no-compare", "--json", workload)
-    assert res.exit_code == 1 and "--json: is the input file" in res.output and "writing there would destroy it" in res.output
+    assert (
+        res.exit_code == 1
+        and "--json: is the input file" in res.output
+        and "writing there would destroy it" in res.output
+    )
     assert workload.read_bytes() == before
     # through a symbolic link (refused as a link, before the inputs are read), and for the catalog too
     (tmp_path / "link.json").symlink_to(workload)
@@ -161,16 +163,42 @@ def _fail_on_nth_temp(monkeypatch, n: int, err: int = errno.ENOSPC):
 def test_outputs_appear_all_together_or_not_at_all(tmp_path, monkeypatch):
     (tmp_path / "plan.json").write_text("old plan")
     _fail_on_nth_temp(monkeypatch, 5)  # json, xlsx, then the 3rd CSV file fails: a full disk
-    res = cli("solve", QLORA, "--no-compare", "--json", tmp_path / "plan.json", "--out", tmp_path / "r.xlsx", "--csv", tmp_path / "csv")
+    res = cli(
+        "solve",
+        QLORA,
+        "--no-compare",
+        "--json",
+        tmp_path / "plan.json",
+        "--out",
+        tmp_path / "r.xlsx",
+        "--csv",
+        tmp_path / "csv",
+    )
     assert res.exit_code == 1
-    assert "could not write the file (No space left on device); nothing was written and any previous file is unchanged" in res.output
+    assert (
+        "could not write the file (No space left on device); nothing was written and any previous file is unchanged"
+        in res.output
+    )
     assert listing(tmp_path) == ["plan.json"]  # no workbook, no csv folder, no temporary
     assert (tmp_path / "plan.json").read_text() == "old plan"
     monkeypatch.undo()
-    res = cli("solve", QLORA, "--no-compare", "--json", tmp_path / "plan.json", "--out", tmp_path / "r.xlsx", "--csv", tmp_path / "csv")
+    res = cli(
+        "solve",
+        QLORA,
+        "--no-compare",
+        "--json",
+        tmp_path / "plan.json",
+        "--out",
+        tmp_path / "r.xlsx",
+        "--csv",
+        tmp_path / "csv",
+    )
     assert res.exit_code == 0
     assert listing(tmp_path) == ["csv", "plan.json", "r.xlsx"]
-    assert sorted(listing(tmp_path / "csv")) == sorted(CSV_FILES) and json.loads((tmp_path / "plan.json").read_text())["status"] == "optimal"
+    assert (
+        sorted(listing(tmp_path / "csv")) == sorted(CSV_FILES)
+        and json.loads((tmp_path / "plan.json").read_text())["status"] == "optimal"
+    )
 
 
 def test_a_rename_that_fails_half_way_is_rolled_back(tmp_path, monkeypatch):
@@ -228,7 +256,7 @@ def test_sigterm_while_writing_removes_every_temporary(tmp_path):
             time.sleep(30)
         fileio._write_temp = slow
         out = fileio.Outputs()
-        out.put(out.add({str(tmp_path / 'r.json')!r}, "--json"), b"x" * 100000)
+        out.put(out.add({str(tmp_path / "r.json")!r}, "--json"), b"x" * 100000)
         out.commit()
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -258,7 +286,7 @@ def test_a_signal_while_writing_inside_a_guarded_run_is_the_runs_to_handle(tmp_p
             with runtime.guarded_run() as run_dir:
                 print(run_dir, flush=True)
                 out = fileio.Outputs()
-                out.put(out.add({str(tmp_path / 'r.json')!r}, "--json"), b"x" * 100000)
+                out.put(out.add({str(tmp_path / "r.json")!r}, "--json"), b"x" * 100000)
                 out.commit()
         except runtime.Interrupted as stop:
             print("caught", stop.signum, flush=True)

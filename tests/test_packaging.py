@@ -15,8 +15,21 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 def test_wheel_holds_only_the_procure_package(tmp_path):
     res = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert res.returncode == 0, res.stderr
     (wheel,) = tmp_path.glob("procure-*.whl")
@@ -27,6 +40,8 @@ def test_wheel_holds_only_the_procure_package(tmp_path):
         assert f"procure/{sub}/__init__.py" in names
     # file I/O installs as procure.fileio, never as a top-level io (which would shadow the standard library)
     assert "procure/fileio/outputs.py" in names and "procure/runtime.py" in names
-    assert not any(n.startswith(("procure/models/fileio", "procure/models/yamlio", "procure/solver/runtime")) for n in names)
+    assert not any(
+        n.startswith(("procure/models/fileio", "procure/models/yamlio", "procure/solver/runtime")) for n in names
+    )
     # the data files travel with their packages
     assert "procure/models/data/gpus.yaml" in names and "procure/offers/data/catalog.yaml" in names

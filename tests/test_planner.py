@@ -19,13 +19,19 @@ from helpers import EXAMPLES, ROOT, brute_force_tco, fixed_sizings, offer, proje
 
 
 def wl(name, deadline, earliest=0):
-    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest)
+    return dict(
+        name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest
+    )
 
 
 def test_short_job_is_cheapest_on_cloud():
     # 10 h on one node: cloud 10 h × 30/h = 300; renting costs ≥ one month (14,000); buying 250,000 less resale.
     p = project([wl("a", 30)], electricity_price_per_kwh=0)
-    offers = [offer(mode="cloud", id="c", price_per_node_hour=30), offer(mode="rent", id="r"), offer(mode="buy", id="b")]
+    offers = [
+        offer(mode="cloud", id="c", price_per_node_hour=30),
+        offer(mode="rent", id="r"),
+        offer(mode="buy", id="b"),
+    ]
     res = solve_fixed(p, offers, {("a", "c", 1): 10, ("a", "r", 1): 10, ("a", "b", 1): 10})
     assert res.status == "optimal"
     assert res.plan.total_cost == pytest.approx(300.0)
@@ -38,7 +44,14 @@ def test_three_jobs_share_purchased_servers_so_buying_wins():
     # running costs: 2 × 100,000 × (1 − 0.5) = 100,000 for all three. Cloud: 3 × 2 × 2,160 h × 20 = 259,200.
     # Renting at 20,000/node-month needs ≥ 3 months per job: ≥ 3 × 2 × 3 × 20,000 = 360,000.
     p = project([wl("a", 95), wl("b", 195, 100), wl("c", 295, 200)], electricity_price_per_kwh=0)
-    buy = offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0.5, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    buy = offer(
+        mode="buy",
+        id="b",
+        price_per_node=100_000,
+        residual_value_pct=0.5,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+    )
     cloud = offer(mode="cloud", id="c", price_per_node_hour=20)
     rent = offer(mode="rent", id="r", price_per_node_month=20_000)
     hours = {(w, o, 2): 2160 for w in "abc" for o in "bcr"}
@@ -56,7 +69,15 @@ def test_lead_time_forces_renting():
     # Rent (lead 3 days → first weekly start day 7, ends day 27, inside month 0): 1 × 5,000.
     # Cloud: 480 h × 20 = 9,600.
     p = project([wl("a", 30)], electricity_price_per_kwh=0)
-    buy = offer(mode="buy", id="b", price_per_node=10_000, residual_value_pct=0.9, maintenance_pct_per_year=0, colocation_per_node_month=0, lead_time_days=60)
+    buy = offer(
+        mode="buy",
+        id="b",
+        price_per_node=10_000,
+        residual_value_pct=0.9,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+        lead_time_days=60,
+    )
     rent = offer(mode="rent", id="r", price_per_node_month=5_000, lead_time_days=3)
     cloud = offer(mode="cloud", id="c", price_per_node_hour=20)
     res = solve_fixed(p, [buy, rent, cloud], {("a", o, 1): 480 for o in "brc"})
@@ -100,7 +121,14 @@ def test_deadline_infeasibility_names_the_finish_day():
 def test_capacity_is_shared_over_time_not_double_counted():
     # Two 14-day jobs on the same bought offer, windows that allow running one after the other: 1 node suffices.
     p = project([wl("a", 40), wl("b", 40)], electricity_price_per_kwh=0)
-    buy = offer(mode="buy", id="b", price_per_node=50_000, residual_value_pct=0, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    buy = offer(
+        mode="buy",
+        id="b",
+        price_per_node=50_000,
+        residual_value_pct=0,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+    )
     res = solve_fixed(p, [buy], {("a", "b", 1): 14 * 24, ("b", "b", 1): 14 * 24}, compare=False)
     assert res.plan.total_cost == pytest.approx(50_000)
     a, b = res.plan.assignments
@@ -110,7 +138,15 @@ def test_capacity_is_shared_over_time_not_double_counted():
 def test_energy_of_bought_nodes_follows_the_cost_model():
     # One node, 100 h busy, 10 kW max, PUE 1.5, 0.2/kWh: busy draw above idle 10 × (0.75 − 0.15) × 100 × 1.5 × 0.2 = 180.
     p = project([wl("a", 30)], electricity_price_per_kwh=0.2, pue=1.5, horizon_months=12)
-    buy = offer(mode="buy", id="b", price_per_node=1000, power_kw_per_node=10, residual_value_pct=0, maintenance_pct_per_year=0, colocation_per_node_month=0)
+    buy = offer(
+        mode="buy",
+        id="b",
+        price_per_node=1000,
+        power_kw_per_node=10,
+        residual_value_pct=0,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+    )
     res = solve_fixed(p, [buy], {("a", "b", 1): 100}, compare=False)
     idle = 10 * 0.15 * costs.horizon_end_day(p) * 24 * 1.5 * 0.2  # owned all year (lead time 0)
     assert res.plan.breakdown["energy"] == pytest.approx(180 + idle)
@@ -129,7 +165,9 @@ def test_verifier_rejects_a_plan_that_breaks_a_rule():
     with pytest.raises(VerificationError, match="capacity"):
         verify_plan(p, by_id, broken, resize)
     # a start after the deadline
-    late = build_plan(p, by_id, [plan.decisions[0].__class__(**{**plan.decisions[0].__dict__, "start_day": 28.0})], {"b": 1}, [])
+    late = build_plan(
+        p, by_id, [plan.decisions[0].__class__(**{**plan.decisions[0].__dict__, "start_day": 28.0})], {"b": 1}, []
+    )
     with pytest.raises(VerificationError, match="deadline"):
         verify_plan(p, by_id, late, resize)
 
@@ -138,7 +176,11 @@ def test_json_totals_add_up_and_output_is_deterministic():
     from procure.reports.json_report import result_to_json
 
     p = project([wl("a", 95), wl("b", 195, 100)], electricity_price_per_kwh=0.1)
-    offers = [offer(mode="buy", id="b", price_per_node=100_000), offer(mode="cloud", id="c", price_per_node_hour=20), offer(mode="rent", id="r", price_per_node_month=20_000, setup_fee_per_node=1000)]
+    offers = [
+        offer(mode="buy", id="b", price_per_node=100_000),
+        offer(mode="cloud", id="c", price_per_node_hour=20),
+        offer(mode="rent", id="r", price_per_node_month=20_000, setup_fee_per_node=1000),
+    ]
     hours = {(w, o, n): 1000 / n for w in "ab" for o in "bcr" for n in (1, 2)}
     j1 = result_to_json(solve_fixed(p, offers, hours))
     j2 = result_to_json(solve_fixed(p, offers, hours))
@@ -147,13 +189,18 @@ def test_json_totals_add_up_and_output_is_deterministic():
     assert json.dumps(j1, sort_keys=True) == json.dumps(j2, sort_keys=True)
     total = j1["total_cost"]
     assert sum(j1["cost_breakdown"].values()) == pytest.approx(total, abs=0.05)
-    lines = sum(x["cost"] for x in j1["purchases"]) + sum(x["cost"] for x in j1["rentals"]) + sum(a["cost"] for a in j1["assignments"] if a["mode"] == "cloud")
+    lines = (
+        sum(x["cost"] for x in j1["purchases"])
+        + sum(x["cost"] for x in j1["rentals"])
+        + sum(a["cost"] for a in j1["assignments"] if a["mode"] == "cloud")
+    )
     assert lines == pytest.approx(total, abs=0.05)
     assert sum(a["cost"] for a in j1["assignments"]) == pytest.approx(total, abs=0.05)
     assert set(j1["strategies"]) == {"hybrid", "buy", "rent", "cloud"}
 
 
 # --- seeded brute force ------------------------------------------------------------------------------
+
 
 def random_instance(seed: int, tiers: bool = False):
     """A random instance; with ``tiers`` every rent offer quotes term tiers and some cloud offers are reserved terms."""
@@ -170,21 +217,35 @@ def random_instance(seed: int, tiers: bool = False):
         mode = rng.choice(["buy", "rent", "cloud"])
         kw = dict(mode=mode, id=f"o{k}", max_nodes=rng.choice([1, 2, 3]), lead_time_days=rng.choice([0, 0, 10]))
         if mode == "buy":
-            kw.update(price_per_node=rng.randint(20, 80) * 1000, residual_value_pct=rng.choice([0, 0.4]), maintenance_pct_per_year=0.05, colocation_per_node_month=rng.choice([0, 500]))
+            kw.update(
+                price_per_node=rng.randint(20, 80) * 1000,
+                residual_value_pct=rng.choice([0, 0.4]),
+                maintenance_pct_per_year=0.05,
+                colocation_per_node_month=rng.choice([0, 500]),
+            )
         elif mode == "rent":
-            kw.update(price_per_node_month=rng.randint(5, 20) * 1000, setup_fee_per_node=rng.choice([0, 2000]), min_term_months=rng.choice([1, 1, 2]))
+            kw.update(
+                price_per_node_month=rng.randint(5, 20) * 1000,
+                setup_fee_per_node=rng.choice([0, 2000]),
+                min_term_months=rng.choice([1, 1, 2]),
+            )
             if tiers:
                 p, first = kw["price_per_node_month"], kw["min_term_months"]
                 kw.update(price_per_node_month=None, min_term_months=None)  # the tiers replace them
                 longer = rng.choice([[2], [3], [2, 3], [2, 4]])
                 kw["term_prices"] = [{"min_term_months": first, "price_per_node_month": p}] + [
                     {"min_term_months": L, "price_per_node_month": round(p * rng.choice([0.6, 0.75, 0.9]) ** (j + 1))}
-                    for j, L in enumerate(x for x in longer if x > first)]
+                    for j, L in enumerate(x for x in longer if x > first)
+                ]
         else:
             kw.update(price_per_node_hour=rng.randint(10, 40), spot=False, spot_overhead_pct=rng.choice([0, 0.2]))
             if tiers and rng.random() < 0.4:
-                kw.update(spot_overhead_pct=0, commitment_months=rng.choice([1, 2, 3]), price_per_node_hour=rng.randint(3, 15),
-                          upfront_per_node=rng.choice([0, 500]))
+                kw.update(
+                    spot_overhead_pct=0,
+                    commitment_months=rng.choice([1, 2, 3]),
+                    price_per_node_hour=rng.randint(3, 15),
+                    upfront_per_node=rng.choice([0, 500]),
+                )
         offers.append(offer(**kw))
     hours = {}
     for w in workloads:
@@ -216,7 +277,9 @@ def test_milp_matches_brute_force(seed):
 SLOW_TIER_SEEDS = {5, 15, 40}
 
 
-@pytest.mark.parametrize("seed", [pytest.param(s, marks=[pytest.mark.slow] if s in SLOW_TIER_SEEDS else []) for s in range(80)])
+@pytest.mark.parametrize(
+    "seed", [pytest.param(s, marks=[pytest.mark.slow] if s in SLOW_TIER_SEEDS else []) for s in range(80)]
+)
 def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
     """Term-tiered rents (each tier a minimum length) and reserved cloud terms (exact lengths): the MILP's optimum
     equals the brute force's, whose contract costs come from an independent dynamic program."""
@@ -245,8 +308,10 @@ def test_cbc_and_highs_agree_on_random_instances(seed):
 SLOW_SOLVER_EXAMPLES = {"negotiated-quotes.yaml", "programme-12-months.yaml"}
 
 
-@pytest.mark.parametrize("example", [pytest.param(e.name, marks=[pytest.mark.slow] if e.name in SLOW_SOLVER_EXAMPLES else [])
-                                     for e in EXAMPLES])
+@pytest.mark.parametrize(
+    "example",
+    [pytest.param(e.name, marks=[pytest.mark.slow] if e.name in SLOW_SOLVER_EXAMPLES else []) for e in EXAMPLES],
+)
 def test_cbc_and_highs_agree_on_the_examples(example):
     from procure.models.project import load_project
     from procure.offers.catalog import load_catalog
@@ -267,7 +332,9 @@ def test_rental_pays_only_the_months_the_job_really_runs():
     # A 29-day job from day 0 ends on day 29, inside month 0 (days 0–30.4), although its last weekly
     # period (days 28–35) reaches into month 1: one month of rent, 5,000 — not two.
     p = project([wl("a", 60)])
-    res = solve_fixed(p, [offer(mode="rent", id="r", price_per_node_month=5_000)], {("a", "r", 1): 29 * 24}, compare=False)
+    res = solve_fixed(
+        p, [offer(mode="rent", id="r", price_per_node_month=5_000)], {("a", "r", 1): 29 * 24}, compare=False
+    )
     assert res.plan.total_cost == pytest.approx(5_000)
     assert [(r.start_month, r.months) for r in res.plan.rentals] == [(0, 1)]
 
@@ -309,7 +376,9 @@ def test_npv_objective_delays_uncapped_cloud_work_to_its_latest_start():
     # With a 50% discount rate, a cloud bill paid later is worth less today; the job can start as late as
     # day 294 (weekly grid: 294 + 100/24 = 298.2) and still finish before day 300.
     p = project([wl("a", 300)], discount_rate=0.5)
-    res = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100}, compare=False, objective="npv")
+    res = solve_fixed(
+        p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100}, compare=False, objective="npv"
+    )
     assert res.plan.assignments[0].start_day == 294
     tco = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100}, compare=False)
     assert tco.plan.assignments[0].start_day == 0 and tco.plan.total_cost == pytest.approx(res.plan.total_cost)
@@ -341,18 +410,30 @@ def test_in_process_highs_accepts_an_integral_lp_and_branches_on_a_fractional_on
 
     def model(p, offers, hours, drop=""):
         sizings, _resize = fixed_sizings(p, offers, hours)
-        options, _rej, _every = build_options(p, {o.id: o for o in offers}, sizings, tuple(sorted({o.mode for o in offers})))
+        options, _rej, _every = build_options(
+            p, {o.id: o for o in offers}, sizings, tuple(sorted({o.mode for o in offers}))
+        )
         m = Builder(p, options, {o.id: o for o in offers}).build()
         for name in [n for n in m.prob.constraints if drop and n.startswith(drop)]:
             del m.prob.constraints[name]
         return m
 
-    cloud = model(project([wl("a", 20)], electricity_price_per_kwh=0), [offer(mode="cloud", id="c", price_per_node_hour=20)], {("a", "c", 1): 100})
+    cloud = model(
+        project([wl("a", 20)], electricity_price_per_kwh=0),
+        [offer(mode="cloud", id="c", price_per_node_hour=20)],
+        {("a", "c", 1): 100},
+    )
     info = solve(cloud, "highs")
-    assert info.status == SolveStatus.OPTIMAL and info.objective == pytest.approx(2_000) and info.gap == pytest.approx(0)
+    assert (
+        info.status == SolveStatus.OPTIMAL and info.objective == pytest.approx(2_000) and info.gap == pytest.approx(0)
+    )
     jobs = [dict(name=f"j{k}", model="llama-2-7b", method="full", tokens_b=1, deadline_days=180) for k in range(3)]
-    rent = model(project(jobs, horizon_months=12, electricity_price_per_kwh=0), [offer(mode="rent", id="r", price_per_node_month=10_000, min_term_months=6, max_nodes=4)],
-                 {(f"j{k}", "r", 1): 480 for k in range(3)}, drop="rent_whole")
+    rent = model(
+        project(jobs, horizon_months=12, electricity_price_per_kwh=0),
+        [offer(mode="rent", id="r", price_per_node_month=10_000, min_term_months=6, max_nodes=4)],
+        {(f"j{k}", "r", 1): 480 for k in range(3)},
+        drop="rent_whole",
+    )
     info = solve(rent, "highs")
     assert info.status == SolveStatus.OPTIMAL and info.objective == pytest.approx(60_000)
 
@@ -372,5 +453,9 @@ def test_the_resizer_pickles_for_analysis_workers_and_sizes_the_same_shape():
     trip = pickle.loads(pickle.dumps(resizer))
     assert trip._sized == {}  # the cache did not travel
     after = trip(p.workloads[0], o, 1)
-    assert (after.hours, after.strategy, after.per_gpu_memory_gb) == (before.hours, before.strategy, before.per_gpu_memory_gb)
+    assert (after.hours, after.strategy, after.per_gpu_memory_gb) == (
+        before.hours,
+        before.strategy,
+        before.per_gpu_memory_gb,
+    )
     assert trip(p.workloads[0], o, 10_000) is None  # a node count never tried has no shape

@@ -34,24 +34,45 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 # --- random instances ----------------------------------------------------------------------------
 
+
 @st.composite
 def offers_st(draw, k: int):
     mode = draw(st.sampled_from(["buy", "rent", "cloud"]))
-    kw = dict(mode=mode, id=f"o{k}", max_nodes=draw(st.integers(1, 3)), lead_time_days=draw(st.sampled_from([0, 0, 10])))
+    kw = dict(
+        mode=mode, id=f"o{k}", max_nodes=draw(st.integers(1, 3)), lead_time_days=draw(st.sampled_from([0, 0, 10]))
+    )
     if mode == "buy":
-        kw.update(price_per_node=draw(st.integers(20, 80)) * 1000, residual_value_pct=draw(st.sampled_from([0, 0.4])),
-                  maintenance_pct_per_year=0.05, colocation_per_node_month=draw(st.sampled_from([0, 500])))
+        kw.update(
+            price_per_node=draw(st.integers(20, 80)) * 1000,
+            residual_value_pct=draw(st.sampled_from([0, 0.4])),
+            maintenance_pct_per_year=0.05,
+            colocation_per_node_month=draw(st.sampled_from([0, 500])),
+        )
     elif mode == "rent":
-        kw.update(price_per_node_month=draw(st.integers(5, 20)) * 1000, setup_fee_per_node=draw(st.sampled_from([0, 2000])),
-                  min_term_months=draw(st.sampled_from([1, 1, 2])))
+        kw.update(
+            price_per_node_month=draw(st.integers(5, 20)) * 1000,
+            setup_fee_per_node=draw(st.sampled_from([0, 2000])),
+            min_term_months=draw(st.sampled_from([1, 1, 2])),
+        )
         if draw(st.booleans()):  # term tiers: the open rate plus fixed longer terms at lower rates
             price, first = kw["price_per_node_month"], kw["min_term_months"]
             longer = draw(st.sampled_from([[2], [3], [2, 3], [2, 4]]))
-            kw.update(price_per_node_month=None, min_term_months=None, term_prices=[{"min_term_months": first, "price_per_node_month": price}] + [
-                {"min_term_months": L, "price_per_node_month": round(price * draw(st.sampled_from([0.6, 0.8, 0.95])) ** (j + 1))}
-                for j, L in enumerate(x for x in longer if x > first)])
+            kw.update(
+                price_per_node_month=None,
+                min_term_months=None,
+                term_prices=[{"min_term_months": first, "price_per_node_month": price}]
+                + [
+                    {
+                        "min_term_months": L,
+                        "price_per_node_month": round(price * draw(st.sampled_from([0.6, 0.8, 0.95])) ** (j + 1)),
+                    }
+                    for j, L in enumerate(x for x in longer if x > first)
+                ],
+            )
     else:
-        kw.update(price_per_node_hour=draw(st.integers(10, 40)), spot=False, spot_overhead_pct=draw(st.sampled_from([0, 0.2])))
+        kw.update(
+            price_per_node_hour=draw(st.integers(10, 40)), spot=False, spot_overhead_pct=draw(st.sampled_from([0, 0.2]))
+        )
     return offer(**kw)
 
 
@@ -63,11 +84,24 @@ def instances(draw, max_workloads: int = 3, max_offers: int = 4):
     workloads = []
     for k in range(n_w):
         e = draw(st.sampled_from([0, 14, 28]))
-        workloads.append(dict(name=f"w{k}", model="llama-2-7b", method="full", tokens_b=1, earliest_start_days=e,
-                              deadline_days=e + draw(st.sampled_from([28, 42, 56]))))
+        workloads.append(
+            dict(
+                name=f"w{k}",
+                model="llama-2-7b",
+                method="full",
+                tokens_b=1,
+                earliest_start_days=e,
+                deadline_days=e + draw(st.sampled_from([28, 42, 56])),
+            )
+        )
     offers = [draw(offers_st(k)) for k in range(n_o)]
-    p_kw = dict(horizon_months=4, period_days=14, electricity_price_per_kwh=draw(st.sampled_from([0.0, 0.1])), pue=1.2,
-                discount_rate=draw(st.sampled_from([0.0, 0.08])))
+    p_kw = dict(
+        horizon_months=4,
+        period_days=14,
+        electricity_price_per_kwh=draw(st.sampled_from([0.0, 0.1])),
+        pue=1.2,
+        discount_rate=draw(st.sampled_from([0.0, 0.08])),
+    )
     hours = {}
     for w in workloads:
         for o in offers:
@@ -106,7 +140,9 @@ def check_answer(p, offers, res, resize) -> None:
     assert res.status in ("optimal", "infeasible"), res.status  # no time limit: never 'feasible' or 'no_solution'
     if res.status == "infeasible":
         assert res.plan is None
-        assert res.hybrid.reasons and all(rs and all(isinstance(r, str) and r for r in rs) for rs in res.hybrid.reasons.values())
+        assert res.hybrid.reasons and all(
+            rs and all(isinstance(r, str) and r for r in rs) for rs in res.hybrid.reasons.values()
+        )
         return
     plan = res.plan
     # a partial plan covers the jobs not set aside (res.project); each set-aside job says why
@@ -131,6 +167,7 @@ def no_lower(tight: float, loose: float) -> bool:
 
 
 # --- properties -----------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 @FAST
@@ -214,14 +251,17 @@ BUNDLED = load_catalog().offers
             st.integers(0, 20),
             st.integers(2, 60),
         ),
-        min_size=1, max_size=2,
+        min_size=1,
+        max_size=2,
     ),
     st.sampled_from([None, "us-east", "cn-east"]),
 )
 def test_real_sizing_gives_a_verified_plan_or_reasons(picks, jobs, team_region):
     offers = [BUNDLED[i] for i in picks]
-    workloads = [dict(name=f"j{k}", model=m, method=meth, tokens_b=tok, earliest_start_days=e, deadline_days=e + d)
-                 for k, (m, meth, tok, e, d) in enumerate(jobs)]
+    workloads = [
+        dict(name=f"j{k}", model=m, method=meth, tokens_b=tok, earliest_start_days=e, deadline_days=e + d)
+        for k, (m, meth, tok, e, d) in enumerate(jobs)
+    ]
     p = project(workloads, horizon_months=6, period_days=7, team_region=team_region)
     res = plan_project(p, offers, compare=False)
     from procure.solver.planner import Resizer

@@ -25,7 +25,9 @@ from helpers import offer, project, solve_fixed
 
 
 def wl(name, deadline, earliest=0):
-    return dict(name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest)
+    return dict(
+        name=name, model="llama-2-7b", method="full", tokens_b=1, deadline_days=deadline, earliest_start_days=earliest
+    )
 
 
 def bare_buy(**kw):
@@ -41,7 +43,15 @@ SEVEN_MONTHS_H = 200 * 24
 
 
 def _tiered(prices: str):
-    return offer(mode="rent", id="r", max_nodes=1, price_per_node_month=None, min_term_months=None, term_prices=prices, setup_fee_per_node=0)
+    return offer(
+        mode="rent",
+        id="r",
+        max_nodes=1,
+        price_per_node_month=None,
+        min_term_months=None,
+        term_prices=prices,
+        setup_fee_per_node=0,
+    )
 
 
 def test_seven_month_job_pays_the_six_month_rate_for_all_seven_months():
@@ -54,7 +64,9 @@ def test_seven_month_job_pays_the_six_month_rate_for_all_seven_months():
     res = solve_fixed(p, [_tiered("1:3200; 6:2900; 12:2600")], {("a", "r", 1): SEVEN_MONTHS_H}, compare=False)
     assert res.status == "optimal"
     assert res.plan.total_cost == pytest.approx(20_300)
-    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [(0, 7, 6, 2_900)]
+    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [
+        (0, 7, 6, 2_900)
+    ]
     js = result_to_json(res)
     assert [r["price_per_node_month"] for r in js["rentals"]] == [2_900]
 
@@ -77,16 +89,22 @@ def test_seven_month_job_takes_twelve_months_when_that_is_cheaper():
     p = project([wl("a", 210)], electricity_price_per_kwh=0, horizon_months=12)
     res = solve_fixed(p, [_tiered("1:3200; 6:2900; 12:1600")], {("a", "r", 1): SEVEN_MONTHS_H}, compare=False)
     assert res.plan.total_cost == pytest.approx(19_200)
-    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [(0, 12, 12, 1_600)]
+    assert [(r.start_month, r.months, r.term_months, r.price_per_node_month) for r in res.plan.rentals] == [
+        (0, 12, 12, 1_600)
+    ]
 
 
 def test_a_tier_is_a_minimum_length_that_the_verifier_enforces():
     o = _tiered("1:3200; 6:2900")
     assert costs.term_of(o, costs.RentalContract("r", 1, 0, 6, 6)).price == 2_900
-    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, 6)).price == 2_900  # 7 months at the 6-month rate: a tier is a minimum
+    assert (
+        costs.term_of(o, costs.RentalContract("r", 1, 0, 7, 6)).price == 2_900
+    )  # 7 months at the 6-month rate: a tier is a minimum
     assert costs.term_of(o, costs.RentalContract("r", 1, 0, 5, 6)) is None  # 5 months is shorter than the 6-month tier
     assert "< the minimum 6" in costs.term_problem(o, costs.RentalContract("r", 1, 0, 5, 6))
-    assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, None)).price == 3_200  # the shortest tier runs any length
+    assert (
+        costs.term_of(o, costs.RentalContract("r", 1, 0, 7, None)).price == 3_200
+    )  # the shortest tier runs any length
     assert costs.term_of(o, costs.RentalContract("r", 1, 0, 7, 3)) is None  # a 3-month tier is not quoted
 
 
@@ -120,6 +138,7 @@ def test_tiered_rent_for_every_job_length_from_1_to_30_months(months):
 
 # --- 2. volume tiers -------------------------------------------------------------------------------
 
+
 def test_volume_tier_makes_eight_nodes_cheaper_than_seven():
     # all-units tiers 1: 100,000, 8: 85,000 per node; the job needs 7 nodes:
     #   7 × 100,000 = 700,000   >   8 × 85,000 = 680,000  → buy 8, every node at 85,000
@@ -143,6 +162,7 @@ def test_a_first_tier_above_one_node_is_a_minimum_order():
 
 # --- 3. reserved cloud ------------------------------------------------------------------------------
 
+
 def test_one_reserved_term_carries_two_jobs():
     # two 240-hour jobs (days 0–10 and 42–52) on one node.
     #   on-demand at 50/h:        2 × 240 × 50                  = 24,000
@@ -150,7 +170,9 @@ def test_one_reserved_term_carries_two_jobs():
     #                             3 × 730 × 10 + 1,000           = 22,900  (both jobs inside months 0–2)
     # one job alone would not pay for it: 240 × 50 = 12,000 < 22,900.
     p = project([wl("a", 20), wl("b", 60, 42)], electricity_price_per_kwh=0, horizon_months=6)
-    reserved = offer(mode="cloud", id="rsv", price_per_node_hour=10, commitment_months=3, upfront_per_node=1_000, max_nodes=1)
+    reserved = offer(
+        mode="cloud", id="rsv", price_per_node_hour=10, commitment_months=3, upfront_per_node=1_000, max_nodes=1
+    )
     on_demand = offer(mode="cloud", id="od", price_per_node_hour=50)
     hours = {(w, o, 1): 240 for w in "ab" for o in ("rsv", "od")}
     res = solve_fixed(p, [reserved, on_demand], hours, compare=False)
@@ -158,20 +180,30 @@ def test_one_reserved_term_carries_two_jobs():
     assert {a.offer_id for a in res.plan.assignments} == {"rsv"}
     assert [(r.offer_id, r.nodes, r.months) for r in res.plan.rentals] == [("rsv", 1, 3)]
     assert res.plan.breakdown["cloud"] == pytest.approx(22_900)
-    alone = solve_fixed(project([wl("a", 20)], electricity_price_per_kwh=0, horizon_months=6), [reserved, on_demand],
-                        {("a", "rsv", 1): 240, ("a", "od", 1): 240}, compare=False)
+    alone = solve_fixed(
+        project([wl("a", 20)], electricity_price_per_kwh=0, horizon_months=6),
+        [reserved, on_demand],
+        {("a", "rsv", 1): 240, ("a", "od", 1): 240},
+        compare=False,
+    )
     assert alone.plan.total_cost == pytest.approx(12_000)
 
 
 def test_a_reserved_term_longer_than_the_horizon_is_rejected_with_its_reason():
     p = project([wl("a", 20)], electricity_price_per_kwh=0, horizon_months=6)
     reserved = offer(mode="cloud", id="rsv", price_per_node_hour=1, commitment_months=12)
-    res = solve_fixed(p, [reserved, offer(mode="cloud", id="od", price_per_node_hour=50)], {("a", "rsv", 1): 10, ("a", "od", 1): 10}, compare=False)
+    res = solve_fixed(
+        p,
+        [reserved, offer(mode="cloud", id="od", price_per_node_hour=50)],
+        {("a", "rsv", 1): 10, ("a", "od", 1): 10},
+        compare=False,
+    )
     (rej,) = [r for r in res.rejections if r.offer_id == "rsv"]
     assert "commitment_months" in rej.reason and "12" in rej.reason
 
 
 # --- 4. financing -----------------------------------------------------------------------------------
+
 
 def test_financed_instalments_equal_the_annuity_formula():
     # 100,000 with 20% down: loan F = 80,000 over 24 months at 6% a year, i = 0.005:
@@ -184,7 +216,7 @@ def test_financed_instalments_equal_the_annuity_formula():
     assert f["capex"][0] == pytest.approx(20_000)
     instalments = [f["capex"].get(m, 0.0) + f["interest"].get(m, 0.0) for m in range(1, 25)]
     assert instalments == pytest.approx([3_545.65] * 24, abs=0.01)
-    assert sum(instalments) == pytest.approx(24 * 80_000 * 0.005 / (1 - 1.005 ** -24))
+    assert sum(instalments) == pytest.approx(24 * 80_000 * 0.005 / (1 - 1.005**-24))
     assert sum(f["interest"].values()) == pytest.approx(5_095.57, abs=0.01)
     assert sum(f["capex"].values()) == pytest.approx(100_000)  # principal always adds up to the price
     assert not any(m > 24 for m in f["capex"])
@@ -202,20 +234,27 @@ def test_a_loan_running_past_the_horizon_is_repaid_when_the_servers_are_sold():
 def test_financing_below_the_discount_rate_lowers_the_npv_and_raises_the_tco():
     p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36, discount_rate=0.10)
     cash = costs.purchase_flows(bare_buy(price_per_node=100_000), p)
-    loan = costs.purchase_flows(bare_buy(price_per_node=100_000, financing={"down_payment_pct": 0.2, "months": 24, "annual_rate": 0.04}), p)
+    loan = costs.purchase_flows(
+        bare_buy(price_per_node=100_000, financing={"down_payment_pct": 0.2, "months": 24, "annual_rate": 0.04}), p
+    )
     assert costs.total(loan) > costs.total(cash)  # interest is a cost
     assert costs.present_value(loan, p) < costs.present_value(cash, p)
 
 
 def test_a_financed_purchase_is_planned_verified_and_its_interest_reported():
-    p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36,
-                financing={"down_payment_pct": "20%", "months": 24, "annual_rate": "6%"})
+    p = project(
+        [wl("a", 60)],
+        electricity_price_per_kwh=0,
+        horizon_months=36,
+        financing={"down_payment_pct": "20%", "months": 24, "annual_rate": "6%"},
+    )
     res = solve_fixed(p, [bare_buy(price_per_node=100_000)], {("a", "b", 1): 100}, compare=False)
     assert res.plan.breakdown["interest"] == pytest.approx(5_095.57, abs=0.01)
     assert res.plan.total_cost == pytest.approx(105_095.57, abs=0.01)
 
 
 # --- 5. depreciation and the P&L ----------------------------------------------------------------------
+
 
 def test_depreciation_lines_sum_to_capex_and_the_pnl_to_the_tco():
     # 120,000 + 5% duty + 20% VAT not recoverable: landed 120,000 × 1.05 × 1.20 = 151,200 = capex.
@@ -231,7 +270,13 @@ def test_depreciation_lines_sum_to_capex_and_the_pnl_to_the_tco():
     assert [y.disposal_gain for y in plan.pnl] == pytest.approx([0, 0, 0, 0, 12_000])
     assert sum(y.cost for y in plan.pnl) == pytest.approx(plan.total_cost)
     js = result_to_json(res)
-    assert js["pnl"][4] == {"year": 5, "depreciation": 30_240.0, "operating": 0.0, "interest": 0.0, "disposal_gain": 12_000.0}
+    assert js["pnl"][4] == {
+        "year": 5,
+        "depreciation": 30_240.0,
+        "operating": 0.0,
+        "interest": 0.0,
+        "disposal_gain": 12_000.0,
+    }
 
 
 def test_a_short_horizon_leaves_book_value_and_a_loss_on_disposal():
@@ -248,9 +293,16 @@ def test_a_short_horizon_leaves_book_value_and_a_loss_on_disposal():
 
 # --- 6. currencies ------------------------------------------------------------------------------------
 
+
 def test_a_cny_quote_is_converted_at_the_project_rate():
     # 10,000 CNY per node-month at 0.14 USD = 1,400 USD; a 1-month job pays one month.
-    p = project([wl("a", 20)], electricity_price_per_kwh=0, fx_rates={"CNY": 0.14}, fx_rates_date="2026-11-20", fx_rates_source="test")
+    p = project(
+        [wl("a", 20)],
+        electricity_price_per_kwh=0,
+        fx_rates={"CNY": 0.14},
+        fx_rates_date="2026-11-20",
+        fx_rates_source="test",
+    )
     r = offer(mode="rent", id="r", currency="CNY", price_per_node_month=10_000)
     res = solve_fixed(p, [r], {("a", "r", 1): 100}, compare=False)
     assert res.plan.total_cost == pytest.approx(1_400)
@@ -259,8 +311,10 @@ def test_a_cny_quote_is_converted_at_the_project_rate():
 
 def test_an_offer_without_a_rate_is_an_input_error_naming_the_rate(tmp_path):
     cat_file = tmp_path / "q.yaml"
-    cat_file.write_text("offers:\n  - {id: x, vendor: V, mode: rent, region: cn-east, gpu: H800, gpus_per_node: 8, intra_node: nvswitch,"
-                        " ram_gb: 2048, nvme_tb: 30, cpu_cores: 112, currency: CNY, price_per_node_month: 90000, source: s, quoted_on: 2026-11-01}\n")
+    cat_file.write_text(
+        "offers:\n  - {id: x, vendor: V, mode: rent, region: cn-east, gpu: H800, gpus_per_node: 8, intra_node: nvswitch,"
+        " ram_gb: 2048, nvme_tb: 30, cpu_cores: 112, currency: CNY, price_per_node_month: 90000, source: s, quoted_on: 2026-11-01}\n"
+    )
     cat = load_catalog([cat_file])
     with pytest.raises(InputError) as exc:
         check_currencies(cat, project([wl("a", 20)]), "workload.yaml")
@@ -292,7 +346,11 @@ def test_a_cny_project_on_the_bundled_catalog_needs_a_usd_rate():
     with pytest.raises(InputError) as exc:
         check_currencies(cat, project([wl("a", 20)], currency="CNY"), "workload.yaml")
     (problem,) = exc.value.problems
-    assert problem.field == "fx_rates.USD" and "missing exchange rate USD" in problem.message and "reports in CNY" in problem.message
+    assert (
+        problem.field == "fx_rates.USD"
+        and "missing exchange rate USD" in problem.message
+        and "reports in CNY" in problem.message
+    )
 
 
 def test_a_cny_project_converts_bundled_usd_prices():
@@ -307,10 +365,19 @@ def test_a_cny_project_converts_bundled_usd_prices():
     row = raw["rent-8x-h800-cn-east"]
     quoted = row.get("min_term_months", 1) * row["price_per_node_month"] + row.get("setup_fee_per_node", 0)
     o = load_catalog().by_id()["rent-8x-h800-cn-east"]
-    p = project([wl("a", 20)], currency="CNY", electricity_price_per_kwh=0, fx_rates={"USD": 7.1}, fx_rates_date="2026-11-30", fx_rates_source="test")
+    p = project(
+        [wl("a", 20)],
+        currency="CNY",
+        electricity_price_per_kwh=0,
+        fx_rates={"USD": 7.1},
+        fx_rates_date="2026-11-30",
+        fx_rates_source="test",
+    )
     res = solve_fixed(p, [o], {("a", o.id, 1): 100}, compare=False)
     assert res.plan.total_cost == pytest.approx(quoted * 7.1)
-    assert result_to_json(res)["rentals"][0]["price_per_node_month"] == pytest.approx(raw[o.id]["price_per_node_month"] * 7.1)
+    assert result_to_json(res)["rentals"][0]["price_per_node_month"] == pytest.approx(
+        raw[o.id]["price_per_node_month"] * 7.1
+    )
 
 
 def test_the_costs_sheet_shows_the_quoted_usd_price_and_the_converted_cny_amount():
@@ -322,7 +389,14 @@ def test_the_costs_sheet_shows_the_quoted_usd_price_and_the_converted_cny_amount
 
     o = load_catalog().by_id()["rent-8x-h800-cn-east"]
     assert (o.currency, o.price_per_node_month, o.min_term) == ("USD", 12_928, 3)
-    p = project([wl("a", 20)], currency="CNY", electricity_price_per_kwh=0, fx_rates={"USD": 7.1}, fx_rates_date="2026-11-30", fx_rates_source="test")
+    p = project(
+        [wl("a", 20)],
+        currency="CNY",
+        electricity_price_per_kwh=0,
+        fx_rates={"USD": 7.1},
+        fx_rates_date="2026-11-30",
+        fx_rates_source="test",
+    )
     res = solve_fixed(p, [o], {("a", o.id, 1): 100}, compare=False)
     ws = openpyxl.load_workbook(BytesIO(workbook_bytes(res)), data_only=True)["Costs"]
     rows = [[c.value for c in row] for row in ws.iter_rows()]
@@ -341,15 +415,21 @@ def test_the_67b_example_in_cny_costs_the_rate_times_the_usd_plan(tmp_path):
 
     text = (ROOT / "examples" / "full-67b-60days.yaml").read_text()
     assert "currency: USD" in text and "electricity_price_per_kwh: 0.12" in text
-    cny = text.replace("currency: USD", "currency: CNY").replace("electricity_price_per_kwh: 0.12", "electricity_price_per_kwh: 0.852")
+    cny = text.replace("currency: USD", "currency: CNY").replace(
+        "electricity_price_per_kwh: 0.12", "electricity_price_per_kwh: 0.852"
+    )
     (tmp_path / "cny.yaml").write_text(cny)
     res = cli("solve", tmp_path / "cny.yaml", "--no-compare", "--runner-ups", "0", "--json", tmp_path / "x.json")
     assert res.exit_code == 1 and "missing exchange rate USD" in " ".join(res.output.split())
     assert not (tmp_path / "x.json").exists()
-    (tmp_path / "cny.yaml").write_text(cny + "fx_rates: {USD: 7.1}\nfx_rates_date: 2026-11-30\nfx_rates_source: test rate\n")
+    (tmp_path / "cny.yaml").write_text(
+        cny + "fx_rates: {USD: 7.1}\nfx_rates_date: 2026-11-30\nfx_rates_source: test rate\n"
+    )
     (tmp_path / "usd.yaml").write_text(text)
     for name in ("usd", "cny"):
-        res = cli("solve", tmp_path / f"{name}.yaml", "--no-compare", "--runner-ups", "0", "--json", tmp_path / f"{name}.json")
+        res = cli(
+            "solve", tmp_path / f"{name}.yaml", "--no-compare", "--runner-ups", "0", "--json", tmp_path / f"{name}.json"
+        )
         assert res.exit_code == 0, res.output
     usd, cny_plan = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("usd", "cny"))
     assert cny_plan["currency"] == "CNY"
@@ -358,6 +438,7 @@ def test_the_67b_example_in_cny_costs_the_rate_times_the_usd_plan(tmp_path):
 
 
 # --- 8. percent fields ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("value", ["8%", 0.08, "0.08"])
 def test_the_discount_rate_takes_a_percent_or_a_fraction(value):
@@ -373,12 +454,15 @@ def test_a_rate_above_thirty_percent_warns(tmp_path):
     from procure.models.project import load_project
 
     f = tmp_path / "w.yaml"
-    f.write_text("name: p\ndiscount_rate: 35%\nfinancing: {down_payment_pct: 0.2, months: 12, annual_rate: 0.4}\n"
-                 "workloads:\n  - {name: a, model: llama-2-7b, method: lora, tokens_b: 1, deadline_days: 30}\n")
+    f.write_text(
+        "name: p\ndiscount_rate: 35%\nfinancing: {down_payment_pct: 0.2, months: 12, annual_rate: 0.4}\n"
+        "workloads:\n  - {name: a, model: llama-2-7b, method: lora, tokens_b: 1, deadline_days: 30}\n"
+    )
     _p, warnings = load_project(f)
     fields = {w.field: w for w in warnings}
     assert "above 30%" in fields["discount_rate"].message and fields["discount_rate"].line == 2
     assert "above 30%" in fields["financing.annual_rate"].message
+
 
 @pytest.mark.parametrize("value", [0.4, "0.4", "40%", " 40 % "])
 def test_a_percent_field_takes_a_fraction_or_a_percent_string(value):
@@ -392,6 +476,7 @@ def test_a_bare_number_above_one_says_how_to_write_it(value):
 
 
 # --- 9. templates and validation --------------------------------------------------------------------------
+
 
 def test_every_template_has_filled_examples_that_validate_when_used(tmp_path):
     for fmt in ("yaml", "csv", "xlsx"):
@@ -411,8 +496,19 @@ def test_every_template_has_filled_examples_that_validate_when_used(tmp_path):
         wb["offers"].append([c.value for c in row])
     wb.save(tmp_path / "u.xlsx")
     header = next(csv.reader((tmp_path / "t.csv").open()))
-    for col in ("currency", "term_prices", "volume_prices", "commitment_months", "upfront_per_node", "financing.down_payment_pct",
-                "financing.months", "financing.annual_rate", "depreciation_years", "import_duty_pct", "vat_pct"):
+    for col in (
+        "currency",
+        "term_prices",
+        "volume_prices",
+        "commitment_months",
+        "upfront_per_node",
+        "financing.down_payment_pct",
+        "financing.months",
+        "financing.annual_rate",
+        "depreciation_years",
+        "import_duty_pct",
+        "vat_pct",
+    ):
         assert col in header
     for fmt in ("yaml", "csv", "xlsx"):
         cat = load_catalog([tmp_path / f"u.{fmt}"])
@@ -474,10 +570,17 @@ def test_the_verifier_recomputes_tiers_terms_and_prices():
     res = solve_fixed(p, [o], hours, compare=False)
     plan = res.plan
     six = next(i for i, r in enumerate(plan.rentals) if r.term_months == 6)
-    short = dataclasses.replace(plan, rentals=[dataclasses.replace(r, months=5) if i == six else r for i, r in enumerate(plan.rentals)])
+    short = dataclasses.replace(
+        plan, rentals=[dataclasses.replace(r, months=5) if i == six else r for i, r in enumerate(plan.rentals)]
+    )
     with pytest.raises(VerificationError, match="lasts 5 months < the minimum 6 of its term tier"):
         verify_plan(p, {"r": o}, short)
-    cheap = dataclasses.replace(plan, rentals=[dataclasses.replace(r, price_per_node_month=2_600) if i == six else r for i, r in enumerate(plan.rentals)])
+    cheap = dataclasses.replace(
+        plan,
+        rentals=[
+            dataclasses.replace(r, price_per_node_month=2_600) if i == six else r for i, r in enumerate(plan.rentals)
+        ],
+    )
     with pytest.raises(VerificationError, match="rent_price"):
         verify_plan(p, {"r": o}, cheap)
     b = bare_buy(price_per_node=None, volume_prices="1:100000; 8:85000", max_nodes=10)
@@ -492,13 +595,19 @@ def test_a_missing_exchange_rate_stops_solve_with_exit_1(tmp_path):
     from helpers import ROOT, cli
 
     examples = ROOT / "examples"
-    text = (examples / "negotiated-quotes.yaml").read_text().replace("fx_rates: {CNY: 0.14, EUR: 1.08}", "fx_rates: {EUR: 1.08}")
+    text = (
+        (examples / "negotiated-quotes.yaml")
+        .read_text()
+        .replace("fx_rates: {CNY: 0.14, EUR: 1.08}", "fx_rates: {EUR: 1.08}")
+    )
     (tmp_path / "w.yaml").write_text(text)
     (tmp_path / "negotiated-quotes-offers.yaml").write_text((examples / "negotiated-quotes-offers.yaml").read_text())
     res = cli("solve", tmp_path / "w.yaml", "--json", tmp_path / "plan.json")
     assert res.exit_code == 1
     out = " ".join(res.output.split())
-    assert "fx_rates.CNY: missing exchange rate CNY: offer(s) sh-baremetal-8xh800" in out and "nothing was written" in out
+    assert (
+        "fx_rates.CNY: missing exchange rate CNY: offer(s) sh-baremetal-8xh800" in out and "nothing was written" in out
+    )
     assert not (tmp_path / "plan.json").exists()
 
 
@@ -541,7 +650,9 @@ def test_a_fractional_life_depreciates_the_landed_cost_exactly_once_on_the_pnl_s
     from procure.reports.xlsx.workbook import workbook_bytes
 
     p = project([wl("a", 60)], electricity_price_per_kwh=0, horizon_months=36)
-    b = bare_buy(price_per_node=120_000, import_duty_pct="5%", vat_pct="20%", residual_value_pct="10%", depreciation_years=2.55)
+    b = bare_buy(
+        price_per_node=120_000, import_duty_pct="5%", vat_pct="20%", residual_value_pct="10%", depreciation_years=2.55
+    )
     res = solve_fixed(p, [b], {("a", "b", 1): 100}, compare=False)
     assert sum(y.depreciation for y in res.plan.pnl) == pytest.approx(126_000)
     ws = openpyxl.load_workbook(BytesIO(workbook_bytes(res)), data_only=True)["P&L"]

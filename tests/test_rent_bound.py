@@ -20,8 +20,11 @@ from helpers import fixed_sizings, offer, project, solve_fixed
 
 
 def _case():
-    p = project([dict(name=f"j{k}", model="llama-2-7b", method="full", tokens_b=1, deadline_days=180) for k in range(3)],
-                horizon_months=12, electricity_price_per_kwh=0)
+    p = project(
+        [dict(name=f"j{k}", model="llama-2-7b", method="full", tokens_b=1, deadline_days=180) for k in range(3)],
+        horizon_months=12,
+        electricity_price_per_kwh=0,
+    )
     o = offer(mode="rent", id="r", price_per_node_month=10_000, min_term_months=6, max_nodes=4)
     hours = {(f"j{k}", "r", 1): 20 * 24 for k in range(3)}
     return p, o, hours

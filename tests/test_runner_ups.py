@@ -19,9 +19,16 @@ from helpers import fixed_sizings, offer, project
 
 def _case(period_days: int = 1):
     # one 100-hour job on one node; cloud c at 20/h (chosen: 2,000), cloud d at 25/h (2,500), cloud e at 30/h (3,000)
-    p = project([dict(name="job", model="llama-2-7b", method="full", tokens_b=1, deadline_days=30)], period_days=period_days,
-                electricity_price_per_kwh=0, horizon_months=2)
-    offers = [offer(mode="cloud", id=k, price_per_node_hour=rate, max_nodes=1) for k, rate in (("c", 20), ("d", 25), ("e", 30))]
+    p = project(
+        [dict(name="job", model="llama-2-7b", method="full", tokens_b=1, deadline_days=30)],
+        period_days=period_days,
+        electricity_price_per_kwh=0,
+        horizon_months=2,
+    )
+    offers = [
+        offer(mode="cloud", id=k, price_per_node_hour=rate, max_nodes=1)
+        for k, rate in (("c", 20), ("d", 25), ("e", 30))
+    ]
     hours = {("job", k, 1): 100 for k in "cde"}
     return p, offers, hours
 
@@ -30,8 +37,21 @@ def test_the_weekly_first_stage_keeps_the_workload_on_the_held_offer():
     p, offers, hours = _case()
     sizings, resize = fixed_sizings(p, offers, hours)
     by_id = {o.id: o for o in offers}
-    free = coarse_plan(p, by_id, sizings, ("cloud",), resize=resize, solver="cbc", gap=1e-6, objective="tco", budget=Budget(None))
-    held = coarse_plan(p, by_id, sizings, ("cloud",), resize=resize, solver="cbc", gap=1e-6, objective="tco", budget=Budget(None), only={"job": "d"})
+    free = coarse_plan(
+        p, by_id, sizings, ("cloud",), resize=resize, solver="cbc", gap=1e-6, objective="tco", budget=Budget(None)
+    )
+    held = coarse_plan(
+        p,
+        by_id,
+        sizings,
+        ("cloud",),
+        resize=resize,
+        solver="cbc",
+        gap=1e-6,
+        objective="tco",
+        budget=Budget(None),
+        only={"job": "d"},
+    )
     assert [a.offer_id for a in free.assignments] == ["c"]
     assert [a.offer_id for a in held.assignments] == ["d"]
     assert held.total_cost == pytest.approx(100 * 25)
@@ -45,7 +65,10 @@ def test_runner_up_rows_are_costed_on_their_own_offer():
     res = plan_from_sizings(p, offers, sizings, resize, compare=False, n_runner_ups=2)
     rows = result_to_json(res)["runner_ups"]["job"]
     # by hand: d costs 100 × 25 = 2,500 (+500 against c's 2,000), e costs 100 × 30 = 3,000 (+1,000)
-    assert [(r["offer"], r["costed_on"], r["plan_cost"], r["vs_chosen"]) for r in rows] == [("d", "d", 2_500, 500), ("e", "e", 3_000, 1_000)]
+    assert [(r["offer"], r["costed_on"], r["plan_cost"], r["vs_chosen"]) for r in rows] == [
+        ("d", "d", 2_500, 500),
+        ("e", "e", 3_000, 1_000),
+    ]
 
 
 def test_runner_ups_without_time_are_listed_as_not_solved():
@@ -78,6 +101,8 @@ def test_a_daily_programme_under_a_time_limit_names_each_runner_ups_offer(tmp_pa
     for w, r in rows:
         assert r["offer"] != chosen[w]
         if r["costed_on"] is None:
-            assert r["plan_cost"] is None and r["note"] and ("not solved" in r["note"] or r["note"].startswith("no plan"))
+            assert (
+                r["plan_cost"] is None and r["note"] and ("not solved" in r["note"] or r["note"].startswith("no plan"))
+            )
         else:
             assert r["costed_on"] == r["offer"] and r["plan_cost"] is not None

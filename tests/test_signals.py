@@ -25,8 +25,8 @@ def _children(pid: int) -> list[tuple[int, str]]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        name = stat[stat.index("(") + 1: stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
         if int(fields[1]) == pid and fields[0] != "Z":
             out.append((int(entry.name), name))
     return out
@@ -37,7 +37,7 @@ def _alive(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return False
-    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
 
 
 @pytest.mark.slow
@@ -52,8 +52,25 @@ def test_signal_mid_solve_stops_the_solver_and_leaves_no_temp_file(tmp_path, sig
     old = work / "plan.json"
     old.write_text("the previous plan\n")
     env = dict(os.environ, TMPDIR=str(tmp), TMP=str(tmp), TEMP=str(tmp))
-    proc = subprocess.Popen([sys.executable, "-m", "procure", "solve", "programme.yaml", "--no-compare", "--time-limit", "none",
-                             "--json", "plan.json"], cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "procure",
+            "solve",
+            "programme.yaml",
+            "--no-compare",
+            "--time-limit",
+            "none",
+            "--json",
+            "plan.json",
+        ],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         cbc = None
         end = time.monotonic() + 240
@@ -71,7 +88,9 @@ def test_signal_mid_solve_stops_the_solver_and_leaves_no_temp_file(tmp_path, sig
             proc.wait()
     assert proc.returncode == 128 + sig
     lines = [line for line in err.splitlines() if line.strip()]
-    assert lines[-1].startswith(f"interrupted ({signal.Signals(sig).name}): the solver was stopped and its temp files removed")
+    assert lines[-1].startswith(
+        f"interrupted ({signal.Signals(sig).name}): the solver was stopped and its temp files removed"
+    )
     for _ in range(50):  # the kernel reaps the killed group at once; allow it a moment
         if not _alive(cbc):
             break

@@ -30,16 +30,32 @@ SETTINGS = SizingSettings()
 
 
 def workload(model="llama-2-7b", method="full", tokens_b=1.0, seq_len=4096, **kw) -> Workload:
-    data = dict(name=kw.pop("name", "job"), model=model, method=method, tokens_b=tokens_b, seq_len=seq_len, deadline_days=1000)
+    data = dict(
+        name=kw.pop("name", "job"), model=model, method=method, tokens_b=tokens_b, seq_len=seq_len, deadline_days=1000
+    )
     data.update(kw)
     return Workload.model_validate(data)
 
 
 def offer(**kw) -> Offer:
     data = dict(
-        id="test-offer", vendor="test", mode="cloud", region="us-east", gpu="H100-SXM-80GB", gpus_per_node=8,
-        intra_node="nvswitch", inter_node="ib-ndr", inter_node_rails=8, ram_gb=2048, nvme_tb=30, cpu_cores=112,
-        network_line="standard", max_nodes=64, price_per_node_hour=30.0, source="test fixture", quoted_on="2026-01-01",
+        id="test-offer",
+        vendor="test",
+        mode="cloud",
+        region="us-east",
+        gpu="H100-SXM-80GB",
+        gpus_per_node=8,
+        intra_node="nvswitch",
+        inter_node="ib-ndr",
+        inter_node_rails=8,
+        ram_gb=2048,
+        nvme_tb=30,
+        cpu_cores=112,
+        network_line="standard",
+        max_nodes=64,
+        price_per_node_hour=30.0,
+        source="test fixture",
+        quoted_on="2026-01-01",
     )
     data.update(kw)
     return Offer.model_validate(data)
@@ -191,15 +207,26 @@ def test_host_ram_follows_what_the_job_keeps_in_host_memory():
     # Per node: 16 GB system + per GPU 8 GB (training process, data loaders, pinned buffers) + the GPU's
     # checkpoint shard staged in CPU memory (weights + optimizer). A 7B QLoRA stages a few hundred MB, so one
     # RTX 4090 with 32 GB of RAM is enough (16 + 8 + 0.4 ≈ 25 GB); the old 1.5 × GPU-memory rule asked 36 GB.
-    q = shape(size_workload(workload(model="deepseek-llm-7b", method="qlora", seq_len=2048),
-                            [offer(gpu="RTX-4090-24GB", gpus_per_node=1, intra_node="pcie", inter_node="none", ram_gb=32, cpu_cores=4)], SETTINGS, None), 1)
+    q = shape(
+        size_workload(
+            workload(model="deepseek-llm-7b", method="qlora", seq_len=2048),
+            [offer(gpu="RTX-4090-24GB", gpus_per_node=1, intra_node="pcie", inter_node="none", ram_gb=32, cpu_cores=4)],
+            SETTINGS,
+            None,
+        ),
+        1,
+    )
     assert q.fits, q.reason
     # A full fine-tune stages its whole model state: the rule moves with it.
     full = shape(size_workload(workload(model="llama-2-7b", method="full"), [offer()], SETTINGS, None), 1)
     need = 16 + 8 * (8 + full.memory.weights + full.memory.optimizer)
     assert need > 100
-    short = shape(size_workload(workload(model="llama-2-7b", method="full"), [offer(ram_gb=need - 1)], SETTINGS, None), 1)
-    enough = shape(size_workload(workload(model="llama-2-7b", method="full"), [offer(ram_gb=need + 1)], SETTINGS, None), 1)
+    short = shape(
+        size_workload(workload(model="llama-2-7b", method="full"), [offer(ram_gb=need - 1)], SETTINGS, None), 1
+    )
+    enough = shape(
+        size_workload(workload(model="llama-2-7b", method="full"), [offer(ram_gb=need + 1)], SETTINGS, None), 1
+    )
     assert not short.fits and "host RAM" in short.reason and "stage a checkpoint" in short.reason
     assert enough.fits, enough.reason
 
@@ -207,12 +234,28 @@ def test_host_ram_follows_what_the_job_keeps_in_host_memory():
 # Reasonable jobs, from the seeds' table: a 7B QLoRA and LoRA, a 7B full fine-tune, a 70B LoRA, a 7B and a
 # 70B pretraining run, each with a deadline a buyer would give it.
 REASONABLE_JOBS = [
-    dict(name="qlora-7b", model="deepseek-llm-7b", method="qlora", tokens_b=0.3, seq_len=2048, deadline_days=30, dataset_tb=0.01),
+    dict(
+        name="qlora-7b",
+        model="deepseek-llm-7b",
+        method="qlora",
+        tokens_b=0.3,
+        seq_len=2048,
+        deadline_days=30,
+        dataset_tb=0.01,
+    ),
     dict(name="lora-7b", model="llama-2-7b", method="lora", tokens_b=1, deadline_days=30, dataset_tb=0.01),
     dict(name="full-7b", model="deepseek-llm-7b", method="full", tokens_b=2, deadline_days=30, dataset_tb=0.05),
     dict(name="lora-70b", model="llama-2-70b", method="lora", tokens_b=1, deadline_days=60, dataset_tb=0.05),
     dict(name="pretrain-7b", model="llama-2-7b", method="pretrain", tokens_b=200, deadline_days=90, dataset_tb=1),
-    dict(name="pretrain-70b", model="llama-3.1-70b", method="pretrain", tokens_b=1000, seq_len=8192, deadline_days=180, dataset_tb=5),
+    dict(
+        name="pretrain-70b",
+        model="llama-3.1-70b",
+        method="pretrain",
+        tokens_b=1000,
+        seq_len=8192,
+        deadline_days=180,
+        dataset_tb=5,
+    ),
 ]
 
 
@@ -224,7 +267,12 @@ def test_every_bundled_offer_is_chosen_able():
 
     jobs = [Workload.model_validate(j) for j in REASONABLE_JOBS]
     for o in load_catalog().offers:
-        ok = [w.name for w in jobs for c in size_workload(w, [o], SETTINGS, None).candidates if c.fits and c.hours <= w.deadline_days * 24]
+        ok = [
+            w.name
+            for w in jobs
+            for c in size_workload(w, [o], SETTINGS, None).candidates
+            if c.fits and c.hours <= w.deadline_days * 24
+        ]
         assert ok, o.id
     for oid in ("buy-dgx-b200-us-east", "buy-8x-mi300x-us-east", "vastai-1x-rtx-4090", "runpod-1x-rtx-4090"):
         assert any(o.id == oid for o in load_catalog().offers), oid  # the offers the issue names are still bundled
@@ -349,16 +397,49 @@ def test_adapter_and_qlora_flops():
 
 
 def test_json_contract_and_console():
-    sizings = [size_workload(workload(model="llama-2-7b", method="qlora"), [offer(), offer(id="slow", inter_node="eth-25g", inter_node_rails=1)], SETTINGS, None)]
+    sizings = [
+        size_workload(
+            workload(model="llama-2-7b", method="qlora"),
+            [offer(), offer(id="slow", inter_node="eth-25g", inter_node_rails=1)],
+            SETTINGS,
+            None,
+        )
+    ]
     data = sizing_to_json(sizings)
     (wl,) = data["workloads"]
     assert set(wl) == {"name", "total_flops", "memory_gb", "candidates"}
     assert set(wl["memory_gb"]) == {"weights", "gradients", "optimizer", "activations", "overhead"}
     cand = wl["candidates"][0]
-    assert set(cand) == {"gpu", "gpus", "nodes", "offer", "strategy", "per_gpu_memory_gb", "memory_gb", "fits", "reason", "hours", "hours_p10",
-                         "hours_p90", "gpu_hours", "efficiency", "host_ram_gb"}
-    assert set(cand["strategy"]) == {"zero_stage", "tensor_parallel", "checkpointing", "micro_batch", "pipeline_parallel", "expert_parallel",
-                                     "precision", "pipeline_schedule", "virtual_stages", "optimizer", "offload"}
+    assert set(cand) == {
+        "gpu",
+        "gpus",
+        "nodes",
+        "offer",
+        "strategy",
+        "per_gpu_memory_gb",
+        "memory_gb",
+        "fits",
+        "reason",
+        "hours",
+        "hours_p10",
+        "hours_p90",
+        "gpu_hours",
+        "efficiency",
+        "host_ram_gb",
+    }
+    assert set(cand["strategy"]) == {
+        "zero_stage",
+        "tensor_parallel",
+        "checkpointing",
+        "micro_batch",
+        "pipeline_parallel",
+        "expert_parallel",
+        "precision",
+        "pipeline_schedule",
+        "virtual_stages",
+        "optimizer",
+        "offload",
+    }
     assert sum(cand["memory_gb"].values()) == pytest.approx(cand["per_gpu_memory_gb"], abs=0.01)
     buf = io.StringIO()
     print_sizing(Console(file=buf, width=160), sizings)
@@ -411,7 +492,16 @@ def test_fp8_is_a_full_training_recipe():
 
 
 def test_moe_layout_fields_go_together():
-    spec = dict(params_b=16, active_params_b=3, layers=28, hidden_size=2048, heads=16, ffn_hidden_size=11264, vocab_size=102400, experts=64)
+    spec = dict(
+        params_b=16,
+        active_params_b=3,
+        layers=28,
+        hidden_size=2048,
+        heads=16,
+        ffn_hidden_size=11264,
+        vocab_size=102400,
+        experts=64,
+    )
     with pytest.raises(ValueError, match="experts_per_token"):
         workload(model=spec)
 
@@ -420,7 +510,13 @@ def test_deepseek_presets_carry_their_expert_layout():
     # config.json of deepseek-ai/DeepSeek-V3: 61 layers, first_k_dense_replace 3, 256 routed experts,
     # 8 per token, 1 shared, moe_intermediate_size 2048; routed params 58 × 256 × 3 × 7168 × 2048.
     m = workload(model="deepseek-v3").model
-    assert (m.experts, m.experts_per_token, m.shared_experts, m.expert_ffn_hidden_size, m.dense_layers) == (256, 8, 1, 2048, 3)
+    assert (m.experts, m.experts_per_token, m.shared_experts, m.expert_ffn_hidden_size, m.dense_layers) == (
+        256,
+        8,
+        1,
+        2048,
+        3,
+    )
     assert m.expert_params == 58 * 256 * 3 * 7168 * 2048
     # active = everything but the routed experts + 8/256 of them ≈ the published 37B (within 2 %)
     assert (m.params - m.expert_params * (1 - 8 / 256)) / 1e9 == pytest.approx(37, rel=0.02)
@@ -464,7 +560,9 @@ def test_pipeline_parallel_memory_follows_the_stage():
     w = workload(model="llama-2-70b", method="pretrain")
     flat = memory_breakdown(w, Parallelism(1, 8, False, 1), 64)
     piped = memory_breakdown(w, Parallelism(1, 8, False, 1, pipeline_parallel=8, schedule="1f1b"), 64)
-    inter = memory_breakdown(w, Parallelism(1, 8, False, 1, pipeline_parallel=8, schedule="interleaved", virtual_stages=2), 64)
+    inter = memory_breakdown(
+        w, Parallelism(1, 8, False, 1, pipeline_parallel=8, schedule="interleaved", virtual_stages=2), 64
+    )
     assert piped.weights == pytest.approx(flat.weights / 8, rel=1e-9)
     assert piped.activations == pytest.approx(flat.activations, rel=1e-9)
     logits = 4096 * 32000 * 6 / 8 / GB
@@ -507,8 +605,10 @@ def test_7b_full_finetune_on_one_4090_fits_with_zero_offload_and_names_it(tmp_pa
     from procure.cli import app
 
     path = tmp_path / "ft.yaml"
-    path.write_text("name: ft\nworkloads:\n  - name: ft-7b\n    model: llama-2-7b\n    method: full\n    tokens_b: 0.1\n"
-                    "    seq_len: 2048\n    deadline_days: 60\n")
+    path.write_text(
+        "name: ft\nworkloads:\n  - name: ft-7b\n    model: llama-2-7b\n    method: full\n    tokens_b: 0.1\n"
+        "    seq_len: 2048\n    deadline_days: 60\n"
+    )
     res = CliRunner().invoke(app, ["size", str(path), "--gpu", "RTX-4090-24GB", "--gpus", "1", "--json", "-"])
     assert res.exit_code == 0, res.output
     (c,) = json.loads(res.output)["workloads"][0]["candidates"]
@@ -559,8 +659,19 @@ def test_7b_lora_fits_a_4090_box_with_32_gb_of_host_ram():
     # checkpoint staged in host RAM is the adapter's bf16 weights + fp32 master/Adam, 14 B per adapter param
     # = 0.56 GB, not the 13.5 GB frozen base: 16 + 8 + 0.56 = 24.56 GB ≤ 32 GB.
     a = 39_976_960
-    box = offer(id="box-4090", gpu="RTX-4090-24GB", gpus_per_node=1, intra_node="pcie", inter_node="none", inter_node_rails=1,
-                ram_gb=32, nvme_tb=1, cpu_cores=8, max_nodes=1, price_per_node_hour=0.5)
+    box = offer(
+        id="box-4090",
+        gpu="RTX-4090-24GB",
+        gpus_per_node=1,
+        intra_node="pcie",
+        inter_node="none",
+        inter_node_rails=1,
+        ram_gb=32,
+        nvme_tb=1,
+        cpu_cores=8,
+        max_nodes=1,
+        price_per_node_hour=0.5,
+    )
     w = workload(model="llama-2-7b", method="lora", seq_len=2048)
     c = shape(size_workload(w, [box], SETTINGS, None), 1)
     assert c.fits, c.reason
@@ -572,6 +683,7 @@ def test_7b_lora_fits_a_4090_box_with_32_gb_of_host_ram():
 
 
 # --- achieved efficiency per GPU family ------------------------------------------------------------------
+
 
 def test_mi300x_gets_its_measured_speed_not_its_datasheet_ratio():
     # A one-GPU job has no communication, so hours ∝ 1 / (peak × MFU). Datasheets alone would make MI300X
@@ -601,7 +713,9 @@ def test_a100_alias_warns_that_it_chose_80gb_sxm(tmp_path):
     from procure.cli import app
 
     path = tmp_path / "w.yaml"
-    path.write_text("name: w\nworkloads:\n  - name: j\n    model: llama-2-7b\n    method: lora\n    tokens_b: 0.1\n    deadline_days: 30\n")
+    path.write_text(
+        "name: w\nworkloads:\n  - name: j\n    model: llama-2-7b\n    method: lora\n    tokens_b: 0.1\n    deadline_days: 30\n"
+    )
     res = CliRunner().invoke(app, ["size", str(path), "--gpu", "a100", "--gpus", "8"])
     assert res.exit_code == 0, res.output
     assert "A100-SXM-80GB" in res.output and "A100-SXM-40GB" in res.output
@@ -613,7 +727,9 @@ def test_hours_band_in_the_json():
     from procure.solver.sizing.constants import constant
 
     w = workload(model="llama-2-7b", method="lora", tokens_b=50, seq_len=2048)
-    c = sizing_to_json([size_workload(w, [reference_offer("H100-SXM-80GB", 8)[0]], SETTINGS, None)])["workloads"][0]["candidates"][-1]
+    c = sizing_to_json([size_workload(w, [reference_offer("H100-SXM-80GB", 8)[0]], SETTINGS, None)])["workloads"][0][
+        "candidates"
+    ][-1]
     assert c["hours_p10"] == pytest.approx(c["hours"] * constant("HOURS_BAND_P10"), rel=1e-3)
     assert c["hours_p90"] == pytest.approx(c["hours"] * constant("HOURS_BAND_P90"), rel=1e-3)
     assert c["hours_p10"] < c["hours"] < c["hours_p90"]
@@ -624,12 +740,16 @@ def test_a100_in_a_catalog_and_in_allowed_gpus_warns(tmp_path):
     from procure.offers.catalog import load_catalog
 
     cat = tmp_path / "offers.yaml"
-    cat.write_text("offers:\n  - {id: a, vendor: v, mode: cloud, region: us-east, gpu: A100, gpus_per_node: 8, intra_node: nvswitch, "
-                   "inter_node: ib-hdr, inter_node_rails: 8, ram_gb: 1024, nvme_tb: 10, cpu_cores: 64, max_nodes: 2, "
-                   "price_per_node_hour: 20, source: q, quoted_on: 2026-11-01}\n")
+    cat.write_text(
+        "offers:\n  - {id: a, vendor: v, mode: cloud, region: us-east, gpu: A100, gpus_per_node: 8, intra_node: nvswitch, "
+        "inter_node: ib-hdr, inter_node_rails: 8, ram_gb: 1024, nvme_tb: 10, cpu_cores: 64, max_nodes: 2, "
+        "price_per_node_hour: 20, source: q, quoted_on: 2026-11-01}\n"
+    )
     (w,) = [x for x in load_catalog([cat]).warnings if x.field == "gpu"]
     assert "A100-SXM-80GB" in w.message and w.warning
     proj = tmp_path / "w.yaml"
-    proj.write_text("name: w\nworkloads:\n  - {name: j, model: llama-2-7b, method: lora, tokens_b: 1, deadline_days: 30, allowed_gpus: [a100, H200-SXM-141GB]}\n")
+    proj.write_text(
+        "name: w\nworkloads:\n  - {name: j, model: llama-2-7b, method: lora, tokens_b: 1, deadline_days: 30, allowed_gpus: [a100, H200-SXM-141GB]}\n"
+    )
     _p, warnings = load_project(proj)
     assert [x.field for x in warnings] == ["workloads[0].allowed_gpus[0]"]

@@ -51,8 +51,10 @@ def test_the_buffer_forces_a_bigger_shape_and_names_the_setting():
     # Without a buffer 1 node wins (6,000). With min_slack_days 10 the job must end by day 30 − 10 = 20:
     # 1 node ends day 25 > 20, so 2 nodes (ending day 13) at 6,240.
     # A second offer "slow" has only a 1-node shape (25 days): it is rejected, the reason naming the buffer.
-    offers = [offer(mode="cloud", id="c", price_per_node_hour=10),
-              offer(mode="cloud", id="slow", price_per_node_hour=1)]
+    offers = [
+        offer(mode="cloud", id="c", price_per_node_hour=10),
+        offer(mode="cloud", id="slow", price_per_node_hour=1),
+    ]
     hours = {("job", "c", 1): 600, ("job", "c", 2): 312, ("job", "slow", 1): 600}
     wl = dict(name="job", model="llama-2-7b", method="full", tokens_b=1, deadline_days=30)
     plain = solve_fixed(project([wl], period_days=1), offers[:1], {k: v for k, v in hours.items() if k[1] == "c"})
@@ -79,12 +81,15 @@ def test_the_verifier_refuses_a_plan_inside_the_buffer():
     verify_plan(project([wl], period_days=1, min_slack_days=5), {o.id: o for o in offers}, res.plan)
 
 
-@pytest.mark.parametrize(("where", "value", "message"), [
-    ("project", -1, "min_slack_days: Input should be greater than or equal to 0"),
-    ("workload", -2, "workloads[0].min_slack_days: Input should be greater than or equal to 0"),
-    ("workload", 60, "min_slack_days (60) leaves no time to run job: it must finish by day 60 − 60 = 0"),
-    ("project", 75, "the project's min_slack_days (75) leaves no time to run job"),
-])
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("project", -1, "min_slack_days: Input should be greater than or equal to 0"),
+        ("workload", -2, "workloads[0].min_slack_days: Input should be greater than or equal to 0"),
+        ("workload", 60, "min_slack_days (60) leaves no time to run job: it must finish by day 60 − 60 = 0"),
+        ("project", 75, "the project's min_slack_days (75) leaves no time to run job"),
+    ],
+)
 def test_a_bad_buffer_is_bad_input(tmp_path, where, value, message):
     wl = {"name": "job", "model": "llama-2-7b", "method": "full", "tokens_b": 1, "deadline_days": 60}
     doc = {"name": "p", "start_date": "2027-01-01", "horizon_months": 12, "workloads": [wl]}
@@ -104,8 +109,9 @@ def test_solve_reports_the_slack_of_each_job_in_json(tmp_path):
     path.write_text(text.replace("pue: 1.25\n", "pue: 1.25\nmin_slack_days: 30\n"))
     (tmp_path / "negotiated-quotes-offers.yaml").write_text((EXAMPLES / "negotiated-quotes-offers.yaml").read_text())
     out = tmp_path / "plan.json"
-    res = cli("solve", str(path), "--objective", "npv", "--no-compare", "--runner-ups", "0", "--quiet",
-              "--json", str(out))
+    res = cli(
+        "solve", str(path), "--objective", "npv", "--no-compare", "--runner-ups", "0", "--quiet", "--json", str(out)
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text())
     assert len(doc["assignments"]) == 5

@@ -26,8 +26,10 @@ QLORA = ROOT / "examples" / "qlora-7b-week.yaml"
 def test_the_clock_starts_with_the_process_not_with_the_first_line():
     """The interpreter's start-up and the imports come before any line of procure: process_started()
     lies before the first reading the program itself can take."""
-    code = ("import time; first = time.monotonic(); from procure.runtime import process_started; "
-            "print(first - process_started())")
+    code = (
+        "import time; first = time.monotonic(); from procure.runtime import process_started; "
+        "print(first - process_started())"
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     before_first_line = float(res.stdout)
     assert 0 < before_first_line < 60
@@ -38,7 +40,9 @@ def test_solve_spends_its_budget_from_the_process_start(tmp_path, monkeypatch):
     greedy plan at once instead of giving the solver its full limit."""
     monkeypatch.setattr(runtime, "process_started", lambda: time.monotonic() - 100)
     out = tmp_path / "plan.json"
-    res = CliRunner().invoke(app, ["solve", str(QLORA), "--no-compare", "--time-limit", "5", "--json", str(out), "--quiet"])
+    res = CliRunner().invoke(
+        app, ["solve", str(QLORA), "--no-compare", "--time-limit", "5", "--json", str(out), "--quiet"]
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text())
     assert doc["status"] == "feasible" and doc["solver"]["heuristic"] is True

@@ -52,9 +52,43 @@ def test_every_shipped_yaml_file_reads_as_the_round_trip_loader_read_it(path):
     assert all(isinstance(n, int) and n >= 1 for n in lines.values())
 
 
-@pytest.mark.parametrize("text", ["010", "0o10", "0x1F", "1_000", "1e5", "1.", ".5", "+1", "-0", "0.30", "1.5e3", "yes", "no", "on", "~",
-                                  "null", "Null", "TRUE", "false", "2026-12-01", "2026-12-01 10:00", "=", "1:30", "0b101", ".NaN",
-                                  "-.inf", "12345678901234567", "1:3200; 6:2900", "nvswitch", "'quoted 1'", '"2"', "! 12x"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "010",
+        "0o10",
+        "0x1F",
+        "1_000",
+        "1e5",
+        "1.",
+        ".5",
+        "+1",
+        "-0",
+        "0.30",
+        "1.5e3",
+        "yes",
+        "no",
+        "on",
+        "~",
+        "null",
+        "Null",
+        "TRUE",
+        "false",
+        "2026-12-01",
+        "2026-12-01 10:00",
+        "=",
+        "1:30",
+        "0b101",
+        ".NaN",
+        "-.inf",
+        "12345678901234567",
+        "1:3200; 6:2900",
+        "nvswitch",
+        "'quoted 1'",
+        '"2"',
+        "! 12x",
+    ],
+)
 def test_plain_scalars_resolve_as_before(tmp_path, text):
     path = tmp_path / "s.yaml"
     path.write_text(f"a: {text}\n")
@@ -64,9 +98,15 @@ def test_plain_scalars_resolve_as_before(tmp_path, text):
 
 
 def test_lines_of_keys_and_items():
-    data, lines = yamlio.parse_yaml("name: x\nworkloads:\n  - name: a\n    tokens_b: 1\n  - {name: b}\nbase: &b {k: 1}\nother:\n  <<: *b\n  j: 2\n")
+    data, lines = yamlio.parse_yaml(
+        "name: x\nworkloads:\n  - name: a\n    tokens_b: 1\n  - {name: b}\nbase: &b {k: 1}\nother:\n  <<: *b\n  j: 2\n"
+    )
     assert data["other"] == {"j": 2, "k": 1}
-    assert lines[("workloads", 0)] == 3 and lines[("workloads", 0, "tokens_b")] == 4 and lines[("workloads", 1, "name")] == 5
+    assert (
+        lines[("workloads", 0)] == 3
+        and lines[("workloads", 0, "tokens_b")] == 4
+        and lines[("workloads", 1, "name")] == 5
+    )
     assert yamlio.line_of(lines, ("workloads", 1, "missing")) == 5
 
 
@@ -90,24 +130,29 @@ def test_the_value_count_stops_composing_at_the_limit(monkeypatch):
 
 
 def test_an_alias_counts_the_values_it_repeats_without_copying_past_the_limit():
-    laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]\n" for k in range(1, 12))
+    laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]\n" for k in range(1, 12)
+    )
     with pytest.raises(InputError) as exc:
         yamlio.parse_yaml(laughs, "l.yaml")
     assert f"more than {MAX_YAML_VALUES:,} values (counting what YAML aliases repeat)" in str(exc.value)
 
 
-@pytest.mark.parametrize("text, phrase", [
-    ("a: !!binary aGVsbG8=\n", "a: binary data (!!binary) is not text"),
-    ("a: !foo bar\n", "1: error: a: unknown YAML tag '!foo'"),
-    ("a:\n  b: !!python/name:os.system x\n", "2: error: a.b: unknown YAML tag '!!python/name:os.system'"),
-    ("a: !!omap [{x: 1}]\n", "unknown YAML tag '!!omap'"),
-    ("a: &x [*x]\n", "refers to a value that contains it"),
-    ("a: b\n---\nc: d\n", "expected a single document"),
-    ("? [1, 2]\n: x\n", "a key must be a single value"),
-    ("a: " + "[" * 150 + "]" * 150 + "\n", "nested too deeply to read (more than 100 levels)"),
-    ("a: '" + "x" * 10_001 + "'\n", "a: a text of 10,001 characters; the limit is 10,000"),
-    ("a: 1\na: 2\n", 'found duplicate key "a" (first on line 1)'),
-])
+@pytest.mark.parametrize(
+    "text, phrase",
+    [
+        ("a: !!binary aGVsbG8=\n", "a: binary data (!!binary) is not text"),
+        ("a: !foo bar\n", "1: error: a: unknown YAML tag '!foo'"),
+        ("a:\n  b: !!python/name:os.system x\n", "2: error: a.b: unknown YAML tag '!!python/name:os.system'"),
+        ("a: !!omap [{x: 1}]\n", "unknown YAML tag '!!omap'"),
+        ("a: &x [*x]\n", "refers to a value that contains it"),
+        ("a: b\n---\nc: d\n", "expected a single document"),
+        ("? [1, 2]\n: x\n", "a key must be a single value"),
+        ("a: " + "[" * 150 + "]" * 150 + "\n", "nested too deeply to read (more than 100 levels)"),
+        ("a: '" + "x" * 10_001 + "'\n", "a: a text of 10,001 characters; the limit is 10,000"),
+        ("a: 1\na: 2\n", 'found duplicate key "a" (first on line 1)'),
+    ],
+)
 def test_what_the_loader_refuses_with_its_line(text, phrase):
     with pytest.raises(InputError) as exc:
         yamlio.parse_yaml(text, "f.yaml")
@@ -115,7 +160,9 @@ def test_what_the_loader_refuses_with_its_line(text, phrase):
 
 
 def test_the_plain_data_tags_are_read():
-    data, _ = yamlio.parse_yaml("a: !!str 12\nb: !!int '12'\nc: !!float 1\nd: !!bool true\ne: !!null ''\nf: !!timestamp 2026-12-01\ng: !!map {k: !!seq [1]}\n")
+    data, _ = yamlio.parse_yaml(
+        "a: !!str 12\nb: !!int '12'\nc: !!float 1\nd: !!bool true\ne: !!null ''\nf: !!timestamp 2026-12-01\ng: !!map {k: !!seq [1]}\n"
+    )
     assert data == {"a": "12", "b": 12, "c": 1.0, "d": True, "e": None, "f": "2026-12-01", "g": {"k": [1]}}
 
 

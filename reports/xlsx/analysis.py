@@ -107,6 +107,7 @@ def _metric_name(a) -> str:
 
 # --- Sensitivity -----------------------------------------------------------------------------------
 
+
 def _modes(modes, tr: Lang) -> str:
     """Modes joined as the analysis shows them (buy+cloud), or 'no plan'."""
     return "+".join(mode_label(x, tr) for x in modes) if modes is not None else tr("no plan")
@@ -116,15 +117,29 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
     cur, m = a.currency, tr(_metric_name(a))
     money = tr.money_fmt(cur)
     put(ws, 1, 1, tr("Sensitivity — optimal {m} with one driver moved, every end re-optimized", m=m), font=TITLE_FONT)
-    put(ws, 2, 1, tr("Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and the "
-                     "whole plan is optimized again; 'flips' says the optimal plan's modes change at an end."), font=NOTE_FONT)
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and the "
+            "whole plan is optimized again; 'flips' says the optimal plan's modes change at an end."
+        ),
+        font=NOTE_FONT,
+    )
     put(ws, 4, 1, tr("today's optimum ({m})", m=m), font=BOLD)
     put(ws, 4, 5, a.inputs.metric(a.base.plan), money, font=BOLD)
     base_ref = "$E$4"
     put(ws, 4, 6, tr("modes: ") + " + ".join(mode_label(x, tr) for x in sorted(a.base.plan.modes())))
     hdr = 6
-    header(ws, hdr, tr.each("driver", "what it moves", "low", "high") + [tr("{m} at low", m=m), tr("{m} at high", m=m)]
-           + tr.each("low − today", "high − today", "swing", "modes at low", "modes at high", "flips"), height=30)
+    header(
+        ws,
+        hdr,
+        tr.each("driver", "what it moves", "low", "high")
+        + [tr("{m} at low", m=m), tr("{m} at high", m=m)]
+        + tr.each("low − today", "high − today", "swing", "modes at low", "modes at high", "flips"),
+        height=30,
+    )
     r = hdr + 1
     for b in a.sensitivity:
         what, unit = DRIVERS[b.driver]
@@ -139,14 +154,22 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
         base = a.inputs.metric(a.base.plan)
         formula(ws, r, 7, f'=IF(ISNUMBER(E{r}),E{r}-{base_ref},"")', money, value="" if lo is None else lo - base)
         formula(ws, r, 8, f'=IF(ISNUMBER(F{r}),F{r}-{base_ref},"")', money, value="" if hi is None else hi - base)
-        formula(ws, r, 9, f'=IF(AND(ISNUMBER(E{r}),ISNUMBER(F{r})),ABS(F{r}-E{r}),"")', money,
-                value="" if lo is None or hi is None else abs(hi - lo))
+        formula(
+            ws,
+            r,
+            9,
+            f'=IF(AND(ISNUMBER(E{r}),ISNUMBER(F{r})),ABS(F{r}-E{r}),"")',
+            money,
+            value="" if lo is None or hi is None else abs(hi - lo),
+        )
         put(ws, r, 10, _modes(b.modes("low"), tr))
         put(ws, r, 11, _modes(b.modes("high"), tr))
         put(ws, r, 12, tr("yes") if b.flips else tr("no"), font=BOLD if b.flips else None)
         r += 1
     last = r - 1
-    widths(ws, {"A": 20, "B": 34, "C": 8, "D": 8, "E": 15, "F": 15, "G": 14, "H": 14, "I": 13, "J": 13, "K": 13, "L": 7})
+    widths(
+        ws, {"A": 20, "B": 34, "C": 8, "D": 8, "E": 15, "F": 15, "G": 14, "H": 14, "I": 13, "J": 13, "K": 13, "L": 7}
+    )
     chart = BarChart()
     chart.type = "bar"  # horizontal bars: a tornado
     chart.grouping = "clustered"
@@ -173,15 +196,39 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
 
 # --- Break-even ------------------------------------------------------------------------------------
 
+
 def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
     cur = a.currency
     put(ws, 1, 1, tr("Break-even prices — at what price would a losing offer or strategy win?"), font=TITLE_FONT)
-    put(ws, 2, 1, tr("Searched on the offer's own price field, re-optimizing the whole plan at each step. At or below the break-even "
-                     "price the offer (or strategy) is in an optimal plan. Strategies: the price level of every offer of that mode "
-                     "(100% = today). Empty break-even: no price from 0 to today's wins; the reason says why."), font=NOTE_FONT)
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "Searched on the offer's own price field, re-optimizing the whole plan at each step. At or below the break-even "
+            "price the offer (or strategy) is in an optimal plan. Strategies: the price level of every offer of that mode "
+            "(100% = today). Empty break-even: no price from 0 to today's wins; the reason says why."
+        ),
+        font=NOTE_FONT,
+    )
     hdr = 4
-    header(ws, hdr, tr.each("offer / strategy", "mode", "vendor", "GPU × per node", "price field", "today", "break-even", "change", "re-solves", "reason"),
-           height=30)
+    header(
+        ws,
+        hdr,
+        tr.each(
+            "offer / strategy",
+            "mode",
+            "vendor",
+            "GPU × per node",
+            "price field",
+            "today",
+            "break-even",
+            "change",
+            "re-solves",
+            "reason",
+        ),
+        height=30,
+    )
     r = hdr + 1
     for b in a.break_even:
         strat = b.kind in ("strategy", "driver")
@@ -193,8 +240,14 @@ def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
         put(ws, r, 5, b.field)
         put(ws, r, 6, b.current, fmt)
         put(ws, r, 7, b.break_even, fmt)
-        formula(ws, r, 8, f'=IF(ISNUMBER(G{r}),G{r}/F{r}-1,"")', "+0%;-0%;0%",
-                value="" if b.break_even is None else b.break_even / b.current - 1)
+        formula(
+            ws,
+            r,
+            8,
+            f'=IF(ISNUMBER(G{r}),G{r}/F{r}-1,"")',
+            "+0%;-0%;0%",
+            value="" if b.break_even is None else b.break_even / b.current - 1,
+        )
         put(ws, r, 9, b.solves)
         put(ws, r, 10, b.reason, align=WRAP)
         # LibreOffice does not grow a row for wrapped text on its own: ~95 characters fit a line of column J
@@ -208,6 +261,7 @@ def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
 
 # --- Scenarios and Uncertainty ---------------------------------------------------------------------
 
+
 def write_scenarios(ws: Worksheet, a, tr: Lang = EN) -> dict[str, str]:
     """One row per Monte Carlo scenario, from the DataFrame; returns column letters by content."""
     df = a.scenarios_frame()
@@ -219,10 +273,24 @@ def write_scenarios(ws: Worksheet, a, tr: Lang = EN) -> dict[str, str]:
     cheapest = mc[mc["cheapest"]].set_index("scenario")["strategy"]
     drawn = distributions(a.base.project.analysis)
     drivers = [d for d in DRIVERS if d in drawn]
-    cols = ["scenario", *drivers, *(f"{s} {_metric_name(a)}" for s in STRATEGIES), "cheapest", "decided plan re-costed", "regret",
-            *(f"{s} status" for s in STRATEGIES), "note"]
-    shown = [tr("scenario"), *drivers, *(tr("{strategy} {m}", strategy=tr(STRATEGY_LABEL[s]), m=tr(_metric_name(a))) for s in STRATEGIES),
-             *tr.each("cheapest", "decided plan re-costed", "regret"), *(tr("{strategy} status", strategy=tr(STRATEGY_LABEL[s])) for s in STRATEGIES), tr("note")]
+    cols = [
+        "scenario",
+        *drivers,
+        *(f"{s} {_metric_name(a)}" for s in STRATEGIES),
+        "cheapest",
+        "decided plan re-costed",
+        "regret",
+        *(f"{s} status" for s in STRATEGIES),
+        "note",
+    ]
+    shown = [
+        tr("scenario"),
+        *drivers,
+        *(tr("{strategy} {m}", strategy=tr(STRATEGY_LABEL[s]), m=tr(_metric_name(a))) for s in STRATEGIES),
+        *tr.each("cheapest", "decided plan re-costed", "regret"),
+        *(tr("{strategy} status", strategy=tr(STRATEGY_LABEL[s])) for s in STRATEGIES),
+        tr("note"),
+    ]
     header(ws, 1, shown if not tr.en else cols, height=30)
     money = tr.money_fmt(a.currency)
     for i, scen in enumerate(free.index, start=2):
@@ -247,7 +315,9 @@ def write_scenarios(ws: Worksheet, a, tr: Lang = EN) -> dict[str, str]:
     n_last = 1 + len(free.index)
     letter = {name: get_column_letter(k) for k, name in enumerate(cols, start=1)}
     out: dict[str, str] = {s: letter[f"{s} {_metric_name(a)}"] for s in STRATEGIES}
-    out.update(cheapest=letter["cheapest"], regret=letter["regret"], decided=letter["decided plan re-costed"], last=str(n_last))
+    out.update(
+        cheapest=letter["cheapest"], regret=letter["regret"], decided=letter["decided plan re-costed"], last=str(n_last)
+    )
     for k in range(1, len(cols) + 1):
         ws.column_dimensions[get_column_letter(k)].width = 13
     ws.freeze_panes = "B2"
@@ -264,30 +334,79 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
     def rng(col: str) -> str:
         return f"{scenarios}!${col}$2:${col}${last}"
 
-    put(ws, 1, 1, tr("Uncertainty — {n} scenarios drawn from analysis.uncertainty, every strategy re-optimized in each", n=s.scenarios), font=TITLE_FONT)
-    put(ws, 2, 1, tr("P10/P50/P90: the optimal total not exceeded in 10/50/90% of the scenarios. Cheapest in: the share of scenarios "
-                     "in which that strategy is the cheapest (a single mode wins a tie with the free plan). Regret: today's plan kept as "
-                     "decided — re-costed, not re-optimized — minus each scenario's optimum."), font=NOTE_FONT)
+    put(
+        ws,
+        1,
+        1,
+        tr(
+            "Uncertainty — {n} scenarios drawn from analysis.uncertainty, every strategy re-optimized in each",
+            n=s.scenarios,
+        ),
+        font=TITLE_FONT,
+    )
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "P10/P50/P90: the optimal total not exceeded in 10/50/90% of the scenarios. Cheapest in: the share of scenarios "
+            "in which that strategy is the cheapest (a single mode wins a tie with the free plan). Regret: today's plan kept as "
+            "decided — re-costed, not re-optimized — minus each scenario's optimum."
+        ),
+        font=NOTE_FONT,
+    )
     hdr = 4
-    header(ws, hdr, [tr("strategy"), f"P10 {m}", f"P50 {m}", f"P90 {m}", tr("cheapest in"), tr("scenarios with a plan")], height=30)
+    header(
+        ws,
+        hdr,
+        [tr("strategy"), f"P10 {m}", f"P50 {m}", f"P90 {m}", tr("cheapest in"), tr("scenarios with a plan")],
+        height=30,
+    )
     for i, name in enumerate(STRATEGIES):
         r = hdr + 1 + i
         col = cols[name]
         put(ws, r, 1, tr(STRATEGY_LABEL.get(name, name)), font=BOLD if name == "hybrid" else None)
         v = s.strategies[name]
         for k, q in enumerate((0.1, 0.5, 0.9)):
-            formula(ws, r, 2 + k, f'=IF(COUNT({rng(col)})>0,PERCENTILE({rng(col)},{q}),"")', money, value=_blank(v[("p10", "p50", "p90")[k]]))
-        formula(ws, r, 5, f'=IF(COUNT({rng(cols["hybrid"])})>0,COUNTIF({rng(cols["cheapest"])},"{name}")/COUNT({rng(cols["hybrid"])}),"")', PCT_FMT,
-                value=_blank(v["win_probability"]))
+            formula(
+                ws,
+                r,
+                2 + k,
+                f'=IF(COUNT({rng(col)})>0,PERCENTILE({rng(col)},{q}),"")',
+                money,
+                value=_blank(v[("p10", "p50", "p90")[k]]),
+            )
+        formula(
+            ws,
+            r,
+            5,
+            f'=IF(COUNT({rng(cols["hybrid"])})>0,COUNTIF({rng(cols["cheapest"])},"{name}")/COUNT({rng(cols["hybrid"])}),"")',
+            PCT_FMT,
+            value=_blank(v["win_probability"]),
+        )
         formula(ws, r, 6, f"=COUNT({rng(col)})", value=v["plans"])
     r = hdr + len(STRATEGIES) + 2
     put(ws, r, 1, tr("regret of today's plan, as decided"), font=BOLD)
     put(ws, r + 1, 1, tr("mean"))
-    formula(ws, r + 1, 2, f'=IF(COUNT({rng(cols["regret"])})>0,AVERAGE({rng(cols["regret"])}),"")', money, value=_blank(s.regret_mean))
+    formula(
+        ws,
+        r + 1,
+        2,
+        f'=IF(COUNT({rng(cols["regret"])})>0,AVERAGE({rng(cols["regret"])}),"")',
+        money,
+        value=_blank(s.regret_mean),
+    )
     put(ws, r + 2, 1, "P90")
-    formula(ws, r + 2, 2, f'=IF(COUNT({rng(cols["regret"])})>0,PERCENTILE({rng(cols["regret"])},0.9),"")', money, value=_blank(s.regret_p90))
+    formula(
+        ws,
+        r + 2,
+        2,
+        f'=IF(COUNT({rng(cols["regret"])})>0,PERCENTILE({rng(cols["regret"])},0.9),"")',
+        money,
+        value=_blank(s.regret_p90),
+    )
     put(ws, r + 3, 1, tr("scenarios with a regret figure"))
-    formula(ws, r + 3, 2, f'=COUNT({rng(cols["regret"])})', value=s.regret_scenarios)
+    formula(ws, r + 3, 2, f"=COUNT({rng(cols['regret'])})", value=s.regret_scenarios)
     put(ws, r + 4, 1, tr("cannot run as decided"))
     put(ws, r + 4, 2, s.decided_infeasible)
     put(ws, r + 5, 1, tr("scenarios without a free plan"))
@@ -300,8 +419,14 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
     chart_row = r + 7
     top = chart_row + 2 * CHART_ROWS + 2
     put(ws, top - 1, 1, tr("histogram data"), font=BOLD)
-    values = {name: [o.strategies[name].total_cost if a.inputs.objective == "tco" else o.strategies[name].npv_cost
-                     for o in a.monte_carlo if name in o.strategies and o.strategies[name].ok] for name in STRATEGIES}
+    values = {
+        name: [
+            o.strategies[name].total_cost if a.inputs.objective == "tco" else o.strategies[name].npv_cost
+            for o in a.monte_carlo
+            if name in o.strategies and o.strategies[name].ok
+        ]
+        for name in STRATEGIES
+    }
     for k, name in enumerate(STRATEGIES):
         vals = values[name]
         c0 = 1 + 4 * k
@@ -327,7 +452,9 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
         chart = BarChart()
         chart.type = "col"
         chart.gapWidth = 10
-        chart.title = tr("{strategy}: optimal {m} ({unit})", strategy=tr(STRATEGY_LABEL.get(name, name)), m=m, unit=tr.unit(cur))
+        chart.title = tr(
+            "{strategy}: optimal {m} ({unit})", strategy=tr(STRATEGY_LABEL.get(name, name)), m=m, unit=tr.unit(cur)
+        )
         ser = Series(Reference(ws, min_col=c0 + 2, min_row=top + 2, max_row=top + 1 + BINS), title=tr("scenarios"))
         ser.graphicalProperties.solidFill = COLORS[name]
         chart.series.append(ser)

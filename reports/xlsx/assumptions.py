@@ -19,7 +19,21 @@ from ..i18n import EN, Lang
 from ..tables import assumption_sections
 from .style import DATE_FMT, NOTE_FONT, SECTION_FONT, TITLE_FONT, WRAP, fit_row, header, print_setup, put, widths
 
-WIDTHS = {"A": 30, "B": 24, "C": 40, "D": 24, "E": 16, "F": 40, "G": 14, "H": 14, "I": 12, "J": 40, "K": 14, "L": 14, "M": 16}
+WIDTHS = {
+    "A": 30,
+    "B": 24,
+    "C": 40,
+    "D": 24,
+    "E": 16,
+    "F": 40,
+    "G": 14,
+    "H": 14,
+    "I": 12,
+    "J": 40,
+    "K": 14,
+    "L": 14,
+    "M": 16,
+}
 
 
 def number_format(v, tr: Lang = EN) -> tuple[str | None, str]:
@@ -38,8 +52,15 @@ def number_format(v, tr: Lang = EN) -> tuple[str | None, str]:
 
 def write_assumptions(ws: Worksheet, result: Result, inputs: Iterable, now: dt.datetime, tr: Lang = EN) -> None:
     put(ws, 1, 1, tr("Assumptions and provenance"), font=TITLE_FONT)
-    put(ws, 2, 1, tr("What every figure rests on: inputs, sizing rules, hardware data, prices with their source and date, the solver and this run."),
-        font=NOTE_FONT)
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "What every figure rests on: inputs, sizing rules, hardware data, prices with their source and date, the solver and this run."
+        ),
+        font=NOTE_FONT,
+    )
     row = 4
     col_w: dict[str, float] = dict(WIDTHS)
     sections = assumption_sections(result, inputs, now, tr)

@@ -251,7 +251,9 @@ def _define_year_blocks(ws: Worksheet, names: Names, n: int, c0: int, total_row:
         )
 
 
-def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int, tr: Lang = EN) -> None:
+def _write_instalments(
+    ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int, tr: Lang = EN
+) -> None:
     """Below the line items, one row per financed purchase: its monthly loan instalments (the capex lines'
     months after delivery plus the interest line), so the board sees the payments the loan commits to.
     Informational: no category, so the category rows above do not count it twice."""
@@ -271,5 +273,7 @@ def _write_instalments(ws: Worksheet, result, items: list[LineItem], first_item:
         for m in range(d + 1, n):
             col = L(c0 + m)
             formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), tr.amount_fmt(INT_FMT), value=paid[m])
-        formula(ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", tr.amount_fmt(INT_FMT), value=sum(paid.values()))
+        formula(
+            ws, row, 3, f"=SUM({L(c0)}{row}:{L(c0 + n - 1)}{row})", tr.amount_fmt(INT_FMT), value=sum(paid.values())
+        )
         row += 1

@@ -24,8 +24,16 @@ COMPARE_SHEETS = (N_("Inputs changed"), N_("Outcomes"))
 def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) -> None:
     n = len(files)
     put(ws, 1, 1, tr("What changed in the inputs, against {first}", first=files[0]), font=TITLE_FONT)
-    put(ws, 2, 1, tr("One row per field whose value differs, and per offer or workload added or removed; prices "
-                     "as quoted, in the offer's currency. Empty: the file does not give it."), font=NOTE_FONT)
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "One row per field whose value differs, and per offer or workload added or removed; prices "
+            "as quoted, in the offer's currency. Empty: the file does not give it."
+        ),
+        font=NOTE_FONT,
+    )
     hdr = 4
     labels = [*tr.each("section", "offer / workload", "field"), *files, *[f"Δ {f}" for f in files[1:]]]
     header(ws, hdr, labels, height=30)
@@ -57,8 +65,13 @@ def write_outcomes(ws: Worksheet, files: list[str], rows, currency: str, tr: Lan
     n = len(files)
     title = tr("How the outcomes changed, against {first} ({unit})", first=files[0], unit=tr.unit(currency))
     put(ws, 1, 1, title, font=TITLE_FONT)
-    put(ws, 2, 1, tr("Every file planned on its own (all four strategies, each verified); * marks what differs."),
-        font=NOTE_FONT)
+    put(
+        ws,
+        2,
+        1,
+        tr("Every file planned on its own (all four strategies, each verified); * marks what differs."),
+        font=NOTE_FONT,
+    )
     hdr = 4
     header(ws, hdr, [tr("section"), tr("figure"), *files, *[f"Δ {f}" for f in files[1:]]], height=30)
     r = hdr + 1

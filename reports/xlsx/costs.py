@@ -40,8 +40,20 @@ from .style import (
     widths,
 )
 
-COST_COLS = Ns("category", "line item", "offer", "nodes", "quantity", "quantity unit", "unit price", "price unit", "rate",
-             "rate unit", "amount", "how it is computed")
+COST_COLS = Ns(
+    "category",
+    "line item",
+    "offer",
+    "nodes",
+    "quantity",
+    "quantity unit",
+    "unit price",
+    "price unit",
+    "rate",
+    "rate unit",
+    "amount",
+    "how it is computed",
+)
 
 
 def param_name(key: str) -> str:
@@ -77,8 +89,12 @@ def write_costs(ws: Worksheet, result: Result, items: list[LineItem], names: Nam
             put(ws, row, 1, tr(cat))
             put(ws, row, 2, it.item)
             put(ws, row, 3, it.ref)
-            cells = {"D": (it.nodes, INT_FMT), "E": (it.quantity, "#,##0.000"), "G": (it.unit_price, "#,##0.00##"),
-                     "I": (it.rate, "0.0###")}
+            cells = {
+                "D": (it.nodes, INT_FMT),
+                "E": (it.quantity, "#,##0.000"),
+                "G": (it.unit_price, "#,##0.00##"),
+                "I": (it.rate, "0.0###"),
+            }
             for letter, (value, fmt) in cells.items():
                 col = ord(letter) - 64
                 link = it.links.get(letter)
@@ -97,7 +113,9 @@ def write_costs(ws: Worksheet, result: Result, items: list[LineItem], names: Nam
             row += 1
         put(ws, row, 2, tr("total {category}", category=tr(CATEGORY_LABEL[cat])), font=BOLD)
         cat_total[cat] = sum(i.amount for i in mine)
-        c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=cat_total[cat])
+        c = formula(
+            ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=cat_total[cat]
+        )
         c.border = TOP_RULE
         subtotal[cat] = f"K{row}"
         row += 2
@@ -113,7 +131,9 @@ def write_costs(ws: Worksheet, result: Result, items: list[LineItem], names: Nam
         row += 1
     put(ws, row, 1, tr("total"), font=BOLD)
     put(ws, row, 2, tr("total cost of ownership over {months} months", months=p.horizon_months), font=BOLD)
-    c = formula(ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=sum(cat_total.values()))
+    c = formula(
+        ws, row, 11, f"=SUM(K{first}:K{row - 1})", money_c, font=BOLD, fill=TOTAL_FILL, value=sum(cat_total.values())
+    )
     c.border = TOP_RULE
     names.grand_total = define(ws, "total_cost", "K", row)
     row += 2
@@ -129,11 +149,35 @@ def write_costs(ws: Worksheet, result: Result, items: list[LineItem], names: Nam
             as_input(put(ws, r, 3, value, fmt))
         put(ws, r, 4, unit, align=Alignment(indent=1))
         define(ws, param_cell[key], "C", r)
-    put(ws, 2, 1, tr("Blue-on-yellow cells are inputs: change a quantity or a price and every total, the cash flow and the summary "
-                     "follow. Energy lines use the cost-model parameters in rows {first}–{last}.", first=first_param, last=first_param + len(params) - 1),
-        font=NOTE_FONT)
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "Blue-on-yellow cells are inputs: change a quantity or a price and every total, the cash flow and the summary "
+            "follow. Energy lines use the cost-model parameters in rows {first}–{last}.",
+            first=first_param,
+            last=first_param + len(params) - 1,
+        ),
+        font=NOTE_FONT,
+    )
     amounts = [it.amount for it in items] + list(cat_total.values()) + [sum(cat_total.values())]
     prices = [it.unit_price for it in items if it.unit_price is not None]
-    widths(ws, {"A": 15, "B": 40, "C": 30, "D": 8, "E": 13, "F": 15, "G": max(13, len(f"{max(prices, default=0):,.2f}") + 3), "H": 16, "I": 9, "J": 20,
-                "K": max(16, money_width(amounts, cur, cents=True)), "L": 58})
+    widths(
+        ws,
+        {
+            "A": 15,
+            "B": 40,
+            "C": 30,
+            "D": 8,
+            "E": 13,
+            "F": 15,
+            "G": max(13, len(f"{max(prices, default=0):,.2f}") + 3),
+            "H": 16,
+            "I": 9,
+            "J": 20,
+            "K": max(16, money_width(amounts, cur, cents=True)),
+            "L": 58,
+        },
+    )
     print_setup(ws, "3:3")

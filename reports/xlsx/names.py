@@ -21,5 +21,7 @@ class Names:
     break_even_row: int | None = None
     category_rows: dict[str, int] = field(default_factory=dict)  # Cash flow row of each category
     cash_total_row: int = 0  # Cash flow row of the total cash out per month
-    year_blocks: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # project year (0-based) -> names of its operating, interest, total blocks
+    year_blocks: dict[int, tuple[str, str, str]] = field(
+        default_factory=dict
+    )  # project year (0-based) -> names of its operating, interest, total blocks
     sheet: dict[str, str] = field(default_factory=dict)  # English sheet name -> its title in the reader's language

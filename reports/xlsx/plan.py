@@ -41,26 +41,86 @@ def write_plan(ws: Worksheet, result, tr: Lang = EN) -> None:
     cur = tr.unit(p.currency)
     DATE_FMT, money = tr.date_fmt, tr.amount_fmt(INT_FMT)
     put(ws, 1, 1, tr("Plan per workload — {name}", name=p.name), font=TITLE_FONT)
-    put(ws, 2, 1, tr("Dates count from {start} (day 0). Cost = the job's own cost (cloud bill or busy energy) plus its "
-                     "node-hour share of the capacity bought or rented on that offer.", start=tr.date(p.start_date)), font=NOTE_FONT)
-    cols = tr.each("workload", "offer", "vendor", "mode", "GPU", "GPUs", "nodes", "strategy", "start", "end", "deadline", "slack (days)",
-                   "GPU-hours") + [tr("cost ({unit})", unit=cur)]
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "Dates count from {start} (day 0). Cost = the job's own cost (cloud bill or busy energy) plus its "
+            "node-hour share of the capacity bought or rented on that offer.",
+            start=tr.date(p.start_date),
+        ),
+        font=NOTE_FONT,
+    )
+    cols = tr.each(
+        "workload",
+        "offer",
+        "vendor",
+        "mode",
+        "GPU",
+        "GPUs",
+        "nodes",
+        "strategy",
+        "start",
+        "end",
+        "deadline",
+        "slack (days)",
+        "GPU-hours",
+    ) + [tr("cost ({unit})", unit=cur)]
     header(ws, 3, cols, height=30)
     ws.freeze_panes = "B4"
     row = 4
     prows = plan_rows(result)
     for r in prows:
-        vals = [r["workload"], r["offer"], r["vendor"], mode_label(r["mode"], tr), r["gpu"], r["gpus"], r["nodes"], r["strategy"], r["start"], r["end"],
-                r["deadline"], r["slack_days"], r["gpu_hours"], r["cost"]]
-        fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, DATE_FMT, DATE_FMT, DATE_FMT, NUM_FMT, INT_FMT, money]
+        vals = [
+            r["workload"],
+            r["offer"],
+            r["vendor"],
+            mode_label(r["mode"], tr),
+            r["gpu"],
+            r["gpus"],
+            r["nodes"],
+            r["strategy"],
+            r["start"],
+            r["end"],
+            r["deadline"],
+            r["slack_days"],
+            r["gpu_hours"],
+            r["cost"],
+        ]
+        fmts = [
+            None,
+            None,
+            None,
+            None,
+            None,
+            INT_FMT,
+            INT_FMT,
+            None,
+            DATE_FMT,
+            DATE_FMT,
+            DATE_FMT,
+            NUM_FMT,
+            INT_FMT,
+            money,
+        ]
         for j, (v, f) in enumerate(zip(vals, fmts, strict=True)):
-            put(ws, row, j + 1, v, f, align=Alignment(wrap_text=True, vertical="top", horizontal="center") if j in (5, 6) else WRAP)
+            put(
+                ws,
+                row,
+                j + 1,
+                v,
+                f,
+                align=Alignment(wrap_text=True, vertical="top", horizontal="center") if j in (5, 6) else WRAP,
+            )
         put(ws, row, 4, mode_label(r["mode"], tr), fill=MODE_FILL.get(r["mode"]))
         ws.row_dimensions[row].height = 26
         row += 1
     last = row - 1
     put(ws, row, 1, tr("total"), font=BOLD)
-    formula(ws, row, 13, f"=SUM(M4:M{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL, value=sum(r["gpu_hours"] for r in prows))
+    formula(
+        ws, row, 13, f"=SUM(M4:M{last})", INT_FMT, font=BOLD, fill=TOTAL_FILL, value=sum(r["gpu_hours"] for r in prows)
+    )
     formula(ws, row, 14, f"=SUM(N4:N{last})", money, font=BOLD, fill=TOTAL_FILL, value=sum(r["cost"] for r in prows))
     row += 2
     # what has to be ordered: the most nodes of each offer held at the same time
@@ -83,10 +143,20 @@ def write_plan(ws: Worksheet, result, tr: Lang = EN) -> None:
     if caps:
         put(ws, row, 1, tr("Capacity bought and rented"), font=SECTION_FONT)
         row += 1
-        header(ws, row, tr.each("what", "offer", "vendor", "nodes", "from", "until", "months") + [tr("cost ({unit})", unit=cur)])
+        header(
+            ws,
+            row,
+            tr.each("what", "offer", "vendor", "nodes", "from", "until", "months") + [tr("cost ({unit})", unit=cur)],
+        )
         row += 1
         for c in caps:
-            put(ws, row, 1, tr("buy (own)") if c["what"] == "buy" else c.get("label", mode_label("rent", tr)), fill=MODE_FILL.get(c["what"]))
+            put(
+                ws,
+                row,
+                1,
+                tr("buy (own)") if c["what"] == "buy" else c.get("label", mode_label("rent", tr)),
+                fill=MODE_FILL.get(c["what"]),
+            )
             put(ws, row, 2, c["offer"], align=WRAP)
             put(ws, row, 3, c["vendor"], align=WRAP)
             put(ws, row, 4, c["nodes"], INT_FMT, align=Alignment(horizontal="center", vertical="top"))
@@ -101,9 +171,17 @@ def write_plan(ws: Worksheet, result, tr: Lang = EN) -> None:
     # timeline: months down, one column per workload and per capacity block (fits under the table)
     ends = [a.deadline_day for a in plan.assignments] + [c["to_day"] - 1e-6 for c in caps if c["what"] == "rent"]
     last_m = min(p.horizon_months - 1, costs.month_of(max(ends))) if ends else 0
-    put(ws, row, 1, tr("Timeline by month: days of work in each month, coloured by mode; ◆ = the workload's deadline month"), font=SECTION_FONT)
+    put(
+        ws,
+        row,
+        1,
+        tr("Timeline by month: days of work in each month, coloured by mode; ◆ = the workload's deadline month"),
+        font=SECTION_FONT,
+    )
     row += 1
-    cols_t = [a.workload for a in plan.assignments] + [f"{mode_label(c['what'], tr)} {c['nodes']} × {c['offer']}" for c in caps]
+    cols_t = [a.workload for a in plan.assignments] + [
+        f"{mode_label(c['what'], tr)} {c['nodes']} × {c['offer']}" for c in caps
+    ]
     header(ws, row, [tr("month starting")] + cols_t, height=42)
     ws.row_dimensions[row].height = 42
     row += 1
@@ -122,19 +200,49 @@ def write_plan(ws: Worksheet, result, tr: Lang = EN) -> None:
         for j, c in enumerate(caps):
             col = 2 + len(plan.assignments) + j
             held = min(hi, c["to_day"]) - max(lo, c["from_day"]) > 1e-6
-            cell = put(ws, row, col, (tr("{n} nodes", n=c["nodes"]) if c["nodes"] > 1 else tr("{n} node", n=c["nodes"])) if held else "",
-                       fill=CAPACITY_FILL[c["what"]] if held else None, align=CENTER)
+            cell = put(
+                ws,
+                row,
+                col,
+                (tr("{n} nodes", n=c["nodes"]) if c["nodes"] > 1 else tr("{n} node", n=c["nodes"])) if held else "",
+                fill=CAPACITY_FILL[c["what"]] if held else None,
+                align=CENTER,
+            )
             cell.border = border
         row += 1
     row += 1
     put(ws, row, 1, tr("Legend:"), font=BOLD)
-    for j, (label, fill) in enumerate([(tr("buy job"), MODE_FILL["buy"]), (tr("rent job"), MODE_FILL["rent"]), (tr("cloud job"), MODE_FILL["cloud"]),
-                                       (tr("nodes owned"), CAPACITY_FILL["buy"]), (tr("nodes rented"), CAPACITY_FILL["rent"])]):
+    for j, (label, fill) in enumerate(
+        [
+            (tr("buy job"), MODE_FILL["buy"]),
+            (tr("rent job"), MODE_FILL["rent"]),
+            (tr("cloud job"), MODE_FILL["cloud"]),
+            (tr("nodes owned"), CAPACITY_FILL["buy"]),
+            (tr("nodes rented"), CAPACITY_FILL["rent"]),
+        ]
+    ):
         put(ws, row, 2 + j, label, fill=fill, align=CENTER)
     cost_w = max(13, len(f"{max((r['cost'] for r in prows), default=0) * len(prows):,.0f}") * 1.15 + 3)
     date_w = 12 if tr.en else 15  # 2027年12月31日 is wider than 2027-12-31
-    widths(ws, {"A": 22, "B": 16, "C": 14, "D": 12, "E": 16, "F": 12, "G": 12, "H": 16, "I": date_w, "J": date_w, "K": date_w, "L": 12,
-                "M": max(12, len(f"{sum(r['gpu_hours'] for r in prows):,.0f}") * 1.15 + 3), "N": cost_w})
+    widths(
+        ws,
+        {
+            "A": 22,
+            "B": 16,
+            "C": 14,
+            "D": 12,
+            "E": 16,
+            "F": 12,
+            "G": 12,
+            "H": 16,
+            "I": date_w,
+            "J": date_w,
+            "K": date_w,
+            "L": 12,
+            "M": max(12, len(f"{sum(r['gpu_hours'] for r in prows):,.0f}") * 1.15 + 3),
+            "N": cost_w,
+        },
+    )
     for j in range(13, len(cols_t) + 1):
         ws.column_dimensions[get_column_letter(2 + j)].width = 12
     print_setup(ws)

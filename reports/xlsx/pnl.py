@@ -40,7 +40,16 @@ from .style import (
     widths,
 )
 
-PNL_COLS = Ns("year", "months", "depreciation", "operating costs", "interest", "gain on disposal", "P&L cost", "cash out (Cash flow sheet)")
+PNL_COLS = Ns(
+    "year",
+    "months",
+    "depreciation",
+    "operating costs",
+    "interest",
+    "gain on disposal",
+    "P&L cost",
+    "cash out (Cash flow sheet)",
+)
 
 
 def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
@@ -49,10 +58,26 @@ def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
     years = math.ceil(M / MONTHS_PER_YEAR)
     money = tr.money_fmt(p.currency, cents=True)
     L = get_column_letter
-    put(ws, 1, 1, tr("P&L view by project year ({unit}): depreciation of bought servers vs operating costs", unit=tr.unit(p.currency)), font=TITLE_FONT)
-    put(ws, 2, 1, tr("Depreciation: straight line from delivery over depreciation_years on price + import duty + non-recoverable VAT + network fabric (IAS 16). "
-                     "Operating costs and interest come from the Cash flow sheet. Gain on disposal = resale value − book value at the horizon end."),
-        font=NOTE_FONT)
+    put(
+        ws,
+        1,
+        1,
+        tr(
+            "P&L view by project year ({unit}): depreciation of bought servers vs operating costs",
+            unit=tr.unit(p.currency),
+        ),
+        font=TITLE_FONT,
+    )
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "Depreciation: straight line from delivery over depreciation_years on price + import duty + non-recoverable VAT + network fabric (IAS 16). "
+            "Operating costs and interest come from the Cash flow sheet. Gain on disposal = resale value − book value at the horizon end."
+        ),
+        font=NOTE_FONT,
+    )
     header(ws, 4, tr.each(*PNL_COLS), height=30)
     year_row0 = 5
     total_row = year_row0 + years
@@ -61,14 +86,24 @@ def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
     purchases = plan.purchases
     put(ws, block0 - 1, 1, tr("Depreciation of each purchase"), font=SECTION_FONT)
     dep_cols0 = 7  # first year column of the block
-    header(ws, block0, tr.each("offer", "nodes", "capitalised cost", "life (years)", "per month", "delivery month")
-           + [tr("year {y}", y=y + 1) for y in range(years)] + tr.each("book value at the end", "resale value", "gain on disposal"), height=30)
+    header(
+        ws,
+        block0,
+        tr.each("offer", "nodes", "capitalised cost", "life (years)", "per month", "delivery month")
+        + [tr("year {y}", y=y + 1) for y in range(years)]
+        + tr.each("book value at the end", "resale value", "gain on disposal"),
+        height=30,
+    )
     book_col, resale_col, gain_col = dep_cols0 + years, dep_cols0 + years + 1, dep_cols0 + years + 2
     for j, pur in enumerate(purchases):
         r = block0 + 1 + j
         o = result.offers[pur.offer_id]
         k = f"buy:{o.id}"
-        parts = [names.item_amount[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:network") if key in names.item_amount]
+        parts = [
+            names.item_amount[key]
+            for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:network")
+            if key in names.item_amount
+        ]
         landed = sum(costs.landed_parts(o, p, pur.nodes).values()) + pur.nodes * costs.network_cost(o, p)
         years_life = costs.depreciation_years(o, p)
         per_month = costs.depreciation_flows(o, p, pur.nodes)  # one node, per month within the horizon
@@ -88,39 +123,84 @@ def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
             depreciated += amount
             formula(ws, r, dep_cols0 + y, f"=E{r}*{count}" if count else "=0", money, value=amount)
         resale = costs.resale_value(o, p, pur.nodes)
-        formula(ws, r, book_col, f"=C{r}-SUM({L(dep_cols0)}{r}:{L(dep_cols0 + years - 1)}{r})", money, value=landed - depreciated)
+        formula(
+            ws,
+            r,
+            book_col,
+            f"=C{r}-SUM({L(dep_cols0)}{r}:{L(dep_cols0 + years - 1)}{r})",
+            money,
+            value=landed - depreciated,
+        )
         formula(ws, r, resale_col, f"=-{names.item_amount[f'{k}:residual']}", money, value=resale)
         formula(ws, r, gain_col, f"={L(resale_col)}{r}-{L(book_col)}{r}", money, value=resale - (landed - depreciated))
     last_block = block0 + max(len(purchases), 1)
-    cash_by_year = [sum(sum(per.get(m, 0.0) for per in plan.flows.values()) for m in range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M)))
-                    for y in range(years)]
+    cash_by_year = [
+        sum(
+            sum(per.get(m, 0.0) for per in plan.flows.values())
+            for m in range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
+        )
+        for y in range(years)
+    ]
     for y, line in enumerate(plan.pnl):
         r = year_row0 + y
         months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
         put(ws, r, 1, y + 1, INT_FMT)
         put(ws, r, 2, f"{months.start + 1}–{months.stop}")
         col = L(dep_cols0 + y)
-        formula(ws, r, 3, f"=SUM({col}{block0 + 1}:{col}{last_block})" if purchases else "=0", money, value=line.depreciation)
+        formula(
+            ws,
+            r,
+            3,
+            f"=SUM({col}{block0 + 1}:{col}{last_block})" if purchases else "=0",
+            money,
+            value=line.depreciation,
+        )
         operating, interest, cash = names.year_blocks[y]
         formula(ws, r, 4, f"=SUM({operating})", money, value=line.operating)
         formula(ws, r, 5, f"=SUM({interest})", money, value=line.interest)
         if y == years - 1 and purchases:
-            formula(ws, r, 6, f"=SUM({L(gain_col)}{block0 + 1}:{L(gain_col)}{last_block})", money, value=line.disposal_gain)
+            formula(
+                ws, r, 6, f"=SUM({L(gain_col)}{block0 + 1}:{L(gain_col)}{last_block})", money, value=line.disposal_gain
+            )
         else:
             formula(ws, r, 6, "=0", money, value=0.0)
         formula(ws, r, 7, f"=C{r}+D{r}+E{r}-F{r}", money, font=BOLD, value=line.cost)
         formula(ws, r, 8, f"=SUM({cash})", money, value=cash_by_year[y])
     put(ws, total_row, 1, tr("total"), font=BOLD)
-    totals = [sum(y.depreciation for y in plan.pnl), sum(y.operating for y in plan.pnl), sum(y.interest for y in plan.pnl),
-              sum(y.disposal_gain for y in plan.pnl), sum(y.cost for y in plan.pnl), sum(cash_by_year)]
+    totals = [
+        sum(y.depreciation for y in plan.pnl),
+        sum(y.operating for y in plan.pnl),
+        sum(y.interest for y in plan.pnl),
+        sum(y.disposal_gain for y in plan.pnl),
+        sum(y.cost for y in plan.pnl),
+        sum(cash_by_year),
+    ]
     for col, value in zip(range(3, 9), totals, strict=True):
-        c = formula(ws, total_row, col, f"=SUM({L(col)}{year_row0}:{L(col)}{total_row - 1})", money, font=BOLD, fill=TOTAL_FILL, value=value)
+        c = formula(
+            ws,
+            total_row,
+            col,
+            f"=SUM({L(col)}{year_row0}:{L(col)}{total_row - 1})",
+            money,
+            font=BOLD,
+            fill=TOTAL_FILL,
+            value=value,
+        )
         c.border = TOP_RULE
     put(ws, total_row + 1, 1, tr("check: P&L total − total cost of ownership (0 when the views agree)"))
     formula(ws, total_row + 1, 7, f"=G{total_row}-{names.grand_total}", money, value=totals[4] - plan.total_cost)
     # every money column wide enough for the largest amount on the sheet (no ### when printed)
-    shown = [*totals, *cash_by_year, *(v for y in plan.pnl for v in (y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost)),
-             *(x.nodes * costs.unit_price(result.offers[x.offer_id], p, x.nodes) * costs.landed_factor(result.offers[x.offer_id], p) for x in purchases)]
+    shown = [
+        *totals,
+        *cash_by_year,
+        *(v for y in plan.pnl for v in (y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost)),
+        *(
+            x.nodes
+            * costs.unit_price(result.offers[x.offer_id], p, x.nodes)
+            * costs.landed_factor(result.offers[x.offer_id], p)
+            for x in purchases
+        ),
+    ]
     w = max(16.0, money_width(shown, p.currency, cents=True))
     widths(ws, {"A": 30, "B": 10, **{L(c): w for c in range(3, 9)}})
     for y in range(years + 3):

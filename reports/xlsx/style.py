@@ -49,7 +49,6 @@ def money_fmt(currency: str, cents: bool = False) -> str:
     return f'{body} "{currency}"_);-{body} "{currency}"_);0 "{currency}"_)'
 
 
-
 def _style(c, fmt: str | None, font: Font | None, fill: PatternFill | None, align: Alignment | None = None):
     if fmt:
         c.number_format = fmt
@@ -74,8 +73,16 @@ def merge_in_row(ws: Worksheet, row: int, first: int, last: int) -> None:
     ws._clean_merge_range(mcr)
 
 
-def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, font: Font | None = None,
-        fill: PatternFill | None = None, align: Alignment | None = None):
+def put(
+    ws: Worksheet,
+    row: int,
+    col: int,
+    value: Any,
+    fmt: str | None = None,
+    font: Font | None = None,
+    fill: PatternFill | None = None,
+    align: Alignment | None = None,
+):
     """Write a value; text is always text (never a formula), whatever it starts with."""
     c = ws.cell(row=row, column=col)
     if isinstance(value, dt.datetime):
@@ -88,8 +95,17 @@ def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, f
     return _style(c, fmt, font, fill, align)
 
 
-def formula(ws: Worksheet, row: int, col: int, text: str, fmt: str | None = None, font: Font | None = None,
-            fill: PatternFill | None = None, *, value: Any):
+def formula(
+    ws: Worksheet,
+    row: int,
+    col: int,
+    text: str,
+    fmt: str | None = None,
+    font: Font | None = None,
+    fill: PatternFill | None = None,
+    *,
+    value: Any,
+):
     """Write one of our own formulas (never text from the inputs: that goes through ``put``), with
     ``value``, what it evaluates to for the plan as solved. The value is stored as the formula's cached
     result (see ``with_cached_values``), so readers without a calculation engine see the numbers."""
@@ -129,6 +145,7 @@ def with_cached_values(xlsx: bytes, wb) -> bytes:
             data = src.read(item.filename)
             values = by_file.get(item.filename)
             if values:
+
                 def fill(m: re.Match, values: dict[str, Any] = values) -> str:
                     coord, attrs, f, end = m.groups()
                     if coord not in values:
@@ -178,7 +195,15 @@ def as_input(cell) -> None:
 
 def header(ws: Worksheet, row: int, labels: list[str], col: int = 1, height: float | None = None) -> None:
     for i, label in enumerate(labels):
-        put(ws, row, col + i, label, font=HEADER_FONT, fill=HEADER_FILL, align=Alignment(wrap_text=True, vertical="center"))
+        put(
+            ws,
+            row,
+            col + i,
+            label,
+            font=HEADER_FONT,
+            fill=HEADER_FILL,
+            align=Alignment(wrap_text=True, vertical="center"),
+        )
     if height:
         ws.row_dimensions[row].height = height
 
@@ -233,7 +258,9 @@ def name_fonts(wb, font_name: str) -> None:
     wb._named_styles["Normal"].font = Font(name=font_name, size=11)
 
 
-def define(ws: Worksheet, name: str, col: int | str, row: int, last_row: int | None = None, last_col: int | str | None = None) -> str:
+def define(
+    ws: Worksheet, name: str, col: int | str, row: int, last_row: int | None = None, last_col: int | str | None = None
+) -> str:
     """Give a cell (or a range down to ``last_row`` / across to ``last_col``) a workbook-level name and return the name.
 
     Sheets refer to each other's cells through these names, so a sheet can change its layout without
@@ -241,7 +268,10 @@ def define(ws: Worksheet, name: str, col: int | str, row: int, last_row: int | N
     if last_row is None and last_col is None:
         ref = abs_ref(ws.title, col, row)
     else:
-        ref = abs_ref(ws.title, col, row) + f":${_letter(last_col if last_col is not None else col)}${last_row if last_row is not None else row}"
+        ref = (
+            abs_ref(ws.title, col, row)
+            + f":${_letter(last_col if last_col is not None else col)}${last_row if last_row is not None else row}"
+        )
     ws.parent.defined_names[name] = DefinedName(name, attr_text=ref)
     return name
 

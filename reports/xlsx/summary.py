@@ -62,7 +62,10 @@ if TYPE_CHECKING:
     from procure.solver.result import Result
 
 #: the title of the Summary's bar chart, per objective
-CHART_TITLE = {"tco": N_("Total cost of ownership by strategy ({unit})"), "npv": N_("Net present value by strategy ({unit})")}
+CHART_TITLE = {
+    "tco": N_("Total cost of ownership by strategy ({unit})"),
+    "npv": N_("Net present value by strategy ({unit})"),
+}
 
 
 def _excel_text(s: str) -> str:

@@ -14,5 +14,18 @@ from .backends import (
 from .formulation import Builder, Model, extract
 from .names import Names, slug
 
-__all__ = ["Builder", "CBC_OPTIONS", "Model", "Names", "OPTIMAL_GAP", "SolveInfo", "SolverFailed", "SolverUnavailable",
-           "extract", "slug", "solve", "solver_command", "solver_version"]
+__all__ = [
+    "Builder",
+    "CBC_OPTIONS",
+    "Model",
+    "Names",
+    "OPTIMAL_GAP",
+    "SolveInfo",
+    "SolverFailed",
+    "SolverUnavailable",
+    "extract",
+    "slug",
+    "solve",
+    "solver_command",
+    "solver_version",
+]

@@ -46,8 +46,15 @@ class SolveInfo:
     heuristic: bool = False  # the plan is the greedy one (the solver found none in time)
 
 
-def solver_command(name: str, time_limit: float | None, gap: float, log_path: str | None, options: list[str] | None = None,
-                   hard_deadline: float | None = None, on_progress=None):
+def solver_command(
+    name: str,
+    time_limit: float | None,
+    gap: float,
+    log_path: str | None,
+    options: list[str] | None = None,
+    hard_deadline: float | None = None,
+    on_progress=None,
+):
     """The PuLP command for ``name``; CBC runs as ``DeadlineCBC`` (stopped at ``hard_deadline``, a
     ``time.monotonic()`` reading, with ``on_progress(cbc.Progress)`` called while it runs)."""
     if name == "cbc":
@@ -55,10 +62,21 @@ def solver_command(name: str, time_limit: float | None, gap: float, log_path: st
         # branching, while this model's LP relaxation is nearly integral and the greedy plan is a warm
         # start: without them XL solves in ~10 s (docs/performance.md).
         # timeMode elapsed: the limit is wall-clock seconds, as --time-limit is (CBC's default counts CPU seconds)
-        cmd = DeadlineCBC(msg=False, timeLimit=time_limit, timeMode="elapsed", gapRel=gap, logPath=log_path, warmStart=True, options=list(options or []),
-                          hard_deadline=hard_deadline, on_progress=on_progress)
+        cmd = DeadlineCBC(
+            msg=False,
+            timeLimit=time_limit,
+            timeMode="elapsed",
+            gapRel=gap,
+            logPath=log_path,
+            warmStart=True,
+            options=list(options or []),
+            hard_deadline=hard_deadline,
+            on_progress=on_progress,
+        )
         if not cmd.available():
-            raise SolverUnavailable("the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs")
+            raise SolverUnavailable(
+                "the CBC solver that ships with PuLP was not found or cannot run on this machine; reinstall pulp (pip install --force-reinstall pulp) or use --solver highs"
+            )
         return cmd
     raise SolverUnavailable(f"unknown solver {name!r}; allowed: cbc (HiGHS runs in process, see inprocess.py)")
 
@@ -104,8 +122,14 @@ def _quiet_stdout(active: bool):
         os.close(saved)
 
 
-def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, gap: float = 1e-6,
-          hard_deadline: float | None = None, on_progress=None) -> SolveInfo:
+def solve(
+    model: Model,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    hard_deadline: float | None = None,
+    on_progress=None,
+) -> SolveInfo:
     """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution.
 
     ``time_limit`` is the solver's own limit (seconds); ``hard_deadline`` (a ``time.monotonic()``
@@ -131,8 +155,10 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
                 if k + 1 < len(attempts) and not (hard_deadline is not None and time.monotonic() >= hard_deadline):
                     continue
                 detail = str(exc).split(",")[0]
-                raise SolverFailed("the CBC solver stopped with an error (it may have crashed or run out of memory); "
-                                   f"try --solver highs or report it with your input files (detail: {detail})") from None
+                raise SolverFailed(
+                    "the CBC solver stopped with an error (it may have crashed or run out of memory); "
+                    f"try --solver highs or report it with your input files (detail: {detail})"
+                ) from None
         seconds = time.perf_counter() - t0
         log = open(log_path, encoding="utf-8", errors="replace").read()
     finally:
@@ -141,7 +167,9 @@ def solve(model: Model, solver: str = "cbc", time_limit: float | None = None, ga
         except OSError:
             pass
     status, sol = model.prob.status, model.prob.sol_status
-    objective = pulp.value(model.prob.objective) if sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible) else None
+    objective = (
+        pulp.value(model.prob.objective) if sol in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible) else None
+    )
     seen = cmd.progress
     by_deadline = seen.stopped_by_deadline
     stopped = by_deadline or bool(re.search(r"Result - Stopped on (time|iterations|nodes|solutions|ctrl-c)", log, re.I))
@@ -177,8 +205,16 @@ def _solve_highs(model: Model, time_limit: float | None, gap: float, hard_deadli
     return _info(model, "highs", mapped, time.perf_counter() - t0, objective, bound, gap, by_deadline)
 
 
-def _info(model: Model, solver: str, mapped: SolveStatus, seconds: float, objective: float | None, bound: float | None, gap: float,
-          by_deadline: bool) -> SolveInfo:
+def _info(
+    model: Model,
+    solver: str,
+    mapped: SolveStatus,
+    seconds: float,
+    objective: float | None,
+    bound: float | None,
+    gap: float,
+    by_deadline: bool,
+) -> SolveInfo:
     """The gap from the objective and the proven bound, and "optimal" only when that gap is proven small."""
     gap_value: float | None = None
     if objective is not None and bound is not None and math.isfinite(bound):
@@ -188,8 +224,23 @@ def _info(model: Model, solver: str, mapped: SolveStatus, seconds: float, object
         # which then only bounds the true gap
         gap_value = 0.0 if gap <= OPTIMAL_GAP else gap
     # "optimal" means proven optimal: a solver that stopped at a looser --gap reports "feasible" with its gap
-    if mapped == SolveStatus.OPTIMAL and gap_value is not None and gap_value > OPTIMAL_GAP and objective is not None and objective - (bound if bound is not None else -math.inf) > 0.01:
+    if (
+        mapped == SolveStatus.OPTIMAL
+        and gap_value is not None
+        and gap_value > OPTIMAL_GAP
+        and objective is not None
+        and objective - (bound if bound is not None else -math.inf) > 0.01
+    ):
         mapped = SolveStatus.FEASIBLE
-    return SolveInfo(solver, solver_version(solver), mapped, seconds, gap_value, objective,
-                     variables=len(model.columns) or len(model.prob.variables()), constraints=len(model.prob.constraints),
-                     bound=bound if bound is not None and math.isfinite(bound) else None, stopped_by_deadline=by_deadline)
+    return SolveInfo(
+        solver,
+        solver_version(solver),
+        mapped,
+        seconds,
+        gap_value,
+        objective,
+        variables=len(model.columns) or len(model.prob.variables()),
+        constraints=len(model.prob.constraints),
+        bound=bound if bound is not None and math.isfinite(bound) else None,
+        stopped_by_deadline=by_deadline,
+    )

@@ -35,7 +35,9 @@ POLL = 0.25  # seconds between looks at the child and its log
 
 _NODES = re.compile(r"Cbc0010I After \d+ nodes, \d+ on tree, ([-0-9.eE+]+) best solution, best possible ([-0-9.eE+]+)")
 _FOUND = re.compile(r"Integer solution of ([-0-9.eE+]+)|MIPStart provided solution with cost ([-0-9.eE+]+)")
-_OBJ = re.compile(r"Continuous objective value is ([-0-9.eE+]+)|Clp0000I Optimal - objective value ([-0-9.eE+]+)|Objective value:\s+([-0-9.eE+]+)")
+_OBJ = re.compile(
+    r"Continuous objective value is ([-0-9.eE+]+)|Clp0000I Optimal - objective value ([-0-9.eE+]+)|Objective value:\s+([-0-9.eE+]+)"
+)
 
 
 @dataclass
@@ -65,7 +67,9 @@ def read_progress(log: str, into: Progress) -> Progress:
 class DeadlineCBC(pulp.PULP_CBC_CMD):
     """``PULP_CBC_CMD`` with a hard deadline, its own process group and progress callbacks."""
 
-    def __init__(self, *, hard_deadline: float | None = None, on_progress: Callable[[Progress], None] | None = None, **kw):
+    def __init__(
+        self, *, hard_deadline: float | None = None, on_progress: Callable[[Progress], None] | None = None, **kw
+    ):
         super().__init__(**kw)
         self.hard_deadline = hard_deadline
         self.on_progress = on_progress
@@ -106,7 +110,9 @@ class DeadlineCBC(pulp.PULP_CBC_CMD):
         master, slave = pty.openpty()
         try:
             with open(log_path, "wb") as log:
-                proc = runtime.spawn(self._args(tmpMps, tmpSol, tmpMst), stdout=slave, stderr=slave, stdin=subprocess.DEVNULL)
+                proc = runtime.spawn(
+                    self._args(tmpMps, tmpSol, tmpMst), stdout=slave, stderr=slave, stdin=subprocess.DEVNULL
+                )
                 os.close(slave)
                 slave = -1
                 try:
@@ -124,7 +130,9 @@ class DeadlineCBC(pulp.PULP_CBC_CMD):
         if self.progress.killed or not os.path.exists(tmpSol) or os.path.getsize(tmpSol) == 0:
             lp.assignStatus(constants.LpStatusNotSolved, constants.LpSolutionNoSolutionFound)
             return constants.LpStatusNotSolved
-        status, values, reducedCosts, shadowPrices, slacks, sol_status = self.readsol_MPS(tmpSol, lp, vs, variablesNames, constraintsNames)
+        status, values, reducedCosts, shadowPrices, slacks, sol_status = self.readsol_MPS(
+            tmpSol, lp, vs, variablesNames, constraintsNames
+        )
         lp.assignVarsVals(values)
         lp.assignVarsDj(reducedCosts)
         lp.assignConsPi(shadowPrices)

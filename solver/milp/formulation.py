@@ -126,7 +126,9 @@ class Model:
     S: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, tier months, month)
     E: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)
     T: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, term months, start month)
-    q: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) nodes bought at that tier
+    q: dict[tuple[str, int], pulp.LpVariable] = field(
+        default_factory=dict
+    )  # (offer, volume tier) nodes bought at that tier
     z: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, volume tier) the tier reached
     u: dict[str, pulp.LpVariable] = field(default_factory=dict)  # offer -> used (fixed charge)
     staff_F: pulp.LpVariable | None = None
@@ -138,14 +140,23 @@ class Model:
     # offers: in the part of the period that lies in that month)
     usage: dict[tuple[str, int, int], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)
     total_cost: pulp.LpAffineExpression | None = None
-    columns: list[pulp.LpVariable] = field(default_factory=list)  # every variable, in the order made (the in-process solver's columns)
+    columns: list[pulp.LpVariable] = field(
+        default_factory=list
+    )  # every variable, in the order made (the in-process solver's columns)
 
 
 class Builder:
     """Builds the model: variables first, then one ``add_<family>`` per constraint family, then the objective."""
 
-    def __init__(self, project: Project, options: dict[str, list[Option]], offers: dict[str, Offer], objective: str = "tco", warm_start=None,
-                 reduce: bool | None = None):
+    def __init__(
+        self,
+        project: Project,
+        options: dict[str, list[Option]],
+        offers: dict[str, Offer],
+        objective: str = "tco",
+        warm_start=None,
+        reduce: bool | None = None,
+    ):
         # exact start/row reduction (reduce.py); by default on grids finer than REDUCE_BELOW_DAYS, where
         # most starts are interchangeable (on the weekly XL benchmark it removes 1.5% of the columns
         # and costs more build time than it saves)
@@ -210,7 +221,11 @@ class Builder:
             return [(opt.offer_id, t, -1) for t in range(s, s + span)]
         grid, P = self.grid, self.grid.period_days
         end = grid.day_of_period(s) + opt.wall_days
-        return [(opt.offer_id, t, mm) for t in range(s, s + span) for mm in grid.months_of_days(t * P, min((t + 1) * P, end))]
+        return [
+            (opt.offer_id, t, mm)
+            for t in range(s, s + span)
+            for mm in grid.months_of_days(t * P, min((t + 1) * P, end))
+        ]
 
     # --- variables -----------------------------------------------------------------------------
     def add_variables(self) -> None:
@@ -252,9 +267,13 @@ class Builder:
         capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
         if self.reduce:
             return reduce_model(footprints, capped, pv if self.objective.discounted else None)
-        red = Reduction(starts={}, representative={c: c[2] for c in footprints},
-                        rows={k for f in footprints.values() for k in f[0]}, columns_before=len(footprints))
-        for (w, i, s) in footprints:
+        red = Reduction(
+            starts={},
+            representative={c: c[2] for c in footprints},
+            rows={k for f in footprints.values() for k in f[0]},
+            columns_before=len(footprints),
+        )
+        for w, i, s in footprints:
             red.starts.setdefault((w, i), []).append(s)
         return red
 
@@ -627,9 +646,15 @@ class Builder:
         cap = self.project.budget_capex
         if cap is None or not self.m.b:
             return
-        terms = {var: costs.capex(costs.purchase_flows(self.offers[oid], self.project)) for oid, var in self.m.b.items() if not _tiered(self.offers[oid])}
+        terms = {
+            var: costs.capex(costs.purchase_flows(self.offers[oid], self.project))
+            for oid, var in self.m.b.items()
+            if not _tiered(self.offers[oid])
+        }
         for (oid, j), var in self.m.q.items():  # volume tiers: each tier's nodes at its price
-            terms[var] = costs.capex(costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0]))
+            terms[var] = costs.capex(
+                costs.purchase_flows(self.offers[oid], self.project, self.offers[oid].buy_tiers[j][0])
+            )
         self.m.prob += (pulp.LpAffineExpression(terms) <= cap, "budget_capex")
 
     def add_objective(self) -> None:
@@ -821,7 +846,14 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
 def _decision(opt: Option, start_day: float) -> Decision:
     c = opt.candidate
     return Decision(
-        workload=opt.workload, offer_id=opt.offer_id, nodes=opt.nodes, gpus=opt.gpus, hours=opt.hours, start_day=start_day,
-        strategy=c.strategy if c else None, efficiency=c.efficiency if c else None, per_gpu_memory_gb=c.per_gpu_memory_gb if c else None,
+        workload=opt.workload,
+        offer_id=opt.offer_id,
+        nodes=opt.nodes,
+        gpus=opt.gpus,
+        hours=opt.hours,
+        start_day=start_day,
+        strategy=c.strategy if c else None,
+        efficiency=c.efficiency if c else None,
+        per_gpu_memory_gb=c.per_gpu_memory_gb if c else None,
         mfu=c.mfu if c else None,
     )

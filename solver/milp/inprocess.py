@@ -44,8 +44,19 @@ def _arrays(model: Model):
         rhs = -c.constant
         rlo.append(rhs if c.sense in (pulp.LpConstraintGE, pulp.LpConstraintEQ) else -math.inf)
         rhi.append(rhs if c.sense in (pulp.LpConstraintLE, pulp.LpConstraintEQ) else math.inf)
-    return (cols, lower, upper, cost, integer, np.array(starts, dtype=np.int32), np.array(idx, dtype=np.int32), np.array(vals, dtype=float),
-            np.array(rlo, dtype=float), np.array(rhi, dtype=float), float(model.prob.objective.constant))
+    return (
+        cols,
+        lower,
+        upper,
+        cost,
+        integer,
+        np.array(starts, dtype=np.int32),
+        np.array(idx, dtype=np.int32),
+        np.array(vals, dtype=float),
+        np.array(rlo, dtype=float),
+        np.array(rhi, dtype=float),
+        float(model.prob.objective.constant),
+    )
 
 
 def solve_in_process(model: Model, time_limit: float | None, gap: float):
@@ -96,7 +107,11 @@ def solve_in_process(model: Model, time_limit: float | None, gap: float):
     status = h.getModelStatus()
     info = h.getInfo()
     has = info.primal_solution_status == 2  # kSolutionStatusFeasible
-    stopped = status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit, highspy.HighsModelStatus.kSolutionLimit)
+    stopped = status in (
+        highspy.HighsModelStatus.kTimeLimit,
+        highspy.HighsModelStatus.kIterationLimit,
+        highspy.HighsModelStatus.kSolutionLimit,
+    )
     bound = getattr(info, "mip_dual_bound", None)
     bound = float(bound) if bound is not None and math.isfinite(bound) else None
     if status == highspy.HighsModelStatus.kInfeasible:
@@ -107,7 +122,9 @@ def solve_in_process(model: Model, time_limit: float | None, gap: float):
     x = np.where(integer, np.round(x), x)
     _write(cols, x)
     objective = float(cost @ x + offset)
-    mapped = SolveStatus.OPTIMAL if status == highspy.HighsModelStatus.kOptimal and not stopped else SolveStatus.FEASIBLE
+    mapped = (
+        SolveStatus.OPTIMAL if status == highspy.HighsModelStatus.kOptimal and not stopped else SolveStatus.FEASIBLE
+    )
     return mapped, objective, bound, stopped
 
 

@@ -40,8 +40,12 @@ class Reduction:
     rows_before: int = 0
 
 
-def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps: dict[str, int],
-                 exact_cost: dict[Col, float] | None = None, rounds: int = 2) -> Reduction:
+def reduce_model(
+    footprints: dict[Col, tuple[list[Key], tuple, int]],
+    cloud_caps: dict[str, int],
+    exact_cost: dict[Col, float] | None = None,
+    rounds: int = 2,
+) -> Reduction:
     """``footprints[(w, i, s)] = (capacity row keys, first period's keys first; extra signature (the
     months of a rental); nodes)``; ``cloud_caps[offer]`` = max_nodes of each capped cloud offer;
     ``exact_cost`` (for ``npv``) the objective coefficient of each column, equal for starts that merge.
@@ -54,7 +58,11 @@ def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps
     touch = _rows_touched(footprints)
     red.rows_before = len(touch)
     # rule 1: rows more than one workload can touch (cloud: whose largest options can exceed the cap)
-    rows = {k for k, per in touch.items() if len(per) > 1 and (k[0] not in cloud_caps or sum(per.values()) > cloud_caps[k[0]])}
+    rows = {
+        k
+        for k, per in touch.items()
+        if len(per) > 1 and (k[0] not in cloud_caps or sum(per.values()) > cloud_caps[k[0]])
+    }
     live = dict.fromkeys(footprints)  # the columns still in the model, in order
     rep: dict[Col, Col] = {c: c for c in footprints}
     for _ in range(rounds):
@@ -68,7 +76,7 @@ def reduce_model(footprints: dict[Col, tuple[list[Key], tuple, int]], cloud_caps
         while rep[r] is not r:
             r = rep[r]
         red.representative[col] = r[2]
-    for (w, i, s) in live:
+    for w, i, s in live:
         red.starts.setdefault((w, i), []).append(s)
     red.rows = rows
     return red
@@ -95,8 +103,13 @@ def _rows_touched(footprints: dict[Col, tuple[list[Key], tuple, int]]) -> dict[K
     return touch
 
 
-def _merge_starts(footprints: dict[Col, tuple[list[Key], tuple, int]], rows: set[Key], live: dict[Col, None],
-                  rep: dict[Col, Col], exact_cost: dict[Col, float] | None) -> int:
+def _merge_starts(
+    footprints: dict[Col, tuple[list[Key], tuple, int]],
+    rows: set[Key],
+    live: dict[Col, None],
+    rep: dict[Col, Col],
+    exact_cost: dict[Col, float] | None,
+) -> int:
     """Rule 3: merge the starts of one option that enter the same kept rows (``live`` loses the merged
     columns, ``rep`` points each at the first of its group); returns how many were merged."""
     groups: dict[tuple, Col] = {}
@@ -112,7 +125,9 @@ def _merge_starts(footprints: dict[Col, tuple[list[Key], tuple, int]], rows: set
     return merged
 
 
-def _unstarted_rows(footprints: dict[Col, tuple[list[Key], tuple, int]], rows: set[Key], live: dict[Col, None]) -> set[Key]:
+def _unstarted_rows(
+    footprints: dict[Col, tuple[list[Key], tuple, int]], rows: set[Key], live: dict[Col, None]
+) -> set[Key]:
     """Rule 2: the rows (o, t, m) to drop — row (o, t−1, m) is kept and no live column starts in t with it."""
     starting: set[Key] = set()
     for col in live:

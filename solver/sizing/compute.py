@@ -117,7 +117,20 @@ class Shape:
     """One cluster shape as the step-time model sees it (bytes/s, FLOP/s, bytes). ``bw_inter`` is the
     node's fabric (all its GPUs share it); ``gemm_speed`` the GEMM speed-up of the precision."""
 
-    __slots__ = ("gpus", "gpn", "nodes", "bw_intra", "bw_inter", "peak", "mfu", "mem_cap", "max_tp", "gemm_speed", "pcie", "host_bw")
+    __slots__ = (
+        "gpus",
+        "gpn",
+        "nodes",
+        "bw_intra",
+        "bw_inter",
+        "peak",
+        "mfu",
+        "mem_cap",
+        "max_tp",
+        "gemm_speed",
+        "pcie",
+        "host_bw",
+    )
 
     gpus: int
     gpn: int
@@ -184,7 +197,9 @@ def a2a_s(p: Profile, tokens: float, t: int, pp: int, ep: int, sh: Shape, fp8: b
     inter_copies = (min(p.route_limit, n_ep) if p.route_limit else c) * remote if n_ep > 1 else 0.0
     intra_copies = c if local > 1 else 0.0
     layers = -(-p.L_moe // pp)
-    per_token = max(inter_copies * per_copy / (sh.bw_inter / sh.gpn) if inter_copies else 0.0, intra_copies * per_copy / sh.bw_intra)
+    per_token = max(
+        inter_copies * per_copy / (sh.bw_inter / sh.gpn) if inter_copies else 0.0, intra_copies * per_copy / sh.bw_intra
+    )
     return tokens * layers * per_token
 
 
@@ -200,8 +215,19 @@ def offload_s(p: Profile, zero: int, t: int, pp: int, sh: Shape) -> float:
     return 2.0 * BF16_BYTES * n / sh.pcie + CPU_ADAM_BYTES_PER_PARAM * n * sh.gpn / sh.host_bw
 
 
-def step_time(p: Profile, zero: int, t: int, pp: int, ep: int, ckpt: bool, mb: int, schedule: str, v: int, sh: Shape,
-              offload: bool = False) -> tuple[float, float] | None:
+def step_time(
+    p: Profile,
+    zero: int,
+    t: int,
+    pp: int,
+    ep: int,
+    ckpt: bool,
+    mb: int,
+    schedule: str,
+    v: int,
+    sh: Shape,
+    offload: bool = False,
+) -> tuple[float, float] | None:
     """(hours, efficiency) of the whole job, or None when this micro-batch would inflate the global batch.
 
     d = G/(t·pp) replicas; m = ceil(B / (d·s·b)) micro-batches per replica per step. Per step:

@@ -31,7 +31,9 @@ def _table() -> dict[str, Constant]:
     out: dict[str, Constant] = {}
     problems = []
     for i, row in enumerate(data.get("constants", [])):
-        missing = [k for k in ("name", "value", "unit", "source") if not isinstance(row, dict) or row.get(k) in (None, "")]
+        missing = [
+            k for k in ("name", "value", "unit", "source") if not isinstance(row, dict) or row.get(k) in (None, "")
+        ]
         value = row.get("value") if isinstance(row, dict) else None
         if missing or isinstance(value, bool) or not isinstance(value, (int, float)):
             what = f"missing {', '.join(missing)}" if missing else "value must be a number"

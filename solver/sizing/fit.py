@@ -34,10 +34,13 @@ def region_reason(offer: Offer, team_area: str | None, settings: SizingSettings)
         return None
     if offer.network_line in {x.strip().lower() for x in settings.premium_lines}:
         return None
-    return Reason(Rule.REGION, (
-        f"team in {team_area} and offer in {offer.region} are on opposite sides of the mainland-China border; "
-        f"network line '{offer.network_line}' is not a premium line (sizing.premium_lines: {', '.join(settings.premium_lines)})"
-    ))
+    return Reason(
+        Rule.REGION,
+        (
+            f"team in {team_area} and offer in {offer.region} are on opposite sides of the mainland-China border; "
+            f"network line '{offer.network_line}' is not a premium line (sizing.premium_lines: {', '.join(settings.premium_lines)})"
+        ),
+    )
 
 
 def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, team_area: str | None) -> list[Reason]:
@@ -45,7 +48,12 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
     gpn = offer.gpus_per_node
     out: list[Reason] = []
     if p.allowed is not None and offer.gpu not in p.allowed:
-        out.append(Reason(Rule.GPU_NOT_ALLOWED, f"{offer.gpu} is not in the workload's allowed_gpus ({', '.join(sorted(p.allowed))})"))
+        out.append(
+            Reason(
+                Rule.GPU_NOT_ALLOWED,
+                f"{offer.gpu} is not in the workload's allowed_gpus ({', '.join(sorted(p.allowed))})",
+            )
+        )
     region = region_reason(offer, team_area, settings)
     if region:
         out.append(region)
@@ -56,18 +64,24 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
         node_gpu_gb = gpn * g.memory_gb
         need_ram = settings.host_ram_ratio * node_gpu_gb
         if offer.ram_gb < need_ram - 1e-9:
-            out.append(Reason(Rule.HOST_RAM,
-                # the rule of thumb compares nominal figures: the datasheets' GiB counted as GB, like the RAM's
-                f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's GPU memory ({gpn} × "
-                f"{g.memory_gb:g} GiB, counted at its nominal {_fmt(node_gpu_gb)} GB) = {_fmt(need_ram)} GB "
-                "(sizing.host_ram_ratio)"
-            ))
+            out.append(
+                Reason(
+                    Rule.HOST_RAM,
+                    # the rule of thumb compares nominal figures: the datasheets' GiB counted as GB, like the RAM's
+                    f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's GPU memory ({gpn} × "
+                    f"{g.memory_gb:g} GiB, counted at its nominal {_fmt(node_gpu_gb)} GB) = {_fmt(need_ram)} GB "
+                    "(sizing.host_ram_ratio)",
+                )
+            )
     cores_per_gpu = offer.cpu_cores / gpn
     need_cores = settings.cpu_cores_per_gpu if settings.cpu_cores_per_gpu is not None else 1 + DATA_LOADER_WORKERS
     if cores_per_gpu < need_cores - 1e-9:
-        out.append(Reason(Rule.CPU_CORES,
-            f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {need_cores:g} required (sizing.cpu_cores_per_gpu)"
-        ))
+        out.append(
+            Reason(
+                Rule.CPU_CORES,
+                f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {need_cores:g} required (sizing.cpu_cores_per_gpu)",
+            )
+        )
     return out
 
 
@@ -92,8 +106,11 @@ def host_ram_reason(offer: Offer, stage_gb: float, offload_gb: float, settings: 
     need = host_ram_need_gb(gpn, stage_gb, offload_gb)
     if offer.ram_gb >= need - 1e-9:
         return None
-    offloaded = f" + {_fmt(gpn * offload_gb)} GB of optimizer state offloaded to the CPU (ZeRO-Offload)" if offload_gb else ""
-    return Reason(Rule.HOST_RAM,
+    offloaded = (
+        f" + {_fmt(gpn * offload_gb)} GB of optimizer state offloaded to the CPU (ZeRO-Offload)" if offload_gb else ""
+    )
+    return Reason(
+        Rule.HOST_RAM,
         f"host RAM {_fmt(offer.ram_gb)} GB < {_fmt(need)} GB per node: {HOST_RAM_SYSTEM_GB:g} GB system + {gpn} × {HOST_RAM_PER_GPU_GB:g} GB "
         f"per GPU (training process, data loaders, pinned buffers) + {_fmt(gpn * stage_gb)} GB to stage a checkpoint of the node's trainable state{offloaded}",
         short=f"needs {_fmt(need)} GB per node, {_fmt(offer.ram_gb)} GB installed",
@@ -103,12 +120,19 @@ def host_ram_reason(offer: Offer, stage_gb: float, offload_gb: float, settings: 
 def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason | None:
     fabric = offer.fabric_gbps
     if nodes > 1 and fabric < settings.min_inter_node_gbps - 1e-9:
-        have = "no inter-node fabric" if offer.inter_node == "none" else f"{offer.inter_node} ({fabric:g} Gb/s per node)"
-        return Reason(Rule.FABRIC, f"multi-node needs ≥{settings.min_inter_node_gbps:g} Gb/s fabric (sizing.min_inter_node_gbps); offer has {have}")
+        have = (
+            "no inter-node fabric" if offer.inter_node == "none" else f"{offer.inter_node} ({fabric:g} Gb/s per node)"
+        )
+        return Reason(
+            Rule.FABRIC,
+            f"multi-node needs ≥{settings.min_inter_node_gbps:g} Gb/s fabric (sizing.min_inter_node_gbps); offer has {have}",
+        )
     return None
 
 
-def memory_reason(p: Profile, least: Parallelism, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float) -> Reason:
+def memory_reason(
+    p: Profile, least: Parallelism, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float
+) -> Reason:
     """No strategy fits: quote the leanest one's per-GPU need against the usable capacity. When the
     activations of one sequence alone overflow the GPU, say that the sequence needs context parallelism,
     which the engine does not model (an honest rejection rather than a made-up fit)."""
@@ -129,8 +153,10 @@ def memory_reason(p: Profile, least: Parallelism, mem: MemoryBreakdown, n_gpus: 
     else:
         how = f"{ck} and micro-batch {least.micro_batch} on one GPU"
     # one unit, GB (10^9 bytes): the datasheet's "24 GB" is a binary capacity, written out as GiB → GB
-    text = (f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable "
-            f"(datasheet {g.memory_gb:g} GiB = {g.capacity_gb:.2f} GB)")
+    text = (
+        f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable "
+        f"(datasheet {g.memory_gb:g} GiB = {g.capacity_gb:.2f} GB)"
+    )
     if mem.activations * GB > mem_cap_bytes / 2:
         text += f"; sequence length {p.s:,} needs context parallelism, which is not modelled"
     return Reason(Rule.GPU_MEMORY, text, short=f"needs {mem.total:.1f} GB per GPU, {mem_cap_bytes / GB:.1f} GB usable")
@@ -140,15 +166,19 @@ def precision_reason(p: Profile, g: GPU) -> Reason | None:
     """precision fp8 needs FP8 tensor cores (a GPU row with fp8_dense_tflops)."""
     if not p.fp8 or g.fp8_dense_tflops is not None:
         return None
-    return Reason(Rule.PRECISION, f"{g.id} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU (or use precision bf16)")
+    return Reason(
+        Rule.PRECISION,
+        f"{g.id} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU (or use precision bf16)",
+    )
 
 
 def efficiency_reason(eff: float, offer: Offer, nodes: int, g: GPU, settings: SizingSettings) -> Reason | None:
     if eff >= settings.min_efficiency - 1e-12:
         return None
     link = offer.intra_node + (f" inside, {offer.inter_node} between nodes" if nodes > 1 else " inside the node")
-    return Reason(Rule.INTERCONNECT_BOUND,
-        f"interconnect-bound: scaling efficiency {eff:.2f} < sizing.min_efficiency {settings.min_efficiency:g} on {nodes} × {offer.gpus_per_node} × {g.id} ({link})"
+    return Reason(
+        Rule.INTERCONNECT_BOUND,
+        f"interconnect-bound: scaling efficiency {eff:.2f} < sizing.min_efficiency {settings.min_efficiency:g} on {nodes} × {offer.gpus_per_node} × {g.id} ({link})",
     )
 
 
@@ -156,7 +186,8 @@ def nvme_reason(p: Profile, offer: Offer, nodes: int) -> Reason | None:
     need_tb = (p.dataset_tb + p.kept * p.ckpt_bytes / TB) / nodes
     if offer.nvme_tb >= need_tb - 1e-9:
         return None
-    return Reason(Rule.NVME,
+    return Reason(
+        Rule.NVME,
         f"needs {need_tb:.3g} TB of NVMe per node (dataset {p.dataset_tb:g} TB + {p.kept} checkpoint(s) of "
-        f"{p.ckpt_bytes / TB:.3g} TB, sharded over {nodes} node(s)); offer has {offer.nvme_tb:g} TB"
+        f"{p.ckpt_bytes / TB:.3g} TB, sharded over {nodes} node(s)); offer has {offer.nvme_tb:g} TB",
     )

@@ -142,8 +142,17 @@ def optimizer_bytes(p: Profile, optim: str) -> float:
     return OPTIMIZER_BYTES if p.adapter else p.ob
 
 
-def state_bytes(p: Profile, zero: int, t: int, pp: int, ep: int, d: int, copies: float = 1.0,
-                optim: str = "adam", offload: bool = False) -> tuple[float, float, float]:
+def state_bytes(
+    p: Profile,
+    zero: int,
+    t: int,
+    pp: int,
+    ep: int,
+    d: int,
+    copies: float = 1.0,
+    optim: str = "adam",
+    offload: bool = False,
+) -> tuple[float, float, float]:
     """(weights, gradients, optimizer) bytes per GPU.
 
     The GPU holds 1/(t·pp) of the non-expert params and 1/(t·pp·ep) of the routed experts. ZeRO shards
@@ -186,7 +195,11 @@ def offload_host_bytes(p: Profile, st: Parallelism, gpus: int) -> float:
     if not st.offload:
         return 0.0
     d = max(1, gpus // (st.tensor_parallel * st.pipeline_parallel))
-    return OFFLOAD_HOST_BYTES * OFFLOAD_BUFFER_FACTOR * trainable_shard(p, st.zero_stage, st.tensor_parallel, st.pipeline_parallel, d)
+    return (
+        OFFLOAD_HOST_BYTES
+        * OFFLOAD_BUFFER_FACTOR
+        * trainable_shard(p, st.zero_stage, st.tensor_parallel, st.pipeline_parallel, d)
+    )
 
 
 def checkpoint_stage_bytes(p: Profile, st: Parallelism, gpus: int) -> float:

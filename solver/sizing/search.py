@@ -113,7 +113,11 @@ class _Best:
     def beaten_by(self, hours: float, mem: float) -> bool:
         """Whether a candidate is faster, or as fast (within REL_TIE) with less memory."""
         best = self.best
-        return best is None or hours < self.hours * (1 - REL_TIE) or (hours <= self.hours * (1 + REL_TIE) and mem < best[0])
+        return (
+            best is None
+            or hours < self.hours * (1 - REL_TIE)
+            or (hours <= self.hours * (1 + REL_TIE) and mem < best[0])
+        )
 
 
 def _zero_stages(d: int, pp: int, ep: int, offload: bool) -> tuple[int, ...]:
@@ -161,7 +165,7 @@ def _search_layout(p: Profile, sh: Shape, lay: tuple, ckpt: bool, optim: str, of
         fixed = w + g + o + bucket
         # Only ZeRO-2/3 traffic falls with a larger micro-batch (fewer micro-steps); otherwise the
         # step time is the same or (pipelines: more bubble) worse, and memory only grows.
-        for mb in (MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]):
+        for mb in MICRO_BATCHES if zero >= 2 else MICRO_BATCHES[:1]:
             mem = total_bytes(fixed, activation_bytes(p, t, ckpt, mb, pp, sched, v))
             if mem > cap:
                 break  # larger micro-batches only need more

@@ -39,7 +39,10 @@ def node_cap(offer: Offer, settings: SizingSettings) -> tuple[int, str]:
     project sets it lower, ``sizing.max_nodes_per_job`` (no cap by default). Reference offers take their own count."""
     if is_reference(offer) or settings.max_nodes_per_job is None or settings.max_nodes_per_job >= offer.max_nodes:
         return offer.max_nodes, f"the offer's max_nodes {offer.max_nodes}"
-    return settings.max_nodes_per_job, f"sizing.max_nodes_per_job {settings.max_nodes_per_job} (the offer allows {offer.max_nodes})"
+    return (
+        settings.max_nodes_per_job,
+        f"sizing.max_nodes_per_job {settings.max_nodes_per_job} (the offer allows {offer.max_nodes})",
+    )
 
 
 def tried_counts(offer: Offer, settings: SizingSettings) -> list[int]:
@@ -73,7 +76,9 @@ def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
     sh.max_tp = gpn
     sh.gemm_speed = fp8_gemm_speedup(g)
     sh.pcie = g.pcie_gbs / 2 * PCIE_ACHIEVED_FRACTION * GB
-    sh.host_bw = (HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS) * GB
+    sh.host_bw = (
+        HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS
+    ) * GB
     return sh
 
 
@@ -82,7 +87,9 @@ def workload_mfu(workload: Workload, g: GPU) -> float:
     return workload.mfu if workload.mfu is not None else default_mfu(g, workload.method, workload.model.is_moe)
 
 
-def size_workload(workload: Workload, offers: list[Offer], settings: SizingSettings, team_area: str | None, gpus=None) -> WorkloadSizing:
+def size_workload(
+    workload: Workload, offers: list[Offer], settings: SizingSettings, team_area: str | None, gpus=None
+) -> WorkloadSizing:
     """Every shape (offer × node count) of ``workload`` with its fit verdict, strategy and hours."""
     table = gpus if gpus is not None else gpu_table()
     p = profile(workload, settings)
@@ -158,7 +165,14 @@ def size_project(project: Project, offers: list[Offer]) -> list[WorkloadSizing]:
     return [size_workload(w, offers, project.sizing, project.team_area, table) for w in project.workloads]
 
 
-def evaluate_strategy(workload: Workload, offer: Offer, nodes: int, strategy: Parallelism, settings: SizingSettings | None = None, gpus=None) -> tuple[float, float, MemoryBreakdown]:
+def evaluate_strategy(
+    workload: Workload,
+    offer: Offer,
+    nodes: int,
+    strategy: Parallelism,
+    settings: SizingSettings | None = None,
+    gpus=None,
+) -> tuple[float, float, MemoryBreakdown]:
     """(hours, efficiency, per-GPU memory) of ``workload`` on ``nodes`` nodes of ``offer`` under a
     fixed ``strategy`` — no fit checks; for what-if questions and tests."""
     table = gpus if gpus is not None else gpu_table()
@@ -170,8 +184,19 @@ def evaluate_strategy(workload: Workload, offer: Offer, nodes: int, strategy: Pa
         raise ValueError(f"TP{t} × PP{pp} does not divide {sh.gpus} GPUs / {sh.gpn} per node")
     if (sh.gpus // (t * pp)) % ep:
         raise ValueError(f"EP{ep} does not divide the data-parallel degree {sh.gpus // (t * pp)}")
-    timed = step_time(p, strategy.zero_stage, t, pp, ep, strategy.checkpointing, strategy.micro_batch, strategy.schedule, strategy.virtual_stages, sh,
-                      strategy.offload)
+    timed = step_time(
+        p,
+        strategy.zero_stage,
+        t,
+        pp,
+        ep,
+        strategy.checkpointing,
+        strategy.micro_batch,
+        strategy.schedule,
+        strategy.virtual_stages,
+        sh,
+        strategy.offload,
+    )
     if timed is None:
         raise ValueError(f"micro-batch {strategy.micro_batch} would exceed the global batch on {sh.gpus} GPUs")
     mem = breakdown(memory_parts(p, strategy, sh.gpus))
