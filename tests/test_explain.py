@@ -53,6 +53,7 @@ def _cloud(plan, offers) -> float:
     )
 
 
+@pytest.mark.slow  # re-solves the 12-month programme and searches a break-even: 5-7 s each
 @pytest.mark.parametrize(
     "offer_id, mode, category, recompute",
     [

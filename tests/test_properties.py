@@ -240,6 +240,7 @@ def test_an_extra_offer_never_raises_the_optimum(inst, data):
 BUNDLED = load_catalog().offers
 
 
+@pytest.mark.slow  # 40 real sizings and solves: about 20 s on two cores
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(range(len(BUNDLED))), min_size=1, max_size=6, unique=True),
