@@ -130,6 +130,7 @@ def test_a_higher_cloud_price_never_lowers_the_optimum():
 # --- Monte Carlo -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 3 s on two cores
 def test_monte_carlo_is_deterministic_per_seed_and_its_percentiles_are_ordered():
     p, offers, hours = case(UNCERTAIN)
     a1 = run(p, offers, hours, monte_carlo=12)
@@ -176,6 +177,7 @@ def test_a_plan_that_cannot_run_as_decided_is_counted_not_dropped():
     assert df[df.strategy == "hybrid"].detail.str.contains("deadline").all()
 
 
+@pytest.mark.slow  # over 3 s on two cores
 def test_workers_give_the_same_answers_as_one_process():
     p, offers, hours = case(UNCERTAIN)
     one = run(p, offers, hours, monte_carlo=6, sensitivity=True).scenarios_frame()

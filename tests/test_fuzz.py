@@ -136,6 +136,7 @@ def test_fuzzed_workload_ends_cleanly(data):
         _run(["size", str(path), "--gpu", "H100", "--gpus", "8"])
 
 
+@pytest.mark.slow  # over 3 s on two cores
 @SETTINGS
 @given(text=st.text(max_size=60), at=st.integers(0, 400))
 def test_fuzzed_workload_text_ends_cleanly(text, at):
@@ -196,6 +197,7 @@ def _xlsx_value(v):
     return v
 
 
+@pytest.mark.slow  # over 3 s on two cores
 @SETTINGS
 @given(rows=mutated_rows())
 def test_fuzzed_xlsx_catalog_ends_cleanly(rows):
