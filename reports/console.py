@@ -419,7 +419,7 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
     )
 
 
-def _print_set_aside(console: Console, result, tr: Lang = EN) -> None:
+def _print_set_aside(console: Console, result: Result, tr: Lang = EN) -> None:
     """A partial plan's headline, then each job set aside with every reason."""
     head = set_aside_headline(result, tr)
     if not head:
@@ -432,7 +432,7 @@ def _print_set_aside(console: Console, result, tr: Lang = EN) -> None:
     console.print(tr("  the other jobs are planned below; --all-or-nothing plans every job or none"), soft_wrap=True)
 
 
-def _print_strategies(console: Console, result, tr: Lang = EN) -> None:
+def _print_strategies(console: Console, result: Result, tr: Lang = EN) -> None:
     from .tables import strategy_quality  # tables imports this module's labels
 
     if len(result.strategies) <= 1:

@@ -25,6 +25,11 @@ transaction (``fileio.outputs.Outputs``): every table appears, or none.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import csv
 import datetime as dt
 import io
@@ -137,12 +142,12 @@ def _dict_table(rows: list[dict], columns: list[str], header: list[str] | None =
     return _csv_bytes(header or columns, ([r.get(c) for c in columns] for r in rows))
 
 
-def tables(result, inputs: Iterable = (), now: dt.datetime | None = None, tr: Lang = EN) -> dict[str, bytes]:
+def tables(result: Result, inputs: Iterable = (), now: dt.datetime | None = None, tr: Lang = EN) -> dict[str, bytes]:
     """File name → CSV bytes; the header rows in the reader's language (``tr``)."""
     p, plan = result.project, result.plan
     now = now or dt.datetime.now()
     out: dict[str, bytes] = {}
-    summary = [
+    summary: list[tuple[str, object, str]] = [
         ("recommendation", recommendation(result, tr), ""),
         ("status", result.status, ""),
         ("objective", result.objective, tr("minimized")),
@@ -386,7 +391,7 @@ def explain_csv(rows: list[dict], tr: Lang = EN) -> bytes:
     return _dict_table(rows, EXPLAIN_COLUMNS, tr.each(*EXPLAIN_COLUMNS))
 
 
-def write_csv(result, folder, inputs: Iterable = (), tr: Lang = EN) -> list[Path]:
+def write_csv(result: Result, folder, inputs: Iterable = (), tr: Lang = EN) -> list[Path]:
     """Write every table into ``folder`` (created when its parent exists), all or none; returns the
     files written."""
     out = Outputs()
@@ -400,7 +405,7 @@ def declare_csv(out: Outputs, folder, what: str = "--csv") -> None:
     out.add_folder(folder, CSV_FILES, what)
 
 
-def put_csv(out: Outputs, result, inputs: Iterable = (), tr: Lang = EN) -> None:
+def put_csv(out: Outputs, result: Result, inputs: Iterable = (), tr: Lang = EN) -> None:
     """Give the declared CSV files of ``out`` their contents."""
     data = tables(result, inputs, tr=tr)
     undeclared = set(data) - set(CSV_FILES)

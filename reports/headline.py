@@ -11,6 +11,11 @@ over- or under-state what has to be ordered.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import datetime as dt
 from dataclasses import dataclass
 
@@ -95,7 +100,7 @@ def _peak_of_intervals(intervals: list[tuple[float, float, int]]) -> int:
     return peak
 
 
-def peaks(result) -> list[Peak]:
+def peaks(result: Result) -> list[Peak]:
     """Per offer of the recommended plan, in the order buy, rent, cloud."""
     plan = result.plan
     if plan is None:
@@ -184,7 +189,7 @@ class Comparison:
     text: str  # the phrase for the recommendation sentence ("" for the recommended plan)
 
 
-def comparisons(result, tr: Lang = EN) -> list[Comparison]:
+def comparisons(result: Result, tr: Lang = EN) -> list[Comparison]:
     """Every strategy against the recommended plan, on the objective that was minimized."""
     obj = result.objective
     other_obj = str(Objective(obj).other)
@@ -248,21 +253,21 @@ def comparisons(result, tr: Lang = EN) -> list[Comparison]:
     return out
 
 
-def objective_phrase(result, tr: Lang = EN) -> str:
+def objective_phrase(result: Result, tr: Lang = EN) -> str:
     p = result.project
     if Objective(result.objective).discounted:
         return tr("minimizing the {label} at {rate:.1%} a year", label=tr(OBJECTIVE_LABEL["npv"]), rate=p.discount_rate)
     return tr("minimizing the {label}", label=tr(OBJECTIVE_LABEL["tco"]))
 
 
-def what_to_do(result, tr: Lang = EN) -> str:
+def what_to_do(result: Result, tr: Lang = EN) -> str:
     """The actions, with the peak nodes held at once per offer: 'Rent 8 × 8xH100 nodes at peak from …'."""
     parts = [_peak_phrase(pk, tr) for pk in peaks(result)]
     what = tr("; ").join(parts)
     return what[0].upper() + what[1:] if what else ""
 
 
-def recommendation(result, tr: Lang = EN) -> str:
+def recommendation(result: Result, tr: Lang = EN) -> str:
     """One sentence: what to do (peak nodes per offer), what it costs on the minimized objective (and
     the other beside it), and how it compares with the single-mode strategies."""
     plan, p = result.plan, result.project
@@ -299,7 +304,7 @@ class SpotRisk:
     text: str
 
 
-def spot_risk(result, tr: Lang = EN) -> SpotRisk | None:
+def spot_risk(result: Result, tr: Lang = EN) -> SpotRisk | None:
     """When the plan uses spot: which jobs, and what the same workloads cost without spot (re-solved)."""
     plan = result.plan
     if plan is None:
@@ -324,7 +329,7 @@ def spot_risk(result, tr: Lang = EN) -> SpotRisk | None:
         offers=", ".join(offers),
         overhead=overhead,
     )
-    if cost is None:
+    if cost is None or extra is None or base is None:
         why = (
             tr("no plan without spot exists")
             if fb is not None and fb.status == "infeasible"
@@ -350,7 +355,7 @@ class Stale:
     days_before_start: int
 
 
-def stale_offers(result) -> list[Stale]:
+def stale_offers(result: Result) -> list[Stale]:
     """Offers in the recommended plan quoted more than ``stale_quote_days`` before the start date."""
     plan, p = result.plan, result.project
     if plan is None:
@@ -371,7 +376,7 @@ def stale_offers(result) -> list[Stale]:
     return out
 
 
-def stale_text(result, tr: Lang = EN) -> str:
+def stale_text(result: Result, tr: Lang = EN) -> str:
     st = stale_offers(result)
     if not st:
         return ""
@@ -390,7 +395,7 @@ def stale_text(result, tr: Lang = EN) -> str:
     )
 
 
-def npv_timing_note(result, tr: Lang = EN) -> str:
+def npv_timing_note(result: Result, tr: Lang = EN) -> str:
     """Under the NPV objective a job may start later than it could: a later payment is worth less today."""
     if result.objective != "npv" or result.plan is None:
         return ""
@@ -417,7 +422,7 @@ SET_ASIDE_CAUSE = {
 }
 
 
-def set_aside_headline(result, tr: Lang = EN) -> str:
+def set_aside_headline(result: Result, tr: Lang = EN) -> str:
     """'3 of 4 jobs planned; legal-67b-full cannot run on these offers (GPU memory: needs …)' — or ''."""
     if not result.set_aside:
         return ""
@@ -429,7 +434,7 @@ def set_aside_headline(result, tr: Lang = EN) -> str:
     return tr("{n} of {total} jobs planned; {each}", n=planned, total=result.n_jobs, each=each)
 
 
-def set_aside_rows(result, tr: Lang = EN) -> list[dict]:
+def set_aside_rows(result: Result, tr: Lang = EN) -> list[dict]:
     """One row per job set aside: workload, cause (fit, budget, capacity), its phrase and every reason line."""
     return [
         {

@@ -198,11 +198,11 @@ def _line_item(i) -> dict:
     }
 
 
-def _cash_flow(result) -> list[dict]:
+def _cash_flow(result: Result) -> list[dict]:
     """The Cash flow sheet: one row per project month, each cost category, total, cumulative, discount factor."""
     from procure.solver import costs
 
-    p, plan = result.project, result.plan
+    p, plan = result.project, result.planned()
     totals = tables.monthly_totals(plan, p.horizon_months)
     cum = tables.cumulative(totals)
     df = costs.discount_factors(p)
@@ -235,7 +235,7 @@ def _option(r: dict) -> dict:
     }
 
 
-def _assumptions(result, inputs) -> list[dict]:
+def _assumptions(result: Result, inputs) -> list[dict]:
     """The Assumptions sheet's entries; the JSON is deterministic, so without the run's clock and solve seconds."""
     import datetime as dt
 
@@ -252,7 +252,7 @@ def _assumptions(result, inputs) -> list[dict]:
     return out
 
 
-def workbook_extras(result, inputs=()) -> dict:
+def workbook_extras(result: Result, inputs=()) -> dict:
     """What the workbook shows beyond the plan's figures above: the headline and the set-aside jobs,
     the recommendation sentence, the break-even month and the notes (Summary), every line item (Costs),
     the month-by-month cash flow (Cash flow), every feasible shape (Options), and the Assumptions."""

@@ -526,9 +526,9 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     return items + _charge_items(result, tr)
 
 
-def _data_items(result, tr: Lang = EN) -> list[LineItem]:
+def _data_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     """Storage and egress of every job (costs.storage_cost, costs.egress_cost), priced in the offer's currency."""
-    plan, p = result.plan, result.project
+    plan, p = result.planned(), result.project
     items: list[LineItem] = []
     for i, d in enumerate(plan.decisions):
         o = result.offers[d.offer_id]
@@ -580,9 +580,9 @@ def _data_items(result, tr: Lang = EN) -> list[LineItem]:
     return items
 
 
-def _charge_items(result, tr: Lang = EN) -> list[LineItem]:
+def _charge_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     """The plan's fixed charges (one per offer used) and its operations staff (plan.charges)."""
-    plan, p = result.plan, result.project
+    plan, p = result.planned(), result.project
     items: list[LineItem] = []
     for ch in plan.charges:
         if ch.kind == "fixed" and ch.offer_id is not None:

@@ -114,6 +114,12 @@ class Result:
     def plan(self) -> Plan | None:
         return self.hybrid.plan
 
+    def planned(self) -> Plan:
+        """The recommended plan, for the sheets and tables that exist only with one (no plan: a bug)."""
+        if self.hybrid.plan is None:
+            raise ValueError("no plan: the sheets and tables of a plan are written only when there is one")
+        return self.hybrid.plan
+
 
 def cost_on(plan: Plan | None, objective: str) -> float | None:
     """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""

@@ -252,7 +252,7 @@ def _define_year_blocks(ws: Worksheet, names: Names, n: int, c0: int, total_row:
 
 
 def _write_instalments(
-    ws: Worksheet, result, items: list[LineItem], first_item: int, row: int, c0: int, tr: Lang = EN
+    ws: Worksheet, result: Result, items: list[LineItem], first_item: int, row: int, c0: int, tr: Lang = EN
 ) -> None:
     """Below the line items, one row per financed purchase: its monthly loan instalments (the capex lines'
     months after delivery plus the interest line), so the board sees the payments the loan commits to.
@@ -260,7 +260,7 @@ def _write_instalments(
     L = get_column_letter
     n = result.project.horizon_months
     at = {it.key: first_item + k for k, it in enumerate(items)}
-    for pur in result.plan.purchases:
+    for pur in result.planned().purchases:
         k = f"buy:{pur.offer_id}"
         if f"{k}:interest" not in at:
             continue

@@ -3,6 +3,11 @@ rejected (workload, offer) with the reason."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import math
 
 from openpyxl.utils import get_column_letter
@@ -30,7 +35,7 @@ from .style import (
 )
 
 
-def write_options(ws: Worksheet, result, tr: Lang = EN) -> None:
+def write_options(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
     cur = tr.unit(result.project.currency)
     money = tr.amount_fmt(INT_FMT)
     put(ws, 1, 1, tr("Every shape considered"), font=TITLE_FONT)

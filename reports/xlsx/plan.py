@@ -3,6 +3,11 @@ rented; a month-by-month timeline of the jobs and of that capacity."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 from openpyxl.styles import Alignment, Border
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
@@ -36,8 +41,8 @@ from .style import (
 )
 
 
-def write_plan(ws: Worksheet, result, tr: Lang = EN) -> None:
-    p, plan = result.project, result.plan
+def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
+    p, plan = result.project, result.planned()
     cur = tr.unit(p.currency)
     DATE_FMT, money = tr.date_fmt, tr.amount_fmt(INT_FMT)
     put(ws, 1, 1, tr("Plan per workload — {name}", name=p.name), font=TITLE_FONT)

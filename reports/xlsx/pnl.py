@@ -13,6 +13,11 @@ ownership, which the sheet checks against ``total_cost``. Formulas equal ``solve
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from procure.solver.result import Result
+
 import math
 
 from openpyxl.utils import get_column_letter
@@ -52,8 +57,8 @@ PNL_COLS = Ns(
 )
 
 
-def write_pnl(ws: Worksheet, result, names: Names, tr: Lang = EN) -> None:
-    p, plan = result.project, result.plan
+def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> None:
+    p, plan = result.project, result.planned()
     M = p.horizon_months
     years = math.ceil(M / MONTHS_PER_YEAR)
     money = tr.money_fmt(p.currency, cents=True)

@@ -724,7 +724,7 @@ def _write_deadlines(sh: _Sheet, row: int) -> int:
     return row
 
 
-def _write_set_aside(ws: Worksheet, result, row: int, tr: Lang) -> int:
+def _write_set_aside(ws: Worksheet, result: Result, row: int, tr: Lang) -> int:
     """The jobs a partial plan set aside, each with its cause and every reason; returns the next row."""
     rows = set_aside_rows(result, tr)
     if not rows:
@@ -764,7 +764,7 @@ def _cmp_text(rec: float, cost: float, same_t: str, less_t: str, more_t: str) ->
     return more_t.format(pct=f"{(rec - cost) / rec:.0%}")
 
 
-def _sheet_npv(result) -> float:
+def _sheet_npv(result: Result) -> float:
     """The NPV as the Cash flow sheet computes it (spreadsheet NPV(): end-of-month flows)."""
     p = result.project
     return costs.present_value_of_months(monthly_totals(result.plan, p.horizon_months), p)
