@@ -5,8 +5,8 @@ their node counts; rental contracts keep their months. What the scenario changes
 model: prices, electricity, resale value, the costs beyond the servers (fixed charges, network,
 storage and egress, staff: build_plan prices them as for any plan), and the hours (× tokens ÷ MFU
 factor) — a cloud job simply runs and bills longer. A rented job that now runs past its contract is covered by extending a
-contract of that offer that has ended before the month it lacks (month by month, no new setup fee);
-only when no contract can be extended is a new one of the minimum term signed. Anything the decided
+contract of that offer that has ended before the day it lacks (by whole months of the contract's own, no
+new setup fee); only when no contract can be extended is a new one signed from that day. Anything the decided
 plan can no longer do — a job that now ends after its (slipped) deadline, two jobs on the same nodes
 that now overlap — makes it infeasible as decided: the verifier says which rule broke.
 
@@ -16,6 +16,7 @@ The result is verified like any plan (``solver.verify.verify_plan``) before its 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import defaultdict
 
 from procure.models.units import DAYS_PER_MONTH
@@ -42,26 +43,8 @@ def decided_under(plan: Plan, a: Applied, hours_factor: float, modes) -> tuple[P
     return out, []
 
 
-def _need_by_month(jobs: list[tuple[float, float, int]], n_months: int) -> list[int]:
-    """Most nodes running at once in each month, from the actual job intervals (start, end, nodes)."""
-    need = [0] * n_months
-    points = sorted(
-        {s for s, _e, _n in jobs} | {e for _s, e, _n in jobs} | {m * DAYS_PER_MONTH for m in range(n_months + 1)}
-    )
-    for lo, hi in zip(points, points[1:], strict=False):
-        if hi - lo <= 1e-9:
-            continue
-        mid = (lo + hi) / 2
-        use = sum(n for s, e, n in jobs if s <= mid < e)
-        m = costs.month_of(mid)
-        if use and m < n_months:  # beyond the horizon no contract can cover it: the verifier says so
-            need[m] = max(need[m], use)
-    return need
-
-
 def extend_rentals(contracts: list[RentalContract], decisions, a: Applied) -> list[RentalContract]:
-    """Cover every month a rented job now runs in (see the module docstring)."""
-    M = a.project.horizon_months
+    """Cover every day a rented job now runs (see the module docstring), on the contracts' own months."""
     jobs: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
     for d in decisions:
         o = a.offers[d.offer_id]
@@ -70,24 +53,40 @@ def extend_rentals(contracts: list[RentalContract], decisions, a: Applied) -> li
     out = [c for c in contracts if c.offer_id not in jobs]
     for oid, intervals in jobs.items():
         mine = [c for c in contracts if c.offer_id == oid]
-        need = _need_by_month(intervals, M)
-        for m in range(M):
-            while True:
-                have = sum(c.nodes for c in mine if c.start_month <= m < c.start_month + c.months)
-                short = need[m] - have
-                if short <= 0:
-                    break
-                # a rent contract (any term tier: a minimum length) can run longer at its rate; a reserved term cannot
-                ended = [c for c in mine if c.start_month + c.months <= m and a.offers[oid].mode == "rent"]
-                if ended:
-                    c = max(ended, key=lambda c: (c.start_month + c.months, c.nodes))
-                    take = min(short, c.nodes)
-                    mine.remove(c)
-                    if c.nodes > take:
-                        mine.append(dataclasses.replace(c, nodes=c.nodes - take))
-                    mine.append(dataclasses.replace(c, nodes=take, months=m + 1 - c.start_month))
-                else:
-                    term = a.offers[oid].min_term
-                    mine.append(RentalContract(oid, short, m, term))
+        points = sorted(
+            {s for s, _e, _n in intervals}
+            | {e for _s, e, _n in intervals}
+            | {d for c in mine for d in (c.start_day, c.end_day)}
+        )
+        for lo, hi in zip(points, points[1:], strict=False):
+            if hi - lo <= 1e-9:
+                continue
+            mid = (lo + hi) / 2
+            use = sum(n for s, e, n in intervals if s <= mid < e)
+            if use:
+                _cover(mine, oid, use, lo, hi, a)
         out += mine
     return out
+
+
+def _cover(mine: list[RentalContract], oid: str, use: int, lo: float, hi: float, a: Applied) -> None:
+    """Hold ``use`` nodes of ``oid`` over [lo, hi): extend the contracts that ended last (a rent contract of any
+    term tier, a minimum length, can run longer at its rate), else sign new ones from ``lo``."""
+    mid = (lo + hi) / 2
+    while True:
+        short = use - sum(c.nodes for c in mine if c.start_day <= mid < c.end_day)
+        if short <= 0:
+            return
+        ended = [c for c in mine if c.end_day <= mid and a.offers[oid].mode == "rent"]
+        if ended:
+            c = max(ended, key=lambda c: (c.end_day, c.nodes))
+            take = min(short, c.nodes)
+            mine.remove(c)
+            if c.nodes > take:
+                mine.append(dataclasses.replace(c, nodes=c.nodes - take))
+            months = math.ceil((hi - c.start_day) / DAYS_PER_MONTH - 1e-9)
+            mine.append(dataclasses.replace(c, nodes=take, months=months))
+        else:
+            term = a.offers[oid].min_term
+            months = max(term, math.ceil((hi - lo) / DAYS_PER_MONTH - 1e-9))
+            mine.append(costs.contract_at(oid, short, lo, months))

@@ -114,10 +114,8 @@ def peaks(result: Result) -> list[Peak]:
         rent.setdefault(r.offer_id, []).append(r)
     for oid, rs in rent.items():
         o = result.offers[oid]
-        per_month: dict[int, int] = {}
-        for r in rs:
-            for m in range(r.start_month, r.start_month + r.months):
-                per_month[m] = per_month.get(m, 0) + r.nodes
+        # the most nodes under contract at once: where a contract begins, on its own months
+        per_month = {r.start_day: sum(x.nodes for x in rs if x.start_day <= r.start_day + 1e-6 < x.end_day) for r in rs}
         out.append(
             Peak(
                 o.id,

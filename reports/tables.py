@@ -23,7 +23,7 @@ from typing import Any
 from procure.models import units
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver import costs
-from procure.solver.costs import CATEGORIES, RentalContract
+from procure.solver.costs import CATEGORIES
 from procure.solver.enums import STRATEGIES
 from procure.solver.options import cheapest_first
 from procure.solver.sizing.band import hours_band
@@ -422,7 +422,7 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     rent_price: dict[tuple[str, int | None], str] = {}
     for j, r in enumerate(plan.rentals):
         o = result.offers[r.offer_id]
-        c = RentalContract(o.id, r.nodes, r.start_month, r.months, r.term_months)
+        c = r.contract
         f = costs.rental_flows(o, c, p)
         term = costs.term_of(o, c)
         if term is None:  # rental_flows already rejects such a contract; this names it for the reader
@@ -432,6 +432,8 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
         q, fx = _quoted(o, p), _fx(o, p)
         uniform = {m: 1.0 / r.months for m in range(r.start_month, r.start_month + r.months)}
         months = tr("months {first}–{last}", first=r.start_month + 1, last=r.start_month + r.months)
+        if r.phase_days:  # a contract runs whole months from its own start, not from a project month
+            months = tr("{months}, from {date}", months=months, date=tr.date(day_date(p, r.start_day)))
         if o.mode == "cloud":  # a reserved term: the committed hourly rate for every hour, plus the upfront fee
             links = {} if first == k else {"G": f"{first}:rent"}
             monthly = r.nodes * r.months * costs.rental_month_cost(o, p, term)
@@ -854,8 +856,8 @@ def capacity_rows(result: Result, tr: Lang = EN) -> list[dict]:
                 "vendor": o.vendor,
                 "nodes": r.nodes,
                 "from_day": r.start_day,
-                "to_day": (r.start_month + r.months) * DAYS_PER_MONTH,
-                "from": month_start(p, r.start_month),
+                "to_day": r.end_day,
+                "from": day_date(p, r.start_day),
                 "months": r.months,
                 "cost": r.cost,
             }

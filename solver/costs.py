@@ -695,14 +695,41 @@ def by_category(flows: Mapping[str, Mapping[int, float]]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class RentalContract:
-    """``nodes`` node-contracts from ``start_month`` for ``months`` months, signed at the offer's term of
-    ``term_months`` months (None: the shortest term; a reserved cloud term is its commitment_months)."""
+    """``nodes`` node-contracts for ``months`` whole months from their own start, signed at the offer's term
+    of ``term_months`` months (None: the shortest term; a reserved cloud term is its commitment_months).
+
+    A contract starts on day ``start_month``·μ + ``phase_days`` (μ = DAYS_PER_MONTH, 0 ≤ phase_days < μ):
+    its months are its own, [start + j·μ, start + (j+1)·μ), not the project's calendar months. Its j-th
+    month is paid when it begins, which falls in project month ``start_month`` + j because the phase is
+    less than a month, so the cash of a contract is indexed by project month like every other flow."""
 
     offer_id: str
     nodes: int
     start_month: int
     months: int
     term_months: int | None = None
+    phase_days: float = 0.0
+
+    @property
+    def start_day(self) -> float:
+        """The day the contract begins (the nodes are handed over)."""
+        return self.start_month * DAYS_PER_MONTH + self.phase_days
+
+    @property
+    def end_day(self) -> float:
+        """The day its last month ends."""
+        return self.start_day + self.months * DAYS_PER_MONTH
+
+
+def contract_at(
+    offer_id: str, nodes: int, start_day: float, months: int, term_months: int | None = None
+) -> RentalContract:
+    """The contract that begins on ``start_day``: its project month and its phase within that month."""
+    m = units.day_to_month(start_day + 1e-9)
+    phase = max(0.0, start_day - m * DAYS_PER_MONTH)
+    if phase < 1e-9:
+        phase = 0.0
+    return RentalContract(offer_id, nodes, m, months, term_months, phase)
 
 
 def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Flows:

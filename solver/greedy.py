@@ -14,6 +14,7 @@ from collections import defaultdict
 from procure.models.offer import Offer
 from procure.models.project import Project
 
+from . import lattice
 from .options import Grid, Option, standalone_contracts
 from .plan import Decision, Plan, build_plan
 
@@ -24,7 +25,7 @@ def greedy_choices(
     """(option, start period) per workload, or None when the greedy rule strands a workload."""
     grid = Grid.of(project)
     usage: dict[tuple[str, int], int] = defaultdict(int)  # cloud: nodes in use per period
-    rented: dict[tuple[str, int], int] = defaultdict(int)  # rent: nodes under contract per month
+    rented: dict[str, list[tuple[float, float, int]]] = defaultdict(list)  # contracted: (from day, to day, nodes)
     bought: dict[str, int] = defaultdict(int)
     chosen: list[tuple[Option, int]] = []
     for w in sorted(project.workloads, key=lambda w: (project.deadline_days_for(w), w.name)):
@@ -36,10 +37,9 @@ def greedy_choices(
                     ok = bought[o.id] + max(opt.nodes, o.buy_tiers[0][0]) <= o.max_nodes
                 elif o.contracted:
                     cs = standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.day_of_period(s))
-                    ok = all(
-                        rented[(o.id, m)] + opt.nodes <= o.max_nodes
+                    ok = bool(cs) and all(
+                        lattice.peak_overlap(rented[o.id], c.start_day, c.end_day) + opt.nodes <= o.max_nodes
                         for c in cs
-                        for m in range(c.start_month, c.start_month + c.months)
                     )
                 else:
                     ok = all(usage[(o.id, t)] + opt.nodes <= o.max_nodes for t in grid.busy_periods(s, opt.wall_days))
@@ -56,8 +56,7 @@ def greedy_choices(
             bought[o.id] += max(opt.nodes, o.buy_tiers[0][0])
         elif o.contracted:
             for c in standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.day_of_period(s)):
-                for m in range(c.start_month, c.start_month + c.months):
-                    rented[(o.id, m)] += opt.nodes
+                rented[o.id].append((c.start_day, c.end_day, c.nodes))
         else:
             for t in grid.busy_periods(s, opt.wall_days):
                 usage[(o.id, t)] += opt.nodes

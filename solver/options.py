@@ -22,7 +22,7 @@ from procure.models.project import Project
 from procure.models.units import HOURS_PER_DAY
 from procure.solver.reasons import Reason, Rule, render
 
-from . import costs
+from . import costs, lattice
 from .costs import RentalContract
 from .sizing.results import Candidate
 from .sizing.shapes import node_cap, tried_counts
@@ -125,14 +125,35 @@ def standalone_contracts(
     project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float
 ) -> list[RentalContract]:
     """The cheapest whole-month contracts that one job alone needs on a rent or reserved cloud offer: they
-    cover every month the job runs, one after another; a contract that would run past the horizon is
-    moved earlier. With one (flat) term this is one contract of the months the job runs, at least the
-    minimum term. With term tiers (each a minimum length) or a reserved term it is found by dynamic
-    programming over the months still to cover."""
+    begin on the latest contract day (lattice.py) at or before the job's start and cover it to its end,
+    one after another, each running whole months from its own start; a contract whose months would run
+    past the horizon begins earlier. With one (flat) term this is one contract of the months the job
+    runs, at least the minimum term. With term tiers (each a minimum length) or a reserved term it is
+    found by dynamic programming over the lattice months still to cover. Of the offer's phases the
+    cheapest wins, then the one that begins latest (the fewest days paid before the job)."""
     end = costs.job_end_day(offer, start_day, hours)
-    months = grid.months_of_days(start_day, end)
-    first, last, M = months.start, months.stop, grid.n_months
+    best: tuple[float, float, list[RentalContract]] | None = None
+    for phase in lattice.contract_phases(project, offer):
+        first = lattice.covering_start(offer, phase, start_day)
+        if first is None:
+            continue
+        months = lattice.months_touched(phase, start_day, end)
+        got = _cover_months(project, grid, offer, nodes, phase, first, min(months.stop, grid.n_months))
+        if got is None:
+            continue
+        cost, cs = got
+        key = (cost, -lattice.month_start(phase, first))
+        if best is None or key < best[:2]:
+            best = (key[0], key[1], cs)
+    return best[2] if best else []
+
+
+def _cover_months(
+    project: Project, grid: Grid, offer: Offer, nodes: int, phase: float, first: int, last: int
+) -> tuple[float, list[RentalContract]] | None:
+    """The cheapest contracts on ``phase`` covering its lattice months first … last−1 (None: none can)."""
     terms = costs.contract_terms(offer)
+    M = grid.n_months
 
     @functools.cache
     def best(p: int) -> tuple[float, tuple[RentalContract, ...]]:
@@ -145,14 +166,17 @@ def standalone_contracts(
             if length > M:
                 continue
             start = min(p, M - length)
-            c = RentalContract(offer.id, nodes, start, length, costs.signed_term_months(offer, t))
+            if not lattice.may_start(offer, phase, start):
+                continue
+            c = RentalContract(offer.id, nodes, start, length, costs.signed_term_months(offer, t), phase)
             here = costs.total(costs.rental_flows(offer, c, project))
             rest, more = best(start + length)
             if here + rest < out[0] - 1e-9:
                 out = (here + rest, (c, *more))
         return out
 
-    return list(best(first)[1])
+    cost, cs = best(first)
+    return None if math.isinf(cost) else (cost, list(cs))
 
 
 def standalone_cost(

@@ -12,7 +12,6 @@ from typing import Any
 
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import DAYS_PER_MONTH
 
 from . import costs
 from .costs import Flows, RentalContract
@@ -80,15 +79,23 @@ class Rental:
     cost: float
     term_months: int | None = None  # the term tier signed (None: the offer's shortest term)
     price_per_node_month: float = 0.0  # the tier's rate paid, reporting currency
+    phase_days: float = 0.0  # days after the start of project month start_month that the contract begins
 
     @property
     def start_day(self) -> float:
-        return self.start_month * DAYS_PER_MONTH
+        """The day the contract begins: its months run from here (costs.RentalContract)."""
+        return self.contract.start_day
+
+    @property
+    def end_day(self) -> float:
+        return self.contract.end_day
 
     @property
     def contract(self) -> RentalContract:
         """The contract as the cost model prices it, at the term tier it was signed at."""
-        return RentalContract(self.offer_id, self.nodes, self.start_month, self.months, self.term_months)
+        return RentalContract(
+            self.offer_id, self.nodes, self.start_month, self.months, self.term_months, self.phase_days
+        )
 
 
 @dataclass(frozen=True)
@@ -151,7 +158,7 @@ def build_plan(
         owned = costs.add_flows([f, *per_offer_flows.get(oid, [])])
         purchase_rows.append(Purchase(oid, n, costs.total(owned), owned, costs.unit_price(offers[oid], project, n)))
     rental_rows = []
-    for c in sorted(contracts, key=lambda c: (c.offer_id, c.start_month, c.months, c.term_months or 0)):
+    for c in sorted(contracts, key=lambda c: (c.offer_id, c.start_day, c.months, c.term_months or 0)):
         o = offers[c.offer_id]
         f = costs.rental_flows(o, c, project)
         parts.append(f)
@@ -165,6 +172,7 @@ def build_plan(
                 costs.total(f),
                 c.term_months,
                 costs.rental_month_cost(o, project, term),
+                c.phase_days,
             )
         )
     charges = plan_charges(project, offers, decisions, purchases, contracts)
@@ -267,9 +275,12 @@ def plan_charges(
     return out
 
 
-def contracts_from_profile(offer_id: str, starts: list[int], ends: list[int]) -> list[RentalContract]:
+def contracts_from_profile(
+    offer_id: str, starts: list[int], ends: list[int], phase_days: float = 0.0
+) -> list[RentalContract]:
     """Match contract starts and ends first-in first-out. ``starts[m]`` nodes begin in month m,
-    ``ends[m]`` nodes stop before month m (their last month is m − 1)."""
+    ``ends[m]`` nodes stop before month m (their last month is m − 1); months of the lattice that begins
+    ``phase_days`` into the project (costs.RentalContract)."""
     queue: list[list[int]] = []  # [start_month, nodes]
     out: dict[tuple[int, int], int] = {}
     for m in range(max(len(starts), len(ends))):
@@ -286,4 +297,4 @@ def contracts_from_profile(offer_id: str, starts: list[int], ends: list[int]) ->
             queue.append([m, starts[m]])
     if queue:
         raise ValueError("rental contracts left open at the horizon end")
-    return [RentalContract(offer_id, n, s, length) for (s, length), n in sorted(out.items())]
+    return [RentalContract(offer_id, n, s, length, None, phase_days) for (s, length), n in sorted(out.items())]

@@ -61,7 +61,7 @@ def verify_plan(
     used = {a.offer_id for a in plan.assignments}
     bought = _bought(plan)
     bad += _purchase_problems(project, offers, plan, bought, modes, used)
-    rented: defaultdict[str, defaultdict[int, int]] = defaultdict(lambda: defaultdict(int))  # offer -> month -> nodes
+    rented: defaultdict[str, list[tuple[float, float, int]]] = defaultdict(list)  # offer -> (from, to day, nodes)
     bad += _rental_problems(project, offers, plan, rented, modes, used)
     bad += _capacity_problems(project, offers, plan, bought, rented)
     flows = _recomputed_flows(project, offers, plan, workloads, decisions, used, bought)
@@ -207,7 +207,8 @@ def _purchase_price_problems(project, offers, plan: Plan, bought) -> list[str]:
 
 
 def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str]) -> list[str]:
-    """Each rental contract's rules; fills ``rented`` (offer -> month -> nodes) and checks it against max_nodes."""
+    """Each rental contract's rules; fills ``rented`` (offer -> the days each contract holds its nodes, from
+    its own start for whole months) and checks the nodes held at once against max_nodes."""
     bad: list[str] = []
     for r in plan.rentals:
         o = offers[r.offer_id]
@@ -216,12 +217,16 @@ def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str])
             bad.append(f"rental: {r.offer_id} is a {o.mode} offer without a commitment term")
             continue
         bad += _contract_problems(project, o, r, modes, used)
-        for m in range(r.start_month, r.start_month + r.months):
-            rented[r.offer_id][m] += r.nodes
-    for oid, per in rented.items():
-        for m, n in per.items():
+        begin = r.start_month * DAYS_PER_MONTH + r.phase_days
+        rented[r.offer_id].append((begin, begin + r.months * DAYS_PER_MONTH, r.nodes))
+    for oid, held in rented.items():
+        for day in sorted({b for b, _e, _n in held}):
+            n = sum(k for b, e, k in held if b <= day + DAY_TOL < e)
             if n > offers[oid].max_nodes:
-                bad.append(f"rent_avail: {n} nodes of {oid} rented in month {m} (max_nodes {offers[oid].max_nodes})")
+                bad.append(
+                    f"rent_avail: {n} nodes of {oid} rented on day {day:.1f} (max_nodes {offers[oid].max_nodes})"
+                )
+                break
     return bad
 
 
@@ -243,6 +248,16 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
                 f"rent_price: contract of {r.offer_id} from month {r.start_month} reports "
                 f"{r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {project.currency}"
             )
+    begin = r.start_month * DAYS_PER_MONTH + r.phase_days
+    if not 0.0 <= r.phase_days < DAYS_PER_MONTH:
+        bad.append(
+            f"rent_phase: contract of {r.offer_id} begins {r.phase_days:g} days into a month (0 to {DAYS_PER_MONTH:g})"
+        )
+    if begin < o.lead_time_days - DAY_TOL:
+        bad.append(
+            f"rent_lead: contract of {r.nodes} × {r.offer_id} begins on day {begin:.2f}, before its delivery "
+            f"(lead time {o.lead_time_days} days)"
+        )
     if r.start_month < 0 or r.start_month + r.months > project.horizon_months:
         last = r.start_month + r.months - 1
         bad.append(f"rent_horizon: contract of {r.offer_id} months {r.start_month}–{last} leaves the horizon")
@@ -250,9 +265,11 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
 
 
 def _capacity_problems(project, offers, plan: Plan, bought, rented) -> list[str]:
-    """Sweep the actual job intervals per offer; capacity changes at month boundaries for rentals."""
+    """Sweep the actual job intervals per offer; a rental's capacity changes where one of its contracts
+    begins or ends."""
     horizon = costs.horizon_end_day(project)
     months = {m * DAYS_PER_MONTH for m in range(int(horizon / DAYS_PER_MONTH) + 1)}
+    months |= {d for held in rented.values() for b, e, _n in held for d in (b, e)}
     by_offer: defaultdict[str, list[Assignment]] = defaultdict(list)
     for a in plan.assignments:
         by_offer[a.offer_id].append(a)
@@ -285,7 +302,7 @@ def _capacity_at(o: Offer, oid: str, day: float, bought, rented) -> tuple[int, s
     if o.mode == "buy":
         return bought.get(oid, 0), "bought"
     if o.mode == "rent" or o.commitment_months is not None:
-        return rented[oid].get(costs.month_of(day), 0), f"contracted in month {costs.month_of(day)}"
+        return sum(n for b, e, n in rented.get(oid, []) if b <= day < e), f"under contract on day {day:.1f}"
     return o.max_nodes, "available"
 
 

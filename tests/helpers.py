@@ -83,60 +83,6 @@ def solve_fixed(project, offers, hours, **kw):
 # --- brute force -----------------------------------------------------------------------------------
 
 
-def rental_min_cost(need: tuple[int, ...], price: float, setup: float, term: int) -> float:
-    """Cheapest whole-month contracts (each ≥ ``term`` months, all ended by the horizon) covering ``need[m]``
-    nodes in every month m — by dynamic programming over the ages of the open contracts.
-
-    State before month m: ages[a] = open contracts that have run a+1 months (a < term−1); the last slot
-    holds those that have run ≥ term months and may end."""
-    M, top = len(need), max(need) if need else 0
-
-    @cache
-    def best(m: int, ages: tuple[int, ...]) -> float:
-        if m == M:
-            return 0.0 if sum(ages[:-1]) == 0 else math.inf
-        result = math.inf
-        for end in range(ages[-1] + 1):
-            kept = list(ages)
-            kept[-1] -= end
-            active = sum(kept)
-            for new in range(max(0, need[m] - active), max(0, top - active) + 1):
-                nxt = [0] * term
-                nxt[0] += new
-                for a in range(term):
-                    nxt[min(a + 1, term - 1)] += kept[a]
-                result = min(result, (active + new) * price + new * setup + best(m + 1, tuple(nxt)))
-        return result
-
-    return best(0, tuple([0] * term))
-
-
-def contracts_min_cost(need: tuple[int, ...], length_cost, cap: int) -> float:
-    """Cheapest contracts covering ``need[m]`` nodes in every month m with at most ``cap`` under contract at
-    once, all ended within the horizon, where ``length_cost(ℓ)`` is what one node-contract of ℓ months costs
-    (inf: no such contract). By dynamic programming over the months; the state is the multiset of start
-    months of the contracts still running, so a contract is priced once its length is known."""
-    M = len(need)
-
-    @cache
-    def best(m: int, active: tuple[int, ...]) -> float:
-        if m == M:
-            return sum(length_cost(M - s) for s in active)
-        result = math.inf
-        starts = sorted(set(active))
-        counts = [active.count(s) for s in starts]
-        for ends in itertools.product(*(range(c + 1) for c in counts)):  # how many of each start end before month m
-            ended = sum(length_cost(m - s) * k for s, k in zip(starts, ends, strict=True) if k)
-            if ended == math.inf:
-                continue
-            kept = tuple(s for s, c, k in zip(starts, counts, ends, strict=True) for _ in range(c - k))
-            for new in range(max(0, need[m] - len(kept)), cap - len(kept) + 1):
-                result = min(result, ended + best(m + 1, tuple(sorted(kept + (m,) * new))))
-        return result
-
-    return best(0, ())
-
-
 def quoted_length_cost(o):
     """ℓ ↦ cost of one node-contract of ℓ months, read from the offer's quoted fields (not the cost model):
     rent tiers are minimum lengths (the cheapest tier whose minimum ≤ ℓ, for every month, plus the setup fee);
@@ -257,17 +203,91 @@ def _brute_force_capacity_cost(project, grid, o, per_t, jobs) -> float | None:
         return nodes * (servers + (o.network_per_node or 0.0))
     if not o.contracted:
         return None if max(per_t.values()) > o.max_nodes else 0.0
-    need = [0] * grid.n_months  # most nodes running at once in each month, from the real intervals
-    for m in range(grid.n_months):
-        lo, hi = m * 365 / 12, (m + 1) * 365 / 12
-        for point in {lo} | {a for a, _b, _n in jobs if lo <= a < hi}:
-            need[m] = max(need[m], sum(n for a, b, n in jobs if a <= point < b))
-    if max(need) > o.max_nodes:
-        return None
-    if o.mode == "rent" and not o.term_prices:
-        return rental_min_cost(tuple(need), o.price_per_node_month, o.setup_fee, o.min_term)
-    # term tiers or a reserved cloud term (prices in the project currency in these tests)
-    return contracts_min_cost(tuple(need), quoted_length_cost(o), o.max_nodes)
+    # contracts as signed: each begins on a contract day at or after delivery and runs whole months from there
+    length_cost = (
+        quoted_length_cost(o)
+        if o.mode != "rent" or o.term_prices
+        else (lambda n: n * o.price_per_node_month + o.setup_fee if n >= o.min_term else math.inf)
+    )
+    return contract_days_min_cost(jobs, contract_days(project, o), project.horizon_months, length_cost, o.max_nodes)
+
+
+MONTH = 365 / 12
+
+
+def contract_days(project, o) -> list[float]:
+    """The days a contract of ``o`` may begin, from the rule as documented (not from the solver): the lattices of
+    months through the first planning-period boundary at or after delivery and the first one at or after each job's
+    release (not before delivery), at most six, earliest first; a contract begins on one of their month boundaries,
+    not before delivery, and pays its first month within the horizon."""
+    P = project.period_days
+    first = [
+        math.ceil(max(o.lead_time_days, r) / P - 1e-9) * P
+        for r in (0, *sorted({w.earliest_start_days for w in project.workloads}))
+    ]
+    phases: list[float] = []
+    for d in first:
+        ph = d % MONTH
+        ph = 0.0 if ph < 1e-6 or ph > MONTH - 1e-6 else ph
+        if all(abs(ph - q) > 1e-6 for q in phases):
+            phases.append(ph)
+        if len(phases) == 6:
+            break
+    return sorted(
+        ph + m * MONTH
+        for ph in phases
+        for m in range(project.horizon_months)
+        if ph + m * MONTH >= o.lead_time_days - 1e-6
+    )
+
+
+def contract_days_min_cost(jobs, days: list[float], n_months: int, length_cost, cap: int) -> float:
+    """Cheapest contracts holding every job's nodes over its days (``jobs``: (start day, end day, nodes)), each
+    beginning on one of ``days`` and lasting whole months from there, at most ``cap`` under contract at once,
+    every month paid within the ``n_months`` of the horizon (a contract that begins in project month m lasts at
+    most n_months − m months). By dynamic programming over the event days (contract days and job edges); the
+    state is the multiset of begin days of the contracts running, so a contract is priced once it ends."""
+    events = sorted({*days, *(a for a, _b, _n in jobs), *(b for _a, b, _n in jobs)})
+    events = [e for i, e in enumerate(events) if i == 0 or e - events[i - 1] > 1e-6]
+    starts = set(days)
+
+    def need(lo: float, hi: float) -> int:
+        probe = [lo] + [a for a, _b, _n in jobs if lo < a < hi]
+        return max(sum(n for a, b, n in jobs if a <= t + 1e-9 < b) for t in probe)
+
+    def last_month(begin: float) -> int:  # the most months a contract that begins then may run
+        return n_months - math.floor(begin / MONTH + 1e-9)
+
+    @cache
+    def best(i: int, active: tuple[float, ...]) -> float:
+        t = events[i]
+        closable = [(s, round((t - s) / MONTH)) for s in sorted(set(active))]
+        closable = [(s, k) for s, k in closable if k >= 1 and abs(t - s - k * MONTH) < 1e-6]
+        if i == len(events) - 1:  # the rest end here, where a month of theirs ends, or run to the horizon's last month
+            aligned = dict(closable)
+            return sum(
+                min(length_cost(last_month(s)), length_cost(aligned.get(s, 0)) if s in aligned else math.inf)
+                for s in active
+            )
+        result = math.inf
+        counts = [active.count(s) for s, _k in closable]
+        for ends in itertools.product(*(range(c + 1) for c in counts)):
+            paid = sum(length_cost(k) * e for (_s, k), e in zip(closable, ends, strict=True) if e)
+            if paid == math.inf:
+                continue
+            kept = list(active)
+            for (s, _k), e in zip(closable, ends, strict=True):
+                for _ in range(e):
+                    kept.remove(s)
+            if any(k > last_month(s) for s, k in ((s, math.ceil((events[i + 1] - s) / MONTH - 1e-9)) for s in kept)):
+                continue  # a contract still running would be paid past the horizon
+            want = need(t, events[i + 1])
+            new_max = cap - len(kept) if t in starts else 0
+            for new in range(max(0, want - len(kept)), new_max + 1):
+                result = min(result, paid + best(i + 1, tuple(sorted(kept + [t] * new))))
+        return result
+
+    return best(0, ())
 
 
 # --- small valid inputs ---------------------------------------------------------------------------

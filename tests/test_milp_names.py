@@ -89,13 +89,13 @@ def test_rows_of_lookalike_ids_stay_apart_and_read_without_index_maps(tmp_path):
     cap2 = rows["buy_cap_gpu_a~2,0_"]
     assert _coef(cap2, model.b["gpu_a"]) == -1 and _coef(cap2, model.b["gpu-a"]) is None
     # the rental rows of "r-1" (slug r_1) and "r_1" (slug r_1~2) stay apart too
-    assert _coef(rows["rent_close_r_1,1_"], model.E[("r-1", 1, 12)]) == 1
-    assert _coef(rows["rent_close_r_1~2,1_"], model.E[("r_1", 1, 12)]) == 1
+    assert _coef(rows["rent_close_r_1,1,0_"], model.E[("r-1", 1, 0, 12)]) == 1
+    assert _coef(rows["rent_close_r_1~2,1,0_"], model.E[("r_1", 1, 0, 12)]) == 1
     # an LP file names the same rows
     lp = tmp_path / "model.lp"
     model.prob.writeLP(str(lp))
     text = lp.read_text()
-    for name in ("assign_job_a~6_", "buy_cap_gpu_a~2,0_", "rent_close_r_1~2,1_", "budget"):
+    for name in ("assign_job_a~6_", "buy_cap_gpu_a~2,0_", "rent_close_r_1~2,1,0_", "budget"):
         assert f"{name}:" in text
 
 

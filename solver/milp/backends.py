@@ -215,7 +215,10 @@ def _info(
     gap: float,
     by_deadline: bool,
 ) -> SolveInfo:
-    """The gap from the objective and the proven bound, and "optimal" only when that gap is proven small."""
+    """The gap from the objective and the proven bound, and "optimal" only when that gap is proven small. The
+    gap is the solver's own (slack tie-break included); the objective and bound are reported without the
+    tie-break (formulation.add_objective): the objective less the plan's tie terms, the bound less the most
+    they can add."""
     gap_value: float | None = None
     if objective is not None and bound is not None and math.isfinite(bound):
         gap_value = max(0.0, (objective - bound) / max(abs(objective), 1e-9))
@@ -232,6 +235,10 @@ def _info(
         and objective - (bound if bound is not None else -math.inf) > 0.01
     ):
         mapped = SolveStatus.FEASIBLE
+    if objective is not None and model.tie:
+        objective -= sum(c * (v.value() or 0.0) for v, c in model.tie.items())
+    if bound is not None and model.tie_max:
+        bound -= model.tie_max
     return SolveInfo(
         solver,
         solver_version(solver),

@@ -14,9 +14,14 @@ Variables
     y[w,i]   ∈ {0,1}     w runs option i of a cloud offer whose cap can never bind (no start index:
                          the job starts as early as allowed; with ``npv`` as late as allowed)
     b[o]     ∈ ℤ, 0..cap_o            nodes bought of o ∈ O_buy (ordered day 0, owned to the horizon end)
-    S[o,k,m] ∈ ℤ≥0, m = 0..M−1        rental node-contracts of o ∈ O_rent at tier k started in months ≤ m (cumulative)
-    E[o,k,m] ∈ ℤ≥0, m = 0..M          those ended before month m (cumulative)
-    rented in month m:  R[o,m] = Σ_k (S[o,k,m] − E[o,k,m])  (+ reserved cloud terms, below)
+    S[o,k,φ,m] ∈ ℤ≥0, m = 0..M−1      rental node-contracts of o ∈ O_rent at tier k started in months ≤ m (cumulative)
+                                      of the month lattice of phase φ (lattice.py: contracts run whole months from
+                                      their own start, on days φ + m·μ at or after delivery; S = 0 before it)
+    E[o,k,φ,m] ∈ ℤ≥0, m = 0..M        those ended before month m (cumulative)
+    rented in lattice month m of φ:  R[o,φ,m] = Σ_k (S[o,k,φ,m] − E[o,k,φ,m])  (+ reserved cloud terms, below).
+    Month m of every phase is paid in project month m (φ < μ), so the cost rows below are the same on every
+    phase; the rows written per (o,k,m) hold per phase φ too, and R[o,m] in a capacity row means
+    Σ_φ R[o,φ,m_φ] over the lattice months m_φ of the piece of time the row covers.
 
 Objective (``tco``; with ``npv`` every coefficient is the present value of its cash flows, see costs.py)
     min  Σ_o b[o]·C^own_o + Σ_{o,k,m} (S[o,k,m] − E[o,k,m])·p_{o,k} + Σ_{o,k} f_o·S[o,k,M−1] + Σ x[w,i,s]·c_{i,s} + Σ y[w,i]·c_i
@@ -27,7 +32,8 @@ Objective (``tco``; with ``npv`` every coefficient is the present value of its c
 Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids, see names.py)
     assign[w]:         Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1
     buy_cap[o,t]:      Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ b[o]
-    rent_cap[o,t,m]:   Σ_{(w,i,s): o(i)=o, i runs in month m during period t} n_i·x[w,i,s] ≤ R[o,m]
+    rent_cap[o,t,μ]:   Σ_{(w,i,s): o(i)=o, i runs in piece μ of period t} n_i·x[w,i,s] ≤ Σ_φ R[o,φ,μ_φ]
+                       (period t split where a month of any phase ends: μ names each phase's lattice month)
     cloud_cap[o,t]:    Σ_{(w,i,s): o(i)=o, t∈B_i(s)} n_i·x[w,i,s] ≤ cap_o
     rent_order_S[o,k,m], rent_order_E[o,k,m]:  S[o,k,m−1] ≤ S[o,k,m],  E[o,k,m−1] ≤ E[o,k,m],  E[o,k,0] = 0
     rent_term[o,k,m]:  E[o,k,m] ≤ S[o,k,m−L_{o,k}] (m ≥ L_{o,k}), E[o,k,m] = 0 (m < L_{o,k}) — matching
@@ -85,6 +91,9 @@ Quote schedules (``add_term_tier_vars``, ``add_volume_tiers``; see models.offer 
     one node at tier k's price (costs.purchase_flows). The tier is exactly the one the total reaches, so
     every node pays it — the all-units rule; buying 1 … a_1 − 1 nodes is impossible (a minimum order).
 
+Slack tie-break (add_objective): + Σ τ_v·v over x and y, τ = TIE_BREAK_TOTAL/|W| × end day / horizon end — among
+plans of equal cost the one whose jobs end earliest; the solver's objective and bound are read back without it.
+
 Start periods already respect earliest_start_days, the offer's lead time and the deadline less the
 schedule buffer (options.py: s ∈ S_i only if s·period_days + wall_days_i ≤ deadline_days − min_slack_days),
 so release, lead-time, deadline and slack rules need no rows.
@@ -97,14 +106,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 
 import pulp
 
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH
 
-from .. import costs
+from .. import costs, lattice
 from ..costs import RentalContract
 from ..options import Grid, Option
 from ..plan import Decision, contracts_from_profile
@@ -112,6 +123,10 @@ from .names import Names, slug
 from .reduce import Reduction, reduce_model
 
 REDUCE_BELOW_DAYS = 7
+# The slack tie-break adds at most this much (project currency) to the objective, over all jobs together:
+# among plans of equal cost the one whose jobs end earliest wins, and no plan costing more than the
+# optimum by this (a cent) can be preferred to it (add_objective).
+TIE_BREAK_TOTAL = 0.01
 # What tells otherwise identical offers apart without changing what they are (add_symmetry).
 IDENTITY_FIELDS = {"id", "vendor", "source", "quoted_on"}
 
@@ -123,9 +138,11 @@ class Model:
     y: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     y_start: dict[tuple[str, int], int] = field(default_factory=dict)  # the start period a y option runs at
     b: dict[str, pulp.LpVariable] = field(default_factory=dict)
-    S: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, tier months, month)
-    E: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)
-    T: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)  # (offer, term months, start month)
+    # (offer, tier months, phase index, lattice month): contracts begin on the offer's phases (lattice.py)
+    S: dict[tuple[str, int, int, int], pulp.LpVariable] = field(default_factory=dict)
+    E: dict[tuple[str, int, int, int], pulp.LpVariable] = field(default_factory=dict)
+    # (offer, term months, phase index, start lattice month)
+    T: dict[tuple[str, int, int, int], pulp.LpVariable] = field(default_factory=dict)
     q: dict[tuple[str, int], pulp.LpVariable] = field(
         default_factory=dict
     )  # (offer, volume tier) nodes bought at that tier
@@ -136,10 +153,14 @@ class Model:
     staff_s: dict[int, pulp.LpVariable] = field(default_factory=dict)
     staff_e: dict[int, pulp.LpVariable] = field(default_factory=dict)
     options: dict[str, list[Option]] = field(default_factory=dict)
+    phases: dict[str, tuple[float, ...]] = field(default_factory=dict)  # contracted offer -> its phases (days)
     # (offer, period, month or -1) -> [(x, nodes, workload index)]: jobs busy in that period (for rent
     # offers: in the part of the period that lies in that month)
     usage: dict[tuple[str, int, int], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)
     total_cost: pulp.LpAffineExpression | None = None
+    # the slack tie-break (add_objective): a column's share, and the most all of them can add together
+    tie: dict[pulp.LpVariable, float] = field(default_factory=dict)
+    tie_max: float = 0.0
     columns: list[pulp.LpVariable] = field(
         default_factory=list
     )  # every variable, in the order made (the in-process solver's columns)
@@ -174,6 +195,9 @@ class Builder:
         self.widx = {w: k for k, w in enumerate(options)}
         self.oidx = {o: k for k, o in enumerate(sorted(offers))}
         self.data = {w.name: costs.job_data(w) for w in project.workloads}  # each job's TB (storage, egress)
+        # the days into a project month on which each contracted offer's contracts may begin (lattice.py)
+        self.phases = {oid: lattice.contract_phases(project, o) for oid, o in offers.items() if o.contracted}
+        self.m.phases = self.phases
         self.cost_terms: list[tuple[pulp.LpVariable, float]] = []  # undiscounted
         self.obj_terms: list[tuple[pulp.LpVariable, float]] = []
 
@@ -185,6 +209,12 @@ class Builder:
         var = make(name, low, up, cat=cat) if make else pulp.LpVariable(name, low, up, cat=cat)
         self.m.columns.append(var)
         return var
+
+    def _tie(self, var: pulp.LpVariable, end_day: float) -> None:
+        """The column's share of the slack tie-break: TIE_BREAK_TOTAL / |W| × its end day / the horizon's last day."""
+        share = TIE_BREAK_TOTAL / max(1, len(self.options))
+        self.m.tie[var] = share * max(0.0, end_day) / max(1.0, costs.horizon_end_day(self.project))
+        self.m.tie_max = TIE_BREAK_TOTAL
 
     def _value(self, flows) -> float:
         return self.objective.measure(flows, self.project)
@@ -214,17 +244,19 @@ class Builder:
 
     def _usage_keys(self, opt: Option, s: int, span: int):
         """Where a job started in period s occupies its offer. Starts lie on period boundaries, so all
-        jobs busy in a period overlap at its start and per-period sums are exact concurrency. A rental
-        is counted in a month only if the job really runs in it: the part of each period inside that
-        month, up to the job's actual end (not the end of its last period)."""
+        jobs busy in a period overlap at its start and per-period sums are exact concurrency. A contracted
+        offer's period splits where a contract month of one of its phases ends (lattice.pieces): the key
+        names the lattice month of every phase there, and the job counts in a piece only if it still runs
+        when the piece begins (up to its actual end, not the end of its last period)."""
         if not opt.offer.contracted:
             return [(opt.offer_id, t, -1) for t in range(s, s + span)]
-        grid, P = self.grid, self.grid.period_days
-        end = grid.day_of_period(s) + opt.wall_days
+        P, phases = self.grid.period_days, self.phases[opt.offer_id]
+        end = self.grid.day_of_period(s) + opt.wall_days
         return [
-            (opt.offer_id, t, mm)
+            (opt.offer_id, t, months)
             for t in range(s, s + span)
-            for mm in grid.months_of_days(t * P, min((t + 1) * P, end))
+            for lo, _hi, months in lattice.pieces(phases, t * P, (t + 1) * P)
+            if lo < end - lattice.TOL
         ]
 
     # --- variables -----------------------------------------------------------------------------
@@ -256,8 +288,10 @@ class Builder:
                 span = len(grid.busy_periods(opt.starts[0], opt.wall_days))  # starts lie on period boundaries
                 for s in opt.starts:
                     day = grid.day_of_period(s)
-                    months = tuple(grid.months_of_days(day, day + opt.wall_days)) if opt.mode == "rent" else ()
-                    footprints[(w, i, s)] = (self._usage_keys(opt, s, span), months, opt.nodes)
+                    keys = self._usage_keys(opt, s, span)
+                    # a rental's pieces by their lattice months: the rent_job rows it enters
+                    months = tuple(dict.fromkeys(k[2] for k in keys)) if opt.offer.contracted else ()
+                    footprints[(w, i, s)] = (keys, months, opt.nodes)
                     if self.objective.discounted:
                         pv[(w, i, s)] = costs.present_value(self._job(opt, day), self.project)
         return footprints, pv
@@ -285,6 +319,7 @@ class Builder:
         # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
         # latest for NPV (the later a cost, the smaller its present value)
         m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
+        self._tie(var, self.grid.day_of_period(m.y_start[(w, i)]) + opt.wall_days)
         self._cost(var, self._job(opt, self.grid.day_of_period(m.y_start[(w, i)])))
 
     def _add_x_vars(self, w: str, i: int, opt: Option, red: Reduction, footprints, pv) -> None:
@@ -296,6 +331,7 @@ class Builder:
         for s in red.starts[(w, i)]:
             var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
             m.x[(w, i, s)] = var
+            self._tie(var, self.grid.day_of_period(s) + opt.wall_days)
             if tco:
                 self.cost_terms.append((var, tco))
             if self.objective.discounted and pv[(w, i, s)]:
@@ -328,34 +364,43 @@ class Builder:
             self._cost(m.u[oid], costs.fixed_charge_flows(offer, self.project))
 
     def _add_open_contract_vars(self, oid: str, term: costs.Term) -> None:
-        """S/E of one open-ended rent term tier (a minimum length), with their costs."""
+        """S/E of one open-ended rent term tier (a minimum length) on each of the offer's phases, with their
+        costs. No contract begins before delivery: S is 0 in the lattice months that begin before the lead time."""
         m, grid, offer, k = self.m, self.grid, self.offers[oid], self.oidx[oid]
         M, L = grid.n_months, term.months
         if L > M:  # no contract of this tier ends within the horizon
             return
         ub = offer.max_nodes * (M // L + 1)
-        for mm in range(M):
-            m.S[(oid, L, mm)] = self._var(f"S_{k}_{L}_{mm}", 0, ub, cat=pulp.LpInteger)
-        for mm in range(M + 1):
-            m.E[(oid, L, mm)] = self._var(f"E_{k}_{L}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
         undiscounted = costs.rental_profile_coefficients(offer, self.project, False, term)
         valued = costs.rental_profile_coefficients(offer, self.project, self.objective.discounted, term)
-        for mm in range(M):
-            (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
-            self.cost_terms += [(m.S[(oid, L, mm)], cs), (m.E[(oid, L, mm)], ce)]
-            self.obj_terms += [(m.S[(oid, L, mm)], vs), (m.E[(oid, L, mm)], ve)]
+        for ph, phase in enumerate(self.phases[oid]):
+            for mm in range(M):
+                up = ub if lattice.may_start(offer, phase, mm) else 0
+                m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=pulp.LpInteger)
+            for mm in range(M + 1):
+                m.E[(oid, L, ph, mm)] = self._var(f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
+            for mm in range(M):
+                (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
+                S, E = m.S[(oid, L, ph, mm)], m.E[(oid, L, ph, mm)]
+                self.cost_terms += [(S, cs), (E, ce)]
+                self.obj_terms += [(S, vs), (E, ve)]
 
     # --- quote schedules: fixed-length terms (reserved cloud) and volume tiers --------------------
     def add_term_tier_vars(self, oid: str) -> None:
-        """T[o,τ,m]: node-contracts of every fixed-length term τ of the offer (a reserved cloud term), costed per contract by the cost model."""
+        """T[o,τ,φ,m]: node-contracts of every fixed-length term τ of the offer (a reserved cloud term) that
+        begin in lattice month m of phase φ, not before delivery, costed per contract by the cost model."""
         m, offer, k, M = self.m, self.offers[oid], self.oidx[oid], self.grid.n_months
         for t in costs.contract_terms(offer):
             if t.open_ended or t.months > M:
                 continue
-            for mm in range(M - t.months + 1):
-                var = self._var(f"T_{k}_{t.months}_{mm}", 0, offer.max_nodes, cat=pulp.LpInteger)
-                m.T[(oid, t.months, mm)] = var
-                self._cost(var, costs.rental_flows(offer, RentalContract(oid, 1, mm, t.months, t.months), self.project))
+            for ph, phase in enumerate(self.phases[oid]):
+                for mm in range(M - t.months + 1):
+                    if not lattice.may_start(offer, phase, mm):
+                        continue
+                    var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=pulp.LpInteger)
+                    m.T[(oid, t.months, ph, mm)] = var
+                    contract = RentalContract(oid, 1, mm, t.months, t.months, phase)
+                    self._cost(var, costs.rental_flows(offer, contract, self.project))
 
     def add_volume_tier_vars(self, oid: str) -> None:
         """z, q of the all-units volume tiers, costed per node at each tier's price (module docstring)."""
@@ -384,24 +429,42 @@ class Builder:
                 m.prob += (m.q[(oid, j)] - most * m.z[(oid, j)] <= 0, self.names.row("vol_hi", o, j))
             m.prob += (m.b[oid] - pulp.lpSum(m.q[(oid, j)] for j in tiers) == 0, self.names.row("vol_sum", o))
 
-    def rented(self, oid: str, mm: int) -> pulp.LpAffineExpression:
-        """R[o,m]: node-contracts of the offer running in month m (open term plus fixed-length terms)."""
+    def rented_on(self, oid: str, ph: int, mm: int) -> dict:
+        """R[o,φ,m] as {variable: coefficient}: node-contracts of phase φ of the offer held in its lattice
+        month m (open-ended tiers plus fixed-length terms)."""
         m = self.m
         terms: dict = {}
         for L in self._tiers_of(oid):
-            terms[m.S[(oid, L, mm)]] = 1
-            terms[m.E[(oid, L, mm)]] = -1
-        for (_o, L, start), var in self._terms_of(oid):
-            if start <= mm < start + L:
+            terms[m.S[(oid, L, ph, mm)]] = 1
+            terms[m.E[(oid, L, ph, mm)]] = -1
+        for (_o, L, p, start), var in self._terms_of(oid):
+            if p == ph and start <= mm < start + L:
                 terms[var] = 1
+        return terms
+
+    def rented(self, oid: str, months: tuple[int, ...]) -> pulp.LpAffineExpression:
+        """Σ_φ R[o,φ,m_φ]: the node-contracts of the offer held in a piece of time that lies in lattice
+        month m_φ of each phase φ (lattice.pieces; −1: before the phase's first month)."""
+        M = self.grid.n_months
+        terms: dict = {}
+        for ph, mm in enumerate(months):
+            if 0 <= mm < M:
+                terms.update(self.rented_on(oid, ph, mm))
+        return pulp.LpAffineExpression(terms)
+
+    def rented_in_month(self, oid: str, mm: int) -> pulp.LpAffineExpression:
+        """Node-contracts of the offer paid in project month mm: lattice month mm of every phase."""
+        terms: dict = {}
+        for ph in range(len(self.phases[oid])):
+            terms.update(self.rented_on(oid, ph, mm))
         return pulp.LpAffineExpression(terms)
 
     def _tiers_of(self, oid: str) -> list[int]:
         """The months of the offer's open-ended tiers that have S/E variables, shortest first."""
         if not hasattr(self, "_tiers"):
             self._tiers: dict[str, list[int]] = {}
-            for o, L, mm in self.m.S:
-                if mm == 0:
+            for o, L, ph, mm in self.m.S:
+                if mm == 0 and ph == 0:
                     self._tiers.setdefault(o, []).append(L)
         return self._tiers.get(oid, [])
 
@@ -426,67 +489,96 @@ class Builder:
     def add_capacity(self) -> None:
         """buy_cap / rent_cap / cloud_cap: nodes in use in period t ≤ bought / rented / available."""
         m, row = self.m, self.names.row
-        for (oid, t, mm), terms in sorted(m.usage.items(), key=lambda kv: (self.oidx[kv[0][0]], kv[0][1], kv[0][2])):
+        for (oid, t, mm), terms in sorted(
+            m.usage.items(), key=lambda kv: (self.oidx[kv[0][0]], kv[0][1], _months(kv[0][2]))
+        ):
             offer = self.offers[oid]
             slug_o = self.names.offer[oid]
             use = pulp.LpAffineExpression({v: n for v, n, _w in terms})
             if offer.mode == "buy":
                 m.prob += (use - m.b[oid] <= 0, row("buy_cap", slug_o, t))
             elif offer.contracted:
-                m.prob += (use - self.rented(oid, mm) <= 0, row("rent_cap", slug_o, t, mm))
+                m.prob += (use - self.rented(oid, mm) <= 0, row("rent_cap", slug_o, t, _months_name(mm)))
             else:
                 if _max_possible(terms) <= offer.max_nodes:
                     continue
                 m.prob += (use <= offer.max_nodes, row("cloud_cap", slug_o, t))
 
     def add_job_cuts(self) -> None:
-        """buy_job, rent_job and rent_whole (see the module docstring): one job's nodes against the capacity it needs."""
+        """buy_job, rent_job and rent_whole (see the module docstring): one job's nodes against the capacity it needs.
+
+        rent_job[o,μ,w] has one row per class μ of pieces of time (the lattice month of every phase, lattice.py):
+        every start of w that runs in such a piece needs its nodes held there. rent_whole: each node of w is
+        held for at least the shortest tier L_{o,1} and, on an offer with one phase, for every lattice month
+        it touches; with several phases a node may pass from one phase's contract to another's, so for at
+        least ⌈wall days / μ⌉ months (contracts are whole months and together cover the job)."""
         m, grid, row = self.m, self.grid, self.names.row
         on, wn = self.names.offer, self.names.workload
         buy_rows: dict[tuple[str, str], dict] = {}
-        rent_rows: dict[tuple[str, int, str], dict] = {}
+        rent_rows: dict[tuple[str, tuple, str], dict] = {}
         whole_rows: dict[tuple[str, str], dict] = {}
+        span_of: dict[tuple[str, int], int] = {}
         for (w, i, s), v in m.x.items():
             opt = self.options[w][i]
             if opt.mode == "buy":
                 buy_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes
             elif opt.offer.contracted:
-                months = grid.months_of_days(grid.day_of_period(s), grid.day_of_period(s) + opt.wall_days)
-                for mm in months:
-                    rent_rows.setdefault((opt.offer_id, mm, w), {})[v] = opt.nodes
-                shortest = costs.contract_terms(opt.offer)[0].months  # every contract of the offer lasts at least this
-                whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * max(shortest, len(months))
+                if (w, i) not in span_of:
+                    span_of[(w, i)] = len(grid.busy_periods(opt.starts[0], opt.wall_days))
+                keys = self._usage_keys(opt, s, span_of[(w, i)])
+                for months in dict.fromkeys(k[2] for k in keys):
+                    rent_rows.setdefault((opt.offer_id, months, w), {})[v] = opt.nodes
+                whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
         for (oid, mm, w), terms in rent_rows.items():
-            m.prob += (pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0, row("rent_job", on[oid], mm, wn[w]))
+            m.prob += (
+                pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0,
+                row("rent_job", on[oid], _months_name(mm), wn[w]),
+            )
         held: dict[str, pulp.LpAffineExpression] = {}
         for (oid, w), terms in whole_rows.items():
             if oid not in held:
-                held[oid] = pulp.lpSum(self.rented(oid, mm) for mm in range(grid.n_months))
+                held[oid] = pulp.lpSum(self.rented_in_month(oid, mm) for mm in range(grid.n_months))
             m.prob += (pulp.LpAffineExpression(terms) - held[oid] <= 0, row("rent_whole", on[oid], wn[w]))
 
+    def _node_months(self, opt: Option, s: int) -> int:
+        """The fewest contract months each node of ``opt`` started in period s is held (add_job_cuts)."""
+        shortest = costs.contract_terms(opt.offer)[0].months  # every contract of the offer lasts at least this
+        phases = self.phases[opt.offer_id]
+        day = self.grid.day_of_period(s)
+        if len(phases) == 1:
+            return max(shortest, len(lattice.months_touched(phases[0], day, day + opt.wall_days)))
+        return max(shortest, math.ceil(opt.wall_days / DAYS_PER_MONTH - lattice.TOL))
+
     def add_rentals(self) -> None:
-        """rent_order, rent_term (FIFO minimum term), rent_close, rent_avail."""
+        """rent_order, rent_term (FIFO minimum term), rent_close per tier and phase; rent_avail per piece class."""
         m, M, row = self.m, self.grid.n_months, self.names.row
-        for oid in sorted({o for o, _l, _m in m.S} | {o for o, _l, _s in m.T}, key=self.oidx.__getitem__):
+        for oid in sorted({k[0] for k in m.S} | {k[0] for k in m.T}, key=self.oidx.__getitem__):
             offer, o = self.offers[oid], self.names.offer[oid]
             # fixed-length terms end within the horizon by construction; open-ended tiers need these rows
             for L in self._tiers_of(oid):
-                S = [m.S[(oid, L, mm)] for mm in range(M)]
-                E = [m.E[(oid, L, mm)] for mm in range(M + 1)]
-                for mm in range(1, M):
-                    m.prob += (S[mm - 1] - S[mm] <= 0, row("rent_order_S", o, L, mm))
-                for mm in range(1, M + 1):
-                    m.prob += (E[mm - 1] - E[mm] <= 0, row("rent_order_E", o, L, mm))
-                for mm in range(L, M + 1):
-                    m.prob += (E[mm] - S[mm - L] <= 0, row("rent_term", o, L, mm))
-                m.prob += (E[M] - S[M - 1] == 0, row("rent_close", o, L))
-            for mm in range(M):
+                for ph in range(len(self.phases[oid])):
+                    S = [m.S[(oid, L, ph, mm)] for mm in range(M)]
+                    E = [m.E[(oid, L, ph, mm)] for mm in range(M + 1)]
+                    for mm in range(1, M):
+                        m.prob += (S[mm - 1] - S[mm] <= 0, row("rent_order_S", o, L, ph, mm))
+                    for mm in range(1, M + 1):
+                        m.prob += (E[mm - 1] - E[mm] <= 0, row("rent_order_E", o, L, ph, mm))
+                    for mm in range(L, M + 1):
+                        m.prob += (E[mm] - S[mm - L] <= 0, row("rent_term", o, L, ph, mm))
+                    m.prob += (E[M] - S[M - 1] == 0, row("rent_close", o, L, ph))
+            for months in self._piece_classes(oid):
+                held = self.rented(oid, months)
                 if oid in m.u:  # no contract without paying the offer's fixed charge
-                    m.prob += (self.rented(oid, mm) - offer.max_nodes * m.u[oid] <= 0, row("rent_avail", o, mm))
+                    m.prob += (held - offer.max_nodes * m.u[oid] <= 0, row("rent_avail", o, _months_name(months)))
                 else:
-                    m.prob += (self.rented(oid, mm) <= offer.max_nodes, row("rent_avail", o, mm))
+                    m.prob += (held <= offer.max_nodes, row("rent_avail", o, _months_name(months)))
+
+    def _piece_classes(self, oid: str) -> list[tuple[int, ...]]:
+        """Every class of pieces of the horizon (the lattice month of each phase of the offer, lattice.pieces)."""
+        phases = self.phases[oid]
+        return list(dict.fromkeys(k for _a, _b, k in lattice.pieces(phases, 0.0, costs.horizon_end_day(self.project))))
 
     def add_fixed_charges(self) -> None:
         """fixed_use[o,w] and fixed_buy[o] (module docstring): a job on o, or a node bought of it, sets u[o]."""
@@ -517,9 +609,9 @@ class Builder:
                     terms[var] = 1
         expr = pulp.LpAffineExpression(terms)
         if "rent" in modes:
-            for oid in sorted({o for o, _l, _m in self.m.S} | {o for o, _l, _s in self.m.T}):
+            for oid in sorted({k[0] for k in self.m.S} | {k[0] for k in self.m.T}):
                 if self.offers[oid].mode == "rent":
-                    expr += self.rented(oid, mm)
+                    expr += self.rented_in_month(oid, mm)
         return expr
 
     def add_staff(self) -> None:
@@ -529,7 +621,7 @@ class Builder:
         staffed = [oid for oid in self.oidx if oid in m.b and "buy" in modes]
         staffed += [
             oid
-            for oid in {o for o, _l, _m in m.S} | {o for o, _l, _s in m.T}
+            for oid in {k[0] for k in m.S} | {k[0] for k in m.T}
             if self.offers[oid].mode == "rent" and "rent" in modes
         ]
         if p.staff is None or not staffed:
@@ -624,22 +716,24 @@ class Builder:
                 yield var, costs.purchase_flows(self.offers[oid], p)
         for (oid, j), var in m.q.items():  # volume tiers: each tier's nodes at its price
             yield var, costs.purchase_flows(self.offers[oid], p, self.offers[oid].buy_tiers[j][0])
-        for (oid, L, start), var in m.T.items():  # fixed-length terms: the contract's own cash flows
-            yield var, costs.rental_flows(self.offers[oid], RentalContract(oid, 1, start, L, L), p)
+        for (oid, L, ph, start), var in m.T.items():  # fixed-length terms: the contract's own cash flows
+            contract = RentalContract(oid, 1, start, L, L, self.phases[oid][ph])
+            yield var, costs.rental_flows(self.offers[oid], contract, p)
 
     def _add_open_contract_cash(self, rows: list[dict]) -> None:
         """The cash of the open-ended rent tiers by month k, on S and E (costs.rental_cash_by_month)."""
         m, M = self.m, self.grid.n_months
-        for oid in sorted({o for o, _l, _m in m.S}):
+        for oid in sorted({k[0] for k in m.S}):
             offer = self.offers[oid]
             for term in costs.contract_terms(offer):
-                if (oid, term.months, 0) not in m.S:
+                if (oid, term.months, 0, 0) not in m.S:
                     continue
-                for k in range(M):
-                    for j, cs, ce in costs.rental_cash_by_month(offer, self.project, k, term):
-                        S, E = m.S[(oid, term.months, j)], m.E[(oid, term.months, j)]
-                        rows[k][S] = rows[k].get(S, 0.0) + cs
-                        rows[k][E] = rows[k].get(E, 0.0) + ce
+                for ph in range(len(self.phases[oid])):
+                    for k in range(M):
+                        for j, cs, ce in costs.rental_cash_by_month(offer, self.project, k, term):
+                            S, E = m.S[(oid, term.months, ph, j)], m.E[(oid, term.months, ph, j)]
+                            rows[k][S] = rows[k].get(S, 0.0) + cs
+                            rows[k][E] = rows[k].get(E, 0.0) + ce
 
     def add_capex_budget(self) -> None:
         """budget_capex: Σ_o b[o] · purchase price per node ≤ budget_capex (costs.purchase_flows' capex)."""
@@ -658,8 +752,13 @@ class Builder:
         self.m.prob += (pulp.LpAffineExpression(terms) <= cap, "budget_capex")
 
     def add_objective(self) -> None:
+        """min cost (TCO or NPV) + Σ tie[v]·v: the tie-break prefers, among plans of equal cost, the one whose
+        jobs end earliest (the most slack before their deadlines). Each job's tie term lies in
+        [0, TIE_BREAK_TOTAL/|W|], so a plan the solver prefers costs at most TIE_BREAK_TOTAL more than the
+        optimum; the solver's objective and bound are read back without it (backends._info)."""
         self.m.total_cost = _expr(self.cost_terms)
-        self.m.prob += _expr(self.obj_terms) if self.objective.discounted else self.m.total_cost
+        cost = _expr(self.obj_terms) if self.objective.discounted else _expr(self.cost_terms)
+        self.m.prob += cost + _expr(list(self.m.tie.items()))
 
     def build(self) -> Model:
         self.add_variables()
@@ -746,36 +845,46 @@ class Builder:
                         m.q[(p.offer_id, j)].setInitialValue(p.nodes)
                         m.z[(p.offer_id, j)].setInitialValue(1)
 
+    def _phase_index(self, oid: str, phase_days: float) -> int | None:
+        """The index of the offer's phase a contract begins on (None: a day the model has no lattice for)."""
+        for ph, phase in enumerate(self.phases.get(oid, ())):
+            if abs(phase - phase_days) <= lattice.TOL:
+                return ph
+        return None
+
     def _warm_terms(self, plan):
         """T of the plan's fixed-length contracts; the nodes its open-ended ones start and end per key."""
         m = self.m
-        starts: dict[tuple[str, int, int], int] = {}
-        ends: dict[tuple[str, int, int], int] = {}
+        starts: dict[tuple[str, int, int, int], int] = {}
+        ends: dict[tuple[str, int, int, int], int] = {}
         for r in plan.rentals:
             offer = self.offers[r.offer_id]
+            ph = self._phase_index(r.offer_id, r.phase_days)
+            if ph is None:
+                continue
             L = r.term_months if r.term_months is not None else costs.contract_terms(offer)[0].months
-            if (r.offer_id, L, r.start_month) in m.T:
-                key = (r.offer_id, L, r.start_month)
+            key = (r.offer_id, L, ph, r.start_month)
+            if key in m.T:
                 m.T[key].setInitialValue((m.T[key].varValue or 0) + r.nodes)
                 continue
-            starts[(r.offer_id, L, r.start_month)] = starts.get((r.offer_id, L, r.start_month), 0) + r.nodes
-            end = (r.offer_id, L, r.start_month + r.months)
+            starts[key] = starts.get(key, 0) + r.nodes
+            end = (r.offer_id, L, ph, r.start_month + r.months)
             ends[end] = ends.get(end, 0) + r.nodes
         return starts, ends
 
     def _warm_open_contracts(self, starts: dict, ends: dict) -> None:
         """S and E of the open-ended tiers: the plan's contracts started and ended by each month, cumulated."""
         m, M = self.m, self.grid.n_months
-        for oid, L, mm0 in m.S:
+        for oid, L, ph, mm0 in m.S:
             if mm0:
                 continue
             cs = ce = 0
             for mm in range(M + 1):
-                ce += ends.get((oid, L, mm), 0)
-                m.E[(oid, L, mm)].setInitialValue(ce)
+                ce += ends.get((oid, L, ph, mm), 0)
+                m.E[(oid, L, ph, mm)].setInitialValue(ce)
                 if mm < M:
-                    cs += starts.get((oid, L, mm), 0)
-                    m.S[(oid, L, mm)].setInitialValue(cs)
+                    cs += starts.get((oid, L, ph, mm), 0)
+                    m.S[(oid, L, ph, mm)].setInitialValue(cs)
 
 
 def _tiered(offer: Offer) -> bool:
@@ -828,18 +937,20 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
     purchases = {oid: int(round(v.value() or 0)) for oid, v in model.b.items() if round(v.value() or 0) > 0}
     contracts = []
     M = grid.n_months
-    for oid, L in sorted({(o, L) for o, L, _m in model.S}):
-        S = [int(round(model.S[(oid, L, mm)].value() or 0)) for mm in range(M)]
-        E = [int(round(model.E[(oid, L, mm)].value() or 0)) for mm in range(M + 1)]
+    for oid, L, ph in sorted({(o, L, ph) for o, L, ph, _m in model.S}):
+        S = [int(round(model.S[(oid, L, ph, mm)].value() or 0)) for mm in range(M)]
+        E = [int(round(model.E[(oid, L, ph, mm)].value() or 0)) for mm in range(M + 1)]
         starts = [S[0]] + [S[mm] - S[mm - 1] for mm in range(1, M)] + [0]
         ends = [E[0]] + [E[mm] - E[mm - 1] for mm in range(1, M + 1)]
         term = next(t for t in costs.contract_terms(offers[oid]) if t.months == L)
         signed = costs.signed_term_months(offers[oid], term)
-        contracts += [dataclasses.replace(c, term_months=signed) for c in contracts_from_profile(oid, starts, ends)]
-    for (oid, L, start), v in sorted(model.T.items()):
+        phase = model.phases[oid][ph]
+        made = contracts_from_profile(oid, starts, ends, phase)
+        contracts += [dataclasses.replace(c, term_months=signed) for c in made]
+    for (oid, L, ph, start), v in sorted(model.T.items()):
         n = int(round(v.value() or 0))
         if n > 0:
-            contracts.append(RentalContract(oid, n, start, L, L))
+            contracts.append(RentalContract(oid, n, start, L, L, model.phases[oid][ph]))
     return decisions, purchases, contracts
 
 
@@ -857,3 +968,13 @@ def _decision(opt: Option, start_day: float) -> Decision:
         per_gpu_memory_gb=c.per_gpu_memory_gb if c else None,
         mfu=c.mfu if c else None,
     )
+
+
+def _months(months) -> tuple[int, ...]:
+    """A capacity key's month part as a tuple (−1 for offers without contracts), for sorting."""
+    return months if isinstance(months, tuple) else (months,)
+
+
+def _months_name(months: tuple[int, ...]) -> str:
+    """A piece class in a row name: the lattice month of each phase, joined by ``.`` (``n`` before a phase's first)."""
+    return ".".join("n" if mm < 0 else str(mm) for mm in months)

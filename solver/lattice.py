@@ -1,0 +1,126 @@
+r"""Contract months: where a rental's own months lie on the project's days.
+
+A rental contract (and a reserved cloud term) runs whole months from its own start (costs.RentalContract):
+a contract that begins on day d holds its nodes over [d, d + j·μ) for its j months, μ = DAYS_PER_MONTH.
+The optimizer counts contracts per month (formulation.py, S/E and T), so it needs a lattice of months
+on which contracts begin. One lattice per *phase* φ ∈ [0, μ): its month m is [φ + m·μ, φ + (m+1)·μ).
+A contract on phase φ that begins in lattice month m pays its j-th month in project month m + j
+(φ < μ), so every phase shares the project months' prices and discount factors.
+
+Which phases an offer gets (``contract_phases``): the first planning period at or after the offer's lead
+time (delivery), and the first period at or after each job's release on it — the days a contract
+should begin so that no month is paid before a job can use it. At most MAX_PHASES, earliest first.
+A contract may begin on a lattice day only if that day is not before the offer's lead time
+(``may_start``). A job that starts between two lattice days is covered by the contract of the latest
+one before it.
+
+Where the capacity rows are (``pieces``): a planning period splits at every month boundary of every
+phase inside it; in each piece every phase is in one lattice month, so the nodes a piece can use are
+Σ_φ R[φ, month of the piece on φ].
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable
+
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH
+
+MAX_PHASES = 6
+TOL = 1e-6  # days: boundaries this close to a period edge are the edge
+
+
+def first_grid_day(project: Project, day: float) -> float:
+    """The first planning-period boundary at or after ``day``."""
+    p = project.period_days
+    return math.ceil(day / p - 1e-9) * p
+
+
+def phase_of(day: float) -> float:
+    """The phase of the lattice on which ``day`` is a month boundary, in [0, μ)."""
+    phase = day - math.floor(day / DAYS_PER_MONTH + 1e-9) * DAYS_PER_MONTH
+    return 0.0 if phase < TOL or phase > DAYS_PER_MONTH - TOL else phase
+
+
+def contract_phases(project: Project, offer: Offer) -> tuple[float, ...]:
+    """The phases (days into a project month) on which contracts of ``offer`` may begin, ascending."""
+    releases = tuple(sorted({float(w.earliest_start_days) for w in project.workloads}))
+    return _phases(project.period_days, float(offer.lead_time_days), releases)
+
+
+@functools.lru_cache(maxsize=4096)
+def _phases(period_days: int, lead: float, releases: tuple[float, ...]) -> tuple[float, ...]:
+    def first(day: float) -> float:
+        return math.ceil(day / period_days - 1e-9) * period_days
+
+    days = [first(lead)] + [first(max(lead, r)) for r in releases]
+    out: list[float] = []
+    for d in days:
+        ph = phase_of(d)
+        if all(abs(ph - q) > TOL for q in out):
+            out.append(ph)
+        if len(out) == MAX_PHASES:
+            break
+    return tuple(sorted(out))
+
+
+def lattice_month(phase: float, day: float) -> int:
+    """The month of the lattice of ``phase`` that contains ``day`` (−1 before its first month)."""
+    return math.floor((day - phase) / DAYS_PER_MONTH + 1e-9)
+
+
+def month_start(phase: float, month: int) -> float:
+    """The day lattice month ``month`` of ``phase`` begins."""
+    return phase + month * DAYS_PER_MONTH
+
+
+def may_start(offer: Offer, phase: float, month: int) -> bool:
+    """A contract of ``offer`` may begin in lattice month ``month`` of ``phase``: not before delivery."""
+    return month >= 0 and month_start(phase, month) >= offer.lead_time_days - TOL
+
+
+def pieces(phases: tuple[float, ...], lo: float, hi: float) -> list[tuple[float, float, tuple[int, ...]]]:
+    """[lo, hi) split at every month boundary of every phase inside it: (start, end, the lattice month of
+    each phase there). A boundary within TOL of lo or hi is taken as lo or hi."""
+    cuts = {lo, hi}
+    for ph in phases:
+        m = lattice_month(ph, lo) + 1
+        while True:
+            b = month_start(ph, m)
+            if b >= hi - TOL:
+                break
+            if b > lo + TOL:
+                cuts.add(b)
+            m += 1
+    edges = sorted(cuts)
+    out = []
+    for a, b in zip(edges, edges[1:], strict=False):
+        mid = (a + b) / 2
+        out.append((a, b, tuple(lattice_month(ph, mid) for ph in phases)))
+    return out
+
+
+def covering_start(offer: Offer, phase: float, day: float) -> int | None:
+    """The latest lattice month of ``phase`` beginning at or before ``day`` that a contract may begin in."""
+    m = lattice_month(phase, day + TOL)
+    return m if may_start(offer, phase, m) else None
+
+
+def months_touched(phase: float, start_day: float, end_day: float) -> range:
+    """The lattice months of ``phase`` that [start_day, end_day) touches."""
+    first = lattice_month(phase, start_day + TOL)
+    last = lattice_month(phase, max(start_day, end_day - TOL))
+    return range(first, last + 1)
+
+
+def peak_overlap(intervals: Iterable[tuple[float, float, int]], lo: float, hi: float) -> int:
+    """The most nodes of ``intervals`` (start, end, nodes) held at once within [lo, hi)."""
+    events = sorted({lo, *(s for s, _e, _n in intervals if lo < s < hi)})
+    best = 0
+    for t in events:
+        probe = t + TOL
+        best = max(best, sum(n for s, e, n in intervals if s <= probe < e))
+    return best
