@@ -9,7 +9,9 @@ A contract on phase φ that begins in lattice month m pays its j-th month in pro
 
 Which phases an offer gets (``contract_phases``): the first planning period at or after the offer's lead
 time (delivery), and the first period at or after each job's release on it — the days a contract
-should begin so that no month is paid before a job can use it. At most MAX_PHASES, earliest first.
+should begin so that no month is paid before a job can use it. A day whose lattice would begin less than
+one period after a lattice already chosen (modulo a month) adds nothing: that lattice has a day at most
+one period before it. At most MAX_PHASES, earliest first.
 A contract may begin on a lattice day only if that day is not before the offer's lead time
 (``may_start``). A job that starts between two lattice days is covered by the contract of the latest
 one before it.
@@ -60,7 +62,8 @@ def _phases(period_days: int, lead: float, releases: tuple[float, ...]) -> tuple
     out: list[float] = []
     for d in days:
         ph = phase_of(d)
-        if all(abs(ph - q) > TOL for q in out):
+        # a lattice that begins less than one period earlier in the month serves this day already
+        if all((ph - q) % DAYS_PER_MONTH >= period_days - TOL for q in out):
             out.append(ph)
         if len(out) == MAX_PHASES:
             break

@@ -218,7 +218,8 @@ MONTH = 365 / 12
 def contract_days(project, o) -> list[float]:
     """The days a contract of ``o`` may begin, from the rule as documented (not from the solver): the lattices of
     months through the first planning-period boundary at or after delivery and the first one at or after each job's
-    release (not before delivery), at most six, earliest first; a contract begins on one of their month boundaries,
+    release (not before delivery), leaving out a day less than one period after a lattice already taken (modulo a
+    month), at most six, earliest first; a contract begins on one of their month boundaries,
     not before delivery, and pays its first month within the horizon."""
     P = project.period_days
     first = [
@@ -229,7 +230,7 @@ def contract_days(project, o) -> list[float]:
     for d in first:
         ph = d % MONTH
         ph = 0.0 if ph < 1e-6 or ph > MONTH - 1e-6 else ph
-        if all(abs(ph - q) > 1e-6 for q in phases):
+        if all((ph - q) % MONTH >= P - 1e-6 for q in phases):  # none begins less than a period before it
             phases.append(ph)
         if len(phases) == 6:
             break

@@ -198,6 +198,8 @@ class Builder:
         # the days into a project month on which each contracted offer's contracts may begin (lattice.py)
         self.phases = {oid: lattice.contract_phases(project, o) for oid, o in offers.items() if o.contracted}
         self.m.phases = self.phases
+        self._piece_cache: dict[tuple[str, int], list[tuple[float, tuple[int, ...]]]] = {}
+        self._footprint: dict[tuple[str, int, int], tuple[list, tuple, int]] = {}  # (w, i, s) -> its capacity keys
         self.cost_terms: list[tuple[pulp.LpVariable, float]] = []  # undiscounted
         self.obj_terms: list[tuple[pulp.LpVariable, float]] = []
 
@@ -250,14 +252,23 @@ class Builder:
         when the piece begins (up to its actual end, not the end of its last period)."""
         if not opt.offer.contracted:
             return [(opt.offer_id, t, -1) for t in range(s, s + span)]
-        P, phases = self.grid.period_days, self.phases[opt.offer_id]
         end = self.grid.day_of_period(s) + opt.wall_days
+        oid = opt.offer_id
         return [
-            (opt.offer_id, t, months)
+            (oid, t, months)
             for t in range(s, s + span)
-            for lo, _hi, months in lattice.pieces(phases, t * P, (t + 1) * P)
+            for lo, months in self._pieces(oid, t)
             if lo < end - lattice.TOL
         ]
+
+    def _pieces(self, oid: str, t: int) -> list[tuple[float, tuple[int, ...]]]:
+        """(start day, lattice months) of each piece of period t of a contracted offer, worked out once."""
+        got = self._piece_cache.get((oid, t))
+        if got is None:
+            P = self.grid.period_days
+            got = [(lo, months) for lo, _hi, months in lattice.pieces(self.phases[oid], t * P, (t + 1) * P)]
+            self._piece_cache[(oid, t)] = got
+        return got
 
     # --- variables -----------------------------------------------------------------------------
     def add_variables(self) -> None:
@@ -266,6 +277,7 @@ class Builder:
         used_offers = {o.offer_id for opts in self.options.values() for o in opts}
         # every start column's capacity rows first, so that reduce.py can merge starts and drop rows
         footprints, pv = self._footprints(uncapped)
+        self._footprint = footprints
         red = self.reduction = self._reduce_starts(footprints, pv, uncapped)
         for w, opts in self.options.items():
             for i, opt in enumerate(opts):
@@ -517,16 +529,12 @@ class Builder:
         buy_rows: dict[tuple[str, str], dict] = {}
         rent_rows: dict[tuple[str, tuple, str], dict] = {}
         whole_rows: dict[tuple[str, str], dict] = {}
-        span_of: dict[tuple[str, int], int] = {}
         for (w, i, s), v in m.x.items():
             opt = self.options[w][i]
             if opt.mode == "buy":
                 buy_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes
             elif opt.offer.contracted:
-                if (w, i) not in span_of:
-                    span_of[(w, i)] = len(grid.busy_periods(opt.starts[0], opt.wall_days))
-                keys = self._usage_keys(opt, s, span_of[(w, i)])
-                for months in dict.fromkeys(k[2] for k in keys):
+                for months in self._footprint[(w, i, s)][1]:  # the piece classes the start runs in
                     rent_rows.setdefault((opt.offer_id, months, w), {})[v] = opt.nodes
                 whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
         for (oid, w), terms in buy_rows.items():
