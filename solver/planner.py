@@ -250,7 +250,9 @@ def coarse_plan(
         options[w] = [o for o in options.get(w, []) if o.offer_id == oid]
     if any(not opts for opts in options.values()):
         return None
-    model = Builder(coarse, options, offers, objective, warm_start=greedy_plan(coarse, offers, options)).build()
+    # on the fine grid's contract days, so that its plan is a plan of the fine model and its warm start
+    warm = greedy_plan(coarse, offers, options)
+    model = Builder(coarse, options, offers, objective, warm_start=warm, phases_of=project).build()
     left = budget.remaining()
     info = solve(
         model, solver, None if left is None else max(0.1, left - FINISH_MARGIN), gap, hard_deadline=budget.deadline()

@@ -177,6 +177,7 @@ class Builder:
         objective: str = "tco",
         warm_start=None,
         reduce: bool | None = None,
+        phases_of: Project | None = None,
     ):
         # exact start/row reduction (reduce.py); by default on grids finer than REDUCE_BELOW_DAYS, where
         # most starts are interchangeable (on the weekly XL benchmark it removes 1.5% of the columns
@@ -196,7 +197,9 @@ class Builder:
         self.oidx = {o: k for k, o in enumerate(sorted(offers))}
         self.data = {w.name: costs.job_data(w) for w in project.workloads}  # each job's TB (storage, egress)
         # the days into a project month on which each contracted offer's contracts may begin (lattice.py)
-        self.phases = {oid: lattice.contract_phases(project, o) for oid, o in offers.items() if o.contracted}
+        # (``phases_of``: the project whose contract days to use, e.g. the fine grid's for its weekly first stage)
+        days = phases_of or project
+        self.phases = {oid: lattice.contract_phases(days, o) for oid, o in offers.items() if o.contracted}
         self.m.phases = self.phases
         self._piece_cache: dict[tuple[str, int], list[tuple[float, tuple[int, ...]]]] = {}
         self._footprint: dict[tuple[str, int, int], tuple[list, tuple, int]] = {}  # (w, i, s) -> its capacity keys
