@@ -542,9 +542,10 @@ class Builder:
                 whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
+        lift = self._lifting(rent_rows)
         for (oid, mm, w), terms in rent_rows.items():
             m.prob += (
-                pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0,
+                pulp.LpAffineExpression(terms | lift.get((oid, mm, w), {})) - self.rented(oid, mm) <= 0,
                 row("rent_job", on[oid], _months_name(mm), wn[w]),
             )
         held: dict[str, pulp.LpAffineExpression] = {}
@@ -552,6 +553,39 @@ class Builder:
             if oid not in held:
                 held[oid] = pulp.lpSum(self.rented_in_month(oid, mm) for mm in range(grid.n_months))
             m.prob += (pulp.LpAffineExpression(terms) - held[oid] <= 0, row("rent_whole", on[oid], wn[w]))
+
+    def _lifting(self, rent_rows: dict[tuple[str, tuple, str], dict]) -> dict[tuple[str, tuple, str], dict]:
+        """The columns of other jobs that lift rent_job[o,μ,w]: those busy in every cell (period piece of class μ)
+        that some start of w in the row runs in.
+
+        Validity, for integer x: at most one column of each job is 1. If a start of w in the row is chosen, it
+        runs in some cell c of the row; every lifting column is busy in c too, so the left side is the nodes in
+        use in c, at most R(μ) by rent_cap[o,t,μ]. If none is, the chosen lifting columns are all busy in any one
+        cell of the row, and the same holds. The lifted row is therefore implied by the capacity rows for integer
+        x, and cuts fractional points where a long job fills the offer in the cells a short job could use."""
+        m = self.m
+        busy: dict[tuple, set] = {}
+        cells_of: dict[tuple[str, tuple, str], set] = {}
+        for (w, i, s), v in m.x.items():
+            opt = self.options[w][i]
+            if not opt.offer.contracted:
+                continue
+            for key in self._footprint[(w, i, s)][0]:
+                busy.setdefault(key, set()).add((v, opt.nodes, w))
+                cells_of.setdefault((key[0], key[2], w), set()).add(key)
+        out: dict[tuple[str, tuple, str], dict] = {}
+        for row_key in rent_rows:
+            cells = sorted(cells_of.get(row_key, ()), key=lambda k: len(busy[k]))
+            if not cells:
+                continue
+            common = {c for c in busy[cells[0]] if c[2] != row_key[2]}
+            for k in cells[1:]:
+                if not common:
+                    break
+                common &= busy[k]
+            if common:
+                out[row_key] = {v: n for v, n, _w in common}
+        return out
 
     def _node_months(self, opt: Option, s: int) -> int:
         """The fewest contract months each node of ``opt`` started in period s is held (add_job_cuts)."""
