@@ -102,6 +102,16 @@ def print_explained(console: Console, explained, tr: Lang = EN) -> None:
         )
         if e.break_even is not None:
             console.print(tr("  break-even: {text}", text=esc(e.break_even.sentence(cur))), soft_wrap=True)
+    more = getattr(explained, "more", 0)
+    if more:
+        console.print(
+            tr(
+                "{n} more job(s) could use {offer}, where it comes less close; name one with --workload",
+                n=more,
+                offer=esc(explained.offer_id),
+            ),
+            soft_wrap=True,
+        )
     if not explained.explanations:
         console.print(
             tr(
@@ -170,6 +180,7 @@ def explained_to_json(explained) -> dict:
         "set_aside": [x.workload for x in result.set_aside],
         "chosen_plan": _plan_json(p, result.plan),
         "explanations": [],
+        "more_jobs": getattr(explained, "more", 0),
     }
     for e in explained.explanations:
         row = explanation_row(e, p.currency)
