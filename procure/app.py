@@ -500,7 +500,9 @@ def comparison(paths: list[Path], inputs: list[Inputs], results: list[Result]) -
 
 def comparison_json(c: Comparison) -> str:
     """The comparison as JSON: ``inputs`` (what changed) then ``rows`` (the outcomes), each with its
-    values per file and the differences against the first."""
+    values per file, the differences against the first (``differences``) and against the file before
+    (``steps``, one per file from the second); an offer or workload added or removed says per file where
+    (``per_file``: quoted, added, removed or "")."""
     doc = {
         "files": c.files,
         "inputs": [
@@ -511,6 +513,9 @@ def comparison_json(c: Comparison) -> str:
                 "change": x.kind,
                 "values": x.values,
                 "differences": x.differences(),
+                "steps": x.steps(),
+                "per_file": x.presence() if x.kind in ("added", "removed") else None,
+                "percent": x.percent,
             }
             for x in c.changes
         ],
@@ -520,6 +525,7 @@ def comparison_json(c: Comparison) -> str:
                 "label": r.label,
                 "values": r.values,
                 "differences": r.differences(),
+                "steps": r.steps(),
                 "changed": r.changed,
             }
             for r in c.rows
