@@ -271,6 +271,8 @@ class OptionTable:
                             f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} "
                             f"→ finishes day {earliest_finish:.1f} > {finish_by(project, w)}{most}",
                             finish_day=earliest_finish,
+                            nodes=c.nodes,
+                            wall_days=wall_days,
                         ),
                     ),
                 )

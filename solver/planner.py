@@ -533,16 +533,32 @@ def without(project: Project, sizings, names) -> tuple[Project, list]:
 
 
 def fit_summary(rejections: list[Rejection]) -> tuple[str, tuple[str, ...]]:
-    """The headline's phrase for a job no offer can run: each rule that removed offers, with its key figure
-    and one offer it names ("GPU memory: needs 28.2 GB per GPU, 25.6 GB usable on lab-8x-rtx-4090")."""
-    first: dict[Rule, Rejection] = {}
+    """The headline's phrase for a job no offer can run: the rule that removed the most offers first, each
+    rule with its count and key figure on one offer it names ("GPU memory (3 offers): needs 28.2 GB per
+    GPU, 25.6 GB usable on lab-8x-rtx-4090"); for the deadline, the fastest shape of all — what a new
+    deadline would have to allow ("deadline (5 offers): the fastest, 16 × aws-p5 in 10.6 days, finishes
+    day 40.6")."""
+    groups: dict[Rule, list[Rejection]] = {}
     for r in rejections:
-        first.setdefault(r.rule, r)
+        groups.setdefault(r.rule, []).append(r)
+    ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))  # stable: the first rule met breaks ties
     parts = []
-    for rule, r in first.items():
-        short = next((x.short for x in r.reasons if x.rule is rule and x.short), "") or rule.group
-        parts.append(f"{RULE_LABEL[rule]}: {short} on {r.offer_id}")
-    return "; ".join(parts), tuple(str(rule) for rule in first)
+    for rule, rs in ordered:
+        count = f" ({len(rs)} offers)" if len(rs) > 1 else ""
+        parts.append(f"{RULE_LABEL[rule]}{count}: {_rule_detail(rule, rs)}")
+    return "; ".join(parts), tuple(str(rule) for rule, _rs in ordered)
+
+
+def _rule_detail(rule: Rule, rs: list[Rejection]) -> str:
+    """One rule's figure: the fastest shape for the deadline, else the key figure on the first offer."""
+    if rule is Rule.DEADLINE:
+        timed = [(x, r) for r in rs for x in r.reasons if x.rule is rule and x.wall_days is not None]
+        if timed:
+            x, r = min(timed, key=lambda t: (t[0].wall_days, t[1].offer_id))
+            return f"the fastest, {x.nodes} × {r.offer_id} in {x.wall_days:.1f} days, finishes day {x.finish_day:.1f}"
+    r = rs[0]
+    short = next((x.short for x in r.reasons if x.rule is rule and x.short), "")
+    return f"{short} on {r.offer_id}" if short else f"e.g. {r.offer_id}: {r.reason}"
 
 
 def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str, ...]) -> list[SetAside]:

@@ -79,6 +79,8 @@ class Reason:
     text: str
     finish_day: float | None = None
     short: str = ""
+    nodes: int | None = None  # Rule.DEADLINE: the shape's node count ...
+    wall_days: float | None = None  # ... and how long it runs
 
     def __str__(self) -> str:
         return self.text
