@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
+from procure.solver.reasons import counted
 from procure.solver.result import Result
 
 from .engine import Context, StrategyOutcome, solve_strategy
@@ -341,7 +342,7 @@ def offers_without_options(base: Result) -> dict[str, str]:
         for r in rs:
             groups.setdefault(r.rule.group, []).append(r)
         parts = [
-            f"{len(g)} workload(s) {rule}, e.g. {g[0].workload}: {g[0].reason}"
+            f"{counted(len(g), 'workload', rule)}, e.g. {g[0].workload}: {g[0].reason}"
             for rule, g in sorted(groups.items(), key=lambda kv: -len(kv[1]))
         ]
         out[oid] = "no price helps — " + "; ".join(parts)

@@ -379,6 +379,8 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
     short = tr(OBJECTIVE_SHORT[result.objective])
     rows = []
     for r in runner_up_rows(result, tr):
+        if result.runner_ups_skipped and r["plan_cost"] is None:
+            continue  # not costed for want of time: the warning above says so; a row of dashes says nothing
         if r["vs_chosen"] is None:
             extra = "—"
         else:
@@ -396,6 +398,8 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
                 why,
             ]
         )
+    if not rows:
+        return
     cols = [
         (tr("workload"), "text"),
         (tr("instead on"), "text"),

@@ -45,7 +45,7 @@ class LineItem:
     category: str
     item: str
     ref: str
-    nodes: float
+    nodes: float | None  # None where the line has no node count (a fixed charge)
     quantity: float | None
     quantity_unit: str
     unit_price: float | None
@@ -593,7 +593,7 @@ def _charge_items(result: Result, tr: Lang = EN) -> list[LineItem]:
                     "fixed",
                     tr("fixed charge (paid once if any node is used)"),
                     o.id,
-                    0,
+                    None,  # one charge whatever the node count: no node count to show
                     1.0,
                     tr("charge"),
                     o.fixed,

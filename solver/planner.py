@@ -18,7 +18,7 @@ from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Plan, build_plan
-from .reasons import RULE_LABEL, Rule
+from .reasons import RULE_LABEL, Rule, counted
 from .result import Result, RunnerUp, SetAside, StrategyResult, cost_on
 from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
@@ -319,9 +319,9 @@ def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple
     for r in mine:
         groups.setdefault(r.rule, []).append(r)
     ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-    out = ["no offer can run it: " + ", ".join(f"{len(rs)} {rule.group}" for rule, rs in ordered)]
+    out = ["no offer can run it: " + ", ".join(counted(len(rs), "offer", rule.group) for rule, rs in ordered)]
     for rule, rs in ordered:
-        out.append(f"{len(rs)} offer(s) {rule.group}; e.g. {rs[0].offer_id}: {rs[0].reason}")
+        out.append(f"{counted(len(rs), 'offer', rule.group)}; e.g. {rs[0].offer_id}: {rs[0].reason}")
     return out
 
 

@@ -51,6 +51,19 @@ _GROUPS: dict[Rule, str] = {
     Rule.OTHER: "do not fit",
 }
 
+#: the verb of a group phrase for one offer or workload ("1 offer lacks GPU memory", not "1 lack")
+_SINGULAR = {"are": "is", "have": "has", "lack": "lacks", "cannot": "cannot", "do": "does"}
+
+
+def counted(n: int, noun: str, group: str) -> str:
+    """``n`` offers (or workloads) and what they share, in agreement: "3 offers lack GPU memory",
+    "1 offer lacks GPU memory", "1 workload is excluded by region / network line"."""
+    if n != 1:
+        return f"{n} {noun}s {group}"
+    verb, _, rest = group.partition(" ")
+    return f"1 {noun} {_SINGULAR.get(verb, verb)} {rest}".rstrip()
+
+
 #: A rule as a headline names it: "GPU memory: needs 28.2 GB per GPU".
 RULE_LABEL: dict[Rule, str] = {
     Rule.MODE_NOT_ALLOWED: "mode",
@@ -71,6 +84,27 @@ RULE_LABEL: dict[Rule, str] = {
 
 
 @dataclass(frozen=True)
+class Msg:
+    """A sentence the solver writes, kept as its English template (a message id of the reports' translation
+    catalogue) and its arguments, so a report renders it in the reader's language (``reports.i18n``
+    ``Lang.say``); ``str()`` is the English. An argument may itself be a ``Msg`` (a clause)."""
+
+    msg: str
+    args: tuple[tuple[str, object], ...] = ()
+
+    def __str__(self) -> str:
+        return self.msg.format(**{k: str(v) if isinstance(v, Msg) else v for k, v in self.args})
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def say(msg: str, **args) -> Msg:
+    """A sentence (or clause) to render in the reader's language: ``say("needs {gb} GB", gb="28.2")``."""
+    return Msg(msg, tuple(args.items()))
+
+
+@dataclass(frozen=True)
 class Reason:
     """One broken rule. ``text`` is what a person reads; ``finish_day`` is set for ``Rule.DEADLINE``;
     ``short`` is the key figure in a few words ("needs 28.2 GB per GPU"), for headlines."""
@@ -81,9 +115,15 @@ class Reason:
     short: str = ""
     nodes: int | None = None  # Rule.DEADLINE: the shape's node count ...
     wall_days: float | None = None  # ... and how long it runs
+    message: Msg | None = None  # ``text`` as a template and its arguments, for the reader's language
 
     def __str__(self) -> str:
         return self.text
+
+    @classmethod
+    def of(cls, rule: Rule, message: Msg, **kw) -> Reason:
+        """A reason whose text is ``message`` in English."""
+        return cls(rule, str(message), message=message, **kw)
 
 
 def render(reasons: tuple[Reason, ...] | list[Reason]) -> str:
