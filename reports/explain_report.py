@@ -13,7 +13,7 @@ from procure.solver.costs import CATEGORIES
 from .console import CATEGORY_LABEL
 from .headline import OBJECTIVE_SHORT, WHY_LABEL, set_aside_headline, status_label
 from .i18n import EN, Lang
-from .tables import explanation_row, rounded
+from .tables import explained_reason, explanation_row, rounded
 
 _r = rounded
 
@@ -95,7 +95,7 @@ def print_explained(console: Console, explained, tr: Lang = EN) -> None:
             tr(
                 "  why not: [bold]{why}[/bold] — {reason}{status}",
                 why=tr(WHY_LABEL[str(e.why)]),
-                reason=esc(e.reason),
+                reason=esc(explained_reason(e, tr)),
                 status=status,
             ),
             soft_wrap=True,

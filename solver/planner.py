@@ -18,7 +18,7 @@ from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Plan, build_plan
-from .reasons import RULE_LABEL, Rule, counted
+from .reasons import RULE_LABEL, Clauses, Label, Rule, counted, render, say
 from .result import Result, RunnerUp, SetAside, StrategyResult, cost_on
 from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
@@ -311,17 +311,26 @@ def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
 
 
 def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple[str, ...]) -> list[str]:
-    """Why no shape of any offer can run ``workload``: a count per rule, then one example of each."""
+    """Why no shape of any offer can run ``workload``: a count per rule, then one example of each (each line a
+    ``reasons.Msg``, so a report can say it in the reader's language)."""
     mine = [r for r in rejections if r.workload == workload and r.rule is not Rule.MODE_NOT_ALLOWED]
     if not mine:
-        return [f"the catalog has no {' / '.join(modes)} offer for it"]
+        return [say("the catalog has no {modes} offer for it", modes=" / ".join(modes))]
     groups: dict[Rule, list[Rejection]] = {}
     for r in mine:
         groups.setdefault(r.rule, []).append(r)
     ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-    out = ["no offer can run it: " + ", ".join(counted(len(rs), "offer", rule.group) for rule, rs in ordered)]
+    counts = tuple(counted(len(rs), "offer", rule.group) for rule, rs in ordered)
+    out: list[str] = [say("no offer can run it: {counts}", counts=counts)]
     for rule, rs in ordered:
-        out.append(f"{counted(len(rs), 'offer', rule.group)}; e.g. {rs[0].offer_id}: {rs[0].reason}")
+        out.append(
+            say(
+                "{count}; e.g. {offer}: {reason}",
+                count=counted(len(rs), "offer", rule.group),
+                offer=rs[0].offer_id,
+                reason=render(rs[0].reasons),
+            )
+        )
     return out
 
 
@@ -408,7 +417,8 @@ def runner_ups(
                     None,
                     status=SolveStatus.NO_SOLUTION,
                     cause="(time limit)",
-                    note="not solved: no time was left within --time-limit",
+                    note=str(SKIPPED),
+                    note_message=SKIPPED,
                 )
                 out.setdefault(w2, []).append(skipped)
             break
@@ -425,6 +435,10 @@ def runner_ups(
         )
         out.setdefault(w, []).append(_runner_up(w, o, alt, base, objective))
     return out
+
+
+#: the note of a runner-up that --time-limit left no time to cost
+SKIPPED = say("not solved: no time was left within --time-limit")
 
 
 def skipped_note(ups: dict[str, list[RunnerUp]]) -> str:
@@ -453,9 +467,11 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
             leads = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}
             lead = leads.get(cause or "", "no plan")
             note = f"{lead}: {why}"
+            message = None
         else:
-            note = "not solved within its share of --time-limit"
-        return RunnerUp(option, None, None, None, alt.status, gap, note=note, cause=cause)
+            message = say("not solved within its share of --time-limit")
+            note = str(message)
+        return RunnerUp(option, None, None, None, alt.status, gap, note=note, cause=cause, note_message=message)
     return RunnerUp(option, where, cost - base, cost, alt.status, gap, plan=alt.plan)
 
 
@@ -537,16 +553,17 @@ def fit_summary(rejections: list[Rejection]) -> tuple[str, tuple[str, ...]]:
     rule with its count and key figure on one offer it names ("GPU memory (3 offers): needs 28.2 GB per
     GPU, 25.6 GB usable on lab-8x-rtx-4090"); for the deadline, the fastest shape of all — what a new
     deadline would have to allow ("deadline (5 offers): the fastest, 16 × aws-p5 in 10.6 days, finishes
-    day 40.6")."""
+    day 40.6"). The phrase is a ``reasons.Msg``."""
     groups: dict[Rule, list[Rejection]] = {}
     for r in rejections:
         groups.setdefault(r.rule, []).append(r)
     ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))  # stable: the first rule met breaks ties
     parts = []
     for rule, rs in ordered:
-        count = f" ({len(rs)} offers)" if len(rs) > 1 else ""
-        parts.append(f"{RULE_LABEL[rule]}{count}: {_rule_detail(rule, rs)}")
-    return "; ".join(parts), tuple(str(rule) for rule, _rs in ordered)
+        count = say(" ({n} offers)", n=len(rs)) if len(rs) > 1 else ""
+        label = Label(RULE_LABEL[rule], RULE_LABEL[rule])
+        parts.append(say("{label}{count}: {detail}", label=label, count=count, detail=_rule_detail(rule, rs)))
+    return say("{parts}", parts=Clauses(tuple(parts), "; ")), tuple(str(rule) for rule, _rs in ordered)
 
 
 def _rule_detail(rule: Rule, rs: list[Rejection]) -> str:
@@ -555,10 +572,18 @@ def _rule_detail(rule: Rule, rs: list[Rejection]) -> str:
         timed = [(x, r) for r in rs for x in r.reasons if x.rule is rule and x.wall_days is not None]
         if timed:
             x, r = min(timed, key=lambda t: (t[0].wall_days, t[1].offer_id))
-            return f"the fastest, {x.nodes} × {r.offer_id} in {x.wall_days:.1f} days, finishes day {x.finish_day:.1f}"
+            return say(
+                "the fastest, {nodes} × {offer} in {days} days, finishes day {end}",
+                nodes=x.nodes,
+                offer=r.offer_id,
+                days=f"{x.wall_days:.1f}",
+                end=f"{x.finish_day:.1f}",
+            )
     r = rs[0]
     short = next((x.short for x in r.reasons if x.rule is rule and x.short), "")
-    return f"{short} on {r.offer_id}" if short else f"e.g. {r.offer_id}: {r.reason}"
+    if short:
+        return say("{short} on {offer}", short=short, offer=r.offer_id)
+    return say("e.g. {offer}: {reason}", offer=r.offer_id, reason=render(r.reasons))
 
 
 def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str, ...]) -> list[SetAside]:
@@ -571,7 +596,9 @@ def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str
     out = []
     for w in missing:
         mine = [r for r in rejections if r.workload == w and r.rule is not Rule.MODE_NOT_ALLOWED]
-        summary, rules = fit_summary(mine) if mine else (f"the catalog has no {' / '.join(modes)} offer for it", ())
+        summary, rules = (
+            fit_summary(mine) if mine else (say("the catalog has no {modes} offer for it", modes=" / ".join(modes)), ())
+        )
         out.append(SetAside(w, "fit", summary, tuple(explain_unplaceable(w, rejections, modes)), rules))
     return out
 
