@@ -54,7 +54,12 @@ CHECKS = [
     (README, rf"category: cloud \+{NUM}", "explain", lambda e: e["categories"]["cloud"]["difference"]),
     (README, rf"rent {NUM}, the whole plan", "explain", lambda e: e["categories"]["rent"]["difference"]),
     (README, rf"the whole plan \+{NUM} USD \(price\)", "explain", lambda e: e["vs_chosen"]),
-    (README, rf"cloud hours from AWS wins at or below {NUM} USD", "explain", lambda e: e["break_even"]["price"]),
+    (
+        README,
+        rf"cloud hours from AWS \(aws-p5-48xlarge-us-east-1\) at or below {NUM} USD",
+        "explain",
+        lambda e: e["break_even"]["price"],
+    ),
     (README, rf"per node-hour \(today {NUM},", "explain", lambda e: e["break_even"]["current"]),
     (
         README,
