@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
-from procure.solver.reasons import counted
+from procure.solver.reasons import counted, say
 from procure.solver.result import Result
 
 from .engine import Context, StrategyOutcome, solve_strategy
@@ -182,20 +182,27 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
 
 def tiers_scaled(offer, price: float) -> str:
     """Which tiers a break-even price scales: a tiered quote moves as a whole (``scenario.scaled_offer``), so
-    "every tier × 0.875 (1-month tier 20,000 → 17,500)"; "" for a flat price."""
+    "every tier × 0.875 (1-month tier 20,000 → 17,500)"; "" for a flat price. A ``reasons.Msg``."""
     ref = reference_price(offer)
     if not ref or (offer.term_prices is None and offer.volume_prices is None):
         return ""
     f = price / ref
     if offer.mode == "rent" and offer.term_prices:
         t = offer.term_prices[0]
-        first = f"{t.min_term_months}-month tier {t.price_per_node_month:,.0f} → {t.price_per_node_month * f:,.0f}"
+        first = say(
+            "{m}-month tier {a} → {b}",
+            m=t.min_term_months,
+            a=f"{t.price_per_node_month:,.0f}",
+            b=f"{t.price_per_node_month * f:,.0f}",
+        )
     elif offer.volume_prices:
-        t = offer.volume_prices[0]
-        first = f"{t.min_nodes}-node tier {t.price_per_node:,.0f} → {t.price_per_node * f:,.0f}"
+        v = offer.volume_prices[0]
+        first = say(
+            "{n}-node tier {a} → {b}", n=v.min_nodes, a=f"{v.price_per_node:,.0f}", b=f"{v.price_per_node * f:,.0f}"
+        )
     else:
         return ""
-    return f"every tier × {f:.3g} ({first})"
+    return say("every tier × {f} ({first})", f=f"{f:.3g}", first=first)
 
 
 def _on(plan, workload: str, offer_id: str) -> bool:

@@ -60,6 +60,19 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
     }[b.mode]
     unit = {"buy": tr("per node"), "rent": tr("per node-month"), "cloud": tr("per node-hour")}[b.mode]
     who = tr(" from {vendor} ({subject})", vendor=b.vendor, subject=b.subject) if b.vendor else f" ({b.subject})"
+    if getattr(b, "workload", "") and b.break_even is not None:
+        return tr(
+            "{workload} moves onto {what}{who} at or below {price} {cur} {unit} (today {today}, {change:+.0f}%{tiers})",
+            workload=b.workload,
+            what=what,
+            who=who,
+            price=tr.number(b.break_even, 2),
+            cur=tr.cur(currency),
+            unit=unit,
+            today=tr.number(b.current, 2),
+            change=b.change_pct,
+            tiers=tr("; ") + tr.say(b.tiers) if b.tiers else "",
+        )
     if b.break_even is None:
         return tr(
             "{what}{who} does not win at any price from 0 to today's {today}: {reason}",

@@ -10,6 +10,7 @@ from rich.table import Table
 from procure.models.units import day_date
 from procure.solver.costs import CATEGORIES
 
+from .analysis_console import break_even_sentence
 from .console import CATEGORY_LABEL
 from .headline import OBJECTIVE_SHORT, WHY_LABEL, set_aside_headline, status_label
 from .i18n import EN, Lang
@@ -101,7 +102,8 @@ def print_explained(console: Console, explained, tr: Lang = EN) -> None:
             soft_wrap=True,
         )
         if e.break_even is not None:
-            console.print(tr("  break-even: {text}", text=esc(e.break_even.sentence(cur))), soft_wrap=True)
+            text = break_even_sentence(e.break_even, cur, tr)
+            console.print(tr("  break-even: {text}", text=esc(text)), soft_wrap=True)
     more = getattr(explained, "more", 0)
     if more:
         console.print(
