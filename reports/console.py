@@ -192,7 +192,7 @@ def _print_no_plan(console: Console, result: Result, tr: Lang) -> None:
     for w, reasons in h.reasons.items():
         console.print(f"  [bold]{esc(w)}[/bold]:")
         for r in reasons:
-            console.print(f"    - {esc(r)}", soft_wrap=True)
+            console.print(f"    - {esc(tr.say(r))}", soft_wrap=True)
     if h.status == "no_solution":
         console.print(tr("  the solver found no plan before --time-limit; raise --time-limit and run again"))
     _print_strategies(console, result, tr)
@@ -432,7 +432,7 @@ def _print_set_aside(console: Console, result: Result, tr: Lang = EN) -> None:
     for x in result.set_aside:
         console.print(tr("  set aside: [bold]{workload}[/bold]", workload=esc(x.workload)), soft_wrap=True)
         for line in x.reasons:
-            console.print(f"    - {esc(line)}", soft_wrap=True)
+            console.print(f"    - {esc(tr.say(line))}", soft_wrap=True)
     console.print(tr("  the other jobs are planned below; --all-or-nothing plans every job or none"), soft_wrap=True)
 
 
@@ -462,7 +462,7 @@ def _print_strategies(console: Console, result: Result, tr: Lang = EN) -> None:
         why = ""
         if s.plan is None and s.reasons:
             first_w, rs = next(iter(s.reasons.items()))
-            why = esc(f"{first_w}: {rs[0]}")
+            why = esc(f"{first_w}: {tr.say(rs[0])}")
         status = status_label(c.status, tr) + (tr(", gap {gap}", gap=gap) if c.status == "feasible" else "")
         if s.solve is not None and s.solve.heuristic:
             status = f"{status_label(c.status, tr)} ({strategy_quality(s, tr)})"

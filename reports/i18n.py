@@ -139,7 +139,11 @@ class Lang:
         if isinstance(v, Amount):
             if self.en and not self.wan:
                 return str(v)
-            text = self.money(abs(v.value) if v.signed else v.value, v.currency)
+            x = abs(v.value) if v.signed else v.value
+            if self.wan and abs(x) < 500:  # 0.0 万 would say nothing: a small amount in whole units
+                text = f"{self.number(x)} {self.cur(v.currency or self.currency)}".strip()
+            else:
+                text = self.money(x, v.currency)
             return (("+" if v.value >= 0 else "-") + text) if v.signed else text
         if isinstance(v, Label):
             return v.text if self.en else self(v.msgid)

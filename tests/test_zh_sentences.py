@@ -67,8 +67,14 @@ def test_a_chinese_workbook_of_every_example_has_no_english_sentence_procure_wro
     out = tmp_path / "zh.xlsx"
     res = cli("solve", example, "--lang", "zh-CN", "--out", out)
     assert res.exit_code in (0, 5), res.output
-    left = english_sentences(openpyxl.load_workbook(out), _input_strings(example))
+    allowed = _input_strings(example)
+    left = english_sentences(openpyxl.load_workbook(out), allowed)
     assert not left, left[:15]
+    # the console too, the lines that name files written aside
+    said = [ln for ln in res.output.splitlines() if str(out) not in ln and "procure " not in ln]
+    for a in allowed:
+        said = [ln.replace(a, " ") for ln in said]
+    assert not [ln for ln in said if ENGLISH.search(ln)], [ln for ln in said if ENGLISH.search(ln)][:10]
 
 
 def test_the_rejections_and_runner_ups_of_a_small_plan_read_in_chinese():
@@ -104,3 +110,6 @@ def test_amounts_in_a_sentence_follow_the_reader_s_unit():
     assert "275,150 美元" in zh and "+442,769" in zh and "held to it" not in zh
     wan = WAN.say(msg)
     assert "27.5 万美元" in wan and "+44.3 万" in wan  # 275,150 / 10,000 and 442,769 / 10,000, one decimal
+    # an amount that 万 would round to 0.0 is said in whole units
+    _why, small = _price_reason(1_000_120.0, 1_000_000.0, {"cloud": (0.0, 120.0)}, "USD")
+    assert WAN.say(small) == "限定使用该报价时，整体方案成本多 120 美元（云 +120 美元）"
