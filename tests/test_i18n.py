@@ -53,7 +53,12 @@ def labels_in_code() -> dict[str, str]:
     (``solver.reasons.Msg``, rendered by ``Lang.say``) — msgid -> where it is."""
     found: dict[str, str] = {}
     solver = [*sorted((ROOT / "solver").rglob("*.py")), *sorted((ROOT / "analysis").rglob("*.py"))]
-    for path in [*sorted((ROOT / "reports").rglob("*.py")), ROOT / "procure" / "app.py", *solver]:
+    for path in [
+        *sorted((ROOT / "reports").rglob("*.py")),
+        ROOT / "procure" / "app.py",
+        ROOT / "procure" / "progress.py",
+        *solver,
+    ]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue

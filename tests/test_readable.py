@@ -61,3 +61,16 @@ def test_a_fixed_charge_has_no_node_count_on_the_costs_sheet():
     ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(res, [])))["Costs"]
     row = next(r for r in range(1, ws.max_row + 1) if str(ws.cell(r, 2).value).startswith("fixed charge"))
     assert ws.cell(row, 4).value is None and ws.cell(row, 11).value.startswith("=")
+
+
+def test_the_progress_line_reads_in_chinese():
+    from procure.progress import strategy_line
+    from procure.reports import i18n
+    from procure.reports.i18n import Lang
+
+    p, offers, hours = _case()
+    res = solve_fixed(p, offers, hours, compare=False)
+    i18n.MISSING.clear()
+    line = strategy_line(res.hybrid, "USD", "tco", Lang("zh-CN", currency="USD"))
+    assert not i18n.MISSING and line.startswith("混合") and "最优" in line and "秒" in line and "optimal" not in line
+    assert strategy_line(res.hybrid, "USD") == strategy_line(res.hybrid, "USD", "tco", Lang())  # English as before
