@@ -18,7 +18,7 @@ from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Plan, build_plan
-from .reasons import RULE_LABEL, Clauses, Label, Rule, counted, render, say
+from .reasons import RULE_LABEL, Amount, Clauses, Label, Rule, counted, render, say
 from .result import Result, RunnerUp, SetAside, StrategyResult, cost_on
 from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
@@ -341,23 +341,47 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
         free = run_strategy(relaxed, offers, sizings, name, modes, **kw)
         if free.plan is not None:
             cur = project.currency
-            lines = []
+            lines: list[str] = []
             for kind, cap in project.budgets.items():
                 need = budget_measure(free.plan, kind)
-                what = {"tco": "total cost of ownership", "cash": "peak cumulative cash out", "capex": "capex"}[kind]
+                what = {
+                    "tco": say("total cost of ownership"),
+                    "cash": say("peak cumulative cash out"),
+                    "capex": say("capex"),
+                }[kind]
                 if need > cap:
                     lines.append(
-                        f"the cheapest plan's {what} is {need:,.0f} {cur}; budget_{kind} {cap:,.0f} is short by {need - cap:,.0f} {cur}"
+                        say(
+                            "the cheapest plan's {what} is {need}; budget_{kind} {cap} is short by {short}",
+                            what=what,
+                            need=Amount(need, cur),
+                            kind=kind,
+                            cap=Amount(cap),
+                            short=Amount(need - cap, cur),
+                        )
                     )
                 else:
-                    lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}, within budget_{kind} {cap:,.0f}")
+                    lines.append(
+                        say(
+                            "the cheapest plan's {what} is {need}, within budget_{kind} {cap}",
+                            what=what,
+                            need=Amount(need, cur),
+                            kind=kind,
+                            cap=Amount(cap),
+                        )
+                    )
             lines.append(
-                "no plan meets every budget at once" if len(project.budgets) > 1 else "no plan meets the budget"
+                say("no plan meets every budget at once")
+                if len(project.budgets) > 1
+                else say("no plan meets the budget")
             )
             return {"(budget)": lines}
     return {
         "(capacity)": [
-            "the workloads cannot all be scheduled within the offers' max_nodes at the same time before their deadlines"
+            say(
+                "the workloads cannot all be scheduled within the offers' max_nodes at the same time before their "
+                "deadlines"
+            )
         ]
     }
 
@@ -653,13 +677,24 @@ def _budget_set_aside(
     cause = "budget" if "(budget)" in why else "capacity"
     lines = tuple(line for lines in why.values() for line in lines)
     n, total = len(kept.workloads), len(project.workloads)
+    summary: str
     if cause == "budget":
-        caps = ", ".join(f"budget_{kind} {cap:,.0f} {project.currency}" for kind, cap in project.budgets.items())
-        summary = f"{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others"
+        caps = tuple(
+            say("budget_{kind} {cap}", kind=kind, cap=Amount(cap, project.currency))
+            for kind, cap in project.budgets.items()
+        )
+        summary = say(
+            "{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others",
+            caps=caps,
+            n=n,
+            total=total,
+        )
     else:
-        summary = (
-            f"the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
-            "not this one with the others"
+        summary = say(
+            "the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
+            "not this one with the others",
+            n=n,
+            total=total,
         )
     return [SetAside(w, cause, summary, lines) for w in dropped]
 

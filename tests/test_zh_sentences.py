@@ -113,3 +113,24 @@ def test_amounts_in_a_sentence_follow_the_reader_s_unit():
     # an amount that 万 would round to 0.0 is said in whole units
     _why, small = _price_reason(1_000_120.0, 1_000_000.0, {"cloud": (0.0, 120.0)}, "USD")
     assert WAN.say(small) == "限定使用该报价时，整体方案成本多 120 美元（云 +120 美元）"
+
+
+def test_a_job_a_budget_sets_aside_reads_in_chinese():
+    # three cloud jobs at 30 per node-hour: 100 h, 200 h, 300 h cost 3,000, 6,000 and 9,000; a TCO budget of 12,500
+    # covers two of them at most, so the most expensive is set aside — with the budget's reason, in Chinese
+    from procure.reports.headline import set_aside_headline, set_aside_rows
+
+    from helpers import offer, project, solve_fixed, workload
+
+    cloud = offer(id="c", mode="cloud", price_per_node_hour=30.0)
+    jobs = [workload(name=n, deadline_days=60) for n in ("a", "b", "c")]
+    p = project(jobs, budget_tco=12_500)
+    hours = {("a", "c", 1): 100.0, ("b", "c", 1): 200.0, ("c", "c", 1): 300.0}
+    res = solve_fixed(p, [cloud], hours, compare=False, all_or_nothing=False)
+    assert [x.workload for x in res.set_aside] == ["c"]
+    head = set_aside_headline(res, ZH)
+    assert "budget_tco 12,500 美元 最多覆盖 3 个训练任务中的 2 个" in head, head
+    [row] = set_aside_rows(res, ZH)
+    said = [row["summary"], *row["reasons"]]
+    assert not [t for t in said if ENGLISH.search(t.replace("budget_tco", " "))], said
+    assert "budget_tco 12,500 USD covers 2 of the 3 jobs at most" in set_aside_headline(res)  # English as before
