@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
-from procure.solver.reasons import counted, say
+from procure.solver.reasons import Amount, Clauses, counted, say
 from procure.solver.result import Result
 
 from .engine import Context, StrategyOutcome, solve_strategy
@@ -163,7 +163,7 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
         a = _metric_at(ctx, res.plan, Scenario.of("p0", offer_prices={offer_id: 0.0}))
         b = _metric_at(ctx, res.plan, Scenario.of("p1", offer_prices={offer_id: 1.0})) - a
         if b <= 0:
-            out.reason = "its price does not change the cost of the plans that use it"
+            out.reason = say("its price does not change the cost of the plans that use it")
             return out
         nxt = (base - a) / b
         if nxt >= current:
@@ -174,8 +174,9 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
         p = nxt
     out.break_even = math.floor(p * 100 + 1e-6) / 100
     out.tiers = tiers_scaled(offer, out.break_even)
-    out.reason = (
-        f"the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base:,.0f})"
+    out.reason = say(
+        "the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base})",
+        base=Amount(base),
     )
     return out
 
@@ -249,9 +250,11 @@ def job_break_even(ctx: Context, offer_id: str, workload: str) -> BreakEven:
     if not _on(free.plan, workload, offer_id):
         decided = ctx.decided
         where = next((a.offer_id for a in decided.assignments if a.workload == workload), "?") if decided else "?"
-        out.reason = (
-            f"even free, the optimal plan keeps {workload} on {where}: its nodes are worth more to the other jobs, "
-            "or what it costs besides its price (setup, colocation, energy, the longer run) outweighs it"
+        out.reason = say(
+            "even free, the optimal plan keeps {workload} on {where}: its nodes are worth more to the other jobs, "
+            "or what it costs besides its price (setup, colocation, energy, the longer run) outweighs it",
+            workload=workload,
+            where=where,
         )
         return out
     lo, hi = 0.0, current
@@ -279,7 +282,9 @@ def job_break_even(ctx: Context, offer_id: str, workload: str) -> BreakEven:
         hi, hi_plan = p, res.plan
     out.break_even = math.floor(lo * 100 + 1e-6) / 100
     out.tiers = tiers_scaled(offer, out.break_even)
-    out.reason = f"re-optimized at each price tried: at or below it the optimal plan runs {workload} on it"
+    out.reason = say(
+        "re-optimized at each price tried: at or below it the optimal plan runs {workload} on it", workload=workload
+    )
     return out
 
 
@@ -291,15 +296,19 @@ def explain_break_even(result: Result, offer_id: str, workload: str, ctx: Contex
     plan = result.plan
     on_it = [a.workload for a in plan.assignments if a.offer_id == offer_id] if plan else []
     if workload in on_it:
-        return rule_break_even(result, offer_id, f"the recommended plan already uses it (for {', '.join(on_it)})")
+        return rule_break_even(
+            result, offer_id, say("the recommended plan already uses it (for {jobs})", jobs=", ".join(on_it))
+        )
     if result.offers[offer_id].mode not in result.hybrid.modes:
-        return rule_break_even(result, offer_id, f"{result.offers[offer_id].mode} is not in allowed_modes")
+        return rule_break_even(
+            result, offer_id, say("{mode} is not in allowed_modes", mode=result.offers[offer_id].mode)
+        )
     ruled = offers_without_options(result)
     if offer_id in ruled:
         return rule_break_even(result, offer_id, ruled[offer_id])
     shapes = [o for o in result.every_option.get(workload, []) if o.offer_id == offer_id]
     if not shapes:
-        b = rule_break_even(result, offer_id, f"no shape of it can run {workload}")
+        b = rule_break_even(result, offer_id, say("no shape of it can run {workload}", workload=workload))
         b.workload = workload
         return b
     from procure.solver.explain import candidates
@@ -319,20 +328,28 @@ def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
             if o.offer_id == offer_id and (best is None or o.standalone_cost < best.standalone_cost):
                 best = o
     offer = a.offers[offer_id]
-    costs = {"buy": "colocation, idle and busy energy over the horizon", "rent": "setup fees", "cloud": "nothing"}[
-        offer.mode
-    ]
+    costs = {
+        "buy": say("colocation, idle and busy energy over the horizon"),
+        "rent": say("setup fees"),
+        "cloud": say("nothing"),
+    }[offer.mode]
     if best is None:
-        return "no workload can use it"
+        return say("no workload can use it")
     decided = ctx.decided
     if decided is None:
         raise ValueError("break-even analysis needs a feasible decided plan")
     chosen = next((x for x in decided.assignments if x.workload == best.workload), None)
-    extra = f"; the plan spends {chosen.cost:,.0f} on that workload" if chosen else ""
-    lead = f", and its lead time is {offer.lead_time_days} days" if offer.lead_time_days else ""
-    return (
-        f"even free, it is not chosen: its cheapest use ({best.workload} on {best.nodes} node(s)) still costs "
-        f"{best.standalone_cost:,.0f} ({costs}){extra}{lead}"
+    extra = say("; the plan spends {amount} on that workload", amount=Amount(chosen.cost)) if chosen else ""
+    lead = say(", and its lead time is {days} days", days=offer.lead_time_days) if offer.lead_time_days else ""
+    return say(
+        "even free, it is not chosen: its cheapest use ({workload} on {nodes} node(s)) still costs {amount} "
+        "({costs}){extra}{lead}",
+        workload=best.workload,
+        nodes=best.nodes,
+        amount=Amount(best.standalone_cost),
+        costs=costs,
+        extra=extra,
+        lead=lead,
     )
 
 
@@ -348,11 +365,16 @@ def offers_without_options(base: Result) -> dict[str, str]:
         groups: dict[str, list] = {}
         for r in rs:
             groups.setdefault(r.rule.group, []).append(r)
-        parts = [
-            f"{counted(len(g), 'workload', rule)}, e.g. {g[0].workload}: {g[0].reason}"
+        parts = tuple(
+            say(
+                "{count}, e.g. {workload}: {reason}",
+                count=counted(len(g), "workload", rule),
+                workload=g[0].workload,
+                reason=g[0].reason,
+            )
             for rule, g in sorted(groups.items(), key=lambda kv: -len(kv[1]))
-        ]
-        out[oid] = "no price helps — " + "; ".join(parts)
+        )
+        out[oid] = say("no price helps — {parts}", parts=Clauses(parts, "; "))
     return out
 
 
@@ -405,9 +427,12 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
         if not single.ok:
             out.reason = f"{name} has no plan at any price: {single.detail or single.status}"
         else:
-            out.reason = (
-                f"even at price 0 the {mode}-only plan costs {ctx.inputs.metric(single.plan):,.0f} against "
-                f"{ctx.inputs.metric(free.plan):,.0f} when modes are mixed (costs besides the {mode} price, or jobs it cannot run as early)"
+            out.reason = say(
+                "even at price 0 the {mode}-only plan costs {single} against {mixed} when modes are mixed (costs "
+                "besides the {mode} price, or jobs it cannot run as early)",
+                mode=mode,
+                single=Amount(ctx.inputs.metric(single.plan)),
+                mixed=Amount(ctx.inputs.metric(free.plan)),
             )
         return out
     lo, hi = 0.0, 1.0
@@ -433,7 +458,12 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
             continue
         hi, hi_plan = k, free.plan
     out.break_even = math.floor(lo * 1e4 + 1e-6) / 1e4
-    out.reason = f"re-optimized at each price level tried: at or below {out.break_even:.2%} of today's {mode} prices the optimal plan uses {mode} alone"
+    out.reason = say(
+        "re-optimized at each price level tried: at or below {level} of today's {mode} prices the optimal plan uses "
+        "{mode} alone",
+        level=f"{out.break_even:.2%}",
+        mode=mode,
+    )
     return out
 
 
@@ -487,20 +517,27 @@ def driver_break_even(ctx: Context, driver: str) -> BreakEven:
     if other is None:
         if up:
             out.break_even = DRIVER_MAX
-            out.reason = f"today's plan and its modes stay optimal up to ×{DRIVER_MAX:g}"
+            out.reason = say("today's plan and its modes stay optimal up to ×{k}", k=f"{DRIVER_MAX:g}")
         else:
-            out.reason = f"even at ×0 no plan that pays {driver} costs beats today's"
+            out.reason = say("even at ×0 no plan that pays {driver} costs beats today's", driver=driver)
         return out
     out.break_even = math.floor(k * 1e4 + 1e-6) / 1e4
     beyond = "+".join(sorted(other.modes))
     if up:
-        out.reason = (
-            f"re-optimized at each factor tried: up to ×{out.break_even:g} today's {driver} costs today's plan "
-            f"({out.mode}) stays optimal; above it a plan of {beyond} costs less"
+        out.reason = say(
+            "re-optimized at each factor tried: up to ×{k} today's {driver} costs today's plan ({modes}) stays "
+            "optimal; above it a plan of {beyond} costs less",
+            k=f"{out.break_even:g}",
+            driver=driver,
+            modes=out.mode,
+            beyond=beyond,
         )
     else:
-        out.reason = (
-            f"re-optimized at each factor tried: below ×{out.break_even:g} today's {driver} costs a plan "
-            f"that pays them ({beyond}) costs less than today's"
+        out.reason = say(
+            "re-optimized at each factor tried: below ×{k} today's {driver} costs a plan that pays them ({beyond}) "
+            "costs less than today's",
+            k=f"{out.break_even:g}",
+            driver=driver,
+            beyond=beyond,
         )
     return out

@@ -30,13 +30,13 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
             return tr(
                 "the {driver} costs do not change the recommendation from ×0 to today's: {reason}",
                 driver=tr(b.subject),
-                reason=b.reason,
+                reason=tr.say(b.reason),
             )
         return tr(
             "{driver} costs at ×{level} today's: {reason}",
             driver=tr(b.subject),
             level=f"{b.break_even:g}",
-            reason=b.reason,
+            reason=tr.say(b.reason),
         )
     if b.kind == "strategy":
         if b.break_even is None:
@@ -44,7 +44,7 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
                 "{subject} does not win at any {mode} price level from 0 to today's: {reason}",
                 subject=tr(b.subject),
                 mode=mode,
-                reason=b.reason,
+                reason=tr.say(b.reason),
             )
         return tr(
             "{subject} wins at or below {level:.1%} of today's {mode} prices ({change:+.0f}%)",
@@ -79,7 +79,7 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
             what=what,
             who=who,
             today=tr.number(b.current, 2),
-            reason=b.reason,
+            reason=tr.say(b.reason),
         )
     return tr(
         "{what}{who} wins at or below {price} {cur} {unit} (today {today}, {change:+.0f}%)",
