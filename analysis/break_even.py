@@ -360,7 +360,7 @@ def offers_without_options(base: Result) -> dict[str, str]:
     for r in base.rejections:
         if r.offer_id not in usable:
             by_offer.setdefault(r.offer_id, []).append(r)
-    out = {}
+    out: dict[str, str] = {}
     for oid, rs in by_offer.items():
         groups: dict[str, list] = {}
         for r in rs:
