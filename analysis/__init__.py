@@ -25,6 +25,7 @@ from procure.models.offer import MODES, Offer
 from procure.models.project import Project
 from procure.solver.costs import Objective
 from procure.solver.planner import Resizer, plan_from_sizings
+from procure.solver.reasons import say
 from procure.solver.result import Result
 
 from . import break_even as be
@@ -291,7 +292,9 @@ def _break_even(base: Result, runner: Runner) -> list[be.BreakEven]:
     results: dict[tuple[str, str], be.BreakEven] = {}
     for oid in be.losing_offers(base):
         if base.offers[oid].mode not in base.hybrid.modes:
-            results[("offer", oid)] = be.rule_break_even(base, oid, f"{base.offers[oid].mode} is not in allowed_modes")
+            results[("offer", oid)] = be.rule_break_even(
+                base, oid, say("{mode} is not in allowed_modes", mode=base.offers[oid].mode)
+            )
         elif oid in ruled:
             results[("offer", oid)] = be.rule_break_even(base, oid, ruled[oid])
         else:

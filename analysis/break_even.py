@@ -27,12 +27,13 @@ the plans active there), else the midpoint. It assumes, as the question does, th
 a mode never make a plan of that mode alone less attractive.
 
 Driver (``staff``, ``network``, ``storage``: the costs beyond the servers, when the inputs have them):
-the factor k on today's figures at which the recommended modes change. Every plan's cost is linear in k
-(costs.py: FTE cost, network per node and fixed charges, storage and egress prices). When today's plan
-pays the driver's costs, k rises from 1 to at most DRIVER_MAX: the answer is the largest k at which
-today's modes still win. When it pays none of them, k falls from 1 to 0: the answer is the largest k at
-which a plan that pays them wins. Each step re-solves at the crossing of the bracketing plans' lines
-(else the midpoint), as for strategies.
+the factor k on today's figures at which today's recommended plan stops being optimal. Every plan's cost
+is linear in k (costs.py: FTE cost, network per node and fixed charges, storage and egress prices). When
+today's plan pays the driver's costs, k rises from 1 to at most DRIVER_MAX: the answer is the largest k
+at which today's plan is still optimal. When it pays none of them, k falls from 1 to 0: the answer is
+the k below which a plan that pays them costs less than today's. Both compare the re-solved optimum with
+today's plan re-costed at the same k — what the tornado's ends show — so the two cannot disagree; each
+step re-solves where the better plan's line meets today's (Newton on the concave optimum).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from dataclasses import dataclass, replace
 
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
+from procure.solver.reasons import Amount, Clauses, counted, say
 from procure.solver.result import Result
 
 from .engine import Context, StrategyOutcome, solve_strategy
@@ -65,6 +67,10 @@ class BreakEven:
     solves: int = 0
     vendor: str = ""
     label: str = ""  # e.g. 8xH100-SXM-80GB
+    workload: str = ""  # a job's break-even (``job_break_even``): the price at which this job moves onto the offer
+    tiers: str = (
+        ""  # a tiered quote: which tiers the price scales, e.g. "every tier × 0.875 (1-month tier 20,000 → 17,500)"
+    )
 
     @property
     def change_pct(self) -> float | None:
@@ -88,9 +94,17 @@ class BreakEven:
         }[self.mode]
         unit = {"buy": "per node", "rent": "per node-month", "cloud": "per node-hour"}[self.mode]
         who = f" from {self.vendor} ({self.subject})" if self.vendor else f" ({self.subject})"
+        tiers = f"; {self.tiers}" if self.tiers else ""
+        if self.workload:
+            if self.break_even is None:
+                return f"{self.workload} does not move onto {what}{who} at any price from 0 to today's {self.current:,.2f}: {self.reason}"
+            return (
+                f"{self.workload} moves onto {what}{who} at or below {self.break_even:,.2f} {currency} {unit} "
+                f"(today {self.current:,.2f}, {self.change_pct:+.0f}%{tiers})"
+            )
         if self.break_even is None:
             return f"{what}{who} does not win at any price from 0 to today's {self.current:,.2f}: {self.reason}"
-        return f"{what}{who} wins at or below {self.break_even:,.2f} {currency} {unit} (today {self.current:,.2f}, {self.change_pct:+.0f}%)"
+        return f"{what}{who} wins at or below {self.break_even:,.2f} {currency} {unit} (today {self.current:,.2f}, {self.change_pct:+.0f}%{tiers})"
 
 
 def _tol(base: float) -> float:
@@ -149,7 +163,7 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
         a = _metric_at(ctx, res.plan, Scenario.of("p0", offer_prices={offer_id: 0.0}))
         b = _metric_at(ctx, res.plan, Scenario.of("p1", offer_prices={offer_id: 1.0})) - a
         if b <= 0:
-            out.reason = "its price does not change the cost of the plans that use it"
+            out.reason = say("its price does not change the cost of the plans that use it")
             return out
         nxt = (base - a) / b
         if nxt >= current:
@@ -159,10 +173,149 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
             break
         p = nxt
     out.break_even = math.floor(p * 100 + 1e-6) / 100
-    out.reason = (
-        f"the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base:,.0f})"
+    out.tiers = tiers_scaled(offer, out.break_even)
+    out.reason = say(
+        "the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base})",
+        base=Amount(base),
     )
     return out
+
+
+def tiers_scaled(offer, price: float) -> str:
+    """Which tiers a break-even price scales: a tiered quote moves as a whole (``scenario.scaled_offer``), so
+    "every tier × 0.875 (1-month tier 20,000 → 17,500)"; "" for a flat price. A ``reasons.Msg``."""
+    ref = reference_price(offer)
+    if not ref or (offer.term_prices is None and offer.volume_prices is None):
+        return ""
+    f = price / ref
+    if offer.mode == "rent" and offer.term_prices:
+        t = offer.term_prices[0]
+        first = say(
+            "{m}-month tier {a} → {b}",
+            m=t.min_term_months,
+            a=f"{t.price_per_node_month:,.0f}",
+            b=f"{t.price_per_node_month * f:,.0f}",
+        )
+    elif offer.volume_prices:
+        v = offer.volume_prices[0]
+        first = say(
+            "{n}-node tier {a} → {b}", n=v.min_nodes, a=f"{v.price_per_node:,.0f}", b=f"{v.price_per_node * f:,.0f}"
+        )
+    else:
+        return ""
+    return say("every tier × {f} ({first})", f=f"{f:.3g}", first=first)
+
+
+def _on(plan, workload: str, offer_id: str) -> bool:
+    return plan is not None and any(a.workload == workload and a.offer_id == offer_id for a in plan.assignments)
+
+
+def job_break_even(ctx: Context, offer_id: str, workload: str) -> BreakEven:
+    """The price of ``offer_id`` at or below which the optimal plan runs ``workload`` on it.
+
+    Today (price ``current``) the optimum runs the job elsewhere; another job may already run on the offer,
+    so "the optimum uses the offer" is not the question. Bracket [lo, hi] with the job on the offer at lo
+    and elsewhere at hi; the next price tried is where the cost lines of those two plans cross (each
+    plan's cost is linear in the price), else the midpoint, until the bracket is a cent wide. It assumes,
+    as the question does, that a cheaper offer never moves the job off it."""
+    ctx = exact_inputs(ctx)
+    offer = next(o for o in ctx.inputs.offers if o.id == offer_id)
+    field = PRICE_FIELD[offer.mode]
+    current = reference_price(offer)
+    out = BreakEven(
+        offer_id,
+        "offer",
+        offer.mode,
+        field,
+        current,
+        None,
+        "",
+        vendor=offer.vendor,
+        label=offer.label,
+        workload=workload,
+    )
+
+    def at(p: float) -> StrategyOutcome:
+        out.solves += 1
+        return _solve(ctx, Scenario.of(f"{offer_id}@{p:.2f}", offer_prices={offer_id: p}), "hybrid")
+
+    def line(plan) -> tuple[float, float]:
+        a = _metric_at(ctx, plan, Scenario.of("p0", offer_prices={offer_id: 0.0}))
+        return a, _metric_at(ctx, plan, Scenario.of("p1", offer_prices={offer_id: 1.0})) - a
+
+    free = at(0.0)
+    if not free.ok or free.plan is None:
+        out.reason = f"no plan at price 0: {free.detail or free.status}"
+        return out
+    if not _on(free.plan, workload, offer_id):
+        decided = ctx.decided
+        where = next((a.offer_id for a in decided.assignments if a.workload == workload), "?") if decided else "?"
+        out.reason = say(
+            "even free, the optimal plan keeps {workload} on {where}: its nodes are worth more to the other jobs, "
+            "or what it costs besides its price (setup, colocation, energy, the longer run) outweighs it",
+            workload=workload,
+            where=where,
+        )
+        return out
+    lo, hi = 0.0, current
+    lo_plan, hi_plan = free.plan, ctx.decided
+    last = None
+    for _ in range(MAX_STEPS):
+        if hi - lo < 0.005 or hi_plan is None:
+            break
+        (aL, bL), (aH, bH) = line(lo_plan), line(hi_plan)
+        p_line = (aH - aL) / (bL - bH) if bL > bH else None  # where the two cost lines cross
+        crossing = p_line is not None and lo < p_line < hi and (last is None or abs(p_line - last) >= 1e-9)
+        p = p_line if crossing and p_line is not None else (lo + hi) / 2
+        last = p
+        res = at(p)
+        if not res.ok or res.plan is None:
+            break
+        if _on(res.plan, workload, offer_id):
+            lo, lo_plan = p, res.plan
+            continue
+        if ctx.inputs.metric(res.plan) >= aL + bL * p - _tol(aL + bL * p):
+            lo = p  # a tie with the plan that moves the job: where the two lines cross nothing higher moves it
+            if crossing:
+                break
+            continue
+        hi, hi_plan = p, res.plan
+    out.break_even = math.floor(lo * 100 + 1e-6) / 100
+    out.tiers = tiers_scaled(offer, out.break_even)
+    out.reason = say(
+        "re-optimized at each price tried: at or below it the optimal plan runs {workload} on it", workload=workload
+    )
+    return out
+
+
+def explain_break_even(result: Result, offer_id: str, workload: str, ctx: Context) -> BreakEven:
+    """The break-even ``procure explain`` shows for ``workload`` held to ``offer_id``: none when the plan runs
+    the job on it; the rule when no price helps; else the price at which this job moves onto the offer
+    (``job_break_even``) — when another job already runs on it, or several could, the offer's own
+    break-even (the price at which the plan starts using it) answers a different question."""
+    plan = result.plan
+    on_it = [a.workload for a in plan.assignments if a.offer_id == offer_id] if plan else []
+    if workload in on_it:
+        return rule_break_even(
+            result, offer_id, say("the recommended plan already uses it (for {jobs})", jobs=", ".join(on_it))
+        )
+    if result.offers[offer_id].mode not in result.hybrid.modes:
+        return rule_break_even(
+            result, offer_id, say("{mode} is not in allowed_modes", mode=result.offers[offer_id].mode)
+        )
+    ruled = offers_without_options(result)
+    if offer_id in ruled:
+        return rule_break_even(result, offer_id, ruled[offer_id])
+    shapes = [o for o in result.every_option.get(workload, []) if o.offer_id == offer_id]
+    if not shapes:
+        b = rule_break_even(result, offer_id, say("no shape of it can run {workload}", workload=workload))
+        b.workload = workload
+        return b
+    from procure.solver.explain import candidates
+
+    if on_it or len(candidates(result, offer_id)) > 1:
+        return job_break_even(ctx, offer_id, workload)
+    return offer_break_even(ctx, offer_id)
 
 
 def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
@@ -175,20 +328,28 @@ def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
             if o.offer_id == offer_id and (best is None or o.standalone_cost < best.standalone_cost):
                 best = o
     offer = a.offers[offer_id]
-    costs = {"buy": "colocation, idle and busy energy over the horizon", "rent": "setup fees", "cloud": "nothing"}[
-        offer.mode
-    ]
+    costs = {
+        "buy": say("colocation, idle and busy energy over the horizon"),
+        "rent": say("setup fees"),
+        "cloud": say("nothing"),
+    }[offer.mode]
     if best is None:
-        return "no workload can use it"
+        return say("no workload can use it")
     decided = ctx.decided
     if decided is None:
         raise ValueError("break-even analysis needs a feasible decided plan")
     chosen = next((x for x in decided.assignments if x.workload == best.workload), None)
-    extra = f"; the plan spends {chosen.cost:,.0f} on that workload" if chosen else ""
-    lead = f", and its lead time is {offer.lead_time_days} days" if offer.lead_time_days else ""
-    return (
-        f"even free, it is not chosen: its cheapest use ({best.workload} on {best.nodes} node(s)) still costs "
-        f"{best.standalone_cost:,.0f} ({costs}){extra}{lead}"
+    extra = say("; the plan spends {amount} on that workload", amount=Amount(chosen.cost)) if chosen else ""
+    lead = say(", and its lead time is {days} days", days=offer.lead_time_days) if offer.lead_time_days else ""
+    return say(
+        "even free, it is not chosen: its cheapest use ({workload} on {nodes} node(s)) still costs {amount} "
+        "({costs}){extra}{lead}",
+        workload=best.workload,
+        nodes=best.nodes,
+        amount=Amount(best.standalone_cost),
+        costs=costs,
+        extra=extra,
+        lead=lead,
     )
 
 
@@ -199,16 +360,21 @@ def offers_without_options(base: Result) -> dict[str, str]:
     for r in base.rejections:
         if r.offer_id not in usable:
             by_offer.setdefault(r.offer_id, []).append(r)
-    out = {}
+    out: dict[str, str] = {}
     for oid, rs in by_offer.items():
         groups: dict[str, list] = {}
         for r in rs:
             groups.setdefault(r.rule.group, []).append(r)
-        parts = [
-            f"{len(g)} workload(s) {rule}, e.g. {g[0].workload}: {g[0].reason}"
+        parts = tuple(
+            say(
+                "{count}, e.g. {workload}: {reason}",
+                count=counted(len(g), "workload", rule),
+                workload=g[0].workload,
+                reason=g[0].reason,
+            )
             for rule, g in sorted(groups.items(), key=lambda kv: -len(kv[1]))
-        ]
-        out[oid] = "no price helps — " + "; ".join(parts)
+        )
+        out[oid] = say("no price helps — {parts}", parts=Clauses(parts, "; "))
     return out
 
 
@@ -261,9 +427,12 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
         if not single.ok:
             out.reason = f"{name} has no plan at any price: {single.detail or single.status}"
         else:
-            out.reason = (
-                f"even at price 0 the {mode}-only plan costs {ctx.inputs.metric(single.plan):,.0f} against "
-                f"{ctx.inputs.metric(free.plan):,.0f} when modes are mixed (costs besides the {mode} price, or jobs it cannot run as early)"
+            out.reason = say(
+                "even at price 0 the {mode}-only plan costs {single} against {mixed} when modes are mixed (costs "
+                "besides the {mode} price, or jobs it cannot run as early)",
+                mode=mode,
+                single=Amount(ctx.inputs.metric(single.plan)),
+                mixed=Amount(ctx.inputs.metric(free.plan)),
             )
         return out
     lo, hi = 0.0, 1.0
@@ -289,7 +458,12 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
             continue
         hi, hi_plan = k, free.plan
     out.break_even = math.floor(lo * 1e4 + 1e-6) / 1e4
-    out.reason = f"re-optimized at each price level tried: at or below {out.break_even:.2%} of today's {mode} prices the optimal plan uses {mode} alone"
+    out.reason = say(
+        "re-optimized at each price level tried: at or below {level} of today's {mode} prices the optimal plan uses "
+        "{mode} alone",
+        level=f"{out.break_even:.2%}",
+        mode=mode,
+    )
     return out
 
 
@@ -303,7 +477,14 @@ def _driver_line(ctx: Context, plan, driver: str) -> tuple[float, float]:
 
 
 def driver_break_even(ctx: Context, driver: str) -> BreakEven:
-    """The factor of ``driver`` at which the recommended modes change (module docstring)."""
+    """The factor of ``driver`` at which today's recommended plan stops being optimal (module docstring).
+
+    z(k), the optimum at factor k, is concave and piecewise linear; today's plan costs a0 + b0·k and is the
+    optimum at k = 1. The difference is concave, at most 0, and 0 at 1, so today's plan is optimal on one
+    interval around 1 and nowhere else. Newton from the far end (×DRIVER_MAX when today's plan pays the
+    driver's costs, else ×0): re-solve at k; when the optimum there costs less than today's plan, the next
+    k is where its line meets today's; when it ties, k is the edge of the interval. A tornado end inside
+    the interval therefore re-solves to today's plan's cost, and one outside it to less: the two agree."""
     ctx = exact_inputs(ctx)
     today = ctx.base_plans.get("hybrid")
     if today is None:
@@ -314,53 +495,49 @@ def driver_break_even(ctx: Context, driver: str) -> BreakEven:
     )
     a0, b0 = _driver_line(ctx, today, driver)
     up = b0 > _tol(a0)
-    end = DRIVER_MAX if up else 0.0
-    far = _solve(ctx, Scenario.of(f"{driver}@{end:g}", {driver: end}), "hybrid")
-    out.solves += 1
-    if not far.ok or far.plan is None:
-        out.reason = f"no plan at ×{end:g}: {far.detail or far.status}"
-        return out
-    if set(far.modes) == modes:
-        out.reason = (
-            f"today's modes stay optimal up to ×{DRIVER_MAX:g}"
-            if up
-            else f"even at ×0 no plan that pays {driver} costs beats today's"
-        )
-        if up:
-            out.break_even = DRIVER_MAX
-        return out
-    # keep: the side where today's modes win; flip: the side where another plan does
-    keep, flip, flip_plan = (1.0, end, far.plan)
-    tie = None  # a factor where today's plan and the other one cost the same: the break-even itself
-    for _ in range(16):
-        if abs(flip - keep) < 1e-4:
-            break
-        af, bf = _driver_line(ctx, flip_plan, driver)
-        k_line = (af - a0) / (b0 - bf) if b0 != bf else None  # where today's line meets the other plan's
-        lo, hi = min(keep, flip), max(keep, flip)
-        crossing = k_line is not None and lo < k_line < hi
-        k = k_line if crossing and k_line is not None else (keep + flip) / 2
+    k = DRIVER_MAX if up else 0.0
+    other = None  # the last plan found to beat today's
+    for _ in range(MAX_STEPS):
         res = _solve(ctx, Scenario.of(f"{driver}@{k:.6f}", {driver: k}), "hybrid")
         out.solves += 1
         if not res.ok or res.plan is None:
+            out.reason = f"no plan at ×{k:g}: {res.detail or res.status}"
+            return out
+        mine = a0 + b0 * k
+        if ctx.inputs.metric(res.plan) >= mine - _tol(mine):
+            break  # today's plan is optimal at k: the edge of its interval
+        other = res
+        af, bf = _driver_line(ctx, res.plan, driver)
+        if abs(b0 - bf) <= 1e-12:
             break
-        if set(res.modes) == modes or ctx.inputs.metric(res.plan) >= a0 + b0 * k - _tol(a0 + b0 * k):
-            keep = k  # today's modes (or a tie with today's plan) here
-            if crossing:
-                tie = k
-                break
-            continue
-        flip, flip_plan = k, res.plan
-    level = tie if tie is not None else (keep if up else flip)
-    out.break_even = math.floor(level * 1e4 + 1e-6) / 1e4
+        nxt = (af - a0) / (b0 - bf)  # where the better plan's line meets today's
+        if not (min(k, 1.0) - 1e-12 <= nxt <= max(k, 1.0) + 1e-12) or abs(nxt - k) < 1e-9:
+            break
+        k = nxt
+    if other is None:
+        if up:
+            out.break_even = DRIVER_MAX
+            out.reason = say("today's plan and its modes stay optimal up to ×{k}", k=f"{DRIVER_MAX:g}")
+        else:
+            out.reason = say("even at ×0 no plan that pays {driver} costs beats today's", driver=driver)
+        return out
+    out.break_even = math.floor(k * 1e4 + 1e-6) / 1e4
+    beyond = "+".join(sorted(other.modes))
     if up:
-        out.reason = (
-            f"re-optimized at each factor tried: up to ×{out.break_even:g} today's {driver} costs "
-            f"the plan keeps {out.mode}"
+        out.reason = say(
+            "re-optimized at each factor tried: up to ×{k} today's {driver} costs today's plan ({modes}) stays "
+            "optimal; above it a plan of {beyond} costs less",
+            k=f"{out.break_even:g}",
+            driver=driver,
+            modes=out.mode,
+            beyond=beyond,
         )
     else:
-        out.reason = (
-            f"re-optimized at each factor tried: at or below ×{out.break_even:g} today's {driver} costs "
-            "a plan that pays them wins"
+        out.reason = say(
+            "re-optimized at each factor tried: below ×{k} today's {driver} costs a plan that pays them ({beyond}) "
+            "costs less than today's",
+            k=f"{out.break_even:g}",
+            driver=driver,
+            beyond=beyond,
         )
     return out

@@ -6,7 +6,8 @@ differs (price, term and volume tiers, lead time, maintenance, …; the field li
 offers added and removed; the same for the project's settings and each workload. Then the outcomes
 (``compare_rows``): every file is planned on its own (all four strategies, each verified); per file the
 optimal total and NPV, each strategy's total, each cost category, and per workload where it runs. The
-differences are taken against the first file.
+differences are taken against the first file and, from the third file on, against the file before it too
+(``steps``): round 3 against round 2 is the question in a negotiation.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class Row:
         if not self.numeric or self.values[0] is None:
             return [None] * len(self.values)
         return [None if v is None else v - self.values[0] for v in self.values]
+
+    def steps(self) -> list[float | None]:
+        """Each later file's value minus the file's before it (numbers only); one per file from the second."""
+        return _steps(self.values, self.numeric)
 
     @property
     def changed(self) -> bool:
@@ -106,6 +111,42 @@ class InputChange:
         if not self.numeric or first is None:
             return [None] * len(self.values)
         return [None if v is None else v - first for v in self.values]
+
+    def steps(self) -> list[float | None]:
+        """Each later file's value minus the file's before it, for numbers given in both."""
+        return _steps(self.values, self.numeric)
+
+    @property
+    def percent(self) -> bool:
+        """A fraction the inputs write as a percent (8% or 0.08): shown as one, its differences in points."""
+        name = self.field.rsplit(".", 1)[-1]
+        return self.numeric and ("_pct" in name or name in PERCENT_FIELDS)
+
+    def presence(self) -> list[str]:
+        """An offer or workload added or removed, per file: ``quoted`` where the file has it, ``removed``
+        in the first file without it after one with it, ``added`` in the first with it after one without
+        it, "" elsewhere — so a row reads in the round where the change happened."""
+        out, before = [], None
+        for v in self.values:
+            here = v is not None
+            if before is None:
+                out.append("quoted" if here else "")
+            elif here:
+                out.append("quoted" if before else "added")
+            else:
+                out.append("removed" if before else "")
+            before = here
+        return out
+
+
+#: fractions written as percents that do not say ``pct`` in their name
+PERCENT_FIELDS = {"discount_rate", "annual_rate"}
+
+
+def _steps(values: list, numeric: bool) -> list[float | None]:
+    if not numeric:
+        return [None] * (len(values) - 1)
+    return [None if a is None or b is None else b - a for a, b in zip(values, values[1:], strict=False)]
 
 
 def shown(value) -> object:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -499,7 +500,9 @@ def comparison(paths: list[Path], inputs: list[Inputs], results: list[Result]) -
 
 def comparison_json(c: Comparison) -> str:
     """The comparison as JSON: ``inputs`` (what changed) then ``rows`` (the outcomes), each with its
-    values per file and the differences against the first."""
+    values per file, the differences against the first (``differences``) and against the file before
+    (``steps``, one per file from the second); an offer or workload added or removed says per file where
+    (``per_file``: quoted, added, removed or "")."""
     doc = {
         "files": c.files,
         "inputs": [
@@ -510,6 +513,9 @@ def comparison_json(c: Comparison) -> str:
                 "change": x.kind,
                 "values": x.values,
                 "differences": x.differences(),
+                "steps": x.steps(),
+                "per_file": x.presence() if x.kind in ("added", "removed") else None,
+                "percent": x.percent,
             }
             for x in c.changes
         ],
@@ -519,6 +525,7 @@ def comparison_json(c: Comparison) -> str:
                 "label": r.label,
                 "values": r.values,
                 "differences": r.differences(),
+                "steps": r.steps(),
                 "changed": r.changed,
             }
             for r in c.rows
@@ -574,6 +581,7 @@ class Explained:
     result: Result
     offer_id: str
     explanations: list = field(default_factory=list)  # solver.explain.Explanation
+    more: int = 0  # jobs that could use the offer beyond the ones explained (those where it comes closest)
 
 
 def _allowed(kind: str, value: str, choices: list[str]) -> str:
@@ -609,6 +617,7 @@ def explain(
     """Why not ``offer_id`` (for ``workload``, or each job that could use it): the plan is solved, then
     re-solved with the job held to the offer (``solver.explain``), and the offer's break-even price is
     searched (``analysis.break_even``) when the plan does not use it."""
+    from procure.analysis import break_even as be
     from procure.solver.explain import candidates
     from procure.solver.explain import explain as why_not
 
@@ -628,31 +637,34 @@ def explain(
         raise InputError([Problem("command line", "--workload", why)])
     jobs = [workload] if workload is not None else candidates(result, offer_id) or planned
     if len(jobs) > EXPLAIN_MAX_JOBS:
-        why = f"{len(jobs)} jobs could use {offer_id}; name one with --workload: {', '.join(jobs)}"
-        raise InputError([Problem("command line", "--workload", why)])
+        out.more = len(jobs) - EXPLAIN_MAX_JOBS
+        jobs = closest_jobs(result, offer_id, jobs)[:EXPLAIN_MAX_JOBS]
     out.explanations = [why_not(result, w, offer_id, solver=solver, gap=gap) for w in jobs]
-    be = _offer_break_even(result, offer_id, solver, gap, objective)
+    ctx = _break_even_context(result, solver, gap, objective)
     for e in out.explanations:
-        e.break_even = be
+        e.break_even = be.explain_break_even(result, offer_id, e.workload, ctx)
     return out
 
 
-def _offer_break_even(result: Result, offer_id: str, solver: str, gap: float, objective: str):
-    """The offer's break-even price against the recommended plan (``analysis.break_even``); its reason says
-    why there is none: the plan already uses the offer, or a rule no price changes."""
-    from procure.analysis import break_even as be
+def closest_jobs(result: Result, offer_id: str, jobs: list[str]) -> list[str]:
+    """``jobs`` ordered by how close the offer comes for each: its cheapest shape run alone, less what the
+    recommended plan spends on the job (the smallest gap first; the file's order breaks ties)."""
+    spent = {a.workload: a.cost for a in result.plan.assignments} if result.plan else {}
+
+    def gap(w: str) -> float:
+        own = [o.standalone_cost for o in result.every_option.get(w, []) if o.offer_id == offer_id]
+        return (min(own) - spent.get(w, 0.0)) if own else math.inf
+
+    order = {w: i for i, w in enumerate(jobs)}
+    return sorted(jobs, key=lambda w: (gap(w), order[w]))
+
+
+def _break_even_context(result: Result, solver: str, gap: float, objective: str):
+    """The analysis context the break-even searches re-solve in: the recommended plan's inputs."""
     from procure.analysis.engine import Context
     from procure.analysis.scenario import Baseline
     from procure.solver.planner import Resizer
 
-    used = [a.workload for a in result.plan.assignments if a.offer_id == offer_id] if result.plan else []
-    if used:
-        return be.rule_break_even(result, offer_id, f"the recommended plan already uses it (for {', '.join(used)})")
-    ruled = be.offers_without_options(result)
-    if result.offers[offer_id].mode not in result.hybrid.modes:
-        return be.rule_break_even(result, offer_id, f"{result.offers[offer_id].mode} is not in allowed_modes")
-    if offer_id in ruled:
-        return be.rule_break_even(result, offer_id, ruled[offer_id])
     baseline = Baseline(
         result.project,
         list(result.offers.values()),
@@ -663,7 +675,7 @@ def _offer_break_even(result: Result, offer_id: str, solver: str, gap: float, ob
         gap,
         objective,
     )
-    return be.offer_break_even(Context.of(baseline, result), offer_id)
+    return Context.of(baseline, result)
 
 
 def check_explain_outputs(json_out: str | None, csv_out: Path | None) -> Outputs:

@@ -396,7 +396,7 @@ def solve(
     except ProcureError as exc:
         _fail(exc, all_errors)
     _print_warnings(inputs.warnings)
-    progress = Reporter.for_stderr(quiet, inputs.project.currency)
+    progress = Reporter.for_stderr(quiet, inputs.project.currency, objective.value, tr)
     try:
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
             try:

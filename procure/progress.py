@@ -29,35 +29,46 @@ def _of(budget) -> str:
     return f"{budget.elapsed():.0f} s" + ("" if total is None else f" / {total:.0f} s")
 
 
-def strategy_line(result, currency: str) -> str:
-    """One line for a finished strategy: status, cost, gap (≥ where only a bound is known), seconds."""
+def strategy_line(result, currency: str, objective: str = "tco", tr=None) -> str:
+    """One line for a finished strategy: status, the figure minimized (TCO, or the NPV of the costs with
+    ``--objective npv``), gap (≥ where only a bound is known), seconds; in the reader's language ``tr``."""
+    from procure.reports.headline import STRATEGY_LABEL, status_label
+    from procure.reports.i18n import EN
+    from procure.solver.costs import Objective
+
+    tr = tr or EN
     s, info = result, result.solve
-    parts = [f"{s.name}: {s.status}"]
+    name = s.name if tr.en else tr(STRATEGY_LABEL.get(str(s.name), str(s.name)))
+    parts = [f"{name}: {s.status if tr.en else status_label(s.status, tr)}"]
     if info is not None and info.heuristic:
-        parts[0] += " (heuristic" + (", gap unknown)" if info.gap is None else ")")
+        parts[0] += tr(" (heuristic, gap unknown)") if info.gap is None else tr(" (heuristic)")
     if s.plan is not None:
-        parts.append(f"{_money(s.plan.total_cost)} {currency}")
+        figure = Objective(objective).of(s.plan)
+        amount = f"{_money(figure)} {currency}" if tr.en else tr.money(figure, currency)
+        parts.append(f"{tr('NPV') + ' ' if objective == 'npv' else ''}{amount}")
     if s.plan is not None and info is not None and info.gap is not None:
-        parts.append(f"gap {info.gap:.2%}")
+        parts.append(tr("gap {gap}", gap=f"{info.gap:.2%}"))
     if info is not None:
-        parts.append(f"{s.build_seconds + info.seconds:.1f} s")
-    return ", ".join(parts)
+        parts.append(tr("{seconds} s", seconds=f"{s.build_seconds + info.seconds:.1f}"))
+    return tr(", ").join(parts)
 
 
 class Reporter:
-    def __init__(self, console: Console | None, live: bool, currency: str = ""):
+    def __init__(self, console: Console | None, live: bool, currency: str = "", objective: str = "tco", tr=None):
+        self.tr = tr  # the reader's language of the finished-strategy lines (None: English)
         self.console = console
         self.live = live
         self.currency = currency
+        self.objective = objective  # the figure the solver minimizes, which its incumbent and bound are
         self.status: Status | None = None
         self._last = 0.0
 
     @classmethod
-    def for_stderr(cls, quiet: bool, currency: str = "") -> Reporter:
+    def for_stderr(cls, quiet: bool, currency: str = "", objective: str = "tco", tr=None) -> Reporter:
         if quiet:
-            return cls(None, False, currency)
+            return cls(None, False, currency, objective, tr)
         console = Console(stderr=True, highlight=False)
-        return cls(console, sys.stderr.isatty(), currency)
+        return cls(console, sys.stderr.isatty(), currency, objective, tr)
 
     def _show(self, text: str, force: bool = False) -> None:
         if self.console is None or not self.live:
@@ -82,14 +93,15 @@ class Reporter:
         gap = ""
         if seen.incumbent is not None and seen.bound is not None:
             gap = f", gap {max(0.0, seen.incumbent - seen.bound) / max(abs(seen.incumbent), 1e-9):.1%}"
+        what = "NPV " if self.objective == "npv" else ""
         self._show(
-            f"{name}: incumbent {_money(seen.incumbent)} {self.currency}, bound {_money(seen.bound)}{gap}, {_of(budget)}"
+            f"{name}: incumbent {what}{_money(seen.incumbent)} {self.currency}, bound {_money(seen.bound)}{gap}, {_of(budget)}"
         )
 
     def strategy_done(self, result) -> None:
         if self.console is None:
             return
-        line = strategy_line(result, self.currency)
+        line = strategy_line(result, self.currency, self.objective, self.tr)
         if self.live and self.status is not None:
             self.status.console.print(escape(line))  # printed above the live line
         else:

@@ -30,13 +30,13 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
             return tr(
                 "the {driver} costs do not change the recommendation from ×0 to today's: {reason}",
                 driver=tr(b.subject),
-                reason=b.reason,
+                reason=tr.say(b.reason),
             )
         return tr(
             "{driver} costs at ×{level} today's: {reason}",
             driver=tr(b.subject),
             level=f"{b.break_even:g}",
-            reason=b.reason,
+            reason=tr.say(b.reason),
         )
     if b.kind == "strategy":
         if b.break_even is None:
@@ -44,7 +44,7 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
                 "{subject} does not win at any {mode} price level from 0 to today's: {reason}",
                 subject=tr(b.subject),
                 mode=mode,
-                reason=b.reason,
+                reason=tr.say(b.reason),
             )
         return tr(
             "{subject} wins at or below {level:.1%} of today's {mode} prices ({change:+.0f}%)",
@@ -60,13 +60,26 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
     }[b.mode]
     unit = {"buy": tr("per node"), "rent": tr("per node-month"), "cloud": tr("per node-hour")}[b.mode]
     who = tr(" from {vendor} ({subject})", vendor=b.vendor, subject=b.subject) if b.vendor else f" ({b.subject})"
+    if getattr(b, "workload", "") and b.break_even is not None:
+        return tr(
+            "{workload} moves onto {what}{who} at or below {price} {cur} {unit} (today {today}, {change:+.0f}%{tiers})",
+            workload=b.workload,
+            what=what,
+            who=who,
+            price=tr.number(b.break_even, 2),
+            cur=tr.cur(currency),
+            unit=unit,
+            today=tr.number(b.current, 2),
+            change=b.change_pct,
+            tiers=tr("; ") + tr.say(b.tiers) if b.tiers else "",
+        )
     if b.break_even is None:
         return tr(
             "{what}{who} does not win at any price from 0 to today's {today}: {reason}",
             what=what,
             who=who,
             today=tr.number(b.current, 2),
-            reason=b.reason,
+            reason=tr.say(b.reason),
         )
     return tr(
         "{what}{who} wins at or below {price} {cur} {unit} (today {today}, {change:+.0f}%)",
@@ -220,8 +233,22 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
         )
 
 
+def delta_labels(files: list[str], tr: Lang = EN) -> list[str]:
+    """The difference columns: each later file against the first, then from the third file on each against
+    the one before it (``analysis.compare`` ``steps``)."""
+    return [f"Δ {f}" for f in files[1:]] + [
+        tr("Δ {file} vs {before}", file=f, before=b) for b, f in zip(files[1:], files[2:], strict=False)
+    ]
+
+
+def deltas(x) -> list:
+    """The differences in the order of ``delta_labels``: against the first file, then against the one before."""
+    return x.differences()[1:] + x.steps()[1:]
+
+
 def print_comparison(console: Console, files: list[str], rows, currency: str, tr: Lang = EN) -> None:
-    """Each file a column, then the difference of each later file against the first; changed rows marked."""
+    """Each file a column, then the difference of each later file against the first and, from the third
+    file on, against the one before it; changed rows marked."""
     t = Table(
         title=tr("Comparison against {first} ({unit}); * marks what differs", first=files[0], unit=tr.unit(currency))
     )
@@ -229,15 +256,15 @@ def print_comparison(console: Console, files: list[str], rows, currency: str, tr
     t.add_column(tr("figure"))
     for f in files:
         t.add_column(f, justify="right", overflow="fold")
-    for f in files[1:]:
-        t.add_column(f"Δ {f}", justify="right", overflow="fold")
+    for label in delta_labels(files, tr):
+        t.add_column(label, justify="right", overflow="fold")
     section = None
     for r in rows:
-        diffs = r.differences()
         cells = [tr.money(v) if r.numeric else ("—" if v is None else esc(_value_text(r, v, tr))) for v in r.values]
+        befores = list(r.values[:1]) * (len(files) - 1) + list(r.values[1:-1])
         dcells = [
-            ("" if d is None else _signed(d, tr)) if r.numeric else ("" if v == r.values[0] else tr("changed"))
-            for d, v in zip(diffs[1:], r.values[1:], strict=True)
+            ("" if d is None else _signed(d, tr)) if r.numeric else ("" if v == b else tr("changed"))
+            for d, v, b in zip(deltas(r), list(r.values[1:]) + list(r.values[2:]), befores, strict=True)
         ]
         t.add_row(
             tr(r.section) if r.section != section else "",
@@ -280,17 +307,40 @@ def _signed(d: float, tr: Lang) -> str:
     return ("+" if d >= 0 else "-") + text
 
 
-def input_value_text(v, tr: Lang) -> str:
-    """An input value of the comparison as text: "—" where the file does not give it."""
+def input_value_text(v, tr: Lang, percent: bool = False) -> str:
+    """An input value of the comparison as text: "—" where the file does not give it; a fraction the
+    inputs write as a percent (``InputChange.percent``) as one: 0.06 → 6%."""
     if v is None:
         return "—"
+    if percent and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f"{v * 100:.4g}%"
     if isinstance(v, bool):
         return tr("yes") if v else tr("no")
     if isinstance(v, float):
         return f"{v:,.6g}" if abs(v) < 1e6 else f"{v:,.0f}"
     if isinstance(v, int):
         return f"{v:,}"
-    return tr(v) if v == "yes" else str(v)
+    return tr(v) if v in ("yes", "quoted", "added", "removed") else str(v)
+
+
+def input_delta_text(d: float | None, percent: bool, tr: Lang) -> str:
+    """A difference of an input: a number with its sign, a percent's in percentage points (−2 pp)."""
+    if d is None:
+        return ""
+    if percent:
+        return tr("{points} pp", points=f"{d * 100:+.4g}")
+    return f"{d:+,.6g}"
+
+
+#: where an offer or workload added or removed stands in each file (``InputChange.presence``)
+PRESENCE = (N_("quoted"), N_("added"), N_("removed"))
+
+
+def input_cells(c, tr: Lang) -> list[str]:
+    """The per-file cells of one input change: its values, or where an offer or workload was added or removed."""
+    if c.kind in ("added", "removed"):
+        return [tr(p) if p else "—" for p in c.presence()]
+    return [input_value_text(v, tr, c.percent) for v in c.values]
 
 
 SAME_INPUTS = N_("The inputs are the same in every file: the offers, the workloads and the project's settings.")
@@ -307,11 +357,10 @@ def print_input_diff(console: Console, files: list[str], changes, tr: Lang = EN)
         t.add_column(label)
     for f in files:
         t.add_column(f, overflow="fold")
-    for f in files[1:]:
-        t.add_column(f"Δ {f}", justify="right", overflow="fold")
+    for label in delta_labels(files, tr):
+        t.add_column(label, justify="right", overflow="fold")
     for c in changes:
-        diffs = c.differences()[1:]
-        dcells = [("" if d is None else f"{d:+,.6g}") if c.numeric else "" for d in diffs]
+        dcells = [input_delta_text(d, c.percent, tr) if c.numeric else "" for d in deltas(c)]
         what = c.field if c.kind == "changed" else tr(c.kind)
-        t.add_row(tr(c.section), esc(c.subject), esc(what), *[esc(input_value_text(v, tr)) for v in c.values], *dcells)
+        t.add_row(tr(c.section), esc(c.subject), esc(what), *[esc(x) for x in input_cells(c, tr)], *dcells)
     console.print(t)

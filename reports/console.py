@@ -192,7 +192,7 @@ def _print_no_plan(console: Console, result: Result, tr: Lang) -> None:
     for w, reasons in h.reasons.items():
         console.print(f"  [bold]{esc(w)}[/bold]:")
         for r in reasons:
-            console.print(f"    - {esc(r)}", soft_wrap=True)
+            console.print(f"    - {esc(tr.say(r))}", soft_wrap=True)
     if h.status == "no_solution":
         console.print(tr("  the solver found no plan before --time-limit; raise --time-limit and run again"))
     _print_strategies(console, result, tr)
@@ -379,6 +379,8 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
     short = tr(OBJECTIVE_SHORT[result.objective])
     rows = []
     for r in runner_up_rows(result, tr):
+        if result.runner_ups_skipped and r["plan_cost"] is None:
+            continue  # not costed for want of time: the warning above says so; a row of dashes says nothing
         if r["vs_chosen"] is None:
             extra = "—"
         else:
@@ -396,6 +398,8 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
                 why,
             ]
         )
+    if not rows:
+        return
     cols = [
         (tr("workload"), "text"),
         (tr("instead on"), "text"),
@@ -428,7 +432,7 @@ def _print_set_aside(console: Console, result: Result, tr: Lang = EN) -> None:
     for x in result.set_aside:
         console.print(tr("  set aside: [bold]{workload}[/bold]", workload=esc(x.workload)), soft_wrap=True)
         for line in x.reasons:
-            console.print(f"    - {esc(line)}", soft_wrap=True)
+            console.print(f"    - {esc(tr.say(line))}", soft_wrap=True)
     console.print(tr("  the other jobs are planned below; --all-or-nothing plans every job or none"), soft_wrap=True)
 
 
@@ -458,7 +462,7 @@ def _print_strategies(console: Console, result: Result, tr: Lang = EN) -> None:
         why = ""
         if s.plan is None and s.reasons:
             first_w, rs = next(iter(s.reasons.items()))
-            why = esc(f"{first_w}: {rs[0]}")
+            why = esc(f"{first_w}: {tr.say(rs[0])}")
         status = status_label(c.status, tr) + (tr(", gap {gap}", gap=gap) if c.status == "feasible" else "")
         if s.solve is not None and s.solve.heuristic:
             status = f"{status_label(c.status, tr)} ({strategy_quality(s, tr)})"

@@ -10,10 +10,11 @@ from rich.table import Table
 from procure.models.units import day_date
 from procure.solver.costs import CATEGORIES
 
+from .analysis_console import break_even_sentence
 from .console import CATEGORY_LABEL
 from .headline import OBJECTIVE_SHORT, WHY_LABEL, set_aside_headline, status_label
 from .i18n import EN, Lang
-from .tables import explanation_row, rounded
+from .tables import explained_reason, explanation_row, rounded
 
 _r = rounded
 
@@ -95,13 +96,24 @@ def print_explained(console: Console, explained, tr: Lang = EN) -> None:
             tr(
                 "  why not: [bold]{why}[/bold] — {reason}{status}",
                 why=tr(WHY_LABEL[str(e.why)]),
-                reason=esc(e.reason),
+                reason=esc(explained_reason(e, tr)),
                 status=status,
             ),
             soft_wrap=True,
         )
         if e.break_even is not None:
-            console.print(tr("  break-even: {text}", text=esc(e.break_even.sentence(cur))), soft_wrap=True)
+            text = break_even_sentence(e.break_even, cur, tr)
+            console.print(tr("  break-even: {text}", text=esc(text)), soft_wrap=True)
+    more = getattr(explained, "more", 0)
+    if more:
+        console.print(
+            tr(
+                "{n} more job(s) could use {offer}, where it comes less close; name one with --workload",
+                n=more,
+                offer=esc(explained.offer_id),
+            ),
+            soft_wrap=True,
+        )
     if not explained.explanations:
         console.print(
             tr(
@@ -170,6 +182,7 @@ def explained_to_json(explained) -> dict:
         "set_aside": [x.workload for x in result.set_aside],
         "chosen_plan": _plan_json(p, result.plan),
         "explanations": [],
+        "more_jobs": getattr(explained, "more", 0),
     }
     for e in explained.explanations:
         row = explanation_row(e, p.currency)

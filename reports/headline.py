@@ -425,7 +425,7 @@ def set_aside_headline(result: Result, tr: Lang = EN) -> str:
     if not result.set_aside:
         return ""
     each = tr("; ").join(
-        tr("{workload} {cause} ({why})", workload=x.workload, cause=tr(SET_ASIDE_CAUSE[x.cause]), why=x.summary)
+        tr("{workload} {cause} ({why})", workload=x.workload, cause=tr(SET_ASIDE_CAUSE[x.cause]), why=tr.say(x.summary))
         for x in result.set_aside
     )
     planned = len(result.project.workloads) if result.plan is not None else 0
@@ -439,8 +439,8 @@ def set_aside_rows(result: Result, tr: Lang = EN) -> list[dict]:
             "workload": x.workload,
             "cause": x.cause,
             "cause_text": tr(SET_ASIDE_CAUSE[x.cause]),
-            "summary": x.summary,
-            "reasons": list(x.reasons),
+            "summary": tr.say(x.summary),
+            "reasons": [tr.say(r) for r in x.reasons],
             "rules": list(x.rules),
         }
         for x in result.set_aside

@@ -114,6 +114,45 @@ class Lang:
                 text = got
         return text.format(**kw) if kw else text
 
+    def say(self, message) -> str:
+        """A sentence the solver wrote (``solver.reasons.Msg``, or a reason carrying one) in this language; a
+        plain string stays as it is (text from the inputs, or not yet a template)."""
+        m = getattr(message, "message", None) or message
+        if not hasattr(m, "msg"):
+            return str(message)
+        return (
+            m.msg.format(**{k: self._arg(v) for k, v in m.args})
+            if self.en and not self.wan
+            else self(m.msg, **{k: self._arg(v) for k, v in m.args})
+        )
+
+    def _arg(self, v):
+        """One argument of a sentence: a clause rendered, an amount in the locale and unit, a name translated."""
+        from procure.solver.reasons import Amount, Clauses, Label, Msg
+
+        if isinstance(v, Clauses):
+            return self(v.sep).join(str(self._arg(x)) for x in v.items)
+        if isinstance(v, tuple):
+            return self(", ").join(str(self._arg(x)) for x in v)
+        if isinstance(v, Msg):
+            return self.say(v)
+        if isinstance(v, Amount):
+            if self.en and not self.wan:
+                return str(v)
+            x = abs(v.value) if v.signed else v.value
+            if self.wan and abs(x) < 500:  # 0.0 万 would say nothing: a small amount in whole units
+                text = f"{self.number(x)} {self.cur(v.currency or self.currency)}".strip()
+            else:
+                text = self.money(x, v.currency)
+            return (("+" if v.value >= 0 else "-") + text) if v.signed else text
+        if isinstance(v, Label):
+            return v.text if self.en else self(v.msgid)
+        return v
+
+    def says(self, reasons) -> str:
+        """Several reasons of one shape as one sentence (``solver.reasons.render``), in this language."""
+        return self("; ").join(self.say(r) for r in reasons)
+
     def p(self, context: str, msgid: str, /, **kw) -> str:
         """A label that one English word spells for two things (gettext's msgctxt): ``tr.p("unit", "nodes")``
         is the unit 节点, ``tr("nodes")`` the column 节点数."""

@@ -45,7 +45,7 @@ class LineItem:
     category: str
     item: str
     ref: str
-    nodes: float
+    nodes: float | None  # None where the line has no node count (a fixed charge)
     quantity: float | None
     quantity_unit: str
     unit_price: float | None
@@ -595,7 +595,7 @@ def _charge_items(result: Result, tr: Lang = EN) -> list[LineItem]:
                     "fixed",
                     tr("fixed charge (paid once if any node is used)"),
                     o.id,
-                    0,
+                    None,  # one charge whatever the node count: no node count to show
                     1.0,
                     tr("charge"),
                     o.fixed,
@@ -694,7 +694,7 @@ def strategy_note(s, tr: Lang = EN) -> str:
     if not s.reasons:
         return status_label(s.status, tr)
     w, rs = next(iter(s.reasons.items()))
-    return f"{w}: {rs[0]}" if rs else w
+    return f"{w}: {tr.say(rs[0])}" if rs else w
 
 
 def strategy_rows(result: Result, tr: Lang = EN) -> list[dict]:
@@ -781,17 +781,28 @@ def break_even(result: Result, tr: Lang = EN) -> tuple[int | None, str]:
     )
 
 
-def _mfu_source(w, gpu) -> str:
+def _mfu_source(w, gpu, tr: Lang = EN) -> str:
     """Where a chosen shape's MFU comes from: the workload's override, or the sizing constants it is built of."""
     if w.mfu is not None:
-        return "workload mfu"
+        return tr("workload mfu")
     from procure.solver.sizing.compute import mfu_basis
 
-    return mfu_basis(gpu, w.method, w.model.is_moe) + " (Sizing constants below)"
+    return tr("{constants} (Sizing constants below)", constants=mfu_basis(gpu, w.method, w.model.is_moe))
 
 
 def _strategy_label(strategy) -> str:
     return strategy.label() if strategy is not None and hasattr(strategy, "label") else ""
+
+
+def _strategy_message(strategy):
+    """The parallel strategy as a sentence the workbook renders in the reader's language (None: none)."""
+    return strategy.message() if strategy is not None and hasattr(strategy, "message") else None
+
+
+def strategy_text(row: dict, tr: Lang) -> str:
+    """A plan or option row's parallel strategy in the reader's language."""
+    m = row.get("strategy_message")
+    return tr.say(m) if m is not None else row.get("strategy", "")
 
 
 def plan_rows(result: Result) -> list[dict]:
@@ -808,6 +819,7 @@ def plan_rows(result: Result) -> list[dict]:
                 "gpus": a.gpus,
                 "nodes": a.nodes,
                 "strategy": _strategy_label(a.strategy),
+                "strategy_message": _strategy_message(a.strategy),
                 "start": day_date(p, a.start_day),
                 "end": day_date(p, a.end_day),
                 "deadline": day_date(p, a.deadline_day),
@@ -885,6 +897,7 @@ def option_rows(result: Result) -> list[dict]:
                     "nodes": o.nodes,
                     "gpus": o.gpus,
                     "strategy": _strategy_label(c.strategy if c else None),
+                    "strategy_message": _strategy_message(c.strategy if c else None),
                     "days": o.wall_days,
                     "hours": o.hours,
                     "gpu_hours": o.gpus * o.hours,
@@ -897,8 +910,17 @@ def option_rows(result: Result) -> list[dict]:
     return rows
 
 
-def explanation_row(e, currency: str = "") -> dict:
-    """One ``solver.explain.Explanation`` as a row: the costs, the reason, and held − chosen per cost category."""
+def explained_reason(e, tr: Lang = EN) -> str:
+    """An explanation's reason in the reader's language: its sentence, or its rejection's reasons."""
+    m = getattr(e, "message", None)
+    if m is None:
+        return e.reason
+    return tr.says(m) if isinstance(m, tuple) else tr.say(m)
+
+
+def explanation_row(e, currency: str = "", tr: Lang = EN) -> dict:
+    """One ``solver.explain.Explanation`` as a row: the costs, the reason (in the reader's language), and
+    held − chosen per cost category."""
     row = {
         "workload": e.workload,
         "offer": e.offer_id,
@@ -909,7 +931,7 @@ def explanation_row(e, currency: str = "") -> dict:
         "held_cost": e.held_cost,
         "vs_chosen": e.extra_cost,
         "why": str(e.why),
-        "reason": e.reason,
+        "reason": explained_reason(e, tr),
     }
     for c in CATEGORIES:
         row[f"diff_{c}"] = e.difference(c) if e.categories else None
@@ -932,7 +954,7 @@ def runner_up_rows(result: Result, tr: Lang = EN) -> list[dict]:
     rows = []
     for w, ups in result.runner_ups.items():
         for r in ups:
-            row = explanation_row(from_runner_up(result, w, r, base, chosen.get(w, "")), result.project.currency)
+            row = explanation_row(from_runner_up(result, w, r, base, chosen.get(w, "")), result.project.currency, tr)
             a = r.assignment
             row.update(
                 {
@@ -942,14 +964,15 @@ def runner_up_rows(result: Result, tr: Lang = EN) -> list[dict]:
                     "gpus": a.gpus if a else None,
                     "shape": f"{a.gpu} × {a.gpus}" if a else "",
                     "plan_cost": r.plan_cost,
-                    "note": r.note or "",
+                    "note": tr.say(r.note_message) if r.note_message is not None else (r.note or ""),
                 }
             )
             rows.append(row)
     return rows
 
 
-def rejection_rows(result: Result) -> list[dict]:
+def rejection_rows(result: Result, tr: Lang = EN) -> list[dict]:
+    """One row per rejected (workload, offer): the reason in the reader's language (``Lang.says``)."""
     rows = []
     for r in result.rejections:
         o = result.offers.get(r.offer_id)
@@ -960,7 +983,7 @@ def rejection_rows(result: Result) -> list[dict]:
                 "vendor": o.vendor if o else "",
                 "mode": o.mode if o else "",
                 "gpu": o.gpu if o else "",
-                "reason": r.reason,
+                "reason": tr.says(r.reasons),
             }
         )
     return rows
@@ -1262,9 +1285,9 @@ def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
             [
                 a.workload,
                 a.offer_id,
-                _strategy_label(a.strategy),
+                tr.say(a.strategy.message()) if hasattr(a.strategy, "message") else _strategy_label(a.strategy),
                 mfu,
-                _mfu_source(w, table[a.gpu]),
+                _mfu_source(w, table[a.gpu], tr),
                 a.efficiency,
                 a.per_gpu_memory_gb,
                 a.hours,
@@ -1295,11 +1318,15 @@ def _settings_sections(p, tr: Lang) -> list[Section]:
     settings = (
         tr("Sizing settings (project.sizing)"),
         [tr("setting"), tr("value"), tr("meaning")],
-        [[k, _fmt_value(getattr(p.sizing, k)), (f.description or "")] for k, f in type(p.sizing).model_fields.items()],
+        [
+            [k, _fmt_value(getattr(p.sizing, k)), tr(f.description) if f.description else ""]
+            for k, f in type(p.sizing).model_fields.items()
+        ],
     )
     from procure.solver.sizing.constants import constant_rows
 
-    const_rows = [[name, _fmt_value(value), unit, source] for name, value, unit, source in constant_rows()]
+    # the unit says what the constant is, in the reader's language; its source is a citation, quoted as written
+    const_rows = [[name, _fmt_value(value), tr(unit), source] for name, value, unit, source in constant_rows()]
     constants = (
         tr("Sizing constants (solver/sizing/constants.yaml)"),
         [tr("constant"), tr("value"), tr("unit"), tr("source")],

@@ -25,7 +25,7 @@ from .costs import CATEGORIES
 from .enums import SolveStatus, Strategy
 from .plan import Plan
 from .planner import Resizer, _runner_up, run_strategy
-from .reasons import Rule
+from .reasons import Amount, Label, Msg, Rule, say
 from .result import Result, RunnerUp, cost_on
 
 
@@ -81,6 +81,8 @@ class Explanation:
     categories: dict[str, tuple[float, float]] = field(default_factory=dict)
     held_plan: Plan | None = field(default=None, repr=False)
     break_even: object | None = None  # analysis.break_even.BreakEven, added by procure.app.explain
+    #: ``reason`` as the reports render it in the reader's language: a sentence, or a rejection's reasons
+    message: Msg | tuple | None = None
 
     @property
     def extra_cost(self) -> float | None:
@@ -111,18 +113,23 @@ def candidates(result: Result, offer_id: str) -> list[str]:
     ]
 
 
-def _price_reason(held: float, base: float, cats: dict[str, tuple[float, float]], currency: str) -> tuple[Why, str]:
+def _price_reason(held: float, base: float, cats: dict[str, tuple[float, float]], currency: str) -> tuple[Why, Msg]:
     diff = held - base
     if abs(diff) <= 1e-6 * max(1.0, abs(base)):
-        return Why.SAME, "held to it, the whole plan costs the same: a tie"
+        return Why.SAME, say("held to it, the whole plan costs the same: a tie")
     moves = sorted(((b - a, c) for c, (a, b) in cats.items() if abs(b - a) > 0.5), key=lambda x: -abs(x[0]))
-    where = ", ".join(f"{c.replace('_', ' ')} {d:+,.0f}" for d, c in moves[:3])
+    where = [
+        say("{category} {amount}", category=Label(c, c.replace("_", " ")), amount=Amount(d, signed=True))
+        for d, c in moves[:3]
+    ]
     more = (
-        f"{diff:,.0f} {currency} more"
+        say("{amount} more", amount=Amount(diff, currency))
         if diff > 0
-        else f"{-diff:,.0f} {currency} less (the chosen plan's solve stopped at a gap)"
+        else say("{amount} less (the chosen plan's solve stopped at a gap)", amount=Amount(-diff, currency))
     )
-    return Why.PRICE, f"held to it, the whole plan costs {more}" + (f" ({where})" if where else "")
+    if not where:
+        return Why.PRICE, say("held to it, the whole plan costs {more}", more=more)
+    return Why.PRICE, say("held to it, the whole plan costs {more} ({where})", more=more, where=tuple(where))
 
 
 def _rejected(result: Result, workload: str, offer_id: str, base: float, chosen: str) -> Explanation:
@@ -141,7 +148,7 @@ def _rejected(result: Result, workload: str, offer_id: str, base: float, chosen:
         w = next(x for x in result.project.workloads if x.name == workload)
         if why is Why.DEADLINE and offer.lead_time_days > w.earliest_start_days:
             why = Why.LEAD_TIME
-        text = rej.reason
+        return Explanation(workload, offer_id, offer.mode, chosen, why, rej.reason, base, message=tuple(rej.reasons))
     return Explanation(workload, offer_id, offer.mode, chosen, why, text, base)
 
 
@@ -211,7 +218,20 @@ def from_runner_up(result: Result, workload: str, r: RunnerUp, base: float, chos
         why = {"(budget)": Why.BUDGET, "(capacity)": Why.CAPACITY, "(time limit)": Why.TIME_LIMIT}.get(
             r.cause or "", Why.CAPACITY
         )
-        return Explanation(workload, offer.id, offer.mode, chosen, why, r.note or "no plan", base, None, r.status)
+        return Explanation(
+            workload,
+            offer.id,
+            offer.mode,
+            chosen,
+            why,
+            r.note or "no plan",
+            base,
+            None,
+            r.status,
+            message=r.note_message,
+        )
     cats = category_rows(result.plan, r.plan)
     why, text = _price_reason(r.plan_cost, base, cats, result.project.currency)
-    return Explanation(workload, offer.id, offer.mode, chosen, why, text, base, r.plan_cost, r.status, cats, r.plan)
+    return Explanation(
+        workload, offer.id, offer.mode, chosen, why, str(text), base, r.plan_cost, r.status, cats, r.plan, message=text
+    )

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import HOURS_PER_DAY
-from procure.solver.reasons import Reason, Rule, render
+from procure.solver.reasons import Msg, Reason, Rule, render, say
 
 from . import costs, lattice
 from .costs import RentalContract
@@ -110,14 +110,16 @@ def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_da
     return list(range(s_min, s_max + 1)), earliest_finish
 
 
-def finish_by(project: Project, workload) -> str:
+def finish_by(project: Project, workload) -> Msg:
     """The day a job must end by, as a rejection reason says it: the deadline, less its schedule buffer."""
     slack = project.slack_for(workload)
     if not slack:
-        return f"deadline day {workload.deadline_days}"
-    return (
-        f"day {project.deadline_days_for(workload):g} (deadline day {workload.deadline_days} − "
-        f"min_slack_days {slack:g})"
+        return say("deadline day {day}", day=workload.deadline_days)
+    return say(
+        "day {day} (deadline day {deadline} − min_slack_days {slack})",
+        day=f"{project.deadline_days_for(workload):g}",
+        deadline=workload.deadline_days,
+        slack=f"{slack:g}",
     )
 
 
@@ -261,40 +263,65 @@ class OptionTable:
             return got
         project, grid = self.project, self.grid
         if not c.fits:
-            got = ("unfit", c.reasons or (Reason(Rule.OTHER, "does not fit"),))
+            got = ("unfit", c.reasons or (Reason.of(Rule.OTHER, say("does not fit")),))
         elif offer.contracted and not rental_fits_horizon(grid, offer):
             what = (
-                f"minimum rental term {offer.min_term} months"
+                say("minimum rental term {months} months", months=offer.min_term)
                 if offer.mode == "rent"
-                else f"reserved term (commitment_months) {offer.commitment_months} months"
+                else say("reserved term (commitment_months) {months} months", months=offer.commitment_months)
             )
-            got = ("term", (Reason(Rule.RENT_TERM, f"{what} exceeds the {project.horizon_months}-month horizon"),))
+            term = say("{what} exceeds the {horizon}-month horizon", what=what, horizon=project.horizon_months)
+            got = ("term", (Reason.of(Rule.RENT_TERM, term),))
         else:
             wall_days = costs.wall_hours(offer, c.hours) / HOURS_PER_DAY
             starts, earliest_finish = allowed_starts(project, grid, w, offer, wall_days)
             if not starts:
                 release = max(w.earliest_start_days, offer.lead_time_days)
-                why = f"lead time {offer.lead_time_days} days, " if offer.lead_time_days > w.earliest_start_days else ""
+                why = (
+                    say("lead time {days} days, ", days=offer.lead_time_days)
+                    if offer.lead_time_days > w.earliest_start_days
+                    else ""
+                )
                 first = earliest_finish - wall_days
                 grid_note = (
-                    f" (the first start on the {grid.period_days}-day planning grid: day {first:g}; a smaller period_days starts sooner)"
+                    say(
+                        " (the first start on the {period}-day planning grid: day {first}; a smaller period_days starts sooner)",
+                        period=grid.period_days,
+                        first=f"{first:g}",
+                    )
                     if first > release
                     else ""
                 )
                 counts = tried_counts(offer, project.sizing)
                 most = (
-                    f"; {c.nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {node_cap(offer, project.sizing)[1]})"
+                    say(
+                        "; {nodes} is the most nodes tried on this offer (node counts 1, 2, 3, 4, 6, 8, 12, … up to {cap})",
+                        nodes=c.nodes,
+                        cap=node_cap(offer, project.sizing)[1],
+                    )
                     if c.nodes == max(counts)
                     else ""
+                )
+                late = say(
+                    "{nodes} node(s) take {days} days; {why}earliest start day {release}{grid} → finishes day {end} > {due}{most}",
+                    nodes=c.nodes,
+                    days=f"{wall_days:.1f}",
+                    why=why,
+                    release=f"{release:g}",
+                    grid=grid_note,
+                    end=f"{earliest_finish:.1f}",
+                    due=finish_by(project, w),
+                    most=most,
                 )
                 got = (
                     "deadline",
                     (
-                        Reason(
+                        Reason.of(
                             Rule.DEADLINE,
-                            f"{c.nodes} node(s) take {wall_days:.1f} days; {why}earliest start day {release:g}{grid_note} "
-                            f"→ finishes day {earliest_finish:.1f} > {finish_by(project, w)}{most}",
+                            late,
                             finish_day=earliest_finish,
+                            nodes=c.nodes,
+                            wall_days=wall_days,
                         ),
                     ),
                 )
@@ -345,16 +372,20 @@ class OptionTable:
                     seen_reason.setdefault(
                         offer.id,
                         (
-                            Reason(
+                            Reason.of(
                                 Rule.MODE_NOT_ALLOWED,
-                                f"{offer.mode} is not allowed (allowed_modes: {', '.join(modes)})",
+                                say(
+                                    "{mode} is not allowed (allowed_modes: {modes})",
+                                    mode=offer.mode,
+                                    modes=", ".join(modes),
+                                ),
                             ),
                         ),
                     )
                     continue
                 if offer.spot and not allow_spot:
                     seen_reason.setdefault(
-                        offer.id, (Reason(Rule.SPOT_EXCLUDED, "spot capacity is excluded (allow_spot: false)"),)
+                        offer.id, (Reason.of(Rule.SPOT_EXCLUDED, say("spot capacity is excluded (allow_spot: false)")),)
                     )
                     continue
                 kind, what = self._outcome(i, j, w, offer, c)

@@ -18,7 +18,7 @@ from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .options import Option, OptionTable, Rejection, build_options, cheapest_first
 from .plan import Plan, build_plan
-from .reasons import RULE_LABEL, Rule
+from .reasons import RULE_LABEL, Amount, Clauses, Label, Rule, counted, render, say
 from .result import Result, RunnerUp, SetAside, StrategyResult, cost_on
 from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
@@ -313,17 +313,26 @@ def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
 
 
 def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple[str, ...]) -> list[str]:
-    """Why no shape of any offer can run ``workload``: a count per rule, then one example of each."""
+    """Why no shape of any offer can run ``workload``: a count per rule, then one example of each (each line a
+    ``reasons.Msg``, so a report can say it in the reader's language)."""
     mine = [r for r in rejections if r.workload == workload and r.rule is not Rule.MODE_NOT_ALLOWED]
     if not mine:
-        return [f"the catalog has no {' / '.join(modes)} offer for it"]
+        return [say("the catalog has no {modes} offer for it", modes=" / ".join(modes))]
     groups: dict[Rule, list[Rejection]] = {}
     for r in mine:
         groups.setdefault(r.rule, []).append(r)
     ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-    out = ["no offer can run it: " + ", ".join(f"{len(rs)} {rule.group}" for rule, rs in ordered)]
+    counts = tuple(counted(len(rs), "offer", rule.group) for rule, rs in ordered)
+    out: list[str] = [say("no offer can run it: {counts}", counts=counts)]
     for rule, rs in ordered:
-        out.append(f"{len(rs)} offer(s) {rule.group}; e.g. {rs[0].offer_id}: {rs[0].reason}")
+        out.append(
+            say(
+                "{count}; e.g. {offer}: {reason}",
+                count=counted(len(rs), "offer", rule.group),
+                offer=rs[0].offer_id,
+                reason=render(rs[0].reasons),
+            )
+        )
     return out
 
 
@@ -334,23 +343,47 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
         free = run_strategy(relaxed, offers, sizings, name, modes, **kw)
         if free.plan is not None:
             cur = project.currency
-            lines = []
+            lines: list[str] = []
             for kind, cap in project.budgets.items():
                 need = budget_measure(free.plan, kind)
-                what = {"tco": "total cost of ownership", "cash": "peak cumulative cash out", "capex": "capex"}[kind]
+                what = {
+                    "tco": say("total cost of ownership"),
+                    "cash": say("peak cumulative cash out"),
+                    "capex": say("capex"),
+                }[kind]
                 if need > cap:
                     lines.append(
-                        f"the cheapest plan's {what} is {need:,.0f} {cur}; budget_{kind} {cap:,.0f} is short by {need - cap:,.0f} {cur}"
+                        say(
+                            "the cheapest plan's {what} is {need}; budget_{kind} {cap} is short by {short}",
+                            what=what,
+                            need=Amount(need, cur),
+                            kind=kind,
+                            cap=Amount(cap),
+                            short=Amount(need - cap, cur),
+                        )
                     )
                 else:
-                    lines.append(f"the cheapest plan's {what} is {need:,.0f} {cur}, within budget_{kind} {cap:,.0f}")
+                    lines.append(
+                        say(
+                            "the cheapest plan's {what} is {need}, within budget_{kind} {cap}",
+                            what=what,
+                            need=Amount(need, cur),
+                            kind=kind,
+                            cap=Amount(cap),
+                        )
+                    )
             lines.append(
-                "no plan meets every budget at once" if len(project.budgets) > 1 else "no plan meets the budget"
+                say("no plan meets every budget at once")
+                if len(project.budgets) > 1
+                else say("no plan meets the budget")
             )
             return {"(budget)": lines}
     return {
         "(capacity)": [
-            "the workloads cannot all be scheduled within the offers' max_nodes at the same time before their deadlines"
+            say(
+                "the workloads cannot all be scheduled within the offers' max_nodes at the same time before their "
+                "deadlines"
+            )
         ]
     }
 
@@ -410,7 +443,8 @@ def runner_ups(
                     None,
                     status=SolveStatus.NO_SOLUTION,
                     cause="(time limit)",
-                    note="not solved: no time was left within --time-limit",
+                    note=str(SKIPPED),
+                    note_message=SKIPPED,
                 )
                 out.setdefault(w2, []).append(skipped)
             break
@@ -427,6 +461,10 @@ def runner_ups(
         )
         out.setdefault(w, []).append(_runner_up(w, o, alt, base, objective))
     return out
+
+
+#: the note of a runner-up that --time-limit left no time to cost
+SKIPPED = say("not solved: no time was left within --time-limit")
 
 
 def skipped_note(ups: dict[str, list[RunnerUp]]) -> str:
@@ -455,9 +493,11 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
             leads = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}
             lead = leads.get(cause or "", "no plan")
             note = f"{lead}: {why}"
+            message = None
         else:
-            note = "not solved within its share of --time-limit"
-        return RunnerUp(option, None, None, None, alt.status, gap, note=note, cause=cause)
+            message = say("not solved within its share of --time-limit")
+            note = str(message)
+        return RunnerUp(option, None, None, None, alt.status, gap, note=note, cause=cause, note_message=message)
     return RunnerUp(option, where, cost - base, cost, alt.status, gap, plan=alt.plan)
 
 
@@ -535,16 +575,41 @@ def without(project: Project, sizings, names) -> tuple[Project, list]:
 
 
 def fit_summary(rejections: list[Rejection]) -> tuple[str, tuple[str, ...]]:
-    """The headline's phrase for a job no offer can run: each rule that removed offers, with its key figure
-    and one offer it names ("GPU memory: needs 28.2 GB per GPU, 25.6 GB usable on lab-8x-rtx-4090")."""
-    first: dict[Rule, Rejection] = {}
+    """The headline's phrase for a job no offer can run: the rule that removed the most offers first, each
+    rule with its count and key figure on one offer it names ("GPU memory (3 offers): needs 28.2 GB per
+    GPU, 25.6 GB usable on lab-8x-rtx-4090"); for the deadline, the fastest shape of all — what a new
+    deadline would have to allow ("deadline (5 offers): the fastest, 16 × aws-p5 in 10.6 days, finishes
+    day 40.6"). The phrase is a ``reasons.Msg``."""
+    groups: dict[Rule, list[Rejection]] = {}
     for r in rejections:
-        first.setdefault(r.rule, r)
+        groups.setdefault(r.rule, []).append(r)
+    ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))  # stable: the first rule met breaks ties
     parts = []
-    for rule, r in first.items():
-        short = next((x.short for x in r.reasons if x.rule is rule and x.short), "") or rule.group
-        parts.append(f"{RULE_LABEL[rule]}: {short} on {r.offer_id}")
-    return "; ".join(parts), tuple(str(rule) for rule in first)
+    for rule, rs in ordered:
+        count = say(" ({n} offers)", n=len(rs)) if len(rs) > 1 else ""
+        label = Label(RULE_LABEL[rule], RULE_LABEL[rule])
+        parts.append(say("{label}{count}: {detail}", label=label, count=count, detail=_rule_detail(rule, rs)))
+    return say("{parts}", parts=Clauses(tuple(parts), "; ")), tuple(str(rule) for rule, _rs in ordered)
+
+
+def _rule_detail(rule: Rule, rs: list[Rejection]) -> str:
+    """One rule's figure: the fastest shape for the deadline, else the key figure on the first offer."""
+    if rule is Rule.DEADLINE:
+        timed = [(x, r) for r in rs for x in r.reasons if x.rule is rule and x.wall_days is not None]
+        if timed:
+            x, r = min(timed, key=lambda t: (t[0].wall_days, t[1].offer_id))
+            return say(
+                "the fastest, {nodes} × {offer} in {days} days, finishes day {end}",
+                nodes=x.nodes,
+                offer=r.offer_id,
+                days=f"{x.wall_days:.1f}",
+                end=f"{x.finish_day:.1f}",
+            )
+    r = rs[0]
+    short = next((x.short for x in r.reasons if x.rule is rule and x.short), "")
+    if short:
+        return say("{short} on {offer}", short=short, offer=r.offer_id)
+    return say("e.g. {offer}: {reason}", offer=r.offer_id, reason=render(r.reasons))
 
 
 def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str, ...]) -> list[SetAside]:
@@ -557,7 +622,9 @@ def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str
     out = []
     for w in missing:
         mine = [r for r in rejections if r.workload == w and r.rule is not Rule.MODE_NOT_ALLOWED]
-        summary, rules = fit_summary(mine) if mine else (f"the catalog has no {' / '.join(modes)} offer for it", ())
+        summary, rules = (
+            fit_summary(mine) if mine else (say("the catalog has no {modes} offer for it", modes=" / ".join(modes)), ())
+        )
         out.append(SetAside(w, "fit", summary, tuple(explain_unplaceable(w, rejections, modes)), rules))
     return out
 
@@ -612,13 +679,24 @@ def _budget_set_aside(
     cause = "budget" if "(budget)" in why else "capacity"
     lines = tuple(line for lines in why.values() for line in lines)
     n, total = len(kept.workloads), len(project.workloads)
+    summary: str
     if cause == "budget":
-        caps = ", ".join(f"budget_{kind} {cap:,.0f} {project.currency}" for kind, cap in project.budgets.items())
-        summary = f"{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others"
+        caps = tuple(
+            say("budget_{kind} {cap}", kind=kind, cap=Amount(cap, project.currency))
+            for kind, cap in project.budgets.items()
+        )
+        summary = say(
+            "{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others",
+            caps=caps,
+            n=n,
+            total=total,
+        )
     else:
-        summary = (
-            f"the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
-            "not this one with the others"
+        summary = say(
+            "the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
+            "not this one with the others",
+            n=n,
+            total=total,
         )
     return [SetAside(w, cause, summary, lines) for w in dropped]
 

@@ -51,6 +51,23 @@ _GROUPS: dict[Rule, str] = {
     Rule.OTHER: "do not fit",
 }
 
+#: the verb of a group phrase for one offer or workload ("1 offer lacks GPU memory", not "1 lack")
+_SINGULAR = {"are": "is", "have": "has", "lack": "lacks", "cannot": "cannot", "do": "does"}
+
+
+def counted(n: int, noun: str, group: str) -> Msg:
+    """``n`` offers (or workloads) and what they share, in agreement: "3 offers lack GPU memory",
+    "1 offer lacks GPU memory", "1 workload is excluded by region / network line". The group is a
+    ``Label`` (its message id the plural phrase), so a report translates it."""
+    if n != 1:
+        count = say("{n} offers", n=n) if noun == "offer" else say("{n} workloads", n=n)
+        return say("{count} {group}", count=count, group=Label(group, group))
+    verb, _, rest = group.partition(" ")
+    agreed = f"{_SINGULAR.get(verb, verb)} {rest}".rstrip()
+    count = say("1 offer") if noun == "offer" else say("1 workload")
+    return say("{count} {group}", count=count, group=Label(group, agreed))
+
+
 #: A rule as a headline names it: "GPU memory: needs 28.2 GB per GPU".
 RULE_LABEL: dict[Rule, str] = {
     Rule.MODE_NOT_ALLOWED: "mode",
@@ -70,6 +87,83 @@ RULE_LABEL: dict[Rule, str] = {
 }
 
 
+class Msg(str):
+    """A sentence the solver writes, kept as its English template (a message id of the reports' translation
+    catalogue) and its arguments, so a report renders it in the reader's language (``reports.i18n``
+    ``Lang.say``). It *is* its English text (a ``str``), so code that joins, prints or serializes text
+    keeps working. An argument may itself be a ``Msg`` (a clause), a tuple or ``Clauses`` (a list of them),
+    an ``Amount`` or a ``Label``."""
+
+    msg: str
+    args: tuple[tuple[str, object], ...]
+
+    def __new__(cls, msg: str, args: tuple[tuple[str, object], ...] = ()) -> Msg:
+        self = super().__new__(cls, msg.format(**{k: _english(v) for k, v in args}))
+        self.msg = msg
+        self.args = tuple(args)
+        return self
+
+    def __reduce__(self):
+        return (Msg, (self.msg, self.args))
+
+
+@dataclass(frozen=True)
+class Amount:
+    """An amount in a sentence: ``275,150 USD`` (``signed``: ``+442,769``); a report writes it in the
+    reader's locale and unit (万 with ``--amounts-in wan``)."""
+
+    value: float
+    currency: str = ""
+    signed: bool = False
+
+    def __str__(self) -> str:
+        text = f"{self.value:+,.0f}" if self.signed else f"{self.value:,.0f}"
+        return f"{text} {self.currency}".strip()
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+@dataclass(frozen=True)
+class Label:
+    """A name the reports' catalogue translates (a cost category): ``msgid`` is its message id, ``text``
+    the English a sentence shows."""
+
+    msgid: str
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __format__(self, spec: str) -> str:
+        return format(self.text, spec)
+
+
+@dataclass(frozen=True)
+class Clauses:
+    """Clauses of one sentence joined by ``sep`` (", " or "; "), each rendered in the reader's language."""
+
+    items: tuple
+    sep: str = ", "
+
+    def __str__(self) -> str:
+        return self.sep.join(str(x) for x in self.items)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def _english(v):
+    if isinstance(v, tuple):
+        return ", ".join(str(x) for x in v)
+    return str(v) if isinstance(v, (Msg, Amount, Label, Clauses)) else v
+
+
+def say(msg: str, **args) -> Msg:
+    """A sentence (or clause) to render in the reader's language: ``say("needs {gb} GB", gb="28.2")``."""
+    return Msg(msg, tuple(args.items()))
+
+
 @dataclass(frozen=True)
 class Reason:
     """One broken rule. ``text`` is what a person reads; ``finish_day`` is set for ``Rule.DEADLINE``;
@@ -79,11 +173,19 @@ class Reason:
     text: str
     finish_day: float | None = None
     short: str = ""
+    nodes: int | None = None  # Rule.DEADLINE: the shape's node count ...
+    wall_days: float | None = None  # ... and how long it runs
+    message: Msg | None = None  # ``text`` as a template and its arguments, for the reader's language
 
     def __str__(self) -> str:
         return self.text
 
+    @classmethod
+    def of(cls, rule: Rule, message: Msg, **kw) -> Reason:
+        """A reason whose text is ``message`` in English."""
+        return cls(rule, str(message), message=message, **kw)
 
-def render(reasons: tuple[Reason, ...] | list[Reason]) -> str:
+
+def render(reasons: tuple[Reason, ...] | list[Reason]) -> Msg:
     """The reasons of one shape as one sentence, most telling first."""
-    return "; ".join(r.text for r in reasons)
+    return say("{parts}", parts=Clauses(tuple(r.message or r.text for r in reasons), "; "))

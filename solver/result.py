@@ -14,6 +14,7 @@ from .enums import SolveStatus, Strategy
 from .milp import SolveInfo
 from .options import Option, Rejection
 from .plan import Assignment, Plan
+from .reasons import Msg
 from .sizing import WorkloadSizing
 
 
@@ -53,6 +54,7 @@ class RunnerUp:
     note: str | None = None  # why there is no cost: not solved within the time limit, or why no plan exists
     plan: Plan | None = field(default=None, repr=False)  # the re-solved plan (verified, the workload held to the offer)
     cause: str | None = None  # why no plan: "(budget)", "(capacity)", "(time limit)", or None
+    note_message: Msg | None = None  # ``note`` as a ``reasons.Msg``, for the reader's language (when it is one)
 
     @property
     def solved(self) -> bool:

@@ -336,10 +336,11 @@ def test_every_offer_filtered_out_says_which_rule_removed_how_many(tmp_path):
     res = cli("solve", path, "--offers", cat, "--no-compare")
     assert res.exit_code == 2, res.output
     assert "INFEASIBLE" in res.output
-    assert "no offer can run it: 1 " in res.output
-    assert "1 offer(s) lack GPU memory" in res.output
-    assert "1 offer(s) cannot finish by the deadline" in res.output
-    assert "1 offer(s) are excluded by region / network line" in res.output
+    assert "no offer can run it: 1 offer is excluded by region / network line" in res.output
+    assert "1 are " not in res.output and "1 lack " not in res.output
+    assert "1 offer lacks GPU memory" in res.output
+    assert "1 offer cannot finish by the deadline" in res.output
+    assert "1 offer is excluded by region / network line" in res.output
 
 
 # --- output paths: checked before any solving ------------------------------------------------------

@@ -49,15 +49,22 @@ def _strings(node):
 
 def labels_in_code() -> dict[str, str]:
     """Every label the reports (and the lines the use cases print) pass through the catalogue: the first argument of ``tr(...)``, every
-    argument of ``N_``/``Ns``/``tr.each`` — msgid -> where it is."""
+    argument of ``N_``/``Ns``/``tr.each``, and every sentence the solver and the analyses write with ``say(...)``
+    (``solver.reasons.Msg``, rendered by ``Lang.say``) — msgid -> where it is."""
     found: dict[str, str] = {}
-    for path in [*sorted((ROOT / "reports").rglob("*.py")), ROOT / "procure" / "app.py"]:
+    solver = [*sorted((ROOT / "solver").rglob("*.py")), *sorted((ROOT / "analysis").rglob("*.py"))]
+    for path in [
+        *sorted((ROOT / "reports").rglob("*.py")),
+        ROOT / "procure" / "app.py",
+        ROOT / "procure" / "progress.py",
+        *solver,
+    ]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            if name == "tr":
+            if name in ("tr", "say"):
                 args = node.args[:1]
             elif name in ("N_", "Ns") or (name == "each" and isinstance(f, ast.Attribute)):
                 args = node.args

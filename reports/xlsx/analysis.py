@@ -249,7 +249,7 @@ def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
             value="" if b.break_even is None else b.break_even / b.current - 1,
         )
         put(ws, r, 9, b.solves)
-        put(ws, r, 10, b.reason, align=WRAP)
+        put(ws, r, 10, tr.say(b.reason), align=WRAP)
         # LibreOffice does not grow a row for wrapped text on its own: ~95 characters fit a line of column J
         ws.row_dimensions[r].height = 13.5 * max(1, math.ceil(len(b.reason) / 95))
         align_top(ws, r, 10)

@@ -14,7 +14,7 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from ..analysis_console import SAME_INPUTS, _row_label, _value_text, input_value_text
+from ..analysis_console import SAME_INPUTS, _row_label, _value_text, delta_labels, deltas, input_cells
 from ..i18n import EN, N_, Lang
 from .style import BOLD, NOTE_FONT, TITLE_FONT, WRAP, formula, header, print_setup, put, widths
 
@@ -35,7 +35,7 @@ def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) ->
         font=NOTE_FONT,
     )
     hdr = 4
-    labels = [*tr.each("section", "offer / workload", "field"), *files, *[f"Δ {f}" for f in files[1:]]]
+    labels = [*tr.each("section", "offer / workload", "field"), *files, *delta_labels(files, tr)]
     header(ws, hdr, labels, height=30)
     r = hdr + 1
     if not changes:
@@ -44,19 +44,24 @@ def write_input_diff(ws: Worksheet, files: list[str], changes, tr: Lang = EN) ->
         put(ws, r, 1, tr(c.section))
         put(ws, r, 2, c.subject, font=BOLD)
         put(ws, r, 3, c.field if c.kind == "changed" else tr(c.kind))
+        cells = input_cells(c, tr)
         for k, v in enumerate(c.values):
-            if c.numeric:
-                put(ws, r, 4 + k, v)  # General: 0.12 stays 0.12, 16500 stays 16500
+            if c.numeric and c.kind == "changed":
+                # General: 0.12 stays 0.12, 16500 stays 16500; a percent field as a percent
+                put(ws, r, 4 + k, v, "0.##%" if c.percent else None)
             else:
-                put(ws, r, 4 + k, None if v is None else input_value_text(v, tr), align=WRAP)
-        first = get_column_letter(4)
-        for k, d in enumerate(c.differences()[1:], start=1):
+                put(ws, r, 4 + k, None if cells[k] == "—" else cells[k], align=WRAP)
+        delta_fmt = "+0.##%;-0.##%;0%" if c.percent else "+General;-General;0"
+        for k, (d, (a, b)) in enumerate(zip(deltas(c), _delta_refs(n), strict=True)):
             if d is None:
                 continue
-            col = get_column_letter(4 + k)
-            formula(ws, r, 4 + n - 1 + k, f"={col}{r}-{first}{r}", "+General;-General;0", value=d)
+            formula(
+                ws, r, 4 + n + k, f"={get_column_letter(4 + b)}{r}-{get_column_letter(4 + a)}{r}", delta_fmt, value=d
+            )
         r += 1
-    widths(ws, {"A": 10, "B": 30, "C": 26, **{get_column_letter(4 + k): 24 for k in range(2 * n - 1)}})
+    widths(
+        ws, {"A": 10, "B": 30, "C": 26, **{get_column_letter(4 + k): 24 for k in range(n + len(delta_labels(files)))}}
+    )
     ws.freeze_panes = ws.cell(row=hdr + 1, column=4)
     print_setup(ws, f"{hdr}:{hdr}")
 
@@ -73,7 +78,7 @@ def write_outcomes(ws: Worksheet, files: list[str], rows, currency: str, tr: Lan
         font=NOTE_FONT,
     )
     hdr = 4
-    header(ws, hdr, [tr("section"), tr("figure"), *files, *[f"Δ {f}" for f in files[1:]]], height=30)
+    header(ws, hdr, [tr("section"), tr("figure"), *files, *delta_labels(files, tr)], height=30)
     r = hdr + 1
     money = tr.money_fmt(currency)
     for row in rows:
@@ -84,14 +89,20 @@ def write_outcomes(ws: Worksheet, files: list[str], rows, currency: str, tr: Lan
                 put(ws, r, 3 + k, v, money)
             else:
                 put(ws, r, 3 + k, None if v is None else _value_text(row, v, tr), align=WRAP)
-        for k, d in enumerate(row.differences()[1:], start=1):
+        for k, (d, (a, b)) in enumerate(zip(deltas(row), _delta_refs(n), strict=True)):
             if d is None:
                 continue
-            formula(ws, r, 3 + n - 1 + k, f"={get_column_letter(3 + k)}{r}-C{r}", money, value=d)
+            formula(ws, r, 3 + n + k, f"={get_column_letter(3 + b)}{r}-{get_column_letter(3 + a)}{r}", money, value=d)
         r += 1
-    widths(ws, {"A": 12, "B": 30, **{get_column_letter(3 + k): 30 for k in range(2 * n - 1)}})
+    widths(ws, {"A": 12, "B": 30, **{get_column_letter(3 + k): 30 for k in range(n + len(delta_labels(files)))}})
     ws.freeze_panes = ws.cell(row=hdr + 1, column=3)
     print_setup(ws, f"{hdr}:{hdr}")
+
+
+def _delta_refs(n: int) -> list[tuple[int, int]]:
+    """(earlier, later) file indexes of each difference column (``delta_labels``): later − first, then
+    from the third file on later − the one before it."""
+    return [(0, k) for k in range(1, n)] + [(k - 1, k) for k in range(2, n)]
 
 
 def compare_workbook_bytes(files: list[str], changes, rows, currency: str, tr: Lang = EN) -> bytes:

@@ -18,7 +18,7 @@ from procure.solver.costs import CATEGORIES, Objective
 from ..console import CATEGORY_LABEL
 from ..headline import OBJECTIVE_SHORT, WHY_LABEL, mode_label, status_label
 from ..i18n import EN, Lang
-from ..tables import option_rows, rejection_rows, runner_up_rows
+from ..tables import option_rows, rejection_rows, runner_up_rows, strategy_text
 from .style import (
     CHOSEN_FILL,
     INT_FMT,
@@ -77,7 +77,7 @@ def write_options(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
             r["gpu"],
             r["nodes"],
             r["gpus"],
-            r["strategy"],
+            strategy_text(r, tr),
             r["days"],
             r["hours"],
             r["gpu_hours"],
@@ -169,7 +169,7 @@ def write_options(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
     header(ws, row, tr.each("workload", "offer", "vendor", "mode", "GPU", "reason"))
     ws.merge_cells(start_row=row, start_column=6, end_row=row, end_column=15)
     row += 1
-    for r in rejection_rows(result):
+    for r in rejection_rows(result, tr):
         for j, key in enumerate(("workload", "offer", "vendor", "mode", "gpu")):
             put(ws, row, j + 1, mode_label(r[key], tr) if key == "mode" and r[key] else r[key])
         put(ws, row, 6, r["reason"], align=WRAP)

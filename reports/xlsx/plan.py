@@ -17,7 +17,7 @@ from procure.solver import costs
 
 from ..headline import amount_unit, mode_label, peaks
 from ..i18n import EN, Lang
-from ..tables import capacity_rows, day_date, month_start, plan_rows
+from ..tables import capacity_rows, day_date, month_start, plan_rows, strategy_text
 from .style import (
     BOLD,
     CAPACITY_FILL,
@@ -85,7 +85,7 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
             r["gpu"],
             r["gpus"],
             r["nodes"],
-            r["strategy"],
+            strategy_text(r, tr),
             r["start"],
             r["end"],
             r["deadline"],

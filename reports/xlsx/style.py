@@ -180,6 +180,45 @@ def fit_row(ws: Worksheet, row: int, text: str, width_chars: float, line_pt: flo
     ws.row_dimensions[row].height = max(cur, need)
 
 
+def _text_width(text: str) -> float:
+    """How many column units ``text`` takes: a CJK or full-width character two, any other one."""
+    import unicodedata
+
+    return sum(2.0 if unicodedata.east_asian_width(ch) in ("W", "F") else 1.0 for ch in text)
+
+
+def _cell_width(ws: Worksheet, row: int, col: int, merged: dict[tuple[int, int], int]) -> float:
+    """The width in column units a cell's text wraps in: its column, or its merged columns together."""
+    from openpyxl.utils import get_column_letter
+
+    last = merged.get((row, col), col)
+    total = 0.0
+    for c in range(col, last + 1):
+        w = ws.column_dimensions[get_column_letter(c)].width if get_column_letter(c) in ws.column_dimensions else None
+        total += w or 8.43
+    return total
+
+
+def fit_wrapped_rows(ws: Worksheet, line_pt: float = 15.0) -> None:
+    """Make every row as tall as its wrapped text needs (never lower than it is): a wrapped cell that is cut
+    to one line reads on screen, where the row can be dragged open, but not in print."""
+    import math
+
+    merged = {(r.min_row, r.min_col): r.max_col for r in ws.merged_cells.ranges if r.min_row == r.max_row}
+    need: dict[int, float] = {}
+    for row in ws.iter_rows():
+        for c in row:
+            if not isinstance(c.value, str) or c.data_type == "f" or not (c.alignment and c.alignment.wrap_text):
+                continue
+            width = max(1.0, _cell_width(ws, c.row, c.column, merged) - 1)  # a character's margin for word breaks
+            lines = sum(max(1, math.ceil(_text_width(p) / width)) for p in c.value.split("\n"))
+            if lines > 1:
+                need[c.row] = max(need.get(c.row, 0.0), lines * line_pt + 3)
+    for r, h in need.items():
+        cur = ws.row_dimensions[r].height or 15.0
+        ws.row_dimensions[r].height = max(cur, h)
+
+
 def money_width(values, currency: str, cents: bool = False, bold: bool = True) -> float:
     """A column width that shows the largest of ``values`` in the money format without ``###``:
     the formatted text, plus 12% for bold digits and two characters of padding."""

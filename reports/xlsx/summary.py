@@ -381,6 +381,15 @@ def _write_budgets(sh: _Sheet, row: int, fig_row: dict[str, int], peak_cash: flo
     return row
 
 
+def _deadline_verdict(late: int, aside: int, tr) -> str:
+    """ "all met", "N LATE", or with jobs set aside "all planned jobs meet their deadlines; 1 set aside"."""
+    if late:
+        return tr("{n} LATE", n=late)
+    if aside:
+        return tr("all planned jobs meet their deadlines; {n} set aside", n=aside)
+    return tr("all met")
+
+
 def _write_deadline_figure(sh: _Sheet, row: int) -> int:
     """The key figures' deadline line: all met or how many late, and the tightest workload."""
     ws, tr, plan, p = sh.ws, sh.tr, sh.plan, sh.result.project
@@ -391,7 +400,7 @@ def _write_deadline_figure(sh: _Sheet, row: int) -> int:
         ws,
         row,
         2,
-        tr("all met") if not late else tr("{n} LATE", n=len(late)),
+        _deadline_verdict(len(late), len(sh.result.set_aside), tr),
         font=None if not late else BAD_FONT,
         align=Alignment(horizontal="right", vertical="top"),
     )

@@ -46,7 +46,7 @@ from .names import Names
 from .options import write_options
 from .plan import write_plan
 from .pnl import write_pnl
-from .style import name_fonts, with_cached_values
+from .style import fit_wrapped_rows, name_fonts, with_cached_values
 from .summary import write_summary
 
 SHEETS = (N_("Summary"), N_("Plan"), N_("Costs"), N_("Cash flow"), N_("P&L"), N_("Options"), N_("Assumptions"))
@@ -80,6 +80,8 @@ def finish(wb: Workbook, tr: Lang = EN) -> bytes:
     """The workbook as bytes: the reader's font named on every cell, every formula with its cached result."""
     if tr.font:
         name_fonts(wb, tr.font)
+    for ws in wb.worksheets:
+        fit_wrapped_rows(ws)
     buf = BytesIO()
     wb.save(buf)
     return with_cached_values(buf.getvalue(), wb)

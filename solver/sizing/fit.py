@@ -14,7 +14,7 @@ from procure.models.gpu import GPU
 from procure.models.offer import Offer
 from procure.models.project import SizingSettings
 from procure.models.units import GB, TB
-from procure.solver.reasons import Reason, Rule
+from procure.solver.reasons import Reason, Rule, say
 
 from .constants import DATA_LOADER_WORKERS, HOST_RAM_PER_GPU_GB, HOST_RAM_SYSTEM_GB
 from .profile import Profile
@@ -34,11 +34,15 @@ def region_reason(offer: Offer, team_area: str | None, settings: SizingSettings)
         return None
     if offer.network_line in {x.strip().lower() for x in settings.premium_lines}:
         return None
-    return Reason(
+    return Reason.of(
         Rule.REGION,
-        (
-            f"team in {team_area} and offer in {offer.region} are on opposite sides of the mainland-China border; "
-            f"network line '{offer.network_line}' is not a premium line (sizing.premium_lines: {', '.join(settings.premium_lines)})"
+        say(
+            "team in {area} and offer in {region} are on opposite sides of the mainland-China border; "
+            "network line '{line}' is not a premium line (sizing.premium_lines: {lines})",
+            area=team_area,
+            region=offer.region,
+            line=offer.network_line,
+            lines=", ".join(settings.premium_lines),
         ),
     )
 
@@ -49,9 +53,13 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
     out: list[Reason] = []
     if p.allowed is not None and offer.gpu not in p.allowed:
         out.append(
-            Reason(
+            Reason.of(
                 Rule.GPU_NOT_ALLOWED,
-                f"{offer.gpu} is not in the workload's allowed_gpus ({', '.join(sorted(p.allowed))})",
+                say(
+                    "{gpu} is not in the workload's allowed_gpus ({allowed})",
+                    gpu=offer.gpu,
+                    allowed=", ".join(sorted(p.allowed)),
+                ),
             )
         )
     region = region_reason(offer, team_area, settings)
@@ -65,21 +73,36 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
         need_ram = settings.host_ram_ratio * node_gpu_gb
         if offer.ram_gb < need_ram - 1e-9:
             out.append(
-                Reason(
+                Reason.of(
                     Rule.HOST_RAM,
                     # the rule of thumb compares nominal figures: the datasheets' GiB counted as GB, like the RAM's
-                    f"host RAM {_fmt(offer.ram_gb)} GB < {settings.host_ram_ratio:g} × the node's GPU memory ({gpn} × "
-                    f"{g.memory_gb:g} GiB, counted at its nominal {_fmt(node_gpu_gb)} GB) = {_fmt(need_ram)} GB "
-                    "(sizing.host_ram_ratio)",
+                    say(
+                        "host RAM {ram} GB < {ratio} × the node's GPU memory ({gpn} × {gib} GiB, counted at its "
+                        "nominal {node_gb} GB) = {need} GB (sizing.host_ram_ratio)",
+                        ram=_fmt(offer.ram_gb),
+                        ratio=f"{settings.host_ram_ratio:g}",
+                        gpn=gpn,
+                        gib=f"{g.memory_gb:g}",
+                        node_gb=_fmt(node_gpu_gb),
+                        need=_fmt(need_ram),
+                    ),
                 )
             )
     cores_per_gpu = offer.cpu_cores / gpn
     need_cores = settings.cpu_cores_per_gpu if settings.cpu_cores_per_gpu is not None else 1 + DATA_LOADER_WORKERS
     if cores_per_gpu < need_cores - 1e-9:
         out.append(
-            Reason(
+            Reason.of(
                 Rule.CPU_CORES,
-                f"{cores_per_gpu:.3g} CPU cores per GPU ({offer.cpu_cores} cores / {gpn} GPU{'s' if gpn > 1 else ''}) < {need_cores:g} required (sizing.cpu_cores_per_gpu)",
+                say(
+                    "{per_gpu} CPU cores per GPU ({cores} cores / {gpn} GPUs) < {need} required (sizing.cpu_cores_per_gpu)"
+                    if gpn > 1
+                    else "{per_gpu} CPU cores per GPU ({cores} cores / {gpn} GPU) < {need} required (sizing.cpu_cores_per_gpu)",
+                    per_gpu=f"{cores_per_gpu:.3g}",
+                    cores=offer.cpu_cores,
+                    gpn=gpn,
+                    need=f"{need_cores:g}",
+                ),
             )
         )
     return out
@@ -107,13 +130,25 @@ def host_ram_reason(offer: Offer, stage_gb: float, offload_gb: float, settings: 
     if offer.ram_gb >= need - 1e-9:
         return None
     offloaded = (
-        f" + {_fmt(gpn * offload_gb)} GB of optimizer state offloaded to the CPU (ZeRO-Offload)" if offload_gb else ""
+        say(" + {gb} GB of optimizer state offloaded to the CPU (ZeRO-Offload)", gb=_fmt(gpn * offload_gb))
+        if offload_gb
+        else ""
     )
-    return Reason(
+    return Reason.of(
         Rule.HOST_RAM,
-        f"host RAM {_fmt(offer.ram_gb)} GB < {_fmt(need)} GB per node: {HOST_RAM_SYSTEM_GB:g} GB system + {gpn} × {HOST_RAM_PER_GPU_GB:g} GB "
-        f"per GPU (training process, data loaders, pinned buffers) + {_fmt(gpn * stage_gb)} GB to stage a checkpoint of the node's trainable state{offloaded}",
-        short=f"needs {_fmt(need)} GB per node, {_fmt(offer.ram_gb)} GB installed",
+        say(
+            "host RAM {ram} GB < {need} GB per node: {system} GB system + {gpn} × {per_gpu} GB per GPU (training "
+            "process, data loaders, pinned buffers) + {stage} GB to stage a checkpoint of the node's trainable "
+            "state{offloaded}",
+            ram=_fmt(offer.ram_gb),
+            need=_fmt(need),
+            system=f"{HOST_RAM_SYSTEM_GB:g}",
+            gpn=gpn,
+            per_gpu=f"{HOST_RAM_PER_GPU_GB:g}",
+            stage=_fmt(gpn * stage_gb),
+            offloaded=offloaded,
+        ),
+        short=say("needs {need} GB per node, {ram} GB installed", need=_fmt(need), ram=_fmt(offer.ram_gb)),
     )
 
 
@@ -121,11 +156,17 @@ def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason 
     fabric = offer.fabric_gbps
     if nodes > 1 and fabric < settings.min_inter_node_gbps - 1e-9:
         have = (
-            "no inter-node fabric" if offer.inter_node == "none" else f"{offer.inter_node} ({fabric:g} Gb/s per node)"
+            say("no inter-node fabric")
+            if offer.inter_node == "none"
+            else say("{fabric} ({gbps} Gb/s per node)", fabric=offer.inter_node, gbps=f"{fabric:g}")
         )
-        return Reason(
+        return Reason.of(
             Rule.FABRIC,
-            f"multi-node needs ≥{settings.min_inter_node_gbps:g} Gb/s fabric (sizing.min_inter_node_gbps); offer has {have}",
+            say(
+                "multi-node needs ≥{gbps} Gb/s fabric (sizing.min_inter_node_gbps); offer has {have}",
+                gbps=f"{settings.min_inter_node_gbps:g}",
+                have=have,
+            ),
         )
     return None
 
@@ -136,49 +177,78 @@ def memory_reason(
     """No strategy fits: quote the leanest one's per-GPU need against the usable capacity. When the
     activations of one sequence alone overflow the GPU, say that the sequence needs context parallelism,
     which the engine does not model (an honest rejection rather than a made-up fit)."""
-    ck = "checkpointing" if least.checkpointing else "no checkpointing"
-    if least.optimizer == "adam8bit":
-        ck += ", 8-bit Adam"
-    if least.offload:
-        ck += ", the optimizer offloaded to the CPU (ZeRO-Offload)"
+    ck = say(
+        "{base}{adam}{offload}",
+        base=say("checkpointing") if least.checkpointing else say("no checkpointing"),
+        adam=say(", 8-bit Adam") if least.optimizer == "adam8bit" else "",
+        offload=say(", the optimizer offloaded to the CPU (ZeRO-Offload)") if least.offload else "",
+    )
     extra = ""
     if least.pipeline_parallel > 1:
         extra += f", PP{least.pipeline_parallel}"
     if least.expert_parallel > 1:
         extra += f", EP{least.expert_parallel}"
+    shape = dict(ck=ck, mb=least.micro_batch, n=n_gpus, tp=least.tensor_parallel, extra=extra)
     if n_gpus // (least.tensor_parallel * least.pipeline_parallel) > 1:
-        how = f"ZeRO-{least.zero_stage}, TP{least.tensor_parallel}{extra}, {ck} and micro-batch {least.micro_batch} on {n_gpus} GPUs"
+        how = say("ZeRO-{zero}, TP{tp}{extra}, {ck} and micro-batch {mb} on {n} GPUs", zero=least.zero_stage, **shape)
     elif least.tensor_parallel > 1 or least.pipeline_parallel > 1:
-        how = f"TP{least.tensor_parallel}{extra} over all {n_gpus} GPUs, {ck} and micro-batch {least.micro_batch}"
+        how = say("TP{tp}{extra} over all {n} GPUs, {ck} and micro-batch {mb}", **shape)
     else:
-        how = f"{ck} and micro-batch {least.micro_batch} on one GPU"
+        how = say("{ck} and micro-batch {mb} on one GPU", ck=ck, mb=least.micro_batch)
     # one unit, GB (10^9 bytes): the datasheet's "24 GB" is a binary capacity, written out as GiB → GB
-    text = (
-        f"needs {mem.total:.1f} GB per GPU even with {how}; {g.id} has {mem_cap_bytes / GB:.1f} GB usable "
-        f"(datasheet {g.memory_gb:g} GiB = {g.capacity_gb:.2f} GB)"
+    context = (
+        say("; sequence length {s} needs context parallelism, which is not modelled", s=f"{p.s:,}")
+        if mem.activations * GB > mem_cap_bytes / 2
+        else ""
     )
-    if mem.activations * GB > mem_cap_bytes / 2:
-        text += f"; sequence length {p.s:,} needs context parallelism, which is not modelled"
-    return Reason(Rule.GPU_MEMORY, text, short=f"needs {mem.total:.1f} GB per GPU, {mem_cap_bytes / GB:.1f} GB usable")
+    text = say(
+        "needs {total} GB per GPU even with {how}; {gpu} has {cap} GB usable (datasheet {gib} GiB = {gb} GB){context}",
+        total=f"{mem.total:.1f}",
+        how=how,
+        gpu=g.id,
+        cap=f"{mem_cap_bytes / GB:.1f}",
+        gib=f"{g.memory_gb:g}",
+        gb=f"{g.capacity_gb:.2f}",
+        context=context,
+    )
+    return Reason.of(
+        Rule.GPU_MEMORY, text, short=f"needs {mem.total:.1f} GB per GPU, {mem_cap_bytes / GB:.1f} GB usable"
+    )
 
 
 def precision_reason(p: Profile, g: GPU) -> Reason | None:
     """precision fp8 needs FP8 tensor cores (a GPU row with fp8_dense_tflops)."""
     if not p.fp8 or g.fp8_dense_tflops is not None:
         return None
-    return Reason(
+    return Reason.of(
         Rule.PRECISION,
-        f"{g.id} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU (or use precision bf16)",
+        say(
+            "{gpu} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU "
+            "(or use precision bf16)",
+            gpu=g.id,
+        ),
     )
 
 
 def efficiency_reason(eff: float, offer: Offer, nodes: int, g: GPU, settings: SizingSettings) -> Reason | None:
     if eff >= settings.min_efficiency - 1e-12:
         return None
-    link = offer.intra_node + (f" inside, {offer.inter_node} between nodes" if nodes > 1 else " inside the node")
-    return Reason(
+    link = (
+        say("{intra} inside, {inter} between nodes", intra=offer.intra_node, inter=offer.inter_node)
+        if nodes > 1
+        else say("{intra} inside the node", intra=offer.intra_node)
+    )
+    return Reason.of(
         Rule.INTERCONNECT_BOUND,
-        f"interconnect-bound: scaling efficiency {eff:.2f} < sizing.min_efficiency {settings.min_efficiency:g} on {nodes} × {offer.gpus_per_node} × {g.id} ({link})",
+        say(
+            "interconnect-bound: scaling efficiency {eff} < sizing.min_efficiency {least} on {nodes} × {gpn} × {gpu} ({link})",
+            eff=f"{eff:.2f}",
+            least=f"{settings.min_efficiency:g}",
+            nodes=nodes,
+            gpn=offer.gpus_per_node,
+            gpu=g.id,
+            link=link,
+        ),
     )
 
 
@@ -186,8 +256,16 @@ def nvme_reason(p: Profile, offer: Offer, nodes: int) -> Reason | None:
     need_tb = (p.dataset_tb + p.kept * p.ckpt_bytes / TB) / nodes
     if offer.nvme_tb >= need_tb - 1e-9:
         return None
-    return Reason(
+    return Reason.of(
         Rule.NVME,
-        f"needs {need_tb:.3g} TB of NVMe per node (dataset {p.dataset_tb:g} TB + {p.kept} checkpoint(s) of "
-        f"{p.ckpt_bytes / TB:.3g} TB, sharded over {nodes} node(s)); offer has {offer.nvme_tb:g} TB",
+        say(
+            "needs {need} TB of NVMe per node (dataset {data} TB + {kept} checkpoint(s) of {ckpt} TB, sharded over "
+            "{nodes} node(s)); offer has {have} TB",
+            need=f"{need_tb:.3g}",
+            data=f"{p.dataset_tb:g}",
+            kept=p.kept,
+            ckpt=f"{p.ckpt_bytes / TB:.3g}",
+            nodes=nodes,
+            have=f"{offer.nvme_tb:g}",
+        ),
     )

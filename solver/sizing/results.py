@@ -34,22 +34,28 @@ class Parallelism:
     offload: bool = False  # ZeRO-Offload: optimizer states and the optimizer step on the CPU
 
     def label(self) -> str:
+        return str(self.message())
+
+    def message(self):
+        """The label as clauses a report renders in the reader's language (``reports.i18n.Lang.say``):
+        "ZeRO-1, TP1, no ckpt, mb 1"."""
+        from procure.solver.reasons import say
+
         dp = f"ZeRO-{self.zero_stage}" if self.zero_stage else "DP"
-        ck = "ckpt" if self.checkpointing else "no ckpt"
-        parts = [dp, f"TP{self.tensor_parallel}"]
+        parts: list = [dp, f"TP{self.tensor_parallel}"]
         if self.pipeline_parallel > 1:
-            sched = f"interleaved×{self.virtual_stages}" if self.schedule == "interleaved" else self.schedule
-            parts.append(f"PP{self.pipeline_parallel} {sched}")
+            sched = say("interleaved×{k}", k=self.virtual_stages) if self.schedule == "interleaved" else self.schedule
+            parts.append(say("PP{pp} {schedule}", pp=self.pipeline_parallel, schedule=sched))
         if self.expert_parallel > 1:
             parts.append(f"EP{self.expert_parallel}")
-        parts += [ck, f"mb {self.micro_batch}"]
+        parts += [say("ckpt") if self.checkpointing else say("no ckpt"), say("mb {n}", n=self.micro_batch)]
         if self.precision != "bf16":
             parts.append(self.precision)
         if self.optimizer == "adam8bit":
-            parts.append("8-bit Adam")
+            parts.append(say("8-bit Adam"))
         if self.offload:
-            parts.append("ZeRO-Offload (optimizer on CPU)")
-        return ", ".join(parts)
+            parts.append(say("ZeRO-Offload (optimizer on CPU)"))
+        return say("{parts}", parts=tuple(parts))
 
 
 @dataclass(frozen=True)

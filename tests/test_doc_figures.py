@@ -1,0 +1,185 @@
+"""Every figure the README and docs quote from the examples, checked by solving the examples.
+
+The figures are read from the documents' own text (each check names the sentence it reads, a pattern
+with one number in it), so a change to the examples or the cost model is answered by updating the
+documents alone; a sentence rephrased so its pattern no longer matches fails too, naming it. What each
+figure is (a total, a strategy's total, a category, a break-even) is computed here from the solve's
+JSON; a figure the documents round is compared at their precision."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from helpers import ROOT, cli
+
+README = ROOT / "README.md"
+QUOTES = ROOT / "docs" / "quotes.md"
+ANALYSIS = ROOT / "docs" / "analysis.md"
+EX = ROOT / "examples"
+NUM = r"(?P<x>[+−-]?[\d,]+(?:\.\d+)?)"
+
+
+def _pct(a: float, b: float) -> float:
+    """a against b in percent (a 25% saving: −25)."""
+    return (a / b - 1.0) * 100.0
+
+
+def _tco(j):
+    return j["total_cost"]
+
+
+def _strategy(name):
+    return lambda j: j["strategies"][name]["total_cost"]
+
+
+# (document, sentence pattern with one number, the run it reads, what the number is)
+CHECKS = [
+    (README, rf"— {NUM} USD total cost of ownership over 36 months", "programme", _tco),
+    (README, rf"\(NPV {NUM} USD\s+at 8%\)", "programme", lambda j: j["npv_cost"]),
+    (README, rf"{NUM}% less than renting only", "programme", lambda j: -_pct(j["total_cost"], _strategy("rent")(j))),
+    (README, rf"less than renting only \({NUM}\)", "programme", _strategy("rent")),
+    (README, rf"{NUM}% less than cloud only", "programme", lambda j: -_pct(j["total_cost"], _strategy("cloud")(j))),
+    (README, rf"less than cloud only \({NUM}\)", "programme", _strategy("cloud")),
+    (README, rf"{NUM}% less than\s+buying", "programme", lambda j: -_pct(j["total_cost"], _strategy("buy")(j))),
+    (README, rf"less than\s+buying \({NUM}\)", "programme", _strategy("buy")),
+    (README, rf"\*\*spot\*\* node at {NUM} USD", "67b", _tco),
+    (README, rf"\({NUM} USD of it AWS's internet egress", "67b", lambda j: j["cost_breakdown"]["egress"]),
+    (README, rf"on-demand fallback, {NUM} USD", "67b", lambda j: j["spot_fallback"]["total_cost"]),
+    (README, rf"12 × 8×H100 bought, {NUM} USD", "buy-only", _tco),
+    (README, rf"same totals as the English workbook \({NUM} USD\)", "quotes", _tco),
+    (README, rf"one A6000 server \({NUM} USD over 24 months\)", "lab", _tco),
+    (README, rf"category: cloud \+{NUM}", "explain", lambda e: e["categories"]["cloud"]["difference"]),
+    (README, rf"rent {NUM}, the whole plan", "explain", lambda e: e["categories"]["rent"]["difference"]),
+    (README, rf"the whole plan \+{NUM} USD \(price\)", "explain", lambda e: e["vs_chosen"]),
+    (
+        README,
+        rf"cloud hours from AWS \(aws-p5-48xlarge-us-east-1\) at or below {NUM} USD",
+        "explain",
+        lambda e: e["break_even"]["price"],
+    ),
+    (README, rf"per node-hour \(today {NUM},", "explain", lambda e: e["break_even"]["current"]),
+    (
+        README,
+        rf"per node-hour \(today [\d.,]+, {NUM}%\)",
+        "explain",
+        lambda e: _pct(e["break_even"]["price"], e["break_even"]["current"]),
+    ),
+    (ANALYSIS, rf"its optimum \({NUM} USD\)", "programme", _tco),
+    (QUOTES, rf"\| recommended \(hybrid\) TCO \| [\d,]+ USD \| {NUM} USD", "quotes", _tco),
+    (QUOTES, rf"USD \(\+[\d.]+%: {NUM} of loan interest\)", "quotes", lambda j: j["cost_breakdown"]["interest"]),
+    (QUOTES, rf"\| recommended NPV at 8% \| [\d,]+ USD \| {NUM} USD", "quotes", lambda j: j["npv_cost"]),
+    (QUOTES, rf"\| rent only \| [\d,]+ USD \| {NUM} USD", "quotes", _strategy("rent")),
+    (QUOTES, rf"\| cloud only \| [\d,]+ USD \| {NUM} USD", "quotes", _strategy("cloud")),
+    (QUOTES, rf"\| buy only \| [\d,]+ USD \| {NUM} USD", "quotes", _strategy("buy")),
+    # the same offers with flat prices (``_flat_quotes``)
+    (QUOTES, rf"\| recommended \(hybrid\) TCO \| {NUM} USD", "flat", _tco),
+    (QUOTES, rf"\| recommended NPV at 8% \| {NUM} USD", "flat", lambda j: j["npv_cost"]),
+    (QUOTES, rf"\| rent only \| {NUM} USD", "flat", _strategy("rent")),
+    (QUOTES, rf"\| cloud only \| {NUM} USD", "flat", _strategy("cloud")),
+    (QUOTES, rf"\| buy only \| {NUM} USD", "flat", _strategy("buy")),
+]
+# the percent beside each figure of the quotes column: quotes against flat prices
+VERSUS = [
+    (rf"\| recommended \(hybrid\) TCO \| [\d,]+ USD \| [\d,]+ USD \({NUM}%", _tco),
+    (rf"\| recommended NPV at 8% \| [\d,]+ USD \| [\d,]+ USD \({NUM}%", lambda j: j["npv_cost"]),
+    (rf"\| rent only \| [\d,]+ USD \| [\d,]+ USD \({NUM}%", _strategy("rent")),
+    (rf"\| cloud only \| [\d,]+ USD \| [\d,]+ USD \({NUM}%", _strategy("cloud")),
+    (rf"\| buy only \| [\d,]+ USD \| [\d,]+ USD \({NUM}%", _strategy("buy")),
+]
+
+RUNS = {
+    "programme": ("solve", EX / "programme-12-months.yaml"),
+    "67b": ("solve", EX / "full-67b-60days.yaml"),
+    "buy-only": ("solve", ROOT / "docs" / "programme-buy-only.yaml"),
+    "quotes": ("solve", EX / "negotiated-quotes.yaml"),
+    "lab": ("solve", EX / "small-lab.yaml"),
+    "flat": ("solve", None),  # negotiated-quotes with flat prices, written by the fixture
+    "explain": (
+        "explain",
+        EX / "programme-12-months.yaml",
+        "--offer",
+        "aws-p5-48xlarge-us-east-1",
+        "--workload",
+        "pretrain-7b",
+    ),
+}
+
+
+def _flat_quotes(d):
+    """docs/quotes.md's "same offers with flat prices": the 1-month rate, the 1-node price, paid in cash, no
+    reservation (the committed-use offer left out; its on-demand twin stays)."""
+    import shutil
+
+    import yaml
+
+    doc = yaml.safe_load((EX / "negotiated-quotes-offers.yaml").read_text(encoding="utf-8"))
+    flat = []
+    for o in doc["offers"]:
+        if o.get("commitment_months"):
+            continue
+        if "term_prices" in o:
+            o["price_per_node_month"] = o.pop("term_prices")[0]["price_per_node_month"]
+            o["min_term_months"] = 1
+        if "volume_prices" in o:
+            o["price_per_node"] = o.pop("volume_prices")[0]["price_per_node"]
+        o.pop("financing", None)
+        flat.append(o)
+    doc["offers"] = flat
+    (d / "negotiated-quotes-offers.yaml").write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    shutil.copy(EX / "negotiated-quotes.yaml", d / "negotiated-quotes.yaml")
+    return d / "negotiated-quotes.yaml"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Each example solved (or explained) once, its JSON, on demand."""
+    d = tmp_path_factory.mktemp("figures")
+    cache: dict[str, dict] = {}
+
+    def get(key: str) -> dict:
+        if key not in cache:
+            command, path, *rest = RUNS[key]
+            if path is None:
+                path = _flat_quotes(d)
+            out = d / f"{key}.json"
+            extra = ["--runner-ups", "0"] if command == "solve" else []
+            res = cli(command, path, *rest, *extra, "--json", out)
+            assert res.exit_code in (0, 5), res.output
+            doc = json.loads(out.read_text())
+            cache[key] = doc["explanations"][0] if command == "explain" else doc
+        return cache[key]
+
+    return get
+
+
+def _number(text: str) -> tuple[float, int]:
+    """A quoted figure and its decimals: "−167,628" → (−167628, 0); "20.83" → (20.83, 2)."""
+    t = text.replace("−", "-").replace(",", "").lstrip("+")
+    return float(t), len(t.split(".", 1)[1]) if "." in t else 0
+
+
+@pytest.mark.slow  # solves five examples and explains one: about 40 s
+@pytest.mark.parametrize("doc, pattern, run, what", CHECKS, ids=[f"{c[0].name}:{c[1][:40]}" for c in CHECKS])
+def test_every_figure_the_docs_quote_is_what_the_example_solves_to(runs, doc, pattern, run, what):
+    text = " ".join(doc.read_text(encoding="utf-8").split())
+    m = re.search(" ".join(pattern.split()), text)
+    assert m, f"{doc.name}: no sentence matches {pattern!r}; update the check with the sentence"
+    quoted, decimals = _number(m.group("x"))
+    actual = what(runs(run))
+    assert round(actual, decimals) == pytest.approx(quoted, abs=10**-decimals * 0.51), (
+        f"{doc.name} quotes {m.group('x')} ({pattern!r}); the example gives {actual:,.{decimals}f}"
+    )
+
+
+@pytest.mark.slow  # the negotiated quotes, as received and with flat prices: about 30 s
+@pytest.mark.parametrize("pattern, what", VERSUS, ids=[p[4:30] for p, _w in VERSUS])
+def test_the_quotes_against_flat_prices_percent_is_what_the_two_solves_give(runs, pattern, what):
+    text = " ".join(QUOTES.read_text(encoding="utf-8").split())
+    m = re.search(pattern, text)
+    assert m, f"quotes.md: no sentence matches {pattern!r}"
+    quoted, decimals = _number(m.group("x"))
+    actual = _pct(what(runs("quotes")), what(runs("flat")))
+    assert round(actual, decimals) == pytest.approx(quoted, abs=10**-decimals * 0.51), (m.group(0), actual)
