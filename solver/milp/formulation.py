@@ -108,6 +108,7 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulp
 
@@ -156,7 +157,8 @@ class Model:
     phases: dict[str, tuple[float, ...]] = field(default_factory=dict)  # contracted offer -> its phases (days)
     # (offer, period, month or -1) -> [(x, nodes, workload index)]: jobs busy in that period (for rent
     # offers: in the part of the period that lies in that month)
-    usage: dict[tuple[str, int, int], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)
+    # (for rent offers the third part is the piece's lattice months, one per phase: lattice.pieces)
+    usage: dict[tuple[str, int, Any], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)
     total_cost: pulp.LpAffineExpression | None = None
     # the slack tie-break (add_objective): a column's share, and the most all of them can add together
     tie: dict[pulp.LpVariable, float] = field(default_factory=dict)
