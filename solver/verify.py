@@ -20,6 +20,7 @@ from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs
 from .plan import Assignment, Decision, Plan, Rental
+from .sizing.band import hours_multiplier
 
 REL_TOL = 1e-6
 DAY_TOL = 1e-6
@@ -152,6 +153,8 @@ def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) 
             bad.append(f"end: {a.workload!r} ends day {a.end_day:.3f}, recomputed {end:.3f}")
     if a.end_day > w.deadline_days + DAY_TOL:
         bad.append(f"deadline: {a.workload!r} ends day {a.end_day:.2f} after its deadline day {w.deadline_days}")
+    elif (sure := _confidence_problem(project, offer, a, w)) is not None:
+        bad.append(sure)
     elif a.end_day > project.deadline_days_for(w) + DAY_TOL:
         early = w.deadline_days - a.end_day
         bad.append(
@@ -159,6 +162,28 @@ def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) 
             f"day {w.deadline_days}; min_slack_days is {project.slack_for(w):g}"
         )
     return bad
+
+
+def _confidence_problem(project, offer: Offer, a: Assignment, w) -> str | None:
+    """The deadline at ``deadline_confidence``: the job's end at that quantile of its hours (the duration
+    scaled by the band's multiplier) must meet ``deadline_days_for``. A shape that cannot meet it even
+    from its earliest start on the grid may be planned at a lower confidence, but never below the median."""
+    conf = project.deadline_confidence
+    by = project.deadline_days_for(w)
+    wall = a.end_day - a.start_day
+    if a.start_day + wall * hours_multiplier(conf) <= by + DAY_TOL:
+        return None
+    release = max(w.earliest_start_days, offer.lead_time_days)
+    first = math.ceil(release / project.period_days - 1e-9) * project.period_days
+    if (
+        first + wall * hours_multiplier(conf) > by + DAY_TOL
+        and a.start_day + wall * hours_multiplier(0.5) <= by + DAY_TOL
+    ):
+        return None  # planned at the confidence it can reach (the option table says which)
+    return (
+        f"confidence: {a.workload!r} ends day {a.start_day + wall * hours_multiplier(conf):.2f} at its P{100 * conf:g} "
+        f"hours, after day {by:g} (deadline_confidence {conf:g})"
+    )
 
 
 def _bought(plan: Plan) -> defaultdict[str, int]:
