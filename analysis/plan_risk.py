@@ -8,7 +8,8 @@ rise with r (every job runs, bills and uses energy longer; a rental is extended,
 the plan can only stop running as decided as r grows (a job ends later). So both are monotone in r
 and computed exactly, not by sampling:
 
-* TCO P50 = the plan's TCO re-costed at r = hours_multiplier(0.5), P90 at hours_multiplier(0.9);
+* TCO P50 = the plan's TCO at r = hours_multiplier(0.5) = 1 (the estimate is the median), P90 at
+  hours_multiplier(0.9);
 * P(runs as decided) = the largest quantile u at which the re-costed plan still passes the verifier
   (each job meets its deadline at the drawn hours, no two jobs overlap on the same nodes), found by
   bisection on u to 1/1000 in at most 12 re-costs.

@@ -493,6 +493,8 @@ def plan_range(result: Result) -> PlanRange | None:
 def range_lines(result: Result, tr: Lang = EN) -> list[str]:
     """What the Summary and the console say about the plan's range: TCO P50 and P90 with the probability
     it runs as decided, the deadline confidence, jobs held below it, and GPUs whose MFU is an assumption."""
+    from procure.solver.sizing.constants import constant
+
     r = plan_range(result)
     if r is None:
         return []
@@ -505,8 +507,12 @@ def range_lines(result: Result, tr: Lang = EN) -> list[str]:
             p50=money(r.tco_p50, cur, tr),
             p90=money(r.tco_p90, cur, tr),
             prob=probability_text(r.runs_as_decided),
-            band=r.band,
-            method=r.method,
+            band=tr(
+                "P10–P90 {lo}–{hi}× the estimate, from comparable published whole runs, docs/sizing.md",
+                lo=f"{constant('HOURS_BAND_P10'):.2f}",
+                hi=f"{constant('HOURS_BAND_P90'):.2f}",
+            ),
+            method=tr(r.method),
         ),
         tr(
             "Deadlines are held at {conf:.0%} confidence (deadline_confidence): each job meets its deadline at its P{pct:g} hours",

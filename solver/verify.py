@@ -153,14 +153,14 @@ def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) 
             bad.append(f"end: {a.workload!r} ends day {a.end_day:.3f}, recomputed {end:.3f}")
     if a.end_day > w.deadline_days + DAY_TOL:
         bad.append(f"deadline: {a.workload!r} ends day {a.end_day:.2f} after its deadline day {w.deadline_days}")
-    elif (sure := _confidence_problem(project, offer, a, w)) is not None:
-        bad.append(sure)
     elif a.end_day > project.deadline_days_for(w) + DAY_TOL:
         early = w.deadline_days - a.end_day
         bad.append(
             f"slack: {a.workload!r} ends day {a.end_day:.2f}, {early:.2f} days before its deadline "
             f"day {w.deadline_days}; min_slack_days is {project.slack_for(w):g}"
         )
+    elif (sure := _confidence_problem(project, offer, a, w)) is not None:
+        bad.append(sure)
     return bad
 
 
