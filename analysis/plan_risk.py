@@ -49,11 +49,15 @@ def _recost(base: Baseline, plan: Plan, r: float, modes) -> tuple[Plan, bool]:
     purchases = {p.offer_id: p.nodes for p in plan.purchases}
     contracts = extend_rentals([x.contract for x in plan.rentals], decisions, a)
     out = build_plan(a.project, a.offers, decisions, purchases, contracts)
-    try:
-        verify_plan(a.project, a.offers, out, a.resize, modes)
+    try:  # the shapes were re-sized when the plan was verified; only the hours move here
+        verify_plan(a.project, a.offers, out, None, modes)
     except VerificationError:
         return out, False
     return out, True
+
+
+def _no_resize(workload, offer, nodes):
+    return None
 
 
 def plan_risk(result) -> PlanRisk | None:
@@ -62,9 +66,7 @@ def plan_risk(result) -> PlanRisk | None:
     plan = result.plan
     if plan is None:
         return None
-    from procure.solver.planner import Resizer
-
-    base = Baseline(result.project, list(result.offers.values()), result.sizings, Resizer(result.project))
+    base = Baseline(result.project, list(result.offers.values()), result.sizings, _no_resize)
     modes = result.hybrid.modes
     p50, _ = _recost(base, plan, hours_multiplier(0.5), modes)
     p90, _ = _recost(base, plan, hours_multiplier(0.9), modes)

@@ -4,12 +4,14 @@
 
 Each run is sized as published: the same model, tokens, sequence length, GPU and GPU count, global batch,
 and — for benchmark tables that publish it — the same layout (TP, PP, ZeRO stage, checkpointing,
-micro-batch). Whole runs are compared on GPU-hours (the engine's hours × GPUs, effective time included);
-benchmarks on in-step model FLOPs utilisation (MFU) or tokens/s per GPU (no effective-time factor).
+micro-batch). Whole runs are compared on GPU-hours (the engine's wall-clock hours × GPUs, goodput included);
+benchmarks on in-step model FLOPs utilisation (MFU) or tokens/s per GPU (in-step, no goodput).
 
-``fitted`` marks the runs the engine's free parameters were fitted on (MFU_AMPERE on C1/C2,
-MFU_HOPPER on the Megatron-Core H100 table, MOE_MFU_FACTOR on C22); every other row is a check.
-``explained`` carries the reason of a known miss beyond ±25 %. Sources: the ``source`` of each row.
+The in-step MFU curve per GPU family (MFU_AMPERE, MFU_HOPPER, MFU_HIDDEN_HALF_*) is fitted to the median of
+the comparable whole runs (``fit_runs``: steady pretraining on a tuned stack); ``fitted`` marks the run that
+sets MOE_MFU_FACTOR alone (C22); benchmarks and the runs called not comparable (``comparable=False``) are
+checks. ``leave_one_out_errors`` refits without each run. ``explained`` carries the reason of a known miss
+beyond ±25 %. Sources: the ``source`` of each row.
 """
 
 from __future__ import annotations
@@ -635,9 +637,17 @@ def table(results: list[Result]) -> str:
         why = "" if abs(r.error) <= TOLERANCE else (run.explained or "**unexplained**")
         lines.append(
             f"| {run.id} | {run.name} | {run.gpus:,} × {run.gpu} | {_fmt(run.metric, run.published)} | {_fmt(run.metric, r.estimate)} | "
-            f"{100 * r.error:+.1f} % | {r.strategy} | {'fitted' if run.fitted else 'check'} | {why} |"
+            f"{100 * r.error:+.1f} % | {r.strategy} | {_role(run)} | {why} |"
         )
     return "\n".join(lines)
+
+
+def _role(run: Run) -> str:
+    """How a row enters the calibration: "fitted" (sets a parameter alone: MOE_MFU_FACTOR), "fit" (one of
+    the comparable whole runs the MFU curve is fitted to), "check" (the fit never saw it)."""
+    if run.fitted:
+        return "fitted"
+    return "fit" if run.metric == "gpu_hours" and run.comparable and run.id != "V3" else "check"
 
 
 def hours_ratio(r: Result) -> float:

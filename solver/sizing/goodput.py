@@ -42,3 +42,10 @@ def goodput(in_step: float, gpus: int, effective_time: float | None) -> float:
     """The fraction of the wall-clock time that trains: in-step ÷ wall."""
     wall = wall_hours(in_step, gpus, effective_time)
     return in_step / wall if wall > 0 else 1.0
+
+
+def goodput_of(wall: float | None, gpus: int, effective_time: float | None) -> float | None:
+    """The goodput of a job that takes ``wall`` hours on ``gpus`` GPUs: its in-step hours ÷ ``wall``."""
+    if wall is None or wall <= 0:
+        return None
+    return in_step_hours(wall, gpus, effective_time) / wall
