@@ -109,3 +109,16 @@ def test_deadline_confidence_is_validated(tmp_path, value, message):
     assert res.exit_code == 1
     assert f"deadline_confidence: Input should be {message}" in res.output
     assert "Traceback" not in res.output and not (tmp_path / "plan.xlsx").exists()
+
+
+def test_the_plans_range_is_its_cost_at_the_band_and_the_chance_it_still_fits():
+    # one cloud job, 480 h = 20 days from day 0, deadline 21, 10 per node-hour: TCO 4,800 at the median; at
+    # the P90 hours × P90/P50 = 1.1635 the bill is 4,800 × 1.1635 (cloud is billed by the hour); the plan runs
+    # as decided while 20 × r ≤ 21, i.e. with probability Φ(ln 1.05 / σ) (to the bisection's 0.001)
+    from procure.analysis.plan_risk import plan_risk
+
+    res = solve_fixed(project([JOB], period_days=1, deadline_confidence=0.5), OFFERS[:1], {("job", "slow", 1): 480.0})
+    risk = plan_risk(res)
+    assert risk.tco_p50 == pytest.approx(4_800)
+    assert risk.tco_p90 == pytest.approx(4_800 * constant("HOURS_BAND_P90") / constant("HOURS_BAND_P50"), rel=1e-6)
+    assert risk.runs_as_decided == pytest.approx(confidence(21 / 20), abs=1.5e-3)
