@@ -542,8 +542,11 @@ def range_lines(result: Result, tr: Lang = EN) -> list[str]:
 
 
 def probability_text(p: float) -> str:
-    """A probability as the reports print it: "≥ 99.9%" at the bisection's top, else a whole percent."""
-    return "≥ 99.9%" if p >= 0.999 - 1e-9 else f"{p:.0%}"
+    """A probability as the reports print it: "≥ 99.9%" at the bisection's top, one decimal from 99%
+    (never a rounded "100%"), else a whole percent."""
+    if p >= 0.999 - 1e-9:
+        return "≥ 99.9%"
+    return f"{p:.1%}" if p >= 0.99 else f"{p:.0%}"
 
 
 def assumed_mfu(result: Result) -> list[tuple[str, str]]:
