@@ -243,6 +243,26 @@ RUNS: list[Run] = [
         note="added to the calibration (docs/sizing.md lists it): 8K→128K context like C9, C10",
     ),
     Run(
+        "A2",
+        "BLOOM-176B",
+        gpt(70, 14336, 112, 250880),
+        366,
+        2048,
+        "A100-SXM-80GB",
+        384,
+        2048 * 2048,
+        "gpu_hours",
+        1_082_990,
+        "BLOOM paper arXiv:2211.05100 §3.4.1: 1,082,990 compute hours on 48 nodes × 8 A100-80GB, about 3.5 months, "
+        "4 × Omni-Path 100 Gb/s per node; 366B tokens; 70 layers, hidden 14,336, 112 heads, vocab 250,680",
+        fabric=("eth-100g", 4),
+        note="added to the calibration (docs/sizing.md lists it); global batch 2,048 sequences of 2,048 after ramp-up",
+        miss=-1,
+        explained="the slowest A100 run in the set: 6ND at its hours is 99 TFLOP/s per GPU, 32 % of BF16 peak over the "
+        "whole run, against 39–51 % for the Meta runs that set the A100 median; Megatron-DeepSpeed over 4 × 100 Gb/s "
+        "Omni-Path per node, with the restarts of a 3.5-month run on one cluster",
+    ),
+    Run(
         "C11",
         "MPT-7B",
         mpt(32, 4096, 32),
@@ -634,7 +654,12 @@ def table(results: list[Result]) -> str:
     ]
     for r in results:
         run = r.run
-        why = "" if abs(r.error) <= TOLERANCE else (run.explained or "**unexplained**")
+        ceiling = run.metric != "gpu_hours" and r.error < 0  # a tuned benchmark the engine lies below
+        why = (
+            ""
+            if abs(r.error) <= TOLERANCE
+            else run.explained or ("tuned in-step benchmark: a ceiling, not a target" if ceiling else "**unexplained**")
+        )
         lines.append(
             f"| {run.id} | {run.name} | {run.gpus:,} × {run.gpu} | {_fmt(run.metric, run.published)} | {_fmt(run.metric, r.estimate)} | "
             f"{100 * r.error:+.1f} % | {r.strategy} | {_role(run)} | {why} |"

@@ -428,8 +428,18 @@ def test_json_contract_and_console():
         "hours_p90",
         "gpu_hours",
         "efficiency",
+        "mfu",
+        "goodput",
         "host_ram_gb",
     }
+    # the two factors of the hours, calibrated apart: in-step MFU and whole-run goodput (in-step ÷ wall hours)
+    from procure.solver.sizing.goodput import in_step_hours
+
+    if cand["fits"]:
+        assert 0 < cand["mfu"] < 1
+        assert cand["goodput"] == pytest.approx(
+            in_step_hours(cand["hours"], cand["gpus"], None) / cand["hours"], abs=1e-3
+        )
     assert set(cand["strategy"]) == {
         "zero_stage",
         "tensor_parallel",
