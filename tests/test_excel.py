@@ -832,7 +832,9 @@ def test_assumptions_list_sizing_constants_with_unit_and_source(written):
     wb = openpyxl.load_workbook(written[EXAMPLES[0].stem])
     rows = [[c.value for c in row] for row in wb["Assumptions"].iter_rows()]
     by_name = {r[0]: r for r in rows if r and isinstance(r[0], str)}
-    for name in ("TP_COMM_OVERLAP", "COMM_OVERLAP", "EFFECTIVE_TIME", "FP8_GEMM_EFFICIENCY", "MOE_MFU_FACTOR"):
+    names = ("TP_COMM_OVERLAP", "COMM_OVERLAP", "FP8_GEMM_EFFICIENCY", "MOE_MFU_FACTOR", "MFU_HIDDEN_HALF_HOPPER")
+    # the whole-run goodput, calibrated apart from the in-step MFU, with its sources too
+    for name in (*names, "GOODPUT_OVERHEAD", "GPU_INTERRUPTION_RATE", "RESTART_LOSS_HOURS", "JOB_STARTUP_HOURS"):
         row = by_name[name]
         assert isinstance(row[1], (int, float)) and row[2] and len(str(row[3])) > 30, row
     assert "GB" not in by_name and "GIB" not in by_name
