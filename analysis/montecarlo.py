@@ -2,7 +2,7 @@
 and measure what today's decision risks.
 
 Draws: each uncertain driver independently (the ``mfu`` driver, unless declared, from the calibrated
-band of hours: ``distributions``), triangular(low, mode, high) or normal(mean, sd) truncated
+band of hours, also when nothing else is declared: ``distributions``), triangular(low, mode, high) or normal(mean, sd) truncated
 to [low, high] (redrawn until inside), from one ``numpy.random.Generator`` seeded with
 ``analysis.seed`` — all N scenarios are drawn before any is solved, so the figures depend on the seed
 only, not on the number of workers or the order results come back in.
@@ -36,7 +36,7 @@ from procure.models.analysis import DRIVERS, AnalysisSettings, Normal, Triangula
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus
 from procure.solver.planner import STRATEGIES
-from procure.solver.sizing.band import mfu_driver_triangular
+from procure.solver.sizing.band import draw_multipliers, hours_multiplier
 
 from .engine import ScenarioOutcome
 from .scenario import Scenario
@@ -45,15 +45,28 @@ SINGLE = ("buy", "rent", "cloud")
 TIE = 1e-6
 
 
-def distributions(settings: AnalysisSettings) -> dict[str, Triangular | Normal]:
-    """The distributions drawn: the declared ones, and for the ``mfu`` driver, when it is not declared,
-    the calibrated spread of hours (solver/sizing/band.py: the triangular distribution fitted to the
-    P10–P90 band of published against estimated hours); ``mfu: null`` holds it at today's value. Nothing is
-    drawn without a declaration."""
-    out: dict[str, Triangular | Normal] = {str(d): dist for d, dist in settings.uncertainty.items() if dist is not None}
-    if settings.uncertainty and "mfu" not in settings.uncertainty:
-        low, mode, high = mfu_driver_triangular()
-        out["mfu"] = Triangular(dist="triangular", low=low, mode=mode, high=high)
+@dataclass(frozen=True)
+class HoursBand:
+    """The calibrated band of hours (solver/sizing/band.py) as the ``mfu`` driver's distribution: each
+    scenario draws u ~ U(0, 1) and takes hours × the band's u-quantile, i.e. mfu = 1 / hours_multiplier(u)
+    (a two-piece lognormal through P10, P50, P90 of published ÷ estimated hours of comparable runs)."""
+
+    dist: str = "hours band"
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return 1.0 / hours_multiplier(1 - 1e-6), 1.0 / hours_multiplier(1e-6)
+
+
+def distributions(settings: AnalysisSettings) -> dict[str, Triangular | Normal | HoursBand]:
+    """The distributions drawn: the declared ones, and for the ``mfu`` driver, unless it is declared, the
+    calibrated band of hours (``HoursBand``), also when nothing is declared at all, so a Monte Carlo
+    study always draws at least the hours; ``mfu: null`` holds it at today's value."""
+    out: dict[str, Triangular | Normal | HoursBand] = {
+        str(d): dist for d, dist in settings.uncertainty.items() if dist is not None
+    }
+    if "mfu" not in settings.uncertainty:
+        out["mfu"] = HoursBand()
     return out
 
 
@@ -70,6 +83,8 @@ def draw(settings: AnalysisSettings, n: int | None = None, seed: int | None = No
 
 
 def _sample(rng: np.random.Generator, dist, n: int) -> np.ndarray:
+    if isinstance(dist, HoursBand):
+        return 1.0 / np.asarray(draw_multipliers(list(rng.random(n))))
     if isinstance(dist, Triangular):
         if dist.low == dist.high:
             return np.full(n, dist.low)

@@ -113,7 +113,8 @@ def scaled_offer(offer: Offer, s: Scenario) -> Offer:
 
 
 def scaled_project(project: Project, s: Scenario) -> Project:
-    """The project under the scenario: electricity, discount rate, tokens and deadlines."""
+    """The project under the scenario: electricity, discount rate, tokens and deadlines; a scenario that
+    moves the hours checks deadlines at them (deadline_confidence 0.5)."""
     update: dict[str, Any] = {}
     if s.value("electricity") != 1.0:
         update["electricity_price_per_kwh"] = project.electricity_price_per_kwh * s.value("electricity")
@@ -123,6 +124,10 @@ def scaled_project(project: Project, s: Scenario) -> Project:
         )
     if s.value("discount_rate") != 1.0:
         update["discount_rate"] = min(0.99, project.discount_rate * s.value("discount_rate"))
+    if s.hours_factor != 1.0:
+        # the scenario states the hours: deadlines are checked at them, not at a quantile of the band
+        # around them (deadline_confidence 0.5, the band's median)
+        update["deadline_confidence"] = 0.5
     tokens, slip = s.value("tokens"), int(round(s.value(SLIP)))
     if tokens != 1.0 or slip:
         update["workloads"] = [scaled_workload(project, w, tokens, slip) for w in project.workloads]

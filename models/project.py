@@ -293,6 +293,14 @@ class Project(InputModel):
         description="schedule buffer: every job must finish at least this many days before its deadline_days "
         "(a workload's own min_slack_days wins); default 0",
     )
+    deadline_confidence: float = Field(
+        default=0.8,
+        ge=0.5,
+        lt=1.0,
+        description="probability with which each job must meet its deadline: its deadline is checked against its "
+        "hours at this quantile of the calibrated hours band (docs/sizing.md), its cost uses the median hours; "
+        "at least 0.5 (the median) and below 1 (certainty is not on offer); default 0.8",
+    )
     stale_quote_days: int = Field(
         default=180,
         ge=0,

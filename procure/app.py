@@ -373,17 +373,6 @@ def analyze(
     ``deadline`` (``time.time()``): every solve ends by then, and an analysis not done by then is skipped."""
     from procure.analysis import analyze as run
 
-    if monte_carlo and not inputs.project.analysis.uncertainty:
-        raise InputError(
-            [
-                Problem(
-                    str(inputs.workload_path),
-                    "analysis.uncertainty",
-                    "--monte-carlo needs distributions to draw from, e.g. analysis: {uncertainty: {price_cloud: "
-                    "{dist: triangular, low: 0.7, mode: 1.0, high: 1.05}}} (see docs/analysis.md)",
-                )
-            ]
-        )
     if scheduler:
         try:
             import distributed  # noqa: F401

@@ -521,7 +521,9 @@ def analyze(
     monte_carlo: Annotated[
         int | None,
         typer.Option(
-            "--monte-carlo", help="Draw N scenarios from analysis.uncertainty (default: analysis.scenarios).", min=1
+            "--monte-carlo",
+            help="Draw N scenarios from analysis.uncertainty, the hours always from the calibrated band unless mfu is declared (default: analysis.scenarios).",
+            min=1,
         ),
     ] = None,
     workers: Annotated[

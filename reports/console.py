@@ -23,6 +23,7 @@ from .headline import (
     npv_timing_note,
     objective_phrase,
     peaks,
+    range_lines,
     recommendation,
     set_aside_headline,
     spot_risk,
@@ -167,6 +168,8 @@ def print_result(console: Console, result: Result, inputs=(), tr: Lang = EN) -> 
         return
     plan = h.plan
     _print_status(console, result, tr)
+    for line in range_lines(result, tr):
+        console.print(esc(line), soft_wrap=True)
     _print_assignments(console, result, plan, tr)
     if plan.purchases or plan.rentals or any(pk.mode == "cloud" for pk in peaks(result)):
         _print_capacity(console, result, plan, tr)

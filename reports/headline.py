@@ -445,3 +445,123 @@ def set_aside_rows(result: Result, tr: Lang = EN) -> list[dict]:
         }
         for x in result.set_aside
     ]
+
+
+# --- the range of the recommended plan (analysis/plan_risk.py) and what its hours rest on ---------------
+
+
+@dataclass(frozen=True)
+class PlanRange:
+    """TCO at the band's P50 and P90 hours, the probability the plan runs as decided, how it was worked
+    out, and the jobs that meet their deadline below deadline_confidence (workload, confidence)."""
+
+    tco_p50: float
+    tco_p90: float
+    runs_as_decided: float
+    method: str
+    band: str
+    unsure: list[tuple[str, float]]
+
+
+def plan_range(result: Result) -> PlanRange | None:
+    """The recommended plan's range (None without a plan)."""
+    from procure.analysis.plan_risk import risk_of
+    from procure.solver.sizing.band import confidence_of
+    from procure.solver.sizing.constants import constant
+
+    risk = risk_of(result)
+    if risk is None:
+        return None
+    p = result.project
+    workloads = {w.name: w for w in p.workloads}
+    unsure = []
+    for a in result.planned().assignments:
+        wall = a.end_day - a.start_day
+        room = p.deadline_days_for(workloads[a.workload]) - a.start_day
+        reached = confidence_of(room / wall) if wall > 0 else 1.0
+        if reached < p.deadline_confidence - 1e-6:
+            unsure.append((a.workload, reached))
+    band = (
+        f"P10–P90 {constant('HOURS_BAND_P10'):.2f}–{constant('HOURS_BAND_P90'):.2f}× the estimate, "
+        "from comparable published whole runs, docs/sizing.md"
+    )
+    return PlanRange(risk.tco_p50, risk.tco_p90, risk.runs_as_decided, risk.method, band, unsure)
+
+
+def range_lines(result: Result, tr: Lang = EN) -> list[str]:
+    """What the Summary and the console say about the plan's range: TCO P50 and P90 with the probability
+    it runs as decided, the deadline confidence, jobs held below it, and GPUs whose MFU is an assumption."""
+    from procure.solver.sizing.constants import constant
+
+    r = plan_range(result)
+    if r is None:
+        return []
+    cur = result.project.currency
+    conf = result.project.deadline_confidence
+    lines = [
+        tr(
+            "Range of this plan's TCO: P50 {p50}, P90 {p90}; it runs as decided with {prob} probability "
+            "(hours band {band}; {method})",
+            p50=money(r.tco_p50, cur, tr),
+            p90=money(r.tco_p90, cur, tr),
+            prob=probability_text(r.runs_as_decided),
+            band=tr(
+                "P10–P90 {lo}–{hi}× the estimate, from comparable published whole runs, docs/sizing.md",
+                lo=f"{constant('HOURS_BAND_P10'):.2f}",
+                hi=f"{constant('HOURS_BAND_P90'):.2f}",
+            ),
+            method=tr(r.method),
+        ),
+        tr(
+            "Deadlines are held at {conf:.0%} confidence (deadline_confidence): each job meets its deadline at its P{pct:g} hours",
+            conf=conf,
+            pct=100 * conf,
+        ),
+    ]
+    for name, reached in r.unsure:
+        lines.append(
+            tr(
+                "{name} meets its deadline with only {reached:.0%} confidence (below deadline_confidence {conf:g}): no shape finishes in time at its P{pct:g} hours",
+                name=name,
+                reached=reached,
+                conf=conf,
+                pct=100 * conf,
+            )
+        )
+    for gpu, basis in assumed_mfu(result):
+        lines.append(
+            tr(
+                "Assumption: the MFU of {gpu} ({basis}) is not a measurement; no published training run on this GPU family was found, so its hours are less certain than the band says",
+                gpu=gpu,
+                basis=basis,
+            )
+        )
+    return lines
+
+
+def probability_text(p: float) -> str:
+    """A probability as the reports print it: "≥ 99.9%" at the bisection's top, one decimal from 99%
+    (never a rounded "100%"), else a whole percent."""
+    if p >= 0.999 - 1e-9:
+        return "≥ 99.9%"
+    return f"{p:.1%}" if p >= 0.99 else f"{p:.0%}"
+
+
+def assumed_mfu(result: Result) -> list[tuple[str, str]]:
+    """(GPU, the assumed MFU constant) for each GPU of the plan whose default MFU rests on an assumption
+    (a constant whose source says "Assumption"); a workload's own ``mfu`` is the user's figure."""
+    from procure.models.gpu import gpu_table
+    from procure.solver.sizing.constants import constant_rows
+
+    assumed = {n for n, _v, _u, src in constant_rows() if n.startswith("MFU_") and "Assumption" in src}
+    table = gpu_table()
+    workloads = {w.name: w for w in result.project.workloads}
+    out: dict[str, str] = {}
+    for a in result.planned().assignments:
+        if workloads[a.workload].mfu is not None:
+            continue
+        g = table[a.gpu]
+        name = "MFU_CONSUMER" if g.form_factor == "consumer" else f"MFU_{g.architecture.upper()}"
+        if name in assumed:
+            out.setdefault(a.gpu, name)
+    return sorted(out.items())

@@ -12,8 +12,10 @@ from procure.solver.sizing.band import hours_band
 
 from . import tables
 from .headline import (
+    assumed_mfu,
     comparisons,
     peaks,
+    plan_range,
     recommendation,
     set_aside_headline,
     set_aside_rows,
@@ -24,6 +26,23 @@ from .headline import (
 from .tables import rounded
 
 _r = rounded
+
+
+def _range(result: Result) -> dict | None:
+    """The recommended plan's range (analysis/plan_risk.py) and what its deadlines and hours rest on."""
+    r = plan_range(result)
+    if r is None:
+        return None
+    return {
+        "tco_p50": _r(r.tco_p50),
+        "tco_p90": _r(r.tco_p90),
+        "runs_as_decided_probability": round(r.runs_as_decided, 3),
+        "method": r.method,
+        "hours_band": r.band,
+        "deadline_confidence": result.project.deadline_confidence,
+        "below_confidence": [{"workload": w, "confidence": round(c, 3)} for w, c in r.unsure],
+        "mfu_assumptions": [{"gpu": g, "constant": c} for g, c in assumed_mfu(result)],
+    }
 
 
 def result_to_json(result: Result, inputs=()) -> dict:
@@ -57,6 +76,7 @@ def result_to_json(result: Result, inputs=()) -> dict:
             "heuristic": bool(info and info.heuristic),
         },
     }
+    out["range"] = _range(result) if plan else None
     if plan:
         out["purchases"] = [
             {"offer": x.offer_id, "nodes": x.nodes, "price_per_node": _r(x.price_per_node), "cost": _r(x.cost)}

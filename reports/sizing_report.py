@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from procure.solver.sizing.constants import constant
+from procure.solver.sizing.goodput import goodput_of
 
 from .tables import rounded
 
@@ -79,6 +80,8 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "hours_p90": _r(c.hours_p90),
                         "gpu_hours": _r(c.gpu_hours),
                         "efficiency": _r(c.efficiency),
+                        "mfu": _r(c.mfu, 4),
+                        "goodput": _r(goodput_of(c.hours, c.gpus, sz.workload.effective_time), 4),
                         "host_ram_gb": _r(c.host_ram_gb),
                     }
                     for c in sz.candidates
@@ -138,6 +141,8 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
             ("P10–P90 h", "right"),
             ("GPU-hours", "right"),
             ("eff.", "right"),
+            ("MFU", "right"),
+            ("goodput", "right"),
             ("fits / reason", "left"),
         )
         for col, justify in cols:
@@ -156,6 +161,8 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
                 "—" if hours is None else f"{c.hours_p10:,.1f}–{c.hours_p90:,.1f}",
                 _num(c.gpu_hours if c.fits else None, "{:,.0f}"),
                 _num(c.efficiency, "{:.2f}"),
+                _num(c.mfu, "{:.3f}"),
+                _num(goodput_of(hours, c.gpus, w.effective_time), "{:.3f}"),
                 "[green]fits[/green]" if c.fits else f"[red]{escape(c.reason)}[/red]",
             )
         console.print(table)
@@ -166,7 +173,13 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
         console.print(note)
         if n_fit:
             console.print(
-                f"  P10–P90 h: published training runs took {HOURS_BAND_P10:.2f}× to {HOURS_BAND_P90:.2f}× the hours procure "
-                "estimates for them (docs/sizing.md, Uncertainty band)"
+                f"  P10–P90 h: comparable published whole runs (steady pretraining on a tuned stack) took {HOURS_BAND_P10:.2f}× "
+                f"to {HOURS_BAND_P90:.2f}× the hours procure estimates for them, each estimated without it "
+                "(docs/sizing.md, Uncertainty band)"
+            )
+            console.print(
+                "  MFU: in-step fraction of dense BF16 peak (per GPU family and hidden size, MFU_* constants); goodput: the "
+                "share of wall time that trains (interruptions grow with the GPU count, GOODPUT_OVERHEAD, "
+                "JOB_STARTUP_HOURS; docs/sizing.md, Time)"
             )
         console.print()

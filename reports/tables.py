@@ -1273,14 +1273,17 @@ def _sizing_section(result: Result, tr: Lang) -> Section:
 def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
     """The shape each workload runs on in the plan, with its MFU and hours band."""
     from procure.models.gpu import gpu_table
+    from procure.solver.sizing.goodput import goodput_of
 
     p = result.project
     table = gpu_table()
     run_rows = []
+    sized = {d.workload: d.hours for d in result.plan.decisions} if result.plan is not None else {}
     for a in result.plan.assignments if result.plan is not None else []:
         w = next(x for x in p.workloads if x.name == a.workload)
         mfu = a.mfu if a.mfu is not None else w.mfu  # the MFU the shape was sized with
         p10, p90 = hours_band(a.hours)
+        good = goodput_of(sized.get(a.workload), a.gpus, w.effective_time)
         run_rows.append(
             [
                 a.workload,
@@ -1289,6 +1292,7 @@ def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
                 mfu,
                 _mfu_source(w, table[a.gpu], tr),
                 a.efficiency,
+                good,
                 a.per_gpu_memory_gb,
                 a.hours,
                 p10,
@@ -1304,6 +1308,7 @@ def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
             "MFU",
             "MFU from",
             "scaling efficiency",
+            "goodput",
             "memory per GPU (GB)",
             "wall hours",
             "hours P10",

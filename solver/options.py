@@ -24,6 +24,7 @@ from procure.solver.reasons import Msg, Reason, Rule, render, say
 
 from . import costs, lattice
 from .costs import RentalContract
+from .sizing.band import confidence_of, hours_multiplier
 from .sizing.results import Candidate
 from .sizing.shapes import node_cap, tried_counts
 
@@ -40,6 +41,8 @@ class Option:
     wall_days: float  # days the nodes are occupied (spot overhead included)
     starts: list[int]  # allowed start periods
     candidate: Candidate | None = field(repr=False, default=None)  # the sized shape: strategy, efficiency, memory, MFU
+    # the confidence its deadline is met with, when below the project's deadline_confidence (None: met at it)
+    confidence: float | None = None
     # the job alone on this shape from its first start (standalone_cost), priced when first asked: the
     # planner's analysis re-solves never ask, and pricing every shape was a third of their time
     price: Callable[[], float] | None = field(repr=False, default=None)
@@ -108,6 +111,19 @@ def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_da
     earliest_finish = s_min * grid.period_days + wall_days
     s_max = math.floor((project.deadline_days_for(workload) - wall_days) / grid.period_days + EPS)
     return list(range(s_min, s_max + 1)), earliest_finish
+
+
+def reached_confidence(project: Project, grid: Grid, workload, offer: Offer, wall_days: float) -> float | None:
+    """The highest confidence (to 0.001, at least 0.5) with which a job of median duration ``wall_days``
+    meets its deadline from its earliest start, or None when it misses it even at the median. The wall
+    time is proportional to the hours (``costs.wall_hours``), so the room left is a multiplier on them."""
+    release = max(workload.earliest_start_days, offer.lead_time_days)
+    first = math.ceil(release / grid.period_days - EPS) * grid.period_days
+    room = project.deadline_days_for(workload) - first
+    if wall_days <= 0 or room < wall_days * hours_multiplier(0.5) - EPS:
+        return None
+    reached = math.floor(min(confidence_of(room / wall_days), project.deadline_confidence) * 1000) / 1000
+    return reached if reached >= 0.5 else None
 
 
 def finish_by(project: Project, workload) -> Msg:
@@ -274,8 +290,16 @@ class OptionTable:
             got = ("term", (Reason.of(Rule.RENT_TERM, term),))
         else:
             wall_days = costs.wall_hours(offer, c.hours) / HOURS_PER_DAY
-            starts, earliest_finish = allowed_starts(project, grid, w, offer, wall_days)
+            # the deadline holds at the project's confidence: the start periods are those whose end at the
+            # band's deadline_confidence quantile of the hours meets it (the cost uses the median hours)
+            conf = project.deadline_confidence
+            sure_days = costs.wall_hours(offer, c.hours * hours_multiplier(conf)) / HOURS_PER_DAY
+            starts, earliest_finish = allowed_starts(project, grid, w, offer, sure_days)
+            reached = None if starts else reached_confidence(project, grid, w, offer, wall_days)
+            if reached is not None:  # meets its deadline only at a lower confidence: kept, and said so
+                starts, _ = allowed_starts(project, grid, w, offer, wall_days * hours_multiplier(reached))
             if not starts:
+                wall_days = sure_days  # the reason quotes the duration the deadline is checked with
                 release = max(w.earliest_start_days, offer.lead_time_days)
                 why = (
                     say("lead time {days} days, ", days=offer.lead_time_days)
@@ -303,9 +327,12 @@ class OptionTable:
                     else ""
                 )
                 late = say(
-                    "{nodes} node(s) take {days} days; {why}earliest start day {release}{grid} → finishes day {end} > {due}{most}",
+                    "{nodes} node(s) take {days} days at the P{p} hours (deadline_confidence {conf}); {why}earliest "
+                    "start day {release}{grid} → finishes day {end} > {due}{most}",
                     nodes=c.nodes,
                     days=f"{wall_days:.1f}",
+                    p=f"{100 * conf:g}",
+                    conf=f"{conf:g}",
                     why=why,
                     release=f"{release:g}",
                     grid=grid_note,
@@ -335,6 +362,7 @@ class OptionTable:
                     wall_days,
                     starts,
                     c,
+                    confidence=reached,
                     price=functools.partial(
                         standalone_cost,
                         project,
@@ -347,7 +375,7 @@ class OptionTable:
                         costs.job_data(w),
                     ),
                 )
-                got = ("option", opt)
+                got = ("option" if reached is None else "low_confidence", opt)
         self._outcomes[key] = got
         return got
 
@@ -365,28 +393,13 @@ class OptionTable:
         for i, sz in enumerate(self.sizings):
             w = sz.workload
             per_offer: dict[str, list[Option]] = {}
+            unsure: dict[str, list[Option]] = {}  # shapes that meet the deadline only below deadline_confidence
             seen_reason: dict[str, tuple[Reason, ...]] = {}
             for j, c in enumerate(sz.candidates):
                 offer = offers[c.offer_id]
-                if offer.mode not in modes:
-                    seen_reason.setdefault(
-                        offer.id,
-                        (
-                            Reason.of(
-                                Rule.MODE_NOT_ALLOWED,
-                                say(
-                                    "{mode} is not allowed (allowed_modes: {modes})",
-                                    mode=offer.mode,
-                                    modes=", ".join(modes),
-                                ),
-                            ),
-                        ),
-                    )
-                    continue
-                if offer.spot and not allow_spot:
-                    seen_reason.setdefault(
-                        offer.id, (Reason.of(Rule.SPOT_EXCLUDED, say("spot capacity is excluded (allow_spot: false)")),)
-                    )
+                excluded = _excluded(offer, modes, allow_spot)
+                if excluded is not None:
+                    seen_reason.setdefault(offer.id, excluded)
                     continue
                 kind, what = self._outcome(i, j, w, offer, c)
                 if kind == "unfit":
@@ -396,8 +409,11 @@ class OptionTable:
                     seen_reason.setdefault(offer.id, what)
                 elif kind == "deadline":
                     seen_reason[offer.id + f"#{c.nodes}"] = what
+                elif kind == "low_confidence":
+                    unsure.setdefault(offer.id, []).append(what)
                 else:
                     per_offer.setdefault(offer.id, []).append(what)
+            per_offer = _settle_unsure(self.project, per_offer, unsure, seen_reason)
             options: list[Option] = []
             all_opts: list[Option] = []
             for oid, opts in per_offer.items():
@@ -426,6 +442,44 @@ class OptionTable:
             kept[w.name] = options
             every[w.name] = all_opts
         return kept, rejections, every
+
+
+def _excluded(offer: Offer, modes: tuple[str, ...], allow_spot: bool) -> tuple[Reason, ...] | None:
+    """Why a strategy does not consider ``offer`` at all (its mode, or spot capacity), or None."""
+    if offer.mode not in modes:
+        why = say("{mode} is not allowed (allowed_modes: {modes})", mode=offer.mode, modes=", ".join(modes))
+        return (Reason.of(Rule.MODE_NOT_ALLOWED, why),)
+    if offer.spot and not allow_spot:
+        return (Reason.of(Rule.SPOT_EXCLUDED, say("spot capacity is excluded (allow_spot: false)")),)
+    return None
+
+
+def _settle_unsure(project: Project, per_offer: dict, unsure: dict, seen_reason: dict) -> dict:
+    """A workload's options once its shapes are judged: when no shape meets the deadline at
+    deadline_confidence, the ones that meet it at a lower confidence are planned (each option carries its
+    confidence and the reports say so) rather than the job dropped; otherwise those are rejected, saying
+    the confidence they reach."""
+    if not per_offer:
+        return unsure
+    for oid, opts in unsure.items():
+        for o in opts:
+            seen_reason[oid + f"#{o.nodes}"] = (low_confidence_reason(project, o),)
+    return per_offer
+
+
+def low_confidence_reason(project: Project, o: Option) -> Reason:
+    """Why a shape that meets its deadline only below deadline_confidence is not planned (others meet it)."""
+    conf = project.deadline_confidence
+    why = say(
+        "{nodes} node(s) meet the deadline with {pct} % confidence only (deadline_confidence {conf}: {days} days "
+        "at the P{p} hours)",
+        nodes=o.nodes,
+        pct=f"{100 * (o.confidence or 0):.0f}",
+        conf=f"{conf:g}",
+        days=f"{o.wall_days * hours_multiplier(conf):.1f}",
+        p=f"{100 * conf:g}",
+    )
+    return Reason.of(Rule.DEADLINE, why, finish_day=None)
 
 
 def cheapest_first(opts: list[Option]) -> list[Option]:

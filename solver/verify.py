@@ -20,6 +20,7 @@ from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs
 from .plan import Assignment, Decision, Plan, Rental
+from .sizing.band import hours_multiplier
 
 REL_TOL = 1e-6
 DAY_TOL = 1e-6
@@ -158,7 +159,31 @@ def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) 
             f"slack: {a.workload!r} ends day {a.end_day:.2f}, {early:.2f} days before its deadline "
             f"day {w.deadline_days}; min_slack_days is {project.slack_for(w):g}"
         )
+    elif (sure := _confidence_problem(project, offer, a, w)) is not None:
+        bad.append(sure)
     return bad
+
+
+def _confidence_problem(project, offer: Offer, a: Assignment, w) -> str | None:
+    """The deadline at ``deadline_confidence``: the job's end at that quantile of its hours (the duration
+    scaled by the band's multiplier) must meet ``deadline_days_for``. A shape that cannot meet it even
+    from its earliest start on the grid may be planned at a lower confidence, but never below the median."""
+    conf = project.deadline_confidence
+    by = project.deadline_days_for(w)
+    wall = a.end_day - a.start_day
+    if a.start_day + wall * hours_multiplier(conf) <= by + DAY_TOL:
+        return None
+    release = max(w.earliest_start_days, offer.lead_time_days)
+    first = math.ceil(release / project.period_days - 1e-9) * project.period_days
+    if (
+        first + wall * hours_multiplier(conf) > by + DAY_TOL
+        and a.start_day + wall * hours_multiplier(0.5) <= by + DAY_TOL
+    ):
+        return None  # planned at the confidence it can reach (the option table says which)
+    return (
+        f"confidence: {a.workload!r} ends day {a.start_day + wall * hours_multiplier(conf):.2f} at its P{100 * conf:g} "
+        f"hours, after day {by:g} (deadline_confidence {conf:g})"
+    )
 
 
 def _bought(plan: Plan) -> defaultdict[str, int]:

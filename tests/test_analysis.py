@@ -168,8 +168,11 @@ def test_regret_of_the_decided_plan_is_re_costed_not_re_optimized():
 
 
 def test_a_plan_that_cannot_run_as_decided_is_counted_not_dropped():
-    # tokens × 1.5: the 90-day job takes 135 days > deadline 120 on one node — nothing can run it
-    p, offers, hours = case({"uncertainty": {"tokens": {"dist": "triangular", "low": 1.45, "mode": 1.5, "high": 1.55}}})
+    # tokens × 1.5: the 90-day job takes 135 days > deadline 120 on one node — nothing can run it (the hours
+    # band is held, mfu: null: its lower tail would otherwise let a lucky draw finish in 120 days)
+    p, offers, hours = case(
+        {"uncertainty": {"tokens": {"dist": "triangular", "low": 1.45, "mode": 1.5, "high": 1.55}, "mfu": None}}
+    )
     a = run(p, offers, hours, monte_carlo=3)
     assert a.summary.failed == 3 and a.summary.decided_infeasible == 3
     df = a.scenarios_frame()
@@ -236,12 +239,13 @@ def test_compare_shows_the_difference_of_two_files_that_differ_in_one_price(tmp_
     assert "* total cost" in res.output
 
 
-def test_analyze_without_uncertainty_refuses_monte_carlo(tmp_path):
+def test_monte_carlo_without_declared_uncertainty_draws_the_hours_band(tmp_path):
+    # nothing declared: --monte-carlo draws the hours from the calibrated band (it used to be refused)
     (tmp_path / "o.yaml").write_text(CATALOG.format(price=30.0))
     (tmp_path / "w.yaml").write_text(WORKLOAD.format(catalog="o.yaml"))
     res = CliRunner().invoke(app, ["analyze", str(tmp_path / "w.yaml"), "--monte-carlo", "5"])
-    assert res.exit_code == 1
-    assert "analysis.uncertainty" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 0, res.output
+    assert "Uncertainty: 5 scenarios" in res.output and "Traceback" not in res.output
 
 
 def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solve():
@@ -263,27 +267,30 @@ def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solv
 
 
 def test_monte_carlo_mfu_defaults_to_the_calibrated_band():
-    # Declared uncertainty without mfu: mfu is drawn within the calibrated band, triangular(1/P90, 1/P50, 1/P10);
-    # a declared mfu is kept; nothing is added when nothing is declared (no Monte Carlo at all).
-    from procure.analysis.montecarlo import distributions
-    from procure.solver.sizing.band import mfu_driver_triangular
+    # Uncertainty without mfu (or none at all): mfu is drawn from the calibrated band of hours, hours ×
+    # the band's quantile of a uniform draw; a declared mfu is kept; mfu: null holds it.
+    import numpy as np
+
+    from procure.analysis.montecarlo import HoursBand, distributions, draw
+    from procure.solver.sizing.constants import constant
 
     s = AnalysisSettings.model_validate(
         {"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}}
     )
     d = distributions(s)
-    assert set(d) == {"price_cloud", "mfu"}
-    assert (d["mfu"].low, d["mfu"].mode, d["mfu"].high) == mfu_driver_triangular()
-    from procure.solver.sizing.constants import constant
-
-    assert d["mfu"].low == pytest.approx(1 / constant("HOURS_BAND_P90")) and d["mfu"].high == pytest.approx(
-        1 / constant("HOURS_BAND_P10")
-    )
+    assert set(d) == {"price_cloud", "mfu"} and isinstance(d["mfu"], HoursBand)
+    assert set(distributions(AnalysisSettings())) == {"mfu"}
+    # the drawn hours multipliers (1 / mfu) have the band's P10 and P90 relative to its median: 2,000 draws,
+    # sampling error of a 10 % quantile about ±1.5 % here
+    hours = np.array([1.0 / sc.value("mfu") for sc in draw(AnalysisSettings(seed=3), n=2000)])
+    p10, p50, p90 = np.percentile(hours, [10, 50, 90])
+    assert p50 == pytest.approx(1.0, abs=0.01)
+    assert p10 == pytest.approx(constant("HOURS_BAND_P10") / constant("HOURS_BAND_P50"), rel=0.015)
+    assert p90 == pytest.approx(constant("HOURS_BAND_P90") / constant("HOURS_BAND_P50"), rel=0.015)
     own = AnalysisSettings.model_validate(
         {"uncertainty": {"mfu": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}}}
     )
     assert distributions(own)["mfu"].low == 0.9
-    assert distributions(AnalysisSettings()) == {}
     held = AnalysisSettings.model_validate(
         {"uncertainty": {"price_cloud": {"dist": "triangular", "low": 0.9, "mode": 1.0, "high": 1.1}, "mfu": None}}
     )

@@ -22,12 +22,12 @@ from procure.solver.sizing import (
     usable_memory_gb,
 )
 
-CHECKS = [r for r in RUNS if not r.fitted]
-FITTED = [r for r in RUNS if r.fitted]
+WHOLE = [r for r in RUNS if r.metric == "gpu_hours"]
+BENCHMARKS = [r for r in RUNS if r.metric != "gpu_hours"]
 
 
-@pytest.mark.parametrize("run", CHECKS, ids=[r.id for r in CHECKS])
-def test_held_out_run_within_25_percent_or_explained(run):
+@pytest.mark.parametrize("run", WHOLE, ids=[r.id for r in WHOLE])
+def test_whole_run_within_25_percent_or_explained(run):
     res = estimate(run)
     if abs(res.error) <= TOLERANCE:
         return
@@ -38,17 +38,19 @@ def test_held_out_run_within_25_percent_or_explained(run):
     )
 
 
-def test_fitted_runs_are_fitted():
-    # The fit itself: every fitted run within ±20 %, and no bias left (mean error within ±10 %).
-    errors = [estimate(r).error for r in FITTED]
-    assert all(abs(e) <= 0.20 for e in errors), errors
-    assert abs(sum(errors) / len(errors)) <= 0.10
+@pytest.mark.parametrize("run", BENCHMARKS, ids=[r.id for r in BENCHMARKS])
+def test_benchmarks_are_a_ceiling_not_a_target(run):
+    # The engine's MFU is that of whole production runs; the published benchmark tables are tuned,
+    # best-case in-step figures. The in-step estimate may fall below them, but not run more than 25 % faster.
+    res = estimate(run)
+    assert res.error <= TOLERANCE, f"{run.id}: in-step estimate {100 * res.error:+.1f} % above the benchmark"
 
 
-def test_most_checks_land_without_excuses():
-    # The explained misses stay the exception: at least 85 % of the held-out runs within ±25 %.
-    inside = sum(abs(estimate(r).error) <= TOLERANCE for r in CHECKS)
-    assert inside >= 0.85 * len(CHECKS)
+def test_non_comparable_runs_say_why():
+    # runs kept out of the fit and the band carry the reason docs/sizing.md gives
+    out = [r for r in WHOLE if not r.comparable]
+    assert {r.id for r in out} == {"C15", "C20"}
+    assert all(r.explained for r in out)
 
 
 def test_megatron_strong_scaling_trend():
@@ -83,12 +85,12 @@ def v3_job(**kw) -> Workload:
     return Workload.model_validate(data)
 
 
-def test_deepseek_v3_fits_2048_h800_within_25_percent():
+def test_deepseek_v3_fits_2048_h800_within_10_percent():
     ref, nodes = reference_offer("H800-SXM-80GB", 2048)
     (c,) = [c for c in size_workload(v3_job(), [ref], SizingSettings(), None).candidates if c.nodes == nodes]
     assert c.fits, c.reason
     assert c.strategy.expert_parallel > 1 and c.strategy.precision == "fp8"
-    assert c.gpu_hours == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.25)
+    assert c.gpu_hours == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.10)
 
 
 def test_deepseek_v3_published_layout_fits_with_its_breakdown():
@@ -110,11 +112,11 @@ def test_deepseek_v3_published_layout_fits_with_its_breakdown():
     print(f"DeepSeek-V3 layout per GPU: {m}")  # shown with pytest -s
     ref, nodes = reference_offer("H800-SXM-80GB", 2048)
     hours, eff, _ = evaluate_strategy(v3_job(global_batch_tokens=15360 * 4096), ref, nodes, st)
-    assert hours * 2048 == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.25)
+    assert hours * 2048 == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.10)
 
 
 def test_procure_size_on_deepseek_v3_2048_h800(tmp_path):
-    # The done criterion through the command line: fits, lands within ±25 % of the report's 2,664K
+    # The done criterion through the command line: fits, lands within ±10 % of the report's 2,664K
     # H800 GPU-hours, and the JSON strategy names the layout.
     import json
 
@@ -131,51 +133,104 @@ def test_procure_size_on_deepseek_v3_2048_h800(tmp_path):
     assert res.exit_code == 0, res.output
     (c,) = json.loads(res.output)["workloads"][0]["candidates"]
     assert c["fits"] and c["gpus"] == 2048
-    assert c["gpu_hours"] == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.25)
+    assert c["gpu_hours"] == pytest.approx(V3_PRETRAIN_GPU_HOURS, rel=0.10)
     st = c["strategy"]
     assert st["expert_parallel"] > 1 and st["pipeline_parallel"] > 1 and st["precision"] == "fp8"
     assert c["memory_gb"]["weights"] > 0 and c["per_gpu_memory_gb"] < 85.5
 
 
-# --- the uncertainty band ------------------------------------------------------------------------------
+# --- the fit, its leave-one-out errors and the uncertainty band ----------------------------------------
 
-RESULTS = None
+LOO = None
 
 
-def _results():
-    global RESULTS
-    if RESULTS is None:
-        RESULTS = [estimate(r) for r in RUNS]
-    return RESULTS
+def _loo():
+    global LOO
+    if LOO is None:
+        from bench.calibration import leave_one_out_errors
+
+        LOO = leave_one_out_errors()
+    return LOO
+
+
+def test_constants_are_what_the_fit_finds():
+    # constants.yaml carries the values `python -m bench.calibration` fits (to their printed precision)
+    from bench.calibration import fit
+    from procure.solver.sizing.constants import constant
+
+    f = fit()
+    assert constant("MFU_AMPERE") == pytest.approx(f.family["ampere"][0], abs=5e-4)
+    assert constant("MFU_HIDDEN_HALF_AMPERE") == pytest.approx(f.family["ampere"][1], abs=0.5)
+    assert constant("MFU_HOPPER") == pytest.approx(f.family["hopper"][0], abs=5e-4)
+    assert constant("MFU_HIDDEN_HALF_HOPPER") == pytest.approx(f.family["hopper"][1], abs=0.5)
+    assert constant("MOE_MFU_FACTOR") == pytest.approx(f.moe, abs=5e-4)
+
+
+def test_leave_one_out_goals():
+    # The done criterion on the calibration runs: each comparable whole run sized with the MFU curve fitted
+    # on the others. Median |error| ≤ 15 %, median signed error within ±5 % (the estimate is the P50).
+    import numpy as np
+
+    rows = [x for x in _loo() if x.true_loo]
+    assert len(rows) >= 15
+    errors = np.array([x.loo for x in rows])
+    assert float(np.median(np.abs(errors))) <= 0.15
+    assert abs(float(np.median(errors))) <= 0.05
+    # and no run is left far off: the worst leave-one-out error stays within 40 %
+    assert float(np.max(np.abs(errors))) <= 0.40
+
+
+def test_goodput_reproduces_llama3_effective_time():
+    # Llama 3 (arXiv:2407.21783 §3.3.4): 90 % effective training time on 16,384 H100 over 54 days, with
+    # 466 interruptions. By hand: loss factor 1 + 0.05 + 16,384 × 466/(16,384 × 54 × 24) × 0.17 =
+    # 1 + 0.05 + 0.061 = 1.111 → in-step / wall = 0.900 for a long job.
+    from procure.solver.sizing.goodput import goodput, wall_hours
+
+    in_step = 54 * 24 * 0.9
+    assert goodput(in_step, 16384, None) == pytest.approx(0.90, abs=0.002)
+    # a small cluster loses less to interruptions: 8 GPUs, 100 h in step: 100 × (1.05 + 8 × 2.195e-5 × 0.17) + 0.5
+    assert wall_hours(100.0, 8, None) == pytest.approx(100 * (1.05 + 8 * 2.195e-5 * 0.17) + 0.5, rel=1e-9)
+    # a workload's effective_time replaces the model
+    assert wall_hours(90.0, 16384, 0.9) == pytest.approx(100.0)
+
+
+def test_hopper_mfu_falls_with_hidden_size():
+    # the in-step factor: 7-8B models (h 4096) on H100 land well below the 70B class (h 8192), as the
+    # published whole runs do (Llama 3 8B 16 % of BF16 peak, Llama 3 70B 28 %; REFERENCE-RUNS C7, C8)
+    from procure.solver.sizing import default_mfu
+
+    h100 = gpu_table()["H100-SXM-80GB"]
+    small, large = default_mfu(h100, "pretrain", hidden=4096), default_mfu(h100, "pretrain", hidden=8192)
+    assert 0.15 <= small <= 0.35 < large
+    half = 18816.0  # MFU_HIDDEN_HALF_HOPPER, by hand: 0.415 × (1 + h½/8192) / (1 + h½/4096)
+    assert small == pytest.approx(0.415 * (1 + half / 8192) / (1 + half / 4096), rel=1e-9)
 
 
 def test_band_constants_are_what_the_calibration_computes():
     # constants.yaml carries the band that `python -m bench.calibration` prints (to its three decimals)
-    from bench.calibration import band
+    from bench.calibration import band_from
     from procure.solver.sizing.constants import constant
 
-    q10, q50, q90 = band(_results())
+    q10, q50, q90 = band_from(_loo())
     assert constant("HOURS_BAND_P10") == pytest.approx(q10, abs=5e-4)
     assert constant("HOURS_BAND_P50") == pytest.approx(q50, abs=5e-4)
     assert constant("HOURS_BAND_P90") == pytest.approx(q90, abs=5e-4)
 
 
-def test_band_covers_at_least_70_percent_of_the_published_runs():
-    # each whole run's published GPU-hours against [estimate × P10, estimate × P90]
+def test_band_only_from_comparable_runs():
+    from bench.calibration import fit_runs
+
+    ids = {r.id for r in fit_runs()}
+    assert "C15" not in ids and "C20" not in ids and "V3" not in ids
+    assert {x.run.id for x in _loo()} == ids
+
+
+def test_band_covers_at_least_70_percent_of_the_runs_out_of_sample():
+    # each comparable whole run's published GPU-hours against [estimate × P10, estimate × P90], the estimate
+    # fitted without that run
     from procure.solver.sizing.constants import constant
 
     lo, hi = constant("HOURS_BAND_P10"), constant("HOURS_BAND_P90")
-    runs = [r for r in _results() if r.run.metric == "gpu_hours" and r.run.id != "V3"]
-    inside = [lo * r.estimate <= r.run.published <= hi * r.estimate for r in runs]
-    assert len(runs) == 17
-    assert sum(inside) >= 0.7 * len(runs)
-
-
-def test_median_error_no_worse_than_before_recalibration():
-    # Before the per-family MFU and the flash-attention input (commit fbaa70f): median |error| 11.9 % over
-    # the 54 rows of REFERENCE-RUNS and 11.8 % over its 17 whole runs (docs/sizing.md), printed to 0.1 %.
-    from bench.calibration import median_error
-
-    every, whole = median_error(_results())
-    assert every < 0.1195
-    assert whole < 0.1185
+    rows = _loo()
+    inside = [lo <= 1 / (1 + x.loo) <= hi for x in rows]
+    assert sum(inside) >= 0.7 * len(rows)

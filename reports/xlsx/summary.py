@@ -27,6 +27,7 @@ from ..headline import (
     comparisons,
     npv_timing_note,
     objective_phrase,
+    range_lines,
     set_aside_headline,
     set_aside_rows,
     spot_risk,
@@ -256,6 +257,13 @@ def _write_head(sh: _Sheet) -> int:
             ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
             fit_row(ws, row, text, 34 + 16 + NOTE_W)
             row += 1
+    # the range: TCO P50 / P90 and the probability the plan runs as decided (analysis/plan_risk.py), the
+    # deadline confidence, and a GPU whose MFU is an assumption, one line each
+    for i, text in enumerate(range_lines(result, tr)):
+        put(ws, row, 1, text, font=BOLD if i == 0 else NOTE_FONT, align=TOP_WRAP)
+        ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=8)
+        fit_row(ws, row, text, 34 + 16 + NOTE_W)
+        row += 1
     return row + 1
 
 

@@ -22,7 +22,8 @@ data-parallel replicas and m = ceil(B / (d·s·b)) micro-batches per replica per
 * + expert all-to-all (``a2a_s``), hidden by DualPipe or by the shared experts' compute;
 * + with ZeRO-Offload, the gradient and weight copies over PCIe and the CPU's Adam step (``offload_s``).
 
-efficiency = compute / step time; hours = steps × step time / effective_time.
+efficiency = compute / step time; in-step hours = steps × step time; wall-clock hours add the whole-run
+losses (``goodput.wall_hours``: overhead, interruptions growing with the GPU count, a one-off start).
 """
 
 from __future__ import annotations
@@ -44,10 +45,14 @@ from .constants import (
     MFU_ADAPTER_FACTOR,
     MFU_BY_ARCHITECTURE,
     MFU_CONSUMER,
+    MFU_HIDDEN_HALF,
+    MFU_MAX,
+    MFU_REFERENCE_HIDDEN,
     MOE_MFU_FACTOR,
     QLORA_DEQUANT_OVERHEAD,
     TP_COMM_OVERLAP,
 )
+from .goodput import wall_hours
 from .memory import trainable_shard
 
 if TYPE_CHECKING:
@@ -76,20 +81,43 @@ def gemm_flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
     return per * (QLORA_DEQUANT_OVERHEAD if method == "qlora" else 1.0)
 
 
-def default_mfu(gpu: GPU, method: str, moe: bool = False) -> float:
+def _family(gpu: GPU) -> str:
+    return "consumer" if gpu.form_factor == "consumer" else gpu.architecture
+
+
+def hidden_factor(gpu: GPU, hidden: int | None) -> float:
+    """The hidden-size factor on MFU: (1 + h½/MFU_REFERENCE_HIDDEN) / (1 + h½/h), 1 at the reference
+    hidden size 8192, below it for narrower models, above it for wider ones. GEMM FLOPs per token grow as
+    h², the memory- and latency-bound work around them (norms, activations, rotary, softmax, small
+    collectives) about as h, so a step takes h²·(1 + h½/h) GEMM-time units; h½ = MFU_HIDDEN_HALF_<FAMILY>,
+    fitted on published whole runs (constants.yaml). ``default_mfu`` caps the product at MFU_MAX."""
+    half = MFU_HIDDEN_HALF[_family(gpu)]
+    if hidden is None or half <= 0:
+        return 1.0
+    return (1.0 + half / MFU_REFERENCE_HIDDEN) / (1.0 + half / hidden)
+
+
+def default_mfu(gpu: GPU, method: str, moe: bool = False, hidden: int | None = None) -> float:
     """In-step model FLOPs utilization by GPU architecture family (MFU_AMPERE, MFU_ADA, MFU_HOPPER,
-    MFU_BLACKWELL, MFU_CDNA3; GeForce cards MFU_CONSUMER), × MFU_ADAPTER_FACTOR for adapters,
-    × MOE_MFU_FACTOR for mixture-of-experts models. Each family's value and its published source are in
-    constants.yaml."""
+    MFU_BLACKWELL, MFU_CDNA3; GeForce cards MFU_CONSUMER) at hidden size 8192, × the hidden-size factor
+    (``hidden_factor``), at most MFU_MAX (mixture-of-experts models: × MOE_MFU_FACTOR in place of the
+    hidden-size factor), × MFU_ADAPTER_FACTOR for adapters. Each value and its source are in constants.yaml."""
     base = MFU_CONSUMER if gpu.form_factor == "consumer" else MFU_BY_ARCHITECTURE[gpu.architecture]
-    base *= MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0
-    return base * (MOE_MFU_FACTOR if moe else 1.0)
+    # mixture-of-experts: MOE_MFU_FACTOR in place of the hidden-size factor (the expert GEMMs' width is set
+    # by the expert FFN, not by h; the factor is fitted on DeepSeek-V2 as a whole)
+    base = base * MOE_MFU_FACTOR if moe else min(MFU_MAX, base * hidden_factor(gpu, hidden))
+    return base * (MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0)
 
 
 def mfu_basis(gpu: GPU, method: str, moe: bool = False) -> str:
     """The constants ``default_mfu`` multiplies, by name (their sources are in constants.yaml and on the
-    workbook's Assumptions sheet), e.g. "MFU_CDNA3" or "MFU_HOPPER × MOE_MFU_FACTOR"."""
+    workbook's Assumptions sheet), e.g. "MFU_AMPERE", "MFU_HOPPER × hidden-size factor
+    (MFU_HIDDEN_HALF_HOPPER)" or "MFU_HOPPER × MOE_MFU_FACTOR"."""
     names = ["MFU_CONSUMER" if gpu.form_factor == "consumer" else f"MFU_{gpu.architecture.upper()}"]
+    if MFU_HIDDEN_HALF[_family(gpu)] > 0 and not moe:
+        names.append(
+            f"hidden-size factor (MFU_HIDDEN_HALF_{'HOPPER' if _family(gpu) in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'})"
+        )
     if method in ("lora", "qlora"):
         names.append("MFU_ADAPTER_FACTOR")
     if moe:
@@ -237,7 +265,8 @@ def step_time(
     point-to-point sends, m·v × 2 × 2·s·b·h/t bytes per GPU, over the GPU link on one node, else over the
     GPU's share of the node fabric (the slowest boundary crosses nodes); not overlapped.
     ZeRO-Offload (``offload``) adds ``offload_s``.
-    efficiency = compute / step time (the scaling efficiency); hours = steps × step time / effective_time."""
+    efficiency = compute / step time (the scaling efficiency); hours = ``goodput.wall_hours`` of steps × step
+    time."""
     d = sh.gpus // (t * pp)
     micro_tokens = d * p.s * mb
     if mb > 1 and micro_tokens > max(p.global_tokens, d * p.s):
@@ -289,5 +318,5 @@ def step_time(
         exposed += offload_s(p, zero, t, pp, sh)
     total = slow + bubble + exposed
     eff = compute / total
-    hours = total * (p.D / step_tokens) / p.effective_time / 3600.0
+    hours = wall_hours(total * (p.D / step_tokens) / 3600.0, sh.gpus, p.effective_time)
     return hours, eff

@@ -79,7 +79,17 @@ MFU_CONSUMER = constant("MFU_CONSUMER")
 FP8_GEMM_EFFICIENCY_CDNA3 = constant("FP8_GEMM_EFFICIENCY_CDNA3")
 FLASH_ATTENTION_SPEEDUP = constant("FLASH_ATTENTION_SPEEDUP")
 MFU_ADAPTER_FACTOR = constant("MFU_ADAPTER_FACTOR")
-EFFECTIVE_TIME = constant("EFFECTIVE_TIME")
+GOODPUT_OVERHEAD = constant("GOODPUT_OVERHEAD")
+GPU_INTERRUPTION_RATE = constant("GPU_INTERRUPTION_RATE")
+RESTART_LOSS_HOURS = constant("RESTART_LOSS_HOURS")
+JOB_STARTUP_HOURS = constant("JOB_STARTUP_HOURS")
+MFU_REFERENCE_HIDDEN = constant("MFU_REFERENCE_HIDDEN")
+MFU_MAX = constant("MFU_MAX")
+#: h½ of the hidden-size factor on MFU, per architecture family (compute.hidden_factor).
+MFU_HIDDEN_HALF: dict[str, float] = {
+    a: constant(f"MFU_HIDDEN_HALF_{'HOPPER' if a in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'}")
+    for a in ("ampere", "ada", "hopper", "blackwell", "cdna3", "consumer")
+}
 MOE_MFU_FACTOR = constant("MOE_MFU_FACTOR")
 FP8_GEMM_EFFICIENCY = constant("FP8_GEMM_EFFICIENCY")
 FP8_GRAD_BYTES = constant("FP8_GRAD_BYTES")

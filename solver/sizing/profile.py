@@ -10,7 +10,6 @@ from .constants import (
     BATCH_LAW_EXPONENT,
     BF16_BYTES,
     CHECKPOINT_BYTES_PER_PARAM,
-    EFFECTIVE_TIME,
     FP8_GRAD_BYTES,
     FP8_OPTIMIZER_BYTES,
     GLOBAL_BATCH_TOKENS,
@@ -128,7 +127,7 @@ class Profile:
     wb: float
     gb: float
     ob: float
-    effective_time: float
+    effective_time: float | None
     att_rate: float
     att_matrix: float
 
@@ -177,7 +176,7 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.wb = BF16_BYTES
     p.gb = FP8_GRAD_BYTES if p.fp8 else BF16_BYTES
     p.ob = FP8_OPTIMIZER_BYTES if p.fp8 else OPTIMIZER_BYTES
-    p.effective_time = w.effective_time if w.effective_time is not None else EFFECTIVE_TIME
+    p.effective_time = w.effective_time  # None: the goodput model (goodput.py)
     p.largest = max(m.vocab_size * m.hidden_size, m.hidden_size * m.ffn_hidden_size, m.hidden_size**2)
     p.act_coef = activation_coefficient(w)
     p.att_rate = attention_rate(w.flash_attention)

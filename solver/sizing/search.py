@@ -11,8 +11,8 @@ off/on; micro-batch ∈ MICRO_BATCHES sequences. Then the low-memory optimizers 
 Adam, and for full training ZeRO-Offload of the optimizer to the CPU (ZeRO-2/3, no pipeline or expert
 parallelism); each is tried only on a shape where the plainer optimizers fit no layout.
 
-Branch and bound: hours ≥ compute × (stage imbalance) × (1 + bubble at the largest micro-batch count) /
-effective_time. Layouts are tried in order of that bound and the loop stops at the first whose bound
+Branch and bound: hours ≥ the wall-clock hours (goodput.wall_hours) of compute × (stage imbalance) ×
+(1 + bubble at the largest micro-batch count). Layouts are tried in order of that bound and the loop stops at the first whose bound
 cannot beat the best found; within a layout larger micro-batches only need more memory, so the loop stops
 at the first that does not fit, and they are tried only under ZeRO-2/3 (elsewhere the step time does not
 improve with the micro-batch, and ties go to less memory).
@@ -24,6 +24,7 @@ import math
 
 from .compute import Shape, bubble_fraction, step_time
 from .constants import DUALPIPE_PARAM_COPIES
+from .goodput import wall_hours
 from .memory import activation_bytes, comm_bucket_bytes, memory_parts, state_bytes, total_bytes
 from .profile import EP_DEGREES, MICRO_BATCHES, PP_DEGREES, TP_DEGREES, Profile
 from .results import Parallelism
@@ -88,10 +89,10 @@ def best_strategy(p: Profile, sh: Shape):
         for ckpt in (False, True):
             gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
             att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
-            floor = (gemm + att) * p.D / rate / 3600.0 / p.effective_time
-            if floor > found.hours * (1 + REL_TIE):
+            in_step = (gemm + att) * p.D / rate / 3600.0
+            if wall_hours(in_step, sh.gpus, p.effective_time) > found.hours * (1 + REL_TIE):
                 break
-            for bound, lay in _bounded_layouts(p, sh, layouts, floor, offload):
+            for bound, lay in _bounded_layouts(p, sh, layouts, in_step, offload):
                 if bound > found.hours * (1 + REL_TIE):
                     break
                 _search_layout(p, sh, lay, ckpt, optim, offload, found)
@@ -129,8 +130,8 @@ def _zero_stages(d: int, pp: int, ep: int, offload: bool) -> tuple[int, ...]:
 
 
 def _bounded_layouts(p: Profile, sh: Shape, layouts: list, floor: float, offload: bool) -> list:
-    """(lower bound on hours, layout), most promising first, so the bound prunes the rest: the compute
-    floor stretched by the pipeline's layer rounding and bubble."""
+    """(lower bound on hours, layout), most promising first, so the bound prunes the rest: the wall-clock
+    hours of the in-step compute ``floor`` stretched by the pipeline's layer rounding and bubble."""
     bounded = []
     for lay in layouts:
         t, pp, ep, sched, v = lay
@@ -138,7 +139,8 @@ def _bounded_layouts(p: Profile, sh: Shape, layouts: list, floor: float, offload
             continue  # DeepSpeed offloads with plain data parallelism (ZeRO-2/3) only
         d = sh.gpus // (t * pp)
         m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
-        bounded.append((floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v)), lay))
+        stretched = floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v))
+        bounded.append((wall_hours(stretched, sh.gpus, p.effective_time), lay))
     bounded.sort(key=lambda x: x[0])
     return bounded
 

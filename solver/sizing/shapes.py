@@ -84,7 +84,9 @@ def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
 
 def workload_mfu(workload: Workload, g: GPU) -> float:
     """The workload's ``mfu``, else ``default_mfu`` for its GPU class, method and MoE-ness."""
-    return workload.mfu if workload.mfu is not None else default_mfu(g, workload.method, workload.model.is_moe)
+    if workload.mfu is not None:
+        return workload.mfu
+    return default_mfu(g, workload.method, workload.model.is_moe, workload.model.hidden_size)
 
 
 def size_workload(
