@@ -62,6 +62,27 @@ def _console(stderr: bool = False):
     return console(stderr)
 
 
+def _echo_data(text: str, option: str) -> None:
+    """A result on stdout (``--json -``): unlike the console's text it is the output, so a stream that is
+    closed, full or a pipe nobody reads is an error (exit 1) with one line on stderr, never a traceback."""
+    import errno
+
+    from procure.reports.terminal import discard
+
+    try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except OSError as exc:
+        discard(sys.stdout)
+        _console(stderr=True).print(
+            f"[red]✗[/red] standard output ({option} -): could not write the result: {_esc(exc.strerror or str(exc))}",
+            soft_wrap=True,
+        )
+        raise typer.Exit(ExitCode.INPUT) from None
+
+
 def _esc(text) -> str:
     """User text (names, paths, values) must print as typed, never as rich markup ('[/b]' would crash)."""
     from rich.markup import escape
@@ -287,7 +308,7 @@ def size(
         _fail(exc, all_errors)
     _print_warnings(warnings)
     if json_out == "-":
-        typer.echo(use.sizing_json(sizings))
+        _echo_data(use.sizing_json(sizings), "--json")
         return
     if json_out:
         try:
@@ -441,7 +462,7 @@ def solve(
             for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
-                typer.echo(use.result_json(result, inputs.files))
+                _echo_data(use.result_json(result, inputs.files), "--json")
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
@@ -486,6 +507,8 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
         transient=True,
         disable=not err.is_terminal,
     )
+    kw["workers"], capped = use.capped_workers(kw.get("workers"))
+    _print_warnings([capped] if capped else [])
     try:
         with progress:
             analysis = use.analyze(inputs, progress=progress, **kw)
@@ -673,7 +696,7 @@ def explain(
     except Interrupted as stop:
         _interrupted(stop)
     if json_out == "-":
-        typer.echo(use.explain_json(explained))
+        _echo_data(use.explain_json(explained), "--json")
     raise typer.Exit(use.exit_code_of(explained.result))
 
 
