@@ -726,30 +726,32 @@ def compare(
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
+    from procure.runtime import Interrupted, guarded_run
 
     try:
-        use.language(lang, amounts_in)
-        planned = use.check_compare_outputs(out, json_out)
-        inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
-        tr = use.language(
-            lang, amounts_in, inputs[0].project
-        )  # the first file's settings, like the comparison's currency
-        planned.files.forbid_inputs([f for i in inputs for f in i.files])
-    except ProcureError as exc:
-        _fail(exc)
-    for i in inputs:
-        _print_warnings(i.warnings)
-    from procure.reports.analysis_console import print_comparison, print_input_diff
+        # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal (as solve and analyze do)
+        with guarded_run():
+            use.language(lang, amounts_in)
+            planned = use.check_compare_outputs(out, json_out)
+            inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
+            tr = use.language(
+                lang, amounts_in, inputs[0].project
+            )  # the first file's settings, like the comparison's currency
+            planned.files.forbid_inputs([f for i in inputs for f in i.files])
+            for i in inputs:
+                _print_warnings(i.warnings)
+            from procure.reports.analysis_console import print_comparison, print_input_diff
 
-    c = use.comparison(files, inputs, results)
-    console = _console()
-    print_input_diff(console, c.files, c.changes, tr=tr)
-    print_comparison(console, c.files, c.rows, c.currency, tr=tr)
-    try:
-        for line in use.write_compare_outputs(c, planned, tr):
-            console.print(_esc(line))
+            c = use.comparison(files, inputs, results)
+            console = _console()
+            print_input_diff(console, c.files, c.changes, tr=tr)
+            print_comparison(console, c.files, c.rows, c.currency, tr=tr)
+            for line in use.write_compare_outputs(c, planned, tr):
+                console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
+    except Interrupted as stop:
+        _interrupted(stop)
     raise typer.Exit(0)
 
 
