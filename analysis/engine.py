@@ -389,9 +389,10 @@ class Runner:
                 from distributed import Client
             except ImportError:
                 raise RuntimeError("--scheduler needs Dask distributed: pip install 'procure[dask]'") from None
-            if not self.scheduler.startswith("inproc://"):  # a cluster a library caller started in this process
-                probe_scheduler(self.scheduler)  # distributed would wait a minute on a silent port, trust any reply
-            self._client = Client(self.scheduler, set_as_default=False, timeout=SCHEDULER_TIMEOUT)
+            address = str(self.scheduler)
+            if not address.startswith("inproc://"):  # a cluster a library caller started in this process
+                probe_scheduler(address)  # distributed would wait a minute on a silent port, and trust any reply
+            self._client = Client(address, set_as_default=False, timeout=SCHEDULER_TIMEOUT)
             self._ctx_future = self._client.scatter(self.ctx, broadcast=True)
         return self._client
 

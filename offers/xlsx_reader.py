@@ -287,7 +287,7 @@ class _SharedStrings(list):
     """The workbook's shared strings, indexed as the file's cells index them: a negative index (Python would
     count from the end) or one past the end is a damaged file, never another cell's text."""
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if not isinstance(i, int) or not 0 <= i < len(self):
             raise ValueError(
                 f"a cell refers to shared string {i!r}, and the workbook has {len(self):,} (a damaged file)"

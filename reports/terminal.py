@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 from rich.console import Console
 
@@ -84,7 +84,7 @@ def console(stderr: bool = False) -> Console:
     """The console every command prints to: stdout, or stderr for messages and when stdout carries JSON."""
     stream = LossyStream(sys.stderr if stderr else sys.stdout)
     tty = sys.stdout is not None and _isatty(sys.stdout)
-    return SafeConsole(file=stream, highlight=False, soft_wrap=False, width=None if tty else 160)
+    return SafeConsole(file=cast(IO[str], stream), highlight=False, soft_wrap=False, width=None if tty else 160)
 
 
 def _isatty(stream: TextIO) -> bool:
