@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
+import shutil
+import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -233,9 +237,15 @@ class _Kept:
 _CONTEXT: Any = None
 
 
-def _init_worker(ctx) -> None:
+def _init_worker(ctx_file: str, folder: str | None = None) -> None:
+    """In a worker process, first: the signals are the parent's to act on (it SIGKILLs its workers), the worker
+    dies with the parent, and every file its solves write lands in ``folder``, which the parent removes. The
+    context is read from the file the parent pickled it to: what the parent hands over when it starts a worker
+    is then a few hundred bytes, which it does not wait on while the worker imports (signals blocked)."""
     global _CONTEXT
-    _CONTEXT = ctx
+    runtime.become_worker(folder)
+    with open(ctx_file, "rb") as fh:
+        _CONTEXT = pickle.load(fh)
 
 
 def _call(fn: Callable, item):
@@ -247,6 +257,74 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+#: seconds to reach a Dask scheduler and read its handshake, and again for distributed's own connection
+SCHEDULER_TIMEOUT = 15.0
+#: a Dask scheduler's first message (its handshake: compression, python version, pickle protocol) is a few
+#: hundred bytes; a first frame longer than this is not one, and is never read
+_HANDSHAKE_MAX_BYTES = 64 * 1024
+
+
+class NotAScheduler(Exception):
+    """``--scheduler`` names something that is not a reachable Dask scheduler (the message says what)."""
+
+
+def _tcp_address(address: str) -> tuple[str, int]:
+    """(host, port) of ``tcp://host:port`` or ``host:port`` (IPv6 as ``[::1]:8786``)."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme != "tcp":
+        raise NotAScheduler(
+            f"{scheme}:// is not supported: give the scheduler's tcp:// address, e.g. tcp://10.0.0.5:8786"
+        )
+    host, colon, port = rest.rstrip("/").rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise NotAScheduler("expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786")
+    return host, int(port)
+
+
+def _receive(sock, n: int, deadline: float) -> bytes:
+    out = bytearray()
+    while len(out) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        sock.settimeout(left)
+        chunk = sock.recv(n - len(out))
+        if not chunk:
+            raise NotAScheduler("it closed the connection without the handshake a Dask scheduler sends")
+        out += chunk
+    return bytes(out)
+
+
+def probe_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
+    """Raise ``NotAScheduler`` unless ``address`` answers like a Dask scheduler within ``timeout`` seconds.
+
+    A scheduler sends its handshake as soon as a connection is accepted: an 8-byte length, then a short
+    msgpack message naming the pickle protocol. distributed itself would read any 8 bytes as that length and
+    try to allocate it (an HTTP reply reads as exabytes), and waits on a silent port for a minute; here at
+    most ``_HANDSHAKE_MAX_BYTES`` are read, and never for longer than ``timeout``."""
+    import socket
+    import struct
+
+    host, port = _tcp_address(address)
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            (n,) = struct.unpack("Q", _receive(sock, 8, deadline))
+            if not 16 <= n <= _HANDSHAKE_MAX_BYTES:
+                raise NotAScheduler(
+                    "what it sent first is not a Dask handshake (is it a web server, or another service?)"
+                )
+            if b"pickle-protocol" not in _receive(sock, n, deadline):
+                raise NotAScheduler("what it sent first is not a Dask handshake")
+    except TimeoutError:
+        raise NotAScheduler(f"no Dask handshake within {timeout:g} s (is it a Dask scheduler's port?)") from None
+    except OSError as exc:
+        raise NotAScheduler(f"cannot connect ({exc.strerror or exc})") from None
 
 
 class OutOfTime(Exception):
@@ -268,19 +346,39 @@ class Runner:
         self._pool: ProcessPoolExecutor | None = None
         self._client: Client | None = None
         self._ctx_future: Any = None  # a Dask future of the context, scattered once
+        self._folder: str | None = None  # the worker processes' temp folder
+        self._killed = False  # the workers were SIGKILLed (a signal, an exception): no shutdown waits for them
         self.solves = 0  # tasks run, for the benchmark
 
     def __enter__(self) -> Runner:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.close()
+        self.close(*exc)
 
-    def close(self) -> None:
+    def close(self, *exc) -> None:
+        """Wait for the workers when the map ended normally; after an exception or a signal kill them first,
+        so that no shutdown waits on a solve (or on a lock a signal left held). Their temp folder goes too."""
         if self._pool is not None:
             runtime.forget(self._kill_workers)
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+            if exc and exc[0] is not None:
+                self._kill_workers()
+            pool, self._pool = self._pool, None
+            if pool is not None:
+                if self._killed:  # reaped before their folder goes, so no worker writes into it meanwhile
+                    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                        with contextlib.suppress(Exception):
+                            proc.join(timeout=5)
+                manager = getattr(pool, "_executor_manager_thread", None)
+                pool.shutdown(wait=not self._killed, cancel_futures=True)
+                if self._killed and manager is not None:  # it ends once it has seen its workers die; joined
+                    manager.join(timeout=5)  # here, it cannot race the interpreter's exit hook (EBADF at exit)
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            if os.path.exists(self._folder):  # a dying solver wrote a last file meanwhile
+                time.sleep(0.2)
+                shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
         if self._client is not None:
             self._client.close()
             self._client = None
@@ -291,7 +389,10 @@ class Runner:
                 from distributed import Client
             except ImportError:
                 raise RuntimeError("--scheduler needs Dask distributed: pip install 'procure[dask]'") from None
-            self._client = Client(self.scheduler, set_as_default=False)
+            address = str(self.scheduler)
+            if not address.startswith("inproc://"):  # a cluster a library caller started in this process
+                probe_scheduler(address)  # distributed would wait a minute on a silent port, and trust any reply
+            self._client = Client(address, set_as_default=False, timeout=SCHEDULER_TIMEOUT)
             self._ctx_future = self._client.scatter(self.ctx, broadcast=True)
         return self._client
 
@@ -300,27 +401,36 @@ class Runner:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            # the workers' solver files (MPS, solutions, logs) go to a folder this process owns and removes,
+            # so that a worker killed mid-solve leaves nothing behind
+            self._folder = tempfile.mkdtemp(prefix="procure-workers-")
+            ctx_file = os.path.join(self._folder, "context.pickle")
+            with open(ctx_file, "wb") as fh:
+                pickle.dump(self.ctx, fh)
             # spawn: a fresh interpreter per worker — no inherited threads or solver state; the context is
             # pickled once per worker by the initializer
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker,
-                initargs=(self.ctx,),
-            )
+            # multiprocessing's resource tracker starts here; it ignores SIGINT and SIGTERM but not SIGHUP, which
+            # it inherits blocked from here, so that a SIGHUP to the process group does not end it with a traceback
+            with runtime.signals_blocked():
+                self._pool = ProcessPoolExecutor(
+                    self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_init_worker,
+                    initargs=(ctx_file, self._folder),
+                )
             runtime.on_stop(self._kill_workers)  # a signal ends the workers too, not only after their solves
         return self._pool
 
     def _kill_workers(self) -> None:
-        """SIGKILL the pool's worker processes (each kills its own solver child: ``PR_SET_PDEATHSIG``)."""
+        """SIGKILL the pool's worker processes (each kills its own solver child: ``PR_SET_PDEATHSIG``). It runs
+        in the signal handler, so it takes no lock: the executor's shutdown (which does) is left to ``close``."""
         pool = self._pool
         if pool is None:
             return
+        self._killed = True
         for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public kill() before 3.14
             with contextlib.suppress(Exception):
-                proc.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = None
+                os.kill(proc.pid, signal.SIGKILL)
 
     def map(self, fn: Callable, items: list, label: str = "solving") -> list:
         items = list(items)
@@ -353,7 +463,8 @@ class Runner:
             from concurrent.futures import as_completed as done
 
             pool = self._processes()
-            futures = {pool.submit(_call, fn, item): i for i, item in enumerate(items)}
+            with runtime.signals_blocked():  # a worker starts with them blocked, until it ignores them
+                futures = {pool.submit(_call, fn, item): i for i, item in enumerate(items)}
             for f in done(futures):
                 results[futures[f]] = f.result()
                 tick()

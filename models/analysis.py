@@ -39,6 +39,9 @@ DRIVERS: dict[str, tuple[str, str]] = {
     "deadline_slip_days": ("days added to every deadline", "days"),
 }
 SLIP = "deadline_slip_days"
+#: the most Monte Carlo scenarios one analysis draws (analysis.scenarios and --monte-carlo alike): each is an
+#: object held in memory before the first solve
+MAX_SCENARIOS = 100_000
 DriverName = Literal[
     "price_buy",
     "price_rent",
@@ -146,7 +149,7 @@ class AnalysisSettings(BaseModel):
         default_factory=dict,
         description="a distribution per uncertain driver; the others stay at today's value, except mfu, which is drawn within the calibrated band of hours unless declared (null: hold it at today's value)",
     )
-    scenarios: int = Field(default=200, gt=0, le=100_000, description="Monte Carlo scenarios drawn")
+    scenarios: int = Field(default=200, gt=0, le=MAX_SCENARIOS, description="Monte Carlo scenarios drawn")
     seed: int = Field(
         default=0, ge=0, description="seed of the Monte Carlo draws: the same seed draws the same scenarios"
     )

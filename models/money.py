@@ -25,6 +25,17 @@ def _above_one(value: object, number: float) -> str:
     return f"{value!r} is above 1; a percentage must be written with its sign or as a fraction: write {number:g}% or {shown}"
 
 
+def _ascii_digits(value: object, text: str) -> None:
+    """A number must be typed with the digits 0-9: Python reads "٨" (Arabic-Indic eight) or "１" (a fullwidth
+    one) as a number, so a reviewer's 8 could silently be another script's digit."""
+    odd = next((ch for ch in text if not ch.isascii() and (ch.isdigit() or ch.isnumeric())), None)
+    if odd is not None:
+        raise ValueError(
+            f"{value!r} has the character {odd!r} (U+{ord(odd):04X}), which is not one of the digits 0-9; "
+            "type the number with the digits 0-9"
+        )
+
+
 def parse_pct(value: object, most: float = 1.0) -> float:
     """A percentage as a fraction: 0.4, "0.4", "40%", " 40 % " -> 0.4. ``most`` is the largest fraction
     the field allows (1 = 100%; the spot overhead allows 5 = 500%)."""
@@ -35,6 +46,7 @@ def parse_pct(value: object, most: float = 1.0) -> float:
         percent = text.endswith("%")
         if percent:
             text = text[:-1].strip()
+        _ascii_digits(value, text)
         try:
             number = float(text)
         except ValueError:
@@ -78,6 +90,24 @@ def high_rate_warning(rate: float) -> str | None:
 Pct500 = Annotated[float, BeforeValidator(lambda v: parse_pct(v, 5.0))]
 
 
+#: ISO 4217 codes that are not money a price can be quoted in
+NOT_CURRENCIES = {
+    "XXX": "the code for no currency",
+    "XTS": "the code reserved for testing",
+    "XAU": "gold",
+    "XAG": "silver",
+    "XPD": "palladium",
+    "XPT": "platinum",
+    "XBA": "a bond market unit",
+    "XBB": "a bond market unit",
+    "XBC": "a bond market unit",
+    "XBD": "a bond market unit",
+    "XDR": "the IMF's special drawing right",
+    "XSU": "the ALBA unit of account",
+    "XUA": "the ADB unit of account",
+}
+
+
 def known_currency(code: object) -> str:
     """An ISO 4217 code, upper-cased; unknown codes are refused with a close match."""
     import pycountry
@@ -87,6 +117,11 @@ def known_currency(code: object) -> str:
     if not isinstance(code, str):
         raise ValueError(f"expected a three-letter ISO 4217 currency code such as USD, EUR, CNY (got {code!r})")
     text = code.strip().upper()
+    if text in NOT_CURRENCIES:
+        raise ValueError(
+            f"{text} is an ISO 4217 code but not a currency ({NOT_CURRENCIES[text]}); use the code of the currency "
+            "the amounts are in, such as USD, EUR, CNY"
+        )
     if pycountry.currencies.get(alpha_3=text) is None:
         hint = did_you_mean(text, [c.alpha_3 for c in pycountry.currencies])
         raise ValueError(f"unknown currency {code!r}{hint}; use an ISO 4217 code such as USD, EUR, CNY")
@@ -140,6 +175,7 @@ def parse_tiers(value: object, keys: tuple[str, str]) -> object:
         if len(bits) != 2:
             raise ValueError(f'tier {part!r} is not written as {keys[0]}:{keys[1]} (e.g. "1:3200; 6:2900; 12:2600")')
         left, right = (b.strip().replace(" ", "").replace("_", "") for b in bits)
+        _ascii_digits(part, left + right)
         try:
             threshold = int(left)
             price = float(right.replace(",", ""))

@@ -371,6 +371,12 @@ class Project(InputModel):
     def _checks(self) -> Project:
         if self.fx_rates and (self.fx_rates_date is None or self.fx_rates_source is None):
             raise ValueError("fx_rates need fx_rates_date (YYYY-MM-DD) and fx_rates_source (where the rates come from)")
+        own = self.fx_rates.get(self.currency)
+        if own is not None and own != 1:  # a rate of 1 is harmless; any other would be silently ignored
+            raise ValueError(
+                f"fx_rates gives {self.currency}, the project's own currency, a rate of {own:g}; amounts in "
+                f"{self.currency} need no conversion (its rate is 1): remove it, or set currency to the one the rates are for"
+            )
         if self.budget is not None:
             # `budget` is the deprecated name of budget_tco (load_project warns); one cap, one field to read
             if self.budget_tco is not None and self.budget_tco != self.budget:

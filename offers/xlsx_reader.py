@@ -164,9 +164,23 @@ def _open(raw: bytes, path: Path):
     reader.read_strings()
     reader.read_workbook()
     apply_stylesheet(reader.archive, reader.wb)
-    sheets = [(sheet.name, rel) for sheet, rel in reader.parser.find_sheets()]
-    if not sheets:
+    found = list(reader.parser.find_sheets())
+    if not found:
         raise _fail(path, "the workbook has no sheets")
+    # only what a reviewer sees in Excel is read: a hidden (or very hidden) sheet never is, and one named
+    # "offers" is refused rather than passed over for a visible sheet, which would be a guess
+    for sheet, _rel in found:
+        if sheet.name == "offers" and (sheet.state or "visible") != "visible":
+            raise _fail(
+                path,
+                f"the sheet named 'offers' is {'very hidden' if sheet.state == 'veryHidden' else 'hidden'} in Excel, so "
+                "what a reviewer sees is not what would be planned; unhide it (right-click a sheet tab, Unhide) or delete it",
+            )
+    sheets = [(sheet.name, rel) for sheet, rel in found if (sheet.state or "visible") == "visible"]
+    if not sheets:
+        raise _fail(
+            path, "every sheet of the workbook is hidden; unhide the offers sheet (right-click a sheet tab, Unhide)"
+        )
     # the sheet named "offers", else the first one that is not the template's "Example" or column help
     title, rel = next(((n, r) for n, r in sheets if n == "offers"), None) or next(
         ((n, r) for n, r in sheets if n not in EXAMPLE_SHEETS), sheets[0]
@@ -196,10 +210,17 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
     with reader.archive.open(target) as src:
         # dates are converted here, not by the parser: Excel's serial 60 is a day openpyxl moves (below)
         parser = WorkSheetParser(
-            src, reader.shared_strings, data_only=False, epoch=wb.epoch, date_formats=set(), timedelta_formats=set()
+            src,
+            _SharedStrings(reader.shared_strings),
+            data_only=False,
+            epoch=wb.epoch,
+            date_formats=set(),
+            timedelta_formats=set(),
         )
         dates = _DateCells(wb, path)
+        hidden: list[int] = []
         for rownum, cells in parser.parse():
+            _check_cell_refs(cells, rownum, path)
             header = table[0][1] if table else []
             for c in cells:
                 c["value"] = dates.as_typed(c, rownum, header)
@@ -219,6 +240,8 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
                 continue
             if not table:
                 width = _header_width(rownum, present, path)
+            if str((parser.row_dimensions.get(str(rownum)) or {}).get("hidden", "")).lower() in ("1", "true"):
+                hidden.append(rownum)
             beyond = [c["column"] for c in present if c["column"] > width]
             if beyond:
                 stray = (rownum, min(beyond), 1) if stray is None else (stray[0], stray[1], stray[2] + 1)
@@ -233,6 +256,17 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
                     row=_first_row(rng.ref),
                 )
             )
+    if hidden:
+        problems.add(
+            Problem(
+                str(path),
+                "",
+                f"row{'s' if len(hidden) > 1 else ''} {_row_list(hidden)} of sheet {echo(title)} "
+                f"{'are' if len(hidden) > 1 else 'is'} hidden in Excel, so what a reviewer sees is not what would be "
+                "planned; unhide them (select all, right-click a row number, Unhide) or delete them",
+                row=hidden[0],
+            )
+        )
     if stray is not None:
         problems.add(
             Problem(
@@ -247,6 +281,37 @@ def _rows(reader, title: str, target: str, path: Path) -> list[tuple[int, list[A
     if problems:
         raise problems.error()
     return table
+
+
+class _SharedStrings(list):
+    """The workbook's shared strings, indexed as the file's cells index them: a negative index (Python would
+    count from the end) or one past the end is a damaged file, never another cell's text."""
+
+    def __getitem__(self, i):
+        if not isinstance(i, int) or not 0 <= i < len(self):
+            raise ValueError(
+                f"a cell refers to shared string {i!r}, and the workbook has {len(self):,} (a damaged file)"
+            )
+        return super().__getitem__(i)
+
+
+def _check_cell_refs(cells: list[dict], rownum: int, path: Path) -> None:
+    """Two cells of a row at the same reference (``<c r="P2">`` twice) is structural damage: one would be lost."""
+    seen: set[int] = set()
+    for c in cells:
+        if c["column"] in seen:
+            raise _fail(
+                path,
+                f"cell {get_column_letter(c['column'])}{rownum} appears twice in the sheet's XML (a damaged file); "
+                "re-save the workbook from the spreadsheet",
+                row=rownum,
+            )
+        seen.add(c["column"])
+
+
+def _row_list(rows: list[int]) -> str:
+    shown = ", ".join(f"{r:,}" for r in rows[:10])
+    return shown + (f" and {len(rows) - 10:,} more" if len(rows) > 10 else "")
 
 
 def _check_extent(reader, target: str, title: str, path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from procure.fileio.outputs import Outputs, Target
+from procure.models.analysis import MAX_SCENARIOS
 from procure.models.errors import ExitCode, InputError, Problem
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
@@ -353,6 +354,17 @@ def analysis_deadline(budget, inputs: Inputs) -> float | None:
     return time.time() + max(0.0, left - output_reserve(budget, len(inputs.project.workloads)))
 
 
+def capped_workers(workers: int | None) -> tuple[int | None, str | None]:
+    """``--workers`` at most the machine's cores (each worker is a process with its own solver; more only
+    take memory): the number to use, and a warning when it was capped."""
+    from procure.analysis.engine import default_workers
+
+    cores = default_workers()
+    if workers is None or workers <= cores:
+        return workers, None
+    return cores, f"--workers {workers:,} is more than this machine's {cores} cores: using {cores}"
+
+
 def analyze(
     inputs: Inputs,
     *,
@@ -373,6 +385,17 @@ def analyze(
     ``deadline`` (``time.time()``): every solve ends by then, and an analysis not done by then is skipped."""
     from procure.analysis import analyze as run
 
+    if monte_carlo and monte_carlo > MAX_SCENARIOS:
+        raise InputError(
+            [
+                Problem(
+                    "command line",
+                    "--monte-carlo",
+                    f"{monte_carlo:,} scenarios is more than the {MAX_SCENARIOS:,} an analysis draws at most "
+                    "(the limit of analysis.scenarios too)",
+                )
+            ]
+        )
     if scheduler:
         try:
             import distributed  # noqa: F401
@@ -385,6 +408,15 @@ def analyze(
                         "sending scenarios to a Dask cluster needs the dask extra: pip install 'procure[dask]'",
                     )
                 ]
+            ) from None
+    from procure.analysis.engine import SCHEDULER_TIMEOUT, NotAScheduler, probe_scheduler
+
+    if scheduler:  # before today's plan is solved: a wrong address is bad input, found in seconds
+        try:
+            probe_scheduler(scheduler, min(SCHEDULER_TIMEOUT, time_limit or SCHEDULER_TIMEOUT))
+        except NotAScheduler as exc:
+            raise InputError(
+                [Problem("command line", "--scheduler", f"{scheduler} is not a reachable Dask scheduler: {exc}")]
             ) from None
     log.info(
         "analysing: break-even %s, sensitivity %s, Monte Carlo %s, workers %s, scheduler %s",
@@ -411,7 +443,7 @@ def analyze(
             base=base,
             deadline=deadline,
         )
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, NotAScheduler) as exc:
         if scheduler:
             raise InputError(
                 [Problem("command line", "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}")]

@@ -62,6 +62,27 @@ def _console(stderr: bool = False):
     return console(stderr)
 
 
+def _echo_data(text: str, option: str) -> None:
+    """A result on stdout (``--json -``): unlike the console's text it is the output, so a stream that is
+    closed, full or a pipe nobody reads is an error (exit 1) with one line on stderr, never a traceback."""
+    import errno
+
+    from procure.reports.terminal import discard
+
+    try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except OSError as exc:
+        discard(sys.stdout)
+        _console(stderr=True).print(
+            f"[red]✗[/red] standard output ({option} -): could not write the result: {_esc(exc.strerror or str(exc))}",
+            soft_wrap=True,
+        )
+        raise typer.Exit(ExitCode.INPUT) from None
+
+
 def _esc(text) -> str:
     """User text (names, paths, values) must print as typed, never as rich markup ('[/b]' would crash)."""
     from rich.markup import escape
@@ -287,7 +308,7 @@ def size(
         _fail(exc, all_errors)
     _print_warnings(warnings)
     if json_out == "-":
-        typer.echo(use.sizing_json(sizings))
+        _echo_data(use.sizing_json(sizings), "--json")
         return
     if json_out:
         try:
@@ -441,7 +462,7 @@ def solve(
             for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
                 console.print(_esc(line))
             if planned.json_stdout:
-                typer.echo(use.result_json(result, inputs.files))
+                _echo_data(use.result_json(result, inputs.files), "--json")
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
@@ -486,6 +507,8 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
         transient=True,
         disable=not err.is_terminal,
     )
+    kw["workers"], capped = use.capped_workers(kw.get("workers"))
+    _print_warnings([capped] if capped else [])
     try:
         with progress:
             analysis = use.analyze(inputs, progress=progress, **kw)
@@ -675,7 +698,7 @@ def explain(
     except Interrupted as stop:
         _interrupted(stop)
     if json_out == "-":
-        typer.echo(use.explain_json(explained))
+        _echo_data(use.explain_json(explained), "--json")
     raise typer.Exit(use.exit_code_of(explained.result))
 
 
@@ -705,30 +728,32 @@ def compare(
 ) -> None:
     from procure import app as use
     from procure.models.errors import ProcureError
+    from procure.runtime import Interrupted, guarded_run
 
     try:
-        use.language(lang, amounts_in)
-        planned = use.check_compare_outputs(out, json_out)
-        inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
-        tr = use.language(
-            lang, amounts_in, inputs[0].project
-        )  # the first file's settings, like the comparison's currency
-        planned.files.forbid_inputs([f for i in inputs for f in i.files])
-    except ProcureError as exc:
-        _fail(exc)
-    for i in inputs:
-        _print_warnings(i.warnings)
-    from procure.reports.analysis_console import print_comparison, print_input_diff
+        # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal (as solve and analyze do)
+        with guarded_run():
+            use.language(lang, amounts_in)
+            planned = use.check_compare_outputs(out, json_out)
+            inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
+            tr = use.language(
+                lang, amounts_in, inputs[0].project
+            )  # the first file's settings, like the comparison's currency
+            planned.files.forbid_inputs([f for i in inputs for f in i.files])
+            for i in inputs:
+                _print_warnings(i.warnings)
+            from procure.reports.analysis_console import print_comparison, print_input_diff
 
-    c = use.comparison(files, inputs, results)
-    console = _console()
-    print_input_diff(console, c.files, c.changes, tr=tr)
-    print_comparison(console, c.files, c.rows, c.currency, tr=tr)
-    try:
-        for line in use.write_compare_outputs(c, planned, tr):
-            console.print(_esc(line))
+            c = use.comparison(files, inputs, results)
+            console = _console()
+            print_input_diff(console, c.files, c.changes, tr=tr)
+            print_comparison(console, c.files, c.rows, c.currency, tr=tr)
+            for line in use.write_compare_outputs(c, planned, tr):
+                console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
+    except Interrupted as stop:
+        _interrupted(stop)
     raise typer.Exit(0)
 
 

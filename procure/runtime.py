@@ -118,11 +118,49 @@ def temp_dir() -> str | None:
 def _die_with_parent() -> None:
     """In the child before exec: a new session (own process group), and SIGKILL when the parent dies."""
     os.setsid()
+    for sig in HANDLED:  # a solver started by a worker (which ignores them) must still stop on SIGINT
+        signal.signal(sig, signal.SIG_DFL)
+    _die_with_parent_process()
+
+
+def _die_with_parent_process() -> None:
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
         except OSError:
             pass
+
+
+@contextlib.contextmanager
+def signals_blocked() -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP blocked in this thread meanwhile (held pending, not lost): a process started
+    here inherits the mask, so a signal sent to the whole process group during its start-up waits until
+    it has chosen what to do with them (``become_worker``)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def become_worker(folder: str | None) -> None:
+    """In a worker process of an analysis: SIGINT/SIGTERM/SIGHUP are ignored (the parent acts on them and
+    SIGKILLs its workers; a signal to the process group must not end a worker first, with a traceback),
+    the worker dies with its parent, and its temp files (the solver's) go to ``folder``, the parent's."""
+    global _temp_dir
+    for sig in HANDLED:
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HANDLED)
+    _die_with_parent_process()
+    if folder:
+        os.environ["TMPDIR"] = os.environ["TMP"] = folder
+        tempfile.tempdir = folder
+        _temp_dir = folder
 
 
 def spawn(args: list[str], **kw) -> subprocess.Popen:

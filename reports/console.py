@@ -190,13 +190,28 @@ def print_result(console: Console, result: Result, inputs=(), tr: Lang = EN) -> 
 def _print_no_plan(console: Console, result: Result, tr: Lang) -> None:
     """No plan: why each workload cannot be placed, then the strategies."""
     h = result.hybrid
-    label = tr("INFEASIBLE") if h.status == "infeasible" else tr("NO SOLUTION within the time limit")
+    # a solver that never started (the time left could not build the model) did not fail to find a plan
+    never_ran = h.status == "no_solution" and h.solve is not None and h.solve.seconds == 0 and not h.solve.heuristic
+    label = (
+        tr("INFEASIBLE")
+        if h.status == "infeasible"
+        else tr("NO SOLUTION: --time-limit ran out before the solver started")
+        if never_ran
+        else tr("NO SOLUTION within the time limit")
+    )
     console.print(f"[red bold]{label}[/red bold]")
     for w, reasons in h.reasons.items():
         console.print(f"  [bold]{esc(w)}[/bold]:")
         for r in reasons:
             console.print(f"    - {esc(tr.say(r))}", soft_wrap=True)
-    if h.status == "no_solution":
+    if never_ran:
+        console.print(
+            tr(
+                "  the model was too large to build and solve in the time left, so it was not solved; raise --time-limit"
+            ),
+            soft_wrap=True,
+        )
+    elif h.status == "no_solution":
         console.print(tr("  the solver found no plan before --time-limit; raise --time-limit and run again"))
     _print_strategies(console, result, tr)
 
@@ -338,7 +353,7 @@ def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> N
         )
     prow = [
         [
-            mode_label(pk.mode, tr) + (tr(" (spot)") if pk.spot else ""),
+            mode_label(pk.mode, tr) + (tr(" (spot)") if pk.spot else "") + (tr(" (reserved)") if pk.reserved else ""),
             esc(pk.offer_id),
             str(pk.peak_nodes),
             f"{tr.number(pk.amount)} {amount_unit(pk.amount_unit, tr)}",

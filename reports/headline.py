@@ -84,8 +84,9 @@ class Peak:
     label: str  # e.g. 8xH100-SXM-80GB
     spot: bool
     peak_nodes: int
-    amount: float  # node-months (rent), node-hours (cloud), nodes (buy)
+    amount: float  # node-months (rent, reserved cloud), node-hours (cloud), nodes (buy)
     amount_unit: str
+    reserved: bool = False  # a reserved cloud term (commitment_months): held, and paid, for its whole term
 
 
 def _peak_of_intervals(intervals: list[tuple[float, float, int]]) -> int:
@@ -119,18 +120,19 @@ def peaks(result: Result) -> list[Peak]:
         out.append(
             Peak(
                 o.id,
-                "rent",
+                o.mode,  # "rent", or "cloud": a reserved cloud term is held like a rental, and is one offer's line
                 o.vendor,
                 o.label,
                 False,
                 max(per_month.values()),
                 float(sum(r.nodes * r.months for r in rs)),
                 "node-months",
+                reserved=o.mode == "cloud",
             )
         )
     cloud: dict[str, list] = {}
     for a in plan.assignments:
-        if a.mode == "cloud":
+        if a.mode == "cloud" and a.offer_id not in rent:  # a reserved term's jobs are on its line above
             cloud.setdefault(a.offer_id, []).append(a)
     for oid, jobs in cloud.items():
         o = result.offers[oid]
@@ -157,6 +159,13 @@ def _peak_phrase(pk: Peak, tr: Lang = EN) -> str:
     if pk.mode == "rent":
         return tr(
             "rent {nodes} at peak from {vendor} ({amount} node-months)",
+            nodes=nodes,
+            vendor=pk.vendor,
+            amount=tr.number(pk.amount),
+        )
+    if pk.reserved:
+        return tr(
+            "reserve {nodes} at peak of {vendor} cloud capacity for its committed term ({amount} node-months)",
             nodes=nodes,
             vendor=pk.vendor,
             amount=tr.number(pk.amount),

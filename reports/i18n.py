@@ -16,6 +16,7 @@ formula stays live.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -197,8 +198,17 @@ class Lang:
         if self.en and not self.wan:
             return f"{x:,.0f} {currency}".strip()
         unit = self.unit(currency) if currency else ("" if not self.wan else self.unit(self.currency))
-        number = self.number(x / 10_000, 1) if self.wan else self.number(x, 0)
+        number = self.number(x / 10_000, self.wan_decimals(x)) if self.wan else self.number(x, 0)
         return f"{number} {unit}".strip()
+
+    @staticmethod
+    def wan_decimals(x: float) -> int:
+        """Decimals of an amount in 万: one from 万 up; below it two significant digits, up to four decimals
+        (one unit), so that 80 USD is 0.0080 ×10,000 USD, never 0.0."""
+        value = abs(x) / 10_000
+        if value >= 1 or value == 0:
+            return 1
+        return max(1, min(4, 1 - math.floor(math.log10(value))))
 
     def number(self, x: float, decimals: int = 0) -> str:
         """A number with the locale's grouping and decimal signs."""

@@ -268,11 +268,16 @@ def delivery_month(offer: Offer, project: Project) -> int:
 
 
 def annuity_payment(principal: float, annual_rate: float, months: int) -> float:
-    """A = F·i / (1 − (1+i)^−n) with i = annual_rate/12 (the standard fixed-rate loan; Excel ``PMT``)."""
+    """A = F·i / (1 − (1+i)^−n) with i = annual_rate/12 (the standard fixed-rate loan; Excel ``PMT``).
+
+    The denominator is computed as −expm1(−n·log1p(i)), which keeps its digits for a tiny rate: written
+    as 1 − (1+i)^−n it is 0.0 for i below about 1e-16 (1+i rounds to 1) and the payment divides by zero.
+    Where even that is 0 (i = 0, or so small that n·i underflows) the payment is the zero-rate limit F/n."""
     i = annual_rate / MONTHS_PER_YEAR
-    if i == 0:
+    denominator = -math.expm1(-months * math.log1p(i))
+    if i == 0 or denominator == 0:
         return principal / months
-    return principal * i / (1.0 - (1.0 + i) ** -months)
+    return principal * i / denominator
 
 
 def loan_schedule(principal: float, fin: Financing, first_month: int, n_months: int) -> list[tuple[int, float, float]]:

@@ -136,7 +136,13 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
     for pk in peaks(result):
         put(ws, row, 1, pk.offer_id, align=WRAP)
         put(ws, row, 2, pk.vendor, align=WRAP)
-        put(ws, row, 3, mode_label(pk.mode, tr), fill=MODE_FILL.get(pk.mode))
+        put(
+            ws,
+            row,
+            3,
+            mode_label(pk.mode, tr) + (tr(" (reserved)") if pk.reserved else ""),
+            fill=MODE_FILL.get(pk.mode),
+        )
         put(ws, row, 4, tr("SPOT") if pk.spot else "", font=BOLD)
         put(ws, row, 5, pk.peak_nodes, INT_FMT, font=BOLD)
         put(ws, row, 6, pk.amount, INT_FMT)
