@@ -72,7 +72,7 @@ def extend_rentals(contracts: list[RentalContract], decisions, a: Applied) -> li
 def _cover(mine: list[RentalContract], oid: str, use: int, lo: float, hi: float, a: Applied) -> None:
     """Hold ``use`` nodes of ``oid`` over [lo, hi): extend the contracts that ended last (a rent contract of any
     term tier, a minimum length, can run longer at its rate), else sign new ones from ``lo``."""
-    mid = (lo + hi) / 2
+    mid, M = (lo + hi) / 2, a.project.horizon_months
     while True:
         short = use - sum(c.nodes for c in mine if c.start_day <= mid < c.end_day)
         if short <= 0:
@@ -84,9 +84,17 @@ def _cover(mine: list[RentalContract], oid: str, use: int, lo: float, hi: float,
             mine.remove(c)
             if c.nodes > take:
                 mine.append(dataclasses.replace(c, nodes=c.nodes - take))
-            months = math.ceil((hi - c.start_day) / DAYS_PER_MONTH - 1e-9)
-            mine.append(dataclasses.replace(c, nodes=take, months=months))
+            # whole months of its own, paid within the horizon: what lies beyond is left for the verifier to name
+            months = min(math.ceil((hi - c.start_day) / DAYS_PER_MONTH - 1e-9), M - c.start_month)
+            mine.append(dataclasses.replace(c, nodes=take, months=max(c.months, months)))
+            if months <= c.months:
+                return
         else:
             term = a.offers[oid].min_term
-            months = max(term, math.ceil((hi - lo) / DAYS_PER_MONTH - 1e-9))
-            mine.append(costs.contract_at(oid, short, lo, months))
+            new = costs.contract_at(oid, short, lo, max(term, math.ceil((hi - lo) / DAYS_PER_MONTH - 1e-9)))
+            if new.start_month + term > M:
+                return  # no contract of the offer can begin here and end within the horizon
+            new = dataclasses.replace(new, months=min(new.months, M - new.start_month))
+            mine.append(new)
+            if not new.start_day <= mid < new.end_day:
+                return
