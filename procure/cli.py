@@ -387,6 +387,13 @@ def solve(
     csv_dir: Annotated[
         Path | None, typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")
     ] = None,
+    focus: Annotated[
+        Path | None,
+        typer.Option(
+            "--focus",
+            help="Write the plan's charges as FOCUS 1.3 Cost and Usage rows to this CSV, and its contracts to <name>-commitments.csv beside it.",
+        ),
+    ] = None,
     solver: Annotated[
         SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")
     ] = SolverName.cbc,
@@ -451,7 +458,7 @@ def solve(
         if analyze and not compare:  # a usage error, before any file is read or any solve runs
             raise _usage("--analyze", "--analyze compares the strategies; drop --no-compare")
         use.language(lang, amounts_in)
-        planned = use.check_solve_outputs(out, json_out, csv_dir)
+        planned = use.check_solve_outputs(out, json_out, csv_dir, focus)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
         tr = use.language(lang, amounts_in, inputs.project)
         planned.files.forbid_inputs(inputs.files)
