@@ -8,9 +8,10 @@ import json
 import re
 
 import pytest
-from helpers import ROOT, cli, offer, project, solve_fixed, workload
 
 from procure.reports.focus import COLUMNS, COMMITMENT_COLUMNS, commitment_rows, commitments_path, cost_rows
+
+from helpers import ROOT, cli, offer, project, solve_fixed, workload
 
 
 def _case():
