@@ -87,6 +87,82 @@ PREFIXES: dict[str, str] = {
     "uaenorth": "me",
     "qatar": "me",
     "southafrica": "af",
+    # Oracle Cloud (us-ashburn-1, ap-tokyo-1), RunPod (US-TX-3, CA-MTL-1, EU-RO-1, OC-AU-1), DataCrunch (FIN-01)
+    "ap-tokyo": "ap-jp",
+    "ap-osaka": "ap-jp",
+    "ap-seoul": "ap-kr",
+    "ap-chuncheon": "ap-kr",
+    "ap-singapore": "ap-sg",
+    "ap-sydney": "ap-au",
+    "ap-melbourne": "ap-au",
+    "ap-mumbai": "ap-in",
+    "ap-hyderabad": "ap-in",
+    "ap-jp": "ap-jp",
+    "ap-kr": "ap-kr",
+    "ap-sg": "ap-sg",
+    "ap-in": "ap-in",
+    "oc-au": "ap-au",
+    "ap-": "ap",
+    "us-": "us",
+    "ca-": "ca",
+    "eu-se": "eu-north",
+    "eu-fi": "eu-north",
+    "eu-is": "eu-north",
+    "eu-no": "eu-north",
+    "eu-nl": "eu-west",
+    "eu-fr": "eu-west",
+    "eu-ie": "eu-west",
+    "eu-de": "eu-central",
+    "eu-cz": "eu-central",
+    "eu-ro": "eu",
+    "eu-frankfurt": "eu-central",
+    "eu-amsterdam": "eu-west",
+    "eu-paris": "eu-west",
+    "eu-stockholm": "eu-north",
+    "eu-milan": "eu-south",
+    "eu-madrid": "eu-south",
+    "eu-zurich": "eu-central",
+    "eur-is": "eu-north",
+    "eu-": "eu",
+    "fin-": "eu-north",
+    "ice-": "eu-north",
+}
+
+#: a bare country code (RunPod's and Vast.ai's locations) → procure region
+COUNTRIES: dict[str, str] = {
+    "us": "us",
+    "ca": "ca",
+    "gb": "eu-west",
+    "uk": "eu-west",
+    "ie": "eu-west",
+    "fr": "eu-west",
+    "nl": "eu-west",
+    "be": "eu-west",
+    "de": "eu-central",
+    "ch": "eu-central",
+    "pl": "eu-central",
+    "cz": "eu-central",
+    "at": "eu-central",
+    "se": "eu-north",
+    "no": "eu-north",
+    "fi": "eu-north",
+    "is": "eu-north",
+    "dk": "eu-north",
+    "it": "eu-south",
+    "es": "eu-south",
+    "pt": "eu-south",
+    "jp": "ap-jp",
+    "kr": "ap-kr",
+    "sg": "ap-sg",
+    "in": "ap-in",
+    "au": "ap-au",
+    "tw": "ap-tw",
+    "hk": "ap-hk",
+    "cn": "cn",
+    "br": "sa",
+    "za": "af",
+    "ae": "me",
+    "il": "me",
 }
 
 _ORDER = sorted(PREFIXES, key=len, reverse=True)
@@ -95,6 +171,8 @@ _ORDER = sorted(PREFIXES, key=len, reverse=True)
 def procure_region(name: str) -> str | None:
     """procure's region for a provider's region or zone name, or None when none matches."""
     key = name.strip().lower()
+    if key in COUNTRIES:
+        return COUNTRIES[key]
     for prefix in _ORDER:
         if key.startswith(prefix):
             return PREFIXES[prefix]

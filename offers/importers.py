@@ -135,8 +135,12 @@ class Imported:
 # --- reading the table ------------------------------------------------------------------------------
 
 
-def _table(path: Path, required: tuple[str, ...], fmt: str) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """The header and the (row number, {column: cell}) of a CSV file, every resource bounded."""
+def _table(
+    path: Path, required: tuple[str, ...], fmt: str, optional: tuple[str, ...] = ()
+) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header and the (row number, {column: cell}) of a CSV file, every resource bounded; only the
+    ``required`` and ``optional`` columns are kept (and their cells bounded)."""
+    used = set(required) | set(optional)
     text = read_text(path, f"{fmt} catalog", IMPORT_MAX_BYTES)
     reader = csv.reader(io.StringIO(text))
     try:
@@ -169,6 +173,8 @@ def _table(path: Path, required: tuple[str, ...], fmt: str) -> tuple[list[str], 
             if not any(c.strip() for c in cells):
                 continue
             for col, cell in zip(header, cells, strict=False):
+                if col not in used:
+                    continue  # provider_data, flags, …: not read, not kept
                 if len(cell) > MAX_TEXT_CHARS:
                     raise InputError(
                         [
@@ -180,7 +186,7 @@ def _table(path: Path, required: tuple[str, ...], fmt: str) -> tuple[list[str], 
                             )
                         ]
                     )
-            rows.append((n, {h: c.strip() for h, c in zip(header, cells, strict=False)}))
+            rows.append((n, {h: c.strip() for h, c in zip(header, cells, strict=False) if h in used}))
     except csv.Error as exc:
         raise InputError([Problem(str(path), "", f"not a CSV file: {exc}", row=reader.line_num)]) from None
     return header, rows
@@ -226,7 +232,7 @@ class _Cells:
 
 
 def _gpuhunt_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
-    _, rows = _table(path, GPUHUNT_REQUIRED, "gpuhunt")
+    _, rows = _table(path, GPUHUNT_REQUIRED, "gpuhunt", ("disk_size",))
     result.rows = len(rows)
     items = []
     for n, cells in rows:
@@ -292,7 +298,7 @@ def gpuinfo_memory_gb(raw: str) -> float | None:
 
 
 def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
-    _, rows = _table(path, SKYPILOT_REQUIRED, "skypilot")
+    _, rows = _table(path, SKYPILOT_REQUIRED, "skypilot", ("GpuInfo", "SpotPrice", "AvailabilityZone"))
     result.rows = len(rows)
     hosts: dict[tuple[str, str], _Host] = {}  # (instance, zone or region) -> the host row
     gpus: list[tuple[int, dict[str, str]]] = []

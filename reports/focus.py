@@ -183,6 +183,8 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
         o = result.offers.get(item.ref)
         workload, strategy, contract = _owner(result, item)
         category, frequency, service = CHARGE_KINDS[item.category]
+        if contract is not None and item.category == "cloud":  # a reserved term is bought like a rental
+            category, frequency = "Purchase", "One-Time" if item.key.endswith(":setup") else "Recurring"
         vendor = o.vendor if o is not None else p.name
         fractions = item.months or {0: 1.0}
         sub = _SUBCATEGORY.get(service) or ("Virtual Machines" if o is not None and o.mode == "cloud" else "Servers")
