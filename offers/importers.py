@@ -250,6 +250,8 @@ def _gpuhunt_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
         if not price:
             result.skipped["rows without a price skipped"] += 1
             continue
+        if _fraction(count, result):
+            continue
         items.append(
             Item(
                 row=n,
@@ -259,7 +261,7 @@ def _gpuhunt_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
                 spot=spot,
                 vcpus=vcpus or 0,
                 memory_gb=memory or 0,
-                gpu_count=_whole(count, c, "gpu_count"),
+                gpu_count=int(count),
                 gpu_name=c.text("gpu_name"),
                 gpu_memory_gb=gpu_mem,
                 disk_gb=disk,
@@ -268,10 +270,12 @@ def _gpuhunt_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
     return items
 
 
-def _whole(value: float, c: _Cells, col: str) -> int:
-    if value != int(value):
-        c._problem(col, f"{value:g} is not a whole number of GPUs")
-    return int(value)
+def _fraction(count: float, result: Imported) -> bool:
+    """A share of one GPU (Azure's 1/4 A10, a MIG slice) is no node to train on: skipped and counted."""
+    if count == int(count) and count <= 64:
+        return False
+    result.skipped["rows of a fraction of a GPU (or over 64 GPUs) skipped"] += 1
+    return True
 
 
 def gpuinfo_memory_gb(raw: str) -> float | None:
@@ -325,7 +329,9 @@ def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]
                 hosts.setdefault((instance.lower(), c.text("AvailabilityZone") or c.text("Region")), host)
                 hosts.setdefault((instance.lower(), c.text("Region")), host)
             continue
-        for it in _priced(c, n, instance, accel, _whole(count, c, "AcceleratorCount"), price, spot_price, result):
+        if _fraction(count, result):
+            continue
+        for it in _priced(c, n, instance, accel, int(count), price, spot_price, result):
             it.vcpus, it.memory_gb, it.gpu_memory_gb = vcpus or 0, memory or 0, gpu_mem
             items.append(it)
     items += pair_gcp_gpus(path, gpus, hosts, log, result)
@@ -384,9 +390,9 @@ def pair_gcp_gpus(
         c = _Cells(path, n, cells, log)
         count = c.number("AcceleratorCount", required=True)
         price, spot_price = c.number("Price"), c.number("SpotPrice")
-        if c.bad or not count:
+        if c.bad or not count or _fraction(count, result):
             continue
-        k = _whole(count, c, "AcceleratorCount")
+        k = int(count)
         host = gcp_host_for(k)
         place = c.text("AvailabilityZone") or c.text("Region")
         found = hosts.get((host, place)) or hosts.get((host, c.text("Region")))
@@ -421,7 +427,7 @@ def _norm(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
-def resolve_gpu(name: str, memory_gb: float | None) -> tuple[str | None, str | None]:
+def resolve_gpu(name: str, memory_gb: float | None, instance: str = "") -> tuple[str | None, str | None]:
     """(canonical GPU id or None, a note when the name left the model open). The family is every table
     model whose id starts with the name (``H100`` → H100-PCIE-80GB, H100-SXM-80GB); the memory, when
     given, keeps the sizes within 10 %; among several the table's alias wins, else an SXM model."""
@@ -434,6 +440,9 @@ def resolve_gpu(name: str, memory_gb: float | None) -> tuple[str | None, str | N
     ]
     if memory_gb:
         family = [g for g in family if abs(g.memory_gb - memory_gb) <= 0.1 * g.memory_gb]
+    hinted = [g for g in family if g.form_factor in _form_factors(instance)]
+    if hinted:  # the instance name says it: gpu_1x_h100_pcie, gpu_8x_h100_sxm5
+        family = hinted
     direct = table.resolve(name)
     if direct is not None and (not family or direct in {g.id for g in family}):
         chosen = direct
@@ -445,6 +454,11 @@ def resolve_gpu(name: str, memory_gb: float | None) -> tuple[str | None, str | N
         others = ", ".join(g.id for g in family if g.id != chosen)
         return chosen, f"GPU {name!r} was taken as {chosen} (the table also has {others})"
     return chosen, None
+
+
+def _form_factors(instance: str) -> set[str]:
+    low = instance.lower()
+    return {f for f, words in (("pcie", ("pcie",)), ("sxm", ("sxm",))) if any(w in low for w in words)}
 
 
 # --- offers -------------------------------------------------------------------------------------------
@@ -466,7 +480,7 @@ def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int):
     if known is not None:
         gpu, intra, inter, rails, link_source = known.gpu, known.intra_node, known.inter_node, known.rails, known.source
     else:
-        gpu, note = resolve_gpu(item.gpu_name, item.gpu_memory_gb)
+        gpu, note = resolve_gpu(item.gpu_name, item.gpu_memory_gb, item.instance)
         intra, inter, rails = "pcie", "none", 1
         link_source = "instance type not in procure's table: interconnect assumed pcie/none, review it"
     if gpu is None:

@@ -309,3 +309,17 @@ def test_fetch_turns_gpuhunt_items_into_offers(tmp_path, monkeypatch):
     assert lam.vendor == "Lambda" and lam.price_per_node_hour == 23.92 and lam.nvme_tb == 22.0
     assert lam.quoted_on == dt.datetime.now(dt.UTC).date() and "gpuhunt live catalog" in lam.source
     assert "1 CPU-only items skipped" in res.output
+
+
+def test_fractional_gpus_are_skipped_and_the_instance_name_tells_the_form_factor(tmp_path):
+    src = tmp_path / "lambdalabs.csv"
+    src.write_text(
+        "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\n"
+        "gpu_1x_h100_pcie,us-east-1,2.49,26,225,1,H100,80,False\n"
+        "half_a_gpu,us-east-1,0.5,4,16,0.5,H100,80,False\n"
+    )
+    r = import_file(src, "gpuhunt", as_of=AS_OF)
+    (o,) = r.offers
+    assert o["gpu"] == "H100-PCIE-80GB" and o["vendor"] == "Lambda" and o["price_per_node_hour"] == 2.49
+    assert r.skipped["rows of a fraction of a GPU (or over 64 GPUs) skipped"] == 1
+    assert not any("was taken as" in str(w) for w in r.warnings)  # 'pcie' in the name settles it
