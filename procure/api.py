@@ -34,12 +34,14 @@ if TYPE_CHECKING:
 PathLike = str | Path
 
 
-def _inputs(source: Any, offers: Sequence[PathLike] | None, objective: str) -> Inputs:
+def _inputs(source: Any, offers: PathLike | Sequence[PathLike] | None, objective: str) -> Inputs:
     """The validated inputs of a workload file, a Project or a workload mapping, as ``procure solve`` loads them."""
     from procure import app as use
     from procure.models.project import Project
     from procure.offers.catalog import check_currencies, horizon_warnings
 
+    if isinstance(offers, str | Path):  # one catalog file
+        offers = [offers]
     offer_paths = [Path(p) for p in offers] if offers else None
     if isinstance(source, str | Path):
         return use.load_inputs(Path(source), offer_paths, objective=objective)
@@ -170,7 +172,7 @@ class Result:
 def solve(
     path_or_project: PathLike | Project | Mapping[str, Any],
     *,
-    offers: Sequence[PathLike] | None = None,
+    offers: PathLike | Sequence[PathLike] | None = None,
     solver: str = "cbc",
     time_limit: float | None = 120.0,
     gap: float = 1e-6,
@@ -213,7 +215,7 @@ def solve(
 def size(
     path_or_project: PathLike | Project | Mapping[str, Any],
     *,
-    offers: Sequence[PathLike] | None = None,
+    offers: PathLike | Sequence[PathLike] | None = None,
     gpu: str | None = None,
     gpus: int | None = None,
 ) -> list[WorkloadSizing]:

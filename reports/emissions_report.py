@@ -14,7 +14,8 @@ from procure.solver.result import Result
 from .i18n import EN, Lang
 
 
-def _r(x: float | None, nd: int = 3) -> float | None:
+def _r(x: float | None, nd: int = 6) -> float | None:
+    """Rounded for the JSON: tonnes to the gram (6 decimals), kWh to the Wh (3)."""
     return None if x is None else round(x, nd)
 
 
@@ -30,12 +31,16 @@ def emissions_json(result: Result) -> dict[str, Any]:
     """``emissions_tco2e`` and ``emissions{kwh, tco2e, kwh_without_intensity, estimated, by_offer[]}`` of the
     recommended plan, and ``emissions_tco2e`` per strategy (``strategies`` key → value)."""
     e = of_plan(result)
-    doc: dict[str, Any] = {"emissions_tco2e": _r(e.tco2e) if e else None, "emissions": None}
+    doc: dict[str, Any] = {
+        "emissions_tco2e": _r(e.tco2e) if e else None,
+        "emissions_kwh": _r(e.kwh, 3) if e else None,
+        "emissions": None,
+    }
     if e is not None:
         doc["emissions"] = {
-            "kwh": _r(e.kwh, 1),
+            "kwh": _r(e.kwh, 3),
             "tco2e": _r(e.tco2e),
-            "kwh_without_intensity": _r(e.kwh_unrated, 1),
+            "kwh_without_intensity": _r(e.kwh_unrated, 3),
             "estimated": e.estimated,
             "scope": "operational (electricity); embodied emissions not counted",
             "by_offer": [
@@ -43,7 +48,7 @@ def emissions_json(result: Result) -> dict[str, Any]:
                     "offer": r.offer_id,
                     "mode": r.mode,
                     "region": r.region,
-                    "kwh": _r(r.kwh, 1),
+                    "kwh": _r(r.kwh, 3),
                     "g_per_kwh": r.g_per_kwh,
                     "tco2e": _r(r.tco2e),
                     "energy_basis": r.basis,

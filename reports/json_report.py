@@ -165,7 +165,11 @@ def result_to_json(result: Result, inputs=()) -> dict:
     from .emissions_report import emissions_json  # operational emissions (solver.emissions)
 
     em = emissions_json(result)
-    out["emissions_tco2e"], out["emissions"] = em["emissions_tco2e"], em["emissions"]
+    out["emissions_tco2e"], out["emissions_kwh"], out["emissions"] = (
+        em["emissions_tco2e"],
+        em["emissions_kwh"],
+        em["emissions"],
+    )
     for name, tco2e in em["strategies"].items():
         if name in out["strategies"]:
             out["strategies"][name]["emissions_tco2e"] = tco2e

@@ -38,7 +38,7 @@ def test_solve_matches_the_command_line_and_its_frames_add_up(tmp_path):
 
 def test_solve_takes_a_project_and_checks_like_the_cli(tmp_path):
     p = project([workload(name="tiny", tokens_b=0.01, method="qlora", lora_rank=16, deadline_days=30)])
-    r = procure.solve(p, compare=False, runner_ups=0)
+    r = procure.solve(p, compare=False, runner_ups=0, offers=ROOT / "offers" / "data" / "catalog.yaml")
     assert r.status == "optimal" and r.total_cost is not None and r.total_cost > 0
     with pytest.raises(InputError, match="workloads"):
         procure.solve({"name": "x"})

@@ -30,7 +30,8 @@ def test_bought_servers_emit_their_cost_model_energy_times_the_grid():
     assert res.plan.breakdown["energy"] / 0.10 == pytest.approx(e.kwh)
     # United States, Ember 2023: 369 g/kWh → 17,518.5 × 369 / 10^6 t
     assert e.tco2e == pytest.approx(17_518.5 * 369 / 1e6) and not e.estimated
-    assert emissions_json(res)["emissions_tco2e"] == pytest.approx(6.464, abs=1e-3)
+    doc = emissions_json(res)
+    assert doc["emissions_tco2e"] == pytest.approx(6.464_326_5, abs=1e-6) and doc["emissions_kwh"] == 17_518.5
 
 
 def test_cloud_hours_emit_at_the_estimated_power():
