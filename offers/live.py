@@ -22,6 +22,8 @@ from .importers import FORMATS, PROVIDERS, Imported, Item, _build, catalog_yaml,
 #: catalog items one fetch may turn into offers (gpuhunt's whole catalog is about 300,000 rows)
 MAX_FETCH_ITEMS = 1_000_000
 LIVE_HINT = "pip install 'procure[live]'"
+#: SkyPilot's provider names → gpuhunt's
+GPUHUNT_NAMES = {"lambda": "lambdalabs", "vast": "vastai"}
 
 
 @dataclass
@@ -179,7 +181,7 @@ def items_from_gpuhunt(raw: list[Any], result: Imported) -> dict[str, list[Item]
 
 def run_fetch(providers: list[str], out: Path, max_nodes: int, force: bool) -> Done:
     """``procure offers fetch``: today's gpuhunt prices of ``providers`` written to ``out``."""
-    wanted = [p.strip().lower() for p in providers if p.strip()]
+    wanted = [GPUHUNT_NAMES.get(k, k) for k in (p.strip().lower() for p in providers) if k]
     unknown = [p for p in wanted if p not in PROVIDERS]
     if not wanted or unknown:
         raise InputError(

@@ -300,7 +300,7 @@ def test_fetch_turns_gpuhunt_items_into_offers(tmp_path, monkeypatch):
 
     _fake_gpuhunt(monkeypatch, query)
     out = tmp_path / "offers.yaml"
-    res = cli("offers", "fetch", "--provider", "aws", "--provider", "lambdalabs", "--out", out)
+    res = cli("offers", "fetch", "--provider", "aws", "--provider", "lambda", "--out", out)
     assert res.exit_code == 0, res.output
     assert seen["provider"] == ["aws", "lambdalabs"]
     offers = {o.id: o for o in load_catalog([out]).offers}
