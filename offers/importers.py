@@ -29,6 +29,7 @@ import ast
 import csv
 import datetime as dt
 import io
+import json
 import math
 import re
 from collections import Counter
@@ -42,7 +43,7 @@ from procure.fileio.limits import IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, MAX_DATE, M
 from procure.fileio.yamlio import read_text
 from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.gpu import gpu_table
-from procure.models.offer import Offer
+from procure.models.offer import COLUMNS, Offer
 from procure.models.text import echo
 
 from .cloud_regions import procure_region
@@ -117,6 +118,15 @@ class Imported:
     unknown_gpus: Counter[str] = field(default_factory=Counter)
     unknown_regions: Counter[str] = field(default_factory=Counter)
     warnings: list[Problem] = field(default_factory=list)
+    only_gpus: frozenset[str] = frozenset()  # --gpu: canonical GPU ids to keep (empty: all)
+    only_regions: tuple[str, ...] = ()  # --region: procure regions or areas to keep (empty: all)
+
+    def keeps(self, offer: dict[str, Any]) -> bool:
+        """Whether an offer passes --gpu and --region."""
+        if self.only_gpus and offer["gpu"] not in self.only_gpus:
+            return False
+        region = offer["region"]
+        return not self.only_regions or any(region == r or region.startswith(r + "-") for r in self.only_regions)
 
     def summary(self, path: Path, out: Path) -> str:
         spot = sum(1 for o in self.offers if o.get("spot"))
@@ -562,6 +572,8 @@ def import_file(
     as_of: dt.date | None = None,
     provider: str | None = None,
     max_nodes: int = DEFAULT_MAX_NODES,
+    only_gpus: frozenset[str] = frozenset(),
+    only_regions: tuple[str, ...] = (),
 ) -> Imported:
     """The cloud offers of a gpuhunt or SkyPilot catalog file; InputError (file, row, column) for bad input."""
     path = Path(path)
@@ -571,7 +583,9 @@ def import_file(
         raise InputError([Problem("command line", "--as-of", f"{as_of} lies outside {MIN_DATE}..{MAX_DATE}")])
     prov = provider_of(path, fmt, provider)
     log = ProblemLog()
-    result = Imported(offers=[], provider=prov, quoted_on=as_of or dt.date.today())
+    result = Imported(
+        offers=[], provider=prov, quoted_on=as_of or dt.date.today(), only_gpus=only_gpus, only_regions=only_regions
+    )
     items = (_gpuhunt_items if fmt == "gpuhunt" else _skypilot_items)(path, log, result)
     if log:
         raise log.error()
@@ -604,6 +618,9 @@ def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imp
             (result.unknown_gpus if why == "gpu" else result.unknown_regions)[
                 item.gpu_name if why == "gpu" else item.region or item.location
             ] += 1
+            continue
+        if not result.keeps(row):
+            result.skipped["offers left out by --gpu/--region"] += 1
             continue
         if row["id"] in seen:
             result.skipped["rows repeating an instance, region and spot already imported skipped"] += 1
@@ -638,24 +655,49 @@ def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imp
         )
 
 
+def _yaml_scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    return json.dumps(str(v), ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
+
+
 def catalog_yaml(result: Imported, path: Path) -> str:
     """The imported offers as a procure YAML catalog (read back by ``offers.catalog``)."""
-    from ruamel.yaml import YAML
+    lines = [
+        f"# Cloud offers imported from {shown_name(path)} ({result.provider}), prices of {result.quoted_on}.",
+        "# Each offer's source names the file row; review gpu and interconnect before signing anything.",
+        f"catalog_date: {result.quoted_on.isoformat()}",
+        "currency: USD",
+        "notes: "
+        + _yaml_scalar(
+            f"Imported by `procure offers import` from {shown_name(path)} ({result.provider}); prices per node-hour (one instance)."
+        ),
+        "offers:",
+    ]
+    for o in result.offers:
+        lead = "  - "
+        for k, v in o.items():
+            lines.append(f"{lead}{k}: {_yaml_scalar(v)}")
+            lead = "    "
+    return "\n".join(lines) + "\n"
 
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
+
+def catalog_csv(result: Imported) -> str:
+    """The imported offers as a procure CSV catalog: the documented columns the offers use, in their order."""
+    used = [c for c in COLUMNS if any(c in o for o in result.offers)]
     buf = io.StringIO()
-    yaml.dump(
-        {
-            "catalog_date": result.quoted_on,
-            "currency": "USD",
-            "notes": f"Imported by `procure offers import` from {path.name} ({result.provider}); prices per node-hour (one instance).",
-            "offers": result.offers,
-        },
-        buf,
-    )
-    head = (
-        f"# Cloud offers imported from {path.name} ({result.provider}), prices of {result.quoted_on}.\n"
-        "# Each offer's source names the file row; review gpu and interconnect before signing anything.\n"
-    )
-    return head + buf.getvalue()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(used)
+    for o in result.offers:
+        w.writerow([_csv_cell(o.get(c)) for c in used])
+    return buf.getvalue()
+
+
+def _csv_cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)

@@ -17,7 +17,7 @@ from procure.fileio.outputs import Outputs
 from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.text import echo
 
-from .importers import FORMATS, PROVIDERS, Imported, Item, _build, catalog_yaml, import_file
+from .importers import FORMATS, PROVIDERS, Imported, Item, _build, catalog_csv, catalog_yaml, import_file
 
 #: catalog items one fetch may turn into offers (gpuhunt's whole catalog is about 300,000 rows)
 MAX_FETCH_ITEMS = 1_000_000
@@ -33,8 +33,10 @@ class Done:
 
 
 def _declare(out: Path, force: bool, inputs: list[Path]) -> Outputs:
-    if Path(out).suffix.lower() not in (".yaml", ".yml"):
-        raise InputError([Problem(str(out), "--out", "the imported catalog is written as YAML: name it .yaml or .yml")])
+    if Path(out).suffix.lower() not in (".yaml", ".yml", ".csv"):
+        raise InputError(
+            [Problem(str(out), "--out", "the imported catalog is written as YAML or CSV: name it .yaml, .yml or .csv")]
+        )
     outputs = Outputs(overwrite=force)
     outputs.add(out, "--out")
     outputs.forbid_inputs(inputs)
@@ -61,8 +63,10 @@ def run_import(
     provider: str | None,
     max_nodes: int,
     force: bool,
+    gpus: list[str] | None = None,
+    regions: list[str] | None = None,
 ) -> Done:
-    """``procure offers import``: the offers of ``file`` written to ``out`` (YAML), with a one-line summary."""
+    """``procure offers import``: the offers of ``file`` written to ``out`` (YAML or CSV), with a one-line summary."""
     problems = []
     if fmt not in FORMATS:
         problems.append(Problem("command line", "--from", f"unknown format {echo(fmt)}; allowed: gpuhunt, skypilot"))
@@ -78,9 +82,74 @@ def run_import(
     if problems:
         raise InputError(problems)
     day = _as_of(as_of)
+    only_gpus, only_regions = filters(gpus, regions)
     outputs = _declare(out, force, [file])
-    result = import_file(Path(file), fmt, as_of=day, provider=provider, max_nodes=max_nodes)
+    result = import_file(
+        Path(file),
+        fmt,
+        as_of=day,
+        provider=provider,
+        max_nodes=max_nodes,
+        only_gpus=only_gpus,
+        only_regions=only_regions,
+    )
     return _write(result, outputs, out, Path(file))
+
+
+def _catalog_bytes(result: Imported, out: Path, origin: Path) -> bytes:
+    """The catalog in the format of ``out``'s suffix; a YAML catalog too big to read back is refused."""
+    from procure.fileio.limits import MAX_OFFERS
+    from procure.fileio.yamlio import parse_yaml
+
+    if Path(out).suffix.lower() == ".csv":
+        if len(result.offers) > MAX_OFFERS:
+            raise InputError(
+                [
+                    Problem(
+                        str(out),
+                        "--out",
+                        f"{len(result.offers):,} offers; a catalog file holds at most {MAX_OFFERS:,}: narrow with --gpu or --region",
+                    )
+                ]
+            )
+        return catalog_csv(result).encode("utf-8")
+    text = catalog_yaml(result, origin)
+    try:
+        parse_yaml(text, str(out))  # read back within the YAML limits, or not written
+    except InputError:
+        raise InputError(
+            [
+                Problem(
+                    str(out),
+                    "--out",
+                    f"{len(result.offers):,} offers are more than a YAML catalog holds (about 8,000); "
+                    "write --out offers.csv, or narrow with --gpu or --region",
+                )
+            ]
+        ) from None
+    return text.encode("utf-8")
+
+
+def filters(gpus: list[str] | None, regions: list[str] | None) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``--gpu`` (ids or aliases of the GPU table) and ``--region`` (procure regions, areas or city aliases)."""
+    from procure.models.gpu import gpu_table
+    from procure.models.regions import resolve_region
+
+    problems, ids, places = [], set(), []
+    for g in gpus or []:
+        gid = gpu_table().resolve(g)
+        if gid is None:
+            problems.append(Problem("command line", "--gpu", gpu_table().unknown_message(g)))
+        else:
+            ids.add(gid)
+    for r in regions or []:
+        try:
+            places.append(resolve_region(r))
+        except ValueError as exc:
+            problems.append(Problem("command line", "--region", str(exc)))
+    if problems:
+        raise InputError(problems)
+    return frozenset(ids), tuple(places)
 
 
 def _write(result: Imported, outputs: Outputs, out: Path, origin: Path) -> Done:
@@ -96,7 +165,7 @@ def _write(result: Imported, outputs: Outputs, out: Path, origin: Path) -> Done:
                 )
             ]
         )
-    outputs.put(outputs.targets[0], catalog_yaml(result, origin).encode("utf-8"))
+    outputs.put(outputs.targets[0], _catalog_bytes(result, out, origin))
     outputs.commit()
     return Done(result.summary(origin, out), result.warnings)
 
@@ -179,7 +248,14 @@ def items_from_gpuhunt(raw: list[Any], result: Imported) -> dict[str, list[Item]
     return out
 
 
-def run_fetch(providers: list[str], out: Path, max_nodes: int, force: bool) -> Done:
+def run_fetch(
+    providers: list[str],
+    out: Path,
+    max_nodes: int,
+    force: bool,
+    gpus: list[str] | None = None,
+    regions: list[str] | None = None,
+) -> Done:
     """``procure offers fetch``: today's gpuhunt prices of ``providers`` written to ``out``."""
     wanted = [GPUHUNT_NAMES.get(k, k) for k in (p.strip().lower() for p in providers) if k]
     unknown = [p for p in wanted if p not in PROVIDERS]
@@ -194,8 +270,15 @@ def run_fetch(providers: list[str], out: Path, max_nodes: int, force: bool) -> D
                 for p in unknown or ["(none)"]
             ]
         )
+    only_gpus, only_regions = filters(gpus, regions)
     outputs = _declare(out, force, [])
-    result = Imported(offers=[], provider="+".join(wanted), quoted_on=dt.datetime.now(dt.UTC).date())
+    result = Imported(
+        offers=[],
+        provider="+".join(wanted),
+        quoted_on=dt.datetime.now(dt.UTC).date(),
+        only_gpus=only_gpus,
+        only_regions=only_regions,
+    )
     per_provider = items_from_gpuhunt(query_gpuhunt(wanted), result)
     result.rows = sum(len(v) for v in per_provider.values()) + sum(result.skipped.values())
     log = ProblemLog()

@@ -249,7 +249,9 @@ def offers_template(
 def offers_import(
     file: Annotated[Path, typer.Argument(help="A gpuhunt CSV (e.g. aws.csv) or a SkyPilot vms.csv.")],
     source_format: Annotated[str, typer.Option("--from", help="The file's format: gpuhunt or skypilot.")],
-    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml or .yml).")] = Path("offers.yaml"),
+    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")] = Path(
+        "offers.yaml"
+    ),
     as_of: Annotated[
         str | None,
         typer.Option(
@@ -268,6 +270,13 @@ def offers_import(
     max_nodes: Annotated[
         int, typer.Option("--max-nodes", help="Most nodes available from each imported offer.", min=1, max=100_000)
     ] = 8,
+    gpu: Annotated[
+        list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
+    ] = None,
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
     all_errors: AllErrors = False,
 ) -> None:
@@ -276,7 +285,7 @@ def offers_import(
     from procure.offers.live import run_import
 
     try:
-        done = run_import(file, source_format, out, as_of, mode, provider, max_nodes, force)
+        done = run_import(file, source_format, out, as_of, mode, provider, max_nodes, force, gpu, region)
     except ProcureError as exc:
         _fail(exc, all_errors)
     _print_warnings(done.warnings)
@@ -289,10 +298,19 @@ def offers_fetch(
         list[str],
         typer.Option("--provider", help="Provider(s) to fetch from gpuhunt: aws, gcp, azure, lambdalabs, runpod, …"),
     ],
-    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml or .yml).")] = Path("offers.yaml"),
+    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")] = Path(
+        "offers.yaml"
+    ),
     max_nodes: Annotated[
         int, typer.Option("--max-nodes", help="Most nodes available from each offer.", min=1, max=100_000)
     ] = 8,
+    gpu: Annotated[
+        list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
+    ] = None,
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
 ) -> None:
     """Fetch today's cloud GPU prices through the gpuhunt library (pip install 'procure[live]'); needs internet."""
@@ -300,7 +318,7 @@ def offers_fetch(
     from procure.offers.live import run_fetch
 
     try:
-        done = run_fetch(provider, out, max_nodes, force)
+        done = run_fetch(provider, out, max_nodes, force, gpu, region)
     except ProcureError as exc:
         _fail(exc)
     _print_warnings(done.warnings)

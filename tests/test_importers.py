@@ -210,8 +210,22 @@ def test_bad_options_and_names(tmp_path):
     assert cli("offers", "import", odd, "--from", "gpuhunt", "--provider", "aws", "--out", out).exit_code == 0
     res = cli("offers", "import", GPUHUNT, "--from", "gpuhunt", "--out", out)  # exists: --force needed
     assert res.exit_code == 1 and "--force" in res.output
-    res = cli("offers", "import", GPUHUNT, "--from", "gpuhunt", "--out", tmp_path / "offers.csv")
-    assert res.exit_code == 1 and ".yaml" in res.output
+    res = cli("offers", "import", GPUHUNT, "--from", "gpuhunt", "--out", tmp_path / "offers.json")
+    assert res.exit_code == 1 and ".yaml, .yml or .csv" in res.output
+    res = cli(
+        "offers",
+        "import",
+        GPUHUNT,
+        "--from",
+        "gpuhunt",
+        "--gpu",
+        "H1OO",
+        "--region",
+        "mars",
+        "--out",
+        tmp_path / "f.yaml",
+    )
+    assert res.exit_code == 1 and "--gpu" in res.output and "--region" in res.output
     cpu_only = tmp_path / "aws.csv"
     cpu_only.write_text(
         "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\nm5.large,us-east-1,0.1,2,8,0,,,False\n"
@@ -323,3 +337,35 @@ def test_fractional_gpus_are_skipped_and_the_instance_name_tells_the_form_factor
     assert o["gpu"] == "H100-PCIE-80GB" and o["vendor"] == "Lambda" and o["price_per_node_hour"] == 2.49
     assert r.skipped["rows of a fraction of a GPU (or over 64 GPUs) skipped"] == 1
     assert not any("was taken as" in str(w) for w in r.warnings)  # 'pcie' in the name settles it
+
+
+def test_csv_out_and_the_gpu_and_region_filters(tmp_path):
+    out = tmp_path / "offers.csv"
+    res = cli(
+        "offers", "import", GPUHUNT, "--from", "gpuhunt", "--out", out, "--as-of", "2026-11-30",
+        "--gpu", "H100", "--region", "us",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    offers = {o.id: o for o in load_catalog([out]).offers}
+    # H100 rows in the US: p5 us-east-1, p5 spot us-east-2, p5x us-west-2 (p5 eu-west-2 and the others left out)
+    assert set(offers) == {
+        "aws-p5.48xlarge-us-east-1",
+        "aws-p5.48xlarge-us-east-2-spot",
+        "aws-p5x.hypothetical-us-west-2",
+    }
+    assert (
+        offers["aws-p5.48xlarge-us-east-2-spot"].spot
+        and offers["aws-p5.48xlarge-us-east-1"].price_per_node_hour == 55.04
+    )
+    assert "3 offers left out by --gpu/--region" in res.output
+
+
+def test_a_yaml_catalog_too_big_to_read_back_is_refused(tmp_path):
+    src = tmp_path / "aws.csv"
+    lines = ["instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot"]
+    lines += [f"p5.48xlarge-{i},us-east-1,55,192,2048,8,H100,80,False" for i in range(9_000)]
+    src.write_text("\n".join(lines) + "\n")
+    res = cli("offers", "import", src, "--from", "gpuhunt", "--out", tmp_path / "big.yaml", "--as-of", "2026-11-30")
+    assert res.exit_code == 1 and "write --out offers.csv" in res.output and not (tmp_path / "big.yaml").exists()
+    res = cli("offers", "import", src, "--from", "gpuhunt", "--out", tmp_path / "big.csv", "--as-of", "2026-11-30")
+    assert res.exit_code == 0 and len(load_catalog([tmp_path / "big.csv"]).offers) == 9_000
