@@ -13,9 +13,10 @@ Formats (read by header, so the column order does not matter):
   ``gpu_memory`` GB, ``spot`` True/False (spot and on-demand are separate rows).
 - SkyPilot ``catalogs/<version>/<cloud>/vms.csv``: ``InstanceType, AcceleratorName, AcceleratorCount,
   vCPUs, MemoryGiB, GpuInfo, Price, SpotPrice, Region, AvailabilityZone``; ``GpuInfo`` is a Python literal
-  (read with ``ast.literal_eval``, at most ``MAX_GPUINFO_CHARS``); ``SpotPrice`` may be empty. GCP lists an
-  attachable GPU on a row without ``InstanceType``: its price is added to the host's, the host being
-  ``n1-highmem-<8 × GPUs>`` (at most 96 vCPUs) in the same zone, as SkyPilot pairs them by default.
+  (read with ``ast.literal_eval``, at most ``MAX_GPUINFO_CHARS``); ``SpotPrice`` may be empty. GCP lists a
+  GPU on a row without ``InstanceType``: its price is added to its machine's row in the same zone — the
+  A2/A3/A4 type that carries those GPUs (``GCP_GPU_MACHINES``: 8 × A100-80GB on a2-ultragpu-8g), else the
+  ``n1-highmem-<8 × GPUs>`` host (at most 96 vCPUs) SkyPilot pairs attachable GPUs with by default.
 
 The GPU model: a known instance type (``offers.instance_types``) names it with its interconnect; else the
 row's GPU name resolves through the GPU table, its memory choosing among the family's sizes, with a
@@ -382,9 +383,22 @@ class _Host:
     memory_gb: float
 
 
-def gcp_host_for(gpus: int) -> str:
-    """The N1 host SkyPilot pairs with ``gpus`` attachable GCP GPUs by default: 8 vCPUs per GPU, at most 96."""
-    return f"n1-highmem-{min(8 * gpus, 96)}"
+#: GCP machine types that come with their GPUs (the GPU row is priced apart from the machine's row):
+#: GPU name → GPU count → machine type (Google Cloud GPU machine types: A2, A3, A4)
+GCP_GPU_MACHINES: dict[str, dict[int, str]] = {
+    "a100": {1: "a2-highgpu-1g", 2: "a2-highgpu-2g", 4: "a2-highgpu-4g", 8: "a2-highgpu-8g", 16: "a2-megagpu-16g"},
+    "a10080gb": {1: "a2-ultragpu-1g", 2: "a2-ultragpu-2g", 4: "a2-ultragpu-4g", 8: "a2-ultragpu-8g"},
+    "h100": {1: "a3-highgpu-1g", 2: "a3-highgpu-2g", 4: "a3-highgpu-4g", 8: "a3-highgpu-8g"},
+    "h100mega": {8: "a3-megagpu-8g"},
+    "h200": {8: "a3-ultragpu-8g"},
+    "b200": {8: "a4-highgpu-8g"},
+}
+
+
+def gcp_host_for(gpu_name: str, gpus: int) -> str:
+    """The machine a GCP GPU row is added to: the A2/A3/A4 type that carries those GPUs, else the N1 host
+    SkyPilot pairs attachable GPUs with by default (8 vCPUs per GPU, at most 96)."""
+    return GCP_GPU_MACHINES.get(_norm(gpu_name), {}).get(gpus) or f"n1-highmem-{min(8 * gpus, 96)}"
 
 
 def pair_gcp_gpus(
@@ -403,7 +417,7 @@ def pair_gcp_gpus(
         if c.bad or not count or _fraction(count, result):
             continue
         k = int(count)
-        host = gcp_host_for(k)
+        host = gcp_host_for(c.text("AcceleratorName"), k)
         place = c.text("AvailabilityZone") or c.text("Region")
         found = hosts.get((host, place)) or hosts.get((host, c.text("Region")))
         if found is None:

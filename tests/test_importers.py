@@ -369,3 +369,21 @@ def test_a_yaml_catalog_too_big_to_read_back_is_refused(tmp_path):
     assert res.exit_code == 1 and "write --out offers.csv" in res.output and not (tmp_path / "big.yaml").exists()
     res = cli("offers", "import", src, "--from", "gpuhunt", "--out", tmp_path / "big.csv", "--as-of", "2026-11-30")
     assert res.exit_code == 0 and len(load_catalog([tmp_path / "big.csv"]).offers) == 9_000
+
+
+def test_gcp_gpu_rows_are_added_to_the_machine_that_carries_them(tmp_path):
+    folder = tmp_path / "gcp"
+    folder.mkdir()
+    (folder / "vms.csv").write_text(
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n"
+        "a2-ultragpu-8g,,,96.0,1360.0,,5.5,2.2,us-central1,us-central1-c\n"
+        ",A100-80GB,8.0,,,A100-80GB,40.0,16.0,us-central1,us-central1-c\n"
+    )
+    r = import_file(folder / "vms.csv", "skypilot", as_of=AS_OF)
+    offers = _by_id(r)
+    # the machine's 5.5/h plus its eight GPUs' 40.0/h; spot 2.2 + 16.0
+    od = offers["gcp-a2-ultragpu-8g-8xA100-80GB-us-central1"]
+    assert od["price_per_node_hour"] == pytest.approx(45.5) and od["gpu"] == "A100-SXM-80GB"
+    assert od["intra_node"] == "nvswitch" and od["cpu_cores"] == 48 and od["ram_gb"] == 1360
+    assert offers["gcp-a2-ultragpu-8g-8xA100-80GB-us-central1-c-spot"]["price_per_node_hour"] == pytest.approx(18.2)
+    assert "host row 2 added" in od["source"]
