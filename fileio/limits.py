@@ -47,6 +47,13 @@ MAX_COLUMNS = 64
 #: characters in one cell or YAML string
 MAX_TEXT_CHARS = 10_000
 
+# --- public price catalogs imported by `procure offers import` (gpuhunt, SkyPilot vms.csv) ----------
+
+#: bytes of one imported catalog file (SkyPilot's AWS vms.csv is about 10 MB)
+IMPORT_MAX_BYTES = 64 * 1024 * 1024
+#: rows of one imported catalog file
+IMPORT_MAX_ROWS = 1_000_000
+
 # --- numbers and dates -----------------------------------------------------------------------------
 
 #: every date (start_date, quoted_on) lies in this window

@@ -91,6 +91,8 @@ class SolveOutputs:
     json: Target | None = None
     json_stdout: bool = False  # ``--json -``: the plan's JSON goes to stdout, the report to stderr
     csv_dir: Path | None = None
+    focus: Target | None = None  # ``--focus``: the FOCUS Cost and Usage rows (reports.focus)
+    focus_commitments: Target | None = None  # … and its Contract Commitment rows, beside it
 
 
 def _declare_workbook(planned: SolveOutputs, out: Path | None) -> None:
@@ -102,11 +104,20 @@ def _declare_workbook(planned: SolveOutputs, out: Path | None) -> None:
     planned.workbook = planned.files.add(out, "--out")
 
 
-def check_solve_outputs(out: Path | None, json_out: str | Path | None, csv_dir: Path | None) -> SolveOutputs:
+def check_solve_outputs(
+    out: Path | None, json_out: str | Path | None, csv_dir: Path | None, focus: Path | None = None
+) -> SolveOutputs:
     """Fail before any sizing or solving when an output cannot be written (see ``Outputs.add``)."""
     from procure.reports.csv_report import declare_csv
 
     planned = SolveOutputs(Outputs())
+    if focus is not None:
+        from procure.reports.focus import commitments_path
+
+        if Path(focus).suffix.lower() != ".csv":
+            raise InputError([Problem(str(focus), "--focus", "the FOCUS file is CSV: name it .csv")])
+        planned.focus = planned.files.add(focus, "--focus")
+        planned.focus_commitments = planned.files.add(commitments_path(focus), "--focus (contract commitments)")
     _declare_workbook(planned, out)
     if json_out is not None:
         if str(json_out) == "-":
@@ -255,6 +266,12 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
         from procure.reports.csv_report import put_csv
 
         put_csv(files, result, inputs.files, tr)
+    if result.plan is not None and planned.focus is not None and planned.focus_commitments is not None:
+        from procure.reports.focus import focus_files
+
+        usage, commitments = focus_files(result)
+        files.put(planned.focus, usage)
+        files.put(planned.focus_commitments, commitments)
     files.commit()
     written: list[str] = []
     if planned.json is not None:
@@ -263,7 +280,10 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
         written.append(tr("wrote {path}", path=planned.workbook.path))
     if result.plan is not None and planned.csv_dir is not None:
         written.append(tr("wrote CSV tables to {path}", path=planned.csv_dir))
-    requested = [str(t.path) for t in (planned.workbook,) if t is not None] + (
+    if result.plan is not None and planned.focus is not None and planned.focus_commitments is not None:
+        written.append(tr("wrote {path}", path=planned.focus.path))
+        written.append(tr("wrote {path}", path=planned.focus_commitments.path))
+    requested = [str(t.path) for t in (planned.workbook, planned.focus) if t is not None] + (
         [str(planned.csv_dir)] if planned.csv_dir else []
     )
     if result.plan is None and requested:

@@ -266,6 +266,86 @@ def offers_template(
     typer.echo(f"wrote {shown}: fill one row per offer, then run: procure offers validate {shown}")
 
 
+@offers_app.command("import")
+def offers_import(
+    file: Annotated[Path, typer.Argument(help="A gpuhunt CSV (e.g. aws.csv) or a SkyPilot vms.csv.")],
+    source_format: Annotated[str, typer.Option("--from", help="The file's format: gpuhunt or skypilot.")],
+    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")] = Path(
+        "offers.yaml"
+    ),
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            help="Date of the prices, YYYY-MM-DD (default: a date in the file's name or folder, else its modification date).",
+        ),
+    ] = None,
+    mode: Annotated[str, typer.Option("--mode", help="The offers' mode: cloud (hourly prices).")] = "cloud",
+    provider: Annotated[
+        str | None,
+        typer.Option(
+            "--provider",
+            help="The provider (aws, gcp, azure, lambda, runpod, …); default: from the file name or its folder.",
+        ),
+    ] = None,
+    max_nodes: Annotated[
+        int, typer.Option("--max-nodes", help="Most nodes available from each imported offer.", min=1, max=100_000)
+    ] = 8,
+    gpu: Annotated[
+        list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
+    ] = None,
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
+    all_errors: AllErrors = False,
+) -> None:
+    """Turn a public price catalog (gpuhunt, SkyPilot) into procure cloud offers, each with its source row and date."""
+    from procure.models.errors import ProcureError
+    from procure.offers.live import run_import
+
+    try:
+        done = run_import(file, source_format, out, as_of, mode, provider, max_nodes, force, gpu, region)
+    except ProcureError as exc:
+        _fail(exc, all_errors)
+    _print_warnings(done.warnings)
+    typer.echo(done.summary)
+
+
+@offers_app.command("fetch")
+def offers_fetch(
+    provider: Annotated[
+        list[str],
+        typer.Option("--provider", help="Provider(s) to fetch from gpuhunt: aws, gcp, azure, lambdalabs, runpod, …"),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")] = Path(
+        "offers.yaml"
+    ),
+    max_nodes: Annotated[
+        int, typer.Option("--max-nodes", help="Most nodes available from each offer.", min=1, max=100_000)
+    ] = 8,
+    gpu: Annotated[
+        list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
+    ] = None,
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
+) -> None:
+    """Fetch today's cloud GPU prices through the gpuhunt library (pip install 'procure[live]'); needs internet."""
+    from procure.models.errors import ProcureError
+    from procure.offers.live import run_fetch
+
+    try:
+        done = run_fetch(provider, out, max_nodes, force, gpu, region)
+    except ProcureError as exc:
+        _fail(exc)
+    _print_warnings(done.warnings)
+    typer.echo(done.summary)
+
+
 # --- size --------------------------------------------------------------------------------------
 
 
@@ -346,6 +426,13 @@ def solve(
     csv_dir: Annotated[
         Path | None, typer.Option("--csv", help="Write the report's tables as CSV files into this folder.")
     ] = None,
+    focus: Annotated[
+        Path | None,
+        typer.Option(
+            "--focus",
+            help="Write the plan's charges as FOCUS 1.3 Cost and Usage rows to this CSV, and its contracts to <name>-commitments.csv beside it.",
+        ),
+    ] = None,
     solver: Annotated[
         SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")
     ] = SolverName.cbc,
@@ -410,7 +497,7 @@ def solve(
         if analyze and not compare:  # a usage error, before any file is read or any solve runs
             raise _usage("--analyze", "--analyze compares the strategies; drop --no-compare")
         use.language(lang, amounts_in)
-        planned = use.check_solve_outputs(out, json_out, csv_dir)
+        planned = use.check_solve_outputs(out, json_out, csv_dir, focus)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
         tr = use.language(lang, amounts_in, inputs.project)
         planned.files.forbid_inputs(inputs.files)

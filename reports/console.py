@@ -175,6 +175,9 @@ def print_result(console: Console, result: Result, inputs=(), tr: Lang = EN) -> 
         _print_capacity(console, result, plan, tr)
     _print_breakdown(console, result, plan, tr)
     _print_strategies(console, result, tr)
+    from .emissions_report import print_emissions
+
+    print_emissions(console, result, tr)
     _print_runner_ups(console, result, tr)
     n_rej = len(result.rejections)
     if n_rej:

@@ -182,6 +182,17 @@ def result_to_json(result: Result, inputs=()) -> dict:
     for a, more in zip(out["assignments"], extras.pop("_assignment_extras", []), strict=True):
         a.update(more)
     out.update(extras)
+    from .emissions_report import emissions_json  # operational emissions (solver.emissions)
+
+    em = emissions_json(result)
+    out["emissions_tco2e"], out["emissions_kwh"], out["emissions"] = (
+        em["emissions_tco2e"],
+        em["emissions_kwh"],
+        em["emissions"],
+    )
+    for name, tco2e in em["strategies"].items():
+        if name in out["strategies"]:
+            out["strategies"][name]["emissions_tco2e"] = tco2e
     return out
 
 

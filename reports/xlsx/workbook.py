@@ -37,6 +37,7 @@ from openpyxl import Workbook
 
 from procure.fileio.outputs import atomic_write
 
+from ..emissions_report import write_costs_block, write_summary_block
 from ..i18n import EN, N_, Lang
 from ..tables import line_items
 from .assumptions import write_assumptions
@@ -66,9 +67,11 @@ def build_workbook(result: Result, inputs: Iterable = (), now: dt.datetime | Non
     items = line_items(result, tr)
     # the sheets that define names come first; the Summary refers to them
     write_costs(sheets["Costs"], result, items, names, tr)
+    write_costs_block(sheets["Costs"], result, tr)  # operational emissions below the costs
     write_cash_flow(sheets["Cash flow"], result, items, names, tr)
     write_pnl(sheets["P&L"], result, names, tr)
     write_summary(sheets["Summary"], result, names, inputs, tr)
+    write_summary_block(sheets["Summary"], result, tr)
     write_plan(sheets["Plan"], result, tr)
     write_options(sheets["Options"], result, tr)
     write_assumptions(sheets["Assumptions"], result, inputs, now, tr)

@@ -1,0 +1,289 @@
+"""The use cases behind ``procure offers import`` and ``procure offers fetch``: check the options and the
+output first, build the offers (``offers.importers``), then write the catalog completely or not at all.
+
+``fetch`` reads today's prices through the optional ``gpuhunt`` library (``pip install 'procure[live]'``):
+gpuhunt downloads dstack's published catalog and queries the providers whose prices are only online.
+Without the library, or without a network, the command says so and writes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from procure.fileio.outputs import Outputs
+from procure.models.errors import InputError, Problem, ProblemLog
+from procure.models.text import echo
+
+from .importers import FORMATS, PROVIDERS, Imported, Item, _build, catalog_csv, catalog_yaml, import_file
+
+#: catalog items one fetch may turn into offers (gpuhunt's whole catalog is about 300,000 rows)
+MAX_FETCH_ITEMS = 1_000_000
+LIVE_HINT = "pip install 'procure[live]'"
+#: SkyPilot's provider names → gpuhunt's
+GPUHUNT_NAMES = {"lambda": "lambdalabs", "vast": "vastai"}
+
+
+@dataclass
+class Done:
+    summary: str
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def _declare(out: Path, force: bool, inputs: list[Path]) -> Outputs:
+    if Path(out).suffix.lower() not in (".yaml", ".yml", ".csv"):
+        raise InputError(
+            [Problem(str(out), "--out", "the imported catalog is written as YAML or CSV: name it .yaml, .yml or .csv")]
+        )
+    outputs = Outputs(overwrite=force)
+    outputs.add(out, "--out")
+    outputs.forbid_inputs(inputs)
+    return outputs
+
+
+def _as_of(text: str | None) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(
+            [Problem("command line", "--as-of", f"{echo(text)} is not a date; give YYYY-MM-DD, e.g. 2026-03-01")]
+        ) from None
+
+
+def run_import(
+    file: Path,
+    fmt: str,
+    out: Path,
+    as_of: str | None,
+    mode: str,
+    provider: str | None,
+    max_nodes: int,
+    force: bool,
+    gpus: list[str] | None = None,
+    regions: list[str] | None = None,
+) -> Done:
+    """``procure offers import``: the offers of ``file`` written to ``out`` (YAML or CSV), with a one-line summary."""
+    problems = []
+    if fmt not in FORMATS:
+        problems.append(Problem("command line", "--from", f"unknown format {echo(fmt)}; allowed: gpuhunt, skypilot"))
+    if mode != "cloud":
+        problems.append(
+            Problem(
+                "command line",
+                "--mode",
+                f"{echo(mode)}: public catalogs quote hourly cloud prices, so the offers are cloud offers; "
+                "a monthly rental or a purchase is a quote to enter with `procure offers template`",
+            )
+        )
+    if problems:
+        raise InputError(problems)
+    day = _as_of(as_of)
+    only_gpus, only_regions = filters(gpus, regions)
+    outputs = _declare(out, force, [file])
+    result = import_file(
+        Path(file),
+        fmt,
+        as_of=day,
+        provider=provider,
+        max_nodes=max_nodes,
+        only_gpus=only_gpus,
+        only_regions=only_regions,
+    )
+    return _write(result, outputs, out, Path(file))
+
+
+def _catalog_bytes(result: Imported, out: Path, origin: Path) -> bytes:
+    """The catalog in the format of ``out``'s suffix; a YAML catalog too big to read back is refused."""
+    from procure.fileio.limits import MAX_OFFERS
+    from procure.fileio.yamlio import parse_yaml
+
+    if Path(out).suffix.lower() == ".csv":
+        if len(result.offers) > MAX_OFFERS:
+            raise InputError(
+                [
+                    Problem(
+                        str(out),
+                        "--out",
+                        f"{len(result.offers):,} offers; a catalog file holds at most {MAX_OFFERS:,}: narrow with --gpu or --region",
+                    )
+                ]
+            )
+        return catalog_csv(result).encode("utf-8")
+    text = catalog_yaml(result, origin)
+    try:
+        parse_yaml(text, str(out))  # read back within the YAML limits, or not written
+    except InputError:
+        raise InputError(
+            [
+                Problem(
+                    str(out),
+                    "--out",
+                    f"{len(result.offers):,} offers are more than a YAML catalog holds (about 8,000); "
+                    "write --out offers.csv, or narrow with --gpu or --region",
+                )
+            ]
+        ) from None
+    return text.encode("utf-8")
+
+
+def filters(gpus: list[str] | None, regions: list[str] | None) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``--gpu`` (ids or aliases of the GPU table) and ``--region`` (procure regions, areas or city aliases)."""
+    from procure.models.gpu import gpu_table
+    from procure.models.regions import resolve_region
+
+    problems, ids, places = [], set(), []
+    for g in gpus or []:
+        gid = gpu_table().resolve(g)
+        if gid is None:
+            problems.append(Problem("command line", "--gpu", gpu_table().unknown_message(g)))
+        else:
+            ids.add(gid)
+    for r in regions or []:
+        try:
+            places.append(resolve_region(r))
+        except ValueError as exc:
+            problems.append(Problem("command line", "--region", str(exc)))
+    if problems:
+        raise InputError(problems)
+    return frozenset(ids), tuple(places)
+
+
+def _write(result: Imported, outputs: Outputs, out: Path, origin: Path) -> Done:
+    if not result.offers:
+        raise InputError(
+            [
+                Problem(
+                    str(origin),
+                    "",
+                    "no GPU offer procure can plan on: "
+                    + result.summary(origin, out).split("; ", 1)[-1]
+                    + "; nothing was written",
+                )
+            ]
+        )
+    outputs.put(outputs.targets[0], _catalog_bytes(result, out, origin))
+    outputs.commit()
+    return Done(result.summary(origin, out), result.warnings)
+
+
+# --- fetch (gpuhunt, online) ---------------------------------------------------------------------------
+
+
+def _gpuhunt():
+    try:
+        import gpuhunt
+    except ImportError:
+        raise InputError(
+            [
+                Problem(
+                    "command line",
+                    "fetch",
+                    f"fetching live prices needs the gpuhunt library, which is not installed: {LIVE_HINT} "
+                    "(or download a gpuhunt or SkyPilot catalog file and run `procure offers import FILE --from ...`)",
+                )
+            ]
+        ) from None
+    return gpuhunt
+
+
+def query_gpuhunt(providers: list[str]) -> list[Any]:
+    """gpuhunt's catalog items of ``providers`` (GPU instances only); InputError when offline or refused."""
+    gpuhunt = _gpuhunt()
+    try:
+        items = gpuhunt.query(provider=providers, min_gpu_count=1)
+    except (OSError, ConnectionError, TimeoutError) as exc:  # urllib/requests errors derive from OSError
+        raise InputError(
+            [
+                Problem(
+                    "gpuhunt",
+                    "--provider",
+                    f"could not fetch the catalog ({type(exc).__name__}: {echo(str(exc), 200)}); this command needs "
+                    "internet access. Offline, import a downloaded gpuhunt or SkyPilot file with `procure offers import`",
+                )
+            ]
+        ) from None
+    except (ValueError, KeyError) as exc:  # gpuhunt refuses an unknown provider with ValueError
+        raise InputError(
+            [Problem("gpuhunt", "--provider", f"gpuhunt refused the query: {echo(str(exc), 200)}")]
+        ) from None
+    return list(items)
+
+
+def items_from_gpuhunt(raw: list[Any], result: Imported) -> dict[str, list[Item]]:
+    """gpuhunt ``CatalogItem`` objects → importer items, per provider."""
+    if len(raw) > MAX_FETCH_ITEMS:
+        raise InputError(
+            [Problem("gpuhunt", "", f"{len(raw):,} catalog items; at most {MAX_FETCH_ITEMS:,} (fetch fewer providers)")]
+        )
+    out: dict[str, list[Item]] = {}
+    for n, it in enumerate(raw, start=1):
+        count, name, price = getattr(it, "gpu_count", 0), getattr(it, "gpu_name", None), getattr(it, "price", None)
+        if not count or not name:
+            result.skipped["CPU-only items skipped"] += 1
+            continue
+        if not isinstance(price, int | float) or not price > 0 or price != price:
+            result.skipped["items without a price skipped"] += 1
+            continue
+        prov = str(getattr(it, "provider", "") or "unknown").lower()
+        out.setdefault(prov, []).append(
+            Item(
+                row=n,
+                instance=str(it.instance_name),
+                location=str(it.location),
+                price=float(price),
+                spot=bool(it.spot),
+                vcpus=float(it.cpu or 0),
+                memory_gb=float(it.memory or 0),
+                gpu_count=int(count),
+                gpu_name=str(name),
+                gpu_memory_gb=float(it.gpu_memory) if getattr(it, "gpu_memory", None) else None,
+                disk_gb=float(it.disk_size) if getattr(it, "disk_size", None) else None,
+                origin=f"gpuhunt live catalog ({prov}), fetched {result.quoted_on}, item {n}",
+            )
+        )
+    return out
+
+
+def run_fetch(
+    providers: list[str],
+    out: Path,
+    max_nodes: int,
+    force: bool,
+    gpus: list[str] | None = None,
+    regions: list[str] | None = None,
+) -> Done:
+    """``procure offers fetch``: today's gpuhunt prices of ``providers`` written to ``out``."""
+    wanted = [GPUHUNT_NAMES.get(k, k) for k in (p.strip().lower() for p in providers) if k]
+    unknown = [p for p in wanted if p not in PROVIDERS]
+    if not wanted or unknown:
+        raise InputError(
+            [
+                Problem(
+                    "command line",
+                    "--provider",
+                    f"unknown provider {echo(p)}; allowed: {', '.join(sorted(PROVIDERS))}",
+                )
+                for p in unknown or ["(none)"]
+            ]
+        )
+    only_gpus, only_regions = filters(gpus, regions)
+    outputs = _declare(out, force, [])
+    result = Imported(
+        offers=[],
+        provider="+".join(wanted),
+        quoted_on=dt.datetime.now(dt.UTC).date(),
+        only_gpus=only_gpus,
+        only_regions=only_regions,
+    )
+    per_provider = items_from_gpuhunt(query_gpuhunt(wanted), result)
+    result.rows = sum(len(v) for v in per_provider.values()) + sum(result.skipped.values())
+    log = ProblemLog()
+    for prov, items in per_provider.items():
+        _build(items, prov, Path("gpuhunt"), max_nodes, result, log)
+    if log:
+        raise log.error()
+    return _write(result, outputs, out, Path("gpuhunt"))

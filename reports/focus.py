@@ -1,0 +1,300 @@
+"""The recommended plan's charges as FOCUS 1.3 data (the FinOps Open Cost and Usage Specification).
+
+``procure solve … --focus charges.csv`` writes two files, always together:
+
+- ``charges.csv``, the **Cost and Usage** dataset: one row per charge of the plan (each line item of the
+  Costs sheet, ``reports.tables.line_items``) and per project month it falls in, so per offer, month and
+  charge. ``BilledCost`` = ``EffectiveCost`` = ``ListCost`` = ``ContractedCost`` = the cost model's
+  amount for that month: procure plans at the quoted price, so there is no discount between list and
+  billed, and a commitment's rent is billed in the month it is owed (not amortised again). Their sum is
+  the plan's total cost of ownership, to the cent. A resale (residual value) is a ``Credit`` row with a
+  negative cost.
+- ``charges-commitments.csv`` (the name of ``--focus`` with ``-commitments`` before the suffix), the
+  **Contract Commitment** dataset: one row per rental contract or reserved cloud term the plan signs
+  (header only when it signs none); the Cost and Usage rows of a contract name it in ``x_ContractId``.
+
+Periods: a project month is 365/12 days from ``start_date`` (``reports.tables.month_start``); a charge's
+``ChargePeriodStart``/``End`` and ``BillingPeriodStart``/``End`` are those days at 00:00 UTC. Columns
+procure adds carry the ``x_`` prefix, as the specification asks: ``x_Strategy`` (the parallelism of a
+job), ``x_Workload``, ``x_CostCategory`` (procure's category: capex, energy, …), ``x_Mode``,
+``x_ContractId``, ``x_Project``; ``Tags`` repeats the workload and strategy as a JSON object. A job's own
+charges (its cloud bill, busy energy, storage, egress) have the job as ``SubAccountId``; the shared
+capacity (purchases, rentals, fixed charges, staff) has ``shared``.
+
+Validation: the ``focus-validator`` releases that check FOCUS 1.2 and 1.3 need Python 3.12 or later; the
+release that installs on Python 3.11 checks the pre-1.0 column names, so the tests check the rules of
+the 1.3 specification that these files rely on (columns, allowed values, dates, ``x_`` prefixes) directly.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from procure.models.regions import REGIONS
+from procure.solver.result import Result
+
+from .csv_report import _cell
+from .tables import LineItem, _strategy_label, line_items, month_start
+
+FOCUS_VERSION = "1.3"
+
+#: Cost and Usage columns, in the order written
+COLUMNS: tuple[str, ...] = (
+    "BilledCost",
+    "EffectiveCost",
+    "ListCost",
+    "ContractedCost",
+    "BillingCurrency",
+    "BillingAccountId",
+    "BillingAccountName",
+    "BillingPeriodStart",
+    "BillingPeriodEnd",
+    "ChargeCategory",
+    "ChargeClass",
+    "ChargeDescription",
+    "ChargeFrequency",
+    "ChargePeriodStart",
+    "ChargePeriodEnd",
+    "PricingCategory",
+    "PricingQuantity",
+    "PricingUnit",
+    "ConsumedQuantity",
+    "ConsumedUnit",
+    "ListUnitPrice",
+    "ContractedUnitPrice",
+    "ServiceProviderName",
+    "HostProviderName",
+    "InvoiceIssuerName",
+    "ProviderName",
+    "PublisherName",
+    "ServiceCategory",
+    "ServiceName",
+    "ServiceSubcategory",
+    "SubAccountId",
+    "SubAccountName",
+    "Tags",
+    "ResourceId",
+    "ResourceName",
+    "ResourceType",
+    "RegionId",
+    "RegionName",
+    "SkuId",
+    "SkuPriceId",
+    "x_CostCategory",
+    "x_Mode",
+    "x_Workload",
+    "x_Strategy",
+    "x_ContractId",
+    "x_Project",
+)
+
+#: Contract Commitment columns
+COMMITMENT_COLUMNS: tuple[str, ...] = (
+    "ContractId",
+    "ContractCommitmentId",
+    "ContractCommitmentCategory",
+    "ContractCommitmentType",
+    "ContractCommitmentDescription",
+    "ContractCommitmentCost",
+    "ContractCommitmentQuantity",
+    "ContractCommitmentUnit",
+    "ContractCommitmentPeriodStart",
+    "ContractCommitmentPeriodEnd",
+    "ContractPeriodStart",
+    "ContractPeriodEnd",
+    "BillingCurrency",
+    "ServiceProviderName",
+    "ResourceId",
+    "x_Project",
+)
+
+#: procure's category → (ChargeCategory, ChargeFrequency, ServiceCategory)
+CHARGE_KINDS: dict[str, tuple[str, str, str]] = {
+    "capex": ("Purchase", "One-Time", "Compute"),
+    "network": ("Purchase", "One-Time", "Networking"),
+    "residual_value": ("Credit", "One-Time", "Compute"),
+    "maintenance": ("Purchase", "Recurring", "Compute"),
+    "colocation": ("Purchase", "Recurring", "Compute"),
+    "energy": ("Usage", "Usage-Based", "Compute"),
+    "rent": ("Purchase", "Recurring", "Compute"),
+    "setup": ("Purchase", "One-Time", "Compute"),
+    "cloud": ("Usage", "Usage-Based", "Compute"),
+    "fixed": ("Purchase", "One-Time", "Compute"),
+    "storage": ("Usage", "Usage-Based", "Storage"),
+    "egress": ("Usage", "Usage-Based", "Networking"),
+    "staff": ("Purchase", "Recurring", "Other"),
+    "interest": ("Purchase", "Recurring", "Other"),
+}
+
+#: FOCUS 1.1+ ServiceSubcategory of a charge, by ServiceCategory (and mode for compute)
+_SUBCATEGORY = {"Storage": "Other (Storage)", "Networking": "Other (Networking)", "Other": "Other (Other)"}
+_RESOURCE_TYPE = {"buy": "GPU server (bought)", "rent": "bare-metal GPU server (rented)", "cloud": "cloud GPU instance"}
+
+
+def commitments_path(path: str | Path) -> Path:
+    """``charges.csv`` → ``charges-commitments.csv``, beside it."""
+    p = Path(path)
+    return p.with_name(f"{p.stem}-commitments{p.suffix or '.csv'}")
+
+
+def _stamp(day: dt.date) -> str:
+    return f"{day.isoformat()}T00:00:00Z"
+
+
+def _contract_id(result: Result, j: int) -> str:
+    r = result.planned().rentals[j]
+    return f"{r.offer_id}/contract-{j + 1}"
+
+
+def _owner(result: Result, item: LineItem) -> tuple[str, str, str | None]:
+    """(workload, strategy, contract id) of a line item, from its key (``job{i}:…``, ``rent{j}:…``)."""
+    plan = result.planned()
+    head = item.key.split(":", 1)[0]
+    if head.startswith("job") and head[3:].isdigit():
+        d = plan.decisions[int(head[3:])]
+        return d.workload, _strategy_label(d.strategy), None
+    if head.startswith("rent") and head[4:].isdigit():
+        return "", "", _contract_id(result, int(head[4:]))
+    return "", "", None
+
+
+def _pricing(result: Result, item: LineItem, contract: str | None) -> str:
+    o = result.offers.get(item.ref)
+    if contract is not None or (o is not None and o.contracted):
+        return "Committed"
+    if o is not None and o.spot:
+        return "Dynamic"
+    return "Standard"
+
+
+def cost_rows(result: Result) -> list[dict[str, Any]]:
+    """The Cost and Usage rows of the recommended plan (module docstring)."""
+    p = result.project
+    rows = []
+    for item in line_items(result):
+        if not item.amount:
+            continue
+        o = result.offers.get(item.ref)
+        workload, strategy, contract = _owner(result, item)
+        category, frequency, service = CHARGE_KINDS[item.category]
+        if contract is not None and item.category == "cloud":  # a reserved term is bought like a rental
+            category, frequency = "Purchase", "One-Time" if item.key.endswith(":setup") else "Recurring"
+        vendor = o.vendor if o is not None else p.name
+        fractions = item.months or {0: 1.0}
+        sub = _SUBCATEGORY.get(service) or ("Virtual Machines" if o is not None and o.mode == "cloud" else "Servers")
+        tags = json.dumps({k: v for k, v in (("workload", workload), ("strategy", strategy)) if v}, ensure_ascii=False)
+        for m, share in sorted(fractions.items()):
+            amount = item.amount * share
+            if not amount:
+                continue
+            start, end = _stamp(month_start(p, m)), _stamp(month_start(p, m + 1))
+            rows.append(
+                {
+                    "BilledCost": amount,
+                    "EffectiveCost": amount,
+                    "ListCost": amount,
+                    "ContractedCost": amount,
+                    "BillingCurrency": p.currency,
+                    "BillingAccountId": p.name,
+                    "BillingAccountName": p.name,
+                    "BillingPeriodStart": start,
+                    "BillingPeriodEnd": end,
+                    "ChargeCategory": category,
+                    "ChargeClass": None,
+                    "ChargeDescription": item.item,
+                    "ChargeFrequency": frequency,
+                    "ChargePeriodStart": start,
+                    "ChargePeriodEnd": end,
+                    "PricingCategory": _pricing(result, item, contract),
+                    "PricingQuantity": item.quantity * share if item.quantity is not None else None,
+                    "PricingUnit": item.quantity_unit or None,
+                    "ConsumedQuantity": item.quantity * share
+                    if category == "Usage" and item.quantity is not None
+                    else None,
+                    "ConsumedUnit": item.quantity_unit or None if category == "Usage" else None,
+                    "ListUnitPrice": item.unit_price,
+                    "ContractedUnitPrice": item.unit_price,
+                    "ServiceProviderName": vendor,
+                    "HostProviderName": vendor,
+                    "InvoiceIssuerName": vendor,
+                    "ProviderName": vendor,
+                    "PublisherName": vendor,
+                    "ServiceCategory": service,
+                    "ServiceName": f"{o.mode} GPU capacity" if o is not None else "operations staff",
+                    "ServiceSubcategory": sub,
+                    "SubAccountId": workload or "shared",
+                    "SubAccountName": workload or "shared capacity and charges",
+                    "Tags": tags,
+                    "ResourceId": item.ref or "staff",
+                    "ResourceName": o.label if o is not None else "operations staff",
+                    "ResourceType": _RESOURCE_TYPE[o.mode] if o is not None else "staff",
+                    "RegionId": o.region if o is not None else p.team_region,
+                    "RegionName": REGIONS.get((o.region if o is not None else p.team_region) or ""),
+                    "SkuId": item.ref or "staff",
+                    "SkuPriceId": f"{item.ref or 'staff'}:{item.category}",
+                    "x_CostCategory": item.category,
+                    "x_Mode": o.mode if o is not None else None,
+                    "x_Workload": workload or None,
+                    "x_Strategy": strategy or None,
+                    "x_ContractId": contract,
+                    "x_Project": p.name,
+                }
+            )
+    return rows
+
+
+def commitment_rows(result: Result) -> list[dict[str, Any]]:
+    """One Contract Commitment row per rental contract or reserved cloud term of the plan."""
+    from procure.solver import costs
+
+    p, plan = result.project, result.planned()
+    out = []
+    for j, r in enumerate(plan.rentals):
+        o = result.offers[r.offer_id]
+        start = month_start(p, r.start_month) + dt.timedelta(days=int(r.phase_days))
+        end = month_start(p, r.start_month + r.months) + dt.timedelta(days=int(r.phase_days))
+        cid = _contract_id(result, j)
+        term = "reserved cloud term" if o.mode == "cloud" else "bare-metal rental"
+        out.append(
+            {
+                "ContractId": cid,
+                "ContractCommitmentId": f"{cid}/nodes",
+                "ContractCommitmentCategory": "Spend",
+                "ContractCommitmentType": term,
+                "ContractCommitmentDescription": f"{r.nodes} node(s) of {o.id} for {r.months} months at "
+                f"{r.price_per_node_month:.2f} {p.currency} per node-month",
+                "ContractCommitmentCost": costs.total(costs.rental_flows(o, r.contract, p)),
+                "ContractCommitmentQuantity": r.nodes * r.months,
+                "ContractCommitmentUnit": "node-months",
+                "ContractCommitmentPeriodStart": _stamp(start),
+                "ContractCommitmentPeriodEnd": _stamp(end),
+                "ContractPeriodStart": _stamp(start),
+                "ContractPeriodEnd": _stamp(end),
+                "BillingCurrency": p.currency,
+                "ServiceProviderName": o.vendor,
+                "ResourceId": o.id,
+                "x_Project": p.name,
+            }
+        )
+    return out
+
+
+def _csv(columns: Iterable[str], rows: list[dict[str, Any]]) -> bytes:
+    cols = list(columns)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+    for row in rows:
+        w.writerow([_cell(row.get(c)) for c in cols])
+    return buf.getvalue().encode("utf-8")
+
+
+def focus_files(result: Result) -> tuple[bytes, bytes]:
+    """(Cost and Usage CSV, Contract Commitment CSV) of the recommended plan."""
+    return _csv(COLUMNS, cost_rows(result)), _csv(COMMITMENT_COLUMNS, commitment_rows(result))
