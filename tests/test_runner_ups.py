@@ -106,3 +106,34 @@ def test_a_daily_programme_under_a_time_limit_names_each_runner_ups_offer(tmp_pa
             )
         else:
             assert r["costed_on"] == r["offer"] and r["plan_cost"] is not None
+
+
+def test_runner_ups_csv_has_one_difference_per_cost_category_and_they_add_up():
+    # a rented node with staff (12,000 a year per FTE, one FTE per node) against buying the same node:
+    # the runner-up's staff, capex, residual and energy differences must all be columns, and add up
+    import csv
+    import io
+
+    from procure.reports.csv_report import tables
+    from procure.solver.costs import CATEGORIES
+
+    p = project(
+        [dict(name="job", model="llama-2-7b", method="full", tokens_b=1, deadline_days=60)],
+        period_days=7,
+        horizon_months=6,
+        staff={"nodes_per_fte": 1, "cost_per_fte_year": 12_000, "modes": ["buy", "rent"]},
+    )
+    offers = [
+        offer(mode="rent", id="r", price_per_node_month=9_000, max_nodes=1, min_term_months=1),
+        offer(mode="buy", id="b", price_per_node=60_000, max_nodes=1, network_per_node=2_000),
+    ]
+    hours = {("job", "r", 1): 200, ("job", "b", 1): 200}
+    sizings, resize = fixed_sizings(p, offers, hours)
+    res = plan_from_sizings(p, offers, sizings, resize, compare=False, n_runner_ups=1)
+    text = tables(res)["runner_ups.csv"].decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {k for k in rows[0] if k.startswith("diff_")} == {f"diff_{c}" for c in CATEGORIES}
+    (row,) = [r for r in rows if r["offer"] == "b"]
+    diffs = {c: float(row[f"diff_{c}"] or 0) for c in CATEGORIES}
+    assert diffs["network"] == pytest.approx(2_000)  # by hand: the bought node's fabric, which renting lacks
+    assert sum(diffs.values()) == pytest.approx(float(row["vs_chosen"]), abs=0.02)
