@@ -58,12 +58,37 @@ def _placement(result: Result, workload: str) -> str | None:
     return None
 
 
-def compare_rows(results: list[Result]) -> list[Row]:
-    """The comparison table: one row per figure, one value per file."""
+def currency_factors(projects: list) -> list[float | None]:
+    """Per file, the value of one unit of its reporting currency in the first file's: from the file's own
+    ``fx_rates`` (1 first-currency unit = r units of its own: 1/r), else from the first file's (r for its
+    currency); None when neither gives the rate. Every amount of the comparison is stated in the first
+    file's currency, so that a difference never subtracts amounts in two currencies."""
+    first = projects[0]
+    out: list[float | None] = []
+    for p in projects:
+        if p.currency == first.currency:
+            out.append(1.0)
+        elif first.currency in p.fx_rates:
+            out.append(1.0 / p.fx_rates[first.currency])
+        elif p.currency in first.fx_rates:
+            out.append(first.fx_rates[p.currency])
+        else:
+            out.append(None)
+    return out
+
+
+def compare_rows(results: list[Result], factors: list[float] | None = None) -> list[Row]:
+    """The comparison table: one row per figure, one value per file; amounts × ``factors`` (currency_factors:
+    each file's amounts in the first file's currency; default 1)."""
+    k = factors or [1.0] * len(results)
+
+    def money(values: list) -> list:
+        return [None if v is None else v * f for v, f in zip(values, k, strict=True)]
+
     rows = [
         Row("totals", "status", [str(r.status) for r in results], False),
-        Row("totals", "total cost", [r.plan.total_cost if r.plan else None for r in results], True),
-        Row("totals", "NPV", [r.plan.npv_cost if r.plan else None for r in results], True),
+        Row("totals", "total cost", money([r.plan.total_cost if r.plan else None for r in results]), True),
+        Row("totals", "NPV", money([r.plan.npv_cost if r.plan else None for r in results]), True),
         Row("totals", "modes", [" + ".join(sorted(r.plan.modes())) if r.plan else None for r in results], False),
     ]
     for s in STRATEGIES:
@@ -71,12 +96,12 @@ def compare_rows(results: list[Result]) -> list[Row]:
             Row(
                 "strategies",
                 f"{s} total",
-                [r.strategies[s].total_cost if s in r.strategies else None for r in results],
+                money([r.strategies[s].total_cost if s in r.strategies else None for r in results]),
                 True,
             )
         )
     for c in CATEGORIES:
-        rows.append(Row("costs", c, [r.plan.breakdown.get(c, 0.0) if r.plan else None for r in results], True))
+        rows.append(Row("costs", c, money([r.plan.breakdown.get(c, 0.0) if r.plan else None for r in results]), True))
     names: list[str] = []
     for r in results:
         for w in r.project.workloads:

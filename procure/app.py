@@ -532,11 +532,40 @@ def check_compare_outputs(out: Path | None, json_out: Path | None) -> SolveOutpu
     return planned
 
 
+def _check_currencies(paths: list[Path], inputs: list[Inputs]) -> None:
+    """Every file's amounts can be stated in the first file's currency (analysis.compare.currency_factors),
+    else exit 1 before any solving, naming the rate to give."""
+    from procure.analysis.compare import currency_factors
+
+    first = inputs[0].project.currency
+    problems = [
+        Problem(
+            str(path),
+            "fx_rates",
+            f"reports in {i.project.currency} and the first file in {first}: compare states every file in {first}; "
+            f"give fx_rates: {{{first}: …}} (the {i.project.currency} value of one {first}) in this file",
+        )
+        for path, i, f in zip(paths, inputs, currency_factors([i.project for i in inputs]), strict=True)
+        if f is None
+    ]
+    if problems:
+        raise InputError(problems)
+
+
 def comparison(paths: list[Path], inputs: list[Inputs], results: list[Result]) -> Comparison:
-    from procure.analysis.compare import compare_rows, input_diff
+    from procure.analysis.compare import compare_rows, currency_factors, input_diff
 
     changes = input_diff([i.project for i in inputs], [i.catalog.offers for i in inputs])
-    return Comparison([str(p) for p in paths], changes, compare_rows(results), results[0].project.currency)
+    projects = [i.project for i in inputs]
+    factors = [f if f is not None else 1.0 for f in currency_factors(projects)]
+    first = projects[0].currency
+    files = [
+        str(p)
+        if proj.currency == first
+        else f"{p} ({proj.currency} → {first} at 1 {first} = {1 / f:g} {proj.currency})"
+        for p, proj, f in zip(paths, projects, factors, strict=True)
+    ]
+    return Comparison(files, changes, compare_rows(results, factors), first)
 
 
 def comparison_json(c: Comparison) -> str:
@@ -604,6 +633,7 @@ def compare(
     if len(paths) < 2:
         raise InputError([Problem("command line", "FILES", "compare needs two or more workload files")])
     inputs = [load_inputs(p, offer_paths, objective=objective) for p in paths]
+    _check_currencies(paths, inputs)
     return inputs, [
         solve(i, solver=solver, time_limit=time_limit, gap=gap, objective=objective, compare=True) for i in inputs
     ]

@@ -186,3 +186,37 @@ def test_the_workbook_reads_in_chinese(rounds, tmp_path):
     assert [ws.cell(4, c).value for c in (1, 2, 3)] == ["部分", "报价 / 训练任务", "字段"]
     kinds = {ws.cell(r, 3).value for r in range(5, ws.max_row + 1)}
     assert {"新增", "移除"} <= kinds
+
+
+def test_compare_states_every_file_in_the_first_files_currency(tmp_path):
+    # the same round in USD, then in CNY with fx_rates {USD: 7.1} (its electricity price × 7.1): one plan, so
+    # every difference is 0 once the CNY file's amounts are stated in USD (÷ 7.1)
+    (tmp_path / "quotes.yaml").write_text(yaml.safe_dump({"currency": "USD", "offers": ROUND_1}))
+    usd = _workload("quotes.yaml", 60, 0.12) | {"currency": "USD"}
+    cny = _workload("quotes.yaml", 60, 0.12 * 7.1) | {
+        "currency": "CNY",
+        "fx_rates": {"USD": 7.1},
+        "fx_rates_date": "2026-11-30",
+        "fx_rates_source": "test rate",
+    }
+    for name, doc in (("usd", usd), ("cny", cny)):
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    res = cli("compare", tmp_path / "usd.yaml", tmp_path / "cny.yaml", "--json", tmp_path / "c.json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "c.json").read_text())
+    rows = {r["label"]: r for r in doc["rows"]}
+    total = rows["total cost"]
+    assert total["values"][0] > 0
+    assert total["differences"][1] == pytest.approx(0.0, abs=0.01)
+    assert doc["files"][1].endswith("(CNY → USD at 1 USD = 7.1 CNY)")  # the header says how it was converted
+    # without a rate between the two currencies: exit 1 before any solving, naming the field
+    del cny["fx_rates"], cny["fx_rates_date"], cny["fx_rates_source"]
+    cny["electricity_price_per_kwh"] = 0.0
+    (tmp_path / "quotes-cny.yaml").write_text(
+        yaml.safe_dump({"currency": "CNY", "offers": [{**o, "id": o["id"] + "-cn"} for o in ROUND_1]})
+    )
+    cny["offers"] = ["quotes-cny.yaml"]
+    (tmp_path / "cny.yaml").write_text(yaml.safe_dump(cny, sort_keys=False))
+    res = cli("compare", tmp_path / "usd.yaml", tmp_path / "cny.yaml")
+    assert res.exit_code == 1
+    assert "fx_rates" in res.output and "give fx_rates: {USD" in " ".join(res.output.split())
