@@ -356,9 +356,45 @@ def _cost_problems(project, offers, plan: Plan, flows, bought) -> list[str]:
     """The plan's totals, NPV, P&L and budgets against those recomputed from ``flows``."""
     total = costs.total(flows)
     bad = _total_problems(plan, total) + _npv_pnl_problems(project, offers, plan, flows, bought, total)
+    bad += _category_problems(plan, flows) + _staff_problems(project, offers, plan, bought)
     bad += _budget_problems(project, flows, total)
     if not math.isfinite(total):
         bad.append("cost: total is not finite")
+    return bad
+
+
+def _category_problems(plan: Plan, flows) -> list[str]:
+    """Each cost category of the plan (its breakdown and its cash flows) against the one recomputed: a
+    plan whose total is right but whose money sits in the wrong category is refused, naming it."""
+    bad: list[str] = []
+    again = costs.by_category(flows)
+    for c in costs.CATEGORIES:
+        said = plan.breakdown.get(c, 0.0)
+        if not _close(said, again[c]):
+            bad.append(f"cost: {c} is {said:,.2f} in the plan but recomputed {again[c]:,.2f}")
+        for m in sorted(set(plan.flows.get(c, {})) | set(flows.get(c, {}))):
+            a, b = plan.flows.get(c, {}).get(m, 0.0), flows.get(c, {}).get(m, 0.0)
+            if not _close(a, b):
+                bad.append(f"cost: {c} in month {m + 1} is {a:,.2f} in the plan's cash flow but recomputed {b:,.2f}")
+                break
+    return bad
+
+
+def _staff_problems(project, offers, plan: Plan, bought) -> list[str]:
+    """The staff the plan states (FTEs, months, peak nodes) against the nodes it holds (costs.held_by_month)."""
+    staff = [c for c in plan.charges if c.kind == "staff"]
+    if not staff:
+        return []
+    held = costs.held_by_month(project, offers, dict(bought), [r.contract for r in plan.rentals])
+    peak = max(held, default=0)
+    want = (costs.staff_ftes(project, peak), len(costs.held_span(held)), peak)
+    bad = []
+    for c in staff:
+        if (c.ftes, c.months, c.nodes) != want:
+            bad.append(
+                f"staff: the plan states {c.ftes} FTE(s) for {c.months} months at a peak of {c.nodes} nodes; "
+                f"its nodes need {want[0]} for {want[1]} months at a peak of {want[2]}"
+            )
     return bad
 
 
