@@ -120,7 +120,7 @@ def write_costs_block(ws, result: Result, tr: Lang = EN) -> None:
         row += 1
         put(ws, row, 1, r.offer_id)
         put(ws, row, 2, r.region)
-        put(ws, row, 3, round(r.kwh, 1), "#,##0.0")
+        put(ws, row, 3, r.kwh, "#,##0.0")  # the full value: the total and the tCO2e are computed from it
         if r.g_per_kwh is None:
             put(ws, row, 4, "—")
             put(ws, row, 5, "—")

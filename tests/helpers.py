@@ -536,3 +536,27 @@ def cli(*args):
     if res.exception is not None and not isinstance(res.exception, SystemExit):
         raise res.exception
     return res
+
+
+# --- LibreOffice, recalculating ---------------------------------------------------------------------
+
+#: LibreOffice keeps the values cached in an .xlsx unless its profile says to recalculate on load: 0 = always
+#: (org.openoffice.Office.Calc/Formula/Load, OOXMLRecalcMode and ODFRecalcMode; 1 = never, 2 = ask)
+RECALC_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" \
+xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">\
+<value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse">\
+<value>0</value></prop></item>
+</oor:items>
+"""
+
+
+def recalculating_profile(folder: Path) -> str:
+    """A fresh LibreOffice user profile in ``folder`` that recalculates every formula of a file it opens, as the
+    ``-env:UserInstallation`` URI soffice takes."""
+    user = Path(folder) / "user"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "registrymodifications.xcu").write_text(RECALC_PROFILE, encoding="utf-8")
+    return Path(folder).as_uri()

@@ -15,7 +15,7 @@ from procure.cli import app
 from procure.reports.xlsx.analysis import build_analysis_workbook
 from procure.solver.enums import STRATEGIES
 
-from helpers import CATALOG, UNCERTAIN, WORKLOAD
+from helpers import CATALOG, UNCERTAIN, WORKLOAD, recalculating_profile
 from helpers import analysis_case as case
 from helpers import analysis_run as run
 
@@ -36,7 +36,7 @@ def recalc(path, tmp_path_factory):
     subprocess.run(
         [
             SOFFICE,
-            f"-env:UserInstallation={profile.as_uri()}",
+            f"-env:UserInstallation={recalculating_profile(profile)}",
             "--headless",
             "--calc",
             "--convert-to",

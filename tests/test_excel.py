@@ -23,7 +23,7 @@ from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 from procure.solver.planner import plan_project
 
-from helpers import EXAMPLES
+from helpers import EXAMPLES, recalculating_profile
 
 CENT = 0.01
 EVIL_VENDOR = '=HYPERLINK("http://x","y")'
@@ -312,7 +312,7 @@ def recalc(paths: list[Path], tmp_path_factory) -> dict[Path, Path]:
     profile = tmp_path_factory.mktemp("lo-profile")
     cmd = [
         SOFFICE,
-        f"-env:UserInstallation={profile.as_uri()}",
+        f"-env:UserInstallation={recalculating_profile(profile)}",
         "--headless",
         "--calc",
         "--convert-to",
@@ -746,7 +746,7 @@ def test_printed_pdf_has_no_hash_marks_and_no_long_decimals(written, tmp_path_fa
     subprocess.run(
         [
             SOFFICE,
-            f"-env:UserInstallation={profile.as_uri()}",
+            f"-env:UserInstallation={recalculating_profile(profile)}",
             "--headless",
             "--convert-to",
             "pdf",
@@ -812,7 +812,9 @@ def test_summary_follows_an_edited_price(results, written, tmp_path_factory):
     s = out["Summary"]
     sentence = s["A6"].value
     assert f"{new_total:,.0f} USD total cost of ownership" in sentence
-    rows = {s.cell(i, 1).value: i for i in range(1, s.max_row + 1)}
+    rows: dict = {}
+    for i in range(1, s.max_row + 1):  # the first row of each label (the emissions table at the foot repeats them)
+        rows.setdefault(s.cell(i, 1).value, i)
     assert s.cell(rows["hybrid (free)"], 2).value == pytest.approx(new_total, abs=CENT)
     assert s.cell(rows["Total cost of ownership"], 2).value == pytest.approx(new_total, abs=CENT)
     cloud = result.strategies["cloud"].plan.total_cost
@@ -875,3 +877,54 @@ def test_mi300x_hours_come_from_its_own_efficiency_with_the_source_on_the_assump
     assert chosen[col["hours P10"]] < chosen[col["wall hours"]] < chosen[col["hours P90"]]
     (const,) = [r for r in rows if r[0] == "MFU_CDNA3"]
     assert "MI300X" in const[3] and "H200" in const[3]
+
+
+@pytest.mark.soffice
+@needs_soffice
+def test_libreoffice_really_recalculates_an_input_changed_in_the_file(tmp_path):
+    # one rented node for one month at 9,000: change the rent's price cell in the sheet XML, leaving every
+    # cached value as it was, and convert. With the recalculating profile the total follows the input
+    # (9,000 → 12,000); with a plain profile LibreOffice keeps the cached 9,000, which is why every
+    # LibreOffice test here uses recalculating_profile.
+    import re
+    import zipfile
+
+    from helpers import offer, project, solve_fixed
+
+    o = offer(id="r9", mode="rent", price_per_node_month=9000, min_term_months=1, max_nodes=1)
+    p = project([dict(name="j", model="llama-2-7b", method="full", tokens_b=1, deadline_days=30)], horizon_months=3)
+    res = solve_fixed(p, [o], {("j", "r9", 1): 100})
+    assert res.plan.total_cost == pytest.approx(9000)
+    book = tmp_path / "in" / "plan.xlsx"
+    book.parent.mkdir()
+    write_workbook(res, book)
+    wb = openpyxl.load_workbook(book)
+    ws = wb["Costs"]
+    cell = next(c for row in ws.iter_rows() for c in row if c.value == 9000 and c.column_letter == "G")
+    sheet_xml = f"xl/worksheets/sheet{wb.sheetnames.index('Costs') + 1}.xml"
+    changed = tmp_path / "changed" / "plan.xlsx"
+    changed.parent.mkdir()
+    with zipfile.ZipFile(book) as zin, zipfile.ZipFile(changed, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == sheet_xml:
+                text, n = re.subn(
+                    rf'(<c r="{cell.coordinate}"[^>]*><v>)9000(</v>)', r"\g<1>12000\g<2>", data.decode("utf-8")
+                )
+                assert n == 1, "the price cell was not found in the sheet XML"
+                data = text.encode("utf-8")
+            zout.writestr(item, data)
+
+    def total_after(profile_uri: str, name: str) -> float:
+        out = tmp_path / name
+        subprocess.run(
+            [SOFFICE, f"-env:UserInstallation={profile_uri}", "--headless", "--calc", "--convert-to", "xlsx"]
+            + ["--outdir", str(out), str(changed)],
+            check=True,
+            capture_output=True,
+            timeout=240,
+        )
+        return named_value(openpyxl.load_workbook(out / "plan.xlsx", data_only=True), "total_cost")
+
+    assert total_after(recalculating_profile(tmp_path / "lo-recalc"), "recalc") == pytest.approx(12000)
+    assert total_after((tmp_path / "lo-plain").as_uri(), "plain") == pytest.approx(9000)

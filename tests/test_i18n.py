@@ -25,7 +25,7 @@ from procure.reports.tables import PRICE_FIELDS
 from procure.reports.xlsx.workbook import SHEETS, workbook_bytes
 from procure.solver.planner import plan_project
 
-from helpers import ROOT, cli, offer, project, workload
+from helpers import ROOT, cli, offer, project, recalculating_profile, workload
 
 SOFFICE = shutil.which("soffice")
 needs_soffice = pytest.mark.skipif(
@@ -290,7 +290,7 @@ def _soffice(paths, fmt, out, profile):
     subprocess.run(
         [
             SOFFICE,
-            f"-env:UserInstallation={profile.as_uri()}",
+            f"-env:UserInstallation={recalculating_profile(profile)}",
             "--headless",
             "--calc",
             "--convert-to",
