@@ -364,20 +364,20 @@ def _write_key_figures(sh: _Sheet, row: int, peak_cash: float) -> int:
 def _write_budgets(sh: _Sheet, row: int, fig_row: dict[str, int], peak_cash: float) -> int:
     """The caps the plan was solved under, checked live against the figures above; returns the next free row."""
     ws, tr, cur, plan = sh.ws, sh.tr, sh.cur, sh.plan
+    # what each cap measures, as the solver and the verifier measure it: budget_capex caps the servers'
+    # purchase prices alone (costs.capex), not their network fabric, which the Capex figure adds
     measure = {
-        "tco": ("Total cost of ownership", plan.total_cost),
-        "cash": ("Peak cash out", peak_cash),
-        "capex": ("Capex (purchases)", plan.breakdown.get("capex", 0.0)),
+        "tco": (f"B{fig_row['Total cost of ownership']}", plan.total_cost),
+        "cash": (f"B{fig_row['Peak cash out']}", peak_cash),
+        "capex": (sh.names.category_total["capex"], plan.breakdown.get("capex", 0.0)),
     }
     for kind, cap in sh.result.project.budgets.items():
-        label, value = measure[kind]
+        ref, value = measure[kind]
         put(ws, row, 1, f"budget_{kind}")
         put(ws, row, 2, cap, sh.mfmt)
-        spare = _render(
-            _live(tr("within: {amount} to spare"), amount=_money_expr(f"B{row}-B{fig_row[label]}", cur, tr))
-        )
-        over = _render(_live(tr("OVER by {amount}"), amount=_money_expr(f"B{fig_row[label]}-B{row}", cur, tr)))
-        ok = f"IF(B{fig_row[label]}<=B{row}*(1+1E-9),{spare},{over})"
+        spare = _render(_live(tr("within: {amount} to spare"), amount=_money_expr(f"B{row}-{ref}", cur, tr)))
+        over = _render(_live(tr("OVER by {amount}"), amount=_money_expr(f"{ref}-B{row}", cur, tr)))
+        ok = f"IF({ref}<=B{row}*(1+1E-9),{spare},{over})"
         text = (
             tr("within: {amount} to spare", amount=tr.money(cap - value, cur))
             if value <= cap * (1 + 1e-9)
