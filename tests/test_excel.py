@@ -928,3 +928,39 @@ def test_libreoffice_really_recalculates_an_input_changed_in_the_file(tmp_path):
 
     assert total_after(recalculating_profile(tmp_path / "lo-recalc"), "recalc") == pytest.approx(12000)
     assert total_after((tmp_path / "lo-plain").as_uri(), "plain") == pytest.approx(9000)
+
+
+@pytest.mark.soffice
+@needs_soffice
+def test_budget_capex_reads_the_same_in_the_solver_the_cached_and_the_recalculated_workbook(tmp_path):
+    # one node bought at 10,000 with network_per_node 1,000 under budget_capex 10,500: the cap is on the servers'
+    # purchase price (10,000), so the plan stands with 500 to spare, in the cache and recalculated alike
+    from helpers import offer, project, solve_fixed
+
+    o = offer(id="b", mode="buy", price_per_node=10_000, network_per_node=1_000, max_nodes=1)
+    p = project(
+        [dict(name="j", model="llama-2-7b", method="full", tokens_b=1, deadline_days=30)],
+        horizon_months=3,
+        budget_capex=10_500,
+    )
+    res = solve_fixed(p, [o], {("j", "b", 1): 100})
+    assert res.status == "optimal" and [x.nodes for x in res.plan.purchases] == [1]
+    book = tmp_path / "in" / "plan.xlsx"
+    book.parent.mkdir()
+    write_workbook(res, book)
+    subprocess.run(
+        [SOFFICE, f"-env:UserInstallation={recalculating_profile(tmp_path / 'lo')}", "--headless", "--calc"]
+        + ["--convert-to", "xlsx", "--outdir", str(tmp_path / "out"), str(book)],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+
+    def verdict(path) -> str:
+        s = openpyxl.load_workbook(path, data_only=True)["Summary"]
+        row = next(r for r in range(1, s.max_row + 1) if s.cell(r, 1).value == "budget_capex")
+        return s.cell(row, 3).value
+
+    cached, recalculated = verdict(book), verdict(tmp_path / "out" / "plan.xlsx")
+    assert cached.startswith("within") and "500" in cached
+    assert recalculated == cached
