@@ -110,6 +110,19 @@ AmountsOption = Annotated[
         "(default: the workload's `amounts_in`, else unit).",
     ),
 ]
+#: the options ``offers import`` and ``offers fetch`` share
+CatalogOut = Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")]
+MaxNodesOption = Annotated[
+    int, typer.Option("--max-nodes", help="Most nodes available from each imported offer.", min=1, max=100_000)
+]
+GpuFilter = Annotated[
+    list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
+]
+RegionFilter = Annotated[
+    list[str] | None,
+    typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
+]
+ForceOption = Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")]
 
 
 def _fail(exc, all_errors: bool = False) -> NoReturn:
@@ -270,9 +283,7 @@ def offers_template(
 def offers_import(
     file: Annotated[Path, typer.Argument(help="A gpuhunt CSV (e.g. aws.csv) or a SkyPilot vms.csv.")],
     source_format: Annotated[str, typer.Option("--from", help="The file's format: gpuhunt or skypilot.")],
-    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")] = Path(
-        "offers.yaml"
-    ),
+    out: CatalogOut = Path("offers.yaml"),
     as_of: Annotated[
         str | None,
         typer.Option(
@@ -288,17 +299,10 @@ def offers_import(
             help="The provider (aws, gcp, azure, lambda, runpod, …); default: from the file name or its folder.",
         ),
     ] = None,
-    max_nodes: Annotated[
-        int, typer.Option("--max-nodes", help="Most nodes available from each imported offer.", min=1, max=100_000)
-    ] = 8,
-    gpu: Annotated[
-        list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
-    ] = None,
-    region: Annotated[
-        list[str] | None,
-        typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
-    ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
+    max_nodes: MaxNodesOption = 8,
+    gpu: GpuFilter = None,
+    region: RegionFilter = None,
+    force: ForceOption = False,
     all_errors: AllErrors = False,
 ) -> None:
     """Turn a public price catalog (gpuhunt, SkyPilot) into procure cloud offers, each with its source row and date."""
@@ -319,20 +323,11 @@ def offers_fetch(
         list[str],
         typer.Option("--provider", help="Provider(s) to fetch from gpuhunt: aws, gcp, azure, lambdalabs, runpod, …"),
     ],
-    out: Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")] = Path(
-        "offers.yaml"
-    ),
-    max_nodes: Annotated[
-        int, typer.Option("--max-nodes", help="Most nodes available from each offer.", min=1, max=100_000)
-    ] = 8,
-    gpu: Annotated[
-        list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
-    ] = None,
-    region: Annotated[
-        list[str] | None,
-        typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
-    ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
+    out: CatalogOut = Path("offers.yaml"),
+    max_nodes: MaxNodesOption = 8,
+    gpu: GpuFilter = None,
+    region: RegionFilter = None,
+    force: ForceOption = False,
 ) -> None:
     """Fetch today's cloud GPU prices through the gpuhunt library (pip install 'procure[live]'); needs internet."""
     from procure.models.errors import ProcureError
