@@ -62,12 +62,12 @@ def _ours(tmpdir: Path) -> list[int]:
     return found
 
 
-def _wait_for(predicate, limit: float = 120.0) -> bool:  # a hang guard, not a measurement
+def _wait_for(predicate, limit: float = 120.0, every: float = 0.1) -> bool:  # a hang guard, not a measurement
     end = time.monotonic() + limit
     while time.monotonic() < end:
         if predicate():
             return True
-        time.sleep(0.1)
+        time.sleep(every)
     return False
 
 
@@ -518,11 +518,15 @@ def test_a_small_amount_in_wan_keeps_its_digits():
 def test_compare_interrupted_by_sigterm_exits_143_with_its_line(tmp_path):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
+    # three rounds, and a close watch: a CBC child of one of its solves lives for a fraction of a second
     proc = _procure(
-        ["compare", str(PROGRAMME), str(PROGRAMME)], tmpdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        ["compare", str(PROGRAMME), str(PROGRAMME), str(PROGRAMME)],
+        tmpdir,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
-        assert _wait_for(lambda: len(_ours(tmpdir)) >= 2 or proc.poll() is not None)  # its solver is running
+        assert _wait_for(lambda: len(_ours(tmpdir)) >= 2 or proc.poll() is not None, every=0.005)  # a solver runs
         assert proc.poll() is None, "compare ended before the signal"
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
