@@ -45,7 +45,7 @@ def strategy_line(result, currency: str, objective: str = "tco", tr=None) -> str
     if s.plan is not None:
         figure = Objective(objective).of(s.plan)
         amount = f"{_money(figure)} {currency}" if tr.en else tr.money(figure, currency)
-        parts.append(f"{tr('NPV') + ' ' if objective == 'npv' else ''}{amount}")
+        parts.append(f"{tr('NPV') + ' ' if Objective(objective).discounted else ''}{amount}")
     if s.plan is not None and info is not None and info.gap is not None:
         parts.append(tr("gap {gap}", gap=f"{info.gap:.2%}"))
     if info is not None:
@@ -93,7 +93,10 @@ class Reporter:
         gap = ""
         if seen.incumbent is not None and seen.bound is not None:
             gap = f", gap {max(0.0, seen.incumbent - seen.bound) / max(abs(seen.incumbent), 1e-9):.1%}"
-        what = "NPV " if self.objective == "npv" else ""
+        from procure.solver.costs import Objective  # loaded by the solve this reports on
+
+        objective = Objective(self.objective)
+        what = f"{objective.short} " if objective.discounted else ""  # the figure minimized, when it is not the TCO
         self._show(
             f"{name}: incumbent {what}{_money(seen.incumbent)} {self.currency}, bound {_money(seen.bound)}{gap}, {_of(budget)}"
         )
