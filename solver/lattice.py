@@ -35,12 +35,6 @@ MAX_PHASES = 6
 TOL = 1e-6  # days: boundaries this close to a period edge are the edge
 
 
-def first_grid_day(project: Project, day: float) -> float:
-    """The first planning-period boundary at or after ``day``."""
-    p = project.period_days
-    return math.ceil(day / p - 1e-9) * p
-
-
 def phase_of(day: float) -> float:
     """The phase of the lattice on which ``day`` is a month boundary, in [0, μ)."""
     phase = day - math.floor(day / DAYS_PER_MONTH + 1e-9) * DAYS_PER_MONTH

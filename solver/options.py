@@ -96,11 +96,6 @@ class Grid:
         last = max(s, math.ceil(end / self.period_days - EPS) - 1)
         return range(s, last + 1)
 
-    def months_of_days(self, start_day: float, end_day: float) -> range:
-        lo = costs.month_of(start_day)
-        hi = costs.month_of(max(start_day, end_day - 1e-6))
-        return range(min(lo, self.n_months - 1), min(hi, self.n_months - 1) + 1)
-
 
 def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_days: float) -> tuple[list[int], float]:
     """Start periods for a job, and the earliest day it could finish (for the rejection reason). The job
