@@ -126,7 +126,7 @@ class Result:
         """Every cost line of the plan (the workbook's Costs sheet): category, item, offer, quantity, unit price, amount."""
         import pandas as pd
 
-        from procure.reports.tables import line_items
+        from procure.reports.lines import line_items
 
         cols = ["category", "item", "offer", "nodes", "quantity", "quantity_unit", "unit_price", "price_unit", "amount"]
         rows = [

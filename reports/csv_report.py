@@ -40,9 +40,9 @@ from typing import Any
 
 from procure.fileio.outputs import Outputs
 from procure.models.text import printable
-from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 
+from . import lines
 from . import tables as shared
 from .headline import recommendation, set_aside_headline, set_aside_rows, spot_risk, stale_text
 from .i18n import EN, Lang, Ns
@@ -260,7 +260,7 @@ def tables(result: Result, inputs: Iterable = (), now: dt.datetime | None = None
         cols,
         tr.each("what", "offer", "vendor", "nodes", "from", "from_day", "to_day", "months", "cost"),
     )
-    items = shared.line_items(result, tr)
+    items = lines.line_items(result, tr)
     out["costs.csv"] = _csv_bytes(
         tr.each(
             "category",
@@ -296,9 +296,9 @@ def tables(result: Result, inputs: Iterable = (), now: dt.datetime | None = None
     )
     if plan is not None:
         n = p.horizon_months
-        df = costs.discount_factors(p)
-        totals = shared.monthly_totals(plan, n)
-        cum = shared.cumulative(totals)
+        df = plan.ledger.discount_factors
+        totals = plan.ledger.by_month()
+        cum = plan.ledger.cumulative()
         rows = []
         for m in range(n):
             rows.append(

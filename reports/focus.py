@@ -3,7 +3,7 @@
 ``procure solve … --focus charges.csv`` writes two files, always together:
 
 - ``charges.csv``, the **Cost and Usage** dataset: one row per charge of the plan (each line item of the
-  Costs sheet, ``reports.tables.line_items``) and per project month it falls in, so per offer, month and
+  Costs sheet, ``reports.lines.line_items``) and per project month it falls in, so per offer, month and
   charge. ``BilledCost`` = ``EffectiveCost`` = ``ListCost`` = ``ContractedCost`` = the cost model's
   amount for that month: procure plans at the quoted price, so there is no discount between list and
   billed, and a commitment's rent is billed in the month it is owed (not amortised again). Their sum is
@@ -40,7 +40,8 @@ from procure.models.regions import REGIONS
 from procure.solver.result import Result
 
 from .csv_report import _cell
-from .tables import LineItem, _strategy_label, line_items, month_start
+from .lines import LineItem, line_items
+from .tables import _strategy_label, month_start
 
 FOCUS_VERSION = "1.3"
 
@@ -251,7 +252,6 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
 
 def commitment_rows(result: Result) -> list[dict[str, Any]]:
     """One Contract Commitment row per rental contract or reserved cloud term of the plan."""
-    from procure.solver import costs
 
     p, plan = result.project, result.planned()
     out = []
@@ -269,7 +269,7 @@ def commitment_rows(result: Result) -> list[dict[str, Any]]:
                 "ContractCommitmentType": term,
                 "ContractCommitmentDescription": f"{r.nodes} node(s) of {o.id} for {r.months} months at "
                 f"{r.price_per_node_month:.2f} {p.currency} per node-month",
-                "ContractCommitmentCost": costs.total(costs.rental_flows(o, r.contract, p)),
+                "ContractCommitmentCost": r.cost,
                 "ContractCommitmentQuantity": r.nodes * r.months,
                 "ContractCommitmentUnit": "node-months",
                 "ContractCommitmentPeriodStart": _stamp(start),

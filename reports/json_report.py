@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 from procure.solver.costs import CATEGORIES
 from procure.solver.sizing.band import hours_band
 
-from . import tables
+from . import lines, tables
 from .headline import (
     assumed_mfu,
     comparisons,
@@ -231,12 +231,11 @@ def _line_item(i) -> dict:
 
 def _cash_flow(result: Result) -> list[dict]:
     """The Cash flow sheet: one row per project month, each cost category, total, cumulative, discount factor."""
-    from procure.solver import costs
 
     p, plan = result.project, result.planned()
-    totals = tables.monthly_totals(plan, p.horizon_months)
-    cum = tables.cumulative(totals)
-    df = costs.discount_factors(p)
+    totals = plan.ledger.by_month()
+    cum = plan.ledger.cumulative()
+    df = plan.ledger.discount_factors
     return [
         {
             "month": m + 1,
@@ -302,7 +301,7 @@ def workbook_extras(result: Result, inputs=()) -> dict:
         "assumptions": _assumptions(result, inputs),
     }
     if plan is not None:
-        out["line_items"] = [_line_item(i) for i in tables.line_items(result)]
+        out["line_items"] = [_line_item(i) for i in lines.line_items(result)]
         out["cash_flow"] = _cash_flow(result)
         out["_assignment_extras"] = [
             {

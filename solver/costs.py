@@ -63,7 +63,7 @@ Costs beyond the servers (issue: TCO as a finance team counts it; all in the off
 NPV: monthly cash flows c_m discounted at the monthly rate r_m = (1 + r)^(1/12) − 1 with end-of-month
 timing, NPV = Σ_m c_m / (1 + r_m)^(m+1) — exactly Excel's ``NPV(r_m, c_0, …, c_{M−1})``.
 
-P&L (``pnl_years``): per project year, depreciation of bought servers (straight line over
+P&L (``solver.ledger.Ledger.pnl_years``): per project year, depreciation of bought servers (straight line over
 ``depreciation_years`` from the delivery month: (P + network) / (12·years) per month, IAS 16 — import duty and
 non-recoverable taxes are part of an asset's cost, IAS 16.16(a); the network fabric, IAS 16.16(b)),
 operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed, storage, egress, staff),
@@ -771,37 +771,6 @@ class PnlYear:
     def cost(self) -> float:
         """What the year costs in the P&L: depreciation + operating + interest − gain on disposal."""
         return self.depreciation + self.operating + self.interest - self.disposal_gain
-
-
-def book_value(offer: Offer, project: Project, nodes: int) -> float:
-    """Book value of ``nodes`` nodes at the horizon end: capitalised cost − depreciation within the horizon."""
-    landed = capitalised_cost(offer, project, nodes)
-    return nodes * (landed - sum(depreciation_flows(offer, project, nodes).values()))
-
-
-def pnl_years(
-    project: Project,
-    offers: Mapping[str, Offer],
-    purchases: Mapping[str, int],
-    flows: Mapping[str, Mapping[int, float]],
-) -> list[PnlYear]:
-    """The plan's P&L per project year (see the module docstring); ``flows`` are the plan's cash flows."""
-    M = project.horizon_months
-    years = math.ceil(M / MONTHS_PER_YEAR)
-    dep = [0.0] * M
-    gain = 0.0
-    for oid, n in purchases.items():
-        o = offers[oid]
-        for m, v in depreciation_flows(o, project, n).items():
-            dep[m] += n * v
-        gain += resale_value(o, project, n) - book_value(o, project, n)
-    out = []
-    for y in range(years):
-        months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
-        op = sum(flows.get(c, {}).get(m, 0.0) for c in OPERATING for m in months)
-        interest = sum(flows.get("interest", {}).get(m, 0.0) for m in months)
-        out.append(PnlYear(y + 1, sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0))
-    return out
 
 
 # --- what the budgets cap (budget_tco, budget_cash, budget_capex) -----------------------------------

@@ -8,6 +8,7 @@ through it, so a plan's figures always come from the one cost model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from procure.models.offer import Offer
@@ -15,6 +16,7 @@ from procure.models.project import Project
 
 from . import costs
 from .costs import Flows, RentalContract
+from .ledger import Ledger, contract_order, ledger
 
 # Sizing types are imported lazily by type checkers only; plans keep plain fields.
 
@@ -66,7 +68,6 @@ class Purchase:
     offer_id: str
     nodes: int
     cost: float  # all costs of owning the nodes over the horizon, energy of the jobs on them included
-    flows: Flows = field(repr=False, default_factory=dict)
     price_per_node: float = 0.0  # the volume tier paid, reporting currency, before duty and VAT
 
 
@@ -106,7 +107,6 @@ class Charge:
     kind: str
     offer_id: str | None
     cost: float
-    flows: Flows = field(repr=False, default_factory=dict)
     ftes: int = 0
     months: int = 0
     nodes: int = 0  # staff: the peak nodes held
@@ -114,19 +114,38 @@ class Charge:
 
 @dataclass
 class Plan:
+    """A costed plan. Its money is its ``ledger``; the totals, NPV, breakdown, cash flows and P&L are views
+    of it (solver.ledger), so they cannot disagree with it or with each other."""
+
     assignments: list[Assignment]
     purchases: list[Purchase]
     rentals: list[Rental]
-    flows: Flows
-    total_cost: float
-    npv_cost: float
-    breakdown: dict[str, float]
+    ledger: Ledger
     decisions: list[Decision] = field(default_factory=list)
-    pnl: list[costs.PnlYear] = field(default_factory=list)
     charges: list[Charge] = field(default_factory=list)
 
     def modes(self) -> set[str]:
         return {a.mode for a in self.assignments}
+
+    @cached_property
+    def flows(self) -> Flows:
+        return self.ledger.flows()
+
+    @cached_property
+    def total_cost(self) -> float:
+        return self.ledger.total()
+
+    @cached_property
+    def npv_cost(self) -> float:
+        return self.ledger.present_value()
+
+    @cached_property
+    def breakdown(self) -> dict[str, float]:
+        return self.ledger.by_category()
+
+    @cached_property
+    def pnl(self) -> list[costs.PnlYear]:
+        return self.ledger.pnl_years()
 
 
 def build_plan(
@@ -136,32 +155,28 @@ def build_plan(
     purchases: dict[str, int],
     contracts: list[RentalContract],
 ) -> Plan:
-    """Cost a set of decisions with the cost model (nothing here is optimized)."""
+    """Cost a set of decisions with the cost model (nothing here is optimized): price them into a ledger,
+    and read every figure of the plan from it."""
     deadline = {w.name: w.deadline_days for w in project.workloads}
-    parts: list[Flows] = []
-    job_direct: dict[str, float] = {}
-    per_offer_flows: dict[str, list[Flows]] = {}
+    book = ledger(project, offers, decisions, purchases, contracts)
+    job_direct = {d.workload: sum(e.amount for e in book.of(f"job{i}:")) for i, d in enumerate(decisions)}
+    on_offer: dict[str, float] = {}  # per offer: its jobs' own costs
     for d in decisions:
-        o = offers[d.offer_id]
-        f = costs.job_flows(o, project, d.nodes, d.hours, d.start_day, costs.data_of(project, d.workload))
-        job_direct[d.workload] = costs.total(f)
-        parts.append(f)
-        per_offer_flows.setdefault(o.id, []).append(f)
+        on_offer[d.offer_id] = on_offer.get(d.offer_id, 0.0) + job_direct[d.workload]
     purchase_rows = []
     capacity_cost: dict[str, float] = {}  # per offer: what its purchase or rentals cost, shared by its jobs
     for oid, n in sorted(purchases.items()):
         if n <= 0:
             continue
-        f = costs.scale(costs.purchase_flows(offers[oid], project, n), n)
-        capacity_cost[oid] = costs.total(f)
-        parts.append(f)
-        owned = costs.add_flows([f, *per_offer_flows.get(oid, [])])
-        purchase_rows.append(Purchase(oid, n, costs.total(owned), owned, costs.unit_price(offers[oid], project, n)))
+        capacity_cost[oid] = sum(e.amount for e in book.of(f"buy:{oid}:"))
+        purchase_rows.append(
+            Purchase(oid, n, capacity_cost[oid] + on_offer.get(oid, 0.0), costs.unit_price(offers[oid], project, n))
+        )
     rental_rows = []
-    for c in sorted(contracts, key=lambda c: (c.offer_id, c.start_day, c.months, c.term_months or 0)):
+    for j, c in enumerate(contract_order(contracts)):
         o = offers[c.offer_id]
-        f = costs.rental_flows(o, c, project)
-        parts.append(f)
+        cost = sum(e.amount for e in book.of(f"rent{j}:"))
+        capacity_cost[c.offer_id] = capacity_cost.get(c.offer_id, 0.0) + cost
         term = costs.term_of(o, c)
         rental_rows.append(
             Rental(
@@ -169,20 +184,16 @@ def build_plan(
                 c.nodes,
                 c.start_month,
                 c.months,
-                costs.total(f),
+                cost,
                 c.term_months,
                 costs.rental_month_cost(o, project, term),
                 c.phase_days,
             )
         )
-    charges = plan_charges(project, offers, decisions, purchases, contracts)
-    parts += [c.flows for c in charges]
-    flows = costs.add_flows(parts)
+    charges = plan_charges(book)
 
     # allocate each offer's capacity cost (purchase or rentals, its fixed charge) to its jobs by node-hours,
     # and the staff to the jobs on the staff's modes by node-hours
-    for r in rental_rows:
-        capacity_cost[r.offer_id] = capacity_cost.get(r.offer_id, 0.0) + r.cost
     for ch in charges:
         if ch.offer_id is not None:
             capacity_cost[ch.offer_id] = capacity_cost.get(ch.offer_id, 0.0) + ch.cost
@@ -228,50 +239,20 @@ def build_plan(
         assignments=assignments,
         purchases=purchase_rows,
         rentals=rental_rows,
-        flows=flows,
-        total_cost=costs.total(flows),
-        npv_cost=costs.present_value(flows, project),
-        breakdown=costs.by_category(flows),
+        ledger=book,
         decisions=list(decisions),
-        pnl=costs.pnl_years(project, offers, {p.offer_id: p.nodes for p in purchase_rows}, flows),
         charges=charges,
     )
 
 
-def plan_charges(
-    project: Project,
-    offers: dict[str, Offer],
-    decisions: list[Decision],
-    purchases: dict[str, int],
-    contracts: list[RentalContract],
-) -> list[Charge]:
-    """The fixed charge of every offer the plan uses (a job runs on it, or it is bought or contracted)
-    and the project's staff (costs.fixed_charge_flows, costs.staff_flows)."""
-    used = (
-        {d.offer_id for d in decisions}
-        | {oid for oid, n in purchases.items() if n > 0}
-        | {c.offer_id for c in contracts}
-    )
+def plan_charges(book: Ledger) -> list[Charge]:
+    """The plan's fixed charges (one per offer used) and its operations staff, as its ledger prices them."""
     out = []
-    for oid in sorted(used):
-        f = costs.fixed_charge_flows(offers[oid], project)
-        if f:
-            out.append(Charge("fixed", oid, costs.total(f), f))
-    bought = {oid: n for oid, n in purchases.items() if n > 0}
-    f = costs.staff_flows(project, offers, bought, contracts)
-    if f:
-        held = costs.held_by_month(project, offers, bought, contracts)
-        out.append(
-            Charge(
-                "staff",
-                None,
-                costs.total(f),
-                f,
-                costs.staff_ftes(project, max(held)),
-                len(costs.held_span(held)),
-                max(held),
-            )
-        )
+    for e in book.entries:
+        if e.kind == "fixed":
+            out.append(Charge("fixed", e.offer, e.amount))
+        elif e.kind == "staff":
+            out.append(Charge("staff", None, e.amount, int(e.quantity or 0), int(e.rate or 0), int(e.nodes or 0)))
     return out
 
 

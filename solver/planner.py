@@ -388,15 +388,14 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
     }
 
 
-def budget_measure(plan: Plan, kind: str, n_months: int | None = None) -> float:
-    """What a budget caps, measured on a plan (solver.costs): ``tco`` total cost, ``cash`` peak
+def budget_measure(plan: Plan, kind: str) -> float:
+    """What a budget caps, measured on a plan (its ledger's views): ``tco`` total cost, ``cash`` peak
     cumulative cash out, ``capex`` the purchase prices paid."""
     if kind == "tco":
         return plan.total_cost
     if kind == "capex":
-        return costs.capex(plan.flows)
-    months = n_months if n_months is not None else max([m + 1 for per in plan.flows.values() for m in per] or [0])
-    return costs.peak_cash_out(plan.flows, months)
+        return plan.ledger.capex()
+    return plan.ledger.peak_cash_out()
 
 
 def runner_ups(

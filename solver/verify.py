@@ -3,7 +3,8 @@
 It trusts nothing the optimizer produced except the plan itself. From the inputs it re-sizes every
 chosen shape, re-derives start and end days, sweeps the actual job intervals (not the optimizer's
 period grid) to check node usage against purchases, rental contracts and availability caps, checks
-every rental contract's term, and recomputes the total cost from the cost model. Any violation raises
+every rental contract's term, and prices the plan's decisions again into a ledger of its own (the cost
+model's), which it compares with the plan's entry by entry, naming the entry that differs. Any violation raises
 ``VerificationError`` with the rules that failed — a bug, never a result.
 """
 
@@ -19,6 +20,7 @@ from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs
+from .ledger import Ledger, entry_problems, ledger
 from .plan import Assignment, Decision, Plan, Rental
 from .sizing.band import hours_multiplier
 
@@ -65,8 +67,8 @@ def verify_plan(
     rented: defaultdict[str, list[tuple[float, float, int]]] = defaultdict(list)  # offer -> (from, to day, nodes)
     bad += _rental_problems(project, offers, plan, rented, modes, used)
     bad += _capacity_problems(project, offers, plan, bought, rented)
-    flows = _recomputed_flows(project, offers, plan, workloads, decisions, used, bought)
-    bad += _cost_problems(project, offers, plan, flows, bought)
+    again, unpriced = _priced_again(project, offers, plan, workloads, bought)
+    bad += unpriced if again is None else _cost_problems(project, offers, plan, again, bought)
     if bad:
         raise VerificationError(bad)
 
@@ -331,49 +333,45 @@ def _capacity_at(o: Offer, oid: str, day: float, bought, rented) -> tuple[int, s
     return o.max_nodes, "available"
 
 
-def _recomputed_flows(project, offers, plan: Plan, workloads, decisions, used: set[str], bought):
-    """The plan's cash flows recomputed through the cost model: jobs, purchases, rentals, fixed charges, staff."""
-    parts = []
-    for a in plan.assignments:
-        d = decisions.get(a.workload)
-        if d is not None and a.offer_id in offers and a.workload in workloads:
-            data = costs.job_data(workloads[a.workload])
-            parts.append(costs.job_flows(offers[a.offer_id], project, d.nodes, d.hours, d.start_day, data))
-    for oid, n in bought.items():
-        parts.append(costs.scale(costs.purchase_flows(offers[oid], project, n), n))
-    for r in plan.rentals:
-        if costs.term_problem(offers[r.offer_id], r.contract) is None:
-            parts.append(costs.rental_flows(offers[r.offer_id], r.contract, project))
-    # a fixed charge once per offer in use, whatever its node count; the staff from the nodes held
-    for oid in sorted(used | set(bought) | {r.offer_id for r in plan.rentals}):
-        if oid in offers:
-            parts.append(costs.fixed_charge_flows(offers[oid], project))
-    parts.append(costs.staff_flows(project, offers, dict(bought), [r.contract for r in plan.rentals]))
-    return costs.add_flows(parts)
+def _priced_again(project, offers, plan: Plan, workloads, bought) -> tuple[Ledger | None, list[str]]:
+    """The plan priced again from its raw decisions (the jobs' shapes and start days, the nodes bought, the
+    contracts signed) through the cost model: a ledger of the verifier's own, or the reason it cannot be."""
+    decisions = [d for d in plan.decisions if d.offer_id in offers and d.workload in workloads]
+    contracts = [
+        r.contract
+        for r in plan.rentals
+        if r.offer_id in offers and costs.term_problem(offers[r.offer_id], r.contract) is None
+    ]
+    try:
+        return ledger(project, offers, decisions, {o: n for o, n in bought.items() if o in offers}, contracts), []
+    except (ValueError, KeyError) as exc:
+        return None, [f"ledger: the plan cannot be priced again: {exc}"]
 
 
-def _cost_problems(project, offers, plan: Plan, flows, bought) -> list[str]:
-    """The plan's totals, NPV, P&L and budgets against those recomputed from ``flows``."""
-    total = costs.total(flows)
-    bad = _total_problems(plan, total) + _npv_pnl_problems(project, offers, plan, flows, bought, total)
-    bad += _category_problems(plan, flows) + _staff_problems(project, offers, plan, bought)
-    bad += _budget_problems(project, flows, total)
+def _cost_problems(project, offers, plan: Plan, again: Ledger, bought) -> list[str]:
+    """The plan's ledger entry by entry, and its totals, NPV, P&L and budgets, against the ledger priced again."""
+    total = again.total()
+    bad = entry_problems(plan.ledger, again, _close)
+    bad += _total_problems(plan, total) + _npv_pnl_problems(plan, again)
+    bad += _category_problems(plan, again) + _staff_problems(project, offers, plan, bought)
+    bad += _budget_problems(project, again)
     if not math.isfinite(total):
         bad.append("cost: total is not finite")
     return bad
 
 
-def _category_problems(plan: Plan, flows) -> list[str]:
-    """Each cost category of the plan (its breakdown and its cash flows) against the one recomputed: a
+def _category_problems(plan: Plan, again: Ledger) -> list[str]:
+    """Each cost category of the plan (its breakdown and its cash flows) against the one priced again: a
     plan whose total is right but whose money sits in the wrong category is refused, naming it."""
     bad: list[str] = []
-    again = costs.by_category(flows)
+    said_by, again_by = plan.breakdown, again.by_category()
+    said_flows, flows = plan.flows, again.flows()
     for c in costs.CATEGORIES:
-        said = plan.breakdown.get(c, 0.0)
-        if not _close(said, again[c]):
-            bad.append(f"cost: {c} is {said:,.2f} in the plan but recomputed {again[c]:,.2f}")
-        for m in sorted(set(plan.flows.get(c, {})) | set(flows.get(c, {}))):
-            a, b = plan.flows.get(c, {}).get(m, 0.0), flows.get(c, {}).get(m, 0.0)
+        said = said_by.get(c, 0.0)
+        if not _close(said, again_by[c]):
+            bad.append(f"cost: {c} is {said:,.2f} in the plan but recomputed {again_by[c]:,.2f}")
+        for m in sorted(set(said_flows.get(c, {})) | set(flows.get(c, {}))):
+            a, b = said_flows.get(c, {}).get(m, 0.0), flows.get(c, {}).get(m, 0.0)
             if not _close(a, b):
                 bad.append(f"cost: {c} in month {m + 1} is {a:,.2f} in the plan's cash flow but recomputed {b:,.2f}")
                 break
@@ -418,13 +416,13 @@ def _total_problems(plan: Plan, total: float) -> list[str]:
     return bad
 
 
-def _npv_pnl_problems(project, offers, plan: Plan, flows, bought, total: float) -> list[str]:
-    """The plan's NPV and P&L years against those recomputed from ``flows``."""
+def _npv_pnl_problems(plan: Plan, again: Ledger) -> list[str]:
+    """The plan's NPV and P&L years against those of the ledger priced again."""
     bad: list[str] = []
-    npv = costs.present_value(flows, project)
+    npv, total = again.present_value(), again.total()
     if not _close(npv, plan.npv_cost):
         bad.append(f"npv: plan NPV {plan.npv_cost:,.2f} but recomputed {npv:,.2f}")
-    pnl = costs.pnl_years(project, offers, dict(bought), flows)
+    pnl = again.pnl_years()
     if not _close(sum(y.cost for y in pnl), total):
         bad.append(f"pnl: the P&L years add up to {sum(y.cost for y in pnl):,.2f}, the total is {total:,.2f}")
     if len(pnl) != len(plan.pnl) or not all(_same_year(a, b) for a, b in zip(pnl, plan.pnl, strict=False)):
@@ -442,17 +440,18 @@ def _same_year(a: costs.PnlYear, b: costs.PnlYear) -> bool:
     )
 
 
-def _budget_problems(project, flows, total: float) -> list[str]:
-    """The recomputed total, peak cash out and capex against the project's budgets."""
+def _budget_problems(project, again: Ledger) -> list[str]:
+    """The total, peak cash out and capex of the ledger priced again against the project's budgets."""
     bad: list[str] = []
+    total = again.total()
     if project.budget_tco is not None and total > project.budget_tco * (1 + REL_TOL):
         bad.append(f"budget_tco: total {total:,.2f} exceeds budget_tco {project.budget_tco:,.2f}")
-    peak = costs.peak_cash_out(flows, project.horizon_months)
+    peak = again.peak_cash_out()
     if project.budget_cash is not None and peak > project.budget_cash * (1 + REL_TOL):
         bad.append(
             f"budget_cash: cumulative cash out peaks at {peak:,.2f}, above budget_cash {project.budget_cash:,.2f}"
         )
-    spent = costs.capex(flows)
+    spent = again.capex()
     if project.budget_capex is not None and spent > project.budget_capex * (1 + REL_TOL):
         bad.append(f"budget_capex: purchases cost {spent:,.2f}, above budget_capex {project.budget_capex:,.2f}")
     return bad

@@ -16,7 +16,7 @@ from procure.models.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import Project, load_project
 from procure.offers.catalog import load_catalog
-from procure.reports import tables
+from procure.reports import lines, tables
 from procure.reports.csv_report import write_csv
 from procure.reports.xlsx import SHEETS, style, write_workbook
 from procure.solver import costs
@@ -637,7 +637,7 @@ def test_csv_tables(results, tmp_path):
 @pytest.mark.slow  # the session fixture solves and writes every example and case (about a minute)
 def test_line_items_reproduce_the_breakdown(results):
     for name, (result, _) in results.items():
-        items = tables.line_items(result)
+        items = lines.line_items(result)
         for c in CATEGORIES:
             got = sum(i.amount for i in items if i.category == c)
             assert got == pytest.approx(result.plan.breakdown[c], abs=CENT), (name, c)

@@ -33,17 +33,32 @@ def test_the_plan_as_solved_passes():
     assert [c.ftes for c in plan.charges if c.kind == "staff"] == [1]
 
 
+def _tampered(plan, change):
+    """The plan with its ledger's entries changed by ``change(entry) -> entries`` (the totals follow them)."""
+    entries = tuple(x for e in plan.ledger.entries for x in change(e))
+    return dataclasses.replace(plan, ledger=dataclasses.replace(plan.ledger, entries=entries))
+
+
 def test_a_thousand_moved_from_capex_to_cloud_is_refused():
     p, offers, plan, resize = _bought_plan()
-    breakdown = dict(plan.breakdown, capex=plan.breakdown["capex"] - 1000, cloud=plan.breakdown["cloud"] + 1000)
-    flows = {c: dict(per) for c, per in plan.flows.items()}
-    month = min(flows["capex"])
-    flows["capex"][month] -= 1000
-    flows.setdefault("cloud", {})[month] = flows.get("cloud", {}).get(month, 0.0) + 1000
-    moved = dataclasses.replace(plan, breakdown=breakdown, flows=flows)
-    assert moved.total_cost == plan.total_cost
-    with pytest.raises(VerificationError, match="capex is 59,000.00 in the plan but recomputed 60,000.00"):
+
+    def move(e):
+        if e.key == "buy:b:capex":
+            (month, amount), *rest = e.amounts
+            yield dataclasses.replace(e, amounts=((month, amount - 1000), *rest))
+            yield dataclasses.replace(e, key="job0:cloud", kind="cloud", category="cloud", amounts=((month, 1000.0),))
+        else:
+            yield e
+
+    moved = _tampered(plan, move)
+    assert moved.total_cost == pytest.approx(plan.total_cost)
+    assert moved.breakdown["cloud"] == pytest.approx(1000)
+    with pytest.raises(VerificationError) as err:
         verify_plan(p, offers, moved, resize)
+    said = err.value.violations
+    assert "ledger: buy:b:capex is 59,000.00 in the plan but priced again 60,000.00" in said
+    assert "ledger: entry job0:cloud (1,000.00) is in the plan but priced by nothing" in said
+    assert "cost: capex is 59,000.00 in the plan but recomputed 60,000.00" in said
 
 
 def test_a_staff_count_lowered_with_its_cost_unchanged_is_refused():
@@ -51,3 +66,11 @@ def test_a_staff_count_lowered_with_its_cost_unchanged_is_refused():
     charges = [dataclasses.replace(c, ftes=0) if c.kind == "staff" else c for c in plan.charges]
     with pytest.raises(VerificationError, match="staff: the plan states 0 FTE"):
         verify_plan(p, offers, dataclasses.replace(plan, charges=charges), resize)
+
+
+def test_a_staff_entry_lowered_in_the_ledger_with_its_cost_unchanged_is_refused():
+    p, offers, plan, resize = _bought_plan()
+    fewer = _tampered(plan, lambda e: [dataclasses.replace(e, quantity=0.0) if e.key == "staff" else e])
+    assert fewer.total_cost == plan.total_cost
+    with pytest.raises(VerificationError, match=r"ledger: staff has quantity 0.0 in the plan but 1.0 priced again"):
+        verify_plan(p, offers, fewer, resize)

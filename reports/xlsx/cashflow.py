@@ -11,13 +11,13 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.units import MONTHS_PER_YEAR
-from procure.solver import costs
 from procure.solver.costs import CATEGORIES, OPERATING
 from procure.solver.enums import STRATEGIES
 
 from ..console import CATEGORY_LABEL, STRATEGY_LABEL
 from ..i18n import EN, Lang
-from ..tables import LineItem, break_even, cumulative, month_start, monthly_totals
+from ..lines import LineItem
+from ..tables import break_even, month_start
 from .names import Names
 from .style import (
     BOLD,
@@ -56,8 +56,8 @@ def write_cash_flow(ws: Worksheet, result: Result, items: list[LineItem], names:
     L = get_column_letter
     _write_month_header(ws, result, names, tr)
     money = tr.amount_fmt(INT_FMT)
-    totals = monthly_totals(plan, n)
-    cum = cumulative(totals)
+    totals = plan.ledger.by_month()
+    cum = plan.ledger.cumulative()
     # category rows: labelled now, their SUMIFs filled in once the line-item block below has its rows
     cat_row0 = 5
     for j, cat in enumerate(CATEGORIES):
@@ -149,10 +149,10 @@ def _write_npv(
     put(ws, row, 1, tr("annual discount rate"))
     as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
     put(ws, row + 1, 1, tr("monthly rate (1+r)^(1/12)−1"))
-    mrate = costs.monthly_discount_rate(p)
+    mrate = result.plan.ledger.monthly_rate
     formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%", value=mrate)
     put(ws, row + 2, 1, tr("net present value (end of month)"), font=BOLD)
-    npv = costs.present_value_of_months(totals, p)  # the spreadsheet NPV(): end-of-period flows
+    npv = result.plan.ledger.present_value()  # the spreadsheet NPV(): end-of-period flows
     formula(
         ws,
         row + 2,
@@ -187,14 +187,14 @@ def _write_strategy_rows(
             for m in range(n):
                 formula(ws, row, c0 + m, f"={L(c0 + m)}{cum_row}", money, value=cum[m])
         else:
-            for m, v in enumerate(cumulative(monthly_totals(s.plan, n))):
+            for m, v in enumerate(s.plan.ledger.cumulative()):
                 put(ws, row, c0 + m, v, money)
         names.strategy_rows[name] = row
         row += 1
     be_month, _ = break_even(result)
     if be_month is not None:
         put(ws, row, 1, tr("break-even month (buy only)"))
-        buy_cum = cumulative(monthly_totals(result.strategies["buy"].plan, n))
+        buy_cum = result.strategies["buy"].plan.ledger.cumulative()
         put(ws, row, c0 + be_month, buy_cum[be_month], money)
         names.break_even_row = row
         row += 1
@@ -267,9 +267,10 @@ def _write_instalments(
         o = result.offers[pur.offer_id]
         parts = [at[key] for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:interest") if key in at]
         put(ws, row, 1, tr("loan instalments (principal + interest) — {offer}", offer=o.id), font=BOLD)
-        d = costs.delivery_month(o, result.project)
-        flows = costs.scale(costs.purchase_flows(o, result.project, pur.nodes), pur.nodes)
-        paid = {m: flows["capex"].get(m, 0.0) + flows["interest"].get(m, 0.0) for m in range(d + 1, n)}
+        book = result.planned().ledger
+        d = book.book(o.id).delivery_month
+        by_month = book.paid_by_month(f"{k}:", ("capex", "interest"))
+        paid = {m: by_month[m] for m in range(d + 1, n)}
         for m in range(d + 1, n):
             col = L(c0 + m)
             formula(ws, row, c0 + m, "=" + "+".join(f"{col}{r}" for r in parts), tr.amount_fmt(INT_FMT), value=paid[m])

@@ -19,7 +19,7 @@ from procure.solver.costs import CATEGORIES
 
 from ..console import CATEGORY_LABEL
 from ..i18n import EN, Lang, Ns
-from ..tables import LineItem, cost_parameters
+from ..lines import LineItem, cost_parameters
 from .names import Names
 from .style import (
     BOLD,

@@ -12,8 +12,8 @@ from openpyxl.styles import Alignment, Border
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from procure.models import units
 from procure.models.units import DAYS_PER_MONTH
-from procure.solver import costs
 
 from ..headline import amount_unit, mode_label, peaks
 from ..i18n import EN, Lang
@@ -181,7 +181,7 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
         row += 1
     # timeline: months down, one column per workload and per capacity block (fits under the table)
     ends = [a.deadline_day for a in plan.assignments] + [c["to_day"] - 1e-6 for c in caps if c["what"] == "rent"]
-    last_m = min(p.horizon_months - 1, costs.month_of(max(ends))) if ends else 0
+    last_m = min(p.horizon_months - 1, units.day_to_month(max(ends))) if ends else 0
     put(
         ws,
         row,
@@ -204,7 +204,7 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
             days = max(0.0, min(hi, a.end_day) - max(lo, a.start_day))
             running = days > 0 or (a.start_day == a.end_day and lo <= a.start_day < hi)
             text = (tr("{days:.1f} d", days=days) if days < 9.95 else tr("{days:.0f} d", days=days)) if running else ""
-            if m == costs.month_of(a.deadline_day):
+            if m == units.day_to_month(a.deadline_day):
                 text = (text + " ◆").strip()
             c = put(ws, row, 2 + j, text, fill=MODE_FILL[a.mode] if running else None, align=CENTER)
             c.border = border

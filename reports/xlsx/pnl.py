@@ -24,7 +24,6 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.units import MONTHS_PER_YEAR
-from procure.solver import costs
 
 from ..i18n import EN, Lang, Ns
 from .names import Names
@@ -109,25 +108,25 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
             for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:network")
             if key in names.item_amount
         ]
-        landed = sum(costs.landed_parts(o, p, pur.nodes).values()) + pur.nodes * costs.network_cost(o, p)
-        years_life = costs.depreciation_years(o, p)
-        per_month = costs.depreciation_flows(o, p, pur.nodes)  # one node, per month within the horizon
-        monthly = landed / costs.depreciation_life_months(o, p)  # price, duty, VAT and network (costs.capitalised_cost)
+        book = plan.ledger.book(o.id)
+        landed = book.capitalised  # price, duty, VAT and network of the nodes bought
+        years_life = book.years
+        per_month = dict(book.depreciation)  # the nodes bought, per month within the horizon
+        monthly = landed / book.life_months
         put(ws, r, 1, o.id)
         put(ws, r, 2, pur.nodes, INT_FMT)
         formula(ws, r, 3, "=" + "+".join(parts), money, value=landed)
         as_input(put(ws, r, 4, years_life, "0.0#"))
         formula(ws, r, 5, f"=C{r}/ROUND(12*D{r},0)", money, value=monthly)
-        d = costs.delivery_month(o, p)
-        put(ws, r, 6, d + 1, INT_FMT)
+        put(ws, r, 6, book.delivery_month + 1, INT_FMT)
         depreciated = 0.0
         for y in range(years):
             months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
             count = sum(1 for m in months if m in per_month)
-            amount = pur.nodes * sum(per_month.get(m, 0.0) for m in months)
+            amount = sum(per_month.get(m, 0.0) for m in months)
             depreciated += amount
             formula(ws, r, dep_cols0 + y, f"=E{r}*{count}" if count else "=0", money, value=amount)
-        resale = costs.resale_value(o, p, pur.nodes)
+        resale = book.resale
         formula(
             ws,
             r,
@@ -139,13 +138,8 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
         formula(ws, r, resale_col, f"=-{names.item_amount[f'{k}:residual']}", money, value=resale)
         formula(ws, r, gain_col, f"={L(resale_col)}{r}-{L(book_col)}{r}", money, value=resale - (landed - depreciated))
     last_block = block0 + max(len(purchases), 1)
-    cash_by_year = [
-        sum(
-            sum(per.get(m, 0.0) for per in plan.flows.values())
-            for m in range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
-        )
-        for y in range(years)
-    ]
+    by_month = plan.ledger.by_month()
+    cash_by_year = [sum(by_month[y * MONTHS_PER_YEAR : min((y + 1) * MONTHS_PER_YEAR, M)]) for y in range(years)]
     for y, line in enumerate(plan.pnl):
         r = year_row0 + y
         months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
@@ -199,12 +193,7 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
         *totals,
         *cash_by_year,
         *(v for y in plan.pnl for v in (y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost)),
-        *(
-            x.nodes
-            * costs.unit_price(result.offers[x.offer_id], p, x.nodes)
-            * costs.landed_factor(result.offers[x.offer_id], p)
-            for x in purchases
-        ),
+        *(plan.ledger.book(x.offer_id).capitalised for x in purchases),
     ]
     w = max(16.0, money_width(shown, p.currency, cents=True))
     widths(ws, {"A": 30, "B": 10, **{L(c): w for c in range(3, 9)}})

@@ -17,7 +17,6 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.solver import costs
 from procure.solver.costs import CAPITALISED, CATEGORIES, Objective
 
 from ..headline import (
@@ -36,7 +35,7 @@ from ..headline import (
     what_to_do,
 )
 from ..i18n import EN, N_, Lang
-from ..tables import break_even, cumulative, day_date, monthly_totals, strategy_note
+from ..tables import break_even, day_date, strategy_note
 from .names import Names
 from .style import (
     BAD_FONT,
@@ -154,7 +153,7 @@ def write_summary(ws: Worksheet, result: Result, names: Names, inputs=(), tr: La
         now={"tco": plan.total_cost, "npv": _sheet_npv(result)},
     )
     row = _write_head(sh)
-    peak_cash = max([0.0, *cumulative(monthly_totals(plan, p.horizon_months))])
+    peak_cash = plan.ledger.peak_cash_out()
     row = _write_key_figures(sh, row, peak_cash)
     row = _write_deadline_figure(sh, row)
     cmps = comparisons(result, tr)
@@ -782,9 +781,8 @@ def _cmp_text(rec: float, cost: float, same_t: str, less_t: str, more_t: str) ->
 
 
 def _sheet_npv(result: Result) -> float:
-    """The NPV as the Cash flow sheet computes it (spreadsheet NPV(): end-of-month flows)."""
-    p = result.project
-    return costs.present_value_of_months(monthly_totals(result.plan, p.horizon_months), p)
+    """The NPV as the Cash flow sheet computes it (spreadsheet NPV(): end-of-month flows): the ledger's."""
+    return result.plan.ledger.present_value()
 
 
 def _input_names(inputs) -> list[str]:

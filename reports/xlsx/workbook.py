@@ -39,7 +39,7 @@ from procure.fileio.outputs import atomic_write
 
 from ..emissions_report import write_costs_block, write_summary_block
 from ..i18n import EN, N_, Lang
-from ..tables import line_items
+from ..lines import line_items
 from .assumptions import write_assumptions
 from .cashflow import write_cash_flow
 from .costs import write_costs

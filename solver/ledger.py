@@ -1,0 +1,520 @@
+"""The priced ledger of a plan: every amount it pays, priced once by the cost model, and its views.
+
+``ledger(project, offers, decisions, purchases, contracts)`` prices a plan's decisions through the rules of
+``solver.costs`` and returns a ``Ledger``: a tuple of ``Entry`` — one priced line each, with a stable key,
+the kind of amount it is, its cost category, the offer, node count, quantity, unit price and rate it is
+priced from, and the amount it puts in each project month. Every figure derived from a plan is a view of
+its ledger, written once here:
+
+    flows            category → month → amount (what ``costs.Flows`` holds)
+    by_category      Σ per category (the breakdown)
+    total            Σ of every entry (TCO)
+    by_month         Σ per month; ``cumulative`` its running total; ``peak_cash_out`` its maximum (what
+                     ``budget_cash`` caps, ``costs.peak_cash_out``)
+    capex            purchase prices paid, Σ of category ``capex`` (what ``budget_capex`` caps; network
+                     fabric is its own category and not capped)
+    present_value    NPV at the project's discount rate (``costs.present_value``)
+    pnl_years        the P&L per project year (``costs`` module docstring: depreciation of price, duty, VAT
+                     and network over depreciation_years from delivery, IAS 16; operating costs; interest;
+                     the gain on disposal in the last year)
+    depreciation     per purchase: its monthly charge, book value at the horizon end and disposal gain
+
+Keys (stable for one plan; the verifier names an entry by its key):
+
+    buy:<offer>:{capex,duty,vat,network,residual,maintenance,colocation,idle,interest}   a purchase
+    job<i>:{energy,cloud,storage,egress}      the i-th decision of the plan (its order in ``decisions``)
+    rent<j>:{rent,setup}                      the j-th contract, in ``contract_order``
+    fixed:<offer>                             an offer's fixed charge
+    staff                                     the project's operations staff
+
+The plan (``solver.plan.Plan``) carries its ledger and reads its totals from these views; the verifier
+prices the plan's raw decisions again into a ledger of its own and compares them entry by entry; the
+reports lay the entries out as rows and read the views. Nothing else sums a plan's money.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from procure.models.units import MONTHS_PER_YEAR
+
+from . import costs
+from .costs import CATEGORIES, OPERATING, Flows, RentalContract
+
+if TYPE_CHECKING:
+    from procure.models.offer import Offer
+    from procure.models.project import Project
+
+    from .plan import Decision
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One priced line of a plan. ``amounts`` are in the reporting currency, by project month; ``unit_price``
+    is in ``currency`` (the offer's quoted one for prices quoted by a vendor, the reporting one otherwise)."""
+
+    key: str
+    kind: str  # what the amount is (see KINDS)
+    category: str  # one of costs.CATEGORIES
+    offer: str | None  # the offer it is paid for (None: the project's staff)
+    nodes: float | None  # None where the line has no node count (a fixed charge)
+    quantity: float | None  # the kind's quantity (KINDS)
+    unit_price: float | None
+    rate: float | None  # the kind's rate (KINDS)
+    currency: str
+    amounts: tuple[tuple[int, float], ...]  # (month, amount), months ascending
+    workload: str | None = None  # the job a job<i> entry is for
+    term_months: int | None = None  # rent<j>: the months of the term tier signed at; interest: the loan's instalments
+    down_payment: float | None = None  # interest: the share of the price paid down
+    tier_nodes: int | None = None  # buy: the least nodes of the volume tier reached
+
+    @property
+    def amount(self) -> float:
+        return sum(v for _m, v in self.amounts)
+
+    def at(self, month: int) -> float:
+        return sum(v for m, v in self.amounts if m == month)
+
+
+#: kind -> (quantity, unit price, rate): what each kind's fields hold
+KINDS: dict[str, tuple[str, str, str]] = {
+    "price": ("-", "price per node of the volume tier", "-"),
+    "duty": ("-", "price per node", "import duty, of price"),
+    "vat": ("1 + import duty", "price per node", "VAT, of price plus duty"),
+    "network": ("-", "network per node", "-"),
+    "residual": ("-", "price per node", "residual, of price"),
+    "maintenance": ("owned days", "price per node", "maintenance, of price per year"),
+    "colocation": ("owned days", "colocation per node-month", "-"),
+    "idle": ("owned days", "electricity per kWh", "kW max per node"),
+    "interest": ("instalments in the horizon", "financed per node", "annual rate"),
+    "energy": ("training hours", "electricity per kWh", "kW max per node"),
+    "cloud": ("compute hours", "price per node-hour", "spot overhead"),
+    "storage": ("TB held", "price per TB-month", "days on the offer"),
+    "egress": ("TB moved out", "price per TB", "-"),
+    "rent": ("months", "price per node-month of the term", "-"),
+    "setup": ("-", "setup fee per node", "-"),
+    "reserved": ("months", "committed price per node-hour", "-"),
+    "reserved_setup": ("-", "upfront per node", "-"),
+    "fixed": ("charges", "fixed cost per charge", "-"),
+    "staff": ("FTEs", "cost per FTE-year", "months held"),
+}
+
+
+@dataclass(frozen=True)
+class Book:
+    """The books of one purchase: straight-line depreciation of its capitalised cost within the horizon,
+    its book value and resale at the horizon end, and the gain on disposal (resale − book value)."""
+
+    offer: str
+    nodes: int
+    capitalised: float  # nodes · (P + network): what the purchase adds to the books (costs.capitalised_cost)
+    years: float  # the depreciation life in years (costs.depreciation_years)
+    life_months: int  # round(12 · years) (costs.depreciation_life_months)
+    delivery_month: int  # depreciation starts here (costs.delivery_month)
+    depreciation: tuple[tuple[int, float], ...]  # (month, charge) within the horizon
+    resale: float
+
+    @property
+    def book_value(self) -> float:
+        return self.capitalised - sum(v for _m, v in self.depreciation)
+
+    @property
+    def disposal_gain(self) -> float:
+        return self.resale - self.book_value
+
+
+@dataclass(frozen=True)
+class Ledger:
+    entries: tuple[Entry, ...]
+    books: tuple[Book, ...]
+    n_months: int
+    discount_factors: tuple[float, ...]  # per month, end-of-month timing (costs.discount_factors)
+    monthly_rate: float  # the monthly discount rate (costs.monthly_discount_rate)
+    end_day: float  # the horizon end, days (costs.horizon_end_day)
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def __getitem__(self, key: str) -> Entry:
+        for e in self.entries:
+            if e.key == key:
+                return e
+        raise KeyError(key)
+
+    def keys(self) -> list[str]:
+        return [e.key for e in self.entries]
+
+    def of(self, prefix: str) -> list[Entry]:
+        """The entries whose key begins with ``prefix`` (``buy:b1:``, ``job3:``, ``rent0:``)."""
+        return [e for e in self.entries if e.key.startswith(prefix)]
+
+    # --- views -------------------------------------------------------------------------------------
+
+    def flows(self) -> Flows:
+        out: Flows = {c: {} for c in CATEGORIES}
+        for e in self.entries:
+            per = out[e.category]
+            for m, v in e.amounts:
+                per[m] = per.get(m, 0.0) + v
+        return out
+
+    def by_category(self) -> dict[str, float]:
+        out = dict.fromkeys(CATEGORIES, 0.0)
+        for e in self.entries:
+            out[e.category] += e.amount
+        return out
+
+    def total(self) -> float:
+        return sum(e.amount for e in self.entries)
+
+    def by_month(self) -> list[float]:
+        out = [0.0] * self.n_months
+        for e in self.entries:
+            for m, v in e.amounts:
+                out[m] += v
+        return out
+
+    def cumulative(self) -> list[float]:
+        """Money spent by the end of each month (costs.running_total of ``by_month``)."""
+        return costs.running_total(self.by_month())
+
+    def peak_cash_out(self) -> float:
+        """The most money spent so far at any month end: what ``budget_cash`` caps (costs.peak_cash_out)."""
+        return costs.peak_cash_out(self.flows(), self.n_months)
+
+    def capex(self) -> float:
+        """Purchase prices paid (price, duty, non-recoverable VAT; financed principal included): what
+        ``budget_capex`` caps (costs.capex, the one definition the budget row also uses). The network
+        fabric is category ``network`` and is not part of it."""
+        return costs.capex(self.flows())
+
+    def present_value(self) -> float:
+        df = self.discount_factors
+        return sum(v * df[m] for e in self.entries for m, v in e.amounts)
+
+    def depreciation_by_month(self) -> list[float]:
+        out = [0.0] * self.n_months
+        for b in self.books:
+            for m, v in b.depreciation:
+                out[m] += v
+        return out
+
+    def pnl_years(self) -> list[costs.PnlYear]:
+        """The P&L per project year: Σ over the years of (depreciation + operating + interest − disposal
+        gain) = the total (the module docstring of ``solver.costs``)."""
+        M = self.n_months
+        flows = self.flows()
+        dep = self.depreciation_by_month()
+        gain = sum((b.disposal_gain for b in self.books), 0.0)
+        years = math.ceil(M / MONTHS_PER_YEAR)
+        out = []
+        for y in range(years):
+            months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
+            op = sum(flows[c].get(m, 0.0) for c in OPERATING for m in months)
+            interest = sum(flows["interest"].get(m, 0.0) for m in months)
+            out.append(costs.PnlYear(y + 1, sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0))
+        return out
+
+    def paid_by_month(self, prefix: str, categories: Iterable[str]) -> list[float]:
+        """Σ per month of the entries under ``prefix`` in ``categories`` (a purchase's loan instalments:
+        its capex and interest after delivery)."""
+        out = [0.0] * self.n_months
+        wanted = set(categories)
+        for e in self.of(prefix):
+            if e.category in wanted:
+                for m, v in e.amounts:
+                    out[m] += v
+        return out
+
+    def book(self, offer_id: str) -> Book:
+        for b in self.books:
+            if b.offer == offer_id:
+                return b
+        raise KeyError(offer_id)
+
+
+def contract_order(contracts: Iterable[RentalContract]) -> list[RentalContract]:
+    """The order the plan lists its contracts in (rent<j> keys): by offer, start day, months, term."""
+    return sorted(contracts, key=lambda c: (c.offer_id, c.start_day, c.months, c.term_months or 0))
+
+
+def _amounts(per_month: Mapping[int, float]) -> tuple[tuple[int, float], ...]:
+    return tuple(sorted(per_month.items()))
+
+
+def _share(per_month: Mapping[int, float], part: float, whole: float) -> tuple[tuple[int, float], ...]:
+    """``per_month`` scaled to carry ``part`` of its ``whole`` (the months where a part of a sum is paid)."""
+    k = part / whole if whole else 0.0
+    return tuple((m, v * k) for m, v in sorted(per_month.items()))
+
+
+@dataclass
+class _Pricer:
+    project: Project
+    offers: Mapping[str, Offer]
+    out: list[Entry] = field(default_factory=list)
+
+    def add(self, key, kind, category, o, nodes, quantity, unit_price, rate, amounts, **extra) -> None:
+        cur = self.project.currency if o is None or kind in ("idle", "energy", "interest") else self.quoted(o)
+        self.out.append(
+            Entry(
+                key,
+                kind,
+                category,
+                o.id if o is not None else None,
+                nodes,
+                quantity,
+                unit_price,
+                rate,
+                cur,
+                amounts,
+                **extra,
+            )
+        )
+
+    def quoted(self, o: Offer) -> str:
+        return o.currency or self.project.currency
+
+
+def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
+    """A purchase of ``n`` nodes (costs.purchase_flows): price, duty and VAT (category capex, in the months
+    the price is paid), network, residual, maintenance, colocation, idle energy, loan interest."""
+    p = pr.project
+    flows = costs.scale(costs.purchase_flows(o, p, n), n)
+    tier = costs.buy_tier(o, n)
+    if tier is None:  # the planner never buys below the first tier; a plan that does is not costable
+        raise ValueError(f"{o.id}: {n} node(s) bought is below the first volume tier ({o.buy_tiers[0][0]} nodes)")
+    least, quoted = tier
+    k = f"buy:{o.id}"
+    parts = costs.landed_parts(o, p, n)
+    landed = sum(parts.values())
+    days = costs.owned_days(o, p)
+    price = _share(flows["capex"], parts["price"], landed)
+    pr.add(f"{k}:capex", "price", "capex", o, n, None, quoted, None, price, tier_nodes=least)
+    duty, vat = costs.duty_rate(o), costs.vat_cost_rate(o, p)
+    if duty:
+        pr.add(f"{k}:duty", "duty", "capex", o, n, None, quoted, duty, _share(flows["capex"], parts["duty"], landed))
+    if vat:
+        pr.add(f"{k}:vat", "vat", "capex", o, n, 1.0 + duty, quoted, vat, _share(flows["capex"], parts["vat"], landed))
+    if o.network:
+        pr.add(f"{k}:network", "network", "network", o, n, None, o.network, None, _amounts(flows["network"]))
+    rows = (
+        ("residual", "residual_value", None, quoted, o.residual),
+        ("maintenance", "maintenance", days, quoted, o.maintenance),
+        ("colocation", "colocation", days, o.colocation, None),
+        ("idle", "energy", days, p.electricity_price_per_kwh, o.power_kw_per_node),
+    )
+    for kind, cat, qty, price, rate in rows:
+        pr.add(f"{k}:{kind}", kind, cat, o, n, qty, price, rate, _amounts(flows[cat]))
+    fin = costs.financing_of(o, p)
+    if fin is not None:
+        loan = costs.unit_price(o, p, n) * costs.landed_factor(o, p) * (1.0 - fin.down_payment_pct)
+        schedule = costs.loan_schedule(loan, fin, costs.delivery_month(o, p), p.horizon_months)
+        paid = sum(1 for _m, _part, interest in schedule if interest)
+        pr.add(
+            f"{k}:interest",
+            "interest",
+            "interest",
+            o,
+            n,
+            float(paid),
+            loan,
+            fin.annual_rate,
+            _amounts(flows["interest"]),
+        )
+    dep = costs.depreciation_flows(o, p, n)
+    return Book(
+        o.id,
+        n,
+        n * costs.capitalised_cost(o, p, n),
+        costs.depreciation_years(o, p),
+        costs.depreciation_life_months(o, p),
+        costs.delivery_month(o, p),
+        tuple((m, n * v) for m, v in sorted(dep.items())),
+        costs.resale_value(o, p, n),
+    )
+
+
+def _job_entries(pr: _Pricer, i: int, d: Decision, data_part: bool) -> None:
+    """The i-th decision's own costs (costs.job_flows): busy energy on bought nodes or the cloud bill, or
+    (``data_part``) the storage and egress of its data on the offer."""
+    p, o = pr.project, pr.offers[d.offer_id]
+    data = costs.data_of(p, d.workload)
+    f = costs.job_flows(o, p, d.nodes, d.hours, d.start_day, data)
+    k, w = f"job{i}", {"workload": d.workload}
+    if data_part:
+        _data_entries(pr, k, d, f)
+        return
+    if "energy" in f:
+        pr.add(
+            f"{k}:energy",
+            "energy",
+            "energy",
+            o,
+            d.nodes,
+            d.hours,
+            p.electricity_price_per_kwh,
+            o.power_kw_per_node,
+            _amounts(f["energy"]),
+            **w,
+        )
+    if "cloud" in f:
+        pr.add(
+            f"{k}:cloud",
+            "cloud",
+            "cloud",
+            o,
+            d.nodes,
+            d.hours,
+            o.price_per_node_hour,
+            o.hour_overhead,
+            _amounts(f["cloud"]),
+            **w,
+        )
+
+
+def _data_entries(pr: _Pricer, k: str, d: Decision, f: Flows) -> None:
+    o, data, w = pr.offers[d.offer_id], costs.data_of(pr.project, d.workload), {"workload": d.workload}
+    if "storage" in f:
+        days = costs.job_end_day(o, d.start_day, d.hours) - d.start_day
+        pr.add(
+            f"{k}:storage", "storage", "storage", o, d.nodes, data.held_tb, o.storage, days, _amounts(f["storage"]), **w
+        )
+    if "egress" in f:
+        pr.add(
+            f"{k}:egress", "egress", "egress", o, d.nodes, data.egress_tb, o.egress, None, _amounts(f["egress"]), **w
+        )
+
+
+def _contract_entries(pr: _Pricer, j: int, c: RentalContract) -> None:
+    """The j-th contract (costs.rental_flows): rent and setup of a rental, or a reserved cloud term's
+    monthly commitment and its upfront fee."""
+    p, o = pr.project, pr.offers[c.offer_id]
+    f = costs.rental_flows(o, c, p)
+    term = costs.term_of(o, c)
+    assert term is not None  # rental_flows rejects a contract at no offered term
+    k, t = f"rent{j}", {"term_months": term.months}
+    if o.mode == "cloud":  # a reserved term: every month of it, and the upfront fee in its first month
+        monthly = {
+            m: c.nodes * costs.rental_month_cost(o, p, term) for m in range(c.start_month, c.start_month + c.months)
+        }
+        pr.add(
+            f"{k}:rent",
+            "reserved",
+            "cloud",
+            o,
+            c.nodes,
+            float(c.months),
+            o.price_per_node_hour,
+            None,
+            _amounts(monthly),
+            **t,
+        )
+        if term.setup:
+            once = {c.start_month: c.nodes * costs.rental_setup_cost(o, p, term)}
+            pr.add(f"{k}:setup", "reserved_setup", "cloud", o, c.nodes, None, term.setup, None, _amounts(once), **t)
+        return
+    pr.add(f"{k}:rent", "rent", "rent", o, c.nodes, float(c.months), term.price, None, _amounts(f["rent"]), **t)
+    pr.add(f"{k}:setup", "setup", "setup", o, c.nodes, None, term.setup, None, _amounts(f["setup"]), **t)
+
+
+def _charge_entries(pr: _Pricer, used: set[str], purchases: Mapping[str, int], contracts: list[RentalContract]) -> None:
+    """The fixed charge of every offer the plan uses (costs.fixed_charge_flows) and the project's operations
+    staff (costs.staff_flows): FTEs for the months held, the peak nodes held as its node count."""
+    p = pr.project
+    for oid in sorted(used):
+        o = pr.offers[oid]
+        f = costs.fixed_charge_flows(o, p)
+        if f:
+            pr.add(f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, _amounts(f["fixed"]))
+    f = costs.staff_flows(p, pr.offers, purchases, contracts)
+    if f and p.staff is not None:
+        held = costs.held_by_month(p, pr.offers, purchases, contracts)
+        ftes = costs.staff_ftes(p, max(held))
+        months = float(len(costs.held_span(held)))
+        pr.add(
+            "staff",
+            "staff",
+            "staff",
+            None,
+            max(held),
+            float(ftes),
+            p.staff.cost_per_fte_year,
+            months,
+            _amounts(f["staff"]),
+        )
+
+
+def ledger(
+    project: Project,
+    offers: Mapping[str, Offer],
+    decisions: Sequence[Decision],
+    purchases: Mapping[str, int],
+    contracts: Iterable[RentalContract],
+) -> Ledger:
+    """Price a plan's decisions, purchases and contracts into its ledger (nothing here is optimized)."""
+    pr = _Pricer(project, offers)
+    bought = {oid: n for oid, n in sorted(purchases.items()) if n > 0}
+    signed = contract_order(contracts)
+    books = [_purchase_entries(pr, offers[oid], n) for oid, n in bought.items()]
+    for data_part in (False, True):
+        for i, d in enumerate(decisions):
+            _job_entries(pr, i, d, data_part)
+    for j, c in enumerate(signed):
+        _contract_entries(pr, j, c)
+    used = {d.offer_id for d in decisions} | set(bought) | {c.offer_id for c in signed}
+    _charge_entries(pr, used, bought, signed)
+    return Ledger(
+        tuple(pr.out),
+        tuple(books),
+        project.horizon_months,
+        tuple(costs.discount_factors(project)),
+        costs.monthly_discount_rate(project),
+        costs.horizon_end_day(project),
+    )
+
+
+def entry_problems(said: Ledger, again: Ledger, close) -> list[str]:
+    """Entry by entry, what differs between a plan's ledger (``said``) and one priced again from its raw
+    decisions (``again``): a missing or extra key, or a field (category, nodes, quantity, unit price, rate,
+    the amount in a month) that differs, named by the entry's key."""
+    bad: list[str] = []
+    mine = {e.key: e for e in said.entries}
+    theirs = {e.key: e for e in again.entries}
+    for key in theirs.keys() - mine.keys():
+        bad.append(f"ledger: entry {key} ({theirs[key].amount:,.2f}) is missing from the plan")
+    for key in mine.keys() - theirs.keys():
+        bad.append(f"ledger: entry {key} ({mine[key].amount:,.2f}) is in the plan but priced by nothing")
+    for key in sorted(mine.keys() & theirs.keys()):
+        bad += _field_problems(mine[key], theirs[key], close)
+    return bad
+
+
+def _field_problems(a: Entry, b: Entry, close) -> list[str]:
+    bad = []
+    for name in ("kind", "category", "offer", "currency", "workload", "term_months", "tier_nodes", "down_payment"):
+        if getattr(a, name) != getattr(b, name):
+            bad.append(
+                f"ledger: {a.key} has {name} {getattr(a, name)!r} in the plan but {getattr(b, name)!r} priced again"
+            )
+    for name in ("nodes", "quantity", "unit_price", "rate"):
+        x, y = getattr(a, name), getattr(b, name)
+        if (x is None) != (y is None) or (x is not None and not close(x, y)):
+            bad.append(f"ledger: {a.key} has {name} {x} in the plan but {y} priced again")
+    if not close(a.amount, b.amount):
+        bad.append(f"ledger: {a.key} is {a.amount:,.2f} in the plan but priced again {b.amount:,.2f}")
+    else:
+        x, y = dict(a.amounts), dict(b.amounts)
+        for m in sorted(x.keys() | y.keys()):
+            if not close(x.get(m, 0.0), y.get(m, 0.0)):
+                bad.append(
+                    f"ledger: {a.key} pays {x.get(m, 0.0):,.2f} in month {m + 1} in the plan but {y.get(m, 0.0):,.2f} priced again"
+                )
+                break
+    return bad
+
+
+__all__ = ["KINDS", "Book", "Entry", "Ledger", "contract_order", "entry_problems", "ledger"]
