@@ -14,7 +14,6 @@ import random
 
 import pytest
 
-from procure.solver import costs
 from procure.solver.verify import VerificationError, verify_plan
 
 from helpers import brute_force_tco, cli, offer, project, solve_fixed
