@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from procure.models.errors import ExitCode
+from procure.solver.enums import Objective
 
 EXIT_CODES = """Exit codes:
 0 ok (a plan: optimal, or feasible with its proven gap at the time limit)
@@ -49,11 +50,6 @@ class Fmt(StrEnum):
 class SolverName(StrEnum):
     cbc = "cbc"
     highs = "highs"
-
-
-class Objective(StrEnum):
-    tco = "tco"
-    npv = "npv"
 
 
 def _console(stderr: bool = False):
@@ -444,7 +440,7 @@ def solve(
     ] = 1e-6,
     objective: Annotated[
         Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")
-    ] = Objective.tco,
+    ] = Objective.TCO,
     compare: Annotated[
         bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")
     ] = True,
@@ -662,7 +658,7 @@ def analyze(
     ] = 1e-6,
     objective: Annotated[
         Objective, typer.Option(help="tco or npv: the figure every analysis compares.")
-    ] = Objective.tco,
+    ] = Objective.TCO,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -738,7 +734,7 @@ def explain(
     ] = "120",
     objective: Annotated[
         Objective, typer.Option(help="tco or npv: the figure both plans are compared on.")
-    ] = Objective.tco,
+    ] = Objective.TCO,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -804,7 +800,7 @@ def compare(
     ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON here.")] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
-    objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.tco,
+    objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.TCO,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:

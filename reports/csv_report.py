@@ -42,7 +42,7 @@ from procure.fileio.outputs import Outputs
 from procure.models.text import printable
 from procure.solver.costs import CATEGORIES
 
-from . import lines
+from . import assumption_rows, lines
 from . import tables as shared
 from .headline import recommendation, set_aside_headline, set_aside_rows, spot_risk, stale_text
 from .i18n import EN, Lang, Ns
@@ -384,7 +384,7 @@ def tables(result: Result, inputs: Iterable = (), now: dt.datetime | None = None
     aside = ([r["workload"], r["cause"], r["summary"], " | ".join(r["reasons"])] for r in set_aside_rows(result, tr))
     out["set_aside.csv"] = _csv_bytes(tr.each("workload", "cause", "summary", "reasons"), aside)
     arows = []
-    for title, cols, rows in shared.assumption_sections(result, inputs, now, tr):
+    for title, cols, rows in assumption_rows.assumption_sections(result, inputs, now, tr):
         for r in rows:
             detail = "; ".join(f"{c}={_cell(v)}" for c, v in zip(cols[2:], r[2:], strict=False) if v not in (None, ""))
             arows.append([title, r[0], r[1] if len(r) > 1 else "", detail])

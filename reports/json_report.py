@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 from procure.solver.costs import CATEGORIES
 from procure.solver.sizing.band import hours_band
 
-from . import lines, tables
+from . import assumption_rows, lines, tables
 from .headline import (
     assumed_mfu,
     comparisons,
@@ -270,7 +270,7 @@ def _assumptions(result: Result, inputs) -> list[dict]:
     import datetime as dt
 
     out = []
-    for title, cols, rows in tables.assumption_sections(result, inputs, dt.datetime.now()):
+    for title, cols, rows in assumption_rows.assumption_sections(result, inputs, dt.datetime.now()):
         for r in rows:
             if r[0] == "run at":
                 continue

@@ -82,14 +82,13 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
 
 from procure.models import units
 from procure.models.money import Financing
 from procure.models.offer import Offer
 from procure.models.project import Project, Workload
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_MONTH, MONTHS_PER_YEAR
+from procure.solver.enums import Objective  # noqa: F401  (the objective vocabulary; its measure() uses this module)
 from procure.solver.sizing.constants import CHECKPOINT_BYTES_PER_PARAM
 from procure.solver.sizing.profile import adapter_params
 
@@ -129,39 +128,6 @@ BUSY_POWER_FRACTION = 0.75
 IDLE_POWER_FRACTION = 0.15
 
 Flows = dict[str, dict[int, float]]  # category -> month -> amount
-
-
-class Objective(StrEnum):
-    """What a plan is minimized and compared on: ``tco``, the undiscounted total cost of ownership, or
-    ``npv``, the present value of its monthly cash flows (``present_value``)."""
-
-    TCO = "tco"
-    NPV = "npv"
-
-    def of(self, plan: Any) -> Any:
-        """The plan's figure on this objective (``plan.npv_cost`` or ``plan.total_cost``; None stays None).
-        Works for anything that carries both (a Plan, an analysis outcome)."""
-        if plan is None:
-            return None
-        return plan.npv_cost if self is Objective.NPV else plan.total_cost
-
-    def measure(self, flows: Mapping[str, Mapping[int, float]], project: Project) -> float:
-        """Cash flows measured on this objective."""
-        return present_value(flows, project) if self is Objective.NPV else total(flows)
-
-    @property
-    def discounted(self) -> bool:
-        return self is Objective.NPV
-
-    @property
-    def other(self) -> Objective:
-        """The measure shown beside the one minimized."""
-        return Objective.TCO if self is Objective.NPV else Objective.NPV
-
-    @property
-    def short(self) -> str:
-        """TCO or NPV."""
-        return str(self).upper()
 
 
 def horizon_end_day(project: Project) -> float:

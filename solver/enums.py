@@ -1,11 +1,16 @@
-"""The solver's vocabularies: how a solve ended, and which strategy a plan follows.
+"""The solver's vocabularies: how a solve ended, which strategy a plan follows, and the objective minimized.
 
 The values are the strings the JSON report, the workbook and the exit codes have always used.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from procure.models.project import Project
 
 
 class SolveStatus(StrEnum):
@@ -36,3 +41,38 @@ class Strategy(StrEnum):
 
 
 STRATEGIES: tuple[Strategy, ...] = tuple(Strategy)  # the one list, in the order every report shows them
+
+
+class Objective(StrEnum):
+    """What a plan is minimized and compared on: ``tco``, the undiscounted total cost of ownership, or
+    ``npv``, the present value of its monthly cash flows (``present_value``)."""
+
+    TCO = "tco"
+    NPV = "npv"
+
+    def of(self, plan: Any) -> Any:
+        """The plan's figure on this objective (``plan.npv_cost`` or ``plan.total_cost``; None stays None).
+        Works for anything that carries both (a Plan, an analysis outcome)."""
+        if plan is None:
+            return None
+        return plan.npv_cost if self is Objective.NPV else plan.total_cost
+
+    def measure(self, flows: Mapping[str, Mapping[int, float]], project: Project) -> float:
+        """Cash flows measured on this objective (solver.costs.present_value or total)."""
+        from procure.solver import costs
+
+        return costs.present_value(flows, project) if self is Objective.NPV else costs.total(flows)
+
+    @property
+    def discounted(self) -> bool:
+        return self is Objective.NPV
+
+    @property
+    def other(self) -> Objective:
+        """The measure shown beside the one minimized."""
+        return Objective.TCO if self is Objective.NPV else Objective.NPV
+
+    @property
+    def short(self) -> str:
+        """TCO or NPV."""
+        return str(self).upper()

@@ -16,7 +16,7 @@ from procure.models.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import Project, load_project
 from procure.offers.catalog import load_catalog
-from procure.reports import lines, tables
+from procure.reports import assumption_rows, lines
 from procure.reports.csv_report import write_csv
 from procure.reports.xlsx import SHEETS, style, write_workbook
 from procure.solver import costs
@@ -598,7 +598,7 @@ def test_example_workbook_hashes_its_inputs(written, results):
     name = EXAMPLES[0].stem
     wb = openpyxl.load_workbook(written[name])
     values = [c.value for row in wb["Assumptions"].iter_rows() for c in row]
-    digest = tables.sha256_of(EXAMPLES[0])
+    digest = assumption_rows.sha256_of(EXAMPLES[0])
     assert digest in values
 
 

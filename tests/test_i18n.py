@@ -18,10 +18,10 @@ import pytest
 from rich.console import Console
 
 from procure.reports import i18n
+from procure.reports.assumption_rows import PRICE_FIELDS
 from procure.reports.console import print_result
 from procure.reports.csv_report import tables
 from procure.reports.i18n import EN, Lang, catalogue
-from procure.reports.tables import PRICE_FIELDS
 from procure.reports.xlsx.workbook import SHEETS, workbook_bytes
 from procure.solver.planner import plan_project
 

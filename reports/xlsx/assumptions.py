@@ -15,8 +15,8 @@ from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from ..assumption_rows import assumption_sections
 from ..i18n import EN, Lang
-from ..tables import assumption_sections
 from .style import DATE_FMT, NOTE_FONT, SECTION_FONT, TITLE_FONT, WRAP, fit_row, header, print_setup, put, widths
 
 WIDTHS = {
