@@ -31,7 +31,7 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 def month_start(project, m: int) -> dt.date:
     """First calendar day of project month ``m`` (months are 365/12 days from start_date)."""
-    return project.start_date + dt.timedelta(days=math.floor(m * DAYS_PER_MONTH + 1e-9))
+    return units.day_date(project.start_date, m * DAYS_PER_MONTH)
 
 
 def day_date(project, day: float) -> dt.date:

@@ -89,8 +89,7 @@ from procure.models.offer import Offer
 from procure.models.project import Project, Workload
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_MONTH, MONTHS_PER_YEAR
 from procure.solver.enums import Objective  # noqa: F401  (the objective vocabulary; its measure() uses this module)
-from procure.solver.sizing.constants import CHECKPOINT_BYTES_PER_PARAM
-from procure.solver.sizing.profile import adapter_params
+from procure.solver.sizing.profile import checkpoint_bytes
 
 CATEGORIES: tuple[str, ...] = (
     "capex",
@@ -173,6 +172,12 @@ def owned_days(offer: Offer, project: Project) -> float:
 def fx(offer: Offer, project: Project) -> float:
     """Value of one unit of the offer's currency in the reporting currency."""
     return project.fx_rate(offer.currency)
+
+
+def nodes_bought(offer: Offer, nodes: int) -> int:
+    """The nodes bought to run ``nodes``: at least the vendor's minimum order (the first volume tier's
+    least nodes), which is bought in full."""
+    return max(nodes, offer.buy_tiers[0][0])
 
 
 def buy_tier(offer: Offer, nodes: int) -> tuple[int, float] | None:
@@ -491,10 +496,9 @@ class JobData:
 def job_data(workload: Workload) -> JobData:
     """The TB the sizing reserves for a workload (fit.nvme_reason): its dataset and checkpoints of
     CHECKPOINT_BYTES_PER_PARAM × trainable parameters (the adapter's for LoRA/QLoRA)."""
-    trainable = adapter_params(workload) if workload.method in ("lora", "qlora") else workload.model.params
     return JobData(
         workload.dataset_tb,
-        CHECKPOINT_BYTES_PER_PARAM * trainable / units.TB,
+        checkpoint_bytes(workload) / units.TB,
         workload.checkpoints_kept,
         workload.dataset_moves_on,
     )

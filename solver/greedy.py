@@ -14,7 +14,7 @@ from collections import defaultdict
 from procure.models.offer import Offer
 from procure.models.project import Project
 
-from . import lattice
+from . import costs, lattice
 from .options import Grid, Option, standalone_contracts
 from .plan import Decision, Plan, build_plan
 
@@ -34,7 +34,7 @@ def greedy_choices(
             o = opt.offer
             for s in opt.starts:
                 if o.mode == "buy":
-                    ok = bought[o.id] + max(opt.nodes, o.buy_tiers[0][0]) <= o.max_nodes
+                    ok = bought[o.id] + costs.nodes_bought(o, opt.nodes) <= o.max_nodes
                 elif o.contracted:
                     cs = standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.day_of_period(s))
                     ok = bool(cs) and all(
@@ -53,7 +53,7 @@ def greedy_choices(
         opt, s = pick
         o = opt.offer
         if o.mode == "buy":
-            bought[o.id] += max(opt.nodes, o.buy_tiers[0][0])
+            bought[o.id] += costs.nodes_bought(o, opt.nodes)
         elif o.contracted:
             for c in standalone_contracts(project, grid, o, opt.nodes, opt.hours, grid.day_of_period(s)):
                 rented[o.id].append((c.start_day, c.end_day, c.nodes))
@@ -89,7 +89,7 @@ def greedy_plan(project: Project, offers: dict[str, Offer], options: dict[str, l
             )
         )
         if opt.mode == "buy":
-            purchases[opt.offer_id] += max(opt.nodes, opt.offer.buy_tiers[0][0])
+            purchases[opt.offer_id] += costs.nodes_bought(opt.offer, opt.nodes)
         elif opt.offer.contracted:
             contracts += standalone_contracts(project, grid, opt.offer, opt.nodes, opt.hours, grid.day_of_period(s))
     return build_plan(project, offers, decisions, dict(purchases), contracts)

@@ -209,7 +209,7 @@ def standalone_cost(
     job += costs.total(costs.fixed_charge_flows(offer, project))
     offers = {offer.id: offer}
     if offer.mode == "buy":
-        bought = max(nodes, offer.buy_tiers[0][0])  # a vendor's minimum order (first volume tier) is bought in full
+        bought = costs.nodes_bought(offer, nodes)  # a vendor's minimum order is bought in full
         key = (offer.id, bought)
         per_node = owned.get(key) if owned is not None else None
         if per_node is None:

@@ -142,6 +142,17 @@ def adapter_params(workload: Workload) -> float:
     return per_layer * m.layers
 
 
+def trainable_params(workload: Workload) -> float:
+    """The parameters a job trains and checkpoints: the adapter's for LoRA/QLoRA, else the whole model's."""
+    return adapter_params(workload) if workload.method in ("lora", "qlora") else workload.model.params
+
+
+def checkpoint_bytes(workload: Workload) -> float:
+    """One checkpoint of the trainable state: CHECKPOINT_BYTES_PER_PARAM × trainable parameters (the bytes
+    fit.nvme_reason reserves and the cost model's storage and egress price)."""
+    return CHECKPOINT_BYTES_PER_PARAM * trainable_params(workload)
+
+
 def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     m = w.model
     p = Profile()
@@ -190,7 +201,7 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.att_tok_ckpt = attention_flops_per_token(p, True, w.method)
     p.D = w.tokens_b * 1e9
     p.global_tokens = global_batch_tokens(w, settings, p.flops_tok * p.D)
-    p.ckpt_bytes = CHECKPOINT_BYTES_PER_PARAM * (p.A if p.adapter else p.P)
+    p.ckpt_bytes = checkpoint_bytes(w)
     p.dataset_tb = w.dataset_tb
     p.kept = w.checkpoints_kept
     p.mfu = w.mfu
