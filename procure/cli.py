@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import logging
 import sys
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from procure.cli_common import (
+    AllErrors,
+    AmountsOption,
+    LangOption,
+    SolverName,
+    _console,
+    _echo_data,
+    _esc,
+    _fail,
+    _interrupted,
+    _print_warnings,
+    _usage,
+)
+from procure.cli_offers import offers_app
 from procure.models.errors import ExitCode
 from procure.solver.enums import Objective
 
@@ -35,123 +48,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-offers_app = typer.Typer(help="Inspect, validate and create offer catalogs.", no_args_is_help=True)
 app.add_typer(offers_app, name="offers")
-
-log = logging.getLogger("procure")
-
-
-class Fmt(StrEnum):
-    csv = "csv"
-    xlsx = "xlsx"
-    yaml = "yaml"
-
-
-class SolverName(StrEnum):
-    cbc = "cbc"
-    highs = "highs"
-
-
-def _console(stderr: bool = False):
-    from procure.reports.terminal import console
-
-    return console(stderr)
-
-
-def _echo_data(text: str, option: str) -> None:
-    """A result on stdout (``--json -``): unlike the console's text it is the output, so a stream that is
-    closed, full or a pipe nobody reads is an error (exit 1) with one line on stderr, never a traceback."""
-    import errno
-
-    from procure.reports.terminal import discard
-
-    try:
-        if sys.stdout is None:
-            raise OSError(errno.EBADF, "standard output is closed")
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    except OSError as exc:
-        discard(sys.stdout)
-        _console(stderr=True).print(
-            f"[red]✗[/red] standard output ({option} -): could not write the result: {_esc(exc.strerror or str(exc))}",
-            soft_wrap=True,
-        )
-        raise typer.Exit(ExitCode.INPUT) from None
-
-
-def _esc(text) -> str:
-    """User text (names, paths, values) must print as typed, never as rich markup ('[/b]' would crash)."""
-    from rich.markup import escape
-
-    return escape(str(text))
-
-
-AllErrors = Annotated[
-    bool, typer.Option("--all-errors", help="Print every problem found (by default at most 50 per file).")
-]
-# the reader's language: every command that reports a plan takes these two
-LangOption = Annotated[
-    str | None,
-    typer.Option(
-        "--lang",
-        help="Language of the console, the workbook and the CSV header rows: en or zh-CN "
-        "(default: the workload's `language`, else en). The JSON stays English.",
-    ),
-]
-AmountsOption = Annotated[
-    str | None,
-    typer.Option(
-        "--amounts-in",
-        help="Show amounts in units of the currency (unit) or in 万 (wan: 10,000) "
-        "(default: the workload's `amounts_in`, else unit).",
-    ),
-]
-#: the options ``offers import`` and ``offers fetch`` share
-CatalogOut = Annotated[Path, typer.Option("--out", help="The catalog to write (.yaml, .yml or .csv).")]
-MaxNodesOption = Annotated[
-    int, typer.Option("--max-nodes", help="Most nodes available from each imported offer.", min=1, max=100_000)
-]
-GpuFilter = Annotated[
-    list[str] | None, typer.Option("--gpu", help="Keep only offers of this GPU (id or alias; repeatable).")
-]
-RegionFilter = Annotated[
-    list[str] | None,
-    typer.Option("--region", help="Keep only offers in this region or area, e.g. us-east, eu (repeatable)."),
-]
-ForceOption = Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")]
-
-
-def _fail(exc, all_errors: bool = False) -> NoReturn:
-    """Print a ProcureError the way its family is documented, and exit with its code."""
-    from procure.models.errors import InputError, render_problems
-    from procure.solver.verify import VerificationError
-
-    err = _console(stderr=True)
-    if isinstance(exc, InputError):
-        for line in render_problems(exc, all_errors):
-            mark = "  " if line.startswith("… and") else "[red]✗[/red] "
-            err.print(f"{mark}{_esc(line)}", markup=True, highlight=False, soft_wrap=True)
-        n = exc.count
-        err.print(f"{n:,} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
-    elif isinstance(exc, VerificationError):
-        err.print(
-            "[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]",
-            soft_wrap=True,
-        )
-        for v in exc.violations:
-            err.print(f"  - {_esc(v)}", soft_wrap=True)
-        err.print("This is a bug in procure; please report it with your input files.", soft_wrap=True)
-    else:  # the solver is missing or failed
-        err.print(f"[red]✗[/red] solver problem: {_esc(exc)}", soft_wrap=True)
-    raise typer.Exit(exc.exit_code)
-
-
-def _print_warnings(warnings) -> None:
-    if not warnings:
-        return
-    err = _console(stderr=True)
-    for w in warnings:
-        err.print(f"[yellow]![/yellow] {_esc(w)}", soft_wrap=True)
 
 
 def _version(value: bool) -> None:
@@ -180,161 +77,6 @@ def _root(
 
 
 # --- offers ------------------------------------------------------------------------------------
-
-
-@offers_app.command("list")
-def offers_list(
-    offers: Annotated[
-        list[Path] | None,
-        typer.Option("--offers", help="Catalog file(s) (.yaml, .csv, .xlsx); default: the bundled catalog."),
-    ] = None,
-    gpu: Annotated[str | None, typer.Option(help="Only offers of this GPU (id or alias).")] = None,
-    mode: Annotated[str | None, typer.Option(help="Only offers of this mode: buy, rent or cloud.")] = None,
-    all_errors: AllErrors = False,
-) -> None:
-    """Show the offers of a catalog as a table."""
-    from procure.models.errors import InputError, Problem, unknown_choice
-    from procure.models.gpu import gpu_table
-    from procure.models.offer import MODES
-
-    try:
-        problems = []
-        gid = None
-        if gpu is not None:
-            gid = gpu_table().resolve(gpu)
-            if gid is None:
-                problems.append(Problem("command line", "--gpu", gpu_table().unknown_message(gpu)))
-        if mode is not None and mode not in MODES:
-            problems.append(Problem("command line", "--mode", unknown_choice("mode", mode, MODES)))
-        if problems:
-            raise InputError(problems)
-        from procure.app import load_offers
-
-        cat = load_offers(offers)
-    except InputError as exc:
-        _fail(exc, all_errors)
-    from procure.reports.console import print_offers
-
-    rows = [o for o in cat.offers if (gid is None or o.gpu == gid) and (mode is None or o.mode == mode)]
-    print_offers(_console(), rows, cat)
-    _print_warnings(cat.warnings)
-    if not rows:
-        parts = []
-        if gid:
-            parts.append(f"{sum(o.gpu == gid for o in cat.offers)} have GPU {gid}")
-        if mode:
-            parts.append(f"{sum(o.mode == mode for o in cat.offers)} are {mode} offers")
-        _console(stderr=True).print(
-            f"no offer matches the filters: of the catalog's {len(cat.offers)} offers, {' and '.join(parts)}",
-            markup=False,
-            soft_wrap=True,
-        )
-
-
-@offers_app.command("validate")
-def offers_validate(
-    paths: Annotated[list[Path], typer.Argument(help="Catalog files to check (.yaml, .csv, .xlsx).")],
-    all_errors: AllErrors = False,
-) -> None:
-    """Check catalog files; report every problem with its file, row or line; exit 1 if any."""
-    from procure.models.errors import InputError
-    from procure.offers.catalog import load_catalog
-
-    try:
-        cat = load_catalog(paths)
-    except InputError as exc:
-        _fail(exc, all_errors)
-    _print_warnings(cat.warnings)
-    modes = sorted({o.mode for o in cat.offers})
-    typer.echo(f"ok: {len(cat.offers)} offers ({', '.join(modes)}) in {len(paths)} file(s)")
-
-
-@offers_app.command("template")
-def offers_template(
-    format: Annotated[
-        Fmt | None,
-        typer.Option(
-            "--format",
-            help="csv, xlsx or yaml; default: the suffix of --out (.csv, .xlsx, .yaml or .yml). A --format that contradicts the suffix is refused.",
-        ),
-    ] = None,
-    out: Annotated[Path, typer.Option("--out", help="File to write.")] = Path("offers.xlsx"),
-    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
-) -> None:
-    """Write an empty, documented catalog to type vendor quotes into."""
-    from procure.models.errors import InputError
-    from procure.offers.catalog import template_format, write_template
-
-    try:
-        write_template(template_format(format.value if format is not None else None, out), out, overwrite=force)
-    except InputError as exc:
-        _fail(exc)
-    from procure.models.text import printable
-
-    shown = printable(str(out))  # a path is user text too
-    typer.echo(f"wrote {shown}: fill one row per offer, then run: procure offers validate {shown}")
-
-
-@offers_app.command("import")
-def offers_import(
-    file: Annotated[Path, typer.Argument(help="A gpuhunt CSV (e.g. aws.csv) or a SkyPilot vms.csv.")],
-    source_format: Annotated[str, typer.Option("--from", help="The file's format: gpuhunt or skypilot.")],
-    out: CatalogOut = Path("offers.yaml"),
-    as_of: Annotated[
-        str | None,
-        typer.Option(
-            "--as-of",
-            help="Date of the prices, YYYY-MM-DD (default: a date in the file's name or folder, else its modification date).",
-        ),
-    ] = None,
-    mode: Annotated[str, typer.Option("--mode", help="The offers' mode: cloud (hourly prices).")] = "cloud",
-    provider: Annotated[
-        str | None,
-        typer.Option(
-            "--provider",
-            help="The provider (aws, gcp, azure, lambda, runpod, …); default: from the file name or its folder.",
-        ),
-    ] = None,
-    max_nodes: MaxNodesOption = 8,
-    gpu: GpuFilter = None,
-    region: RegionFilter = None,
-    force: ForceOption = False,
-    all_errors: AllErrors = False,
-) -> None:
-    """Turn a public price catalog (gpuhunt, SkyPilot) into procure cloud offers, each with its source row and date."""
-    from procure.models.errors import ProcureError
-    from procure.offers.live import run_import
-
-    try:
-        done = run_import(file, source_format, out, as_of, mode, provider, max_nodes, force, gpu, region)
-    except ProcureError as exc:
-        _fail(exc, all_errors)
-    _print_warnings(done.warnings)
-    typer.echo(done.summary)
-
-
-@offers_app.command("fetch")
-def offers_fetch(
-    provider: Annotated[
-        list[str],
-        typer.Option("--provider", help="Provider(s) to fetch from gpuhunt: aws, gcp, azure, lambdalabs, runpod, …"),
-    ],
-    out: CatalogOut = Path("offers.yaml"),
-    max_nodes: MaxNodesOption = 8,
-    gpu: GpuFilter = None,
-    region: RegionFilter = None,
-    force: ForceOption = False,
-) -> None:
-    """Fetch today's cloud GPU prices through the gpuhunt library (pip install 'procure[live]'); needs internet."""
-    from procure.models.errors import ProcureError
-    from procure.offers.live import run_fetch
-
-    try:
-        done = run_fetch(provider, out, max_nodes, force, gpu, region)
-    except ProcureError as exc:
-        _fail(exc)
-    _print_warnings(done.warnings)
-    typer.echo(done.summary)
 
 
 # --- size --------------------------------------------------------------------------------------
@@ -548,23 +290,7 @@ def solve(
     raise typer.Exit(use.exit_code_of(result))
 
 
-def _interrupted(stop) -> NoReturn:
-    """SIGINT/SIGTERM/SIGHUP (``procure.runtime.Interrupted``): one line, exit 128 + the signal."""
-    _console(stderr=True).print(
-        f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
-        markup=False,
-        soft_wrap=True,
-    )
-    raise typer.Exit(stop.exit_code) from None
-
-
 # --- analyze and compare ---------------------------------------------------------------------------
-
-
-def _usage(option: str, message: str):
-    from procure.models.errors import InputError, Problem
-
-    return InputError([Problem("command line", option, message)])
 
 
 def _run_analysis(use, inputs, console, tr=None, **kw):
