@@ -465,16 +465,17 @@ def explain(
     amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use
+    from procure import app_explain as explaining
     from procure.models.errors import ProcureError
     from procure.runtime import Interrupted, guarded_run
 
     try:
         tr = use.language(lang, amounts_in)
-        outputs = use.check_explain_outputs(json_out, csv_out)
+        outputs = explaining.check_explain_outputs(json_out, csv_out)
         inputs = use.load_inputs(workload, offers, objective=objective.value)
         tr = use.language(lang, amounts_in, inputs.project)
         outputs.forbid_inputs(inputs.files)
-        use.check_explain_args(inputs, offer, job)
+        explaining.check_explain_args(inputs, offer, job)
     except ProcureError as exc:
         _fail(exc)
     _print_warnings(inputs.warnings)
@@ -484,7 +485,7 @@ def explain(
     console = _console(stderr=json_out == "-")
     try:
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
-            explained = use.explain(
+            explained = explaining.explain(
                 inputs,
                 offer,
                 job,
@@ -495,14 +496,14 @@ def explain(
             if explained.result.plan is None:
                 print_result(console, explained.result, tr=tr)
             print_explained(console, explained, tr)
-            for line in use.write_explain_outputs(explained, outputs, json_out, csv_out, tr):
+            for line in explaining.write_explain_outputs(explained, outputs, json_out, csv_out, tr):
                 console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
         _interrupted(stop)
     if json_out == "-":
-        _echo_data(use.explain_json(explained), "--json")
+        _echo_data(explaining.explain_json(explained), "--json")
     raise typer.Exit(use.exit_code_of(explained.result))
 
 
@@ -531,6 +532,7 @@ def compare(
     amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use
+    from procure import app_compare as comparing
     from procure.models.errors import ProcureError
     from procure.runtime import Interrupted, guarded_run
 
@@ -538,8 +540,8 @@ def compare(
         # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal (as solve and analyze do)
         with guarded_run():
             use.language(lang, amounts_in)
-            planned = use.check_compare_outputs(out, json_out)
-            inputs, results = use.compare(files, offers, solver=solver.value, objective=objective.value)
+            planned = comparing.check_compare_outputs(out, json_out)
+            inputs, results = comparing.compare(files, offers, solver=solver.value, objective=objective.value)
             tr = use.language(
                 lang, amounts_in, inputs[0].project
             )  # the first file's settings, like the comparison's currency
@@ -548,11 +550,11 @@ def compare(
                 _print_warnings(i.warnings)
             from procure.reports.analysis_console import print_comparison, print_input_diff
 
-            c = use.comparison(files, inputs, results)
+            c = comparing.comparison(files, inputs, results)
             console = _console()
             print_input_diff(console, c.files, c.changes, tr=tr)
             print_comparison(console, c.files, c.rows, c.currency, tr=tr)
-            for line in use.write_compare_outputs(c, planned, tr):
+            for line in comparing.write_compare_outputs(c, planned, tr):
                 console.print(_esc(line))
     except ProcureError as exc:
         _fail(exc)

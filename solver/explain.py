@@ -8,7 +8,7 @@ The answer has three parts, each from the machinery that already decides it:
   say where), else the rule that keeps the offer out (``reasons.Rule`` of its rejection: fit, deadline,
   lead time, term, excluded by a setting) or the joint cause of the held re-solve (budget, capacity,
   time limit);
-- its break-even price, which ``analysis.break_even`` computes (``procure.app.explain`` adds it).
+- its break-even price, which ``analysis.break_even`` computes (``procure.app_explain.explain`` adds it).
 
 The re-solve is a runner-up's (``planner.runner_ups``): ``run_strategy(only={W: X})``, verified with
 ``verify_plan(held=...)``; a runner-up already costed in the result is reused, not solved again.
@@ -80,7 +80,7 @@ class Explanation:
     status: SolveStatus | None = None  # how the held re-solve ended (a gap makes the difference an upper bound)
     categories: dict[str, tuple[float, float]] = field(default_factory=dict)
     held_plan: Plan | None = field(default=None, repr=False)
-    break_even: object | None = None  # analysis.break_even.BreakEven, added by procure.app.explain
+    break_even: object | None = None  # analysis.break_even.BreakEven, added by procure.app_explain.explain
     #: ``reason`` as the reports render it in the reader's language: a sentence, or a rejection's reasons
     message: Msg | tuple | None = None
 
