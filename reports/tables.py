@@ -136,6 +136,7 @@ def break_even(result: Result, tr: Lang = EN) -> tuple[int | None, str]:
         )
     best = min(others, key=lambda s: s.plan.total_cost if s.plan is not None else math.inf)  # others all have plans
     label = tr(STRATEGY_LABEL[best.name])
+    assert buy.plan is not None and best.plan is not None  # both have plans (checked above)
     cb = buy.plan.ledger.cumulative()
     co = best.plan.ledger.cumulative()
     tol = 0.005
@@ -229,7 +230,7 @@ def capacity_rows(result: Result, tr: Lang = EN) -> list[dict]:
                 "vendor": o.vendor,
                 "nodes": pur.nodes,
                 "from_day": float(o.lead_time_days),
-                "to_day": plan.ledger.end_day,
+                "to_day": result.planned().ledger.end_day,
                 "from": day_date(p, o.lead_time_days),
                 "months": None,
                 "cost": pur.cost,

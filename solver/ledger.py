@@ -307,8 +307,8 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
         ("colocation", "colocation", days, o.colocation, None),
         ("idle", "energy", days, p.electricity_price_per_kwh, o.power_kw_per_node),
     )
-    for kind, cat, qty, price, rate in rows:
-        pr.add(f"{k}:{kind}", kind, cat, o, n, qty, price, rate, _amounts(flows[cat]))
+    for kind, cat, qty, unit, rate in rows:
+        pr.add(f"{k}:{kind}", kind, cat, o, n, qty, unit, rate, _amounts(flows[cat]))
     fin = costs.financing_of(o, p)
     if fin is not None:
         loan = costs.unit_price(o, p, n) * costs.landed_factor(o, p) * (1.0 - fin.down_payment_pct)

@@ -149,10 +149,10 @@ def _write_npv(
     put(ws, row, 1, tr("annual discount rate"))
     as_input(put(ws, row, 3, p.discount_rate, PCT_FMT))
     put(ws, row + 1, 1, tr("monthly rate (1+r)^(1/12)−1"))
-    mrate = result.plan.ledger.monthly_rate
+    mrate = result.planned().ledger.monthly_rate
     formula(ws, row + 1, 3, f"=(1+C{row})^(1/12)-1", "0.0000%", value=mrate)
     put(ws, row + 2, 1, tr("net present value (end of month)"), font=BOLD)
-    npv = result.plan.ledger.present_value()  # the spreadsheet NPV(): end-of-period flows
+    npv = result.planned().ledger.present_value()  # the spreadsheet NPV(): end-of-period flows
     formula(
         ws,
         row + 2,
@@ -187,6 +187,7 @@ def _write_strategy_rows(
             for m in range(n):
                 formula(ws, row, c0 + m, f"={L(c0 + m)}{cum_row}", money, value=cum[m])
         else:
+            assert s.plan is not None  # only strategies with a plan get a row
             for m, v in enumerate(s.plan.ledger.cumulative()):
                 put(ws, row, c0 + m, v, money)
         names.strategy_rows[name] = row
@@ -194,7 +195,9 @@ def _write_strategy_rows(
     be_month, _ = break_even(result)
     if be_month is not None:
         put(ws, row, 1, tr("break-even month (buy only)"))
-        buy_cum = result.strategies["buy"].plan.ledger.cumulative()
+        buy = result.strategies["buy"].plan
+        assert buy is not None  # a break-even month exists only when buying has a plan
+        buy_cum = buy.ledger.cumulative()
         put(ws, row, c0 + be_month, buy_cum[be_month], money)
         names.break_even_row = row
         row += 1

@@ -403,4 +403,4 @@ def _write_set_aside(ws: Worksheet, result: Result, row: int, tr: Lang) -> int:
 
 def _sheet_npv(result: Result) -> float:
     """The NPV as the Cash flow sheet computes it (spreadsheet NPV(): end-of-month flows): the ledger's."""
-    return result.plan.ledger.present_value()
+    return result.planned().ledger.present_value()
