@@ -55,6 +55,8 @@ WHY_LABEL = {
     "budget": N_("budget"),
     "capacity": N_("capacity"),
     "time_limit": N_("time limit"),
+    "quota": N_("quota"),
+    "window": N_("window"),
 }
 #: Two costs closer than this (relative) are "the same".
 SAME = 1e-6

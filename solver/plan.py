@@ -68,6 +68,7 @@ class Purchase:
     cost: float  # all costs of owning the nodes over the horizon, energy of the jobs on them included
     flows: Flows = field(repr=False, default_factory=dict)
     price_per_node: float = 0.0  # the volume tier paid, reporting currency, before duty and VAT
+    committed: bool = False  # owned servers (project ``owned``): held and paid for whatever the plan does
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ class Rental:
     term_months: int | None = None  # the term tier signed (None: the offer's shortest term)
     price_per_node_month: float = 0.0  # the tier's rate paid, reporting currency
     phase_days: float = 0.0  # days after the start of project month start_month that the contract begins
+    committed: bool = False  # signed before the plan (project ``commitments``): owed whatever the plan does
 
     @property
     def start_day(self) -> float:
@@ -94,7 +96,7 @@ class Rental:
     def contract(self) -> RentalContract:
         """The contract as the cost model prices it, at the term tier it was signed at."""
         return RentalContract(
-            self.offer_id, self.nodes, self.start_month, self.months, self.term_months, self.phase_days
+            self.offer_id, self.nodes, self.start_month, self.months, self.term_months, self.phase_days, self.committed
         )
 
 
@@ -124,6 +126,9 @@ class Plan:
     decisions: list[Decision] = field(default_factory=list)
     pnl: list[costs.PnlYear] = field(default_factory=list)
     charges: list[Charge] = field(default_factory=list)
+    # what the organisation already has (owned nodes, commitments) on offers no job of this plan runs on:
+    # paid whatever the plan does, so no job's cost carries it
+    committed_idle: float = 0.0
 
     def modes(self) -> set[str]:
         return {a.mode for a in self.assignments}
@@ -156,7 +161,10 @@ def build_plan(
         capacity_cost[oid] = costs.total(f)
         parts.append(f)
         owned = costs.add_flows([f, *per_offer_flows.get(oid, [])])
-        purchase_rows.append(Purchase(oid, n, costs.total(owned), owned, costs.unit_price(offers[oid], project, n)))
+        sunk = costs.owned_terms(offers[oid], project) is not None
+        purchase_rows.append(
+            Purchase(oid, n, costs.total(owned), owned, costs.unit_price(offers[oid], project, n), committed=sunk)
+        )
     rental_rows = []
     for c in sorted(contracts, key=lambda c: (c.offer_id, c.start_day, c.months, c.term_months or 0)):
         o = offers[c.offer_id]
@@ -173,6 +181,7 @@ def build_plan(
                 c.term_months,
                 costs.rental_month_cost(o, project, term),
                 c.phase_days,
+                c.committed,
             )
         )
     charges = plan_charges(project, offers, decisions, purchases, contracts)
@@ -224,6 +233,7 @@ def build_plan(
         )
     order = {w.name: i for i, w in enumerate(project.workloads)}
     assignments.sort(key=lambda a: order[a.workload])
+    idle = sum(capacity_cost.get(oid, 0.0) for oid in capacity_cost if not node_hours.get(oid))
     return Plan(
         assignments=assignments,
         purchases=purchase_rows,
@@ -235,6 +245,7 @@ def build_plan(
         decisions=list(decisions),
         pnl=costs.pnl_years(project, offers, {p.offer_id: p.nodes for p in purchase_rows}, flows),
         charges=charges,
+        committed_idle=idle,
     )
 
 
@@ -250,7 +261,7 @@ def plan_charges(
     used = (
         {d.offer_id for d in decisions}
         | {oid for oid, n in purchases.items() if n > 0}
-        | {c.offer_id for c in contracts}
+        | {c.offer_id for c in contracts if not c.committed}  # a commitment's fixed charge was paid when signed
     )
     out = []
     for oid in sorted(used):

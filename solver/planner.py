@@ -12,7 +12,9 @@ from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.runtime import Budget
 
-from . import costs
+from procure.models.errors import InputError, Problem
+
+from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
@@ -206,7 +208,7 @@ def run_strategy(
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
     info = agreed(info, cost_on(as_solved, objective))
     # a solve stopped early may hold capacity no job uses: dropping it keeps the plan feasible and cheaper
-    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
     plan = build_plan(project, offers, decisions, purchases, contracts)
     verify_plan(project, offers, plan, resize, modes, held=only)
     return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
@@ -260,7 +262,7 @@ def coarse_plan(
     if not info.status.has_plan:
         return None
     decisions, purchases, contracts = extract(model, coarse, offers)
-    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
     plan = build_plan(project, offers, decisions, purchases, contracts)
     try:
         verify_plan(project, offers, plan, resize, modes, held=only)
@@ -306,10 +308,15 @@ def heuristic_result(
     )
 
 
-def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
-    """Purchases and rental contracts of offers that no job runs on."""
+def trim_idle_capacity(decisions, purchases: dict[str, int], contracts, project: Project | None = None):
+    """Purchases and rental contracts of offers that no job runs on (what the organisation already has —
+    owned nodes, commitments — stays: it is held whatever the plan does)."""
     used = {d.offer_id for d in decisions}
-    return {o: n for o, n in purchases.items() if o in used}, [c for c in contracts if c.offer_id in used]
+    owned = set(holdings.owned_ids(project)) if project is not None else set()
+    return (
+        {o: n for o, n in purchases.items() if o in used or o in owned},
+        [c for c in contracts if c.offer_id in used or c.committed],
+    )
 
 
 def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple[str, ...]) -> list[str]:
@@ -520,6 +527,7 @@ def plan_project(
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
     budget = budget or Budget(time_limit)
+    offers = holdings.with_owned(project, offers)  # owned servers are an offer of their own (solver.holdings)
     if progress is not None:
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
@@ -701,6 +709,13 @@ def _budget_set_aside(
     return [SetAside(w, cause, summary, lines) for w in dropped]
 
 
+def check_holdings(project: Project, offers: list[Offer]) -> None:
+    """InputError for owned servers or commitments that name no offer, or one of the wrong kind."""
+    bad = holdings.holding_problems(project, {o.id: o for o in offers})
+    if bad:
+        raise InputError([Problem("<workload>", where, msg) for where, msg in bad])
+
+
 def plan_from_sizings(
     project: Project,
     offers: list[Offer],
@@ -731,6 +746,8 @@ def plan_from_sizings(
     not use goes to the next), the spot fallback half of the rest, and the runner-ups what remains.
     ``on_hybrid(StrategyResult)`` is called as soon as the hybrid plan is verified."""
     budget = budget or Budget(time_limit)
+    check_holdings(project, offers)
+    offers = holdings.with_owned(project, offers)
     by_id = {o.id: o for o in offers}
     programme = project
     hybrid_modes = tuple(project.allowed_modes)
