@@ -627,6 +627,8 @@ def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str
     missing = [w.name for w in project.workloads if not options.get(w.name)]
     if not missing or len(missing) == len(project.workloads):
         return []
+    if any(w.priority == "required" for w in project.workloads if w.name in missing):
+        return []  # a required job is never set aside: without it there is no plan (all-or-nothing's answer)
     out = []
     for w in missing:
         mine = [r for r in rejections if r.workload == w and r.rule is not Rule.MODE_NOT_ALLOWED]
@@ -652,10 +654,12 @@ def largest_coverable(
     programme without one job (each re-solved and verified), then without two, …; the first size with a
     plan wins, ties broken by cost, then by the order of the workload file. At most ``MAX_SUBSET_SOLVES``
     re-solves and within ``budget``; None when no set was found within them (the whole programme then has
-    no plan, as with --all-or-nothing)."""
-    names = [w.name for w in project.workloads]
+    no plan, as with --all-or-nothing). Only optional jobs are set aside (``priority: required`` never is): when
+    the required jobs alone have no plan, neither has the programme."""
+    names = [w.name for w in project.workloads if w.priority != "required"]
+    required = len(project.workloads) - len(names)
     tried = 0
-    for k in range(1, len(names)):
+    for k in range(1, len(names) + (1 if required else 0)):
         best: tuple[float, tuple[str, ...], Project, list, StrategyResult] | None = None
         for drop in itertools.combinations(names, k):
             if tried >= MAX_SUBSET_SOLVES or _spent(budget, reserve):

@@ -212,3 +212,49 @@ def test_no_new_contract_begins_before_a_rent_offer_window():
     res = solve_fixed(p, [r], {("j", "r", 1): 240})
     (rent,) = res.plan.rentals
     assert rent.start_day >= 59 - 1e-9  # 2027-03-01 is day 59
+
+
+# --- priority: required ---------------------------------------------------------------------------------
+
+
+def _budget_programme(budget: float):
+    # on one cloud offer at 30 per node-hour: the pretraining costs 2 × 200 × 30 = 12,000, each fine-tune
+    # 1 × 100 × 30 = 3,000
+    c = offer(id="c", mode="cloud", price_per_node_hour=30.0)
+    jobs = [
+        workload(name="pretrain", deadline_days=60, priority="required"),
+        workload(name="ft-a", deadline_days=60),
+        workload(name="ft-b", deadline_days=60),
+    ]
+    p = project(jobs, budget_tco=budget)
+    hours = {("pretrain", "c", 2): 200, ("ft-a", "c", 1): 100, ("ft-b", "c", 1): 100}
+    return p, [c], hours
+
+
+def test_under_a_budget_the_required_pretraining_is_kept_and_optional_jobs_set_aside():
+    # 15,000 covers pretrain + one fine-tune (15,000), or both fine-tunes (6,000): the most jobs would be the
+    # two fine-tunes, but the pretraining is required, so one fine-tune is set aside
+    p, offers, hours = _budget_programme(15_000)
+    res = solve_fixed(p, offers, hours, all_or_nothing=False)
+    planned = sorted(a.workload for a in res.plan.assignments)
+    assert planned in (["ft-a", "pretrain"], ["ft-b", "pretrain"])
+    assert [x.workload for x in res.set_aside] in (["ft-b"], ["ft-a"])
+    assert res.plan.total_cost == pytest.approx(15_000)
+    # without the priority the rule keeps the most jobs: the two fine-tunes
+    free = p.model_copy(update={"workloads": [w.model_copy(update={"priority": "optional"}) for w in p.workloads]})
+    res = solve_fixed(free, offers, hours, all_or_nothing=False)
+    assert sorted(a.workload for a in res.plan.assignments) == ["ft-a", "ft-b"]
+
+
+def test_when_the_required_jobs_alone_cannot_be_planned_there_is_no_plan():
+    p, offers, hours = _budget_programme(10_000)  # the pretraining alone costs 12,000
+    res = solve_fixed(p, offers, hours, all_or_nothing=False)
+    assert res.plan is None and res.hybrid.status == "infeasible"
+    assert "(budget)" in res.hybrid.reasons
+
+
+def test_a_required_job_no_offer_can_run_is_not_set_aside():
+    p, offers, hours = _budget_programme(100_000)
+    hours = {k: v for k, v in hours.items() if k[0] != "pretrain"}  # no shape of the pretraining fits
+    res = solve_fixed(p, offers, hours, all_or_nothing=False)
+    assert res.plan is None and not res.set_aside
