@@ -127,6 +127,10 @@ def _fractions(per_month: dict[int, float], fallback: dict[int, float]) -> dict[
 def _purchase_items(result: Result, pur, tr: Lang = EN) -> list[LineItem]:
     """Capex (price, import duty, non-recoverable VAT), residual, maintenance, colocation, idle energy and
     loan interest of one purchase. Prices stand in the quoted currency; the formula converts them."""
+    if pur.committed:  # owned servers: their running costs only, marked committed
+        from .committed import owned_items
+
+        return owned_items(result, pur, tr)
     p = result.project
     o = result.offers[pur.offer_id]
     cur, q = p.currency, _quoted(o, p)
@@ -434,6 +438,8 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
         months = tr("months {first}–{last}", first=r.start_month + 1, last=r.start_month + r.months)
         if r.phase_days:  # a contract runs whole months from its own start, not from a project month
             months = tr("{months}, from {date}", months=months, date=tr.date(day_date(p, r.start_day)))
+        if r.committed:  # signed before the plan (project commitments)
+            months = tr("{months}, committed", months=months)
         if o.mode == "cloud":  # a reserved term: the committed hourly rate for every hour, plus the upfront fee
             links = {} if first == k else {"G": f"{first}:rent"}
             monthly = r.nodes * r.months * costs.rental_month_cost(o, p, term)

@@ -326,10 +326,13 @@ class OptionTable:
                 got = ("term", (closed,))
             elif not starts:
                 wall_days = sure_days  # the reason quotes the duration the deadline is checked with
-                release = max(w.earliest_start_days, offer.lead_time_days)
+                release = max(w.earliest_start_days, holdings.release_day(project, offer))
+                opens = holdings.window(project, offer)[0]
                 why = (
                     say("lead time {days} days, ", days=offer.lead_time_days)
-                    if offer.lead_time_days > w.earliest_start_days
+                    if offer.lead_time_days > w.earliest_start_days and offer.lead_time_days >= opens
+                    else say("available from day {day}, ", day=f"{opens:g}")
+                    if opens > w.earliest_start_days
                     else ""
                 )
                 first = earliest_finish - wall_days
@@ -459,7 +462,13 @@ class OptionTable:
                 deadline_reasons = by_offer.get(oid)
                 if not deadline_reasons and oid not in seen_reason:
                     continue
-                reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
+                windowed = seen_reason.get(oid, ())
+                if windowed and windowed[0].rule is Rule.OFFER_WINDOW:  # a shape that only the window rules out
+                    reason = windowed
+                elif windowed and windowed[0].rule is Rule.QUOTA and deadline_reasons:
+                    reason = _fastest(deadline_reasons) + windowed  # the quota rules out the faster shapes
+                else:
+                    reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
                 rejections.append(Rejection(w.name, oid, reason))
             options.sort(
                 key=lambda o: o.key

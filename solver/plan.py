@@ -129,6 +129,14 @@ class Plan:
     # what the organisation already has (owned nodes, commitments) on offers no job of this plan runs on:
     # paid whatever the plan does, so no job's cost carries it
     committed_idle: float = 0.0
+    # the cash flows owed whatever the plan does: owned servers' running costs (their jobs' busy energy is
+    # a decision, not in here) and signed commitments; reports show them apart as "committed"
+    committed_flows: Flows = field(default_factory=dict)
+
+    @property
+    def committed_cost(self) -> float:
+        """The money of the plan that was committed before it (owned servers, commitments)."""
+        return costs.total(self.committed_flows)
 
     def modes(self) -> set[str]:
         return {a.mode for a in self.assignments}
@@ -153,6 +161,7 @@ def build_plan(
         parts.append(f)
         per_offer_flows.setdefault(o.id, []).append(f)
     purchase_rows = []
+    sunk_parts: list[Flows] = []  # committed before the plan (Plan.committed_flows)
     capacity_cost: dict[str, float] = {}  # per offer: what its purchase or rentals cost, shared by its jobs
     for oid, n in sorted(purchases.items()):
         if n <= 0:
@@ -162,6 +171,8 @@ def build_plan(
         parts.append(f)
         owned = costs.add_flows([f, *per_offer_flows.get(oid, [])])
         sunk = costs.owned_terms(offers[oid], project) is not None
+        if sunk:
+            sunk_parts.append(f)
         purchase_rows.append(
             Purchase(oid, n, costs.total(owned), owned, costs.unit_price(offers[oid], project, n), committed=sunk)
         )
@@ -170,6 +181,8 @@ def build_plan(
         o = offers[c.offer_id]
         f = costs.rental_flows(o, c, project)
         parts.append(f)
+        if c.committed:
+            sunk_parts.append(f)
         term = costs.term_of(o, c)
         rental_rows.append(
             Rental(
@@ -246,6 +259,7 @@ def build_plan(
         pnl=costs.pnl_years(project, offers, {p.offer_id: p.nodes for p in purchase_rows}, flows),
         charges=charges,
         committed_idle=idle,
+        committed_flows=costs.add_flows(sunk_parts) if sunk_parts else {},
     )
 
 

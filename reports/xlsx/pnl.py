@@ -103,19 +103,19 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
     for j, pur in enumerate(purchases):
         r = block0 + 1 + j
         o = result.offers[pur.offer_id]
-        k = f"buy:{o.id}"
+        k = f"own:{o.id}" if pur.committed else f"buy:{o.id}"  # owned servers: nothing capitalised
         parts = [
             names.item_amount[key]
             for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:network")
             if key in names.item_amount
         ]
-        landed = sum(costs.landed_parts(o, p, pur.nodes).values()) + pur.nodes * costs.network_cost(o, p)
+        landed = pur.nodes * costs.capitalised_cost(o, p, pur.nodes)
         years_life = costs.depreciation_years(o, p)
         per_month = costs.depreciation_flows(o, p, pur.nodes)  # one node, per month within the horizon
         monthly = landed / costs.depreciation_life_months(o, p)  # price, duty, VAT and network (costs.capitalised_cost)
         put(ws, r, 1, o.id)
         put(ws, r, 2, pur.nodes, INT_FMT)
-        formula(ws, r, 3, "=" + "+".join(parts), money, value=landed)
+        formula(ws, r, 3, "=" + ("+".join(parts) or "0"), money, value=landed)
         as_input(put(ws, r, 4, years_life, "0.0#"))
         formula(ws, r, 5, f"=C{r}/ROUND(12*D{r},0)", money, value=monthly)
         d = costs.delivery_month(o, p)
@@ -136,7 +136,8 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
             money,
             value=landed - depreciated,
         )
-        formula(ws, r, resale_col, f"=-{names.item_amount[f'{k}:residual']}", money, value=resale)
+        sold = names.item_amount.get(f"{k}:residual")
+        formula(ws, r, resale_col, f"=-{sold}" if sold else "=0", money, value=resale)
         formula(ws, r, gain_col, f"={L(resale_col)}{r}-{L(book_col)}{r}", money, value=resale - (landed - depreciated))
     last_block = block0 + max(len(purchases), 1)
     cash_by_year = [

@@ -274,6 +274,7 @@ FIGURE_LABEL = {
     "Residual value": N_("Residual value"),
     "Opex": N_("Opex"),
     "Peak cash out": N_("Peak cash out"),
+    "Committed": N_("Committed"),
 }
 
 
@@ -339,6 +340,16 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
             False,
         ),
     ]
+    if sh.plan.committed_flows:  # owned servers and signed contracts: part of the total, not a decision
+        figures.append(
+            (
+                "Committed",
+                f"={sh.plan.committed_cost:.2f}",
+                sh.plan.committed_cost,
+                tr("of the total: owned servers' running costs and contracts already signed, owed whatever the plan does"),
+                False,
+            )
+        )
     return figures
 
 
