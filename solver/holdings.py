@@ -171,6 +171,32 @@ def holding_problems(project: Project, offers: Mapping[str, Offer]) -> list[tupl
                     f"{c.offer} is a {o.mode} offer without a term; a commitment names a rent or reserved cloud offer",
                 )
             )
+    return bad or _held_over_quota(project, offers)
+
+
+def _held_over_quota(project: Project, offers: Mapping[str, Offer]) -> list[tuple[str, str]]:
+    """(field, message) for each quota that the owned nodes and commitments alone exceed: no plan can keep it."""
+    held: list[tuple[Offer, float, float, int]] = []
+    for oid, e in zip(owned_ids(project), project.owned, strict=True):
+        span = owned_window(project, oid)
+        if span is not None:
+            held.append((offers[e.offer], span[0], span[1], e.nodes))
+    for c in committed_contracts(project):
+        held.append((offers[c.offer_id], c.start_day, c.end_day, c.nodes))
+    bad = []
+    for i, q in enumerate(project.quotas):
+        mine = [(b, e, n * o.gpus_per_node) for o, b, e, n in held if matches(q, o)]
+        for t in sorted({b for b, _e, _g in mine}):
+            use = sum(g for b, e, g in mine if b <= t + 1e-6 < e)
+            if use > q.max_gpus:
+                bad.append(
+                    (
+                        f"quotas[{i}]",
+                        f"the owned servers and commitments alone hold {use} GPUs on day {t:g}, over the quota of "
+                        f"{q.label}: raise max_gpus or leave them out",
+                    )
+                )
+                break
     return bad
 
 

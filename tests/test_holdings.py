@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
+from procure.models.errors import InputError
 from procure.solver import holdings
 from procure.solver.plan import Decision, build_plan
 from procure.solver.verify import VerificationError, verify_plan
@@ -258,3 +261,111 @@ def test_a_required_job_no_offer_can_run_is_not_set_aside():
     hours = {k: v for k, v in hours.items() if k[0] != "pretrain"}  # no shape of the pretraining fits
     res = solve_fixed(p, offers, hours, all_or_nothing=False)
     assert res.plan is None and not res.set_aside
+
+
+# --- the example -----------------------------------------------------------------------------------------
+
+
+def test_the_existing_capacity_example_uses_what_is_already_paid_for(tmp_path):
+    import json
+
+    from helpers import ROOT, cli
+
+    js = tmp_path / "ex.json"
+    res = cli("solve", ROOT / "examples" / "existing-capacity.yaml", "--runner-ups", "0", "--json", js)
+    assert res.exit_code == 0, res.output
+    j = json.loads(js.read_text())
+    on = {a["workload"]: a["offer"] for a in j["assignments"]}
+    assert on["pretrain-7b"] == on["sprint-a"] == "lab-hgx-h100.owned"
+    assert on["sprint-b"] == "metal-h100-monthly" and on["pretrain-q2"] == "block-h200-q2"
+    # nothing new is bought or rented: every purchase and rental is the owned servers or the signed rental
+    assert [(x["offer"], x["nodes"], x["committed"]) for x in j["purchases"]] == [("lab-hgx-h100.owned", 4, True)]
+    assert [(x["offer"], x["nodes"], x["months"], x["committed"]) for x in j["rentals"]] == [
+        ("metal-h100-monthly", 2, 6, True)
+    ]
+    # the signed rental: 2 nodes × 6 months × 16,000, part of the committed money
+    assert j["rentals"][0]["cost"] == pytest.approx(192_000)
+    assert j["committed_cost"] >= 192_000
+    # the Q2 block (2027-04-01 to 2027-06-30: days 87 to 177) is used inside its window
+    (q2,) = [a for a in j["assignments"] if a["workload"] == "pretrain-q2"]
+    assert 87 <= q2["start_day"] and q2["end_day"] <= 177
+    # the AWS quota: no AWS H100 at all in this plan (cheaper capacity is already held), so at most 32
+    assert not any(a["offer"].startswith("aws-") for a in j["assignments"])
+
+
+# --- brute force over small random instances --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_owned_commitments_quotas_and_windows_by_brute_force(seed):
+    import random
+
+    from helpers import holdings_min_cost
+
+    rng = random.Random(seed)
+    period, months = 5, 3
+    horizon = months * 365 / 12
+    own_n, com_n, com_m = rng.choice([1, 2]), rng.choice([0, 1, 2]), rng.choice([1, 2, 3])
+    com_day = rng.choice([0, 30])  # signed on the project start, or on 2027-01-31
+    win = sorted(rng.sample([0, 10, 20, 30, 45, 60, 75], 2))
+    q = rng.choice([24, 32, 40, 48])
+    b = offer(id="own", mode="buy")
+    r = offer(id="r", mode="rent", price_per_node_month=14_000, min_term_months=1, lead_time_days=365)
+    ca = offer(id="ca", vendor="AWS", mode="cloud", price_per_node_hour=30.0)
+    cb = offer(
+        id="cb", vendor="Blocks", mode="cloud", gpu="H200-SXM-141GB", price_per_node_hour=20.0,
+        available_from=(dt.date(2027, 1, 1) + dt.timedelta(days=win[0])).isoformat(),
+        available_until=(dt.date(2027, 1, 1) + dt.timedelta(days=win[1])).isoformat(),
+    )  # fmt: skip
+    jobs, spec, choices = [], [], {}
+    for k in range(2):
+        release = rng.choice([0, 5, 10, 20])
+        due = release + rng.choice([20, 30, 45, 60])
+        units = rng.choice([1, 2])  # 1 node takes 10·units days, 2 nodes 5·units days
+        name = f"j{k}"
+        jobs.append(workload(name=name, earliest_start_days=release, deadline_days=due))
+        spec.append((name, release, due))
+        choices[name] = []
+        for n in (1, 2):
+            h = 240 * units / n * 1.0
+            wall = h / 24
+            for oid, cost in (("own.owned", n * h * BUSY_HOUR), ("r", 0.0), ("ca", n * h * 30.0), ("cb", n * h * 20.0)):
+                choices[name].append((oid, n, wall, cost))
+    p = project(
+        jobs,
+        horizon_months=months,
+        period_days=period,
+        owned=[{"offer": "own", "nodes": own_n}],
+        commitments=[{"offer": "r", "nodes": com_n, "start_date": dt.date(2027, 1, 1) + dt.timedelta(days=com_day), "months": com_m}]
+        if com_n
+        else [],
+        quotas=[{"gpu": "H100", "max_gpus": q}],
+    )
+    offers = holdings.with_owned(p, [b, r, ca, cb])
+    hours = {(name, oid, n): wall * 24 for name in choices for oid, n, wall, _c in choices[name]}
+    signed_gpus = 8 * own_n + (8 * com_n if com_n else 0)  # both held at once from the commitment's first day
+    if signed_gpus > q:  # what is already held breaks the quota: an input error, before any solve
+        with pytest.raises(InputError, match="alone hold"):
+            solve_fixed(p, offers, hours)
+        return
+    res = solve_fixed(p, offers, hours)
+    held_days = horizon
+    committed = own_n * (MAINT_YEAR + COLO_YEAR + IDLE_YEAR) * held_days / 365 + com_n * min(com_m, months) * 14_000
+    signed = {"r": (com_n, float(com_day), min(horizon, com_day + com_m * 365 / 12))} if com_n else {}
+    if not com_n:
+        choices = {k: [c for c in v if c[0] != "r"] for k, v in choices.items()}
+    best = holdings_min_cost(
+        spec,
+        choices,
+        {"own.owned": (own_n, 0.0, horizon)},
+        signed,
+        (q, {"own.owned": 8, "r": 8, "ca": 8}),
+        {"cb": (float(win[0]), float(win[1]))},
+        period,
+        horizon,
+    )
+    if best == float("inf"):
+        assert res.plan is None
+        return
+    assert res.status == "optimal"
+    assert res.plan.total_cost == pytest.approx(committed + best, rel=1e-6, abs=0.02)
