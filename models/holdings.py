@@ -74,5 +74,9 @@ class Quota(InputModel):
     @property
     def label(self) -> str:
         """The quota as a person names it: ``vendor=aws, gpu=H100-SXM-80GB: 32 GPUs``."""
-        parts = [f"{k}={v}" for k, v in (("vendor", self.vendor), ("region", self.region), ("gpu", self.gpu), ("mode", self.mode)) if v]
+        parts = [
+            f"{k}={v}"
+            for k, v in (("vendor", self.vendor), ("region", self.region), ("gpu", self.gpu), ("mode", self.mode))
+            if v
+        ]
         return f"{', '.join(parts) or 'every offer'}: {self.max_gpus} GPUs"

@@ -278,12 +278,16 @@ class Offer(InputModel):
             problems.append("upfront_per_node needs commitment_months (it is the up-front part of a reserved term)")
         if self.commitment_months is not None and self.spot:
             problems.append("a reserved (commitment_months) offer cannot be spot capacity")
-        if self.available_from and self.available_until and self.available_until <= self.available_from:
-            problems.append(
-                f"available_until {self.available_until} must come after available_from {self.available_from}"
-            )
         if problems:
             raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
+    def _window(self) -> Offer:
+        if self.available_from and self.available_until and self.available_until <= self.available_from:
+            raise ValueError(
+                f"available_until {self.available_until} must come after available_from {self.available_from}"
+            )
         return self
 
     # --- derived, with defaults applied (the one place defaults live) ---

@@ -328,7 +328,9 @@ class Project(InputModel):
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)
     owned: list[Owned] = Field(
-        default_factory=list, max_length=1000, description="servers already owned: {offer, nodes, from?, until?, residual_value?}"
+        default_factory=list,
+        max_length=1000,
+        description="servers already owned: {offer, nodes, from?, until?, residual_value?}",
     )
     commitments: list[Commitment] = Field(
         default_factory=list,
@@ -336,7 +338,9 @@ class Project(InputModel):
         description="rentals and reserved cloud terms already signed: {offer, nodes, start_date, months}",
     )
     quotas: list[Quota] = Field(
-        default_factory=list, max_length=1000, description="GPUs in use at once: {vendor?, region?, gpu?, mode?, max_gpus}"
+        default_factory=list,
+        max_length=1000,
+        description="GPUs in use at once: {vendor?, region?, gpu?, mode?, max_gpus}",
     )
     analysis: AnalysisSettings = Field(
         default_factory=AnalysisSettings, description="ranges and distributions of `procure analyze`"
@@ -441,9 +445,13 @@ class Project(InputModel):
             lo = (o.from_ - self.start_date).days if o.from_ else 0
             hi = (o.until - self.start_date).days if o.until else horizon_days
             if lo < 0:
-                bad.append(f"owned[{i}].from {o.from_} is before the project start_date {self.start_date}: leave it out")
+                bad.append(
+                    f"owned[{i}].from {o.from_} is before the project start_date {self.start_date}: leave it out"
+                )
             if hi <= max(lo, 0) or lo >= horizon_days:
-                bad.append(f"owned[{i}]: the window from {o.from_ or 'day 0'} until {o.until or 'the horizon end'} is empty")
+                bad.append(
+                    f"owned[{i}]: the window from {o.from_ or 'day 0'} until {o.until or 'the horizon end'} is empty"
+                )
         if bad:
             raise ValueError("; ".join(bad))
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping
 
-from procure.models.holdings import Commitment, Owned, Quota
+from procure.models.holdings import Owned, Quota
 from procure.models.offer import Offer
 from procure.models.project import Project
 

@@ -301,8 +301,8 @@ class OptionTable:
         if not c.fits:
             got = ("unfit", c.reasons or (Reason.of(Rule.OTHER, say("does not fit")),))
         elif quota is not None and c.gpus > quota.max_gpus:
-            why = say("{gpus} GPUs exceed the quota of {quota}", gpus=c.gpus, quota=quota.label)
-            got = ("unfit", (Reason.of(Rule.QUOTA, why),))
+            over = say("{gpus} GPUs exceed the quota of {quota}", gpus=c.gpus, quota=quota.label)
+            got = ("unfit", (Reason.of(Rule.QUOTA, over),))
         elif offer.contracted and not rental_fits_horizon(grid, offer):
             what = (
                 say("minimum rental term {months} months", months=offer.min_term)
@@ -462,14 +462,7 @@ class OptionTable:
                 deadline_reasons = by_offer.get(oid)
                 if not deadline_reasons and oid not in seen_reason:
                     continue
-                windowed = seen_reason.get(oid, ())
-                if windowed and windowed[0].rule is Rule.OFFER_WINDOW:  # a shape that only the window rules out
-                    reason = windowed
-                elif windowed and windowed[0].rule is Rule.QUOTA and deadline_reasons:
-                    reason = _fastest(deadline_reasons) + windowed  # the quota rules out the faster shapes
-                else:
-                    reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
-                rejections.append(Rejection(w.name, oid, reason))
+                rejections.append(Rejection(w.name, oid, _offer_reason(seen_reason.get(oid, ()), deadline_reasons)))
             options.sort(
                 key=lambda o: o.key
             )  # the model's order: by identity, never by price (a price change moves no column)
@@ -477,6 +470,16 @@ class OptionTable:
             kept[w.name] = options
             every[w.name] = all_opts
         return kept, rejections, every
+
+
+def _offer_reason(seen: tuple[Reason, ...], deadline_reasons: list[tuple[Reason, ...]] | None) -> tuple[Reason, ...]:
+    """Why an offer has no option for a job: the window when only it rules a shape out; the fastest shape's
+    deadline, with the quota when the quota rules out the faster shapes; else what its shapes were refused for."""
+    if seen and seen[0].rule is Rule.OFFER_WINDOW:
+        return seen
+    if seen and seen[0].rule is Rule.QUOTA and deadline_reasons:
+        return _fastest(deadline_reasons) + seen
+    return _fastest(deadline_reasons) if deadline_reasons else seen
 
 
 def _excluded(offer: Offer, modes: tuple[str, ...], allow_spot: bool) -> tuple[Reason, ...] | None:

@@ -8,11 +8,10 @@ import dataclasses
 import itertools
 from typing import TypedDict
 
+from procure.models.errors import InputError, Problem
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.runtime import Budget
-
-from procure.models.errors import InputError, Problem
 
 from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy

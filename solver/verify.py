@@ -151,7 +151,9 @@ def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) 
         )
     until = holdings.window(project, offer)[1]
     if until is not None and a.end_day > until + DAY_TOL:
-        bad.append(f"offer_window: {a.workload!r} ends day {a.end_day:.2f} after {offer.id}'s available_until (day {until:g})")
+        bad.append(
+            f"offer_window: {a.workload!r} ends day {a.end_day:.2f} after {offer.id}'s available_until (day {until:g})"
+        )
     if hours is not None:
         end = a.start_day + costs.wall_hours(offer, hours) / HOURS_PER_DAY
         if not _close(end, a.end_day):
@@ -252,7 +254,7 @@ def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str])
         begin = r.start_month * DAYS_PER_MONTH + r.phase_days
         rented[r.offer_id].append((begin, begin + r.months * DAYS_PER_MONTH, r.nodes))
     new = {r.contract for r in plan.rentals if not r.committed}  # max_nodes bounds the new contracts
-    for oid, held in rented.items():
+    for oid in rented:
         fresh = [(c.start_day, c.end_day, c.nodes) for c in new if c.offer_id == oid]
         for day in sorted({b for b, _e, _n in fresh}):
             n = sum(k for b, e, k in fresh if b <= day + DAY_TOL < e)
@@ -271,7 +273,9 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
     if r.committed:
         rate = costs.rental_month_cost(o, project, costs.term_of(o, r.contract))
         if not _close(r.price_per_node_month, rate):
-            bad.append(f"rent_price: commitment of {r.offer_id} reports {r.price_per_node_month:,.2f}, its rate is {rate:,.2f}")
+            bad.append(
+                f"rent_price: commitment of {r.offer_id} reports {r.price_per_node_month:,.2f}, its rate is {rate:,.2f}"
+            )
         return bad
     if o.mode not in modes:
         bad.append(f"mode: the plan contracts {r.offer_id} ({o.mode}) but may use only {', '.join(modes)}")
@@ -420,7 +424,9 @@ def _total_problems(plan: Plan, total: float) -> list[str]:
         bad.append(f"cost: plan total {plan.total_cost:,.2f} but recomputed {total:,.2f}")
     if not _close(sum(plan.breakdown.values()), plan.total_cost):
         bad.append("cost: breakdown does not add up to the total")
-    idle = sum(p.cost for p in plan.purchases if p.committed and p.offer_id not in {a.offer_id for a in plan.assignments})
+    idle = sum(
+        p.cost for p in plan.purchases if p.committed and p.offer_id not in {a.offer_id for a in plan.assignments}
+    )
     idle += sum(r.cost for r in plan.rentals if r.offer_id not in {a.offer_id for a in plan.assignments})
     if not _close(idle, plan.committed_idle):
         bad.append(f"cost: the plan states {plan.committed_idle:,.2f} committed and unused, recomputed {idle:,.2f}")

@@ -59,7 +59,9 @@ def test_owned_nodes_are_paid_for_even_when_no_job_uses_them():
 
 def test_owned_window_and_residual_value():
     # owned from day 31 (2027-02-01) until day 212 (2027-08-01): 181 days; 10,000 back per node at the end
-    p, offers, hours = _owned_case(deadline=200, **{"from": "2027-02-01", "until": "2027-08-01", "residual_value": 10_000})
+    p, offers, hours = _owned_case(
+        deadline=200, **{"from": "2027-02-01", "until": "2027-08-01", "residual_value": 10_000}
+    )
     res = solve_fixed(p, offers, hours)
     (a,) = res.plan.assignments
     assert a.offer_id == "dgx.owned" and a.start_day >= 31 and a.end_day <= 212
@@ -336,7 +338,14 @@ def test_owned_commitments_quotas_and_windows_by_brute_force(seed):
         horizon_months=months,
         period_days=period,
         owned=[{"offer": "own", "nodes": own_n}],
-        commitments=[{"offer": "r", "nodes": com_n, "start_date": dt.date(2027, 1, 1) + dt.timedelta(days=com_day), "months": com_m}]
+        commitments=[
+            {
+                "offer": "r",
+                "nodes": com_n,
+                "start_date": dt.date(2027, 1, 1) + dt.timedelta(days=com_day),
+                "months": com_m,
+            }
+        ]
         if com_n
         else [],
         quotas=[{"gpu": "H100", "max_gpus": q}],

@@ -346,7 +346,9 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
                 "Committed",
                 f"={sh.plan.committed_cost:.2f}",
                 sh.plan.committed_cost,
-                tr("of the total: owned servers' running costs and contracts already signed, owed whatever the plan does"),
+                tr(
+                    "of the total: owned servers' running costs and contracts already signed, owed whatever the plan does"
+                ),
                 False,
             )
         )

@@ -43,9 +43,18 @@ Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids
     rent_close[o,k]:   E[o,k,M] = S[o,k,M−1]   (contracts end within the horizon)
     rent_avail[o,m]:   R[o,m] ≤ cap_o
     buy_sym[o]:        b[o] ≤ b[o′] where o′ precedes o among identical buy offers (symmetry)
+    quota[q,t,c]:      GPUs in use under quota q in piece c of period t ≤ max_gpus (quotas.py, solver.holdings)
     budget:            total cost (undiscounted TCO) ≤ budget_tco (``budget`` is its deprecated alias)
     budget_cash_m:     cash spent by the end of month m ≤ budget_cash (peak cumulative cash out)
     budget_capex:      Σ_o b[o]·price_o ≤ budget_capex  (volume tiers: Σ_k q[o,k]·price_{o,k}; a loan's principal counts in full)
+
+What the organisation already has (solver.holdings)
+    owned servers:     an offer of their own whose b[o] is fixed at the nodes owned, priced without capex
+    commitments:       constant nodes of R[o,φ,m] on their own phase (rent_avail bounds the new contracts only);
+                       their payments are constants: the objective's offset (Model.offset, read back with the
+                       solver's figures), subtracted from the budget_tco and budget_cash caps
+    quotas:            quota rows (above); an offer under a quota gets start columns (no y), and the start
+                       reduction is off (it merges starts by the offer rows alone)
 
 Fixed charges and staff (costs.py, "Costs beyond the servers")
     u[o] ∈ {0,1}        offer o with a fixed_cost is used; cost fixed_cost_o (costs.fixed_charge_flows)
@@ -121,6 +130,7 @@ from ..costs import RentalContract
 from ..options import Grid, Option
 from ..plan import Decision, contracts_from_profile
 from .names import Names, slug
+from .quotas import add_quota_rows
 from .reduce import Reduction, reduce_model
 
 REDUCE_BELOW_DAYS = 7
@@ -668,51 +678,8 @@ class Builder:
         return list(dict.fromkeys(k for _a, _b, k in lattice.pieces(phases, 0.0, costs.horizon_end_day(self.project))))
 
     def add_quotas(self) -> None:
-        """quota[q,t,c]: GPUs in use on the offers quota q matches, in piece c of period t, ≤ max_gpus
-        (solver.holdings: bought and owned nodes held, contracted nodes under contract, cloud nodes busy).
-
-        The pieces split period t where a contract month of any matched contracted offer ends (lattice.pieces
-        over all their phases), so each contracted offer is in one lattice month of each phase there; a cloud
-        job counts in every piece of a period it touches, as in cloud_cap."""
-        m, grid, P = self.m, self.grid, self.grid.period_days
-        busy: dict[tuple[str, int], dict] = {}  # (cloud offer, period) -> {x: GPUs}
-        for (w, i, s), v in m.x.items():
-            opt = self.options[w][i]
-            if opt.mode == "cloud" and not opt.offer.contracted:
-                for oid, t, _mm in self._footprint[(w, i, s)][0]:
-                    busy.setdefault((oid, t), {})[v] = opt.gpus
-        for qi, q in enumerate(self.project.quotas):
-            matched = [oid for oid in sorted(self.offers) if holdings.matches(q, self.offers[oid])]
-            contracted = [oid for oid in matched if oid in self.phases and (oid in self.committed or self._has_terms(oid))]
-            phases = tuple(sorted({ph for oid in contracted for ph in self.phases[oid]}))
-            for t in range(grid.n_periods):
-                for lo, hi, _months in lattice.pieces(phases, t * P, min((t + 1) * P, costs.horizon_end_day(self.project))):
-                    expr = self._quota_use(matched, contracted, t, (lo, hi), busy)
-                    if expr.keys() or expr.constant > q.max_gpus:
-                        m.prob += (expr <= q.max_gpus, self.names.row("quota", qi, t, int(lo * 1000)))
-
-    def _has_terms(self, oid: str) -> bool:
-        return bool(self._tiers_of(oid) or self._terms_of(oid))
-
-    def _quota_use(self, matched: list[str], contracted: list[str], t: int, piece, busy) -> pulp.LpAffineExpression:
-        """GPUs in use on ``matched`` offers in ``piece`` (lo, hi) of period t, as add_quotas counts them: a
-        bought or owned node if it is held at any time in the piece."""
-        lo, hi = piece
-        day = (lo + hi) / 2
-        expr = pulp.LpAffineExpression()
-        for oid in matched:
-            o = self.offers[oid]
-            g = o.gpus_per_node
-            if oid in self.m.b:
-                span = holdings.owned_window(self.project, oid) or (float(o.lead_time_days), math.inf)
-                if span[0] < hi - lattice.TOL and lo < span[1] - lattice.TOL:
-                    expr += g * self.m.b[oid]
-            elif oid in contracted:
-                months = tuple(lattice.lattice_month(ph, day) for ph in self.phases[oid])
-                expr += g * self.rented(oid, months)
-            elif (oid, t) in busy:
-                expr += pulp.LpAffineExpression(busy[(oid, t)])
-        return expr
+        """quota[q,t,c]: GPUs in use under each quota ≤ its max_gpus (quotas.py)."""
+        add_quota_rows(self)
 
     def add_fixed_charges(self) -> None:
         """fixed_use[o,w] and fixed_buy[o] (module docstring): a job on o, or a node bought of it, sets u[o]."""
