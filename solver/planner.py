@@ -712,11 +712,12 @@ def _budget_set_aside(
     return [SetAside(w, cause, summary, lines) for w in dropped]
 
 
-def check_holdings(project: Project, offers: list[Offer]) -> None:
-    """InputError for owned servers or commitments that name no offer, or one of the wrong kind."""
+def check_holdings(project: Project, offers: list[Offer], source: str = "<workload>") -> None:
+    """InputError for owned servers or commitments that name no offer or one of the wrong kind, and for quotas
+    that they alone exceed; ``source`` names the workload file."""
     bad = holdings.holding_problems(project, {o.id: o for o in offers})
     if bad:
-        raise InputError([Problem("<workload>", where, msg) for where, msg in bad])
+        raise InputError([Problem(source, where, msg) for where, msg in bad])
 
 
 def plan_from_sizings(

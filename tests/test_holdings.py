@@ -378,3 +378,46 @@ def test_owned_commitments_quotas_and_windows_by_brute_force(seed):
         return
     assert res.status == "optimal"
     assert res.plan.total_cost == pytest.approx(committed + best, rel=1e-6, abs=0.02)
+
+
+# --- input: catalogs and the workload file ---------------------------------------------------------------
+
+
+def test_offer_windows_read_from_a_csv_catalog_and_refused_when_empty(tmp_path):
+    from procure.models.errors import InputError as Bad
+    from procure.offers.catalog import load_catalog
+
+    from helpers import write_csv
+
+    row = offer(id="blk", mode="cloud").model_dump(mode="json", exclude_none=True)
+    row.update(available_from="2027-04-01", available_until="2027-06-30")
+    cat = load_catalog([write_csv(tmp_path / "c.csv", [row])])
+    (o,) = cat.offers
+    assert (o.available_from.isoformat(), o.available_until.isoformat()) == ("2027-04-01", "2027-06-30")
+    row.update(available_until="2027-03-01")
+    with pytest.raises(Bad, match="available_until 2027-03-01 must come after available_from 2027-04-01"):
+        load_catalog([write_csv(tmp_path / "bad.csv", [row])])
+
+
+def test_owned_servers_naming_a_missing_or_cloud_offer_are_an_input_error(tmp_path):
+    import yaml
+
+    from helpers import ROOT, cli
+
+    data = yaml.safe_load((ROOT / "examples" / "existing-capacity.yaml").read_text())
+    data["offers"] = [str(ROOT / "examples" / "existing-capacity-offers.yaml")]
+    data["owned"] = [{"offer": "no-such-offer", "nodes": 2}]
+    data["commitments"] = [{"offer": "aws-p5-us-east-1", "nodes": 1, "start_date": "2027-01-04", "months": 3}]
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(data))
+    res = cli("solve", path, "--runner-ups", "0", "--out", tmp_path / "x.xlsx")
+    assert res.exit_code == 1, res.output
+    flat = " ".join(res.output.split())
+    assert "owned[0].offer" in flat and "no offer 'no-such-offer'" in flat
+    assert "commitments[0].offer" in flat and "a commitment names a rent or reserved cloud offer" in flat
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_a_commitment_before_the_project_start_is_refused_with_the_fix():
+    with pytest.raises(ValueError, match="give the project start and the months left"):
+        project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3}])
