@@ -421,3 +421,21 @@ def test_owned_servers_naming_a_missing_or_cloud_offer_are_an_input_error(tmp_pa
 def test_a_commitment_before_the_project_start_is_refused_with_the_fix():
     with pytest.raises(ValueError, match="give the project start and the months left"):
         project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3}])
+
+
+def test_compare_names_the_holdings_and_windows_that_changed():
+    from procure.analysis.compare import input_diff
+
+    a = project([workload()], quotas=[{"vendor": "AWS", "max_gpus": 32}], owned=[{"offer": "b", "nodes": 4}])
+    b = a.model_copy(
+        update={
+            "quotas": [a.quotas[0].model_copy(update={"max_gpus": 64})],
+            "owned": [a.owned[0].model_copy(update={"from_": dt.date(2027, 2, 1)})],
+        }
+    )
+    o1 = offer(id="blk", mode="cloud", available_from="2027-04-01")
+    o2 = o1.model_copy(update={"available_from": dt.date(2027, 5, 1)})
+    changes = {(c.section, c.subject, c.field): c.values for c in input_diff([a, b], [[o1], [o2]])}
+    assert changes[("project", "", "quotas")] == ["vendor=AWS, max_gpus=32", "vendor=AWS, max_gpus=64"]
+    assert changes[("project", "", "owned")] == ["offer=b, nodes=4", "offer=b, nodes=4, from=2027-02-01"]
+    assert changes[("offer", "blk", "available_from")] == ["2027-04-01", "2027-05-01"]
