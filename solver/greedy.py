@@ -122,11 +122,16 @@ def greedy_choices(
     chosen: list[tuple[Option, int, str, list]] = []
     for w in sorted(project.workloads, key=lambda w: (project.deadline_days_for(w), w.name)):
         pick = None
-        for opt in sorted(options.get(w.name, []), key=lambda o: (o.standalone_cost, o.wall_days)):
-            for s in opt.starts:
-                got = state.place(opt, s)
-                if got is not None:
-                    pick = (opt, s, *got)
+        ranked = sorted(options.get(w.name, []), key=lambda o: (o.standalone_cost, o.wall_days))
+        # what is already held first (its money is owed anyway), then the cheapest stand-alone option
+        for signed_only in (True, False):
+            for opt in ranked:
+                for s in opt.starts:
+                    got = state.place(opt, s)
+                    if got is not None and (got[0] == "signed" or not signed_only):
+                        pick = (opt, s, *got)
+                        break
+                if pick:
                     break
             if pick:
                 break

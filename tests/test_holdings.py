@@ -439,3 +439,37 @@ def test_compare_names_the_holdings_and_windows_that_changed():
     assert changes[("project", "", "quotas")] == ["vendor=AWS, max_gpus=32", "vendor=AWS, max_gpus=64"]
     assert changes[("project", "", "owned")] == ["offer=b, nodes=4", "offer=b, nodes=4, from=2027-02-01"]
     assert changes[("offer", "blk", "available_from")] == ["2027-04-01", "2027-05-01"]
+
+
+def test_explain_names_the_quota_and_the_window():
+    from procure.solver.explain import Why, explain
+
+    p, offers, hours = _quota_case(20, max_gpus=16)
+    res = solve_fixed(p, offers, hours)
+    e = explain(res, "a", "aws-east")
+    assert e.why is Why.QUOTA and "exceed the quota of vendor=aws: 16 GPUs" in e.reason
+    p, offers, hours = _window_case(60)
+    res = solve_fixed(p, offers, hours)
+    e = explain(res, "j", "block")
+    assert e.why is Why.WINDOW and "available_from 2027-04-01" in e.reason
+
+
+def test_the_greedy_plan_keeps_the_quota_and_uses_owned_nodes_first():
+    from procure.solver.greedy import greedy_plan
+    from procure.solver.options import build_options
+
+    from helpers import fixed_sizings
+
+    p, offers, hours = _quota_case(20)
+    sizings, resize = fixed_sizings(p, offers, hours)
+    by_id = {o.id: o for o in offers}
+    plan = greedy_plan(p, by_id, build_options(p, by_id, sizings)[0])
+    verify_plan(p, by_id, plan, resize)  # its quota rule included
+    assert _peak_gpus(plan, {"aws-east", "aws-west"}) <= 32
+    p, offers, hours = _owned_case()
+    sizings, resize = fixed_sizings(p, offers, hours)
+    by_id = {o.id: o for o in offers}
+    plan = greedy_plan(p, by_id, build_options(p, by_id, sizings)[0])
+    verify_plan(p, by_id, plan, resize)
+    assert [a.offer_id for a in plan.assignments] == ["dgx.owned"]
+    assert [(x.offer_id, x.nodes) for x in plan.purchases] == [("dgx.owned", 2)]
