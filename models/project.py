@@ -329,17 +329,17 @@ class Project(InputModel):
     workloads: list[Workload] = Field(min_length=1)
     owned: list[Owned] = Field(
         default_factory=list,
-        max_length=1000,
+        max_length=100,
         description="servers already owned: {offer, nodes, from?, until?, residual_value?}",
     )
     commitments: list[Commitment] = Field(
         default_factory=list,
-        max_length=1000,
+        max_length=100,
         description="rentals and reserved cloud terms already signed: {offer, nodes, start_date, months}",
     )
     quotas: list[Quota] = Field(
         default_factory=list,
-        max_length=1000,
+        max_length=100,
         description="GPUs in use at once: {vendor?, region?, gpu?, mode?, max_gpus}",
     )
     analysis: AnalysisSettings = Field(
