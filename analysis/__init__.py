@@ -181,6 +181,7 @@ def analyze(
     dropped and named in ``skipped`` (one analysis' figures are never half from a cut run).
     """
     offers = holdings.with_owned(project, list(offers))  # owned servers are an offer of their own
+    project = holdings.as_signed(project, offers)  # commitments at their signed rates in every scenario
     if sizings is None:
         from procure.solver.sizing import size_project
 

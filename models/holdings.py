@@ -9,7 +9,8 @@ Field names are the user-facing contract (README, docs/quotes.md "What you alrea
   window only if it is given.
 - ``commitments: [{offer, nodes, start_date, months}]``: rentals and reserved cloud terms already signed, on a
   rent or reserved cloud offer. Their payments are owed whatever the plan does; jobs use the capacity inside
-  its window at no extra price. A commitment that began before the project start is given from the project
+  its window at no extra price. ``price_per_node_month`` is the rate signed (default: the offer's rate for the
+  signed length); an analysis that moves prices leaves it as signed. A commitment that began before the project start is given from the project
   start with the months left.
 - ``quotas: [{vendor?, region?, gpu?, mode?, max_gpus}]``: at most ``max_gpus`` GPUs in use at once across the
   offers that match every field given (solver.holdings says what "in use" is per mode).
@@ -45,6 +46,12 @@ class Commitment(InputModel):
     nodes: int = Field(gt=0, le=MAX_COUNT)
     start_date: Date
     months: int = Field(gt=0, le=MAX_MONTHS)
+    price_per_node_month: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_PRICE,
+        description="the rate signed, per node-month in the offer's currency; default: the offer's rate for the signed length",
+    )
 
 
 class Quota(InputModel):

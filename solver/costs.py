@@ -474,19 +474,21 @@ def term_problem(offer: Offer, contract: RentalContract) -> str | None:
     return None
 
 
-def committed_term(offer: Offer, signed_months: int) -> Term:
+def committed_term(offer: Offer, signed_months: int, rate: float | None = None) -> Term:
     """The term of a commitment signed for ``signed_months``: a rent offer's cheapest tier whose minimum the
-    signed length reaches (its shortest tier if none does); a reserved cloud offer's one term."""
+    signed length reaches (its shortest tier if none does); a reserved cloud offer's one term; at ``rate``
+    per node-month when the commitment states the rate it was signed at."""
     terms = contract_terms(offer)
     reached = [t for t in terms if t.months <= signed_months] or [terms[0]]
-    return min(reached, key=lambda t: (t.price, t.months))
+    term = min(reached, key=lambda t: (t.price, t.months))
+    return term if rate is None else Term(term.months, rate, term.setup, term.open_ended)
 
 
 def term_of(offer: Offer, contract: RentalContract) -> Term | None:
     """The term a contract is signed at (``contract.term_months``; None: the shortest), if the contract's
     length is allowed by it (``term_problem``); else None. A commitment's is ``committed_term``."""
     if contract.committed:
-        return committed_term(offer, contract.term_months or contract.months)
+        return committed_term(offer, contract.term_months or contract.months, contract.rate)
     if term_problem(offer, contract) is not None:
         return None
     terms = contract_terms(offer)
@@ -781,6 +783,7 @@ class RentalContract:
     # signed before the plan (project ``commitments``): ``term_months`` is the length signed, ``months`` the
     # part of it within the horizon, and its rate the one the signed length reaches (``committed_term``)
     committed: bool = False
+    rate: float | None = None  # a commitment's rate as signed, per node-month in the offer's currency
 
     @property
     def start_day(self) -> float:

@@ -62,8 +62,34 @@ def committed_contracts(project: Project) -> list[RentalContract]:
     for c in project.commitments:
         contract = contract_at(c.offer, c.nodes, day_of(project, c.start_date), c.months)
         months = min(c.months, project.horizon_months - contract.start_month)
-        out.append(RentalContract(c.offer, c.nodes, contract.start_month, months, c.months, contract.phase_days, True))
+        out.append(
+            RentalContract(
+                c.offer,
+                c.nodes,
+                contract.start_month,
+                months,
+                c.months,
+                contract.phase_days,
+                True,
+                c.price_per_node_month,
+            )
+        )
     return out
+
+
+def as_signed(project: Project, offers: Iterable[Offer]) -> Project:
+    """The project with every commitment's rate stated (its offer's rate for the signed length where it gives
+    none): a scenario that moves the offers' prices then leaves what was signed as it was."""
+    from .costs import committed_term
+
+    by_id = {o.id: o for o in offers}
+    fixed = [
+        c
+        if c.price_per_node_month is not None or c.offer not in by_id
+        else c.model_copy(update={"price_per_node_month": committed_term(by_id[c.offer], c.months).price})
+        for c in project.commitments
+    ]
+    return project.model_copy(update={"commitments": fixed}) if fixed != list(project.commitments) else project
 
 
 def release_day(project: Project, offer: Offer) -> float:
@@ -261,10 +287,15 @@ def quota_problems(project: Project, offers: Mapping[str, Offer], plan) -> list[
 def commitment_problems(project: Project, plan) -> list[str]:
     """The verifier's ``commitment`` rule: the plan holds every signed commitment exactly, and nothing else
     marked committed."""
-    want = sorted((c.offer_id, c.nodes, c.start_month, c.months, c.phase_days) for c in committed_contracts(project))
-    got = sorted((r.offer_id, r.nodes, r.start_month, r.months, r.phase_days) for r in plan.rentals if r.committed)
-    if [w[:4] for w in want] != [g[:4] for g in got] or any(
-        abs(w[4] - g[4]) > 1e-6 for w, g in zip(want, got, strict=True)
+    want = sorted(
+        (c.offer_id, c.nodes, c.start_month, c.months, c.rate or 0.0, c.phase_days)
+        for c in committed_contracts(project)
+    )
+    got = sorted(
+        (r.offer_id, r.nodes, r.start_month, r.months, r.rate or 0.0, r.phase_days) for r in plan.rentals if r.committed
+    )
+    if [w[:5] for w in want] != [g[:5] for g in got] or any(
+        abs(w[5] - g[5]) > 1e-6 for w, g in zip(want, got, strict=True)
     ):
         return [f"commitment: the plan holds committed contracts {got} but the project signed {want}"]
     return []

@@ -82,6 +82,7 @@ class Rental:
     price_per_node_month: float = 0.0  # the tier's rate paid, reporting currency
     phase_days: float = 0.0  # days after the start of project month start_month that the contract begins
     committed: bool = False  # signed before the plan (project ``commitments``): owed whatever the plan does
+    rate: float | None = None  # a commitment's rate as signed (RentalContract.rate)
 
     @property
     def start_day(self) -> float:
@@ -96,7 +97,14 @@ class Rental:
     def contract(self) -> RentalContract:
         """The contract as the cost model prices it, at the term tier it was signed at."""
         return RentalContract(
-            self.offer_id, self.nodes, self.start_month, self.months, self.term_months, self.phase_days, self.committed
+            self.offer_id,
+            self.nodes,
+            self.start_month,
+            self.months,
+            self.term_months,
+            self.phase_days,
+            self.committed,
+            self.rate,
         )
 
 
@@ -149,7 +157,12 @@ def build_plan(
     purchases: dict[str, int],
     contracts: list[RentalContract],
 ) -> Plan:
-    """Cost a set of decisions with the cost model (nothing here is optimized)."""
+    """Cost a set of decisions with the cost model (nothing here is optimized). The commitments are the
+    project's, as signed, whatever ``contracts`` say of them (solver.holdings)."""
+    from . import holdings
+
+    signed = [c for c in holdings.committed_contracts(project) if c.offer_id in offers]
+    contracts = [c for c in contracts if not c.committed] + signed
     deadline = {w.name: w.deadline_days for w in project.workloads}
     parts: list[Flows] = []
     job_direct: dict[str, float] = {}
@@ -195,6 +208,7 @@ def build_plan(
                 costs.rental_month_cost(o, project, term),
                 c.phase_days,
                 c.committed,
+                c.rate,
             )
         )
     charges = plan_charges(project, offers, decisions, purchases, contracts)

@@ -473,3 +473,16 @@ def test_the_greedy_plan_keeps_the_quota_and_uses_owned_nodes_first():
     verify_plan(p, by_id, plan, resize)
     assert [a.offer_id for a in plan.assignments] == ["dgx.owned"]
     assert [(x.offer_id, x.nodes) for x in plan.purchases] == [("dgx.owned", 2)]
+
+
+def test_an_analysis_that_moves_prices_leaves_what_is_signed_as_signed():
+    from helpers import analysis_run
+
+    # the job runs on the signed rental (6 × 14,000 = 84,000): moving rent prices by ±20 % does not move the
+    # commitment, and the job stays on it
+    p, offers, hours = _rent_commitment()
+    a = analysis_run(p, offers, hours, sensitivity=True)
+    bars = {b.driver: b for b in a.sensitivity}
+    for driver in ("price_rent", "price_cloud"):
+        assert bars[driver].tco("low") == pytest.approx(6 * 14_000)
+        assert bars[driver].tco("high") == pytest.approx(6 * 14_000)
