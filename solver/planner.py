@@ -499,7 +499,13 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
             leads = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}
             lead = leads.get(cause or "", "no plan")
             note = f"{lead}: {why}"
-            message = None
+            lines = tuple(line for lines in alt.reasons.values() for line in lines)
+            # the same words, each part a sentence the reports translate
+            message = say(
+                "{lead}: {why}",
+                lead=say(lead),
+                why=Clauses(lines, "; ") if lines else say("no plan meets every rule"),
+            )
         else:
             message = say("not solved within its share of --time-limit")
             note = str(message)
