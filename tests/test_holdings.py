@@ -486,3 +486,46 @@ def test_an_analysis_that_moves_prices_leaves_what_is_signed_as_signed():
     for driver in ("price_rent", "price_cloud"):
         assert bars[driver].tco("low") == pytest.approx(6 * 14_000)
         assert bars[driver].tco("high") == pytest.approx(6 * 14_000)
+
+
+def test_a_rented_node_counts_against_a_quota_for_its_whole_contract_even_when_idle():
+    # a: 1 node for 10 days (240 h), b: 2 nodes for 5 days (120 h each), released day 12, due day 24.
+    # Rent 5,000 a node-month (max 1 node), matched cloud 30 and unmatched H200 cloud 45 per node-hour.
+    r = offer(id="r", mode="rent", price_per_node_month=5_000, min_term_months=1, max_nodes=1)
+    c = offer(id="c", mode="cloud", price_per_node_hour=30.0)
+    other = offer(id="other", mode="cloud", gpu="H200-SXM-141GB", price_per_node_hour=45.0)
+    jobs = [workload(name="a", deadline_days=20), workload(name="b", earliest_start_days=12, deadline_days=24)]
+    hours = {("a", "r", 1): 240, ("a", "c", 1): 240, ("a", "other", 1): 240}
+    hours |= {("b", "c", 2): 120, ("b", "other", 2): 120}
+    free = project(jobs, period_days=1)
+    # without a quota: a on the rented node (5,000), b on the cloud (2 × 120 × 30 = 7,200)
+    assert solve_fixed(free, [r, c, other], hours).plan.total_cost == pytest.approx(12_200)
+    # at 16 H100 GPUs: the rented node is held to day 30.4, so b's 16 cloud GPUs would make 24; the cheapest
+    # plan moves a to the cloud (7,200 + 7,200 = 14,400 < 5,000 + b on the H200 at 10,800)
+    capped = free.model_copy(update={"quotas": [holdings_quota(gpu="H100", max_gpus=16)]})
+    res = solve_fixed(capped, [r, c, other], hours)
+    assert res.plan.total_cost == pytest.approx(14_400)
+    assert not res.plan.rentals and {a.offer_id for a in res.plan.assignments} == {"c"}
+
+
+def test_owned_nodes_count_against_a_quota_and_force_a_smaller_cloud_shape():
+    # 2 owned H100 nodes (16 GPUs held all year) and a quota of 40 H100 GPUs: a cloud job of 4 nodes (32 GPUs)
+    # would make 48, so it runs on 2 nodes (16), for the same bill (4 × 100 h = 2 × 200 h at 30 per node-hour)
+    b = offer(id="dgx", mode="buy")
+    c = offer(id="c", mode="cloud", price_per_node_hour=30.0)
+    jobs = [workload(name="j", deadline_days=60)]
+    p = project(jobs, owned=[{"offer": "dgx", "nodes": 2}])
+    offers = holdings.with_owned(p, [b, c])
+    hours = {("j", "c", 4): 100, ("j", "c", 2): 200}
+    free = solve_fixed(p, offers, hours)
+    assert free.plan.assignments[0].nodes == 4  # the earliest end among equal costs
+    capped = solve_fixed(p.model_copy(update={"quotas": [holdings_quota(gpu="H100", max_gpus=40)]}), offers, hours)
+    (a,) = capped.plan.assignments
+    assert (a.offer_id, a.nodes) == ("c", 2)
+    assert capped.plan.total_cost == pytest.approx(free.plan.total_cost)
+
+
+def holdings_quota(**kw):
+    from procure.models.holdings import Quota
+
+    return Quota.model_validate(kw)
