@@ -3,7 +3,10 @@
 It trusts nothing the optimizer produced except the plan itself. From the inputs it re-sizes every
 chosen shape, re-derives start and end days, sweeps the actual job intervals (not the optimizer's
 period grid) to check node usage against purchases, rental contracts and availability caps, checks
-every rental contract's term, and recomputes the total cost from the cost model. Any violation raises
+every rental contract's term, and recomputes the total cost from the cost model. What the organisation
+already has (solver.holdings) has rules of its own: ``owned`` (exactly the nodes owned are held),
+``commitment`` (every signed contract, as signed), ``quota`` (GPUs in use at once, on exact days) and
+``offer_window`` (every job inside its offer's window). Any violation raises
 ``VerificationError`` with the rules that failed — a bug, never a result.
 """
 
