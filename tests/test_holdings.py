@@ -529,3 +529,17 @@ def holdings_quota(**kw):
     from procure.models.holdings import Quota
 
     return Quota.model_validate(kw)
+
+
+def test_the_command_exits_2_when_the_required_jobs_alone_exceed_the_budget(tmp_path):
+    from helpers import CATALOG, cli
+
+    (tmp_path / "c.yaml").write_text(CATALOG.format(price=30.0))
+    (tmp_path / "w.yaml").write_text(
+        "name: t\nstart_date: 2027-01-04\nhorizon_months: 12\nbudget_tco: 10\noffers: [c.yaml]\nworkloads:\n"
+        "  - {name: pt, model: llama-2-7b, method: full, tokens_b: 2, deadline_days: 30, priority: required}\n"
+        "  - {name: ft, model: llama-2-7b, method: full, tokens_b: 1, deadline_days: 30}\n"
+    )
+    res = cli("solve", tmp_path / "w.yaml", "--runner-ups", "0", "--no-compare")
+    assert res.exit_code == 2, res.output
+    assert "budget" in " ".join(res.output.split())
