@@ -384,6 +384,16 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
                 else say("no plan meets the budget")
             )
             return {"(budget)": lines}
+    if project.quotas:  # a quota is shared capacity too (solver.holdings)
+        return {
+            "(capacity)": [
+                say(
+                    "the workloads cannot all be scheduled within the offers' max_nodes and the quotas ({quotas}) "
+                    "at the same time before their deadlines",
+                    quotas="; ".join(q.label for q in project.quotas),
+                )
+            ]
+        }
     return {
         "(capacity)": [
             say(

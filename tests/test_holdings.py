@@ -543,3 +543,13 @@ def test_the_command_exits_2_when_the_required_jobs_alone_exceed_the_budget(tmp_
     res = cli("solve", tmp_path / "w.yaml", "--runner-ups", "0", "--no-compare")
     assert res.exit_code == 2, res.output
     assert "budget" in " ".join(res.output.split())
+
+
+def test_a_quota_no_plan_can_keep_is_named_in_the_reasons():
+    # both 4-node jobs must run at once (due day 12) and only the AWS offers can run them: 64 GPUs at once
+    p, offers, hours = _quota_case(12)
+    hours = {k: v for k, v in hours.items() if k[1] != "other"}
+    res = solve_fixed(p, offers[:2], hours)
+    assert res.plan is None
+    (lines,) = res.hybrid.reasons.values()
+    assert "the quotas (vendor=aws: 32 GPUs)" in " ".join(str(x) for x in lines)
