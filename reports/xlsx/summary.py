@@ -344,7 +344,7 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
         figures.append(
             (
                 "Committed",
-                f"={sh.plan.committed_cost:.2f}",
+                _committed_formula(sh),
                 sh.plan.committed_cost,
                 tr(
                     "of the total: owned servers' running costs and contracts already signed, owed whatever the plan does"
@@ -353,6 +353,16 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
             )
         )
     return figures
+
+
+def _committed_formula(sh: _Sheet) -> str:
+    """The sum of the Costs sheet's committed lines: the owned servers' and the commitments' (their keys,
+    reports/committed.py and tables.line_items)."""
+    cells = [ref for key, ref in sh.names.item_amount.items() if key.startswith("own:")]
+    for j, r in enumerate(sh.plan.rentals):
+        if r.committed:
+            cells += [sh.names.item_amount[k] for k in (f"rent{j}:rent", f"rent{j}:setup") if k in sh.names.item_amount]
+    return "=" + "+".join(cells) if cells else f"={sh.plan.committed_cost:.2f}"
 
 
 def _write_key_figures(sh: _Sheet, row: int, peak_cash: float) -> int:
