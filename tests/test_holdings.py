@@ -553,3 +553,19 @@ def test_a_quota_no_plan_can_keep_is_named_in_the_reasons():
     assert res.plan is None
     (lines,) = res.hybrid.reasons.values()
     assert "the quotas (vendor=aws: 32 GPUs)" in " ".join(str(x) for x in lines)
+
+
+def test_offer_windows_read_from_an_xlsx_catalog_as_date_cells(tmp_path):
+    import openpyxl
+
+    from procure.offers.catalog import load_catalog
+
+    row = offer(id="blk", mode="cloud").model_dump(mode="json", exclude_none=True)
+    row.update(available_from=dt.date(2027, 4, 1), available_until="2027-06-30")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(list(row))
+    ws.append(list(row.values()))
+    wb.save(tmp_path / "c.xlsx")
+    (o,) = load_catalog([tmp_path / "c.xlsx"]).offers
+    assert (o.available_from, o.available_until) == (dt.date(2027, 4, 1), dt.date(2027, 6, 30))
