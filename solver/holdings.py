@@ -180,7 +180,12 @@ def with_owned(project: Project, offers: list[Offer]) -> list[Offer]:
 def holding_problems(project: Project, offers: Mapping[str, Offer]) -> list[tuple[str, str]]:
     """(field, message) for every owned entry or commitment whose offer is missing or of the wrong kind."""
     bad = []
-    for i, e in enumerate(project.owned):
+    for i, (oid, e) in enumerate(zip(owned_ids(project), project.owned, strict=True)):
+        mine = offers.get(oid)
+        if mine is not None and not mine.source.startswith("owned: "):
+            bad.append(
+                (f"owned[{i}]", f"the catalogs already have an offer {oid}, the id owned servers get: rename it")
+            )
         o = offers.get(e.offer)
         if o is None:
             bad.append((f"owned[{i}].offer", f"no offer {e.offer!r} in the catalogs"))

@@ -569,3 +569,13 @@ def test_offer_windows_read_from_an_xlsx_catalog_as_date_cells(tmp_path):
     wb.save(tmp_path / "c.xlsx")
     (o,) = load_catalog([tmp_path / "c.xlsx"]).offers
     assert (o.available_from, o.available_until) == (dt.date(2027, 4, 1), dt.date(2027, 6, 30))
+
+
+def test_a_catalog_offer_with_the_id_owned_servers_get_is_refused():
+    from procure.models.errors import InputError as Bad
+
+    b = offer(id="dgx", mode="buy")
+    clash = offer(id="dgx.owned", mode="buy")
+    p = project([workload()], owned=[{"offer": "dgx", "nodes": 1}])
+    with pytest.raises(Bad, match="already have an offer dgx.owned"):
+        solve_fixed(p, [b, clash], {("job", "dgx", 1): 100})
