@@ -235,10 +235,11 @@ def _held_over_quota(project: Project, offers: Mapping[str, Offer]) -> list[tupl
 
 
 def matches(q: Quota, offer: Offer) -> bool:
-    """The quota covers the offer: every field it gives equals the offer's."""
+    """The quota covers the offer: every field it gives equals the offer's (``region`` may be an area: ``us``
+    covers us-east and us-west)."""
     return (
         (q.vendor is None or q.vendor.casefold() == offer.vendor.casefold())
-        and (q.region is None or q.region == offer.region)
+        and (q.region is None or q.region in (offer.region, offer.area))
         and (q.gpu is None or q.gpu == offer.gpu)
         and (q.mode is None or q.mode == offer.mode)
     )

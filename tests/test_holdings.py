@@ -579,3 +579,13 @@ def test_a_catalog_offer_with_the_id_owned_servers_get_is_refused():
     p = project([workload()], owned=[{"offer": "dgx", "nodes": 1}])
     with pytest.raises(Bad, match="already have an offer dgx.owned"):
         solve_fixed(p, [b, clash], {("job", "dgx", 1): 100})
+
+
+def test_a_quota_matches_by_case_free_vendor_an_area_for_region_and_a_gpu_alias():
+    from procure.models.holdings import Quota
+
+    east = offer(id="e", vendor="AWS", mode="cloud", region="us-east")
+    eu = offer(id="f", vendor="AWS", mode="cloud", region="eu-west")
+    q = Quota.model_validate({"vendor": "aws", "region": "us", "gpu": "H100", "max_gpus": 32})
+    assert holdings.matches(q, east) and not holdings.matches(q, eu)
+    assert not holdings.matches(Quota.model_validate({"mode": "rent", "max_gpus": 8}), east)
