@@ -303,7 +303,11 @@ class OptionTable:
         elif quota is not None and c.gpus > quota.max_gpus:
             over = say("{gpus} GPUs exceed the quota of {quota}", gpus=c.gpus, quota=quota.label)
             got = ("unfit", (Reason.of(Rule.QUOTA, over),))
-        elif offer.contracted and not rental_fits_horizon(grid, offer):
+        elif (
+            offer.contracted
+            and not rental_fits_horizon(grid, offer)
+            and not holdings.commitments_of(project, offer.id)  # a signed term runs past the horizon: usable
+        ):
             what = (
                 say("minimum rental term {months} months", months=offer.min_term)
                 if offer.mode == "rent"

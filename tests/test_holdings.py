@@ -589,3 +589,19 @@ def test_a_quota_matches_by_case_free_vendor_an_area_for_region_and_a_gpu_alias(
     q = Quota.model_validate({"vendor": "aws", "region": "us", "gpu": "H100", "max_gpus": 32})
     assert holdings.matches(q, east) and not holdings.matches(q, eu)
     assert not holdings.matches(Quota.model_validate({"mode": "rent", "max_gpus": 8}), east)
+
+
+def test_a_signed_36_month_reservation_is_usable_in_a_12_month_horizon():
+    # the offer's term (36 months) is longer than the horizon, so no new reservation can be signed; the one
+    # signed is usable, and its 12 months in the horizon are paid: 2 nodes × 12 × 20 × 730
+    rc = offer(id="rsv", mode="cloud", price_per_node_hour=20.0, commitment_months=36, max_nodes=4)
+    c = offer(id="cloud", mode="cloud", price_per_node_hour=30.0)
+    p = project(
+        [workload(name="j", deadline_days=60)],
+        commitments=[{"offer": "rsv", "nodes": 2, "start_date": "2027-01-01", "months": 36}],
+    )
+    res = solve_fixed(p, [rc, c], {("j", "rsv", 2): 100, ("j", "cloud", 2): 100})
+    assert res.plan.assignments[0].offer_id == "rsv"
+    (r,) = res.plan.rentals
+    assert (r.months, r.term_months, r.committed) == (12, 36, True)
+    assert res.plan.total_cost == pytest.approx(2 * 12 * 20.0 * 730)

@@ -76,7 +76,8 @@ spread one job over many starts so that no single period or month carries all of
     rent_job[o,m,w]:    Σ_{i∈I_w: o(i)=o} Σ_{s: i started in s touches m} n_i·x[w,i,s] ≤ R[o,m]
     rent_whole[o,w]:    Σ_{i∈I_w: o(i)=o} Σ_s n_i·max(L_{o,1}, μ_{i,s})·x[w,i,s] ≤ Σ_m R[o,m]
                         — w alone holds n_i whole node-contracts, each for at least the shortest tier
-                        L_{o,1} and at least the μ_{i,s} months the job touches
+                        L_{o,1} and at least the μ_{i,s} months the job touches; not written for an offer with commitments, whose
+                        signed nodes may be held for fewer months than any term it sells
 On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with buy_job and rent_job.
 rent_whole keeps the LP from renting a fraction of a node for a short job over part of a minimum term
 (docs/performance.md gives the rent-only LP bound with and without it).
@@ -590,7 +591,8 @@ class Builder:
             elif opt.offer.contracted:
                 for months in self._footprint[(w, i, s)][1]:  # the piece classes the start runs in
                     rent_rows.setdefault((opt.offer_id, months, w), {})[v] = opt.nodes
-                whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
+                if opt.offer_id not in self.committed:  # a commitment may hold fewer months than any new term
+                    whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
         lift = self._lifting(rent_rows)
