@@ -542,6 +542,7 @@ def plan_project(
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
     budget = budget or Budget(time_limit)
+    check_holdings(project, offers)
     offers = holdings.with_owned(project, offers)  # owned servers are an offer of their own (solver.holdings)
     if progress is not None:
         progress.sizing_started(len(project.workloads), len(offers), budget)
