@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from procure.models.analysis import DRIVERS
 from procure.models.offer import MODES, Offer
 from procure.models.project import Project
+from procure.solver import holdings
 from procure.solver.costs import Objective
 from procure.solver.planner import Resizer, plan_from_sizings
 from procure.solver.reasons import say
@@ -179,6 +180,8 @@ def analyze(
     ``deadline`` (``time.time()``): every solve ends by then; an analysis not finished by then is
     dropped and named in ``skipped`` (one analysis' figures are never half from a cut run).
     """
+    offers = holdings.with_owned(project, list(offers))  # owned servers are an offer of their own
+    project = holdings.as_signed(project, offers)  # commitments at their signed rates in every scenario
     if sizings is None:
         from procure.solver.sizing import size_project
 

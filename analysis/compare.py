@@ -183,7 +183,8 @@ def shown(value) -> object:
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, BaseModel):
-        parts = {k: shown(v) for k, v in value if v is not None}
+        fields = type(value).model_fields
+        parts = {fields[k].alias or k: shown(v) for k, v in value if v is not None}  # owned's ``from``
         if len(parts) == 2 and len(type(value).model_fields) == 2:
             return ":".join(f"{v:g}" if isinstance(v, float) else str(v) for v in parts.values())
         return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in parts.items())

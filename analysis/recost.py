@@ -77,7 +77,8 @@ def _cover(mine: list[RentalContract], oid: str, use: int, lo: float, hi: float,
         short = use - sum(c.nodes for c in mine if c.start_day <= mid < c.end_day)
         if short <= 0:
             return
-        ended = [c for c in mine if c.end_day <= mid and a.offers[oid].mode == "rent"]
+        # a commitment is as signed: it is never extended (solver.holdings)
+        ended = [c for c in mine if c.end_day <= mid and a.offers[oid].mode == "rent" and not c.committed]
         if ended:
             c = max(ended, key=lambda c: (c.end_day, c.nodes))
             take = min(short, c.nodes)

@@ -25,6 +25,7 @@ from typing import Any
 from procure.models.analysis import DRIVERS, SLIP
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.solver import holdings
 from procure.solver.costs import Objective
 
 #: The price field each mode's offers are priced by (the field break-even searches on).
@@ -202,8 +203,9 @@ class Baseline:
         return self._resized[key]
 
     def apply(self, s: Scenario) -> Applied:
-        project = scaled_project(self.project, s)
-        offers = {o.id: scaled_offer(o, s) for o in self.offers}
+        # what is already held is as signed: commitments keep their rates, owned servers their terms
+        project = holdings.as_signed(scaled_project(self.project, s), self.offers)
+        offers = {o.id: o if holdings.owned_entry(project, o.id) else scaled_offer(o, s) for o in self.offers}
         h = s.hours_factor
         sizings = scaled_sizings(self.sizings, project, h)
 

@@ -19,6 +19,9 @@ Quote schedules (all optional):
   if any node of the offer is used), ``network_per_node`` (buy: fabric per node bought, depreciated with
   the servers), ``storage_per_tb_month`` and ``egress_per_tb`` (any mode: a job's data held on and moved
   out of the offer).
+Availability window (any mode): ``available_from`` / ``available_until`` dates; a job on the offer starts
+on or after the first and ends by the second, and no contract of it begins before the first
+(``solver.holdings``). A capacity block or a GPU sold only as a reservation is an offer with a window.
 In CSV and XLSX a tier list is one cell, ``"1:3200; 6:2900; 12:2600"``, and ``financing`` is three
 columns ``financing.down_payment_pct``, ``financing.months``, ``financing.annual_rate``.
 """
@@ -116,6 +119,8 @@ COLUMNS: dict[str, str] = {
     "network_per_node": "buy: one-time fabric per node bought (leaf ports, optics, cables), depreciated with it",
     "storage_per_tb_month": "any mode: per TB-month, a job's dataset and kept checkpoints while it runs on the offer",
     "egress_per_tb": "any mode: data out per TB at each job's end (final checkpoint; dataset if it moves on)",
+    "available_from": "any mode: first day the offer can be used, YYYY-MM-DD (a capacity block or reservation); empty: from its lead time",
+    "available_until": "any mode: day by which every job on the offer must have ended, YYYY-MM-DD; empty: the horizon end",
     "source": "where the price comes from (URL, quote number, derivation)",
     "quoted_on": "date of the price, YYYY-MM-DD",
 }
@@ -166,6 +171,9 @@ class Offer(InputModel):
     network_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     storage_per_tb_month: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     egress_per_tb: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    # availability window (solver.holdings): jobs on the offer start and end inside it
+    available_from: Date | None = None
+    available_until: Date | None = None
     # money
     currency: Currency | None = None
     # provenance
@@ -272,6 +280,14 @@ class Offer(InputModel):
             problems.append("a reserved (commitment_months) offer cannot be spot capacity")
         if problems:
             raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
+    def _window(self) -> Offer:
+        if self.available_from and self.available_until and self.available_until <= self.available_from:
+            raise ValueError(
+                f"available_until {self.available_until} must come after available_from {self.available_from}"
+            )
         return self
 
     # --- derived, with defaults applied (the one place defaults live) ---

@@ -28,6 +28,7 @@ from procure.fileio.yamlio import line_of, load_yaml
 from .analysis import AnalysisSettings
 from .errors import InputError, Problem
 from .gpu import gpu_table
+from .holdings import Commitment, Owned, Quota
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
@@ -103,6 +104,10 @@ class Workload(InputModel):
         description="tokens per optimizer step; default: pretrain from the DeepSeek LLM batch-size law, fine-tuning per method",
     )
     allowed_gpus: list[str] | None = Field(default=None, min_length=1)
+    priority: Literal["required", "optional"] = Field(
+        default="optional",
+        description="required: a partial plan never sets this job aside while an optional one could go instead",
+    )
 
     @field_validator("name", mode="before")
     @classmethod
@@ -322,6 +327,21 @@ class Project(InputModel):
     )
     sizing: SizingSettings = Field(default_factory=SizingSettings)
     workloads: list[Workload] = Field(min_length=1)
+    owned: list[Owned] = Field(
+        default_factory=list,
+        max_length=100,
+        description="servers already owned: {offer, nodes, from?, until?, residual_value?}",
+    )
+    commitments: list[Commitment] = Field(
+        default_factory=list,
+        max_length=100,
+        description="rentals and reserved cloud terms already signed: {offer, nodes, start_date, months}",
+    )
+    quotas: list[Quota] = Field(
+        default_factory=list,
+        max_length=100,
+        description="GPUs in use at once: {vendor?, region?, gpu?, mode?, max_gpus}",
+    )
     analysis: AnalysisSettings = Field(
         default_factory=AnalysisSettings, description="ranges and distributions of `procure analyze`"
     )
@@ -401,12 +421,39 @@ class Project(InputModel):
             if w.min_slack_days is None and self.deadline_days_for(w) <= w.earliest_start_days:
                 raise ValueError(_no_time_left("the project's min_slack_days", self.min_slack_days, w))
         horizon_days = self.horizon_days
+        self._holdings_checks(horizon_days)
         late = [w.name for w in self.workloads if w.deadline_days > horizon_days]
         if late:
             raise ValueError(
                 f"deadline_days of {', '.join(late)} lies beyond the horizon ({self.horizon_months} months = {horizon_days} days); raise horizon_months"
             )
         return self
+
+    def _holdings_checks(self, horizon_days: int) -> None:
+        """Owned windows and commitments lie in the horizon (models.holdings)."""
+        bad = []
+        for i, c in enumerate(self.commitments):
+            day = (c.start_date - self.start_date).days
+            if day < 0:
+                bad.append(
+                    f"commitments[{i}].start_date {c.start_date} is before the project start_date {self.start_date}: "
+                    "give the project start and the months left"
+                )
+            elif day >= horizon_days:
+                bad.append(f"commitments[{i}].start_date {c.start_date} lies beyond the horizon")
+        for i, o in enumerate(self.owned):
+            lo = (o.from_ - self.start_date).days if o.from_ else 0
+            hi = (o.until - self.start_date).days if o.until else horizon_days
+            if lo < 0:
+                bad.append(
+                    f"owned[{i}].from {o.from_} is before the project start_date {self.start_date}: leave it out"
+                )
+            if hi <= max(lo, 0) or lo >= horizon_days:
+                bad.append(
+                    f"owned[{i}]: the window from {o.from_ or 'day 0'} until {o.until or 'the horizon end'} is empty"
+                )
+        if bad:
+            raise ValueError("; ".join(bad))
 
     def fx_rate(self, currency: str | None) -> float:
         """Value of one unit of ``currency`` in the reporting currency (1 for the reporting currency or None).

@@ -68,6 +68,9 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     log.info("loaded %s: %d workload(s)", workload_path, len(project.workloads))
     catalog = load_offers(offer_paths, project, workload_path)
     check_currencies(catalog, project, str(workload_path))
+    from procure.solver.planner import check_holdings
+
+    check_holdings(project, catalog.offers, str(workload_path))
     warnings = [*warnings, *catalog.warnings, *horizon_warnings(catalog, project.horizon_months)]
     if Objective(objective).discounted and project.discount_rate == 0:
         warnings.append(

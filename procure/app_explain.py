@@ -42,7 +42,9 @@ def _allowed(kind: str, value: str, choices: list[str]) -> str:
 
 def check_explain_args(inputs: Inputs, offer_id: str, workload: str | None) -> None:
     """A bad --offer or --workload is bad input (exit 1), named with every allowed value."""
-    ids = [o.id for o in inputs.catalog.offers]
+    from procure.solver.holdings import owned_ids
+
+    ids = [o.id for o in inputs.catalog.offers] + owned_ids(inputs.project)  # owned servers are offers too
     problems = []
     if offer_id not in ids:
         problems.append(Problem("command line", "--offer", _allowed("offer", offer_id, ids)))

@@ -313,10 +313,10 @@ def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> N
         o = result.offers[pur.offer_id]
         rows.append(
             [
-                mode_label("buy", tr),
+                tr("owned (committed)") if pur.committed else mode_label("buy", tr),
                 esc(pur.offer_id),
                 str(pur.nodes),
-                tr.date(day_date(p.start_date, o.lead_time_days)) + tr(" (delivery)"),
+                tr.date(day_date(p.start_date, o.lead_time_days)) + ("" if pur.committed else tr(" (delivery)")),
                 tr("{months} (owned)", months=p.horizon_months),
                 tr.money(pur.cost),
             ]
@@ -328,6 +328,8 @@ def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> N
             if o.mode == "cloud"
             else (tr("rent, {n}+ month term", n=r.term_months) if r.term_months is not None else mode_label("rent", tr))
         )
+        if r.committed:  # signed before the plan (project commitments)
+            what = tr("{what} (committed)", what=what)
         rows.append(
             [
                 what,

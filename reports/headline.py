@@ -55,6 +55,8 @@ WHY_LABEL = {
     "budget": N_("budget"),
     "capacity": N_("capacity"),
     "time_limit": N_("time limit"),
+    "quota": N_("quota"),
+    "window": N_("window"),
 }
 #: Two costs closer than this (relative) are "the same".
 SAME = 1e-6
@@ -87,6 +89,7 @@ class Peak:
     amount: float  # node-months (rent, reserved cloud), node-hours (cloud), nodes (buy)
     amount_unit: str
     reserved: bool = False  # a reserved cloud term (commitment_months): held, and paid, for its whole term
+    committed: bool = False  # owned servers, or only contracts signed before the plan (project commitments)
 
 
 def _peak_of_intervals(intervals: list[tuple[float, float, int]]) -> int:
@@ -109,7 +112,9 @@ def peaks(result: Result) -> list[Peak]:
     out: list[Peak] = []
     for pur in plan.purchases:
         o = result.offers[pur.offer_id]
-        out.append(Peak(o.id, "buy", o.vendor, o.label, False, pur.nodes, float(pur.nodes), "nodes"))
+        out.append(
+            Peak(o.id, "buy", o.vendor, o.label, False, pur.nodes, float(pur.nodes), "nodes", committed=pur.committed)
+        )
     rent: dict[str, list] = {}
     for r in plan.rentals:
         rent.setdefault(r.offer_id, []).append(r)
@@ -128,6 +133,7 @@ def peaks(result: Result) -> list[Peak]:
                 float(sum(r.nodes * r.months for r in rs)),
                 "node-months",
                 reserved=o.mode == "cloud",
+                committed=all(r.committed for r in rs),
             )
         )
     cloud: dict[str, list] = {}
@@ -154,6 +160,10 @@ def amount_unit(unit: str, tr: Lang = EN) -> str:
 
 def _peak_phrase(pk: Peak, tr: Lang = EN) -> str:
     nodes = tr("{n} × {label} node" if pk.peak_nodes == 1 else "{n} × {label} nodes", n=pk.peak_nodes, label=pk.label)
+    if pk.committed:  # what the organisation already has: no decision, but where the jobs run
+        if pk.mode == "buy":
+            return tr("use the {nodes} already owned", nodes=nodes)
+        return tr("use the {nodes} already under contract with {vendor}", nodes=nodes, vendor=pk.vendor)
     if pk.mode == "buy":
         return tr("buy {nodes} from {vendor}", nodes=nodes, vendor=pk.vendor)
     if pk.mode == "rent":

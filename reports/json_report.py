@@ -79,7 +79,13 @@ def result_to_json(result: Result, inputs=()) -> dict:
     out["range"] = _range(result) if plan else None
     if plan:
         out["purchases"] = [
-            {"offer": x.offer_id, "nodes": x.nodes, "price_per_node": _r(x.price_per_node), "cost": _r(x.cost)}
+            {
+                "offer": x.offer_id,
+                "nodes": x.nodes,
+                "price_per_node": _r(x.price_per_node),
+                "cost": _r(x.cost),
+                "committed": x.committed,
+            }
             for x in plan.purchases
         ]
         out["rentals"] = [
@@ -91,9 +97,12 @@ def result_to_json(result: Result, inputs=()) -> dict:
                 "term_months": r.term_months if r.term_months is not None else result.offers[r.offer_id].min_term,
                 "price_per_node_month": _r(r.price_per_node_month),
                 "cost": _r(r.cost),
+                "committed": r.committed,
             }
             for r in plan.rentals
         ]
+        # owned servers' running costs and signed commitments: owed whatever the plan does
+        out["committed_cost"] = _r(plan.committed_cost)
         # fixed charges (one per offer used) and the operations staff: costs of no purchase, rental or job
         out["charges"] = [
             {

@@ -109,6 +109,7 @@ EXPR: dict[str, str] = {
     "vat": "{D}*{G}{fx}*{E}*{I}",
     "network": "{D}*{G}{fx}",
     "residual": "-{D}*{G}{fx}*{I}",
+    "owned_residual": "-{D}*{G}",
     "maintenance": "{D}*{G}{fx}*{I}*{E}/{dpy}",
     "colocation": "{D}*{G}{fx}*{E}/{dpm}",
     "idle": "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}",
@@ -142,6 +143,17 @@ class _Layout:
         conv = tr(" × {cur} rate", cur=q) if q != p.currency else ""
         per_node = tr("{cur}/node", cur=q)
         workload = e.workload or ""
+        if e.key.startswith("own:"):  # owned servers: their running costs, committed
+            if e.kind == "owned_residual":
+                return (
+                    tr("residual value at the end of the owned window") + tr(" (owned, committed)"),
+                    "",
+                    tr("{cur}/node", cur=q),
+                    "",
+                    tr("− nodes × residual value per node"),
+                )
+            item, *rest = self._purchase_texts(e, o, conv, per_node)
+            return (item + tr(" (owned, committed)"), *rest)  # type: ignore[return-value]
         if e.key.startswith("buy:"):
             return self._purchase_texts(e, o, conv, per_node)
         if e.key.startswith("job"):
@@ -278,6 +290,8 @@ class _Layout:
             from .tables import day_date
 
             months = tr("{months}, from {date}", months=months, date=tr.date(day_date(p, r.start_day)))
+        if r.committed:  # signed before the plan (project commitments)
+            months = tr("{months}, committed", months=months)
         q = e.currency
         if e.kind == "reserved":
             item = tr("reserved term of {n} months, {months}", n=o.commitment_months if o else r.months, months=months)
@@ -315,10 +329,13 @@ class _Layout:
                 "idle": {"D": capex, "G": "@kwh"},
                 "interest": {"D": capex},
             }.get(e.kind, {})
+        if k.startswith("own:"):
+            return {"G": "@kwh"} if e.kind == "idle" else {}
         if e.kind == "energy":
             out = {"G": "@kwh"}
-            if f"buy:{e.offer}:idle" in self.bought_idle:
-                out["I"] = f"buy:{e.offer}:idle"
+            for held in (f"buy:{e.offer}:idle", f"own:{e.offer}:idle"):
+                if held in self.bought_idle:
+                    out["I"] = held
             return out
         if e.kind == "cloud":
             first = self.first(("cloud", e.offer or ""), k)

@@ -32,6 +32,14 @@ rent (contracts of whole project months; bare-metal prices include power and hos
     A contract of ℓ months may be signed at any tier with L_k ≤ ℓ (the optimizer picks the cheapest).
     rent             = price_per_node_month_k · fx per node-month           (that month)
     setup            = setup_fee_per_node · fx per node at the contract's first month
+owned servers (project ``owned``, solver.holdings; the offer ``<offer>.owned`` held from day a to day b of
+their window): no capex, network, financing or depreciation — they are sunk; per node, maintenance,
+colocation and idle energy as above over [a, b) instead of [ℓ, H), busy energy per job as above, and
+``residual_value`` (if given) credited in the month the window ends. All of it is owed whatever the plan does.
+commitments (project ``commitments``: rentals and reserved cloud terms already signed, RentalContract
+``committed``): the months of the signed length that lie within the horizon, each at the rate of the
+cheapest tier the signed length reaches (a reserved term's rate), and the setup fee or upfront in the first
+month, as any contract; owed whatever the plan does.
 cloud (per node-hour, no commitment):
     cloud            = nodes · hours · (1 + spot_overhead_pct) · price_per_node_hour · fx   (spread over the run)
 reserved cloud (``commitment_months`` = C): a contract of exactly C months per node, owed whether used or not:
@@ -222,8 +230,25 @@ def landed_parts(offer: Offer, project: Project, nodes: int) -> dict[str, float]
 
 
 def resale_value(offer: Offer, project: Project, nodes: int) -> float:
-    """What ``nodes`` bought nodes sell for at the horizon end: nodes · p · fx · residual_value_pct (before taxes)."""
+    """What ``nodes`` bought nodes sell for at the horizon end: nodes · p · fx · residual_value_pct (before taxes);
+    owned servers: nodes · their ``residual_value`` (0 when not given)."""
+    own = owned_terms(offer, project)
+    if own is not None:
+        return nodes * own[2]
     return nodes * unit_price(offer, project, nodes) * offer.residual
+
+
+def owned_terms(offer: Offer, project: Project) -> tuple[float, float, float] | None:
+    """Owned servers (project ``owned``, solver.holdings): (first day held, last day held, residual value per
+    node in the reporting currency); None for any offer that is not owned."""
+    if not project.owned or ".owned" not in offer.id:
+        return None
+    from . import holdings  # holdings prices commitments with this module
+
+    entry, span = holdings.owned_entry(project, offer.id), holdings.owned_window(project, offer.id)
+    if entry is None or span is None:
+        return None
+    return span[0], span[1], entry.residual_value or 0.0
 
 
 def financing_of(offer: Offer, project: Project) -> Financing | None:
@@ -279,6 +304,9 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
     are bought in total (which sets the volume tier)."""
     if offer.mode != "buy":
         raise ValueError(f"purchase_flows needs a buy offer, got {offer.mode}")
+    own = owned_terms(offer, project)
+    if own is not None:
+        return _owned_flows(offer, project, *own)
     n_months = project.horizon_months
     lead = float(offer.lead_time_days)
     end = horizon_end_day(project)
@@ -306,6 +334,21 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
     return flows
 
 
+def _owned_flows(offer: Offer, project: Project, lo: float, hi: float, residual: float) -> Flows:
+    """Cash flows of ONE owned node (owned servers, module docstring): no capex, network or interest; its
+    maintenance, colocation and idle energy from ``lo`` to ``hi`` as a bought node's, and ``residual``
+    credited in the month its window ends."""
+    n_months, days = project.horizon_months, max(0.0, hi - lo)
+    price = unit_price(offer, project, 1)
+    flows: Flows = {c: {} for c in CATEGORIES}
+    if residual:
+        flows["residual_value"][min(month_of(max(lo, hi - 1e-6)), n_months - 1)] = -residual
+    flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lo, hi, n_months)
+    flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lo, hi, n_months)
+    flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lo, hi, n_months)
+    return flows
+
+
 def depreciation_life_months(offer: Offer, project: Project) -> int:
     """The depreciation life in whole months: round(12 · depreciation_years)."""
     return int(round(depreciation_years(offer, project) * MONTHS_PER_YEAR))
@@ -318,7 +361,9 @@ def network_cost(offer: Offer, project: Project) -> float:
 
 def capitalised_cost(offer: Offer, project: Project, nodes: int = 1) -> float:
     """What ONE node adds to the books: its landed price P plus its network (IAS 16.16: costs of bringing
-    the asset into use)."""
+    the asset into use). Owned servers add nothing: they are on the books already."""
+    if owned_terms(offer, project) is not None:
+        return 0.0
     return unit_price(offer, project, nodes) * landed_factor(offer, project) + network_cost(offer, project)
 
 
@@ -400,9 +445,21 @@ def term_problem(offer: Offer, contract: RentalContract) -> str | None:
     return None
 
 
+def committed_term(offer: Offer, signed_months: int, rate: float | None = None) -> Term:
+    """The term of a commitment signed for ``signed_months``: a rent offer's cheapest tier whose minimum the
+    signed length reaches (its shortest tier if none does); a reserved cloud offer's one term; at ``rate``
+    per node-month when the commitment states the rate it was signed at."""
+    terms = contract_terms(offer)
+    reached = [t for t in terms if t.months <= signed_months] or [terms[0]]
+    term = min(reached, key=lambda t: (t.price, t.months))
+    return term if rate is None else Term(term.months, rate, term.setup, term.open_ended)
+
+
 def term_of(offer: Offer, contract: RentalContract) -> Term | None:
     """The term a contract is signed at (``contract.term_months``; None: the shortest), if the contract's
-    length is allowed by it (``term_problem``); else None."""
+    length is allowed by it (``term_problem``); else None. A commitment's is ``committed_term``."""
+    if contract.committed:
+        return committed_term(offer, contract.term_months or contract.months, contract.rate)
     if term_problem(offer, contract) is not None:
         return None
     terms = contract_terms(offer)
@@ -569,13 +626,22 @@ def held_by_month(
     held = [0] * M
     for oid, n in purchases.items():
         if "buy" in modes and n > 0:
-            for m in range(delivery_month(offers[oid], project), M):
+            for m in held_months(offers[oid], project):
                 held[m] += n
     for c in contracts:
         if offers[c.offer_id].mode in modes:
             for m in range(c.start_month, min(c.start_month + c.months, M)):
                 held[m] += c.nodes
     return held
+
+
+def held_months(offer: Offer, project: Project) -> range:
+    """The months a bought node is held: from its delivery month to the horizon end; an owned node in the
+    months its window touches."""
+    own = owned_terms(offer, project)
+    if own is None:
+        return range(delivery_month(offer, project), project.horizon_months)
+    return range(month_of(own[0]), min(month_of(max(own[0], own[1] - 1e-6)) + 1, project.horizon_months))
 
 
 def staff_ftes(project: Project, peak_nodes: int) -> int:
@@ -684,6 +750,10 @@ class RentalContract:
     months: int
     term_months: int | None = None
     phase_days: float = 0.0
+    # signed before the plan (project ``commitments``): ``term_months`` is the length signed, ``months`` the
+    # part of it within the horizon, and its rate the one the signed length reaches (``committed_term``)
+    committed: bool = False
+    rate: float | None = None  # a commitment's rate as signed, per node-month in the offer's currency
 
     @property
     def start_day(self) -> float:

@@ -43,6 +43,8 @@ class Why(StrEnum):
     BUDGET = "budget"  # held to it, no plan meets the budgets
     CAPACITY = "capacity"  # held to it, the offers' max_nodes cannot hold every job before its deadline
     TIME_LIMIT = "time_limit"  # the re-solve found no plan within its share of --time-limit
+    QUOTA = "quota"  # every shape of it needs more GPUs at once than a quota allows
+    WINDOW = "window"  # it is available (available_from / available_until) only outside the job's time
 
 
 #: the rule of a rejection, as the reason an offer lost
@@ -59,6 +61,8 @@ RULE_WHY: dict[Rule, Why] = {
     Rule.INTERCONNECT_BOUND: Why.FIT,
     Rule.NVME: Why.FIT,
     Rule.RENT_TERM: Why.TERM,
+    Rule.QUOTA: Why.QUOTA,
+    Rule.OFFER_WINDOW: Why.WINDOW,
     Rule.DEADLINE: Why.DEADLINE,
     Rule.OTHER: Why.FIT,
 }

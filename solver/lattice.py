@@ -42,9 +42,18 @@ def phase_of(day: float) -> float:
 
 
 def contract_phases(project: Project, offer: Offer) -> tuple[float, ...]:
-    """The phases (days into a project month) on which contracts of ``offer`` may begin, ascending."""
+    """The phases (days into a project month) on which contracts of ``offer`` may begin, ascending: those of
+    its commitments (solver.holdings) first, then the planned ones."""
+    from . import holdings
+
     releases = tuple(sorted({float(w.earliest_start_days) for w in project.workloads}))
-    return _phases(project.period_days, float(offer.lead_time_days), releases)
+    planned = _phases(project.period_days, holdings.contract_from_day(project, offer), releases)
+    signed = [c.phase_days for c in holdings.commitments_of(project, offer.id)]
+    out: list[float] = []
+    for ph in [*signed, *planned]:
+        if all(abs(ph - q) > TOL for q in out):
+            out.append(ph)
+    return tuple(sorted(out))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -74,9 +83,11 @@ def month_start(phase: float, month: int) -> float:
     return phase + month * DAYS_PER_MONTH
 
 
-def may_start(offer: Offer, phase: float, month: int) -> bool:
-    """A contract of ``offer`` may begin in lattice month ``month`` of ``phase``: not before delivery."""
-    return month >= 0 and month_start(phase, month) >= offer.lead_time_days - TOL
+def may_start(offer: Offer, phase: float, month: int, first_day: float | None = None) -> bool:
+    """A contract of ``offer`` may begin in lattice month ``month`` of ``phase``: not before delivery (or
+    ``first_day``, holdings.contract_from_day: not before the offer's window either)."""
+    first = float(offer.lead_time_days) if first_day is None else first_day
+    return month >= 0 and month_start(phase, month) >= first - TOL
 
 
 def pieces(phases: tuple[float, ...], lo: float, hi: float) -> list[tuple[float, float, tuple[int, ...]]]:
@@ -100,10 +111,10 @@ def pieces(phases: tuple[float, ...], lo: float, hi: float) -> list[tuple[float,
     return out
 
 
-def covering_start(offer: Offer, phase: float, day: float) -> int | None:
+def covering_start(offer: Offer, phase: float, day: float, first_day: float | None = None) -> int | None:
     """The latest lattice month of ``phase`` beginning at or before ``day`` that a contract may begin in."""
     m = lattice_month(phase, day + TOL)
-    return m if may_start(offer, phase, m) else None
+    return m if may_start(offer, phase, m, first_day) else None
 
 
 def months_touched(phase: float, start_day: float, end_day: float) -> range:

@@ -22,6 +22,7 @@ its ledger, written once here:
 Keys (stable for one plan; the verifier names an entry by its key):
 
     buy:<offer>:{capex,duty,vat,network,residual,maintenance,colocation,idle,interest}   a purchase
+    own:<offer>:{maintenance,colocation,idle,residual}   owned servers (solver.holdings), committed
     job<i>:{energy,cloud,storage,egress}      the i-th decision of the plan (its order in ``decisions``)
     rent<j>:{rent,setup}                      the j-th contract, in ``contract_order``
     fixed:<offer>                             an offer's fixed charge
@@ -70,6 +71,7 @@ class Entry:
     term_months: int | None = None  # rent<j>: the months of the term tier signed at; interest: the loan's instalments
     down_payment: float | None = None  # interest: the share of the price paid down
     tier_nodes: int | None = None  # buy: the least nodes of the volume tier reached
+    committed: bool = False  # owed whatever the plan does: owned servers' running costs, signed commitments
 
     @property
     def amount(self) -> float:
@@ -86,6 +88,7 @@ KINDS: dict[str, tuple[str, str, str]] = {
     "vat": ("1 + import duty", "price per node", "VAT, of price plus duty"),
     "network": ("-", "network per node", "-"),
     "residual": ("-", "price per node", "residual, of price"),
+    "owned_residual": ("-", "residual value per node", "-"),
     "maintenance": ("owned days", "price per node", "maintenance, of price per year"),
     "colocation": ("owned days", "colocation per node-month", "-"),
     "idle": ("owned days", "electricity per kWh", "kW max per node"),
@@ -195,6 +198,20 @@ class Ledger:
         df = self.discount_factors
         return sum(v * df[m] for e in self.entries for m, v in e.amounts)
 
+    def committed_flows(self) -> Flows:
+        """The cash flows owed whatever the plan does (owned servers' running costs, signed commitments);
+        empty when there are none."""
+        out: Flows = {}
+        for e in self.entries:
+            if e.committed:
+                per = out.setdefault(e.category, {})
+                for m, v in e.amounts:
+                    per[m] = per.get(m, 0.0) + v
+        return out
+
+    def committed_total(self) -> float:
+        return sum(e.amount for e in self.entries if e.committed)
+
     def depreciation_by_month(self) -> list[float]:
         out = [0.0] * self.n_months
         for b in self.books:
@@ -258,7 +275,8 @@ class _Pricer:
     out: list[Entry] = field(default_factory=list)
 
     def add(self, key, kind, category, o, nodes, quantity, unit_price, rate, amounts, **extra) -> None:
-        cur = self.project.currency if o is None or kind in ("idle", "energy", "interest") else self.quoted(o)
+        reporting = o is None or kind in ("idle", "energy", "interest", "owned_residual")
+        cur = self.project.currency if reporting else self.quoted(o)
         self.out.append(
             Entry(
                 key,
@@ -284,6 +302,8 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
     the price is paid), network, residual, maintenance, colocation, idle energy, loan interest."""
     p = pr.project
     flows = costs.scale(costs.purchase_flows(o, p, n), n)
+    if costs.owned_terms(o, p) is not None:
+        return _owned_entries(pr, o, n, flows)
     tier = costs.buy_tier(o, n)
     if tier is None:  # the planner never buys below the first tier; a plan that does is not costable
         raise ValueError(f"{o.id}: {n} node(s) bought is below the first volume tier ({o.buy_tiers[0][0]} nodes)")
@@ -334,6 +354,48 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
         costs.depreciation_life_months(o, p),
         costs.delivery_month(o, p),
         tuple((m, n * v) for m, v in sorted(dep.items())),
+        costs.resale_value(o, p, n),
+    )
+
+
+def _owned_entries(pr: _Pricer, o: Offer, n: int, flows: Flows) -> Book:
+    """Owned servers (costs.purchase_flows of an owned offer): their maintenance, colocation and idle energy over
+    the owned window, and their residual value if given; all committed, nothing capitalised."""
+    p = pr.project
+    terms = costs.owned_terms(o, p)
+    assert terms is not None
+    lo, hi, residual = terms
+    days = max(0.0, hi - lo)
+    k, c = f"own:{o.id}", {"committed": True}
+    quoted = costs.unit_price(o, p, 1) / costs.fx(o, p)  # the quoted price the maintenance rate applies to
+    rows = (
+        ("maintenance", "maintenance", days, quoted, o.maintenance),
+        ("colocation", "colocation", days, o.colocation, None),
+        ("idle", "energy", days, p.electricity_price_per_kwh, o.power_kw_per_node),
+    )
+    for kind, cat, qty, unit, rate in rows:
+        pr.add(f"{k}:{kind}", kind, cat, o, n, qty, unit, rate, _amounts(flows[cat]), **c)
+    if residual:
+        pr.add(
+            f"{k}:residual",
+            "owned_residual",
+            "residual_value",
+            o,
+            n,
+            None,
+            residual,
+            None,
+            _amounts(flows["residual_value"]),
+            **c,
+        )
+    return Book(
+        o.id,
+        n,
+        0.0,
+        costs.depreciation_years(o, p),
+        costs.depreciation_life_months(o, p),
+        costs.delivery_month(o, p),
+        (),
         costs.resale_value(o, p, n),
     )
 
@@ -396,7 +458,7 @@ def _contract_entries(pr: _Pricer, j: int, c: RentalContract) -> None:
     f = costs.rental_flows(o, c, p)
     term = costs.term_of(o, c)
     assert term is not None  # rental_flows rejects a contract at no offered term
-    k, t = f"rent{j}", {"term_months": term.months}
+    k, t = f"rent{j}", {"term_months": term.months, "committed": c.committed}
     if o.mode == "cloud":  # a reserved term: every month of it, and the upfront fee in its first month
         monthly = {
             m: c.nodes * costs.rental_month_cost(o, p, term) for m in range(c.start_month, c.start_month + c.months)
@@ -465,7 +527,8 @@ def ledger(
             _job_entries(pr, i, d, data_part)
     for j, c in enumerate(signed):
         _contract_entries(pr, j, c)
-    used = {d.offer_id for d in decisions} | set(bought) | {c.offer_id for c in signed}
+    # a commitment's fixed charge was paid when it was signed
+    used = {d.offer_id for d in decisions} | set(bought) | {c.offer_id for c in signed if not c.committed}
     _charge_entries(pr, used, bought, signed)
     return Ledger(
         tuple(pr.out),
@@ -495,7 +558,17 @@ def entry_problems(said: Ledger, again: Ledger, close) -> list[str]:
 
 def _field_problems(a: Entry, b: Entry, close) -> list[str]:
     bad = []
-    for name in ("kind", "category", "offer", "currency", "workload", "term_months", "tier_nodes", "down_payment"):
+    for name in (
+        "kind",
+        "category",
+        "offer",
+        "currency",
+        "workload",
+        "term_months",
+        "tier_nodes",
+        "down_payment",
+        "committed",
+    ):
         if getattr(a, name) != getattr(b, name):
             bad.append(
                 f"ledger: {a.key} has {name} {getattr(a, name)!r} in the plan but {getattr(b, name)!r} priced again"

@@ -22,7 +22,7 @@ from procure.models.project import Project
 from procure.models.units import HOURS_PER_DAY
 from procure.solver.reasons import Msg, Reason, Rule, render, say
 
-from . import costs, lattice
+from . import costs, holdings, lattice
 from .costs import RentalContract
 from .sizing.band import confidence_of, hours_multiplier
 from .sizing.results import Candidate
@@ -100,21 +100,45 @@ class Grid:
 def allowed_starts(project: Project, grid: Grid, workload, offer: Offer, wall_days: float) -> tuple[list[int], float]:
     """Start periods for a job, and the earliest day it could finish (for the rejection reason). The job
     must end by ``deadline_days − min_slack_days`` (``Project.deadline_days_for``):
-    s·period_days + wall_days ≤ that day."""
-    release = max(workload.earliest_start_days, offer.lead_time_days)
+    s·period_days + wall_days ≤ that day, and start and end inside the offer's window (holdings.release_day)."""
+    release = max(workload.earliest_start_days, holdings.release_day(project, offer))
     s_min = math.ceil(release / grid.period_days - EPS)
     earliest_finish = s_min * grid.period_days + wall_days
-    s_max = math.floor((project.deadline_days_for(workload) - wall_days) / grid.period_days + EPS)
+    due = project.deadline_days_for(workload)
+    until = holdings.window(project, offer)[1]
+    if until is not None:
+        due = min(due, until)
+    s_max = math.floor((due - wall_days) / grid.period_days + EPS)
     return list(range(s_min, s_max + 1)), earliest_finish
+
+
+def window_reason(project: Project, grid: Grid, workload, offer: Offer, wall_days: float) -> Reason | None:
+    """Why a job that would meet its deadline on the offer cannot run inside the offer's window, or None."""
+    lo, hi = holdings.window(project, offer)
+    if not (offer.available_from or offer.available_until):
+        return None
+    plain = offer.model_copy(update={"available_from": None, "available_until": None})
+    if not allowed_starts(project, grid, workload, plain, wall_days)[0]:
+        return None  # the deadline rules it out anyway: that reason says more
+    why = say(
+        "a {days}-day job does not fit the offer's window, days {lo} to {hi} (available_from {a} – available_until {b})",
+        days=f"{wall_days:.1f}",
+        lo=f"{lo:g}",
+        hi="the horizon end" if hi is None else f"{hi:g}",
+        a=offer.available_from or "-",
+        b=offer.available_until or "-",
+    )
+    return Reason.of(Rule.OFFER_WINDOW, why)
 
 
 def reached_confidence(project: Project, grid: Grid, workload, offer: Offer, wall_days: float) -> float | None:
     """The highest confidence (to 0.001, at least 0.5) with which a job of median duration ``wall_days``
     meets its deadline from its earliest start, or None when it misses it even at the median. The wall
     time is proportional to the hours (``costs.wall_hours``), so the room left is a multiplier on them."""
-    release = max(workload.earliest_start_days, offer.lead_time_days)
+    release = max(workload.earliest_start_days, holdings.release_day(project, offer))
     first = math.ceil(release / grid.period_days - EPS) * grid.period_days
-    room = project.deadline_days_for(workload) - first
+    until = holdings.window(project, offer)[1]
+    room = min(project.deadline_days_for(workload), until if until is not None else math.inf) - first
     if wall_days <= 0 or room < wall_days * hours_multiplier(0.5) - EPS:
         return None
     reached = math.floor(min(confidence_of(room / wall_days), project.deadline_confidence) * 1000) / 1000
@@ -147,7 +171,7 @@ def standalone_contracts(
     end = costs.job_end_day(offer, start_day, hours)
     best: tuple[float, float, list[RentalContract]] | None = None
     for phase in lattice.contract_phases(project, offer):
-        first = lattice.covering_start(offer, phase, start_day)
+        first = lattice.covering_start(offer, phase, start_day, holdings.contract_from_day(project, offer))
         if first is None:
             continue
         months = lattice.months_touched(phase, start_day, end)
@@ -179,7 +203,7 @@ def _cover_months(
             if length > M:
                 continue
             start = min(p, M - length)
-            if not lattice.may_start(offer, phase, start):
+            if not lattice.may_start(offer, phase, start, holdings.contract_from_day(project, offer)):
                 continue
             c = RentalContract(offer.id, nodes, start, length, costs.signed_term_months(offer, t), phase)
             here = costs.total(costs.rental_flows(offer, c, project))
@@ -273,9 +297,17 @@ class OptionTable:
         if got is not None:
             return got
         project, grid = self.project, self.grid
+        quota = holdings.tightest_quota(project, offer)
         if not c.fits:
             got = ("unfit", c.reasons or (Reason.of(Rule.OTHER, say("does not fit")),))
-        elif offer.contracted and not rental_fits_horizon(grid, offer):
+        elif quota is not None and c.gpus > quota.max_gpus:
+            over = say("{gpus} GPUs exceed the quota of {quota}", gpus=c.gpus, quota=quota.label)
+            got = ("unfit", (Reason.of(Rule.QUOTA, over),))
+        elif (
+            offer.contracted
+            and not rental_fits_horizon(grid, offer)
+            and not holdings.commitments_of(project, offer.id)  # a signed term runs past the horizon: usable
+        ):
             what = (
                 say("minimum rental term {months} months", months=offer.min_term)
                 if offer.mode == "rent"
@@ -293,12 +325,18 @@ class OptionTable:
             reached = None if starts else reached_confidence(project, grid, w, offer, wall_days)
             if reached is not None:  # meets its deadline only at a lower confidence: kept, and said so
                 starts, _ = allowed_starts(project, grid, w, offer, wall_days * hours_multiplier(reached))
-            if not starts:
+            closed = None if starts else window_reason(project, grid, w, offer, sure_days)
+            if closed is not None:
+                got = ("term", (closed,))
+            elif not starts:
                 wall_days = sure_days  # the reason quotes the duration the deadline is checked with
-                release = max(w.earliest_start_days, offer.lead_time_days)
+                release = max(w.earliest_start_days, holdings.release_day(project, offer))
+                opens = holdings.window(project, offer)[0]
                 why = (
                     say("lead time {days} days, ", days=offer.lead_time_days)
-                    if offer.lead_time_days > w.earliest_start_days
+                    if offer.lead_time_days > w.earliest_start_days and offer.lead_time_days >= opens
+                    else say("available from day {day}, ", day=f"{opens:g}")
+                    if opens > w.earliest_start_days
                     else ""
                 )
                 first = earliest_finish - wall_days
@@ -428,8 +466,7 @@ class OptionTable:
                 deadline_reasons = by_offer.get(oid)
                 if not deadline_reasons and oid not in seen_reason:
                     continue
-                reason = _fastest(deadline_reasons) if deadline_reasons else seen_reason[oid]
-                rejections.append(Rejection(w.name, oid, reason))
+                rejections.append(Rejection(w.name, oid, _offer_reason(seen_reason.get(oid, ()), deadline_reasons)))
             options.sort(
                 key=lambda o: o.key
             )  # the model's order: by identity, never by price (a price change moves no column)
@@ -437,6 +474,16 @@ class OptionTable:
             kept[w.name] = options
             every[w.name] = all_opts
         return kept, rejections, every
+
+
+def _offer_reason(seen: tuple[Reason, ...], deadline_reasons: list[tuple[Reason, ...]] | None) -> tuple[Reason, ...]:
+    """Why an offer has no option for a job: the window when only it rules a shape out; the fastest shape's
+    deadline, with the quota when the quota rules out the faster shapes; else what its shapes were refused for."""
+    if seen and seen[0].rule is Rule.OFFER_WINDOW:
+        return seen
+    if seen and seen[0].rule is Rule.QUOTA and deadline_reasons:
+        return _fastest(deadline_reasons) + seen
+    return _fastest(deadline_reasons) if deadline_reasons else seen
 
 
 def _excluded(offer: Offer, modes: tuple[str, ...], allow_spot: bool) -> tuple[Reason, ...] | None:

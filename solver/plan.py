@@ -69,6 +69,7 @@ class Purchase:
     nodes: int
     cost: float  # all costs of owning the nodes over the horizon, energy of the jobs on them included
     price_per_node: float = 0.0  # the volume tier paid, reporting currency, before duty and VAT
+    committed: bool = False  # owned servers (project ``owned``): held and paid for whatever the plan does
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,8 @@ class Rental:
     term_months: int | None = None  # the term tier signed (None: the offer's shortest term)
     price_per_node_month: float = 0.0  # the tier's rate paid, reporting currency
     phase_days: float = 0.0  # days after the start of project month start_month that the contract begins
+    committed: bool = False  # signed before the plan (project ``commitments``): owed whatever the plan does
+    rate: float | None = None  # a commitment's rate as signed (RentalContract.rate)
 
     @property
     def start_day(self) -> float:
@@ -95,7 +98,14 @@ class Rental:
     def contract(self) -> RentalContract:
         """The contract as the cost model prices it, at the term tier it was signed at."""
         return RentalContract(
-            self.offer_id, self.nodes, self.start_month, self.months, self.term_months, self.phase_days
+            self.offer_id,
+            self.nodes,
+            self.start_month,
+            self.months,
+            self.term_months,
+            self.phase_days,
+            self.committed,
+            self.rate,
         )
 
 
@@ -123,6 +133,20 @@ class Plan:
     ledger: Ledger
     decisions: list[Decision] = field(default_factory=list)
     charges: list[Charge] = field(default_factory=list)
+    # what the organisation already has (owned nodes, commitments) on offers no job of this plan runs on:
+    # paid whatever the plan does, so no job's cost carries it
+    committed_idle: float = 0.0
+
+    @cached_property
+    def committed_flows(self) -> Flows:
+        """The cash flows owed whatever the plan does: owned servers' running costs (their jobs' busy energy
+        is a decision, not in here) and signed commitments; reports show them apart as "committed"."""
+        return self.ledger.committed_flows()
+
+    @cached_property
+    def committed_cost(self) -> float:
+        """The money of the plan that was committed before it (owned servers, commitments)."""
+        return self.ledger.committed_total()
 
     def modes(self) -> set[str]:
         return {a.mode for a in self.assignments}
@@ -156,7 +180,12 @@ def build_plan(
     contracts: list[RentalContract],
 ) -> Plan:
     """Cost a set of decisions with the cost model (nothing here is optimized): price them into a ledger,
-    and read every figure of the plan from it."""
+    and read every figure of the plan from it. The commitments are the project's, as signed, whatever
+    ``contracts`` say of them (solver.holdings)."""
+    from . import holdings
+
+    signed = [c for c in holdings.committed_contracts(project) if c.offer_id in offers]
+    contracts = [c for c in contracts if not c.committed] + signed
     deadline = {w.name: w.deadline_days for w in project.workloads}
     book = ledger(project, offers, decisions, purchases, contracts)
     job_direct = {d.workload: sum(e.amount for e in book.of(f"job{i}:")) for i, d in enumerate(decisions)}
@@ -168,9 +197,16 @@ def build_plan(
     for oid, n in sorted(purchases.items()):
         if n <= 0:
             continue
-        capacity_cost[oid] = sum(e.amount for e in book.of(f"buy:{oid}:"))
+        capacity_cost[oid] = sum(e.amount for e in book.of(f"buy:{oid}:") + book.of(f"own:{oid}:"))
+        sunk = costs.owned_terms(offers[oid], project) is not None
         purchase_rows.append(
-            Purchase(oid, n, capacity_cost[oid] + on_offer.get(oid, 0.0), costs.unit_price(offers[oid], project, n))
+            Purchase(
+                oid,
+                n,
+                capacity_cost[oid] + on_offer.get(oid, 0.0),
+                costs.unit_price(offers[oid], project, n),
+                committed=sunk,
+            )
         )
     rental_rows = []
     for j, c in enumerate(contract_order(contracts)):
@@ -188,6 +224,8 @@ def build_plan(
                 c.term_months,
                 costs.rental_month_cost(o, project, term),
                 c.phase_days,
+                c.committed,
+                c.rate,
             )
         )
     charges = plan_charges(book)
@@ -235,6 +273,7 @@ def build_plan(
         )
     order = {w.name: i for i, w in enumerate(project.workloads)}
     assignments.sort(key=lambda a: order[a.workload])
+    idle = sum(capacity_cost.get(oid, 0.0) for oid in capacity_cost if not node_hours.get(oid))
     return Plan(
         assignments=assignments,
         purchases=purchase_rows,
@@ -242,6 +281,7 @@ def build_plan(
         ledger=book,
         decisions=list(decisions),
         charges=charges,
+        committed_idle=idle,
     )
 
 

@@ -8,11 +8,12 @@ import dataclasses
 import itertools
 from typing import TypedDict
 
+from procure.models.errors import InputError, Problem
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.runtime import Budget
 
-from . import costs
+from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
@@ -206,7 +207,7 @@ def run_strategy(
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
     info = agreed(info, cost_on(as_solved, objective))
     # a solve stopped early may hold capacity no job uses: dropping it keeps the plan feasible and cheaper
-    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
     plan = build_plan(project, offers, decisions, purchases, contracts)
     verify_plan(project, offers, plan, resize, modes, held=only)
     return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
@@ -260,7 +261,7 @@ def coarse_plan(
     if not info.status.has_plan:
         return None
     decisions, purchases, contracts = extract(model, coarse, offers)
-    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
     plan = build_plan(project, offers, decisions, purchases, contracts)
     try:
         verify_plan(project, offers, plan, resize, modes, held=only)
@@ -306,10 +307,15 @@ def heuristic_result(
     )
 
 
-def trim_idle_capacity(decisions, purchases: dict[str, int], contracts):
-    """Purchases and rental contracts of offers that no job runs on."""
+def trim_idle_capacity(decisions, purchases: dict[str, int], contracts, project: Project | None = None):
+    """Purchases and rental contracts of offers that no job runs on (what the organisation already has —
+    owned nodes, commitments — stays: it is held whatever the plan does)."""
     used = {d.offer_id for d in decisions}
-    return {o: n for o, n in purchases.items() if o in used}, [c for c in contracts if c.offer_id in used]
+    owned = set(holdings.owned_ids(project)) if project is not None else set()
+    return (
+        {o: n for o, n in purchases.items() if o in used or o in owned},
+        [c for c in contracts if c.offer_id in used or c.committed],
+    )
 
 
 def explain_unplaceable(workload: str, rejections: list[Rejection], modes: tuple[str, ...]) -> list[str]:
@@ -378,6 +384,16 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
                 else say("no plan meets the budget")
             )
             return {"(budget)": lines}
+    if project.quotas:  # a quota is shared capacity too (solver.holdings)
+        return {
+            "(capacity)": [
+                say(
+                    "the workloads cannot all be scheduled within the offers' max_nodes and the quotas ({quotas}) "
+                    "at the same time before their deadlines",
+                    quotas="; ".join(q.label for q in project.quotas),
+                )
+            ]
+        }
     return {
         "(capacity)": [
             say(
@@ -492,7 +508,13 @@ def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, 
             leads = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}
             lead = leads.get(cause or "", "no plan")
             note = f"{lead}: {why}"
-            message = None
+            lines = tuple(line for lines in alt.reasons.values() for line in lines)
+            # the same words, each part a sentence the reports translate
+            message = say(
+                "{lead}: {why}",
+                lead=say(lead),
+                why=Clauses(lines, "; ") if lines else say("no plan meets every rule"),
+            )
         else:
             message = say("not solved within its share of --time-limit")
             note = str(message)
@@ -519,6 +541,8 @@ def plan_project(
     """Size every workload on every offer, then plan (see ``plan_from_sizings``). ``time_limit`` (or
     an already running ``budget``) bounds sizing and planning together, in wall-clock seconds."""
     budget = budget or Budget(time_limit)
+    check_holdings(project, offers)
+    offers = holdings.with_owned(project, offers)  # owned servers are an offer of their own (solver.holdings)
     if progress is not None:
         progress.sizing_started(len(project.workloads), len(offers), budget)
     sizings = size_project(project, offers)
@@ -618,6 +642,8 @@ def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str
     missing = [w.name for w in project.workloads if not options.get(w.name)]
     if not missing or len(missing) == len(project.workloads):
         return []
+    if any(w.priority == "required" for w in project.workloads if w.name in missing):
+        return []  # a required job is never set aside: without it there is no plan (all-or-nothing's answer)
     out = []
     for w in missing:
         mine = [r for r in rejections if r.workload == w and r.rule is not Rule.MODE_NOT_ALLOWED]
@@ -643,10 +669,12 @@ def largest_coverable(
     programme without one job (each re-solved and verified), then without two, …; the first size with a
     plan wins, ties broken by cost, then by the order of the workload file. At most ``MAX_SUBSET_SOLVES``
     re-solves and within ``budget``; None when no set was found within them (the whole programme then has
-    no plan, as with --all-or-nothing)."""
-    names = [w.name for w in project.workloads]
+    no plan, as with --all-or-nothing). Only optional jobs are set aside (``priority: required`` never is): when
+    the required jobs alone have no plan, neither has the programme."""
+    names = [w.name for w in project.workloads if w.priority != "required"]
+    required = len(project.workloads) - len(names)
     tried = 0
-    for k in range(1, len(names)):
+    for k in range(1, len(names) + (1 if required else 0)):
         best: tuple[float, tuple[str, ...], Project, list, StrategyResult] | None = None
         for drop in itertools.combinations(names, k):
             if tried >= MAX_SUBSET_SOLVES or _spent(budget, reserve):
@@ -700,6 +728,14 @@ def _budget_set_aside(
     return [SetAside(w, cause, summary, lines) for w in dropped]
 
 
+def check_holdings(project: Project, offers: list[Offer], source: str = "<workload>") -> None:
+    """InputError for owned servers or commitments that name no offer or one of the wrong kind, and for quotas
+    that they alone exceed; ``source`` names the workload file."""
+    bad = holdings.holding_problems(project, {o.id: o for o in offers})
+    if bad:
+        raise InputError([Problem(source, where, msg) for where, msg in bad])
+
+
 def plan_from_sizings(
     project: Project,
     offers: list[Offer],
@@ -730,6 +766,8 @@ def plan_from_sizings(
     not use goes to the next), the spot fallback half of the rest, and the runner-ups what remains.
     ``on_hybrid(StrategyResult)`` is called as soon as the hybrid plan is verified."""
     budget = budget or Budget(time_limit)
+    check_holdings(project, offers)
+    offers = holdings.with_owned(project, offers)
     by_id = {o.id: o for o in offers}
     programme = project
     hybrid_modes = tuple(project.allowed_modes)

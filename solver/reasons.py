@@ -25,6 +25,8 @@ class Rule(StrEnum):
     INTERCONNECT_BOUND = "interconnect_bound"
     NVME = "nvme"
     RENT_TERM = "rent_term"
+    QUOTA = "quota"
+    OFFER_WINDOW = "offer_window"
     DEADLINE = "deadline"
     OTHER = "other"
 
@@ -47,6 +49,8 @@ _GROUPS: dict[Rule, str] = {
     Rule.INTERCONNECT_BOUND: "are interconnect-bound",
     Rule.NVME: "lack local NVMe storage",
     Rule.RENT_TERM: "have a minimum rental term longer than the horizon",
+    Rule.QUOTA: "need more GPUs at once than a quota allows",
+    Rule.OFFER_WINDOW: "are available only outside the job's time",
     Rule.DEADLINE: "cannot finish by the deadline",
     Rule.OTHER: "do not fit",
 }
@@ -82,6 +86,8 @@ RULE_LABEL: dict[Rule, str] = {
     Rule.INTERCONNECT_BOUND: "interconnect",
     Rule.NVME: "NVMe",
     Rule.RENT_TERM: "term",
+    Rule.QUOTA: "quota",
+    Rule.OFFER_WINDOW: "window",
     Rule.DEADLINE: "deadline",
     Rule.OTHER: "fit",
 }

@@ -4,7 +4,10 @@ It trusts nothing the optimizer produced except the plan itself. From the inputs
 chosen shape, re-derives start and end days, sweeps the actual job intervals (not the optimizer's
 period grid) to check node usage against purchases, rental contracts and availability caps, checks
 every rental contract's term, and prices the plan's decisions again into a ledger of its own (the cost
-model's), which it compares with the plan's entry by entry, naming the entry that differs. Any violation raises
+model's), which it compares with the plan's entry by entry, naming the entry that differs. What the
+organisation already has (solver.holdings) has rules of its own: ``owned`` (exactly the nodes owned are
+held), ``commitment`` (every signed contract, as signed), ``quota`` (GPUs in use at once, on exact days) and
+``offer_window`` (every job inside its offer's window). Any violation raises
 ``VerificationError`` with the rules that failed — a bug, never a result.
 """
 
@@ -19,7 +22,7 @@ from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
-from . import costs
+from . import costs, holdings
 from .ledger import Ledger, entry_problems, ledger
 from .plan import Assignment, Decision, Plan, Rental
 from .sizing.band import hours_multiplier
@@ -67,6 +70,8 @@ def verify_plan(
     rented: defaultdict[str, list[tuple[float, float, int]]] = defaultdict(list)  # offer -> (from, to day, nodes)
     bad += _rental_problems(project, offers, plan, rented, modes, used)
     bad += _capacity_problems(project, offers, plan, bought, rented)
+    bad += holdings.quota_problems(project, offers, plan)
+    bad += holdings.commitment_problems(project, plan) + holdings.owned_problems(project, plan)
     again, unpriced = _priced_again(project, offers, plan, workloads, bought)
     bad += unpriced if again is None else _cost_problems(project, offers, plan, again, bought)
     if bad:
@@ -144,10 +149,15 @@ def _sizing_problems(offer: Offer, a: Assignment, w, hours: float | None, resize
 def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) -> list[str]:
     """The assignment's start (release, lead time), recomputed end, deadline and slack."""
     bad: list[str] = []
-    release = max(w.earliest_start_days, offer.lead_time_days)
+    release = max(w.earliest_start_days, holdings.release_day(project, offer))
     if a.start_day < release - DAY_TOL:
         bad.append(
-            f"release: {a.workload!r} starts day {a.start_day:g} before day {release} (earliest start / lead time)"
+            f"release: {a.workload!r} starts day {a.start_day:g} before day {release:g} (earliest start / lead time / window)"
+        )
+    until = holdings.window(project, offer)[1]
+    if until is not None and a.end_day > until + DAY_TOL:
+        bad.append(
+            f"offer_window: {a.workload!r} ends day {a.end_day:.2f} after {offer.id}'s available_until (day {until:g})"
         )
     if hours is not None:
         end = a.start_day + costs.wall_hours(offer, hours) / HOURS_PER_DAY
@@ -175,7 +185,7 @@ def _confidence_problem(project, offer: Offer, a: Assignment, w) -> str | None:
     wall = a.end_day - a.start_day
     if a.start_day + wall * hours_multiplier(conf) <= by + DAY_TOL:
         return None
-    release = max(w.earliest_start_days, offer.lead_time_days)
+    release = max(w.earliest_start_days, holdings.release_day(project, offer))
     first = math.ceil(release / project.period_days - 1e-9) * project.period_days
     if (
         first + wall * hours_multiplier(conf) > by + DAY_TOL
@@ -203,6 +213,8 @@ def _purchase_problems(project, offers, plan: Plan, bought, modes, used: set[str
         o = offers[p.offer_id]
         if o.mode != "buy":
             bad.append(f"purchase: {p.offer_id} is a {o.mode} offer")
+        if p.committed:  # owned servers: held in every plan (the owned rule checks them)
+            continue
         if "buy" not in modes:
             bad.append(f"mode: the plan buys {p.offer_id} but may use only {', '.join(modes)}")
         if p.offer_id not in used:
@@ -246,9 +258,11 @@ def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str])
         bad += _contract_problems(project, o, r, modes, used)
         begin = r.start_month * DAYS_PER_MONTH + r.phase_days
         rented[r.offer_id].append((begin, begin + r.months * DAYS_PER_MONTH, r.nodes))
-    for oid, held in rented.items():
-        for day in sorted({b for b, _e, _n in held}):
-            n = sum(k for b, e, k in held if b <= day + DAY_TOL < e)
+    new = {r.contract for r in plan.rentals if not r.committed}  # max_nodes bounds the new contracts
+    for oid in rented:
+        fresh = [(c.start_day, c.end_day, c.nodes) for c in new if c.offer_id == oid]
+        for day in sorted({b for b, _e, _n in fresh}):
+            n = sum(k for b, e, k in fresh if b <= day + DAY_TOL < e)
             if n > offers[oid].max_nodes:
                 bad.append(
                     f"rent_avail: {n} nodes of {oid} rented on day {day:.1f} (max_nodes {offers[oid].max_nodes})"
@@ -258,8 +272,16 @@ def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str])
 
 
 def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> list[str]:
-    """One rental contract's mode, use, term, rate and months within the horizon."""
+    """One rental contract's mode, use, term, rate and months within the horizon (a commitment, signed before
+    the plan: its rate and months; the commitment rule checks it is the one signed)."""
     bad: list[str] = []
+    if r.committed:
+        rate = costs.rental_month_cost(o, project, costs.term_of(o, r.contract))
+        if not _close(r.price_per_node_month, rate):
+            bad.append(
+                f"rent_price: commitment of {r.offer_id} reports {r.price_per_node_month:,.2f}, its rate is {rate:,.2f}"
+            )
+        return bad
     if o.mode not in modes:
         bad.append(f"mode: the plan contracts {r.offer_id} ({o.mode}) but may use only {', '.join(modes)}")
     if r.offer_id not in used:
@@ -280,7 +302,7 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
         bad.append(
             f"rent_phase: contract of {r.offer_id} begins {r.phase_days:g} days into a month (0 to {DAYS_PER_MONTH:g})"
         )
-    if begin < o.lead_time_days - DAY_TOL:
+    if begin < holdings.contract_from_day(project, o) - DAY_TOL:
         bad.append(
             f"rent_lead: contract of {r.nodes} × {r.offer_id} begins on day {begin:.2f}, before its delivery "
             f"(lead time {o.lead_time_days} days)"
@@ -340,7 +362,7 @@ def _priced_again(project, offers, plan: Plan, workloads, bought) -> tuple[Ledge
     contracts = [
         r.contract
         for r in plan.rentals
-        if r.offer_id in offers and costs.term_problem(offers[r.offer_id], r.contract) is None
+        if r.offer_id in offers and costs.term_of(offers[r.offer_id], r.contract) is not None
     ]
     try:
         return ledger(project, offers, decisions, {o: n for o, n in bought.items() if o in offers}, contracts), []
@@ -403,7 +425,13 @@ def _total_problems(plan: Plan, total: float) -> list[str]:
         bad.append(f"cost: plan total {plan.total_cost:,.2f} but recomputed {total:,.2f}")
     if not _close(sum(plan.breakdown.values()), plan.total_cost):
         bad.append("cost: breakdown does not add up to the total")
-    if not _close(sum(a.cost for a in plan.assignments), plan.total_cost):
+    idle = sum(
+        p.cost for p in plan.purchases if p.committed and p.offer_id not in {a.offer_id for a in plan.assignments}
+    )
+    idle += sum(r.cost for r in plan.rentals if r.offer_id not in {a.offer_id for a in plan.assignments})
+    if not _close(idle, plan.committed_idle):
+        bad.append(f"cost: the plan states {plan.committed_idle:,.2f} committed and unused, recomputed {idle:,.2f}")
+    if not _close(sum(a.cost for a in plan.assignments) + idle, plan.total_cost):
         bad.append("cost: per-workload costs do not add up to the total")
     lines = (
         sum(p.cost for p in plan.purchases)

@@ -560,3 +560,50 @@ def recalculating_profile(folder: Path) -> str:
     user.mkdir(parents=True, exist_ok=True)
     (user / "registrymodifications.xcu").write_text(RECALC_PROFILE, encoding="utf-8")
     return Path(folder).as_uri()
+
+
+# --- brute force: what the organisation already has (owned, commitments, quotas, windows) -----------------
+
+
+def holdings_min_cost(jobs, choices, owned, committed, quota, windows, period: int, horizon_days: float):
+    """The least total over every (offer, nodes, start) of every job, from the documented rules (docs/quotes.md
+    "What you already have"), not from the cost model:
+
+    ``jobs``: [(name, release day, due day)]; ``choices[name]``: [(offer, nodes, wall days, job cost)] with the
+    job's own cost (busy energy on owned nodes, 0 on a commitment, the cloud bill); ``owned``/``committed``:
+    {offer: (nodes, from day, to day)} — the only capacity of those offers (a job runs inside the window);
+    ``quota``: (max GPUs, {offer: GPUs per node}) over the matched offers, owned and committed nodes counting
+    in their whole window, cloud nodes while busy; ``windows``: {offer: (from day, until day)} for the rest.
+    Starts lie on multiples of ``period``. Returns inf when no combination is feasible."""
+    per_job = []
+    for name, release, due in jobs:
+        opts = []
+        for oid, n, wall, cost in choices[name]:
+            lo, hi = release, due
+            if oid in owned or oid in committed:
+                _n, a, b = (owned | committed)[oid]
+                lo, hi = max(lo, a), min(hi, b)
+            if oid in windows:
+                lo, hi = max(lo, windows[oid][0]), min(hi, windows[oid][1])
+            s = math.ceil(lo / period - 1e-9) * period
+            while s + wall <= hi + 1e-9 and s + wall <= horizon_days + 1e-9:
+                opts.append((oid, n, float(s), s + wall, cost))
+                s += period
+        per_job.append(opts)
+    max_gpus, gpn = quota
+    best = math.inf
+    for combo in itertools.product(*per_job):
+        points = sorted({c[2] for c in combo} | {a for _n, a, _b in (owned | committed).values()})
+        ok = True
+        for t in points:
+            busy = [c for c in combo if c[2] <= t < c[3]]
+            for oid, (cap, _a, _b) in (owned | committed).items():
+                if sum(c[1] for c in busy if c[0] == oid) > cap:
+                    ok = False
+            held = sum(cap * gpn[oid] for oid, (cap, a, b) in (owned | committed).items() if oid in gpn and a <= t < b)
+            held += sum(c[1] * gpn[c[0]] for c in busy if c[0] in gpn and c[0] not in owned and c[0] not in committed)
+            if held > max_gpus:
+                ok = False
+        if ok:
+            best = min(best, sum(c[4] for c in combo))
+    return best

@@ -430,7 +430,7 @@ def test_quotes_case_exercises_every_kind_of_quote(results):
 @needs_soffice
 @pytest.mark.parametrize("name", CASES)
 def test_recalculated_pnl_equals_the_cost_model(name, results, recalculated):
-    """The P&L sheet's years equal costs.pnl_years to the cent, and add up to the total cost of ownership."""
+    """The P&L sheet's years equal the ledger's P&L years to the cent, and add up to the total cost of ownership."""
     plan = results[name][0].plan
     ws = recalculated[name]["P&L"]
     for k, y in enumerate(plan.pnl):

@@ -8,7 +8,7 @@ lines on the Costs sheet); operating costs (maintenance, colocation, energy, ren
 charges, storage, egress, staff) and interest are the Cash flow
 sheet's category rows summed over the year's months; the gain on disposal (resale value − book value at
 the horizon end) falls in the last year. Over the horizon the P&L costs add up to the total cost of
-ownership, which the sheet checks against ``total_cost``. Formulas equal ``solver.costs.pnl_years``.
+ownership, which the sheet checks against ``total_cost``. Formulas equal the ledger's ``pnl_years`` (solver.ledger).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
     for j, pur in enumerate(purchases):
         r = block0 + 1 + j
         o = result.offers[pur.offer_id]
-        k = f"buy:{o.id}"
+        k = f"own:{o.id}" if pur.committed else f"buy:{o.id}"  # owned servers: nothing capitalised
         parts = [
             names.item_amount[key]
             for key in (f"{k}:capex", f"{k}:duty", f"{k}:vat", f"{k}:network")
@@ -115,7 +115,7 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
         monthly = landed / book.life_months
         put(ws, r, 1, o.id)
         put(ws, r, 2, pur.nodes, INT_FMT)
-        formula(ws, r, 3, "=" + "+".join(parts), money, value=landed)
+        formula(ws, r, 3, "=" + ("+".join(parts) or "0"), money, value=landed)
         as_input(put(ws, r, 4, years_life, "0.0#"))
         formula(ws, r, 5, f"=C{r}/ROUND(12*D{r},0)", money, value=monthly)
         put(ws, r, 6, book.delivery_month + 1, INT_FMT)
@@ -135,7 +135,8 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
             money,
             value=landed - depreciated,
         )
-        formula(ws, r, resale_col, f"=-{names.item_amount[f'{k}:residual']}", money, value=resale)
+        sold = names.item_amount.get(f"{k}:residual")
+        formula(ws, r, resale_col, f"=-{sold}" if sold else "=0", money, value=resale)
         formula(ws, r, gain_col, f"={L(resale_col)}{r}-{L(book_col)}{r}", money, value=resale - (landed - depreciated))
     last_block = block0 + max(len(purchases), 1)
     by_month = plan.ledger.by_month()

@@ -203,6 +203,7 @@ FIGURE_LABEL = {
     "Residual value": N_("Residual value"),
     "Opex": N_("Opex"),
     "Peak cash out": N_("Peak cash out"),
+    "Committed": N_("Committed"),
 }
 
 
@@ -268,7 +269,27 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
             False,
         ),
     ]
+    if sh.plan.committed_flows:  # owned servers and signed contracts: part of the total, not a decision
+        figures.append(
+            (
+                "Committed",
+                _committed_formula(sh),
+                sh.plan.committed_cost,
+                tr(
+                    "of the total: owned servers' running costs and contracts already signed, owed whatever the plan does"
+                ),
+                False,
+            )
+        )
     return figures
+
+
+def _committed_formula(sh: _Sheet) -> str:
+    """The sum of the Costs sheet's committed lines: the ledger's committed entries (owned servers' running
+    costs, signed commitments)."""
+    items = sh.names.item_amount
+    cells = [items[e.key] for e in sh.plan.ledger.entries if e.committed and e.key in items]
+    return "=" + "+".join(cells) if cells else f"={sh.plan.committed_cost:.2f}"
 
 
 def _write_key_figures(sh: _Sheet, row: int, peak_cash: float) -> int:

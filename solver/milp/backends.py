@@ -239,6 +239,9 @@ def _info(
         objective -= sum(c * (v.value() or 0.0) for v, c in model.tie.items())
     if bound is not None and model.tie_max:
         bound -= model.tie_max
+    if model.offset:  # the committed money no column carries (formulation.Model.offset)
+        objective = None if objective is None else objective + model.offset
+        bound = None if bound is None else bound + model.offset
     return SolveInfo(
         solver,
         solver_version(solver),

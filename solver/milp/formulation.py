@@ -43,9 +43,18 @@ Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids
     rent_close[o,k]:   E[o,k,M] = S[o,k,M−1]   (contracts end within the horizon)
     rent_avail[o,m]:   R[o,m] ≤ cap_o
     buy_sym[o]:        b[o] ≤ b[o′] where o′ precedes o among identical buy offers (symmetry)
+    quota[q,t,c]:      GPUs in use under quota q in piece c of period t ≤ max_gpus (quotas.py, solver.holdings)
     budget:            total cost (undiscounted TCO) ≤ budget_tco (``budget`` is its deprecated alias)
     budget_cash_m:     cash spent by the end of month m ≤ budget_cash (peak cumulative cash out)
     budget_capex:      Σ_o b[o]·price_o ≤ budget_capex  (volume tiers: Σ_k q[o,k]·price_{o,k}; a loan's principal counts in full)
+
+What the organisation already has (solver.holdings)
+    owned servers:     an offer of their own whose b[o] is fixed at the nodes owned, priced without capex
+    commitments:       constant nodes of R[o,φ,m] on their own phase (rent_avail bounds the new contracts only);
+                       their payments are constants: the objective's offset (Model.offset, read back with the
+                       solver's figures), subtracted from the budget_tco and budget_cash caps
+    quotas:            quota rows (above); an offer under a quota gets start columns (no y), and the start
+                       reduction is off (it merges starts by the offer rows alone)
 
 Fixed charges and staff (costs.py, "Costs beyond the servers")
     u[o] ∈ {0,1}        offer o with a fixed_cost is used; cost fixed_cost_o (costs.fixed_charge_flows)
@@ -67,7 +76,8 @@ spread one job over many starts so that no single period or month carries all of
     rent_job[o,m,w]:    Σ_{i∈I_w: o(i)=o} Σ_{s: i started in s touches m} n_i·x[w,i,s] ≤ R[o,m]
     rent_whole[o,w]:    Σ_{i∈I_w: o(i)=o} Σ_s n_i·max(L_{o,1}, μ_{i,s})·x[w,i,s] ≤ Σ_m R[o,m]
                         — w alone holds n_i whole node-contracts, each for at least the shortest tier
-                        L_{o,1} and at least the μ_{i,s} months the job touches
+                        L_{o,1} and at least the μ_{i,s} months the job touches; not written for an offer with commitments, whose
+                        signed nodes may be held for fewer months than any term it sells
 On the 12-month example the rent-only model solves in 0.05 s instead of 2 s with buy_job and rent_job.
 rent_whole keeps the LP from renting a fraction of a node for a short job over part of a minimum term
 (docs/performance.md gives the rent-only LP bound with and without it).
@@ -116,11 +126,12 @@ from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH
 
-from .. import costs, lattice
+from .. import costs, holdings, lattice
 from ..costs import RentalContract
 from ..options import Grid, Option
 from ..plan import Decision, contracts_from_profile
 from .names import Names, slug
+from .quotas import add_quota_rows
 from .reduce import Reduction, reduce_model
 
 REDUCE_BELOW_DAYS = 7
@@ -163,6 +174,9 @@ class Model:
     # the slack tie-break (add_objective): a column's share, and the most all of them can add together
     tie: dict[pulp.LpVariable, float] = field(default_factory=dict)
     tie_max: float = 0.0
+    # the committed money (project commitments, solver.holdings) on the minimized objective: no column
+    # carries it, the solver's objective and bound are read back with it (backends._info)
+    offset: float = 0.0
     columns: list[pulp.LpVariable] = field(
         default_factory=list
     )  # every variable, in the order made (the in-process solver's columns)
@@ -185,6 +199,8 @@ class Builder:
         # most starts are interchangeable (on the weekly XL benchmark it removes 1.5% of the columns
         # and costs more build time than it saves)
         self.reduce = project.period_days < REDUCE_BELOW_DAYS if reduce is None else reduce
+        if project.quotas:  # reduce.py merges starts by the offer rows alone; a quota row joins offers
+            self.reduce = False
         self.reduction: Reduction | None = None
         self.warm_start = warm_start  # a feasible Plan (e.g. the greedy one) to start the search from
         self.project = project
@@ -203,6 +219,14 @@ class Builder:
         days = phases_of or project
         self.phases = {oid: lattice.contract_phases(days, o) for oid, o in offers.items() if o.contracted}
         self.m.phases = self.phases
+        # what the organisation already has (solver.holdings): signed contracts per offer, owned nodes
+        self.committed: dict[str, list[RentalContract]] = {}
+        for c in holdings.committed_contracts(project):
+            if c.offer_id in offers:
+                self.committed.setdefault(c.offer_id, []).append(c)
+        self.owned = {
+            oid: e.nodes for oid, e in zip(holdings.owned_ids(project), project.owned, strict=True) if oid in offers
+        }
         self._piece_cache: dict[tuple[str, int], list[tuple[float, tuple[int, ...]]]] = {}
         self._footprint: dict[tuple[str, int, int], tuple[list, tuple, int]] = {}  # (w, i, s) -> its capacity keys
         self.cost_terms: list[tuple[pulp.LpVariable, float]] = []  # undiscounted
@@ -247,7 +271,12 @@ class Builder:
                     most[o.offer_id] = max(most.get(o.offer_id, 0), o.nodes)
             for oid, n in most.items():
                 demand[oid] = demand.get(oid, 0) + n
-        return {oid for oid, n in demand.items() if n <= self.offers[oid].max_nodes}
+        # an offer under a quota needs its start columns: the quota rows count its jobs per period
+        return {
+            oid
+            for oid, n in demand.items()
+            if n <= self.offers[oid].max_nodes and not holdings.quotas_of(self.project, self.offers[oid])
+        }
 
     def _usage_keys(self, opt: Option, s: int, span: int):
         """Where a job started in period s occupies its offer. Starts lie on period boundaries, so all
@@ -280,6 +309,7 @@ class Builder:
         """Every column: x or y per job option and start, then b, S/E, T, z/q and u per offer in use."""
         uncapped = self._uncapped_cloud()
         used_offers = {o.offer_id for opts in self.options.values() for o in opts}
+        used_offers |= set(self.owned) | set(self.committed)  # held whatever the plan does
         # every start column's capacity rows first, so that reduce.py can merge starts and drop rows
         footprints, pv = self._footprints(uncapped)
         self._footprint = footprints
@@ -365,7 +395,8 @@ class Builder:
         """b (with volume tiers z, q) of a buy offer, S/E and T of a contracted one, u of one with a fixed cost."""
         m, offer, k = self.m, self.offers[oid], self.oidx[oid]
         if offer.mode == "buy":
-            var = self._var(f"b_{k}", 0, offer.max_nodes, cat=pulp.LpInteger)
+            held = self.owned.get(oid)  # owned servers: exactly the nodes owned
+            var = self._var(f"b_{k}", held or 0, held or offer.max_nodes, cat=pulp.LpInteger)
             m.b[oid] = var
             if _tiered(offer):
                 self.add_volume_tier_vars(oid)
@@ -392,7 +423,7 @@ class Builder:
         valued = costs.rental_profile_coefficients(offer, self.project, self.objective.discounted, term)
         for ph, phase in enumerate(self.phases[oid]):
             for mm in range(M):
-                up = ub if lattice.may_start(offer, phase, mm) else 0
+                up = ub if lattice.may_start(offer, phase, mm, self._from_day(oid)) else 0
                 m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=pulp.LpInteger)
             for mm in range(M + 1):
                 m.E[(oid, L, ph, mm)] = self._var(f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
@@ -412,7 +443,7 @@ class Builder:
                 continue
             for ph, phase in enumerate(self.phases[oid]):
                 for mm in range(M - t.months + 1):
-                    if not lattice.may_start(offer, phase, mm):
+                    if not lattice.may_start(offer, phase, mm, self._from_day(oid)):
                         continue
                     var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=pulp.LpInteger)
                     m.T[(oid, t.months, ph, mm)] = var
@@ -459,22 +490,41 @@ class Builder:
                 terms[var] = 1
         return terms
 
-    def rented(self, oid: str, months: tuple[int, ...]) -> pulp.LpAffineExpression:
+    def committed_on(self, oid: str, ph: int, mm: int) -> int:
+        """Nodes of the offer's commitments (signed before the plan) held in lattice month mm of phase φ."""
+        phase = self.phases[oid][ph]
+        return sum(
+            c.nodes
+            for c in self.committed.get(oid, ())
+            if abs(c.phase_days - phase) <= lattice.TOL and c.start_month <= mm < c.start_month + c.months
+        )
+
+    def rented(self, oid: str, months: tuple[int, ...], signed: bool = True) -> pulp.LpAffineExpression:
         """Σ_φ R[o,φ,m_φ]: the node-contracts of the offer held in a piece of time that lies in lattice
-        month m_φ of each phase φ (lattice.pieces; −1: before the phase's first month)."""
+        month m_φ of each phase φ (lattice.pieces; −1: before the phase's first month), with the nodes of
+        its commitments as a constant unless ``signed`` is false (the new contracts alone)."""
         M = self.grid.n_months
         terms: dict = {}
+        held = 0
         for ph, mm in enumerate(months):
             if 0 <= mm < M:
                 terms.update(self.rented_on(oid, ph, mm))
-        return pulp.LpAffineExpression(terms)
+                held += self.committed_on(oid, ph, mm) if signed else 0
+        return pulp.LpAffineExpression(terms, constant=held)
 
     def rented_in_month(self, oid: str, mm: int) -> pulp.LpAffineExpression:
-        """Node-contracts of the offer paid in project month mm: lattice month mm of every phase."""
+        """Node-contracts of the offer paid in project month mm: lattice month mm of every phase (its
+        commitments included, as a constant)."""
         terms: dict = {}
+        held = 0
         for ph in range(len(self.phases[oid])):
             terms.update(self.rented_on(oid, ph, mm))
-        return pulp.LpAffineExpression(terms)
+            held += self.committed_on(oid, ph, mm)
+        return pulp.LpAffineExpression(terms, constant=held)
+
+    def _from_day(self, oid: str) -> float:
+        """The first day a new contract of the offer may begin (holdings.contract_from_day)."""
+        return holdings.contract_from_day(self.project, self.offers[oid])
 
     def _tiers_of(self, oid: str) -> list[int]:
         """The months of the offer's open-ended tiers that have S/E variables, shortest first."""
@@ -541,7 +591,8 @@ class Builder:
             elif opt.offer.contracted:
                 for months in self._footprint[(w, i, s)][1]:  # the piece classes the start runs in
                     rent_rows.setdefault((opt.offer_id, months, w), {})[v] = opt.nodes
-                whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
+                if opt.offer_id not in self.committed:  # a commitment may hold fewer months than any new term
+                    whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
         lift = self._lifting(rent_rows)
@@ -603,6 +654,7 @@ class Builder:
         m, M, row = self.m, self.grid.n_months, self.names.row
         for oid in sorted({k[0] for k in m.S} | {k[0] for k in m.T}, key=self.oidx.__getitem__):
             offer, o = self.offers[oid], self.names.offer[oid]
+
             # fixed-length terms end within the horizon by construction; open-ended tiers need these rows
             for L in self._tiers_of(oid):
                 for ph in range(len(self.phases[oid])):
@@ -616,7 +668,7 @@ class Builder:
                         m.prob += (E[mm] - S[mm - L] <= 0, row("rent_term", o, L, ph, mm))
                     m.prob += (E[M] - S[M - 1] == 0, row("rent_close", o, L, ph))
             for months in self._piece_classes(oid):
-                held = self.rented(oid, months)
+                held = self.rented(oid, months, signed=False)  # max_nodes bounds the new contracts
                 if oid in m.u:  # no contract without paying the offer's fixed charge
                     m.prob += (held - offer.max_nodes * m.u[oid] <= 0, row("rent_avail", o, _months_name(months)))
                 else:
@@ -626,6 +678,10 @@ class Builder:
         """Every class of pieces of the horizon (the lattice month of each phase of the offer, lattice.pieces)."""
         phases = self.phases[oid]
         return list(dict.fromkeys(k for _a, _b, k in lattice.pieces(phases, 0.0, costs.horizon_end_day(self.project))))
+
+    def add_quotas(self) -> None:
+        """quota[q,t,c]: GPUs in use under each quota ≤ its max_gpus (quotas.py)."""
+        add_quota_rows(self)
 
     def add_fixed_charges(self) -> None:
         """fixed_use[o,w] and fixed_buy[o] (module docstring): a job on o, or a node bought of it, sets u[o]."""
@@ -652,7 +708,7 @@ class Builder:
         terms: dict = {}
         if "buy" in modes:
             for oid, var in self.m.b.items():
-                if costs.delivery_month(self.offers[oid], self.project) <= mm:
+                if mm in costs.held_months(self.offers[oid], self.project):
                     terms[var] = 1
         expr = pulp.LpAffineExpression(terms)
         if "rent" in modes:
@@ -721,13 +777,24 @@ class Builder:
             for before, oid in zip(ids, ids[1:], strict=False):
                 self.m.prob += (self.m.b[oid] - self.m.b[before] <= 0, self.names.row("buy_sym", self.names.offer[oid]))
 
+    def committed_flows(self) -> costs.Flows:
+        """The cash flows of the commitments (signed contracts): constants of the model, owed in every plan."""
+        if not hasattr(self, "_committed_flows"):
+            self._committed_flows = costs.add_flows(
+                costs.rental_flows(self.offers[c.offer_id], c, self.project)
+                for cs in self.committed.values()
+                for c in cs
+            )
+        return self._committed_flows
+
     def add_budget(self) -> None:
         """budget: undiscounted TCO ≤ budget_tco."""
         if self.project.budget_tco is None:
             return
         if self.m.total_cost is None:  # build() adds the objective first
             raise RuntimeError("add_budget needs the total-cost expression: call add_objective first")
-        self.m.prob += (self.m.total_cost <= self.project.budget_tco, "budget")
+        committed = costs.total(self.committed_flows())
+        self.m.prob += (self.m.total_cost <= self.project.budget_tco - committed, "budget")
 
     def add_cash_budget(self) -> None:
         """budget_cash[m]: cash spent by the end of month m ≤ budget_cash, for every month m.
@@ -743,9 +810,10 @@ class Builder:
         for var, flows in self._cash_flows():
             _add_cumulative(rows, var, flows)
         self._add_open_contract_cash(rows)
+        signed = costs.cumulative_by_month(self.committed_flows(), M)  # owed whatever the plan does
         for k in range(M):
             if rows[k]:
-                m.prob += (pulp.LpAffineExpression(rows[k]) <= cap, self.names.row("budget_cash", k))
+                m.prob += (pulp.LpAffineExpression(rows[k]) <= cap - signed[k], self.names.row("budget_cash", k))
 
     def _cash_flows(self):
         """(variable, its cash flows per unit) of every column but S/E, each from the cost model."""
@@ -804,6 +872,7 @@ class Builder:
         [0, TIE_BREAK_TOTAL/|W|], so a plan the solver prefers costs at most TIE_BREAK_TOTAL more than the
         optimum; the solver's objective and bound are read back without it (backends._info)."""
         self.m.total_cost = _expr(self.cost_terms)
+        self.m.offset = self._value(self.committed_flows())
         cost = _expr(self.obj_terms) if self.objective.discounted else _expr(self.cost_terms)
         self.m.prob += cost + _expr(list(self.m.tie.items()))
 
@@ -818,6 +887,7 @@ class Builder:
         self.add_volume_tiers()
         self.add_fixed_charges()
         self.add_symmetry()
+        self.add_quotas()
         self.add_budget()
         self.add_cash_budget()
         self.add_capex_budget()
@@ -857,7 +927,7 @@ class Builder:
         m = self.m
         for group in (m.x, m.y, m.b, m.S, m.E, m.T, m.q, m.z):
             for v in group.values():
-                v.setInitialValue(0)
+                v.setInitialValue(v.lowBound or 0)  # owned nodes: b is fixed at the nodes owned
         self._warm_decisions(plan)
         self._warm_purchases(plan)
         starts, ends = self._warm_terms(plan)
@@ -907,7 +977,7 @@ class Builder:
         for r in plan.rentals:
             offer = self.offers[r.offer_id]
             ph = self._phase_index(r.offer_id, r.phase_days)
-            if ph is None:
+            if ph is None or r.committed:
                 continue
             L = r.term_months if r.term_months is not None else costs.contract_terms(offer)[0].months
             key = (r.offer_id, L, ph, r.start_month)
@@ -998,6 +1068,7 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
         n = int(round(v.value() or 0))
         if n > 0:
             contracts.append(RentalContract(oid, n, start, L, L, model.phases[oid][ph]))
+    contracts += [c for c in holdings.committed_contracts(project) if c.offer_id in offers]
     return decisions, purchases, contracts
 
 
