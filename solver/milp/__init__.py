@@ -11,8 +11,10 @@ from .backends import (
     solver_command,
     solver_version,
 )
-from .formulation import Builder, Model, extract
+from .extract import extract
+from .formulation import Builder
 from .names import Names, slug
+from .state import Model
 
 __all__ = [
     "Builder",

@@ -25,7 +25,7 @@ from procure.models.errors import ExitCode, ProcureError
 
 from ..enums import SolveStatus
 from .cbc import DeadlineCBC
-from .formulation import Model
+from .state import Model
 
 CBC_OPTIONS = ["preprocess off", "heur off", "cuts off"]
 OPTIMAL_GAP = 1e-6  # a proven relative gap at or below this is called optimal

@@ -20,7 +20,7 @@ import numpy as np
 import pulp
 
 from ..enums import SolveStatus
-from .formulation import Model
+from .state import Model
 
 INTEGRAL_TOL = 1e-6
 

@@ -1,0 +1,166 @@
+"""Rental contracts in the MILP (formulation's docstring, "rent"): open-ended contract and term-tier
+variables, the rows that hold a rented node for its contract, the lifted per-job rows, and cuts."""
+
+from __future__ import annotations
+
+import math
+
+import pulp
+
+from procure.models.units import DAYS_PER_MONTH
+
+from .. import costs, lattice
+from ..costs import RentalContract
+from ..options import Option
+from .state import BuilderState, _months_name
+
+
+class RentalRows(BuilderState):
+    """Rental contract variables and rows (a layer of Builder)."""
+
+    def _add_open_contract_vars(self, oid: str, term: costs.Term) -> None:
+        """S/E of one open-ended rent term tier (a minimum length) on each of the offer's phases, with their
+        costs. No contract begins before delivery: S is 0 in the lattice months that begin before the lead time."""
+        m, grid, offer, k = self.m, self.grid, self.offers[oid], self.oidx[oid]
+        M, L = grid.n_months, term.months
+        if L > M:  # no contract of this tier ends within the horizon
+            return
+        ub = offer.max_nodes * (M // L + 1)
+        undiscounted = costs.rental_profile_coefficients(offer, self.project, False, term)
+        valued = costs.rental_profile_coefficients(offer, self.project, self.objective.discounted, term)
+        for ph, phase in enumerate(self.phases[oid]):
+            for mm in range(M):
+                up = ub if lattice.may_start(offer, phase, mm, self._from_day(oid)) else 0
+                m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=pulp.LpInteger)
+            for mm in range(M + 1):
+                m.E[(oid, L, ph, mm)] = self._var(f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
+            for mm in range(M):
+                (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
+                S, E = m.S[(oid, L, ph, mm)], m.E[(oid, L, ph, mm)]
+                self.cost_terms += [(S, cs), (E, ce)]
+                self.obj_terms += [(S, vs), (E, ve)]
+
+    # --- quote schedules: fixed-length terms (reserved cloud) and volume tiers --------------------
+    def add_term_tier_vars(self, oid: str) -> None:
+        """T[o,τ,φ,m]: node-contracts of every fixed-length term τ of the offer (a reserved cloud term) that
+        begin in lattice month m of phase φ, not before delivery, costed per contract by the cost model."""
+        m, offer, k, M = self.m, self.offers[oid], self.oidx[oid], self.grid.n_months
+        for t in costs.contract_terms(offer):
+            if t.open_ended or t.months > M:
+                continue
+            for ph, phase in enumerate(self.phases[oid]):
+                for mm in range(M - t.months + 1):
+                    if not lattice.may_start(offer, phase, mm, self._from_day(oid)):
+                        continue
+                    var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=pulp.LpInteger)
+                    m.T[(oid, t.months, ph, mm)] = var
+                    contract = RentalContract(oid, 1, mm, t.months, t.months, phase)
+                    self._cost(var, costs.rental_flows(offer, contract, self.project))
+
+    def add_job_cuts(self) -> None:
+        """buy_job, rent_job and rent_whole (see the module docstring): one job's nodes against the capacity it needs.
+
+        rent_job[o,μ,w] has one row per class μ of pieces of time (the lattice month of every phase, lattice.py):
+        every start of w that runs in such a piece needs its nodes held there. rent_whole: each node of w is
+        held for at least the shortest tier L_{o,1} and, on an offer with one phase, for every lattice month
+        it touches; with several phases a node may pass from one phase's contract to another's, so for at
+        least ⌈wall days / μ⌉ months (contracts are whole months and together cover the job)."""
+        m, grid, row = self.m, self.grid, self.names.row
+        on, wn = self.names.offer, self.names.workload
+        buy_rows: dict[tuple[str, str], dict] = {}
+        rent_rows: dict[tuple[str, tuple, str], dict] = {}
+        whole_rows: dict[tuple[str, str], dict] = {}
+        for (w, i, s), v in m.x.items():
+            opt = self.options[w][i]
+            if opt.mode == "buy":
+                buy_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes
+            elif opt.offer.contracted:
+                for months in self._footprint[(w, i, s)][1]:  # the piece classes the start runs in
+                    rent_rows.setdefault((opt.offer_id, months, w), {})[v] = opt.nodes
+                if opt.offer_id not in self.committed:  # a commitment may hold fewer months than any new term
+                    whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
+        for (oid, w), terms in buy_rows.items():
+            m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
+        lift = self._lifting(rent_rows)
+        for (oid, mm, w), terms in rent_rows.items():
+            m.prob += (
+                pulp.LpAffineExpression(terms | lift.get((oid, mm, w), {})) - self.rented(oid, mm) <= 0,
+                row("rent_job", on[oid], _months_name(mm), wn[w]),
+            )
+        held: dict[str, pulp.LpAffineExpression] = {}
+        for (oid, w), terms in whole_rows.items():
+            if oid not in held:
+                held[oid] = pulp.lpSum(self.rented_in_month(oid, mm) for mm in range(grid.n_months))
+            m.prob += (pulp.LpAffineExpression(terms) - held[oid] <= 0, row("rent_whole", on[oid], wn[w]))
+
+    def _lifting(self, rent_rows: dict[tuple[str, tuple, str], dict]) -> dict[tuple[str, tuple, str], dict]:
+        """The columns of other jobs that lift rent_job[o,μ,w]: those busy in every cell (period piece of class μ)
+        that some start of w in the row runs in.
+
+        Validity, for integer x: at most one column of each job is 1. If a start of w in the row is chosen, it
+        runs in some cell c of the row; every lifting column is busy in c too, so the left side is the nodes in
+        use in c, at most R(μ) by rent_cap[o,t,μ]. If none is, the chosen lifting columns are all busy in any one
+        cell of the row, and the same holds. The lifted row is therefore implied by the capacity rows for integer
+        x, and cuts fractional points where a long job fills the offer in the cells a short job could use."""
+        m = self.m
+        busy: dict[tuple, set] = {}
+        cells_of: dict[tuple[str, tuple, str], set] = {}
+        for (w, i, s), v in m.x.items():
+            opt = self.options[w][i]
+            if not opt.offer.contracted:
+                continue
+            for key in self._footprint[(w, i, s)][0]:
+                busy.setdefault(key, set()).add((v, opt.nodes, w))
+                cells_of.setdefault((key[0], key[2], w), set()).add(key)
+        out: dict[tuple[str, tuple, str], dict] = {}
+        for row_key in rent_rows:
+            cells = sorted(cells_of.get(row_key, ()), key=lambda k: len(busy[k]))
+            if not cells:
+                continue
+            common = {c for c in busy[cells[0]] if c[2] != row_key[2]}
+            for k in cells[1:]:
+                if not common:
+                    break
+                common &= busy[k]
+            if common:
+                out[row_key] = {v: n for v, n, _w in common}
+        return out
+
+    def _node_months(self, opt: Option, s: int) -> int:
+        """The fewest contract months each node of ``opt`` started in period s is held (add_job_cuts)."""
+        shortest = costs.contract_terms(opt.offer)[0].months  # every contract of the offer lasts at least this
+        phases = self.phases[opt.offer_id]
+        day = self.grid.day_of_period(s)
+        if len(phases) == 1:
+            return max(shortest, len(lattice.months_touched(phases[0], day, day + opt.wall_days)))
+        return max(shortest, math.ceil(opt.wall_days / DAYS_PER_MONTH - lattice.TOL))
+
+    def add_rentals(self) -> None:
+        """rent_order, rent_term (FIFO minimum term), rent_close per tier and phase; rent_avail per piece class."""
+        m, M, row = self.m, self.grid.n_months, self.names.row
+        for oid in sorted({k[0] for k in m.S} | {k[0] for k in m.T}, key=self.oidx.__getitem__):
+            offer, o = self.offers[oid], self.names.offer[oid]
+
+            # fixed-length terms end within the horizon by construction; open-ended tiers need these rows
+            for L in self._tiers_of(oid):
+                for ph in range(len(self.phases[oid])):
+                    S = [m.S[(oid, L, ph, mm)] for mm in range(M)]
+                    E = [m.E[(oid, L, ph, mm)] for mm in range(M + 1)]
+                    for mm in range(1, M):
+                        m.prob += (S[mm - 1] - S[mm] <= 0, row("rent_order_S", o, L, ph, mm))
+                    for mm in range(1, M + 1):
+                        m.prob += (E[mm - 1] - E[mm] <= 0, row("rent_order_E", o, L, ph, mm))
+                    for mm in range(L, M + 1):
+                        m.prob += (E[mm] - S[mm - L] <= 0, row("rent_term", o, L, ph, mm))
+                    m.prob += (E[M] - S[M - 1] == 0, row("rent_close", o, L, ph))
+            for months in self._piece_classes(oid):
+                held = self.rented(oid, months, signed=False)  # max_nodes bounds the new contracts
+                if oid in m.u:  # no contract without paying the offer's fixed charge
+                    m.prob += (held - offer.max_nodes * m.u[oid] <= 0, row("rent_avail", o, _months_name(months)))
+                else:
+                    m.prob += (held <= offer.max_nodes, row("rent_avail", o, _months_name(months)))
+
+    def _piece_classes(self, oid: str) -> list[tuple[int, ...]]:
+        """Every class of pieces of the horizon (the lattice month of each phase of the offer, lattice.pieces)."""
+        phases = self.phases[oid]
+        return list(dict.fromkeys(k for _a, _b, k in lattice.pieces(phases, 0.0, costs.horizon_end_day(self.project))))
