@@ -10,7 +10,7 @@ The answer has three parts, each from the machinery that already decides it:
   time limit);
 - its break-even price, which ``analysis.break_even`` computes (``procure.app_explain.explain`` adds it).
 
-The re-solve is a runner-up's (``planner.runner_ups``): ``run_strategy(only={W: X})``, verified with
+The re-solve is a runner-up's (``runner_ups.runner_ups``): ``run_strategy(only={W: X})``, verified with
 ``verify_plan(held=...)``; a runner-up already costed in the result is reused, not solved again.
 """
 
@@ -24,9 +24,10 @@ from procure.runtime import Budget
 from .costs import CATEGORIES
 from .enums import SolveStatus, Strategy
 from .plan import Plan
-from .planner import Resizer, _runner_up, run_strategy
+from .planner import Resizer, run_strategy
 from .reasons import Amount, Label, Msg, Rule, say
 from .result import Result, RunnerUp, cost_on
+from .runner_ups import _runner_up
 
 
 class Why(StrEnum):

@@ -5,7 +5,6 @@ workload cannot be placed and the runner-up options of every workload."""
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from typing import TypedDict
 
 from procure.models.errors import InputError, Problem
@@ -17,10 +16,17 @@ from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
-from .options import Option, OptionTable, Rejection, build_options, cheapest_first
+from .options import Option, OptionTable, Rejection, build_options
+from .partial import (
+    _budget_set_aside,
+    largest_coverable,
+    set_aside_unplaceable,
+    without,
+)
 from .plan import Plan, build_plan
-from .reasons import RULE_LABEL, Amount, Clauses, Label, Rule, counted, render, say
-from .result import Result, RunnerUp, SetAside, StrategyResult, cost_on
+from .reasons import Amount, Rule, counted, render, say
+from .result import Result, SetAside, StrategyResult, cost_on
+from .runner_ups import runner_ups, skipped_note
 from .sizing import Candidate, size_project, size_workload
 from .verify import VerificationError, verify_plan
 
@@ -414,114 +420,6 @@ def budget_measure(plan: Plan, kind: str) -> float:
     return plan.ledger.peak_cash_out()
 
 
-def runner_ups(
-    project: Project,
-    offers: dict[str, Offer],
-    sizings,
-    hybrid: StrategyResult,
-    objective: str,
-    n: int = 2,
-    budget: Budget | None = None,
-    reserve: float = 0.0,
-    **kw,
-) -> dict[str, list[RunnerUp]]:
-    """Per workload, the ``n`` other offers with the cheapest stand-alone shapes, each costed like with
-    like: the whole plan re-solved with the workload held to that offer, against the chosen plan.
-
-    Within a limited ``budget`` each re-solve gets an equal part of what is left; once that part would
-    be under ``RUNNER_UP_MIN_SECONDS`` no further runner-up is costed (the lists are shorter)."""
-    budget = budget or Budget(None)
-    out: dict[str, list[RunnerUp]] = {}
-    plan = hybrid.plan
-    if plan is None:
-        return out
-    base = cost_on(plan, objective)
-    if base is None:  # cost_on is None only without a plan
-        return out
-    todo: list[tuple[str, Option]] = []
-    for a in plan.assignments:
-        seen: set[str] = {a.offer_id}
-        mine: list[tuple[str, Option]] = []
-        for o in cheapest_first(hybrid.every_option.get(a.workload, [])):
-            if o.offer_id not in seen and len(mine) < n:
-                seen.add(o.offer_id)
-                mine.append((a.workload, o))
-        todo += mine
-    for k, (w, o) in enumerate(todo):
-        share = budget.share(1.0 / (len(todo) - k), reserve)
-        if share.seconds is not None and share.seconds < RUNNER_UP_MIN_SECONDS:
-            # no time left to cost the rest: listed, and said so
-            for w2, o2 in todo[k:]:
-                skipped = RunnerUp(
-                    o2,
-                    None,
-                    None,
-                    status=SolveStatus.NO_SOLUTION,
-                    cause="(time limit)",
-                    note=str(SKIPPED),
-                    note_message=SKIPPED,
-                )
-                out.setdefault(w2, []).append(skipped)
-            break
-        alt = run_strategy(
-            project,
-            offers,
-            sizings,
-            Strategy.HYBRID,
-            hybrid.modes,
-            objective=objective,
-            only={w: o.offer_id},
-            budget=share,
-            **kw,
-        )
-        out.setdefault(w, []).append(_runner_up(w, o, alt, base, objective))
-    return out
-
-
-#: the note of a runner-up that --time-limit left no time to cost
-SKIPPED = say("not solved: no time was left within --time-limit")
-
-
-def skipped_note(ups: dict[str, list[RunnerUp]]) -> str:
-    """What the console and the JSON say when --time-limit left no time to cost any runner-up ("" otherwise)."""
-    every = [r for rs in ups.values() for r in rs]
-    if every and all(r.cause == "(time limit)" and r.plan_cost is None for r in every):
-        return "runner-ups not costed: no time was left within --time-limit; raise --time-limit to cost them"
-    return ""
-
-
-def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, objective: str) -> RunnerUp:
-    """The re-solve's answer for ``option``: costed only when its plan runs the workload on that offer."""
-    where = next((x for x in alt.plan.assignments if x.workload == workload), None) if alt.plan else None
-    cost = cost_on(alt.plan, objective)
-    gap = alt.solve.gap if alt.solve else None
-    if where is not None and where.offer_id != option.offer_id:
-        # a plan with the workload elsewhere is no answer for this offer (run_strategy holds it there; never shown as one)
-        raise VerificationError(
-            [f"runner-up: the re-solve for {workload!r} on {option.offer_id} placed it on {where.offer_id}"]
-        )
-    if alt.plan is None or where is None or cost is None:
-        cause: str | None = "(time limit)"
-        if alt.status == SolveStatus.INFEASIBLE:
-            why = "; ".join(line for lines in alt.reasons.values() for line in lines) or "no plan meets every rule"
-            cause = next((k for k in ("(budget)", "(capacity)") if k in alt.reasons), None)
-            leads = {"(budget)": "no plan: excluded by the budget", "(capacity)": "no plan: the offers' capacity"}
-            lead = leads.get(cause or "", "no plan")
-            note = f"{lead}: {why}"
-            lines = tuple(line for lines in alt.reasons.values() for line in lines)
-            # the same words, each part a sentence the reports translate
-            message = say(
-                "{lead}: {why}",
-                lead=say(lead),
-                why=Clauses(lines, "; ") if lines else say("no plan meets every rule"),
-            )
-        else:
-            message = say("not solved within its share of --time-limit")
-            note = str(message)
-        return RunnerUp(option, None, None, None, alt.status, gap, note=note, cause=cause, note_message=message)
-    return RunnerUp(option, where, cost - base, cost, alt.status, gap, plan=alt.plan)
-
-
 def plan_project(
     project: Project,
     offers: list[Offer],
@@ -583,149 +481,6 @@ def _not_run(name: Strategy, modes: tuple[str, ...], solver: str) -> StrategyRes
             "(time limit)": ["not planned: --time-limit was spent before its turn; raise --time-limit to compare it"]
         },
     )
-
-
-# A budget (or shared capacity) that cannot hold every job: at most this many re-solves look for the
-# largest set of jobs it can hold (see ``largest_coverable``).
-MAX_SUBSET_SOLVES = 64
-
-
-def without(project: Project, sizings, names) -> tuple[Project, list]:
-    """The programme without the jobs ``names``: the project and the sizings of the others."""
-    drop = set(names)
-    kept = project.model_copy(update={"workloads": [w for w in project.workloads if w.name not in drop]})
-    return kept, [sz for sz in sizings if sz.workload.name not in drop]
-
-
-def fit_summary(rejections: list[Rejection]) -> tuple[str, tuple[str, ...]]:
-    """The headline's phrase for a job no offer can run: the rule that removed the most offers first, each
-    rule with its count and key figure on one offer it names ("GPU memory (3 offers): needs 28.2 GB per
-    GPU, 25.6 GB usable on lab-8x-rtx-4090"); for the deadline, the fastest shape of all — what a new
-    deadline would have to allow ("deadline (5 offers): the fastest, 16 × aws-p5 in 10.6 days, finishes
-    day 40.6"). The phrase is a ``reasons.Msg``."""
-    groups: dict[Rule, list[Rejection]] = {}
-    for r in rejections:
-        groups.setdefault(r.rule, []).append(r)
-    ordered = sorted(groups.items(), key=lambda kv: -len(kv[1]))  # stable: the first rule met breaks ties
-    parts = []
-    for rule, rs in ordered:
-        count = say(" ({n} offers)", n=len(rs)) if len(rs) > 1 else ""
-        label = Label(RULE_LABEL[rule], RULE_LABEL[rule])
-        parts.append(say("{label}{count}: {detail}", label=label, count=count, detail=_rule_detail(rule, rs)))
-    return say("{parts}", parts=Clauses(tuple(parts), "; ")), tuple(str(rule) for rule, _rs in ordered)
-
-
-def _rule_detail(rule: Rule, rs: list[Rejection]) -> str:
-    """One rule's figure: the fastest shape for the deadline, else the key figure on the first offer."""
-    if rule is Rule.DEADLINE:
-        timed = [(x, r) for r in rs for x in r.reasons if x.rule is rule and x.wall_days is not None]
-        if timed:
-            x, r = min(timed, key=lambda t: (t[0].wall_days, t[1].offer_id))
-            return say(
-                "the fastest, {nodes} × {offer} in {days} days, finishes day {end}",
-                nodes=x.nodes,
-                offer=r.offer_id,
-                days=f"{x.wall_days:.1f}",
-                end=f"{x.finish_day:.1f}",
-            )
-    r = rs[0]
-    short = next((x.short for x in r.reasons if x.rule is rule and x.short), "")
-    if short:
-        return say("{short} on {offer}", short=short, offer=r.offer_id)
-    return say("e.g. {offer}: {reason}", offer=r.offer_id, reason=render(r.reasons))
-
-
-def set_aside_unplaceable(project: Project, table: OptionTable, modes: tuple[str, ...]) -> list[SetAside]:
-    """The jobs no offer of ``modes`` can run (no deadline-feasible shape), each with its reasons. None when
-    every job has an option, or when no job has one (then nothing can be planned: all-or-nothing's answer)."""
-    options, rejections, _every = table.select(modes, project.allow_spot)
-    missing = [w.name for w in project.workloads if not options.get(w.name)]
-    if not missing or len(missing) == len(project.workloads):
-        return []
-    if any(w.priority == "required" for w in project.workloads if w.name in missing):
-        return []  # a required job is never set aside: without it there is no plan (all-or-nothing's answer)
-    out = []
-    for w in missing:
-        mine = [r for r in rejections if r.workload == w and r.rule is not Rule.MODE_NOT_ALLOWED]
-        summary, rules = (
-            fit_summary(mine) if mine else (say("the catalog has no {modes} offer for it", modes=" / ".join(modes)), ())
-        )
-        out.append(SetAside(w, "fit", summary, tuple(explain_unplaceable(w, rejections, modes)), rules))
-    return out
-
-
-def largest_coverable(
-    project: Project,
-    offers: dict[str, Offer],
-    sizings,
-    modes: tuple[str, ...],
-    objective: str,
-    budget: Budget,
-    reserve: float,
-    **kw,
-) -> tuple[tuple[str, ...], Project, list, StrategyResult] | None:
-    """The rule for a programme the budgets (or the offers' shared capacity) cannot hold whole: plan the most
-    jobs that fit, and of the sets of that size the cheapest on the objective. Exact by enumeration: every
-    programme without one job (each re-solved and verified), then without two, …; the first size with a
-    plan wins, ties broken by cost, then by the order of the workload file. At most ``MAX_SUBSET_SOLVES``
-    re-solves and within ``budget``; None when no set was found within them (the whole programme then has
-    no plan, as with --all-or-nothing). Only optional jobs are set aside (``priority: required`` never is): when
-    the required jobs alone have no plan, neither has the programme."""
-    names = [w.name for w in project.workloads if w.priority != "required"]
-    required = len(project.workloads) - len(names)
-    tried = 0
-    for k in range(1, len(names) + (1 if required else 0)):
-        best: tuple[float, tuple[str, ...], Project, list, StrategyResult] | None = None
-        for drop in itertools.combinations(names, k):
-            if tried >= MAX_SUBSET_SOLVES or _spent(budget, reserve):
-                return None
-            tried += 1
-            sub, sub_sizings = without(project, sizings, drop)
-            res = run_strategy(
-                sub,
-                offers,
-                sub_sizings,
-                Strategy.HYBRID,
-                modes,
-                objective=objective,
-                budget=budget.share(0.25, reserve),
-                **kw,
-            )
-            cost = cost_on(res.plan, objective)
-            if cost is not None and (best is None or cost < best[0] - 1e-6):
-                best = (cost, drop, sub, sub_sizings, res)
-        if best is not None:
-            return best[1], best[2], best[3], best[4]
-    return None
-
-
-def _budget_set_aside(
-    project: Project, dropped: tuple[str, ...], kept: Project, why: dict[str, list[str]]
-) -> list[SetAside]:
-    """The jobs ``largest_coverable`` left out, each with the joint reason (the budgets' shortfall, or capacity)."""
-    cause = "budget" if "(budget)" in why else "capacity"
-    lines = tuple(line for lines in why.values() for line in lines)
-    n, total = len(kept.workloads), len(project.workloads)
-    summary: str
-    if cause == "budget":
-        caps = tuple(
-            say("budget_{kind} {cap}", kind=kind, cap=Amount(cap, project.currency))
-            for kind, cap in project.budgets.items()
-        )
-        summary = say(
-            "{caps} covers {n} of the {total} jobs at most; it does not cover this one with the others",
-            caps=caps,
-            n=n,
-            total=total,
-        )
-    else:
-        summary = say(
-            "the offers' max_nodes hold {n} of the {total} jobs at most before their deadlines; "
-            "not this one with the others",
-            n=n,
-            total=total,
-        )
-    return [SetAside(w, cause, summary, lines) for w in dropped]
 
 
 def check_holdings(project: Project, offers: list[Offer], source: str = "<workload>") -> None:
