@@ -29,9 +29,7 @@ from procure.solver.planner import Resizer, plan_from_sizings
 from procure.solver.reasons import say
 from procure.solver.result import Result
 
-from . import break_even as be
-from . import montecarlo as mc
-from . import sensitivity as sens
+from . import break_even as be, montecarlo as mc, sensitivity as sens
 from .engine import Context, OutOfTime, Runner, ScenarioOutcome, default_workers, inert_drivers, solve_scenario
 from .scenario import Baseline, Scenario
 

@@ -69,8 +69,7 @@ def explain(
     re-solved with the job held to the offer (``solver.explain``), and the offer's break-even price is
     searched (``analysis.break_even``) when the plan does not use it."""
     from procure.analysis import break_even as be
-    from procure.solver.explain import candidates
-    from procure.solver.explain import explain as why_not
+    from procure.solver.explain import candidates, explain as why_not
 
     check_explain_args(inputs, offer_id, workload)
     result = solve(

@@ -464,8 +464,7 @@ def explain(
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
-    from procure import app as use
-    from procure import app_explain as explaining
+    from procure import app as use, app_explain as explaining
     from procure.models.errors import ProcureError
     from procure.runtime import Interrupted, guarded_run
 
@@ -531,8 +530,7 @@ def compare(
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
-    from procure import app as use
-    from procure import app_compare as comparing
+    from procure import app as use, app_compare as comparing
     from procure.models.errors import ProcureError
     from procure.runtime import Interrupted, guarded_run
 

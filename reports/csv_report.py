@@ -42,8 +42,7 @@ from procure.fileio.outputs import Outputs
 from procure.models.text import printable
 from procure.solver.costs import CATEGORIES
 
-from . import assumption_rows, lines
-from . import tables as shared
+from . import assumption_rows, lines, tables as shared
 from .headline import recommendation, set_aside_headline, set_aside_rows, spot_risk, stale_text
 from .i18n import EN, Lang, Ns
 

@@ -1,7 +1,9 @@
 """The cost model: every cost formula of procure, written once.
 
-The optimizer's objective coefficients, the independent verifier, the reports and the tests all call
-these functions. Money is in the project's reporting currency: a price quoted in another currency is
+The optimizer's objective coefficients, the independent verifier, the priced ledger (solver.ledger) and
+the tests all call these functions; reports read the ledger instead. The vocabulary these rules price is
+kept beside them and re-exported here: what a contract and a term are (solver.contracts), what a job
+keeps and moves (solver.jobdata), and the calendar amounts are placed on (solver.timeline). Money is in the project's reporting currency: a price quoted in another currency is
 multiplied by ``fx = project.fx_rates[offer.currency]`` (the value of one quoted unit) where it is read.
 Cash flows are placed in 0-based project months (month m covers days [m·D, (m+1)·D), D = 365/12, see
 ``models.units``).
@@ -89,15 +91,35 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
-from procure.models import units
 from procure.models.money import Financing
 from procure.models.offer import Offer
-from procure.models.project import Project, Workload
-from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, HOURS_PER_MONTH, MONTHS_PER_YEAR
-from procure.solver.enums import Objective  # noqa: F401  (the objective vocabulary; its measure() uses this module)
-from procure.solver.sizing.profile import checkpoint_bytes
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, MONTHS_PER_YEAR
+from procure.solver.enums import Objective as Objective  # the objective vocabulary, re-exported
+
+from .contracts import (  # the contract vocabulary the rules below price, re-exported
+    RentalContract as RentalContract,
+    Term as Term,
+    committed_term as committed_term,
+    contract_at as contract_at,
+    contract_terms as contract_terms,
+    signed_term_months as signed_term_months,
+    term_of as term_of,
+    term_problem as term_problem,
+)
+from .jobdata import (  # what a job keeps and moves, re-exported
+    JobData as JobData,
+    data_of as data_of,
+    job_data as job_data,
+)
+from .timeline import (  # the calendar the rules below place amounts on, re-exported
+    horizon_end_day as horizon_end_day,
+    job_end_day as job_end_day,
+    month_of as month_of,
+    spread as spread,
+    wall_hours as wall_hours,
+)
 
 CATEGORIES: tuple[str, ...] = (
     "capex",
@@ -135,39 +157,6 @@ BUSY_POWER_FRACTION = 0.75
 IDLE_POWER_FRACTION = 0.15
 
 Flows = dict[str, dict[int, float]]  # category -> month -> amount
-
-
-def horizon_end_day(project: Project) -> float:
-    """H: the horizon end in (fractional) days."""
-    return project.horizon_months * DAYS_PER_MONTH
-
-
-month_of = units.day_to_month  # 0-based project month that contains a day
-
-
-def spread(amount: float, start_day: float, end_day: float, n_months: int) -> dict[int, float]:
-    """Split ``amount`` over months in proportion to the days of [start_day, end_day) in each."""
-    out: dict[int, float] = {}
-    if end_day <= start_day:
-        out[min(month_of(start_day), n_months - 1)] = amount
-        return out
-    length = end_day - start_day
-    m = month_of(start_day)
-    while True:
-        lo = max(start_day, m * DAYS_PER_MONTH)
-        hi = min(end_day, (m + 1) * DAYS_PER_MONTH)
-        if hi > lo:
-            key = min(m, n_months - 1)
-            out[key] = out.get(key, 0.0) + amount * (hi - lo) / length
-        if (m + 1) * DAYS_PER_MONTH >= end_day:
-            break
-        m += 1
-    return out
-
-
-def wall_hours(offer: Offer, hours: float) -> float:
-    """Hours a job occupies (and pays for) its nodes: spot capacity loses ``spot_overhead_pct`` to interruptions."""
-    return hours * (1.0 + offer.hour_overhead)
 
 
 # --- buy ---------------------------------------------------------------------------------------
@@ -399,80 +388,6 @@ def busy_energy_cost(offer: Offer, project: Project, nodes: int, hours: float) -
 # --- rent and reserved cloud ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Term:
-    """A contract term an offer sells: ``months`` long (at least, when ``open_ended``) at ``price`` per
-    node-month and ``setup`` once per node, both in the offer's currency."""
-
-    months: int
-    price: float
-    setup: float
-    open_ended: bool
-
-
-def contract_terms(offer: Offer) -> tuple[Term, ...]:
-    """The terms of a rent offer (its term tiers, each open-ended: any length ≥ its months) or of a
-    reserved cloud offer (one fixed term at the committed hourly rate × 730 h)."""
-    if offer.mode == "rent":
-        return tuple(Term(L, p, offer.setup_fee, True) for L, p in offer.rent_tiers)
-    if offer.committed:
-        months, hourly = offer.commitment_months, offer.price_per_node_hour
-        if (
-            months is None or hourly is None
-        ):  # committed implies a term; a cloud offer needs its hourly price (validated on load)
-            raise ValueError(f"{offer.id}: a reserved cloud term needs commitment_months and price_per_node_hour")
-        return (Term(months, hourly * HOURS_PER_MONTH, offer.upfront_per_node or 0.0, False),)
-    return ()
-
-
-def term_problem(offer: Offer, contract: RentalContract) -> str | None:
-    """Why ``contract`` is not one the offer sells (None: it is). ``contract.term_months`` names the term
-    it is signed at (None: the shortest); a rent tier allows any length ≥ its months, a reserved cloud
-    term exactly its commitment_months."""
-    terms = contract_terms(offer)
-    if not terms:
-        return f"{offer.id} is a {offer.mode} offer without contract terms"
-    want = contract.term_months if contract.term_months is not None else terms[0].months
-    t = next((t for t in terms if t.months == want), None)
-    if t is None:
-        return (
-            f"signed at a {want}-month term the offer does not quote (terms: {', '.join(str(x.months) for x in terms)})"
-        )
-    if t.open_ended and contract.months < t.months:
-        return f"lasts {contract.months} months < the minimum {t.months} of its term tier"
-    if not t.open_ended and contract.months != t.months:
-        return f"lasts {contract.months} months; a reserved term is exactly commitment_months = {t.months}"
-    return None
-
-
-def committed_term(offer: Offer, signed_months: int, rate: float | None = None) -> Term:
-    """The term of a commitment signed for ``signed_months``: a rent offer's cheapest tier whose minimum the
-    signed length reaches (its shortest tier if none does); a reserved cloud offer's one term; at ``rate``
-    per node-month when the commitment states the rate it was signed at."""
-    terms = contract_terms(offer)
-    reached = [t for t in terms if t.months <= signed_months] or [terms[0]]
-    term = min(reached, key=lambda t: (t.price, t.months))
-    return term if rate is None else Term(term.months, rate, term.setup, term.open_ended)
-
-
-def term_of(offer: Offer, contract: RentalContract) -> Term | None:
-    """The term a contract is signed at (``contract.term_months``; None: the shortest), if the contract's
-    length is allowed by it (``term_problem``); else None. A commitment's is ``committed_term``."""
-    if contract.committed:
-        return committed_term(offer, contract.term_months or contract.months, contract.rate)
-    if term_problem(offer, contract) is not None:
-        return None
-    terms = contract_terms(offer)
-    want = contract.term_months if contract.term_months is not None else terms[0].months
-    return next(t for t in terms if t.months == want)
-
-
-def signed_term_months(offer: Offer, term: Term) -> int | None:
-    """How a contract records the term it is signed at (``RentalContract.term_months``): None for a rent
-    offer's shortest term (the plain minimum term), else the term's months."""
-    return None if offer.mode == "rent" and term == contract_terms(offer)[0] else term.months
-
-
 def rental_month_cost(offer: Offer, project: Project, term: Term | None = None) -> float:
     """Price per node-month in the reporting currency of ``term`` (default: the offer's shortest term)."""
     term = term or contract_terms(offer)[0]
@@ -524,49 +439,6 @@ def rental_cash_by_month(
 
 
 # --- jobs --------------------------------------------------------------------------------------
-
-
-def job_end_day(offer: Offer, start_day: float, hours: float) -> float:
-    return start_day + wall_hours(offer, hours) / HOURS_PER_DAY
-
-
-@dataclass(frozen=True)
-class JobData:
-    """What one job keeps on the offer it runs on and moves out at its end, TB (from the sizing)."""
-
-    dataset_tb: float = 0.0
-    checkpoint_tb: float = 0.0  # one checkpoint of the trainable state
-    kept: int = 1  # checkpoints kept on the offer
-    dataset_moves_on: bool = False
-
-    @property
-    def held_tb(self) -> float:
-        """TB stored while the job runs: the dataset and the kept checkpoints."""
-        return self.dataset_tb + self.kept * self.checkpoint_tb
-
-    @property
-    def egress_tb(self) -> float:
-        """TB moved out at the end: the final checkpoint, and the dataset when it moves on."""
-        return self.checkpoint_tb + (self.dataset_tb if self.dataset_moves_on else 0.0)
-
-
-def job_data(workload: Workload) -> JobData:
-    """The TB the sizing reserves for a workload (fit.nvme_reason): its dataset and checkpoints of
-    CHECKPOINT_BYTES_PER_PARAM × trainable parameters (the adapter's for LoRA/QLoRA)."""
-    return JobData(
-        workload.dataset_tb,
-        checkpoint_bytes(workload) / units.TB,
-        workload.checkpoints_kept,
-        workload.dataset_moves_on,
-    )
-
-
-def data_of(project: Project, workload: str) -> JobData:
-    """``job_data`` of the project's workload named ``workload``."""
-    for w in project.workloads:
-        if w.name == workload:
-            return job_data(w)
-    raise KeyError(f"no workload {workload!r} in the project")
 
 
 def storage_cost(offer: Offer, project: Project, data: JobData, wall_days: float) -> float:
@@ -734,49 +606,6 @@ def by_category(flows: Mapping[str, Mapping[int, float]]) -> dict[str, float]:
     return {c: sum(flows.get(c, {}).values()) for c in CATEGORIES}
 
 
-@dataclass(frozen=True)
-class RentalContract:
-    """``nodes`` node-contracts for ``months`` whole months from their own start, signed at the offer's term
-    of ``term_months`` months (None: the shortest term; a reserved cloud term is its commitment_months).
-
-    A contract starts on day ``start_month``·μ + ``phase_days`` (μ = DAYS_PER_MONTH, 0 ≤ phase_days < μ):
-    its months are its own, [start + j·μ, start + (j+1)·μ), not the project's calendar months. Its j-th
-    month is paid when it begins, which falls in project month ``start_month`` + j because the phase is
-    less than a month, so the cash of a contract is indexed by project month like every other flow."""
-
-    offer_id: str
-    nodes: int
-    start_month: int
-    months: int
-    term_months: int | None = None
-    phase_days: float = 0.0
-    # signed before the plan (project ``commitments``): ``term_months`` is the length signed, ``months`` the
-    # part of it within the horizon, and its rate the one the signed length reaches (``committed_term``)
-    committed: bool = False
-    rate: float | None = None  # a commitment's rate as signed, per node-month in the offer's currency
-
-    @property
-    def start_day(self) -> float:
-        """The day the contract begins (the nodes are handed over)."""
-        return self.start_month * DAYS_PER_MONTH + self.phase_days
-
-    @property
-    def end_day(self) -> float:
-        """The day its last month ends."""
-        return self.start_day + self.months * DAYS_PER_MONTH
-
-
-def contract_at(
-    offer_id: str, nodes: int, start_day: float, months: int, term_months: int | None = None
-) -> RentalContract:
-    """The contract that begins on ``start_day``: its project month and its phase within that month."""
-    m = units.day_to_month(start_day + 1e-9)
-    phase = max(0.0, start_day - m * DAYS_PER_MONTH)
-    if phase < 1e-9:
-        phase = 0.0
-    return RentalContract(offer_id, nodes, m, months, term_months, phase)
-
-
 def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Flows:
     """Cash flows of a rent contract (rent, setup) or of a reserved cloud term (cloud)."""
     term = term_of(offer, contract)
@@ -794,23 +623,6 @@ def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Fl
     elif offer.mode == "rent":
         flows["setup"][contract.start_month] = 0.0
     return flows
-
-
-# --- P&L -----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PnlYear:
-    year: int  # 1-based project year (months 12·(year−1) … 12·year − 1)
-    depreciation: float
-    operating: float
-    interest: float
-    disposal_gain: float
-
-    @property
-    def cost(self) -> float:
-        """What the year costs in the P&L: depreciation + operating + interest − gain on disposal."""
-        return self.depreciation + self.operating + self.interest - self.disposal_gain
 
 
 # --- what the budgets cap (budget_tco, budget_cash, budget_capex) -----------------------------------

@@ -53,6 +53,20 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class PnlYear:
+    year: int  # 1-based project year (months 12·(year−1) … 12·year − 1)
+    depreciation: float
+    operating: float
+    interest: float
+    disposal_gain: float
+
+    @property
+    def cost(self) -> float:
+        """What the year costs in the P&L: depreciation + operating + interest − gain on disposal."""
+        return self.depreciation + self.operating + self.interest - self.disposal_gain
+
+
+@dataclass(frozen=True)
 class Entry:
     """One priced line of a plan. ``amounts`` are in the reporting currency, by project month; ``unit_price``
     is in ``currency`` (the offer's quoted one for prices quoted by a vendor, the reporting one otherwise)."""
@@ -219,7 +233,7 @@ class Ledger:
                 out[m] += v
         return out
 
-    def pnl_years(self) -> list[costs.PnlYear]:
+    def pnl_years(self) -> list[PnlYear]:
         """The P&L per project year: Σ over the years of (depreciation + operating + interest − disposal
         gain) = the total (the module docstring of ``solver.costs``)."""
         M = self.n_months
@@ -232,7 +246,7 @@ class Ledger:
             months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
             op = sum(flows[c].get(m, 0.0) for c in OPERATING for m in months)
             interest = sum(flows["interest"].get(m, 0.0) for m in months)
-            out.append(costs.PnlYear(y + 1, sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0))
+            out.append(PnlYear(y + 1, sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0))
         return out
 
     def paid_by_month(self, prefix: str, categories: Iterable[str]) -> list[float]:

@@ -16,7 +16,7 @@ from procure.models.project import Project
 
 from . import costs
 from .costs import Flows, RentalContract
-from .ledger import Ledger, contract_order, ledger
+from .ledger import Ledger, PnlYear, contract_order, ledger
 
 # Sizing types are imported lazily by type checkers only; plans keep plain fields.
 
@@ -168,7 +168,7 @@ class Plan:
         return self.ledger.by_category()
 
     @cached_property
-    def pnl(self) -> list[costs.PnlYear]:
+    def pnl(self) -> list[PnlYear]:
         return self.ledger.pnl_years()
 
 

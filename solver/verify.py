@@ -23,7 +23,7 @@ from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs, holdings
-from .ledger import Ledger, entry_problems, ledger
+from .ledger import Ledger, PnlYear, entry_problems, ledger
 from .plan import Assignment, Decision, Plan, Rental
 from .sizing.band import hours_multiplier
 
@@ -458,7 +458,7 @@ def _npv_pnl_problems(plan: Plan, again: Ledger) -> list[str]:
     return bad
 
 
-def _same_year(a: costs.PnlYear, b: costs.PnlYear) -> bool:
+def _same_year(a: PnlYear, b: PnlYear) -> bool:
     """Whether two P&L years agree on depreciation, operating cost, interest and disposal gain."""
     return (
         _close(a.depreciation, b.depreciation)

@@ -16,8 +16,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from procure.analysis import Context
-from procure.analysis import montecarlo as mc
+from procure.analysis import Context, montecarlo as mc
 from procure.analysis.engine import solve_scenario
 from procure.analysis.scenario import Scenario
 from procure.cli import app
@@ -25,9 +24,7 @@ from procure.models.analysis import AnalysisSettings
 from procure.models.errors import InputError
 from procure.models.project import load_project
 
-from helpers import CATALOG, UNCERTAIN, WORKLOAD, offer, solve_fixed
-from helpers import analysis_case as case
-from helpers import analysis_run as run
+from helpers import CATALOG, UNCERTAIN, WORKLOAD, analysis_case as case, analysis_run as run, offer, solve_fixed
 
 
 def by_subject(a):

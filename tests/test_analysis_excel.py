@@ -15,9 +15,7 @@ from procure.cli import app
 from procure.reports.xlsx.analysis import build_analysis_workbook
 from procure.solver.enums import STRATEGIES
 
-from helpers import CATALOG, UNCERTAIN, WORKLOAD, recalculating_profile
-from helpers import analysis_case as case
-from helpers import analysis_run as run
+from helpers import CATALOG, UNCERTAIN, WORKLOAD, analysis_case as case, analysis_run as run, recalculating_profile
 
 SOFFICE = shutil.which("soffice")
 

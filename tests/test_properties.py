@@ -17,8 +17,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, event, given, settings, strategies as st
 
 from procure.offers.catalog import load_catalog
 from procure.solver import costs
