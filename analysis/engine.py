@@ -129,6 +129,7 @@ def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> St
                 gap=inp.gap,
                 time_limit=inp.solve_time_limit(),
                 warm=warm,
+                solver=inp.solver,
             )
         except (SolverFailed, SolverUnavailable):
             got = None

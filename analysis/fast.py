@@ -45,6 +45,8 @@ from procure.solver.verify import VerificationError, verify_plan
 LP, REDUCED, REFERENCE, KEPT = "lp", "reduced", "reference", "kept"
 #: slack (relative) between a reduced cost and the room it is measured against: HiGHS' dual tolerance is 1e-7
 FIX_MARGIN = 1e-6
+#: today's plan re-costed is kept when it costs no more than the proven optimum by this much (relative)
+TIE_REL = 1e-9
 
 #: the stages' figures are CPU seconds of this process (a solver child's are not in them)
 _cpu = time.process_time
@@ -173,11 +175,12 @@ def lp_first(
     gap: float,
     time_limit: float | None = None,
     warm=None,
+    solver: str = "cbc",
     figures: dict | None = None,
 ) -> tuple[StrategyResult, str] | None:
     """(the strategy's verified optimal plan, the path: ``LP`` or ``REDUCED``), or None when neither proves it
     (the module docstring). ``warm``: a feasible plan of these inputs (today's re-costed), whose cost lets a
-    fractional LP fix columns by reduced cost before CBC solves the rest. ``figures`` (a dict) receives the
+    fractional LP fix columns by reduced cost before ``solver`` solves the rest. ``figures`` (a dict) receives the
     stages' seconds and why an answer was not accepted."""
     fig = figures if figures is not None else {}
     if not available():
@@ -204,18 +207,20 @@ def lp_first(
         info = _info(model, "highs", SolveStatus.OPTIMAL, time.perf_counter() - wall, lp.value, lp.value, gap, False)
         path = LP
     else:
-        got = _reduced_mip(builder, model, lp, warm, objective, gap, time_limit, fig)
+        got = _reduced_mip(builder, model, lp, warm, objective, gap, time_limit, solver, fig)
         if got is None:
             return None
         info, path = got, REDUCED
     t3 = _cpu()
-    decisions, purchases, contracts = extract(model, project, offers)
-    info = agreed(info, cost_on(build_plan(project, offers, decisions, purchases, contracts), objective))
-    if info.status != SolveStatus.OPTIMAL:
-        fig["why"] = "objective and plan cost disagree"
-        return None
-    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
-    plan = build_plan(project, offers, decisions, purchases, contracts)
+    plan = _ties_keep(warm, info, objective)
+    if plan is None:
+        decisions, purchases, contracts = extract(model, project, offers)
+        info = agreed(info, cost_on(build_plan(project, offers, decisions, purchases, contracts), objective))
+        if info.status != SolveStatus.OPTIMAL:
+            fig["why"] = "objective and plan cost disagree"
+            return None
+        purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+        plan = build_plan(project, offers, decisions, purchases, contracts)
     try:
         verify_plan(project, offers, plan, resize, modes)
     except VerificationError as exc:
@@ -235,9 +240,19 @@ def lp_first(
     return res, path
 
 
-def _reduced_mip(builder, model, lp: Relaxation, warm, objective: str, gap: float, time_limit, fig: dict):
+def _ties_keep(warm, info, objective: str):
+    """``warm`` (today's plan re-costed) when it costs the proven optimum (to ``TIE_REL``): among plans of equal
+    cost the one CBC starts from is the one it returns on the reference path, and break-even's searches read
+    which plan an optimum is at a tie. None otherwise."""
+    kept = cost_on(warm, objective)
+    if kept is None or info.objective is None:
+        return None
+    return warm if kept <= info.objective + TIE_REL * max(1.0, abs(kept)) else None
+
+
+def _reduced_mip(builder, model, lp: Relaxation, warm, objective: str, gap: float, time_limit, solver: str, fig: dict):
     """A fractional LP: columns fixed by reduced cost against ``warm``'s cost, the rest solved by CBC from
-    ``warm``; its SolveInfo when CBC proves an optimum no dearer than ``warm`` (then it is the full model's
+    ``warm``; its SolveInfo when the solver proves an optimum no dearer than ``warm`` (then it is the full model's
     optimum: every plan the fixing removed costs more than ``warm``), else None."""
     upper = cost_on(warm, objective)
     if warm is None or upper is None:
@@ -249,7 +264,7 @@ def _reduced_mip(builder, model, lp: Relaxation, warm, objective: str, gap: floa
     fig["columns"] = len(model.columns)
     builder.warm_start = warm
     builder.set_warm_start()
-    info = solve(model, "cbc", time_limit, gap)
+    info = solve(model, solver, time_limit, gap)
     fig["mip_s"] = _cpu() - t
     if info.status != SolveStatus.OPTIMAL or info.objective is None:
         fig["why"] = f"reduced MILP {info.status}"
