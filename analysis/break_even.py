@@ -38,8 +38,9 @@ step re-solves where the better plan's line meets today's (Newton on the concave
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
@@ -65,7 +66,9 @@ class BreakEven:
     break_even: float | None  # wins at or below this; None when no price in [0, current] wins
     reason: str
     solves: int = 0
-    solved_by: dict[str, int] = field(default_factory=dict)  # its re-solves by the path that answered (fast.py)
+    solved_by: dict[str, int] = dataclasses.field(
+        default_factory=dict
+    )  # its re-solves by the path that answered (fast.py)
     vendor: str = ""
     label: str = ""  # e.g. 8xH100-SXM-80GB
     workload: str = ""  # a job's break-even (``job_break_even``): the price at which this job moves onto the offer

@@ -27,6 +27,7 @@ import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ _cpu = time.process_time
 
 #: optimal bases kept per process, by strategy and model shape: a warm start, never part of an answer
 BASES = 16
-_bases: OrderedDict[tuple, object] = OrderedDict()
+_bases: OrderedDict[tuple, Any] = OrderedDict()
 
 
 def available() -> bool:
