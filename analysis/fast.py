@@ -11,7 +11,10 @@ integer point) and no branch and bound, model file or solver child is needed.
 A fractional LP with a known feasible plan (today's plan re-costed under the scenario) fixes every integer
 column whose reduced cost exceeds that plan's cost less the LP bound (no plan using it can be cheaper), and
 CBC solves what is left from that plan; its optimum is accepted only when it is no dearer than the known plan,
-which makes it the full model's optimum (``fix_by_reduced_cost``, ``_reduced_mip``).
+which makes it the full model's optimum (``fix_by_reduced_cost``, ``_reduced_mip``). It is exact but off by
+default (``lp_first(reduced=True)``): on the 12-month programme few columns could be fixed and CBC took
+longer on the reduced model than on the reference one (docs/performance.md), so a fractional LP goes to the
+reference path.
 
 The gate is the planner's own: the plan is extracted, re-costed by the cost model and checked by
 ``planner.agreed`` (the LP objective must equal the plan's cost) and ``verify_plan``. Whenever any of this
@@ -177,11 +180,13 @@ def lp_first(
     time_limit: float | None = None,
     warm=None,
     solver: str = "cbc",
+    reduced: bool = False,
     figures: dict | None = None,
 ) -> tuple[StrategyResult, str] | None:
     """(the strategy's verified optimal plan, the path: ``LP`` or ``REDUCED``), or None when neither proves it
     (the module docstring). ``warm``: a feasible plan of these inputs (today's re-costed), whose cost lets a
-    fractional LP fix columns by reduced cost before ``solver`` solves the rest. ``figures`` (a dict) receives the
+    fractional LP fix columns by reduced cost before ``solver`` solves the rest (with ``reduced``: off by
+    default, see the module docstring). ``figures`` (a dict) receives the
     stages' seconds and why an answer was not accepted."""
     fig = figures if figures is not None else {}
     if not available():
@@ -207,6 +212,9 @@ def lp_first(
     if lp.integral:
         info = _info(model, "highs", SolveStatus.OPTIMAL, time.perf_counter() - wall, lp.value, lp.value, gap, False)
         path = LP
+    elif not reduced:
+        fig["why"] = "fractional"
+        return None
     else:
         got = _reduced_mip(builder, model, lp, warm, objective, gap, time_limit, solver, fig)
         if got is None:

@@ -4,7 +4,7 @@ Monte Carlo scenarios of ``examples/programme-12-months.yaml`` (as ``procure ana
 strategy re-solved the way the analysis does it — options, model build, solve, extraction, costing and
 verification — with the stages timed in CPU milliseconds (this process and its solver children)::
 
-    python -m bench.solve_breakdown [--scenarios 10] [--solver highs|cbc] [--path reference|fast|both]
+    python -m bench.solve_breakdown [--scenarios 10] [--solver highs|cbc] [--path reference|fast|both] [--reduced]
 
 It prints the mean CPU ms per solve of each stage and the total. ``--path fast`` times the analysis' own
 re-solve instead (``analysis/fast.py``): options, model build, the export to arrays, the LP in HiGHS, the
@@ -56,10 +56,11 @@ def main(argv=None) -> int:
     ap.add_argument("--scenarios", type=int, default=10)
     ap.add_argument("--solver", default="highs")
     ap.add_argument("--path", default="reference", choices=["reference", "fast", "both"])
+    ap.add_argument("--reduced", action="store_true", help="fast path: a fractional LP fixes columns, CBC the rest")
     args = ap.parse_args(argv)
     project, base, ctx = programme_context()
     if args.path in ("fast", "both"):
-        fast_breakdown(project, ctx, args.scenarios)
+        fast_breakdown(project, ctx, args.scenarios, args.reduced)
     if args.path == "fast":
         return 0
     stages = {
@@ -110,7 +111,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def fast_breakdown(project, ctx, scenarios: int) -> None:
+def fast_breakdown(project, ctx, scenarios: int, reduced: bool = False) -> None:
     """The analysis' re-solve (``engine.solve_strategy``: LP first, reduced MILP, reference) by stage."""
     from procure.analysis import engine, fast
     from procure.analysis import montecarlo as mc
@@ -140,6 +141,7 @@ def fast_breakdown(project, ctx, scenarios: int) -> None:
                 objective=ctx.inputs.objective,
                 gap=ctx.inputs.gap,
                 warm=warm,
+                reduced=reduced,
                 figures=fig,
             )
             spent = cpu() - c
