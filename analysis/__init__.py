@@ -46,6 +46,8 @@ class Analysis:
     summary: mc.Summary | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # per analysis, wall clock
     solves: dict[str, int] = field(default_factory=dict)  # MILP solves per analysis
+    #: per analysis, its answers by the path that gave them: {"lp": n, "reference": n, "kept": n} (fast.py)
+    solved_by: dict[str, dict[str, int]] = field(default_factory=dict)
     workers: int = 1
     #: the analyses not done because the deadline passed first (``solve --analyze --time-limit``), in run order
     skipped: list[str] = field(default_factory=list)
@@ -82,6 +84,7 @@ class Analysis:
                             "offers": " ".join(s.offers),
                             "cheapest": win == name,
                             "re_solved": s.solved,
+                            "solved_by": s.solved_by,
                             "decided_cost": o.decided_cost if free else None,
                             "regret": mc.regret(o, metric) if free else None,
                             "detail": s.detail or (o.decided_detail if free and o.decided_cost is None else ""),
@@ -99,6 +102,7 @@ class Analysis:
             "offers",
             "cheapest",
             "re_solved",
+            "solved_by",
             "decided_cost",
             "regret",
             "detail",
@@ -169,6 +173,7 @@ def analyze(
     base: Result | None = None,
     seed: int | None = None,
     deadline: float | None = None,
+    fast: bool = True,
 ) -> Analysis:
     """Plan today's inputs (all four strategies), then run the requested analyses on top of that plan.
 
@@ -177,6 +182,7 @@ def analyze(
     the number of scenarios (None: no Monte Carlo). ``progress``: a rich Progress to report into.
     ``deadline`` (``time.time()``): every solve ends by then; an analysis not finished by then is
     dropped and named in ``skipped`` (one analysis' figures are never half from a cut run).
+    ``fast``: re-solves try the LP first (``fast.lp_first``); False: all on the reference path.
     """
     offers = holdings.with_owned(project, list(offers))  # owned servers are an offer of their own
     project = holdings.as_signed(project, offers)  # commitments at their signed rates in every scenario
@@ -185,7 +191,7 @@ def analyze(
 
         sizings = size_project(project, offers)
     resize = resize or Resizer(project)
-    inputs = Baseline(project, list(offers), sizings, resize, solver, time_limit, gap, objective, deadline)
+    inputs = Baseline(project, list(offers), sizings, resize, solver, time_limit, gap, objective, deadline, fast)
     t0 = time.perf_counter()
     if base is None:
         base = plan_from_sizings(
@@ -211,6 +217,7 @@ def analyze(
             gap,
             objective,
             deadline,
+            fast,
         )
     out = Analysis(base, inputs, seconds={"base": time.perf_counter() - t0}, solves={"base": len(base.strategies)})
     if base.plan is None:
@@ -244,11 +251,13 @@ def _sensitivity(out: Analysis, runner: Runner) -> None:
     outcomes = runner.map(_scenario_task, sens.scenarios(analysis), "sensitivity")
     out.sensitivity = sens.bars(analysis, outcomes, modes, out.inputs.objective)
     out.solves["sensitivity"] = _solves(outcomes)
+    out.solved_by["sensitivity"] = _paths(outcomes)
 
 
 def _break_even_stage(out: Analysis, runner: Runner) -> None:
     out.break_even = _break_even(out.base, runner)
     out.solves["break_even"] = sum(b.solves for b in out.break_even)
+    out.solved_by["break_even"] = _tally(b.solved_by for b in out.break_even)
 
 
 def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None) -> None:
@@ -257,11 +266,25 @@ def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None) -> Non
     out.monte_carlo = outcomes
     out.summary = mc.summarize(outcomes, out.inputs.objective)
     out.solves["monte_carlo"] = _solves(outcomes)
+    out.solved_by["monte_carlo"] = _paths(outcomes)
 
 
 def _solves(outcomes: list[ScenarioOutcome]) -> int:
     """MILP solves run (a strategy whose plan provably did not change is kept, not solved)."""
     return sum(s.solved for o in outcomes for s in o.strategies.values())
+
+
+def _paths(outcomes: list[ScenarioOutcome]) -> dict[str, int]:
+    """(scenario, strategy) answers by the path that gave them (fast.LP, fast.REFERENCE, fast.KEPT)."""
+    return _tally({s.solved_by: 1} for o in outcomes for s in o.strategies.values() if s.solved_by)
+
+
+def _tally(counts) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, n in c.items():
+            out[k] = out.get(k, 0) + n
+    return dict(sorted(out.items()))
 
 
 def _scenario_task(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
@@ -270,9 +293,8 @@ def _scenario_task(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
 
 def _break_even_task(ctx: Context, item: tuple[str, str]) -> be.BreakEven:
     kind, key = item
-    if kind == "driver":
-        return be.driver_break_even(ctx, key)
-    return be.strategy_break_even(ctx, key) if kind == "strategy" else be.offer_break_even(ctx, key)
+    search = {"driver": be.driver_break_even, "strategy": be.strategy_break_even}.get(kind, be.offer_break_even)
+    return be.with_paths(search, ctx, key)
 
 
 def _break_even(base: Result, runner: Runner) -> list[be.BreakEven]:

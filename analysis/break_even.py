@@ -38,6 +38,7 @@ step re-solves where the better plan's line meets today's (Newton on the concave
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, replace
 
@@ -65,6 +66,9 @@ class BreakEven:
     break_even: float | None  # wins at or below this; None when no price in [0, current] wins
     reason: str
     solves: int = 0
+    solved_by: dict[str, int] = dataclasses.field(
+        default_factory=dict
+    )  # its re-solves by the path that answered (fast.py)
     vendor: str = ""
     label: str = ""  # e.g. 8xH100-SXM-80GB
     workload: str = ""  # a job's break-even (``job_break_even``): the price at which this job moves onto the offer
@@ -116,11 +120,25 @@ def exact_inputs(ctx: Context) -> Context:
     return replace(ctx, inputs=replace(ctx.inputs, gap=0.0))
 
 
+#: the re-solves of the break-even being searched in this process, by the path that answered (``with_paths``)
+_paths: dict[str, int] = {}
+
+
+def with_paths(search, ctx: Context, key: str) -> BreakEven:
+    """``search(ctx, key)`` (a break-even), with its re-solves counted by the path that answered them."""
+    _paths.clear()
+    out = search(ctx, key)
+    out.solved_by = dict(_paths)
+    return out
+
+
 def _solve(ctx: Context, s: Scenario, strategy: str) -> StrategyOutcome:
     a = ctx.inputs.apply(s)
     base = ctx.base_plans.get(strategy)
     warm = decided_under(base, a, s.hours_factor, ctx.modes[strategy])[0] if base is not None else None
-    return solve_strategy(ctx, a, strategy, warm)
+    res = solve_strategy(ctx, a, strategy, warm)
+    _paths[res.solved_by] = _paths.get(res.solved_by, 0) + 1
+    return res
 
 
 def _metric_at(ctx: Context, plan, s: Scenario) -> float:

@@ -36,6 +36,7 @@ from procure.solver.planner import STRATEGIES, run_strategy
 from procure.solver.result import Result
 from procure.solver.verify import VerificationError
 
+from . import fast
 from .recost import decided_under
 from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario
 
@@ -79,6 +80,7 @@ class StrategyOutcome:
     detail: str = ""  # why there is no plan
     plan: Plan | None = field(default=None, repr=False)  # kept only inside a worker
     solved: bool = True  # False: today's plan kept, provably optimal (``keeps_todays_plan``)
+    solved_by: str = ""  # the path that answered: fast.LP, REDUCED, REFERENCE or KEPT ("" when excluded)
 
     @property
     def ok(self) -> bool:
@@ -111,7 +113,37 @@ def _outcome(name: str, res, ctx: Context) -> StrategyOutcome:
 
 
 def solve_strategy(ctx: Context, a: Applied, name: str, warm: Plan | None) -> StrategyOutcome:
-    """One strategy under one applied scenario; errors become outcomes, never exceptions."""
+    """One strategy under one applied scenario; errors become outcomes, never exceptions. The LP first
+    (``fast.lp_first``: accepted only when integral, agreed and verified), else the reference path."""
+    inp = ctx.inputs
+    if inp.fast:
+        try:
+            got = fast.lp_first(
+                a.project,
+                a.offers,
+                a.sizings,
+                Strategy(name),
+                ctx.modes[name],
+                resize=a.resize,
+                objective=inp.objective,
+                gap=inp.gap,
+                time_limit=inp.solve_time_limit(),
+                warm=warm,
+                solver=inp.solver,
+            )
+        except (SolverFailed, SolverUnavailable):
+            got = None
+        if got is not None:
+            out = _outcome(name, got[0], ctx)
+            out.solved_by = got[1]
+            return out
+    out = _reference(ctx, a, name, warm)
+    out.solved_by = fast.REFERENCE
+    return out
+
+
+def _reference(ctx: Context, a: Applied, name: str, warm: Plan | None) -> StrategyOutcome:
+    """One strategy on the reference path: ``planner.run_strategy``, CBC as ``procure solve`` runs it."""
     inp = ctx.inputs
     try:
         res = run_strategy(
@@ -215,6 +247,7 @@ def solve_scenario(
         if base is not None and warm is not None and keeps_todays_plan(ctx, scenario, name, base, warm):
             res = _outcome(name, _Kept(warm, SolveStatus(ctx.statuses.get(name, SolveStatus.OPTIMAL))), ctx)
             res.solved = False
+            res.solved_by = fast.KEPT
         else:
             res = solve_strategy(ctx, a, name, warm)
         if not keep_plans:

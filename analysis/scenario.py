@@ -184,6 +184,8 @@ class Baseline:
     #: wall-clock time (``time.time()``, comparable across worker processes) by which every solve must end:
     #: ``solve --analyze`` bounds the whole analysis by its --time-limit; None: no bound beyond ``time_limit``
     deadline: float | None = None
+    #: re-solves try the LP first (``fast.lp_first``); False: every re-solve on the reference path
+    fast: bool = True
     _resized: dict = field(default_factory=dict, repr=False)
 
     def solve_time_limit(self) -> float | None:

@@ -4,9 +4,12 @@ Monte Carlo scenarios of ``examples/programme-12-months.yaml`` (as ``procure ana
 strategy re-solved the way the analysis does it — options, model build, solve, extraction, costing and
 verification — with the stages timed in CPU milliseconds (this process and its solver children)::
 
-    python -m bench.solve_breakdown [--scenarios 10] [--solver highs|cbc]
+    python -m bench.solve_breakdown [--scenarios 10] [--solver highs|cbc] [--path reference|fast|both] [--reduced]
 
-It prints the mean CPU ms per solve of each stage and the total.
+It prints the mean CPU ms per solve of each stage and the total. ``--path fast`` times the analysis' own
+re-solve instead (``analysis/fast.py``): options, model build, the export to arrays, the LP in HiGHS, the
+reduced MILP where the LP is fractional, extraction and checks, and the reference re-solve
+(``planner.run_strategy``) of what the fast path could not prove; then how many each path answered.
 """
 
 from __future__ import annotations
@@ -52,8 +55,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenarios", type=int, default=10)
     ap.add_argument("--solver", default="highs")
+    ap.add_argument("--path", default="reference", choices=["reference", "fast", "both"])
+    ap.add_argument("--reduced", action="store_true", help="fast path: a fractional LP fixes columns, CBC the rest")
     args = ap.parse_args(argv)
     project, base, ctx = programme_context()
+    if args.path in ("fast", "both"):
+        fast_breakdown(project, ctx, args.scenarios, args.reduced)
+    if args.path == "fast":
+        return 0
     stages = {
         "options": 0.0,
         "warm start (re-costed base plan)": 0.0,
@@ -100,6 +109,66 @@ def main(argv=None) -> int:
         print(f"  {k:34} {1000 * v / max(solves, 1):7.0f} CPU ms per solve")
     print(f"  {'total':34} {1000 * sum(stages.values()) / max(solves, 1):7.0f} CPU ms per solve")
     return 0
+
+
+def fast_breakdown(project, ctx, scenarios: int, reduced: bool = False) -> None:
+    """The analysis' re-solve (``engine.solve_strategy``: LP first, reduced MILP, reference) by stage."""
+    from procure.analysis import engine, fast
+    from procure.analysis import montecarlo as mc
+    from procure.analysis.recost import decided_under
+    from procure.solver.enums import SolveStatus, Strategy
+
+    stages = dict.fromkeys(["options", "model build", "export to arrays", "LP (HiGHS)", "reduced MILP (CBC)"], 0.0)
+    stages["extract, cost, verify"] = stages["reference re-solve (fallback)"] = 0.0
+    paths: dict[str, int] = {}
+    solves = 0
+    t0 = time.perf_counter()
+    for s in mc.draw(project.analysis, scenarios):
+        a = ctx.inputs.apply(s)
+        for name, plan in ctx.base_plans.items():
+            if plan is None or ctx.statuses.get(name) == SolveStatus.EXCLUDED:
+                continue
+            warm = decided_under(plan, a, s.hours_factor, ctx.modes[name])[0]
+            fig: dict = {}
+            c = cpu()
+            got = fast.lp_first(
+                a.project,
+                a.offers,
+                a.sizings,
+                Strategy(name),
+                ctx.modes[name],
+                resize=a.resize,
+                objective=ctx.inputs.objective,
+                gap=ctx.inputs.gap,
+                warm=warm,
+                reduced=reduced,
+                figures=fig,
+            )
+            spent = cpu() - c
+            # the figures are wall seconds of this process; the reduced MILP's CBC child is CPU of its own
+            parts = {
+                "options": fig.get("options_s", 0.0),
+                "model build": fig.get("build_s", 0.0),
+                "export to arrays": fig.get("export_s", 0.0),
+                "LP (HiGHS)": fig.get("lp_s", 0.0),
+                "extract, cost, verify": fig.get("check_s", 0.0),
+            }
+            for k, v in parts.items():
+                stages[k] += v
+            stages["reduced MILP (CBC)"] += max(0.0, spent - sum(parts.values())) if "mip_s" in fig else 0.0
+            path = got[1] if got is not None else fast.REFERENCE
+            if got is None:
+                c = cpu()
+                engine._reference(ctx, a, name, warm)
+                stages["reference re-solve (fallback)"] += cpu() - c
+            paths[path] = paths.get(path, 0) + 1
+            solves += 1
+    wall = time.perf_counter() - t0
+    print(f"fast path: {solves} re-solves ({scenarios} scenarios), {wall:.1f} s wall")
+    for k, v in stages.items():
+        print(f"  {k:34} {1000 * v / max(solves, 1):7.0f} CPU ms per solve")
+    print(f"  {'total':34} {1000 * sum(stages.values()) / max(solves, 1):7.0f} CPU ms per solve")
+    print("  answered by: " + ", ".join(f"{k} {n} ({100 * n / max(solves, 1):.0f}%)" for k, n in sorted(paths.items())))
 
 
 if __name__ == "__main__":

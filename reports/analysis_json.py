@@ -6,7 +6,9 @@ break_even[]{offer, kind, mode, field, current, break_even, change_pct, reason}
 sensitivity[]{driver, low_value, high_value, low_tco, high_tco, low_modes, high_modes, flips}
 uncertainty{scenarios, failed, strategies{hybrid|buy|rent|cloud}{p10, p50, p90, win_probability, plans},
             regret{mean, p90, scenarios, decided_infeasible}, failures[]{scenario, strategy, reason}}
-runs{seconds{...}, solves{...}, workers}
+runs{seconds{...}, solves{...}, solved_by{analysis{lp, reference, kept}}, workers}
+    (solved_by: each analysis' answers by the path that gave them: the LP alone, the reference MILP, or
+    today's plan kept because provably unchanged)
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ def analysis_to_json(a) -> dict:
     out["runs"] = {
         "seconds": {k: _r(v, 3) for k, v in a.seconds.items()},
         "solves": dict(a.solves),
+        "solved_by": {k: dict(v) for k, v in getattr(a, "solved_by", {}).items()},
         "workers": a.workers,
     }
     return out
