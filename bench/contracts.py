@@ -15,7 +15,7 @@ import time
 
 import pulp
 
-from procure.runtime import Budget
+from procure.common.runtime import Budget
 from procure.solver import planner
 from procure.solver.enums import Strategy
 from procure.solver.greedy import greedy_plan

@@ -82,7 +82,7 @@ def children_peak_rss_mb() -> float:
 
 def run_case(case: str, time_limit: float | None, solver: str, reduce: bool | None = None) -> dict:
     """A whole planning run within one budget, as ``procure solve`` does; a row per strategy."""
-    from procure.runtime import Budget, guarded_run
+    from procure.common.runtime import Budget, guarded_run
     from procure.solver import planner
 
     if case in ("daily", "weekly"):

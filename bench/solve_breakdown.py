@@ -113,8 +113,7 @@ def main(argv=None) -> int:
 
 def fast_breakdown(project, ctx, scenarios: int, reduced: bool = False) -> None:
     """The analysis' re-solve (``engine.solve_strategy``: LP first, reduced MILP, reference) by stage."""
-    from procure.analysis import engine, fast
-    from procure.analysis import montecarlo as mc
+    from procure.analysis import engine, fast, montecarlo as mc
     from procure.analysis.recost import decided_under
     from procure.solver.enums import SolveStatus, Strategy
 

@@ -6,5 +6,5 @@
 - ``outputs`` — the files of one command, checked before any work and written as one transaction;
   ``atomic_write`` and ``check_writable`` for one file.
 
-Signals, temporary folders and child processes are ``procure.runtime``'s.
+Signals, temporary folders and child processes are ``procure.common.runtime``'s.
 """

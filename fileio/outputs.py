@@ -6,7 +6,7 @@ another output of the same run); the contents are then written at the end as one
 file beside its target, and only when every temporary is complete are they renamed over their
 targets. Either all outputs appear or none does; an existing file is only ever replaced by a complete
 new one. Temporaries are removed on every exit path, SIGTERM/SIGINT/SIGHUP included (the
-signals are ``procure.runtime``'s); those left by a
+signals are ``procure.common.runtime``'s); those left by a
 process killed with SIGKILL are removed by the next run that writes into the same folder.
 """
 
@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from procure import runtime
-from procure.models.errors import InputError, Problem
-from procure.models.text import echo
+from procure.common import runtime
+from procure.common.errors import InputError, Problem
+from procure.common.text import echo
 
 from .reading import file_kind
 

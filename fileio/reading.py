@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from procure.models.errors import InputError, Problem
+from procure.common.errors import InputError, Problem
 
 from .limits import MAX_FILE_BYTES
 

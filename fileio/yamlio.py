@@ -27,7 +27,7 @@ from typing import Any
 from ruamel.yaml import events as ev
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from procure.models.errors import InputError, Problem
+from procure.common.errors import InputError, Problem
 
 from .limits import MAX_FILE_BYTES, MAX_TEXT_CHARS, MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (MAX_FILE_BYTES re-exported)
 
@@ -394,7 +394,7 @@ def _tag_message(tag: str) -> str:
     if known:
         return known
     shown = "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
-    from procure.models.text import echo
+    from procure.common.text import echo
 
     return (
         f"unknown YAML tag {echo(shown)}; procure reads plain YAML values (text, numbers, true/false, lists, mappings): "

@@ -15,9 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from procure.common.errors import InputError, unknown_choice
 from procure.fileio.yamlio import line_of, load_yaml
 
-from .errors import InputError, unknown_choice
 from .units import GB, GIB
 from .validation import problems_from
 

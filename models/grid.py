@@ -11,9 +11,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from procure.common.errors import InputError
 from procure.fileio.yamlio import line_of, load_yaml
 
-from .errors import InputError
 from .validation import problems_from
 
 

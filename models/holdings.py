@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
+from procure.common.text import echo
 from procure.fileio.limits import MAX_COUNT, MAX_MONTHS, MAX_PRICE
 
 from .gpu import gpu_table
 from .offer import Mode
-from .text import echo
 from .validation import Date, InputModel
 
 OFFER_ID = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from procure.common.errors import InputError, Problem, unknown_choice
+from procure.common.text import clean_name
 from procure.fileio.limits import MAX_PARAMS_B
 from procure.fileio.yamlio import line_of, load_yaml
 
-from .errors import InputError, Problem, unknown_choice
-from .text import clean_name
 from .validation import InputModel, problems_from
 
 #: an inline model's params_b (active_params_b for a mixture of experts) must lie within this factor of
@@ -71,7 +71,7 @@ class ModelSpec(InputModel):
     @field_validator("id", "source", mode="before")
     @classmethod
     def _clean(cls, value: object, info) -> object:
-        # shown in every report: plain printable text (see models.text)
+        # shown in every report: plain printable text (see common.text)
         return clean_name(value, info.field_name)
 
     @model_validator(mode="after")

@@ -112,7 +112,7 @@ def known_currency(code: object) -> str:
     """An ISO 4217 code, upper-cased; unknown codes are refused with a close match."""
     import pycountry
 
-    from .errors import did_you_mean
+    from procure.common.errors import did_you_mean
 
     if not isinstance(code, str):
         raise ValueError(f"expected a three-letter ISO 4217 currency code such as USD, EUR, CNY (got {code!r})")

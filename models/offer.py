@@ -32,12 +32,12 @@ from enum import StrEnum
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from procure.common.text import clean_name, echo
 from procure.fileio.limits import MAX_COUNT, MAX_DAYS, MAX_MONTHS, MAX_POWER_KW, MAX_PRICE, MAX_RAM_GB, MAX_STORAGE_TB
 
 from .gpu import FABRIC_GBPS, InterNode, IntraNode, gpu_table
 from .money import Currency, Financing, Pct, Pct500, TermPrice, VolumePrice, ascending, parse_tiers
 from .regions import normalize_token
-from .text import clean_name, echo
 from .validation import Date, InputModel
 
 

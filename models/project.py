@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from procure.common.errors import InputError, Problem
+from procure.common.text import clean_name, echo, same_name_key
 from procure.fileio.limits import (
     MAX_BUDGET,
     MAX_COUNT,
@@ -26,14 +28,12 @@ from procure.fileio.limits import (
 from procure.fileio.yamlio import line_of, load_yaml
 
 from .analysis import AnalysisSettings
-from .errors import InputError, Problem
 from .gpu import gpu_table
 from .holdings import Commitment, Owned, Quota
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
 from .regions import normalize_token, resolve_region
-from .text import clean_name, echo, same_name_key
 from .units import months_to_days
 from .validation import Date, InputModel, problems_from
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import did_you_mean
+from procure.common.errors import did_you_mean
 
 #: region -> what it is (the documented list; README "team_region").
 REGIONS: dict[str, str] = {

@@ -18,11 +18,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 
+from procure.common.errors import Problem, did_you_mean
+from procure.common.text import echo
 from procure.fileio.limits import MAX_DATE, MIN_DATE
 from procure.fileio.yamlio import field_path
-
-from .errors import Problem, did_you_mean
-from .text import echo
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: Excel serial day numbers of 1982..2119 — a number in this range given as a date is probably one

@@ -17,13 +17,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from procure.common.errors import InputError, Problem, ProblemLog, did_you_mean
+from procure.common.text import echo
 from procure.fileio.limits import MAX_COLUMNS, MAX_OFFERS, MAX_TEXT_CHARS
 from procure.fileio.yamlio import line_of, load_yaml, read_text
-from procure.models.errors import InputError, Problem, ProblemLog, did_you_mean
 from procure.models.gpu import gpu_table
 from procure.models.money import high_rate_warning, known_currency
 from procure.models.offer import COLUMNS, Offer
-from procure.models.text import echo
 from procure.models.validation import problems_from
 
 SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")

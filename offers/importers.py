@@ -40,12 +40,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from procure.common.errors import InputError, Problem, ProblemLog
+from procure.common.text import echo
 from procure.fileio.limits import IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, MAX_DATE, MAX_TEXT_CHARS, MIN_DATE
 from procure.fileio.yamlio import read_text
-from procure.models.errors import InputError, Problem, ProblemLog
 from procure.models.gpu import gpu_table
 from procure.models.offer import COLUMNS, Offer
-from procure.models.text import echo
 
 from .cloud_regions import procure_region
 from .instance_types import known_instance

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from procure.common.errors import InputError, Problem, ProblemLog
+from procure.common.text import echo
 from procure.fileio.outputs import Outputs
-from procure.models.errors import InputError, Problem, ProblemLog
-from procure.models.text import echo
 
 from .importers import FORMATS, PROVIDERS, Imported, Item, _build, catalog_csv, catalog_yaml, import_file
 

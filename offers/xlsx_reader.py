@@ -22,6 +22,8 @@ from typing import Any
 
 from openpyxl.utils import column_index_from_string, get_column_letter
 
+from procure.common.errors import InputError, Problem, ProblemLog
+from procure.common.text import echo
 from procure.fileio.limits import (
     MAX_COLUMNS,
     MAX_OFFERS,
@@ -32,8 +34,6 @@ from procure.fileio.limits import (
     XLSX_MAX_TOTAL_BYTES,
 )
 from procure.fileio.reading import read_input
-from procure.models.errors import InputError, Problem, ProblemLog
-from procure.models.text import echo
 
 #: the first bytes of an OLE2 compound file: an encrypted .xlsx, or an old binary .xls
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"

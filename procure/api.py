@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from procure.models.errors import InputError, Problem
+from procure.common.errors import InputError, Problem
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -184,7 +184,7 @@ def solve(
     """Plan a programme as ``procure solve`` does (defaults as on the command line): size every job, solve
     the hybrid plan and (``compare``) the single-mode strategies, verify each plan independently."""
     from procure import app as use
-    from procure.runtime import Budget
+    from procure.common.runtime import Budget
 
     problems = []
     if solver not in ("cbc", "highs"):

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from procure.common.errors import ExitCode, InputError, Problem
 from procure.fileio.outputs import Outputs, Target
 from procure.models.analysis import MAX_SCENARIOS
-from procure.models.errors import ExitCode, InputError, Problem
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
@@ -212,14 +212,14 @@ def solve(
     all_or_nothing: bool = False,
 ) -> Result:
     """Size and plan; the hybrid plan and (with ``compare``) the single-mode strategies, each verified.
-    ``budget`` (a running ``procure.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds.
+    ``budget`` (a running ``procure.common.runtime.Budget``) or ``time_limit`` bounds it in wall-clock seconds.
     A job that cannot run is set aside and the rest planned, unless ``all_or_nothing``."""
-    from procure.runtime import scratch_dir
+    from procure.common.runtime import scratch_dir
     from procure.solver.planner import plan_project
 
     log.info("planning with %s (objective %s, compare %s)", solver, objective, compare)
     # the solver's model and solution files live in a private folder removed on every exit path; inside
-    # the command line's guarded run the signals are its handler's (procure.runtime): it also stops the
+    # the command line's guarded run the signals are its handler's (procure.common.runtime): it also stops the
     # solver's process group
     with scratch_dir():
         return plan_project(

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from procure.common.errors import InputError, Problem
 from procure.fileio.outputs import Outputs
-from procure.models.errors import InputError, Problem
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.solver.result import Result

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from procure.common.errors import InputError, Problem
 from procure.fileio.outputs import Outputs
-from procure.models.errors import InputError, Problem
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.solver.result import Result
@@ -34,8 +34,8 @@ class Explained:
 
 
 def _allowed(kind: str, value: str, choices: list[str]) -> str:
-    from procure.models.errors import did_you_mean
-    from procure.models.text import echo
+    from procure.common.errors import did_you_mean
+    from procure.common.text import echo
 
     return f"unknown {kind} {echo(value)}{did_you_mean(value, choices)}; allowed: {', '.join(choices)}"
 

@@ -28,7 +28,7 @@ from procure.cli_common import (
     _usage,
 )
 from procure.cli_offers import offers_app
-from procure.models.errors import ExitCode
+from procure.common.errors import ExitCode
 from procure.solver.enums import Objective
 
 EXIT_CODES = """Exit codes:
@@ -98,7 +98,7 @@ def size(
 ) -> None:
     """Size each workload: GPU memory, FLOPs, and hours and fit on every cluster shape."""
     from procure import app as use
-    from procure.models.errors import ProcureError
+    from procure.common.errors import ProcureError
     from procure.models.project import load_project
 
     try:
@@ -111,7 +111,7 @@ def size(
         outputs.forbid_inputs([workload, *(catalog.files if catalog else [])])
         sizings = use.size(project, catalog, gpu, gpus)
         if gpu is not None:
-            from procure.models.errors import Problem
+            from procure.common.errors import Problem
             from procure.models.gpu import gpu_table
 
             note = gpu_table().alias_note(gpu)
@@ -220,9 +220,9 @@ def solve(
     amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use
-    from procure.models.errors import ProcureError
+    from procure.common.errors import ProcureError
+    from procure.common.runtime import Budget, Interrupted, guarded_run, process_started
     from procure.progress import Reporter
-    from procure.runtime import Budget, Interrupted, guarded_run, process_started
 
     try:
         # the clock started with the process: the interpreter's start-up and the imports count too
@@ -297,7 +297,7 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
     """Run the analysis with a progress bar on a terminal; print it (in the reader's language ``tr``); return it."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from procure.models.errors import ProcureError
+    from procure.common.errors import ProcureError
     from procure.reports.analysis_console import print_analysis
     from procure.reports.i18n import EN
 
@@ -389,8 +389,8 @@ def analyze(
     amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use
-    from procure.models.errors import ProcureError
-    from procure.runtime import Interrupted, guarded_run
+    from procure.common.errors import ProcureError
+    from procure.common.runtime import Interrupted, guarded_run
 
     try:
         use.language(lang, amounts_in)
@@ -465,8 +465,8 @@ def explain(
     amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use, app_explain as explaining
-    from procure.models.errors import ProcureError
-    from procure.runtime import Interrupted, guarded_run
+    from procure.common.errors import ProcureError
+    from procure.common.runtime import Interrupted, guarded_run
 
     try:
         tr = use.language(lang, amounts_in)
@@ -531,8 +531,8 @@ def compare(
     amounts_in: AmountsOption = None,
 ) -> None:
     from procure import app as use, app_compare as comparing
-    from procure.models.errors import ProcureError
-    from procure.runtime import Interrupted, guarded_run
+    from procure.common.errors import ProcureError
+    from procure.common.runtime import Interrupted, guarded_run
 
     try:
         # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal (as solve and analyze do)

@@ -11,7 +11,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from procure.models.errors import ExitCode
+from procure.common.errors import ExitCode
 
 log = logging.getLogger("procure")
 
@@ -63,7 +63,7 @@ def _esc(text) -> str:
 
 def _fail(exc, all_errors: bool = False) -> NoReturn:
     """Print a ProcureError the way its family is documented, and exit with its code."""
-    from procure.models.errors import InputError, render_problems
+    from procure.common.errors import InputError, render_problems
     from procure.solver.verify import VerificationError
 
     err = _console(stderr=True)
@@ -95,7 +95,7 @@ def _print_warnings(warnings) -> None:
 
 
 def _interrupted(stop) -> NoReturn:
-    """SIGINT/SIGTERM/SIGHUP (``procure.runtime.Interrupted``): one line, exit 128 + the signal."""
+    """SIGINT/SIGTERM/SIGHUP (``procure.common.runtime.Interrupted``): one line, exit 128 + the signal."""
     _console(stderr=True).print(
         f"interrupted ({stop.name}): the solver was stopped and its temp files removed; no output is left half-written",
         markup=False,
@@ -105,7 +105,7 @@ def _interrupted(stop) -> NoReturn:
 
 
 def _usage(option: str, message: str):
-    from procure.models.errors import InputError, Problem
+    from procure.common.errors import InputError, Problem
 
     return InputError([Problem("command line", option, message)])
 

@@ -35,7 +35,7 @@ def offers_list(
     all_errors: AllErrors = False,
 ) -> None:
     """Show the offers of a catalog as a table."""
-    from procure.models.errors import InputError, Problem, unknown_choice
+    from procure.common.errors import InputError, Problem, unknown_choice
     from procure.models.gpu import gpu_table
     from procure.models.offer import MODES
 
@@ -79,7 +79,7 @@ def offers_validate(
     all_errors: AllErrors = False,
 ) -> None:
     """Check catalog files; report every problem with its file, row or line; exit 1 if any."""
-    from procure.models.errors import InputError
+    from procure.common.errors import InputError
     from procure.offers.catalog import load_catalog
 
     try:
@@ -104,14 +104,14 @@ def offers_template(
     force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
 ) -> None:
     """Write an empty, documented catalog to type vendor quotes into."""
-    from procure.models.errors import InputError
+    from procure.common.errors import InputError
     from procure.offers.catalog import template_format, write_template
 
     try:
         write_template(template_format(format.value if format is not None else None, out), out, overwrite=force)
     except InputError as exc:
         _fail(exc)
-    from procure.models.text import printable
+    from procure.common.text import printable
 
     shown = printable(str(out))  # a path is user text too
     typer.echo(f"wrote {shown}: fill one row per offer, then run: procure offers validate {shown}")
@@ -144,7 +144,7 @@ def offers_import(
     all_errors: AllErrors = False,
 ) -> None:
     """Turn a public price catalog (gpuhunt, SkyPilot) into procure cloud offers, each with its source row and date."""
-    from procure.models.errors import ProcureError
+    from procure.common.errors import ProcureError
     from procure.offers.live import run_import
 
     try:
@@ -168,7 +168,7 @@ def offers_fetch(
     force: ForceOption = False,
 ) -> None:
     """Fetch today's cloud GPU prices through the gpuhunt library (pip install 'procure[live]'); needs internet."""
-    from procure.models.errors import ProcureError
+    from procure.common.errors import ProcureError
     from procure.offers.live import run_fetch
 
     try:

@@ -38,8 +38,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from procure.common.text import printable
 from procure.fileio.outputs import Outputs
-from procure.models.text import printable
 from procure.solver.costs import CATEGORIES
 
 from . import assumption_rows, lines, tables as shared

@@ -1,6 +1,6 @@
 """The terminal: a rich Console that never lets a control character from the data through.
 
-Names are cleaned when they are loaded (``models.text.clean_name``); this is the second line of
+Names are cleaned when they are loaded (``common.text.clean_name``); this is the second line of
 defence at output time. Every text rich renders from a ``str`` — ``print`` arguments and table cells
 alike — passes ``Console.render_str``; there, control characters (ESC, CR, C1, bidi overrides) are
 replaced by visible escapes before rich adds its own styling codes. Newlines and tabs the program
@@ -20,7 +20,7 @@ from typing import IO, Any, TextIO, cast
 
 from rich.console import Console
 
-from procure.models.text import printable
+from procure.common.text import printable
 
 
 class SafeConsole(Console):

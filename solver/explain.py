@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from procure.runtime import Budget
+from procure.common.runtime import Budget
 
 from .costs import CATEGORIES
 from .enums import SolveStatus, Strategy

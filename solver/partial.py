@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import itertools
 
+from procure.common.runtime import Budget
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.runtime import Budget
 
 from . import planner  # the strategy solve these re-run (planner imports this module)
 from .enums import Strategy

@@ -7,10 +7,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TypedDict
 
-from procure.models.errors import InputError, Problem
+from procure.common.errors import InputError, Problem
+from procure.common.runtime import Budget
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.runtime import Budget
 
 from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy

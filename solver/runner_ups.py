@@ -3,9 +3,9 @@ chosen one, and the reason it lost (price, tie, lead time, deadline, …)."""
 
 from __future__ import annotations
 
+from procure.common.runtime import Budget
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.runtime import Budget
 
 from . import planner  # the strategy solve these re-run (planner imports this module)
 from .enums import SolveStatus, Strategy

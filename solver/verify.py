@@ -17,7 +17,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 
-from procure.models.errors import ExitCode, ProcureError
+from procure.common.errors import ExitCode, ProcureError
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY

@@ -19,6 +19,6 @@ def _command_clock_starts_now(monkeypatch):
     test process's start: runtime.process_started() takes the process start for a process under a
     minute old, so a command 40 s into a quick test run would find its 30 s limit spent before it
     began. Tests of the start-up clock itself run a child process, or patch this again."""
-    from procure import runtime
+    from procure.common import runtime
 
     monkeypatch.setattr(runtime, "process_started", time.monotonic)

@@ -20,8 +20,8 @@ from procure.analysis import Context, montecarlo as mc
 from procure.analysis.engine import solve_scenario
 from procure.analysis.scenario import Scenario
 from procure.cli import app
+from procure.common.errors import InputError
 from procure.models.analysis import AnalysisSettings
-from procure.models.errors import InputError
 from procure.models.project import load_project
 
 from helpers import CATALOG, UNCERTAIN, WORKLOAD, analysis_case as case, analysis_run as run, offer, solve_fixed

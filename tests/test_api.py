@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 
 import procure
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 
 from helpers import ROOT, cli, project, workload
 

@@ -14,7 +14,7 @@ import openpyxl
 import pytest
 from rich.console import Console
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.models.project import load_project
 from procure.offers.catalog import load_catalog
 from procure.reports.console import print_result

@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 from pydantic import ValidationError
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.offers.catalog import bundled_catalog_path, load_catalog, write_template
 
 from helpers import GOOD_ROW, offer, write_csv

@@ -318,7 +318,7 @@ def test_verbose_logs_each_step_on_stderr():
 
 
 def test_every_deliberate_error_carries_its_documented_exit_code():
-    from procure.models.errors import ExitCode, InputError, ProcureError
+    from procure.common.errors import ExitCode, InputError, ProcureError
     from procure.solver.milp import SolverFailed, SolverUnavailable
     from procure.solver.verify import VerificationError
 

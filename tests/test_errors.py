@@ -17,8 +17,8 @@ import time
 import pulp
 import pytest
 
+from procure.common.errors import InputError
 from procure.fileio.outputs import atomic_write, check_writable
-from procure.models.errors import InputError
 from procure.offers.catalog import load_catalog
 
 from helpers import GOOD_ROW, ROOT, cli, write_csv

@@ -12,7 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import Project, load_project
 from procure.offers.catalog import load_catalog

@@ -156,7 +156,7 @@ def test_explain_the_chosen_offer_says_it_is_chosen():
 
 
 def test_runner_ups_skipped_for_the_time_limit_say_so():
-    from procure.runtime import Budget
+    from procure.common.runtime import Budget
     from procure.solver.planner import runner_ups, skipped_note
 
     from helpers import offer, project, solve_fixed, workload

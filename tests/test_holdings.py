@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.solver import holdings
 from procure.solver.plan import Decision, build_plan
 from procure.solver.verify import VerificationError, verify_plan
@@ -385,7 +385,7 @@ def test_owned_commitments_quotas_and_windows_by_brute_force(seed):
 
 
 def test_offer_windows_read_from_a_csv_catalog_and_refused_when_empty(tmp_path):
-    from procure.models.errors import InputError as Bad
+    from procure.common.errors import InputError as Bad
     from procure.offers.catalog import load_catalog
 
     from helpers import write_csv
@@ -573,7 +573,7 @@ def test_offer_windows_read_from_an_xlsx_catalog_as_date_cells(tmp_path):
 
 
 def test_a_catalog_offer_with_the_id_owned_servers_get_is_refused():
-    from procure.models.errors import InputError as Bad
+    from procure.common.errors import InputError as Bad
 
     b = offer(id="dgx", mode="buy")
     clash = offer(id="dgx.owned", mode="buy")

@@ -150,8 +150,8 @@ def test_socket_as_catalog_is_refused(tmp_path):
 
 def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(tmp_path, monkeypatch):
     """The byte cap counts what is read, not what stat said: a file reported small but longer is refused."""
+    from procure.common.errors import InputError
     from procure.fileio import reading as fileio
-    from procure.models.errors import InputError
 
     path = tmp_path / "c.csv"
     path.write_bytes(b"x" * 5000)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.models.money import known_currency, parse_pct, parse_tiers
 from procure.solver import costs
 from tests.hostile.generate import CONTENT_TYPES, SHARED, WORKBOOK_RELS, sheet_xml, xlsx

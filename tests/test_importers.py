@@ -97,7 +97,7 @@ def test_gpuinfo_literal_is_read_bounded():
 
 
 def test_skypilot_gcp_header_order_and_host_plus_gpu_rows(tmp_path):
-    from procure.models.errors import ProblemLog
+    from procure.common.errors import ProblemLog
     from procure.offers.importers import Imported
 
     r = import_file(SKY_GCP, "skypilot", as_of=AS_OF)

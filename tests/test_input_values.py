@@ -11,7 +11,7 @@ import openpyxl
 import pytest
 from pydantic import BaseModel
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.models.offer import Offer
 from procure.models.project import load_project
 from procure.offers.catalog import load_catalog

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 from pydantic import ValidationError
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.models.gpu import gpu_table
 from procure.models.model_spec import model_presets
 from procure.models.project import Project, load_project

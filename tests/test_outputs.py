@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from procure.cli import app
+from procure.common.errors import InputError
 from procure.fileio import outputs as fileio
-from procure.models.errors import InputError
 from procure.reports.csv_report import CSV_FILES
 from tests.hostile.generate import ROW, _csv
 
@@ -274,7 +274,7 @@ def test_a_signal_while_writing_inside_a_guarded_run_is_the_runs_to_handle(tmp_p
     folder; the transaction does not end the process on its own."""
     script = textwrap.dedent(f"""
         import os, sys, time
-        from procure import runtime
+        from procure.common import runtime
         from procure.fileio import outputs as fileio
         real = fileio._write_temp
         def slow(t, tmp):

@@ -36,10 +36,10 @@ def test_wheel_holds_only_the_procure_package(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
     assert top == {"procure"}
-    for sub in ("fileio", "models", "offers", "solver", "reports"):
+    for sub in ("common", "fileio", "models", "offers", "solver", "reports"):
         assert f"procure/{sub}/__init__.py" in names
     # file I/O installs as procure.fileio, never as a top-level io (which would shadow the standard library)
-    assert "procure/fileio/outputs.py" in names and "procure/runtime.py" in names
+    assert "procure/fileio/outputs.py" in names and "procure/common/runtime.py" in names
     assert not any(
         n.startswith(("procure/models/fileio", "procure/models/yamlio", "procure/solver/runtime")) for n in names
     )

@@ -10,7 +10,7 @@ import json
 import openpyxl
 import pytest
 
-from procure.models.errors import ExitCode
+from procure.common.errors import ExitCode
 from procure.offers.catalog import load_catalog
 from procure.solver.planner import plan_project
 from procure.solver.verify import verify_plan

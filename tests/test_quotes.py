@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 from pydantic import ValidationError
 
-from procure.models.errors import InputError
+from procure.common.errors import InputError
 from procure.models.money import Financing
 from procure.offers.catalog import check_currencies, load_catalog, write_template
 from procure.reports.json_report import result_to_json

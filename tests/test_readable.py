@@ -35,8 +35,8 @@ def test_with_the_npv_objective_the_progress_line_shows_the_npv():
 
 
 def test_no_empty_runner_up_table_under_the_not_costed_warning():
+    from procure.common.runtime import Budget
     from procure.reports.console import print_result
-    from procure.runtime import Budget
     from procure.solver.planner import runner_ups, skipped_note
 
     p, offers, hours = _case()

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from procure.runtime import Budget
+from procure.common.runtime import Budget
 from procure.solver.planner import coarse_plan, plan_from_sizings
 
 from helpers import fixed_sizings, offer, project

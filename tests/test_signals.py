@@ -104,7 +104,7 @@ def test_signal_mid_solve_stops_the_solver_and_leaves_no_temp_file(tmp_path, sig
 def test_a_run_nested_in_a_guard_leaves_the_outer_handler_in_place():
     """One handler: a guarded run inside another guard neither replaces the outer handler nor leaves
     the signals ignored when it ends; the outer guard restores what was there before it."""
-    from procure import runtime
+    from procure.common import runtime
 
     before = signal.getsignal(signal.SIGTERM)
     with runtime.signals_guarded() as outer:

@@ -441,7 +441,7 @@ def test_break_even_of_the_staff_and_fabric_costs():
 def test_csv_and_xlsx_quotes_carry_the_new_columns_and_name_the_bad_row(tmp_path):
     import openpyxl
 
-    from procure.models.errors import InputError
+    from procure.common.errors import InputError
     from procure.offers.catalog import load_catalog
 
     from helpers import GOOD_ROW, write_csv

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from procure import runtime
 from procure.cli import app
+from procure.common import runtime
 from procure.models.project import load_project
 from procure.offers.catalog import load_catalog
 from procure.solver import options as options_mod
@@ -27,7 +27,7 @@ def test_the_clock_starts_with_the_process_not_with_the_first_line():
     """The interpreter's start-up and the imports come before any line of procure: process_started()
     lies before the first reading the program itself can take."""
     code = (
-        "import time; first = time.monotonic(); from procure.runtime import process_started; "
+        "import time; first = time.monotonic(); from procure.common.runtime import process_started; "
         "print(first - process_started())"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

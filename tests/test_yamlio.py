@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from procure.common.errors import InputError
 from procure.fileio import yamlio
 from procure.fileio.limits import MAX_WORKLOAD_BYTES, MAX_YAML_VALUES
-from procure.models.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.models.text import printable
+from procure.common.text import printable
 
 INPUT_FONT = Font(color="0000FF")
 INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pulp
 
-from procure.models.errors import ExitCode, ProcureError
+from procure.common.errors import ExitCode, ProcureError
 
 from ..enums import SolveStatus
 from .cbc import DeadlineCBC

@@ -4,7 +4,7 @@ PuLP's ``PULP_CBC_CMD`` waits for CBC however long it takes: CBC's ``-sec`` limi
 branch-and-bound nodes, not during the root LP, so a large model overran it by minutes. This command
 runs the same CBC binary with the same arguments, but
 
-- in a process group of its own, registered with ``runtime`` (a signal stops it, see procure/runtime.py);
+- in a process group of its own, registered with ``runtime`` (a signal stops it, see common/runtime.py);
 - with its files in the run's temp directory;
 - reading CBC's log while it runs: the best integer solution ("incumbent") and the best bound, for the
   progress line and for the gap when CBC must be stopped before it prints its summary;
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import pulp
 from pulp import constants
 
-from procure import runtime
+from procure.common import runtime
 
 KILL_GRACE = 2.0  # seconds CBC gets to write its solution after SIGINT
 POLL = 0.25  # seconds between looks at the child and its log

@@ -12,8 +12,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from procure.common.errors import InputError, Problem
 from procure.fileio.yamlio import line_of, load_yaml
-from procure.models.errors import InputError, Problem
 
 
 @dataclass(frozen=True)

@@ -284,7 +284,7 @@ def scratch_dir() -> Iterator[Path]:
     ``$TMPDIR``, which points here meanwhile). It is removed on every exit path, SIGTERM/SIGINT/SIGHUP
     included (inside a guarded run the run's handler stops the solver's process group too); a full disk
     is an InputError naming the folder."""
-    from procure.models.errors import InputError, Problem
+    from procure.common.errors import InputError, Problem
 
     saved = {k: os.environ.get(k) for k in ("TMPDIR", "TMP")}
     try:
