@@ -166,7 +166,7 @@ def analyze(
     solver: str = "cbc",
     time_limit: float | None = None,
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
     progress=None,
     sizings=None,
     resize=None,

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from procure.solver.enums import SolveStatus, Strategy
+from procure.solver.enums import Objective, SolveStatus, Strategy
 from procure.solver.milp import Builder, extract, solve
 from procure.solver.milp.backends import _info, _quiet_stdout
 from procure.solver.milp.inprocess import INTEGRAL_TOL, _arrays, _write
@@ -175,7 +175,7 @@ def lp_first(
     modes: tuple[str, ...],
     *,
     resize,
-    objective: str,
+    objective: Objective,
     gap: float,
     time_limit: float | None = None,
     warm=None,
@@ -249,7 +249,7 @@ def lp_first(
     return res, path
 
 
-def _ties_keep(warm, info, objective: str):
+def _ties_keep(warm, info, objective: Objective):
     """``warm`` (today's plan re-costed) when it costs the proven optimum (to ``TIE_REL``): among plans of equal
     cost the one CBC starts from is the one it returns on the reference path, and break-even's searches read
     which plan an optimum is at a tie. None otherwise."""
@@ -259,7 +259,9 @@ def _ties_keep(warm, info, objective: str):
     return warm if kept <= info.objective + TIE_REL * max(1.0, abs(kept)) else None
 
 
-def _reduced_mip(builder, model, lp: Relaxation, warm, objective: str, gap: float, time_limit, solver: str, fig: dict):
+def _reduced_mip(
+    builder, model, lp: Relaxation, warm, objective: Objective, gap: float, time_limit, solver: str, fig: dict
+):
     """A fractional LP: columns fixed by reduced cost against ``warm``'s cost, the rest solved by CBC from
     ``warm``; its SolveInfo when the solver proves an optimum no dearer than ``warm`` (then it is the full model's
     optimum: every plan the fixing removed costs more than ``warm``), else None."""

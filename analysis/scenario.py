@@ -180,7 +180,7 @@ class Baseline:
     solver: str = "cbc"
     time_limit: float | None = None
     gap: float = 1e-6
-    objective: str = "tco"
+    objective: Objective = Objective.TCO
     #: wall-clock time (``time.time()``, comparable across worker processes) by which every solve must end:
     #: ``solve --analyze`` bounds the whole analysis by its --time-limit; None: no bound beyond ``time_limit``
     deadline: float | None = None

@@ -27,7 +27,7 @@ class Bar:
     low: ScenarioOutcome
     high: ScenarioOutcome
     base_modes: tuple[str, ...]
-    objective: str = "tco"  # the bars are ordered by the swing of the objective minimized
+    objective: Objective = Objective.TCO  # the bars are ordered by the swing of the objective minimized
 
     def tco(self, end: str, strategy: str = "hybrid") -> float | None:
         o = (self.low if end == "low" else self.high).strategies.get(strategy)
@@ -66,7 +66,10 @@ def scenarios(settings: AnalysisSettings) -> list[Scenario]:
 
 
 def bars(
-    settings: AnalysisSettings, outcomes: list[ScenarioOutcome], base_modes: tuple[str, ...], objective: str = "tco"
+    settings: AnalysisSettings,
+    outcomes: list[ScenarioOutcome],
+    base_modes: tuple[str, ...],
+    objective: Objective = Objective.TCO,
 ) -> list[Bar]:
     """Pair the outcomes (low, high per driver) into bars, widest swing first."""
     ranges = settings.ranges()

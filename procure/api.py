@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from procure.common.errors import InputError, Problem
+from procure.solver.enums import Objective
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 PathLike = str | Path
 
 
-def _inputs(source: Any, offers: PathLike | Sequence[PathLike] | None, objective: str) -> Inputs:
+def _inputs(source: Any, offers: PathLike | Sequence[PathLike] | None, objective: Objective) -> Inputs:
     """The validated inputs of a workload file, a Project or a workload mapping, as ``procure solve`` loads them."""
     from procure import app as use
     from procure.models.project import Project
@@ -176,7 +177,7 @@ def solve(
     solver: str = "cbc",
     time_limit: float | None = 120.0,
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
     compare: bool = True,
     runner_ups: int = 2,
     all_or_nothing: bool = False,
@@ -223,5 +224,5 @@ def size(
     offers (or on ``gpus`` reference GPUs of ``gpu``)."""
     from procure import app as use
 
-    inputs = _inputs(path_or_project, offers, "tco")
+    inputs = _inputs(path_or_project, offers, Objective.TCO)
     return use.size(inputs.project, None if gpu is not None else inputs.catalog, gpu, gpus)

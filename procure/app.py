@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from procure.common.errors import ExitCode, InputError, Problem
 from procure.fileio.outputs import Outputs, Target
 from procure.models.analysis import MAX_SCENARIOS
+from procure.solver.enums import Objective
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.models.project import Project
@@ -58,11 +59,10 @@ def load_offers(
     return catalog
 
 
-def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objective: str = "tco") -> Inputs:
+def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objective: Objective = Objective.TCO) -> Inputs:
     """Load and validate the workload and its offers; collect every warning for the caller to print."""
     from procure.models.project import load_project
     from procure.offers.catalog import check_currencies, horizon_warnings
-    from procure.solver.costs import Objective
 
     project, warnings = load_project(workload_path)
     log.info("loaded %s: %d workload(s)", workload_path, len(project.workloads))
@@ -204,7 +204,7 @@ def solve(
     solver: str = "cbc",
     time_limit: float | None = None,
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
     compare: bool = True,
     n_runner_ups: int = 2,
     budget=None,
@@ -398,7 +398,7 @@ def analyze(
     solver: str = "cbc",
     time_limit: float | None = None,
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
     progress=None,
     base: Result | None = None,
     deadline: float | None = None,

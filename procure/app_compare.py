@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from procure.common.errors import InputError, Problem
 from procure.fileio.outputs import Outputs
+from procure.solver.enums import Objective
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.solver.result import Result
@@ -133,7 +134,7 @@ def compare(
     solver: str = "cbc",
     time_limit: float | None = None,
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
 ) -> tuple[list[Inputs], list[Result]]:
     """Plan every workload file (all strategies) for the side-by-side comparison."""
     if len(paths) < 2:

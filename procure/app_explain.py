@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from procure.common.errors import InputError, Problem
 from procure.fileio.outputs import Outputs
+from procure.solver.enums import Objective
 
 if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.solver.result import Result
@@ -62,7 +63,7 @@ def explain(
     *,
     solver: str = "cbc",
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
     time_limit: float | None = None,
 ) -> Explained:
     """Why not ``offer_id`` (for ``workload``, or each job that could use it): the plan is solved, then
@@ -109,7 +110,7 @@ def closest_jobs(result: Result, offer_id: str, jobs: list[str]) -> list[str]:
     return sorted(jobs, key=lambda w: (gap(w), order[w]))
 
 
-def _break_even_context(result: Result, solver: str, gap: float, objective: str):
+def _break_even_context(result: Result, solver: str, gap: float, objective: Objective):
     """The analysis context the break-even searches re-solve in: the recommended plan's inputs."""
     from procure.analysis.engine import Context
     from procure.analysis.scenario import Baseline

@@ -231,13 +231,13 @@ def solve(
             raise _usage("--analyze", "--analyze compares the strategies; drop --no-compare")
         use.language(lang, amounts_in)
         planned = use.check_solve_outputs(out, json_out, csv_dir, focus)
-        inputs = use.load_inputs(workload, offers, objective=objective.value)
+        inputs = use.load_inputs(workload, offers, objective=objective)
         tr = use.language(lang, amounts_in, inputs.project)
         planned.files.forbid_inputs(inputs.files)
     except ProcureError as exc:
         _fail(exc, all_errors)
     _print_warnings(inputs.warnings)
-    progress = Reporter.for_stderr(quiet, inputs.project.currency, objective.value, tr)
+    progress = Reporter.for_stderr(quiet, inputs.project.currency, objective, tr)
     try:
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the solver, remove temp files, exit 128 + signal
             try:
@@ -245,7 +245,7 @@ def solve(
                     inputs,
                     solver=solver.value,
                     gap=gap,
-                    objective=objective.value,
+                    objective=objective,
                     compare=compare,
                     n_runner_ups=runner_ups,
                     budget=budget,
@@ -274,7 +274,7 @@ def solve(
                     solver=solver.value,
                     time_limit=budget.seconds,
                     gap=gap,
-                    objective=objective.value,
+                    objective=objective,
                     base=result,
                     tr=tr,
                     deadline=use.analysis_deadline(budget, inputs),
@@ -395,7 +395,7 @@ def analyze(
     try:
         use.language(lang, amounts_in)
         planned = use.check_analyze_outputs(out, json_out, csv_dir)
-        inputs = use.load_inputs(workload, offers, objective=objective.value)
+        inputs = use.load_inputs(workload, offers, objective=objective)
         tr = use.language(lang, amounts_in, inputs.project)
     except ProcureError as exc:
         _fail(exc)
@@ -418,7 +418,7 @@ def analyze(
                 solver=solver.value,
                 time_limit=time_limit,
                 gap=gap,
-                objective=objective.value,
+                objective=objective,
                 tr=tr,
             )
             if analysis.base.plan is None:
@@ -471,7 +471,7 @@ def explain(
     try:
         tr = use.language(lang, amounts_in)
         outputs = explaining.check_explain_outputs(json_out, csv_out)
-        inputs = use.load_inputs(workload, offers, objective=objective.value)
+        inputs = use.load_inputs(workload, offers, objective=objective)
         tr = use.language(lang, amounts_in, inputs.project)
         outputs.forbid_inputs(inputs.files)
         explaining.check_explain_args(inputs, offer, job)
@@ -489,7 +489,7 @@ def explain(
                 offer,
                 job,
                 solver=solver.value,
-                objective=objective.value,
+                objective=objective,
                 time_limit=use.parse_time_limit(time_limit),
             )
             if explained.result.plan is None:
@@ -539,7 +539,7 @@ def compare(
         with guarded_run():
             use.language(lang, amounts_in)
             planned = comparing.check_compare_outputs(out, json_out)
-            inputs, results = comparing.compare(files, offers, solver=solver.value, objective=objective.value)
+            inputs, results = comparing.compare(files, offers, solver=solver.value, objective=objective)
             tr = use.language(
                 lang, amounts_in, inputs[0].project
             )  # the first file's settings, like the comparison's currency

@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from procure.solver.enums import Objective
+
 UPDATE_EVERY = 0.2  # seconds between redraws of the live line
 
 
@@ -29,12 +31,11 @@ def _of(budget) -> str:
     return f"{budget.elapsed():.0f} s" + ("" if total is None else f" / {total:.0f} s")
 
 
-def strategy_line(result, currency: str, objective: str = "tco", tr=None) -> str:
+def strategy_line(result, currency: str, objective: Objective = Objective.TCO, tr=None) -> str:
     """One line for a finished strategy: status, the figure minimized (TCO, or the NPV of the costs with
     ``--objective npv``), gap (≥ where only a bound is known), seconds; in the reader's language ``tr``."""
     from procure.reports.headline import STRATEGY_LABEL, status_label
     from procure.reports.i18n import EN
-    from procure.solver.costs import Objective
 
     tr = tr or EN
     s, info = result, result.solve
@@ -54,7 +55,9 @@ def strategy_line(result, currency: str, objective: str = "tco", tr=None) -> str
 
 
 class Reporter:
-    def __init__(self, console: Console | None, live: bool, currency: str = "", objective: str = "tco", tr=None):
+    def __init__(
+        self, console: Console | None, live: bool, currency: str = "", objective: Objective = Objective.TCO, tr=None
+    ):
         self.tr = tr  # the reader's language of the finished-strategy lines (None: English)
         self.console = console
         self.live = live
@@ -64,7 +67,7 @@ class Reporter:
         self._last = 0.0
 
     @classmethod
-    def for_stderr(cls, quiet: bool, currency: str = "", objective: str = "tco", tr=None) -> Reporter:
+    def for_stderr(cls, quiet: bool, currency: str = "", objective: Objective = Objective.TCO, tr=None) -> Reporter:
         if quiet:
             return cls(None, False, currency, objective, tr)
         console = Console(stderr=True, highlight=False)

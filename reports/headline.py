@@ -234,7 +234,7 @@ def comparisons(result: Result, tr: Lang = EN) -> list[Comparison]:
                 )
             )
             continue
-        cost, other = cost_on(s.plan, obj), cost_on(s.plan, other_obj)
+        cost, other = cost_on(s.plan, Objective(obj)), cost_on(s.plan, Objective(other_obj))
         if cost is None or base is None:
             txt = (
                 tr("{label} is infeasible", label=label)

@@ -10,6 +10,7 @@ import itertools
 from procure.common.runtime import Budget
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.solver.enums import Objective
 
 from . import planner  # the strategy solve these re-run (planner imports this module)
 from .enums import Strategy
@@ -91,7 +92,7 @@ def largest_coverable(
     offers: dict[str, Offer],
     sizings,
     modes: tuple[str, ...],
-    objective: str,
+    objective: Objective,
     budget: Budget,
     reserve: float,
     **kw,

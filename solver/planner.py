@@ -11,6 +11,7 @@ from procure.common.errors import InputError, Problem
 from procure.common.runtime import Budget
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.solver.enums import Objective
 
 from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy
@@ -104,7 +105,7 @@ def run_strategy(
     resize,
     solver: str,
     gap: float,
-    objective: str,
+    objective: Objective,
     budget: Budget | None = None,
     progress=None,
     reduce: bool | None = None,
@@ -239,7 +240,7 @@ def coarse_plan(
     resize,
     solver: str,
     gap: float,
-    objective: str,
+    objective: Objective,
     budget: Budget,
     only: dict[str, str] | None = None,
 ) -> Plan | None:
@@ -427,7 +428,7 @@ def plan_project(
     solver: str = "cbc",
     time_limit: float | None = None,
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
     compare: bool = True,
     n_runner_ups: int = 2,
     budget: Budget | None = None,
@@ -500,7 +501,7 @@ def plan_from_sizings(
     solver: str = "cbc",
     time_limit: float | None = None,
     gap: float = 1e-6,
-    objective: str = "tco",
+    objective: Objective = Objective.TCO,
     compare: bool = True,
     n_runner_ups: int = 2,
     budget: Budget | None = None,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.solver.enums import Objective
 
 from . import costs
 from .enums import SolveStatus, Strategy
@@ -85,7 +86,7 @@ class Result:
     project: Project
     offers: dict[str, Offer]
     sizings: list[WorkloadSizing]
-    objective: str
+    objective: Objective
     hybrid: StrategyResult
     strategies: dict[str, StrategyResult]
     rejections: list[Rejection]
@@ -123,6 +124,6 @@ class Result:
         return self.hybrid.plan
 
 
-def cost_on(plan: Plan | None, objective: str) -> float | None:
+def cost_on(plan: Plan | None, objective: Objective) -> float | None:
     """A plan's cost on an objective: ``tco`` (undiscounted total) or ``npv`` (present value)."""
     return costs.Objective(objective).of(plan)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from procure.common.runtime import Budget
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.solver.enums import Objective
 
 from . import planner  # the strategy solve these re-run (planner imports this module)
 from .enums import SolveStatus, Strategy
@@ -20,7 +21,7 @@ def runner_ups(
     offers: dict[str, Offer],
     sizings,
     hybrid: StrategyResult,
-    objective: str,
+    objective: Objective,
     n: int = 2,
     budget: Budget | None = None,
     reserve: float = 0.0,
@@ -91,7 +92,7 @@ def skipped_note(ups: dict[str, list[RunnerUp]]) -> str:
     return ""
 
 
-def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, objective: str) -> RunnerUp:
+def _runner_up(workload: str, option: Option, alt: StrategyResult, base: float, objective: Objective) -> RunnerUp:
     """The re-solve's answer for ``option``: costed only when its plan runs the workload on that offer."""
     where = next((x for x in alt.plan.assignments if x.workload == workload), None) if alt.plan else None
     cost = cost_on(alt.plan, objective)

@@ -10,6 +10,7 @@ import pulp
 
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.solver.enums import Objective
 
 from .. import costs, holdings, lattice
 from ..costs import RentalContract
@@ -73,7 +74,7 @@ class BuilderState:
         project: Project,
         options: dict[str, list[Option]],
         offers: dict[str, Offer],
-        objective: str = "tco",
+        objective: Objective = Objective.TCO,
         warm_start=None,
         reduce: bool | None = None,
         phases_of: Project | None = None,
