@@ -37,7 +37,7 @@ import numpy as np
 from procure.solver.enums import Objective, SolveStatus, Strategy
 from procure.solver.milp import Builder, extract, solve
 from procure.solver.milp.backends import _info, _quiet_stdout
-from procure.solver.milp.inprocess import INTEGRAL_TOL, _arrays, _write
+from procure.solver.milp.inprocess import INTEGRAL_TOL, _arrays, _write, highs_lp
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
 from procure.solver.planner import agreed, trim_idle_capacity
@@ -73,21 +73,6 @@ def _shape(name: str, cols, n_rows: int, starts, idx) -> tuple:
     return (name, tuple(v.name for v in cols), n_rows, hash(starts.tobytes()), hash(idx.tobytes()))
 
 
-def _lp(arrays):
-    import highspy
-
-    cols, lower, upper, cost, _integer, starts, idx, vals, rlo, rhi, offset = arrays
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = len(cols), len(rlo)
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, lower, upper
-    lp.row_lower_, lp.row_upper_ = rlo, rhi
-    lp.offset_ = offset
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = len(cols), len(rlo)
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = starts, idx, vals
-    return lp
-
-
 @dataclass
 class Relaxation:
     """The LP relaxation as solved: its optimum (``x``, rounded when ``integral``) and value, the reduced
@@ -101,7 +86,7 @@ class Relaxation:
     reduced: np.ndarray | None = None
 
 
-def solve_lp(name: str, model, time_limit: float | None, figures: dict) -> Relaxation:
+def solvehighs_lp(name: str, model, time_limit: float | None, figures: dict) -> Relaxation:
     """``model``'s LP relaxation in HiGHS, from the last optimal basis of a model of the same shape;
     an integral optimum is rounded and written to the model's variables."""
     import highspy
@@ -115,7 +100,7 @@ def solve_lp(name: str, model, time_limit: float | None, figures: dict) -> Relax
     h.setOptionValue("output_flag", False)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(0.05, time_limit))
-    h.passModel(_lp(arrays))
+    h.passModel(highs_lp(arrays))
     key = _shape(name, cols, len(arrays[8]), arrays[5], arrays[6])
     basis = _bases.get(key)
     if basis is not None:
@@ -205,7 +190,7 @@ def lp_first(
     model = builder.build()
     fig["build_s"] = _cpu() - t1
     wall = time.perf_counter()
-    lp = solve_lp(str(name), model, time_limit, fig)
+    lp = solvehighs_lp(str(name), model, time_limit, fig)
     if not lp.optimal:
         fig["why"] = "LP not optimal"
         return None

@@ -59,11 +59,11 @@ def _arrays(model: Model):
     )
 
 
-def solve_in_process(model: Model, time_limit: float | None, gap: float):
-    """Solve ``model`` with HiGHS in this process; returns (status, objective, bound, stopped)."""
+def highs_lp(arrays):
+    """The model's arrays (``_arrays``) as a ``highspy.HighsLp``, row-wise, integrality left to the caller."""
     import highspy
 
-    cols, lower, upper, cost, integer, starts, idx, vals, rlo, rhi, offset = _arrays(model)
+    cols, lower, upper, cost, _integer, starts, idx, vals, rlo, rhi, offset = arrays
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = len(cols), len(rlo)
     lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, lower, upper
@@ -72,6 +72,16 @@ def solve_in_process(model: Model, time_limit: float | None, gap: float):
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = len(cols), len(rlo)
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = starts, idx, vals
+    return lp
+
+
+def solve_in_process(model: Model, time_limit: float | None, gap: float):
+    """Solve ``model`` with HiGHS in this process; returns (status, objective, bound, stopped)."""
+    import highspy
+
+    arrays = _arrays(model)
+    cols, _lower, _upper, cost, integer, *_matrix, offset = arrays
+    lp = highs_lp(arrays)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     deadline = None if time_limit is None else time.monotonic() + time_limit
