@@ -86,7 +86,7 @@ class Relaxation:
     reduced: np.ndarray | None = None
 
 
-def solvehighs_lp(name: str, model, time_limit: float | None, figures: dict) -> Relaxation:
+def solve_lp(name: str, model, time_limit: float | None, figures: dict) -> Relaxation:
     """``model``'s LP relaxation in HiGHS, from the last optimal basis of a model of the same shape;
     an integral optimum is rounded and written to the model's variables."""
     import highspy
@@ -190,7 +190,7 @@ def lp_first(
     model = builder.build()
     fig["build_s"] = _cpu() - t1
     wall = time.perf_counter()
-    lp = solvehighs_lp(str(name), model, time_limit, fig)
+    lp = solve_lp(str(name), model, time_limit, fig)
     if not lp.optimal:
         fig["why"] = "LP not optimal"
         return None
