@@ -373,11 +373,10 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     out = []
     for e in plan.ledger.entries:
         item, q_unit, p_unit, r_unit, how = lay.texts(e)
-        expr = EXPR[e.kind].format_map(_Keep(fx=_fx(e, result.project)))
-        if e.kind == "interest" and not _interest_paid(e):
-            expr = "0*{D}"
-        elif e.kind == "interest":
-            expr = f"-CUMIPMT({{I}}/12,{e.term_months},{{D}}*{{G}},1,{{E}},0)"
+        if e.kind == "interest":  # the annuity's interest paid within the horizon (Excel's CUMIPMT)
+            expr = f"-CUMIPMT({{I}}/12,{e.term_months},{{D}}*{{G}},1,{{E}},0)" if _interest_paid(e) else "0*{D}"
+        else:
+            expr = EXPR[e.kind].format_map(_Keep(fx=_fx(e, result.project)))
         out.append(
             LineItem(
                 e.key,

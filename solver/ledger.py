@@ -358,6 +358,8 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
             loan,
             fin.annual_rate,
             _amounts(flows["interest"]),
+            term_months=fin.months,
+            down_payment=fin.down_payment_pct,
         )
     dep = costs.depreciation_flows(o, p, n)
     return Book(

@@ -268,3 +268,27 @@ def test_every_function_of_the_cost_model_is_banned_in_reports():
     }
     assert functions - banned == set()
     assert "procure.solver.ledger.ledger" in banned
+
+
+def test_every_ledger_entry_becomes_one_cost_line_with_its_amount_and_formula():
+    # a financed purchase (its interest line is Excel's CUMIPMT), a job's busy energy and storage on it
+    from procure.reports.lines import line_items
+
+    from helpers import solve_fixed
+
+    p = project(
+        [dict(name="a", model="llama-2-7b", method="lora", tokens_b=0.1, deadline_days=60, dataset_tb=1.0)],
+        horizon_months=12,
+        financing={"annual_rate": 0.08, "months": 24, "down_payment_pct": 0.25},
+    )
+    o = offer(mode="buy", id="b", price_per_node=100_000, storage_per_tb_month=20, network_per_node=500)
+    res = solve_fixed(p, [o], {("a", "b", 1): 100})
+    items = line_items(res)
+    book = res.plan.ledger
+    assert [i.key for i in items] == book.keys()
+    assert all(i.amount == book[i.key].amount for i in items)
+    interest = next(i for i in items if i.key == "buy:b:interest")
+    assert interest.expr == "-CUMIPMT({I}/12,24,{D}*{G},1,{E},0)"
+    assert interest.quantity == 11.0  # instalments paid in months 2–12 of the horizon
+    assert interest.unit_price == pytest.approx(75_000)  # 75 % of the price financed
+    assert sum(i.amount for i in items) == pytest.approx(res.plan.total_cost)
