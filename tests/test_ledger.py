@@ -292,3 +292,11 @@ def test_every_ledger_entry_becomes_one_cost_line_with_its_amount_and_formula():
     assert interest.quantity == 11.0  # instalments paid in months 2–12 of the horizon
     assert interest.unit_price == pytest.approx(75_000)  # 75 % of the price financed
     assert sum(i.amount for i in items) == pytest.approx(res.plan.total_cost)
+
+
+def test_every_kind_the_ledger_prices_has_its_words_and_a_formula_in_the_reports():
+    """A kind the ledger adds without a formula template would fail the Costs sheet (as the loan interest once
+    did): the ledger's vocabulary (KINDS) and the reports' templates (EXPR, interest's CUMIPMT apart) agree."""
+    from procure.reports.lines import EXPR
+
+    assert set(EXPR) | {"interest"} == set(ledger.KINDS)
