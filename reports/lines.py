@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 from procure.solver.costs import BUSY_POWER_FRACTION, IDLE_POWER_FRACTION
-from procure.solver.ledger import Entry
+from procure.solver.ledger import Entry, fx_key, template
 
 from .i18n import EN, Lang
 
@@ -89,10 +89,6 @@ def cost_parameters(project, offers=(), tr: Lang = EN) -> list[tuple[str, str, A
     return rows
 
 
-def fx_key(code: str) -> str:
-    return f"fx_{code}"
-
-
 def fractions(e: Entry) -> dict[int, float]:
     """Where the ledger puts an entry's amount, as fractions of it (evenly over its months when it is zero)."""
     tot = e.amount
@@ -100,30 +96,6 @@ def fractions(e: Entry) -> dict[int, float]:
         months = [m for m, _v in e.amounts] or [0]
         return {m: 1.0 / len(months) for m in months}
     return {m: v / tot for m, v in e.amounts if v != 0.0}
-
-
-#: kind -> (formula template, the fx factor applies to the unit price)
-EXPR: dict[str, str] = {
-    "price": "{D}*{G}{fx}",
-    "duty": "{D}*{G}{fx}*{I}",
-    "vat": "{D}*{G}{fx}*{E}*{I}",
-    "network": "{D}*{G}{fx}",
-    "residual": "-{D}*{G}{fx}*{I}",
-    "owned_residual": "-{D}*{G}",
-    "maintenance": "{D}*{G}{fx}*{I}*{E}/{dpy}",
-    "colocation": "{D}*{G}{fx}*{E}/{dpm}",
-    "idle": "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}",
-    "energy": "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
-    "cloud": "{D}*{E}*(1+{I})*{G}{fx}",
-    "storage": "{E}*{G}{fx}*{I}/{dpm}",
-    "egress": "{E}*{G}{fx}",
-    "rent": "{D}*{E}*{G}{fx}",
-    "setup": "{D}*{G}{fx}",
-    "reserved": "{D}*{E}*{G}*{hpd}*{dpm}{fx}",
-    "reserved_setup": "{D}*{G}{fx}",
-    "fixed": "{E}*{G}{fx}",
-    "staff": "{E}*{G}*{I}/12",
-}
 
 
 @dataclass
@@ -355,11 +327,6 @@ class _Layout:
         return {e.key for e in self.result.planned().ledger.entries if e.kind == "idle"}
 
 
-def _fx(e: Entry, project) -> str:
-    """The factor a quoted amount is multiplied by in a formula ('' in the reporting currency)."""
-    return "" if e.currency == project.currency else f"*{{{fx_key(e.currency)}}}"
-
-
 def _ref(e: Entry, tr: Lang) -> str:
     return e.offer if e.offer is not None else tr("project")
 
@@ -373,10 +340,7 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
     out = []
     for e in plan.ledger.entries:
         item, q_unit, p_unit, r_unit, how = lay.texts(e)
-        if e.kind == "interest":  # the annuity's interest paid within the horizon (Excel's CUMIPMT)
-            expr = f"-CUMIPMT({{I}}/12,{e.term_months},{{D}}*{{G}},1,{{E}},0)" if _interest_paid(e) else "0*{D}"
-        else:
-            expr = EXPR[e.kind].format_map(_Keep(fx=_fx(e, result.project)))
+        expr = template(e, result.project.currency)  # interest: the annuity's interest in the horizon (CUMIPMT)
         out.append(
             LineItem(
                 e.key,
@@ -398,14 +362,3 @@ def line_items(result: Result, tr: Lang = EN) -> list[LineItem]:
             )
         )
     return out
-
-
-def _interest_paid(e: Entry) -> bool:
-    return bool(e.quantity) and bool(e.rate)
-
-
-class _Keep(dict):
-    """A format map that keeps every placeholder it does not fill ({D}, {kwh}, …) for the sheet to fill."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"

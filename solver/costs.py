@@ -90,7 +90,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from procure.models.money import Financing
 from procure.models.offer import Offer
@@ -187,12 +187,18 @@ def buy_tier(offer: Offer, nodes: int) -> tuple[int, float] | None:
     return hit
 
 
-def unit_price(offer: Offer, project: Project, nodes: int) -> float:
-    """p·fx: the price per node paid when ``nodes`` are bought in total (all-units volume tiers), before taxes."""
+def quoted_price(offer: Offer, nodes: int) -> float:
+    """p: the price per node quoted (in the offer's currency) for the volume tier ``nodes`` bought in total
+    reach (all-units volume tiers), before taxes."""
     tier = buy_tier(offer, nodes)
     if tier is None:
         raise ValueError(f"{offer.id}: {nodes} node(s) is below the first volume tier ({offer.buy_tiers[0][0]} nodes)")
-    return tier[1] * fx(offer, project)
+    return tier[1]
+
+
+def unit_price(offer: Offer, project: Project, nodes: int) -> float:
+    """p·fx: the price per node paid when ``nodes`` are bought in total (all-units volume tiers), before taxes."""
+    return quoted_price(offer, nodes) * fx(offer, project)
 
 
 def duty_rate(offer: Offer) -> float:
@@ -216,6 +222,16 @@ def landed_parts(offer: Offer, project: Project, nodes: int) -> dict[str, float]
     price = nodes * unit_price(offer, project, nodes)
     duty = price * duty_rate(offer)
     return {"price": price, "duty": duty, "vat": (price + duty) * vat_cost_rate(offer, project)}
+
+
+def loan_principal(offer: Offer, project: Project, nodes: int) -> float:
+    """F = P − P·dp: the loan of ONE node financed (its landed price less the down payment) when ``nodes``
+    are bought in total; 0 when the purchase is not financed."""
+    fin = financing_of(offer, project)
+    if fin is None:
+        return 0.0
+    landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
+    return landed - landed * fin.down_payment_pct
 
 
 def resale_value(offer: Offer, project: Project, nodes: int) -> float:
@@ -308,9 +324,9 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
     if fin is None:
         flows["capex"][d] = landed
     else:
-        down = landed * fin.down_payment_pct
-        flows["capex"][d] = down
-        for m, part, interest in loan_schedule(landed - down, fin, d, n_months):
+        loan = loan_principal(offer, project, nodes)
+        flows["capex"][d] = landed - loan
+        for m, part, interest in loan_schedule(loan, fin, d, n_months):
             flows["capex"][m] = flows["capex"].get(m, 0.0) + part
             if interest:
                 flows["interest"][m] = flows["interest"].get(m, 0.0) + interest
@@ -573,9 +589,13 @@ def total(flows: Mapping[str, Mapping[int, float]]) -> float:
     return sum(v for per in flows.values() for v in per.values())
 
 
+def discounted(flows: Mapping[str, Mapping[int, float]], factors: Sequence[float]) -> float:
+    """Σ amount · factor of its month: the flows' present value at the given discount factors."""
+    return sum(v * factors[m] for per in flows.values() for m, v in per.items())
+
+
 def present_value(flows: Mapping[str, Mapping[int, float]], project: Project) -> float:
-    df = discount_factors(project)
-    return sum(v * df[m] for per in flows.values() for m, v in per.items())
+    return discounted(flows, discount_factors(project))
 
 
 def present_value_of_months(amounts: Iterable[float], project: Project) -> float:
@@ -606,22 +626,40 @@ def by_category(flows: Mapping[str, Mapping[int, float]]) -> dict[str, float]:
     return {c: sum(flows.get(c, {}).values()) for c in CATEGORIES}
 
 
-def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Flows:
-    """Cash flows of a rent contract (rent, setup) or of a reserved cloud term (cloud)."""
+def rental_parts(offer: Offer, contract: RentalContract, project: Project) -> dict[str, dict[int, float]]:
+    """A contract's money by part, whatever its mode: ``rent`` (the term's rate for every month held) and
+    ``setup`` (the setup fee or reserved upfront in its first month, absent for a reserved term without one;
+    a rent contract keeps a zero fee in its first month)."""
     term = term_of(offer, contract)
     if term is None:
         raise ValueError(
             f"contract of {offer.id} for {contract.months} months at term {contract.term_months} is not offered"
         )
     monthly, once = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term)
-    run, fee = ("rent", "setup") if offer.mode == "rent" else ("cloud", "cloud")
+    parts: dict[str, dict[int, float]] = {
+        "rent": {
+            m: contract.nodes * monthly for m in range(contract.start_month, contract.start_month + contract.months)
+        }
+    }
+    if once or offer.mode == "rent":
+        parts["setup"] = {contract.start_month: contract.nodes * once}
+    return parts
+
+
+def rental_categories(offer: Offer) -> tuple[str, str]:
+    """The cost categories of a contract's (rent, setup) parts: a reserved cloud term books both as cloud."""
+    return ("rent", "setup") if offer.mode == "rent" else ("cloud", "cloud")
+
+
+def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Flows:
+    """Cash flows of a rent contract (rent, setup) or of a reserved cloud term (cloud): ``rental_parts``
+    booked under ``rental_categories``."""
+    run, fee = rental_categories(offer)
+    parts = rental_parts(offer, contract, project)
     flows: Flows = {run: {}, fee: {}}
-    for m in range(contract.start_month, contract.start_month + contract.months):
-        flows[run][m] = contract.nodes * monthly
-    if once:
-        flows[fee][contract.start_month] = flows[fee].get(contract.start_month, 0.0) + contract.nodes * once
-    elif offer.mode == "rent":
-        flows["setup"][contract.start_month] = 0.0
+    for part, cat in ((parts["rent"], run), (parts.get("setup", {}), fee)):
+        for m, v in part.items():
+            flows[cat][m] = flows[cat].get(m, 0.0) + v
     return flows
 
 

@@ -119,6 +119,49 @@ KINDS: dict[str, tuple[str, str, str]] = {
     "staff": ("FTEs", "cost per FTE-year", "months held"),
 }
 
+#: kind -> the formula template that makes an entry's amount from its own fields ({D} nodes, {E} quantity,
+#: {G} unit price, {I} rate, {T} an interest entry's instalments) and the cost-model parameters ({kwh} {pue}
+#: {busy} {idle} {dpy} {dpm} {hpd}, ``{fx}``: "× the exchange-rate cell" of a quoted currency, or nothing).
+#: The workbook writes these as its formulas (reports.lines) and the verifier evaluates them in Python
+#: (solver.formulas): the second, independent statement of each rule in ``solver.costs``.
+EXPR: dict[str, str] = {
+    "price": "{D}*{G}{fx}",
+    "duty": "{D}*{G}{fx}*{I}",
+    "vat": "{D}*{G}{fx}*{E}*{I}",
+    "network": "{D}*{G}{fx}",
+    "residual": "-{D}*{G}{fx}*{I}",
+    "owned_residual": "-{D}*{G}",
+    "maintenance": "{D}*{G}{fx}*{I}*{E}/{dpy}",
+    "colocation": "{D}*{G}{fx}*{E}/{dpm}",
+    "idle": "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}",
+    "interest": "-CUMIPMT({I}/12,{T},{D}*{G},1,{E},0)",  # the annuity's interest paid within the horizon
+    "energy": "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
+    "cloud": "{D}*{E}*(1+{I})*{G}{fx}",
+    "storage": "{E}*{G}{fx}*{I}/{dpm}",
+    "egress": "{E}*{G}{fx}",
+    "rent": "{D}*{E}*{G}{fx}",
+    "setup": "{D}*{G}{fx}",
+    "reserved": "{D}*{E}*{G}*{hpd}*{dpm}{fx}",
+    "reserved_setup": "{D}*{G}{fx}",
+    "fixed": "{E}*{G}{fx}",
+    "staff": "{E}*{G}*{I}/12",
+}
+
+
+def fx_key(code: str) -> str:
+    """The parameter that holds the exchange rate of ``code`` (the value of one unit in the reporting currency)."""
+    return f"fx_{code}"
+
+
+def template(e: Entry, reporting: str) -> str:
+    """The formula of ``e``'s amount (EXPR of its kind), its ``{fx}`` resolved for its currency against the
+    ``reporting`` one and an interest entry's instalments written in; an interest entry that pays no
+    interest within the horizon (no instalment, or no rate) is 0."""
+    fx = "" if e.currency == reporting else f"*{{{fx_key(e.currency)}}}"
+    if e.kind == "interest" and not (e.quantity and e.rate):
+        return "0*{D}"
+    return EXPR[e.kind].replace("{fx}", fx).replace("{T}", str(e.term_months))
+
 
 @dataclass(frozen=True)
 class Book:
@@ -152,20 +195,35 @@ class Ledger:
     monthly_rate: float  # the monthly discount rate (costs.monthly_discount_rate)
     end_day: float  # the horizon end, days (costs.horizon_end_day)
 
+    _by_key: dict[str, Entry] = field(init=False, repr=False, compare=False)
+    _by_prefix: dict[str, tuple[Entry, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Index the entries once: by key, and by every prefix of a key up to one of its first two ``:``
+        (``buy:b1:``, ``job3:``, ``rent0:``), so a lookup per decision, purchase and contract is no scan."""
+        by_prefix: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            for prefix in _prefixes(e.key):
+                by_prefix.setdefault(prefix, []).append(e)
+        object.__setattr__(self, "_by_key", {e.key: e for e in self.entries})
+        object.__setattr__(self, "_by_prefix", {k: tuple(v) for k, v in by_prefix.items()})
+
     def __iter__(self):
         return iter(self.entries)
 
     def __getitem__(self, key: str) -> Entry:
-        for e in self.entries:
-            if e.key == key:
-                return e
-        raise KeyError(key)
+        return self._by_key[key]
+
+    def get(self, key: str) -> Entry | None:
+        return self._by_key.get(key)
 
     def keys(self) -> list[str]:
         return [e.key for e in self.entries]
 
     def of(self, prefix: str) -> list[Entry]:
-        """The entries whose key begins with ``prefix`` (``buy:b1:``, ``job3:``, ``rent0:``)."""
+        """The entries whose key begins with ``prefix`` (``buy:b1:``, ``job3:``, ``rent0:``), in ledger order."""
+        if prefix.endswith(":") and prefix.count(":") <= 2:  # an indexed prefix
+            return list(self._by_prefix.get(prefix, ()))
         return [e for e in self.entries if e.key.startswith(prefix)]
 
     # --- views -------------------------------------------------------------------------------------
@@ -209,8 +267,8 @@ class Ledger:
         return costs.capex(self.flows())
 
     def present_value(self) -> float:
-        df = self.discount_factors
-        return sum(v * df[m] for e in self.entries for m, v in e.amounts)
+        """NPV at the project's discount rate (costs.discounted of ``flows``)."""
+        return costs.discounted(self.flows(), self.discount_factors)
 
     def committed_flows(self) -> Flows:
         """The cash flows owed whatever the plan does (owned servers' running costs, signed commitments);
@@ -265,6 +323,17 @@ class Ledger:
             if b.offer == offer_id:
                 return b
         raise KeyError(offer_id)
+
+
+def _prefixes(key: str) -> list[str]:
+    """The prefixes of ``key`` the ledger indexes: up to and including each of its first two ``:``."""
+    out, at = [], -1
+    for _ in range(2):
+        at = key.find(":", at + 1)
+        if at < 0:
+            break
+        out.append(key[: at + 1])
+    return out
 
 
 def contract_order(contracts: Iterable[RentalContract]) -> list[RentalContract]:
@@ -345,7 +414,7 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
         pr.add(f"{k}:{kind}", kind, cat, o, n, qty, unit, rate, _amounts(flows[cat]))
     fin = costs.financing_of(o, p)
     if fin is not None:
-        loan = costs.unit_price(o, p, n) * costs.landed_factor(o, p) * (1.0 - fin.down_payment_pct)
+        loan = costs.loan_principal(o, p, n)
         schedule = costs.loan_schedule(loan, fin, costs.delivery_month(o, p), p.horizon_months)
         paid = sum(1 for _m, _part, interest in schedule if interest)
         pr.add(
@@ -383,7 +452,7 @@ def _owned_entries(pr: _Pricer, o: Offer, n: int, flows: Flows) -> Book:
     lo, hi, residual = terms
     days = max(0.0, hi - lo)
     k, c = f"own:{o.id}", {"committed": True}
-    quoted = costs.unit_price(o, p, 1) / costs.fx(o, p)  # the quoted price the maintenance rate applies to
+    quoted = costs.quoted_price(o, 1)  # the quoted price the maintenance rate applies to
     rows = (
         ("maintenance", "maintenance", days, quoted, o.maintenance),
         ("colocation", "colocation", days, o.colocation, None),
@@ -468,35 +537,21 @@ def _data_entries(pr: _Pricer, k: str, d: Decision, f: Flows) -> None:
 
 
 def _contract_entries(pr: _Pricer, j: int, c: RentalContract) -> None:
-    """The j-th contract (costs.rental_flows): rent and setup of a rental, or a reserved cloud term's
-    monthly commitment and its upfront fee."""
+    """The j-th contract (costs.rental_parts): rent and setup of a rental, or a reserved cloud term's
+    monthly commitment and its upfront fee, in the categories of its mode (costs.rental_categories)."""
     p, o = pr.project, pr.offers[c.offer_id]
-    f = costs.rental_flows(o, c, p)
+    parts = costs.rental_parts(o, c, p)
     term = costs.term_of(o, c)
-    assert term is not None  # rental_flows rejects a contract at no offered term
+    assert term is not None  # rental_parts rejects a contract at no offered term
+    run, fee = costs.rental_categories(o)
     k, t = f"rent{j}", {"term_months": term.months, "committed": c.committed}
     if o.mode == "cloud":  # a reserved term: every month of it, and the upfront fee in its first month
-        monthly = {
-            m: c.nodes * costs.rental_month_cost(o, p, term) for m in range(c.start_month, c.start_month + c.months)
-        }
-        pr.add(
-            f"{k}:rent",
-            "reserved",
-            "cloud",
-            o,
-            c.nodes,
-            float(c.months),
-            o.price_per_node_hour,
-            None,
-            _amounts(monthly),
-            **t,
-        )
-        if term.setup:
-            once = {c.start_month: c.nodes * costs.rental_setup_cost(o, p, term)}
-            pr.add(f"{k}:setup", "reserved_setup", "cloud", o, c.nodes, None, term.setup, None, _amounts(once), **t)
-        return
-    pr.add(f"{k}:rent", "rent", "rent", o, c.nodes, float(c.months), term.price, None, _amounts(f["rent"]), **t)
-    pr.add(f"{k}:setup", "setup", "setup", o, c.nodes, None, term.setup, None, _amounts(f["setup"]), **t)
+        rent, setup, price = "reserved", "reserved_setup", o.price_per_node_hour
+    else:
+        rent, setup, price = "rent", "setup", term.price
+    pr.add(f"{k}:rent", rent, run, o, c.nodes, float(c.months), price, None, _amounts(parts["rent"]), **t)
+    if "setup" in parts:
+        pr.add(f"{k}:setup", setup, fee, o, c.nodes, None, term.setup, None, _amounts(parts["setup"]), **t)
 
 
 def _charge_entries(pr: _Pricer, used: set[str], purchases: Mapping[str, int], contracts: list[RentalContract]) -> None:
@@ -606,4 +661,15 @@ def _field_problems(a: Entry, b: Entry, close) -> list[str]:
     return bad
 
 
-__all__ = ["KINDS", "Book", "Entry", "Ledger", "contract_order", "entry_problems", "ledger"]
+__all__ = [
+    "EXPR",
+    "KINDS",
+    "Book",
+    "Entry",
+    "Ledger",
+    "contract_order",
+    "entry_problems",
+    "fx_key",
+    "ledger",
+    "template",
+]

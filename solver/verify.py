@@ -3,8 +3,10 @@
 It trusts nothing the optimizer produced except the plan itself. From the inputs it re-sizes every
 chosen shape, re-derives start and end days, sweeps the actual job intervals (not the optimizer's
 period grid) to check node usage against purchases, rental contracts and availability caps, checks
-every rental contract's term, and prices the plan's decisions again into a ledger of its own (the cost
-model's), which it compares with the plan's entry by entry, naming the entry that differs. What the
+every rental contract's term, checks that every entry's amount is what its formula template makes of the
+entry's own fields (solver.formulas: the rules of ``solver.costs`` stated a second time), and prices the
+plan's decisions again into a ledger of its own (the cost model's), which it compares with the plan's entry
+by entry, naming the entry that differs. What the
 organisation already has (solver.holdings) has rules of its own: ``owned`` (exactly the nodes owned are
 held), ``commitment`` (every signed contract, as signed), ``quota`` (GPUs in use at once, on exact days) and
 ``offer_window`` (every job inside its offer's window). Any violation raises
@@ -23,6 +25,7 @@ from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs, holdings
+from .formulas import formula_problems
 from .ledger import Ledger, PnlYear, entry_problems, ledger
 from .plan import Assignment, Decision, Plan, Rental
 from .sizing.band import hours_multiplier
@@ -373,7 +376,7 @@ def _priced_again(project, offers, plan: Plan, workloads, bought) -> tuple[Ledge
 def _cost_problems(project, offers, plan: Plan, again: Ledger, bought) -> list[str]:
     """The plan's ledger entry by entry, and its totals, NPV, P&L and budgets, against the ledger priced again."""
     total = again.total()
-    bad = entry_problems(plan.ledger, again, _close)
+    bad = formula_problems(plan.ledger.entries, project, _close) + entry_problems(plan.ledger, again, _close)
     bad += _total_problems(plan, total) + _npv_pnl_problems(plan, again)
     bad += _category_problems(plan, again) + _staff_problems(project, offers, plan, bought)
     bad += _budget_problems(project, again)

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from procure.models.units import MONTHS_PER_YEAR
 from procure.solver import costs, ledger
 from procure.solver.costs import CATEGORIES, OPERATING, RentalContract
+from procure.solver.formulas import formula_problems
 from procure.solver.plan import Decision, build_plan
 
 from helpers import offer, project
@@ -217,6 +218,8 @@ def test_every_view_of_the_ledger_equals_the_cost_model_summed_independently(cas
     book = ledger.ledger(p, offers, decisions, purchases, contracts)
     flows = oracle_flows(p, offers, decisions, purchases, contracts)
     assert len(set(book.keys())) == len(book.entries)
+    # every amount is what its kind's formula template makes of the entry's fields (solver.formulas)
+    assert formula_problems(book.entries, p, _close) == []
     got = book.flows()
     for c in CATEGORIES:
         for m in set(got[c]) | set(flows[c]):
@@ -296,7 +299,5 @@ def test_every_ledger_entry_becomes_one_cost_line_with_its_amount_and_formula():
 
 def test_every_kind_the_ledger_prices_has_its_words_and_a_formula_in_the_reports():
     """A kind the ledger adds without a formula template would fail the Costs sheet (as the loan interest once
-    did): the ledger's vocabulary (KINDS) and the reports' templates (EXPR, interest's CUMIPMT apart) agree."""
-    from procure.reports.lines import EXPR
-
-    assert set(EXPR) | {"interest"} == set(ledger.KINDS)
+    did) and the verifier's formula check: the ledger's vocabulary (KINDS) and its templates (EXPR) agree."""
+    assert set(ledger.EXPR) == set(ledger.KINDS)

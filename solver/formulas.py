@@ -1,0 +1,167 @@
+"""The ledger's formula templates evaluated in Python: a second statement of every cost rule.
+
+Each kind of ledger entry has its formula twice: the rule in ``solver.costs`` that priced its amount, and
+the template of its kind (``solver.ledger.EXPR``), which the workbook writes as the cell's formula. This
+module evaluates a template with the entry's own fields ({D} nodes, {E} quantity, {G} unit price, {I} rate)
+and the cost-model parameters (``parameters``), so the verifier can check that every amount follows from its
+fields by the documented formula: a rule in ``costs`` that parts ways with its template is refused, naming
+the entry, without a spreadsheet. It cannot catch a rule that is wrong in both the fields and the amount.
+
+The arithmetic is a small recursive-descent parser over ``+ - * / ( )``, numbers and ``{placeholders}``
+(no ``eval``), and one function, Excel's ``CUMIPMT``, as a loop of its own over the annuity's instalments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
+
+from .costs import BUSY_POWER_FRACTION, IDLE_POWER_FRACTION
+from .ledger import Entry, fx_key, template
+
+_TOKEN = re.compile(r"\s*(?:\{(\w+)\}|(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|([A-Z]+)|([-+*/(),]))")
+
+
+def parameters(project: Project) -> dict[str, float]:
+    """The cost-model parameters a template names: energy price, PUE, power fractions, calendar constants,
+    and the exchange rate of every quoted currency (``fx_<code>``, one unit in the reporting currency)."""
+    out = {
+        "kwh": project.electricity_price_per_kwh,
+        "pue": project.pue,
+        "busy": BUSY_POWER_FRACTION,
+        "idle": IDLE_POWER_FRACTION,
+        "dpy": DAYS_PER_YEAR,
+        "dpm": DAYS_PER_MONTH,
+        "hpd": HOURS_PER_DAY,
+    }
+    out.update({fx_key(code): rate for code, rate in project.fx_rates.items()})
+    return out
+
+
+def cumipmt(rate: float, nper: int, pv: float, start: int, end: int, kind: int = 0) -> float:
+    """Excel's CUMIPMT: the interest of instalments ``start``…``end`` of an annuity of ``nper`` monthly
+    instalments on ``pv`` at ``rate`` per month, paid at each period's end (``kind`` 0), as a payment
+    (negative). The instalment is PMT = pv·rate / (1 − (1 + rate)^−nper); instalment k pays the balance's
+    interest and the rest off the balance."""
+    if kind != 0:
+        raise ValueError("CUMIPMT: only payments at the period end (type 0) are priced")
+    pay = pv * rate / (1.0 - (1.0 + rate) ** -nper) if rate else pv / nper
+    balance, paid = pv, 0.0
+    for k in range(1, min(end, nper) + 1):
+        interest = balance * rate
+        if k >= start:
+            paid += interest
+        balance -= pay - interest
+    return -paid
+
+
+_FUNCTIONS: dict[str, Callable[..., float]] = {
+    "CUMIPMT": lambda *a: cumipmt(a[0], int(a[1]), a[2], int(a[3]), int(a[4]), int(a[5]))
+}
+
+
+class _Parser:
+    """expr := term (('+'|'-') term)*; term := unary (('*'|'/') unary)*; unary := '-' unary | atom;
+    atom := number | {name} | NAME '(' expr (',' expr)* ')' | '(' expr ')'."""
+
+    def __init__(self, text: str, values: Mapping[str, float]):
+        self.text, self.values, self.at = text, values, 0
+        self.tokens: list[tuple[str, str]] = []
+        pos = 0
+        while pos < len(text.rstrip()):
+            m = _TOKEN.match(text, pos)
+            if m is None:
+                raise ValueError(f"formula {text!r}: cannot read {text[pos:]!r}")
+            kind = ("name", "number", "function", "op")[next(i for i, g in enumerate(m.groups()) if g is not None)]
+            self.tokens.append((kind, m.group(m.lastindex or 0)))
+            pos = m.end()
+
+    def peek(self) -> str | None:
+        return self.tokens[self.at][1] if self.at < len(self.tokens) else None
+
+    def take(self, want: str | None = None) -> tuple[str, str]:
+        if self.at >= len(self.tokens) or (want is not None and self.tokens[self.at][1] != want):
+            raise ValueError(f"formula {self.text!r}: expected {want or 'more'} at token {self.at + 1}")
+        self.at += 1
+        return self.tokens[self.at - 1]
+
+    def value(self) -> float:
+        out = self.expr()
+        if self.at != len(self.tokens):
+            raise ValueError(f"formula {self.text!r}: unexpected {self.peek()!r}")
+        return out
+
+    def expr(self) -> float:
+        out = self.term()
+        while self.peek() in ("+", "-"):
+            out = out + self.term() if self.take()[1] == "+" else out - self.term()
+        return out
+
+    def term(self) -> float:
+        out = self.unary()
+        while self.peek() in ("*", "/"):
+            out = out * self.unary() if self.take()[1] == "*" else out / self.unary()
+        return out
+
+    def unary(self) -> float:
+        if self.peek() == "-":
+            self.take()
+            return -self.unary()
+        return self.atom()
+
+    def atom(self) -> float:
+        kind, text = self.take()
+        if kind == "number":
+            return float(text)
+        if kind == "name":
+            if text not in self.values:
+                raise ValueError(f"formula {self.text!r}: no value for {{{text}}}")
+            return self.values[text]
+        if kind == "function":
+            if text not in _FUNCTIONS:
+                raise ValueError(f"formula {self.text!r}: unknown function {text}")
+            self.take("(")
+            args = [self.expr()]
+            while self.peek() == ",":
+                self.take()
+                args.append(self.expr())
+            self.take(")")
+            return _FUNCTIONS[text](*args)
+        if text == "(":
+            out = self.expr()
+            self.take(")")
+            return out
+        raise ValueError(f"formula {self.text!r}: unexpected {text!r}")
+
+
+def evaluate(formula: str, values: Mapping[str, float]) -> float:
+    """The value of ``formula`` (a template's arithmetic) with its ``{placeholders}`` taken from ``values``."""
+    return _Parser(formula, values).value()
+
+
+def entry_formula_value(e: Entry, params: Mapping[str, float], reporting: str) -> float:
+    """What ``e``'s template (solver.ledger.template) makes of its own fields and the cost parameters: the
+    amount the documented formula gives it. An empty field counts 0, as an empty cell does."""
+    cells = {"D": e.nodes, "E": e.quantity, "G": e.unit_price, "I": e.rate}
+    values = {**params, **{k: v or 0.0 for k, v in cells.items()}}
+    return evaluate(template(e, reporting), values)
+
+
+def formula_problems(entries, project: Project, close: Callable[[float, float], bool]) -> list[str]:
+    """The entries whose amount is not what their formula template makes of their fields, each named."""
+    params, bad = parameters(project), []
+    for e in entries:
+        try:
+            want = entry_formula_value(e, params, project.currency)
+        except (ValueError, KeyError, ZeroDivisionError) as exc:
+            bad.append(f"formula: {e.key} ({e.kind}) cannot be evaluated: {exc}")
+            continue
+        if not close(e.amount, want):
+            bad.append(
+                f"formula: {e.key} is {e.amount:,.2f} but its formula {template(e, project.currency)} "
+                f"makes {want:,.2f} of its fields"
+            )
+    return bad
