@@ -130,6 +130,54 @@ def quoted_staff_cost(project, offer_by_id, bought: dict[str, int]) -> float:
     return ftes * project.staff.cost_per_fte_year / 12 * (project.horizon_months - first)
 
 
+def quoted_job_cost(project, o, nodes: int, hours: float) -> float:
+    """A job's own cost, read from the offer's quoted fields (not the cost model): on bought nodes the draw
+    above idle while it trains (kW × (0.75 − 0.15) × hours × PUE × price per kWh, per node); on cloud the
+    node-hours with the spot overhead at the hourly price; nothing on rented or reserved capacity."""
+    if o.mode == "buy":
+        return nodes * o.power_kw_per_node * (0.75 - 0.15) * hours * project.pue * project.electricity_price_per_kwh
+    if o.mode == "cloud" and o.commitment_months is None:
+        spot = o.spot_overhead_pct or 0.0
+        return nodes * hours * (1 + spot) * o.price_per_node_hour * project.fx_rates.get(o.currency, 1.0)
+    return 0.0
+
+
+def quoted_purchase_cost(project, o, nodes: int) -> float:
+    """What ONE node bought costs over the horizon (without the jobs' busy energy and the network), read from
+    the quote (not the cost model): the tier price p of ``nodes`` in total with import duty and VAT that is
+    not recoverable, the loan interest of the instalments paid within the horizon when financed, less the
+    resale at p × residual_value_pct; maintenance, colocation and idle energy (15 % of kW, 24 h a day) from
+    delivery (lead_time_days) to the horizon end (horizon_months × 365/12 days)."""
+    rate = project.fx_rates.get(o.currency, 1.0)
+    tiers = [(t.min_nodes, t.price_per_node) for t in o.volume_prices] if o.volume_prices else [(1, o.price_per_node)]
+    p = [price for least, price in tiers if least <= nodes][-1] * rate  # all-units: the highest tier reached
+    vat = 0.0 if project.vat_recoverable else (o.vat_pct or 0.0)
+    landed = p * (1 + (o.import_duty_pct or 0.0)) * (1 + vat)
+    days = max(0.0, project.horizon_months * 365 / 12 - o.lead_time_days)
+    idle = o.power_kw_per_node * 0.15 * 24 * days * project.pue * project.electricity_price_per_kwh
+    running = p * (o.maintenance_pct_per_year or 0.0) * days / 365 + (
+        o.colocation_per_node_month or 0.0
+    ) * rate * days / (365 / 12)
+    return landed + _quoted_interest(project, o, landed) - p * (o.residual_value_pct or 0.0) + running + idle
+
+
+def _quoted_interest(project, o, landed: float) -> float:
+    """The interest of a financed node's annuity (A = F·i / (1 − (1+i)^−n), i = annual rate / 12) on the
+    instalments paid from the month after delivery to the horizon's last month."""
+    fin = o.financing or project.financing
+    if fin is None or not fin.annual_rate:
+        return 0.0
+    i, n = fin.annual_rate / 12, fin.months
+    balance = landed * (1 - fin.down_payment_pct)
+    pay = balance * i / (1 - (1 + i) ** -n)
+    first = min(int(o.lead_time_days // (365 / 12)), project.horizon_months - 1) + 1
+    paid = 0.0
+    for _k in range(min(n, max(0, project.horizon_months - first))):
+        paid += balance * i
+        balance -= pay - balance * i
+    return paid
+
+
 def brute_force_tco(project, offers, hours) -> float:
     """Enumerate every shape and start of every workload; cost capacity exactly; return the least TCO."""
     grid = Grid.of(project)
@@ -172,7 +220,7 @@ def _brute_force_combo_cost(project, grid, offer_by_id, combo, data) -> float:
     usage: dict[tuple[str, int], int] = {}
     intervals: dict[str, list[tuple[float, float, int]]] = {}
     for w, (o, n, h, s, wall_days) in zip(project.workloads, combo, strict=True):
-        total += costs.total(costs.job_flows(o, project, n, h, grid.day_of_period(s)))
+        total += quoted_job_cost(project, o, n, h)
         total += quoted_data_cost(o, data[w.name], wall_days)
         for t in grid.busy_periods(s, wall_days):
             usage[(o.id, t)] = usage.get((o.id, t), 0) + n
@@ -198,9 +246,8 @@ def _brute_force_capacity_cost(project, grid, o, per_t, jobs) -> float | None:
         nodes = max(per_t.values())
         if nodes > o.max_nodes:
             return None
-        # the servers through the cost model, their fabric from the quote (the network left out of the former)
-        servers = costs.total(costs.purchase_flows(o.model_copy(update={"network_per_node": None}), project))
-        return nodes * (servers + (o.network_per_node or 0.0))
+        # the servers and their fabric, from the quote
+        return nodes * (quoted_purchase_cost(project, o, nodes) + (o.network_per_node or 0.0))
     if not o.contracted:
         return None if max(per_t.values()) > o.max_nodes else 0.0
     # contracts as signed: each begins on a contract day at or after delivery and runs whole months from there
