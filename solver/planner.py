@@ -5,6 +5,7 @@ workload cannot be placed and the runner-up options of every workload."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import TypedDict
 
 from procure.common.errors import InputError, Problem
@@ -85,6 +86,8 @@ RUNNER_UP_MIN_SECONDS = 1.0  # a runner-up re-solve needs at least this to be wo
 # The solver's objective and the cost model's cost of its plan must agree this closely (relative) for the
 # solver's status to stand (agreed).
 AGREE_REL = 1e-6
+# Set (to any non-empty value) in this environment variable, a disagreement raises instead (agreed): the tests set it.
+STRICT_AGREEMENT = "PROCURE_STRICT_AGREEMENT"
 # Seconds kept back from the solver for reading its solution, extracting and verifying the plan.
 FINISH_MARGIN = 0.5
 
@@ -222,13 +225,18 @@ def run_strategy(
 
 def agreed(info: SolveInfo, claimed: float | None) -> SolveInfo:
     """The solve as reported, if its objective equals the cost model's cost of the plan it returned within
-    ``AGREE_REL``; else the plan's own cost is the truth: ``feasible``, its gap measured from that cost to
-    the solver's bound (unknown without one). "Optimal" is never reported on the solver's word alone."""
+    ``AGREE_REL``. Else the model and the cost model disagree, which is a modelling bug, never a slow solve:
+    under ``STRICT_AGREEMENT`` (set in the tests) it raises ``VerificationError("objective X, ledger Y")``;
+    otherwise the plan's own cost is the truth: ``feasible``, its gap measured from that cost to the solver's
+    bound (unknown without one), and ``disagreement`` (objective − ledger) carries the reason the console
+    names. "Optimal" is never reported on the solver's word alone."""
     if info.objective is None or claimed is None or abs(info.objective - claimed) <= AGREE_REL * max(1.0, abs(claimed)):
         return info
+    if os.environ.get(STRICT_AGREEMENT):
+        raise VerificationError([f"objective {info.objective:,.2f}, ledger {claimed:,.2f}"])
     gap = max(0.0, (claimed - info.bound) / max(abs(claimed), 1e-9)) if info.bound is not None else None
     status = SolveStatus.FEASIBLE if info.status == SolveStatus.OPTIMAL else info.status
-    return dataclasses.replace(info, status=status, objective=claimed, gap=gap)
+    return dataclasses.replace(info, status=status, objective=claimed, gap=gap, disagreement=info.objective - claimed)
 
 
 def coarse_plan(
