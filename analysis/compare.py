@@ -59,22 +59,10 @@ def _placement(result: Result, workload: str) -> str | None:
 
 
 def currency_factors(projects: list) -> list[float | None]:
-    """Per file, the value of one unit of its reporting currency in the first file's: from the file's own
-    ``fx_rates`` (1 first-currency unit = r units of its own: 1/r), else from the first file's (r for its
-    currency); None when neither gives the rate. Every amount of the comparison is stated in the first
-    file's currency, so that a difference never subtracts amounts in two currencies."""
-    first = projects[0]
-    out: list[float | None] = []
-    for p in projects:
-        if p.currency == first.currency:
-            out.append(1.0)
-        elif first.currency in p.fx_rates:
-            out.append(1.0 / p.fx_rates[first.currency])
-        elif p.currency in first.fx_rates:
-            out.append(first.fx_rates[p.currency])
-        else:
-            out.append(None)
-    return out
+    """Per file, the value of one unit of its reporting currency in the first file's (``Project.rate_to``);
+    None when neither file gives the rate. Every amount of the comparison is stated in the first file's
+    currency, so that a difference never subtracts amounts in two currencies."""
+    return [p.rate_to(projects[0]) for p in projects]
 
 
 def compare_rows(results: list[Result], factors: list[float] | None = None) -> list[Row]:

@@ -462,6 +462,16 @@ class Project(InputModel):
             return 1.0
         return self.fx_rates[currency]
 
+    def rate_to(self, other: Project) -> float | None:
+        """Value of one unit of this project's reporting currency in ``other``'s: 1 for the same currency, else
+        from this project's ``fx_rates`` (one unit of other's currency is r of ours: 1/r), else from other's
+        (r for ours); None when neither gives the rate."""
+        if self.currency == other.currency:
+            return 1.0
+        if other.currency in self.fx_rates:
+            return 1.0 / self.fx_rates[other.currency]
+        return other.fx_rates.get(self.currency)
+
     def slack_for(self, workload: Workload) -> float:
         """The schedule buffer of ``workload``, days: its own ``min_slack_days``, else the project's."""
         return self.min_slack_days if workload.min_slack_days is None else workload.min_slack_days

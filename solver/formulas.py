@@ -1,8 +1,9 @@
-"""The ledger's formula templates evaluated in Python: a second statement of every cost rule.
+"""The kinds of ledger entry, their formula templates, and the templates evaluated in Python: a second
+statement of every cost rule.
 
-Each kind of ledger entry has its formula twice: the rule in ``solver.costs`` that priced its amount, and
-the template of its kind (``solver.ledger.EXPR``), which the workbook writes as the cell's formula. This
-module evaluates a template with the entry's own fields ({D} nodes, {E} quantity, {G} unit price, {I} rate)
+Each kind of ledger entry (``KINDS``: what its fields hold) has its formula twice: the rule in
+``solver.costs`` that priced its amount, and the template of its kind (``EXPR``, re-exported by
+``solver.ledger``), which the workbook writes as the cell's formula. This module evaluates a template with the entry's own fields ({D} nodes, {E} quantity, {G} unit price, {I} rate)
 and the cost-model parameters (``parameters``), so the verifier can check that every amount follows from its
 fields by the documented formula: a rule in ``costs`` that parts ways with its template is refused, naming
 the entry, without a spreadsheet. It cannot catch a rule that is wrong in both the fields and the amount.
@@ -15,12 +16,83 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
 
 from .costs import BUSY_POWER_FRACTION, IDLE_POWER_FRACTION
-from .ledger import Entry, fx_key, template
+
+if TYPE_CHECKING:
+    from .ledger import Entry
+
+#: kind -> (quantity, unit price, rate): what each kind's fields hold
+KINDS: dict[str, tuple[str, str, str]] = {
+    "price": ("-", "price per node of the volume tier", "-"),
+    "duty": ("-", "price per node", "import duty, of price"),
+    "vat": ("1 + import duty", "price per node", "VAT, of price plus duty"),
+    "network": ("-", "network per node", "-"),
+    "residual": ("-", "price per node", "residual, of price"),
+    "owned_residual": ("-", "residual value per node", "-"),
+    "maintenance": ("owned days", "price per node", "maintenance, of price per year"),
+    "colocation": ("owned days", "colocation per node-month", "-"),
+    "idle": ("owned days", "electricity per kWh", "kW max per node"),
+    "interest": ("instalments in the horizon", "financed per node", "annual rate"),
+    "energy": ("training hours", "electricity per kWh", "kW max per node"),
+    "cloud": ("compute hours", "price per node-hour", "spot overhead"),
+    "storage": ("TB held", "price per TB-month", "days on the offer"),
+    "egress": ("TB moved out", "price per TB", "-"),
+    "rent": ("months", "price per node-month of the term", "-"),
+    "setup": ("-", "setup fee per node", "-"),
+    "reserved": ("months", "committed price per node-hour", "-"),
+    "reserved_setup": ("-", "upfront per node", "-"),
+    "fixed": ("charges", "fixed cost per charge", "-"),
+    "staff": ("FTEs", "cost per FTE-year", "months held"),
+}
+
+#: kind -> the formula template that makes an entry's amount from its own fields ({D} nodes, {E} quantity,
+#: {G} unit price, {I} rate, {T} an interest entry's instalments) and the cost-model parameters ({kwh} {pue}
+#: {busy} {idle} {dpy} {dpm} {hpd}, ``{fx}``: "× the exchange-rate cell" of a quoted currency, or nothing).
+#: The workbook writes these as its formulas (reports.lines) and the verifier evaluates them in Python
+#: (solver.formulas): the second, independent statement of each rule in ``solver.costs``.
+EXPR: dict[str, str] = {
+    "price": "{D}*{G}{fx}",
+    "duty": "{D}*{G}{fx}*{I}",
+    "vat": "{D}*{G}{fx}*{E}*{I}",
+    "network": "{D}*{G}{fx}",
+    "residual": "-{D}*{G}{fx}*{I}",
+    "owned_residual": "-{D}*{G}",
+    "maintenance": "{D}*{G}{fx}*{I}*{E}/{dpy}",
+    "colocation": "{D}*{G}{fx}*{E}/{dpm}",
+    "idle": "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}",
+    "interest": "-CUMIPMT({I}/12,{T},{D}*{G},1,{E},0)",  # the annuity's interest paid within the horizon
+    "energy": "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
+    "cloud": "{D}*{E}*(1+{I})*{G}{fx}",
+    "storage": "{E}*{G}{fx}*{I}/{dpm}",
+    "egress": "{E}*{G}{fx}",
+    "rent": "{D}*{E}*{G}{fx}",
+    "setup": "{D}*{G}{fx}",
+    "reserved": "{D}*{E}*{G}*{hpd}*{dpm}{fx}",
+    "reserved_setup": "{D}*{G}{fx}",
+    "fixed": "{E}*{G}{fx}",
+    "staff": "{E}*{G}*{I}/12",
+}
+
+
+def fx_key(code: str) -> str:
+    """The parameter that holds the exchange rate of ``code`` (the value of one unit in the reporting currency)."""
+    return f"fx_{code}"
+
+
+def template(e: Entry, reporting: str) -> str:
+    """The formula of ``e``'s amount (EXPR of its kind), its ``{fx}`` resolved for its currency against the
+    ``reporting`` one and an interest entry's instalments written in; an interest entry that pays no
+    interest within the horizon (no instalment, or no rate) is 0."""
+    fx = "" if e.currency == reporting else f"*{{{fx_key(e.currency)}}}"
+    if e.kind == "interest" and not (e.quantity and e.rate):
+        return "0*{D}"
+    return EXPR[e.kind].replace("{fx}", fx).replace("{T}", str(e.term_months))
+
 
 _TOKEN = re.compile(r"\s*(?:\{(\w+)\}|(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|([A-Z]+)|([-+*/(),]))")
 

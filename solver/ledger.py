@@ -36,14 +36,15 @@ reports lay the entries out as rows and read the views. Nothing else sums a plan
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from procure.models.units import MONTHS_PER_YEAR
+from procure.models.units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 
 from . import costs
 from .costs import CATEGORIES, OPERATING, Flows, RentalContract
+from .formulas import EXPR, KINDS, fx_key, template  # the vocabulary of entries and their formulas
 
 if TYPE_CHECKING:
     from procure.models.offer import Offer
@@ -93,74 +94,6 @@ class Entry:
 
     def at(self, month: int) -> float:
         return sum(v for m, v in self.amounts if m == month)
-
-
-#: kind -> (quantity, unit price, rate): what each kind's fields hold
-KINDS: dict[str, tuple[str, str, str]] = {
-    "price": ("-", "price per node of the volume tier", "-"),
-    "duty": ("-", "price per node", "import duty, of price"),
-    "vat": ("1 + import duty", "price per node", "VAT, of price plus duty"),
-    "network": ("-", "network per node", "-"),
-    "residual": ("-", "price per node", "residual, of price"),
-    "owned_residual": ("-", "residual value per node", "-"),
-    "maintenance": ("owned days", "price per node", "maintenance, of price per year"),
-    "colocation": ("owned days", "colocation per node-month", "-"),
-    "idle": ("owned days", "electricity per kWh", "kW max per node"),
-    "interest": ("instalments in the horizon", "financed per node", "annual rate"),
-    "energy": ("training hours", "electricity per kWh", "kW max per node"),
-    "cloud": ("compute hours", "price per node-hour", "spot overhead"),
-    "storage": ("TB held", "price per TB-month", "days on the offer"),
-    "egress": ("TB moved out", "price per TB", "-"),
-    "rent": ("months", "price per node-month of the term", "-"),
-    "setup": ("-", "setup fee per node", "-"),
-    "reserved": ("months", "committed price per node-hour", "-"),
-    "reserved_setup": ("-", "upfront per node", "-"),
-    "fixed": ("charges", "fixed cost per charge", "-"),
-    "staff": ("FTEs", "cost per FTE-year", "months held"),
-}
-
-#: kind -> the formula template that makes an entry's amount from its own fields ({D} nodes, {E} quantity,
-#: {G} unit price, {I} rate, {T} an interest entry's instalments) and the cost-model parameters ({kwh} {pue}
-#: {busy} {idle} {dpy} {dpm} {hpd}, ``{fx}``: "× the exchange-rate cell" of a quoted currency, or nothing).
-#: The workbook writes these as its formulas (reports.lines) and the verifier evaluates them in Python
-#: (solver.formulas): the second, independent statement of each rule in ``solver.costs``.
-EXPR: dict[str, str] = {
-    "price": "{D}*{G}{fx}",
-    "duty": "{D}*{G}{fx}*{I}",
-    "vat": "{D}*{G}{fx}*{E}*{I}",
-    "network": "{D}*{G}{fx}",
-    "residual": "-{D}*{G}{fx}*{I}",
-    "owned_residual": "-{D}*{G}",
-    "maintenance": "{D}*{G}{fx}*{I}*{E}/{dpy}",
-    "colocation": "{D}*{G}{fx}*{E}/{dpm}",
-    "idle": "{D}*{I}*{idle}*{E}*{hpd}*{pue}*{G}",
-    "interest": "-CUMIPMT({I}/12,{T},{D}*{G},1,{E},0)",  # the annuity's interest paid within the horizon
-    "energy": "{D}*{I}*({busy}-{idle})*{E}*{pue}*{G}",
-    "cloud": "{D}*{E}*(1+{I})*{G}{fx}",
-    "storage": "{E}*{G}{fx}*{I}/{dpm}",
-    "egress": "{E}*{G}{fx}",
-    "rent": "{D}*{E}*{G}{fx}",
-    "setup": "{D}*{G}{fx}",
-    "reserved": "{D}*{E}*{G}*{hpd}*{dpm}{fx}",
-    "reserved_setup": "{D}*{G}{fx}",
-    "fixed": "{E}*{G}{fx}",
-    "staff": "{E}*{G}*{I}/12",
-}
-
-
-def fx_key(code: str) -> str:
-    """The parameter that holds the exchange rate of ``code`` (the value of one unit in the reporting currency)."""
-    return f"fx_{code}"
-
-
-def template(e: Entry, reporting: str) -> str:
-    """The formula of ``e``'s amount (EXPR of its kind), its ``{fx}`` resolved for its currency against the
-    ``reporting`` one and an interest entry's instalments written in; an interest entry that pays no
-    interest within the horizon (no instalment, or no rate) is 0."""
-    fx = "" if e.currency == reporting else f"*{{{fx_key(e.currency)}}}"
-    if e.kind == "interest" and not (e.quantity and e.rate):
-        return "0*{D}"
-    return EXPR[e.kind].replace("{fx}", fx).replace("{T}", str(e.term_months))
 
 
 @dataclass(frozen=True)
@@ -334,6 +267,53 @@ def _prefixes(key: str) -> list[str]:
             break
         out.append(key[: at + 1])
     return out
+
+
+def reporting_unit_price(e: Entry, fx_rate: Callable[[str], float]) -> float:
+    """An entry's unit price in the reporting currency (``fx_rate(currency)``: one unit's value in it), per
+    node-month for a contract's rent: a reserved term quotes per node-hour (× 730 h, its EXPR's {hpd}·{dpm})."""
+    price = e.unit_price or 0.0
+    if e.kind == "reserved":
+        price *= HOURS_PER_MONTH
+    return price * fx_rate(e.currency)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Who pays for what (``allocate``): each job's own entries, its share of the shared ones, and what is
+    owed by offers no job of the plan runs on."""
+
+    direct: dict[str, float]  # workload -> Σ of its job<i> entries (busy energy or cloud bill, storage, egress)
+    cost: dict[str, float]  # workload -> direct + its share of its offer's capacity and fixed charge, and staff
+    capacity: dict[str, float]  # offer -> its purchase or owned servers, its contracts and its fixed charge
+    idle: float  # the capacity of offers no job runs on (owned servers, commitments): no job's cost carries it
+
+
+def allocate(book: Ledger, decisions: Sequence[Decision], offers: Mapping[str, Offer], staffed_modes) -> Allocation:
+    """The cost allocation to jobs: each offer's capacity (purchase or owned servers, contracts, fixed
+    charge) is shared by its jobs in proportion to their node-hours (nodes × wall hours), and the staff by
+    the jobs on offers of ``staffed_modes`` (costs.staff_modes) in proportion to theirs. Σ cost + idle = the
+    ledger's total."""
+    direct = {d.workload: sum(e.amount for e in book.of(f"job{i}:")) for i, d in enumerate(decisions)}
+    capacity: dict[str, float] = {}
+    for e in book.entries:
+        if e.offer is not None and not e.key.startswith("job"):
+            capacity[e.offer] = capacity.get(e.offer, 0.0) + e.amount
+    staff = sum(e.amount for e in book.entries if e.kind == "staff")
+    wall = [costs.wall_hours(offers[d.offer_id], d.hours) for d in decisions]
+    node_hours: dict[str, float] = {}
+    for d, wh in zip(decisions, wall, strict=True):
+        node_hours[d.offer_id] = node_hours.get(d.offer_id, 0.0) + d.nodes * wh
+    staffed = sum(h for oid, h in node_hours.items() if offers[oid].mode in staffed_modes)
+    cost = {}
+    for d, wh in zip(decisions, wall, strict=True):
+        hours = node_hours[d.offer_id]
+        share = capacity.get(d.offer_id, 0.0) * (d.nodes * wh / hours) if hours else 0.0
+        if staff and staffed and offers[d.offer_id].mode in staffed_modes:
+            share += staff * d.nodes * wh / staffed
+        cost[d.workload] = direct[d.workload] + share
+    idle = sum(v for oid, v in capacity.items() if not node_hours.get(oid))
+    return Allocation(direct, cost, capacity, idle)
 
 
 def contract_order(contracts: Iterable[RentalContract]) -> list[RentalContract]:
@@ -611,65 +591,17 @@ def ledger(
     )
 
 
-def entry_problems(said: Ledger, again: Ledger, close) -> list[str]:
-    """Entry by entry, what differs between a plan's ledger (``said``) and one priced again from its raw
-    decisions (``again``): a missing or extra key, or a field (category, nodes, quantity, unit price, rate,
-    the amount in a month) that differs, named by the entry's key."""
-    bad: list[str] = []
-    mine = {e.key: e for e in said.entries}
-    theirs = {e.key: e for e in again.entries}
-    for key in theirs.keys() - mine.keys():
-        bad.append(f"ledger: entry {key} ({theirs[key].amount:,.2f}) is missing from the plan")
-    for key in mine.keys() - theirs.keys():
-        bad.append(f"ledger: entry {key} ({mine[key].amount:,.2f}) is in the plan but priced by nothing")
-    for key in sorted(mine.keys() & theirs.keys()):
-        bad += _field_problems(mine[key], theirs[key], close)
-    return bad
-
-
-def _field_problems(a: Entry, b: Entry, close) -> list[str]:
-    bad = []
-    for name in (
-        "kind",
-        "category",
-        "offer",
-        "currency",
-        "workload",
-        "term_months",
-        "tier_nodes",
-        "down_payment",
-        "committed",
-    ):
-        if getattr(a, name) != getattr(b, name):
-            bad.append(
-                f"ledger: {a.key} has {name} {getattr(a, name)!r} in the plan but {getattr(b, name)!r} priced again"
-            )
-    for name in ("nodes", "quantity", "unit_price", "rate"):
-        x, y = getattr(a, name), getattr(b, name)
-        if (x is None) != (y is None) or (x is not None and not close(x, y)):
-            bad.append(f"ledger: {a.key} has {name} {x} in the plan but {y} priced again")
-    if not close(a.amount, b.amount):
-        bad.append(f"ledger: {a.key} is {a.amount:,.2f} in the plan but priced again {b.amount:,.2f}")
-    else:
-        x, y = dict(a.amounts), dict(b.amounts)
-        for m in sorted(x.keys() | y.keys()):
-            if not close(x.get(m, 0.0), y.get(m, 0.0)):
-                bad.append(
-                    f"ledger: {a.key} pays {x.get(m, 0.0):,.2f} in month {m + 1} in the plan but {y.get(m, 0.0):,.2f} priced again"
-                )
-                break
-    return bad
-
-
 __all__ = [
     "EXPR",
     "KINDS",
+    "Allocation",
+    "allocate",
     "Book",
     "Entry",
     "Ledger",
     "contract_order",
-    "entry_problems",
     "fx_key",
     "ledger",
+    "reporting_unit_price",
     "template",
 ]

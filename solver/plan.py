@@ -16,7 +16,7 @@ from procure.models.project import Project
 
 from . import costs
 from .costs import Flows, RentalContract
-from .ledger import Ledger, PnlYear, contract_order, ledger
+from .ledger import Ledger, PnlYear, allocate, contract_order, ledger, reporting_unit_price
 
 # Sizing types are imported lazily by type checkers only; plans keep plain fields.
 
@@ -188,67 +188,46 @@ def build_plan(
     contracts = [c for c in contracts if not c.committed] + signed
     deadline = {w.name: w.deadline_days for w in project.workloads}
     book = ledger(project, offers, decisions, purchases, contracts)
-    job_direct = {d.workload: sum(e.amount for e in book.of(f"job{i}:")) for i, d in enumerate(decisions)}
+    alloc = allocate(book, decisions, offers, costs.staff_modes(project))
     on_offer: dict[str, float] = {}  # per offer: its jobs' own costs
     for d in decisions:
-        on_offer[d.offer_id] = on_offer.get(d.offer_id, 0.0) + job_direct[d.workload]
+        on_offer[d.offer_id] = on_offer.get(d.offer_id, 0.0) + alloc.direct[d.workload]
     purchase_rows = []
-    capacity_cost: dict[str, float] = {}  # per offer: what its purchase or rentals cost, shared by its jobs
     for oid, n in sorted(purchases.items()):
         if n <= 0:
             continue
-        capacity_cost[oid] = sum(e.amount for e in book.of(f"buy:{oid}:") + book.of(f"own:{oid}:"))
-        sunk = costs.owned_terms(offers[oid], project) is not None
+        owned = book.of(f"buy:{oid}:") + book.of(f"own:{oid}:")
+        priced = book.get(f"buy:{oid}:capex") or book[f"own:{oid}:maintenance"]  # the tier paid; owned: the quote
         purchase_rows.append(
             Purchase(
                 oid,
                 n,
-                capacity_cost[oid] + on_offer.get(oid, 0.0),
-                costs.unit_price(offers[oid], project, n),
-                committed=sunk,
+                sum(e.amount for e in owned) + on_offer.get(oid, 0.0),
+                reporting_unit_price(priced, project.fx_rate),
+                committed=costs.owned_terms(offers[oid], project) is not None,
             )
         )
     rental_rows = []
     for j, c in enumerate(contract_order(contracts)):
-        o = offers[c.offer_id]
-        cost = sum(e.amount for e in book.of(f"rent{j}:"))
-        capacity_cost[c.offer_id] = capacity_cost.get(c.offer_id, 0.0) + cost
-        term = costs.term_of(o, c)
+        entries = book.of(f"rent{j}:")
         rental_rows.append(
             Rental(
                 c.offer_id,
                 c.nodes,
                 c.start_month,
                 c.months,
-                cost,
+                sum(e.amount for e in entries),
                 c.term_months,
-                costs.rental_month_cost(o, project, term),
+                reporting_unit_price(book[f"rent{j}:rent"], project.fx_rate),
                 c.phase_days,
                 c.committed,
                 c.rate,
             )
         )
-    charges = plan_charges(book)
-
-    # allocate each offer's capacity cost (purchase or rentals, its fixed charge) to its jobs by node-hours,
-    # and the staff to the jobs on the staff's modes by node-hours
-    for ch in charges:
-        if ch.offer_id is not None:
-            capacity_cost[ch.offer_id] = capacity_cost.get(ch.offer_id, 0.0) + ch.cost
-    staff = sum(ch.cost for ch in charges if ch.kind == "staff")
-    node_hours: dict[str, float] = {}
-    for d in decisions:
-        node_hours[d.offer_id] = node_hours.get(d.offer_id, 0.0) + d.nodes * costs.wall_hours(
-            offers[d.offer_id], d.hours
-        )
-    staffed = sum(h for oid, h in node_hours.items() if offers[oid].mode in costs.staff_modes(project))
     assignments = []
     for d in decisions:
         o = offers[d.offer_id]
         wh = costs.wall_hours(o, d.hours)
-        share = capacity_cost.get(o.id, 0.0) * (d.nodes * wh / node_hours[o.id]) if node_hours.get(o.id) else 0.0
-        if staff and staffed and o.mode in costs.staff_modes(project):
-            share += staff * d.nodes * wh / staffed
         assignments.append(
             Assignment(
                 workload=d.workload,
@@ -264,8 +243,8 @@ def build_plan(
                 deadline_day=deadline[d.workload],
                 hours=wh,
                 gpu_hours=d.gpus * wh,
-                direct_cost=job_direct[d.workload],
-                cost=job_direct[d.workload] + share,
+                direct_cost=alloc.direct[d.workload],
+                cost=alloc.cost[d.workload],
                 efficiency=d.efficiency,
                 per_gpu_memory_gb=d.per_gpu_memory_gb,
                 mfu=d.mfu,
@@ -273,15 +252,14 @@ def build_plan(
         )
     order = {w.name: i for i, w in enumerate(project.workloads)}
     assignments.sort(key=lambda a: order[a.workload])
-    idle = sum(capacity_cost.get(oid, 0.0) for oid in capacity_cost if not node_hours.get(oid))
     return Plan(
         assignments=assignments,
         purchases=purchase_rows,
         rentals=rental_rows,
         ledger=book,
         decisions=list(decisions),
-        charges=charges,
-        committed_idle=idle,
+        charges=plan_charges(book),
+        committed_idle=alloc.idle,
     )
 
 

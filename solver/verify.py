@@ -26,7 +26,7 @@ from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from . import costs, holdings
 from .formulas import formula_problems
-from .ledger import Ledger, PnlYear, entry_problems, ledger
+from .ledger import Entry, Ledger, PnlYear, ledger
 from .plan import Assignment, Decision, Plan, Rental
 from .sizing.band import hours_multiplier
 
@@ -485,4 +485,54 @@ def _budget_problems(project, again: Ledger) -> list[str]:
     spent = again.capex()
     if project.budget_capex is not None and spent > project.budget_capex * (1 + REL_TOL):
         bad.append(f"budget_capex: purchases cost {spent:,.2f}, above budget_capex {project.budget_capex:,.2f}")
+    return bad
+
+
+def entry_problems(said: Ledger, again: Ledger, close) -> list[str]:
+    """Entry by entry, what differs between a plan's ledger (``said``) and one priced again from its raw
+    decisions (``again``): a missing or extra key, or a field (category, nodes, quantity, unit price, rate,
+    the amount in a month) that differs, named by the entry's key."""
+    bad: list[str] = []
+    mine = {e.key: e for e in said.entries}
+    theirs = {e.key: e for e in again.entries}
+    for key in theirs.keys() - mine.keys():
+        bad.append(f"ledger: entry {key} ({theirs[key].amount:,.2f}) is missing from the plan")
+    for key in mine.keys() - theirs.keys():
+        bad.append(f"ledger: entry {key} ({mine[key].amount:,.2f}) is in the plan but priced by nothing")
+    for key in sorted(mine.keys() & theirs.keys()):
+        bad += _field_problems(mine[key], theirs[key], close)
+    return bad
+
+
+def _field_problems(a: Entry, b: Entry, close) -> list[str]:
+    bad = []
+    for name in (
+        "kind",
+        "category",
+        "offer",
+        "currency",
+        "workload",
+        "term_months",
+        "tier_nodes",
+        "down_payment",
+        "committed",
+    ):
+        if getattr(a, name) != getattr(b, name):
+            bad.append(
+                f"ledger: {a.key} has {name} {getattr(a, name)!r} in the plan but {getattr(b, name)!r} priced again"
+            )
+    for name in ("nodes", "quantity", "unit_price", "rate"):
+        x, y = getattr(a, name), getattr(b, name)
+        if (x is None) != (y is None) or (x is not None and not close(x, y)):
+            bad.append(f"ledger: {a.key} has {name} {x} in the plan but {y} priced again")
+    if not close(a.amount, b.amount):
+        bad.append(f"ledger: {a.key} is {a.amount:,.2f} in the plan but priced again {b.amount:,.2f}")
+    else:
+        x, y = dict(a.amounts), dict(b.amounts)
+        for m in sorted(x.keys() | y.keys()):
+            if not close(x.get(m, 0.0), y.get(m, 0.0)):
+                bad.append(
+                    f"ledger: {a.key} pays {x.get(m, 0.0):,.2f} in month {m + 1} in the plan but {y.get(m, 0.0):,.2f} priced again"
+                )
+                break
     return bad
