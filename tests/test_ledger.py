@@ -301,3 +301,55 @@ def test_every_kind_the_ledger_prices_has_its_words_and_a_formula_in_the_reports
     """A kind the ledger adds without a formula template would fail the Costs sheet (as the loan interest once
     did) and the verifier's formula check: the ledger's vocabulary (KINDS) and its templates (EXPR) agree."""
     assert set(ledger.EXPR) == set(ledger.KINDS)
+
+
+def test_the_ledger_is_indexed_by_key_and_prefix_and_answers_as_a_scan_does():
+    p, offers, decisions, purchases, contracts = _every_kind_plan()
+    book = ledger.ledger(p, offers, decisions, purchases, contracts)
+    keys = book.keys()
+    prefixes = {k[: i + 1] for k in keys for i, ch in enumerate(k) if ch == ":"} | {"buy:b:cap", "job", "rent1", "x:"}
+    for prefix in prefixes:
+        assert book.of(prefix) == [e for e in book.entries if e.key.startswith(prefix)], prefix
+    assert all(book[k] is e for k, e in zip(keys, book.entries, strict=True))
+    assert book.get("nothing") is None
+    with pytest.raises(KeyError):
+        book["nothing"]
+
+
+def _every_kind_plan():
+    p = project(
+        [dict(name=f"w{i}", model="llama-2-7b", method="lora", tokens_b=0.1, deadline_days=300) for i in range(3)],
+        horizon_months=12,
+        staff={"nodes_per_fte": 4, "cost_per_fte_year": 96_000, "modes": ["buy", "rent"]},
+    )
+    offers = {
+        o.id: o
+        for o in (
+            offer(mode="buy", id="b", price_per_node=60_000, fixed_cost=2_000),
+            offer(mode="rent", id="r", setup_fee_per_node=500),
+            offer(mode="cloud", id="c", price_per_node_hour=30.0),
+        )
+    }
+    decisions = [
+        Decision("w0", "b", 1, 8, 100.0, 0.0),
+        Decision("w1", "b", 1, 8, 300.0, 10.0),
+        Decision("w2", "r", 2, 16, 200.0, 40.0),
+    ]
+    return p, offers, decisions, {"b": 2}, [RentalContract("r", 2, 1, 1), RentalContract("r", 1, 3, 2)]
+
+
+def test_capacity_and_staff_are_shared_by_node_hours():
+    # w0 and w1 share the purchase and the fixed charge of b by node-hours (1×100 : 1×300 = 1 : 3); the staff
+    # is shared by the node-hours of all three jobs, on bought and rented nodes (100 : 300 : 2×200 = 1 : 3 : 4)
+    p, offers, decisions, purchases, contracts = _every_kind_plan()
+    book = ledger.ledger(p, offers, decisions, purchases, contracts)
+    alloc = ledger.allocate(book, decisions, offers, ("buy", "rent"))
+    bought = sum(e.amount for e in book.of("buy:b:")) + book["fixed:b"].amount
+    rented = sum(e.amount for e in book.of("rent0:") + book.of("rent1:"))
+    staff = book["staff"].amount
+    own = {d.workload: sum(e.amount for e in book.of(f"job{i}:")) for i, d in enumerate(decisions)}
+    assert alloc.cost["w0"] == pytest.approx(own["w0"] + bought / 4 + staff / 8)
+    assert alloc.cost["w1"] == pytest.approx(own["w1"] + bought * 3 / 4 + staff * 3 / 8)
+    assert alloc.cost["w2"] == pytest.approx(own["w2"] + rented + staff / 2)
+    assert alloc.idle == 0.0
+    assert sum(alloc.cost.values()) == pytest.approx(book.total())
