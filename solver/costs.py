@@ -598,12 +598,6 @@ def present_value(flows: Mapping[str, Mapping[int, float]], project: Project) ->
     return discounted(flows, discount_factors(project))
 
 
-def present_value_of_months(amounts: Iterable[float], project: Project) -> float:
-    """NPV of amounts paid at the end of months 0, 1, …: Excel's ``NPV(r_m, c_0, c_1, …)``."""
-    df = discount_factors(project)
-    return sum(v * df[m] for m, v in enumerate(amounts))
-
-
 def running_total(amounts: Iterable[float]) -> list[float]:
     """Σ_{k ≤ m} amounts[k] for every m: money spent by the end of each month."""
     out, acc = [], 0.0
