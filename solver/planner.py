@@ -17,6 +17,7 @@ from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
+from .milp.gate import GateReport, integral_contracts
 from .options import Option, OptionTable, Rejection, build_options
 from .partial import (
     _budget_set_aside,
@@ -113,13 +114,16 @@ def run_strategy(
     time_limit: float | None = None,
     warm_start: Plan | None = None,
     table: OptionTable | None = None,
+    contracts_integer: bool = False,
+    gate: GateReport | None = None,
 ) -> StrategyResult:
     """Plan one strategy within ``budget`` (wall clock, including the model build; without one,
     ``time_limit`` seconds); ``only`` holds workloads to one offer each (workload → offer id);
     ``warm_start``: a feasible plan of these inputs for the solver to start from (the analysis passes
     the base plan re-costed under its scenario); default: the greedy plan. When the solver has no plan
     at the budget's end, the warm-start plan is used if there is one, verified and marked ``heuristic``
-    with the gap to the solver's bound where it proved one."""
+    with the gap to the solver's bound where it proved one. The contract columns are continuous and pass the
+    integrality gate (milp/gate.py, what it did into ``gate``) unless ``contracts_integer``."""
     budget = budget or Budget(time_limit)
     t0 = budget.elapsed()
     if table is not None:  # the run's shared table: each shape's verdict was worked out once
@@ -168,7 +172,10 @@ def run_strategy(
         return StrategyResult(
             name, modes, SolveStatus.NO_SOLUTION, solve=info, build_seconds=budget.elapsed() - t0, **considered
         )
-    model = Builder(project, options, offers, objective, warm_start=warm, reduce=reduce).build()
+    builder = Builder(
+        project, options, offers, objective, warm_start=warm, reduce=reduce, contracts_integer=contracts_integer
+    )
+    model = builder.build()
     build_seconds = budget.elapsed() - t0
     deadline = budget.deadline()
     if deadline is not None and (budget.remaining() or 0.0) < FINISH_MARGIN and warm is not None:
@@ -188,6 +195,7 @@ def run_strategy(
         hard_deadline=deadline,
         on_progress=on_progress,
     )
+    info = integral_contracts(builder, model, info, solver, gap, hard_deadline=deadline, report=gate)
     if not info.status.has_plan:
         if info.status == SolveStatus.NO_SOLUTION and warm is not None:
             return heuristic_result(
@@ -260,11 +268,13 @@ def coarse_plan(
         return None
     # on the fine grid's contract days, so that its plan is a plan of the fine model and its warm start
     warm = greedy_plan(coarse, offers, options)
-    model = Builder(coarse, options, offers, objective, warm_start=warm, phases_of=project).build()
+    builder = Builder(coarse, options, offers, objective, warm_start=warm, phases_of=project, contracts_integer=False)
+    model = builder.build()
     left = budget.remaining()
     info = solve(
         model, solver, None if left is None else max(0.1, left - FINISH_MARGIN), gap, hard_deadline=budget.deadline()
     )
+    info = integral_contracts(builder, model, info, solver, gap, hard_deadline=budget.deadline())
     if not info.status.has_plan:
         return None
     decisions, purchases, contracts = extract(model, coarse, offers)

@@ -31,9 +31,11 @@ class RentalRows(BuilderState):
         for ph, phase in enumerate(self.phases[oid]):
             for mm in range(M):
                 up = ub if lattice.may_start(offer, phase, mm, self._from_day(oid)) else 0
-                m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=pulp.LpInteger)
+                m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=self._contract_cat())
             for mm in range(M + 1):
-                m.E[(oid, L, ph, mm)] = self._var(f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
+                m.E[(oid, L, ph, mm)] = self._var(
+                    f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=self._contract_cat()
+                )
             for mm in range(M):
                 (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
                 S, E = m.S[(oid, L, ph, mm)], m.E[(oid, L, ph, mm)]
@@ -52,7 +54,7 @@ class RentalRows(BuilderState):
                 for mm in range(M - t.months + 1):
                     if not lattice.may_start(offer, phase, mm, self._from_day(oid)):
                         continue
-                    var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=pulp.LpInteger)
+                    var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=self._contract_cat())
                     m.T[(oid, t.months, ph, mm)] = var
                     contract = RentalContract(oid, 1, mm, t.months, t.months, phase)
                     self._cost(var, costs.rental_flows(offer, contract, self.project))
