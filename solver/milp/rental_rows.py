@@ -18,6 +18,9 @@ from .state import BuilderState, _months_name
 class RentalRows(BuilderState):
     """Rental contract variables and rows (a layer of Builder)."""
 
+    # rent_job rows lifted by other jobs' columns (``_lifting``); bench/rent_gate.py measures them paired
+    lift_rent_job = True
+
     def _add_open_contract_vars(self, oid: str, term: costs.Term) -> None:
         """S/E of one open-ended rent term tier (a minimum length) on each of the offer's phases, with their
         costs. No contract begins before delivery: S is 0 in the lattice months that begin before the lead time."""
@@ -83,7 +86,7 @@ class RentalRows(BuilderState):
                     whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
-        lift = self._lifting(rent_rows)
+        lift = self._lifting(rent_rows) if self.lift_rent_job else {}
         for (oid, mm, w), terms in rent_rows.items():
             m.prob += (
                 pulp.LpAffineExpression(terms | lift.get((oid, mm, w), {})) - self.rented(oid, mm) <= 0,
