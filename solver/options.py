@@ -12,6 +12,7 @@ no lower cost — so it is dropped before the MILP is built.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -578,4 +579,49 @@ def pareto(opts: list[Option]) -> list[Option]:
         if any(all(a <= b + EPS for a, b in zip(key(p), k, strict=True)) for p in out):
             continue
         out.append(o)
+    return out
+
+
+# Start columns of long jobs on fine grids (``thin_starts``): a job that runs at least LONG_JOB_DAYS keeps
+# the starts on its offer's contract days and every STRIDE_DAYS between them.
+LONG_JOB_DAYS = 30.0
+STRIDE_DAYS = 7
+
+
+def thin_starts(
+    project: Project, options: dict[str, list[Option]], keep: dict[tuple[str, str, int], set[int]] | None = None
+) -> dict[str, list[Option]]:
+    """The options with fewer start periods for long jobs on a grid finer than STRIDE_DAYS: most columns of
+    a daily model are a pretraining run's daily starts, and a day earlier or later moves its cost little
+    while every start is a column of every capacity row it spans. An option whose job runs LONG_JOB_DAYS or
+    more keeps its first and last start, the starts on its offer's contract days (lattice.contract_phases,
+    where a rental's months begin), every start on a day that is a multiple of STRIDE_DAYS (the weekly
+    grid's starts, so a weekly plan stays a plan of the model) and the starts in ``keep`` (per option key,
+    e.g. the warm-start plan's). This restricts the model: its optimum may cost more than the full
+    grid's (docs/performance.md measures it); the plans it finds are plans of the full grid."""
+    P = project.period_days
+    if P >= STRIDE_DAYS:
+        return options
+    keep = keep or {}
+    out: dict[str, list[Option]] = {}
+    for w, opts in options.items():
+        thinned = []
+        for o in opts:
+            if o.wall_days < LONG_JOB_DAYS or len(o.starts) <= 2:
+                thinned.append(o)
+                continue
+            days = {0.0}
+            if o.offer.contracted:
+                days = set(lattice.contract_phases(project, o.offer))
+            wanted = keep.get(o.key, set())
+            starts = [
+                s
+                for s in o.starts
+                if s in (o.starts[0], o.starts[-1])
+                or s in wanted
+                or (s * P) % STRIDE_DAYS == 0
+                or any(abs(lattice.phase_of(s * P) - ph) <= lattice.TOL for ph in days)
+            ]
+            thinned.append(dataclasses.replace(o, starts=starts) if len(starts) < len(o.starts) else o)
+        out[w] = thinned
     return out

@@ -18,7 +18,7 @@ from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
 from .milp.gate import GateReport, integral_contracts
-from .options import Option, OptionTable, Rejection, build_options
+from .options import Option, OptionTable, Rejection, build_options, thin_starts
 from .partial import (
     _budget_set_aside,
     largest_coverable,
@@ -77,6 +77,12 @@ HYBRID_SHARE = 0.55
 # than BUILD_SHARE of its time goes straight to its greedy (or weekly) plan.
 BUILD_SECONDS_PER_COLUMN = 1e-4
 BUILD_SHARE = 0.6
+# CBC's root LP per start column, measured on the daily programme (37 CPU s for 38k columns,
+# docs/performance.md): a model whose root would outlast what is left is thinned (options.thin_starts)
+ROOT_SECONDS_PER_COLUMN = 1e-3
+# Share of the solver's time kept for the contracts' integrality gate (milp/gate.py: an x-fixed rental LP)
+# when the search is stopped by the time limit with fractional contracts.
+GATE_SHARE = 0.15
 # Two-stage solve on grids finer than a week: a weekly solve first, within this share of the strategy's
 # time, gives the fine solve its incumbent (coarse_plan).
 COARSE_DAYS = 7
@@ -158,8 +164,8 @@ def run_strategy(
         value = costs.Objective(objective).of
         if coarse is not None and (warm is None or value(coarse) < value(warm)):
             warm = coarse
-    columns = sum(len(o.starts) for opts in options.values() for o in opts)
     left = budget.remaining()
+    options, columns, thinned = _fit_to_budget(project, options, warm, left)
     if left is not None and columns * BUILD_SECONDS_PER_COLUMN > BUILD_SHARE * left:
         # no time to build and solve the model: the greedy plan is the answer, if there is one
         info = SolveInfo(
@@ -187,15 +193,18 @@ def run_strategy(
             project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only
         )
     on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
+    # the gate may need a rental LP after the search: it keeps GATE_SHARE of the solver's time for it
+    share = 1.0 if contracts_integer or not model.S and not model.T else 1.0 - GATE_SHARE
     info = solve(
         model,
         solver,
-        None if deadline is None else max(0.1, (budget.remaining() or 0.0) - FINISH_MARGIN),
+        None if deadline is None else max(0.1, share * ((budget.remaining() or 0.0) - FINISH_MARGIN)),
         gap,
-        hard_deadline=deadline,
+        hard_deadline=None if deadline is None else deadline - (1.0 - share) * (budget.remaining() or 0.0),
         on_progress=on_progress,
     )
     info = integral_contracts(builder, model, info, solver, gap, hard_deadline=deadline, report=gate)
+    info = _unbounded(info) if thinned else info
     if not info.status.has_plan:
         if info.status == SolveStatus.NO_SOLUTION and warm is not None:
             return heuristic_result(
@@ -226,6 +235,32 @@ def run_strategy(
     plan = build_plan(project, offers, decisions, purchases, contracts)
     verify_plan(project, offers, plan, resize, modes, held=only)
     return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
+
+
+def _fit_to_budget(project: Project, options: dict[str, list[Option]], warm: Plan | None, left: float | None):
+    """(options, start columns, thinned): when the full grid's root LP alone would outlast the ``left``
+    seconds, long jobs keep fewer starts (options.thin_starts), the warm start's among them."""
+    columns = sum(len(o.starts) for opts in options.values() for o in opts)
+    if left is None or columns * ROOT_SECONDS_PER_COLUMN <= left:
+        return options, columns, False
+    fewer = thin_starts(project, options, _starts_of(warm, project))
+    n = sum(len(o.starts) for opts in fewer.values() for o in opts)
+    return (fewer, n, True) if n < columns else (options, columns, False)
+
+
+def _unbounded(info: SolveInfo) -> SolveInfo:
+    """A thinned model's solve: its bound bounds nothing of the full grid's, so no bound, no gap, not optimal."""
+    status = SolveStatus.FEASIBLE if info.status == SolveStatus.OPTIMAL else info.status
+    return dataclasses.replace(info, status=status, bound=None, gap=None, thinned=True)
+
+
+def _starts_of(plan: Plan | None, project: Project) -> dict[tuple[str, str, int], set[int]]:
+    """The start period of each decision of ``plan`` per option key (thin_starts keeps them: the warm start
+    stays a point of the model)."""
+    out: dict[tuple[str, str, int], set[int]] = {}
+    for d in plan.decisions if plan is not None else ():
+        out.setdefault((d.workload, d.offer_id, d.nodes), set()).add(int(round(d.start_day / project.period_days)))
+    return out
 
 
 def agreed(info: SolveInfo, claimed: float | None) -> SolveInfo:

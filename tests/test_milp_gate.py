@@ -209,3 +209,35 @@ def test_contracts_still_fractional_after_the_lp_are_solved_again_with_s_e_t_int
     assert got.status == SolveStatus.OPTIMAL
     assert got.objective == pytest.approx(ref.objective, rel=1e-6)
     assert _plan_of(model, p, by_id, resize).total_cost == pytest.approx(ref.objective, rel=1e-6)
+
+
+def test_thinned_starts_keep_contract_days_weekly_days_the_warm_start_and_short_jobs():
+    from procure.solver.options import LONG_JOB_DAYS, STRIDE_DAYS, thin_starts
+    from procure.solver.planner import _fit_to_budget
+
+    o = offer(id="r", mode="rent", price_per_node_month=9000, min_term_months=1, lead_time_days=10, max_nodes=2)
+    p = project(
+        [workload(name="long", deadline_days=300), workload(name="short", deadline_days=300)],
+        period_days=1,
+        horizon_months=12,
+    )
+    sizings, _resize = fixed_sizings(p, [o], {("long", "r", 1): 24 * 100.0, ("short", "r", 1): 24 * 5.0})
+    options, _rej, _every = build_options(p, {"r": o}, sizings)
+    (long_opt,), (short_opt,) = options["long"], options["short"]
+    assert long_opt.wall_days >= LONG_JOB_DAYS > short_opt.wall_days
+    warm_start = long_opt.starts[5]
+    got = thin_starts(p, options, {long_opt.key: {warm_start}})
+    assert got["short"] == [short_opt]  # a short job keeps every start
+    kept = got["long"][0].starts
+    assert set(kept) < set(long_opt.starts) and len(kept) < len(long_opt.starts) / 3
+    assert {long_opt.starts[0], long_opt.starts[-1], warm_start} <= set(kept)
+    contract_days = {round(10 + k * 365 / 12) for k in range(12)}  # the lattice of the offer's delivery, day 10
+    for s in long_opt.starts:
+        on_lattice = any(abs(s - d) < 0.5 for d in contract_days) and abs((s - 10) % (365 / 12)) < 1e-6
+        if s % STRIDE_DAYS == 0 or on_lattice:
+            assert s in kept
+    # the planner thins only when the full grid's root LP would outlast what is left
+    assert _fit_to_budget(p, options, None, None)[2] is False
+    assert _fit_to_budget(p, options, None, 1e6)[2] is False
+    thinned, columns, flag = _fit_to_budget(p, options, None, 0.01)
+    assert flag and columns == sum(len(x.starts) for opts in thinned.values() for x in opts)

@@ -44,6 +44,8 @@ class SolveInfo:
     bound: float | None = None  # the best proven bound on the objective (objective units), if any
     stopped_by_deadline: bool = False  # stopped by procure at its share of --time-limit
     heuristic: bool = False  # the plan is the greedy one (the solver found none in time)
+    # the model had fewer start columns than the grid (options.thin_starts): no bound of the full grid is known
+    thinned: bool = False
 
 
 def solver_command(
