@@ -6,13 +6,12 @@ re-solved from today's plan re-costed under the scenario (the analysis' warm sta
 by CBC with procure's options, alternating in one run (A/B/A/B…, ``--rounds`` times):
 
 - ``integer``: S/E/T integer, the landed formulation;
-- ``gate``: S/E/T continuous, then ``milp/gate.py`` (x-fixed rental LP, else S/E/T integer);
-- ``gate-nolift`` (``--nolift``): the gate without the lifted rent_job rows (``RentalRows.lift_rent_job``).
+- ``gate``: S/E/T continuous, then ``milp/gate.py`` (x-fixed rental LP, else S/E/T integer).
 
 It prints, per scenario, the CPU seconds (this process and its CBC children: model build and solve) of
 each variant's round, their optima (equal to 1e-6, or the row says so), the gate's path and the load::
 
-    python -m bench.rent_gate [--scenarios 0,1,2,4,5,6] [--rounds 2] [--nolift]
+    python -m bench.rent_gate [--scenarios 0,1,2,4,5,6] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -31,22 +30,17 @@ def solve_variant(ctx, a, warm_plan, variant: str):
     """(CPU s, objective, gate path) of one rent re-solve of scenario inputs ``a``."""
     from procure.solver.milp import Builder, solve
     from procure.solver.milp.gate import GateReport, integral_contracts
-    from procure.solver.milp.rental_rows import RentalRows
     from procure.solver.options import build_options
 
     options, _rej, _every = build_options(a.project, a.offers, a.sizings, ("rent",))
-    RentalRows.lift_rent_job = variant != "gate-nolift"
-    try:
-        c = cpu()
-        builder = Builder(a.project, options, a.offers, warm_start=warm_plan, contracts_integer=variant == "integer")
-        model = builder.build()
-        info = solve(model, "cbc", None, 1e-6)
-        report = GateReport()
-        if variant != "integer":
-            info = integral_contracts(builder, model, info, "cbc", 1e-6, report=report)
-        spent = cpu() - c
-    finally:
-        RentalRows.lift_rent_job = True
+    c = cpu()
+    builder = Builder(a.project, options, a.offers, warm_start=warm_plan, contracts_integer=variant == "integer")
+    model = builder.build()
+    info = solve(model, "cbc", None, 1e-6)
+    report = GateReport()
+    if variant != "integer":
+        info = integral_contracts(builder, model, info, "cbc", 1e-6, report=report)
+    spent = cpu() - c
     path = "-" if variant == "integer" else f"{report.path} ({report.fractional} frac.)"
     return spent, info.objective, path, len(model.columns), len(model.prob.constraints)
 
@@ -59,9 +53,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scenarios", default="0,1,2,4,5,6", help="indices into the 200-scenario draw")
     ap.add_argument("--draw", type=int, default=200, help="scenarios drawn (a scenario depends on this count)")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--nolift", action="store_true", help="also the gate without the lifted rent_job rows")
     args = ap.parse_args(argv)
-    variants = (*VARIANTS, "gate-nolift") if args.nolift else VARIANTS
+    variants = VARIANTS
     project, _base, ctx = programme_context()
     drawn = mc.draw(project.analysis, args.draw)
     plan = ctx.base_plans["rent"]
