@@ -28,9 +28,17 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
 
 
-def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0) -> dict:
+def cpu_s() -> float:
+    """CPU seconds of this process and its solver children so far."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0, contracts: str = "gate") -> dict:
+    """One size: ``contracts`` ``gate`` (S/E/T continuous, milp/gate.py, as the planner solves) or ``integer``."""
     from procure.solver.greedy import greedy_plan
     from procure.solver.milp import Builder, extract, solve
+    from procure.solver.milp.gate import GateReport, integral_contracts
     from procure.solver.options import build_options
     from procure.solver.plan import build_plan
     from procure.solver.planner import Resizer
@@ -44,10 +52,14 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
     t1 = time.perf_counter()
     options, _rej, _every = build_options(project, by_id, sizings)
     greedy = greedy_plan(project, by_id, options)
-    builder = Builder(project, options, by_id, warm_start=greedy)
+    builder = Builder(project, options, by_id, warm_start=greedy, contracts_integer=contracts == "integer")
     model = builder.build()
     t2 = time.perf_counter()
+    c2 = cpu_s()
     info = solve(model, solver, time_limit, gap)
+    report = GateReport()
+    info = integral_contracts(builder, model, info, solver, gap, report=report)
+    solve_cpu = cpu_s() - c2
     tco = None
     if info.status.has_plan:
         decisions, purchases, contracts = extract(model, project, by_id)
@@ -65,6 +77,9 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
         "sizing_s": round(t1 - t0, 3),
         "build_s": round(t2 - t1, 3),
         "solve_s": round(info.seconds, 3),
+        "solve_cpu_s": round(solve_cpu, 2),
+        "contracts": contracts,
+        "gate": f"{report.path} ({report.fractional} fractional)",
         "status": info.status,
         "gap": info.gap,
         "tco": None if tco is None else round(tco, 2),
@@ -181,6 +196,12 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=120.0)
     ap.add_argument("--gap", type=float, default=None, help="relative gap; default: 1e-6 for S/M/L, 0.01 for XL")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--contracts",
+        default="gate",
+        help="gate: S/E/T continuous behind milp/gate.py (as the planner solves); integer: S/E/T integer; "
+        "integer,gate: both, one after the other, per size",
+    )
     args = ap.parse_args(argv)
     from rich.console import Console
     from rich.table import Table
@@ -198,45 +219,51 @@ def main(argv=None) -> int:
             console.print(f"unknown size {size!r}; allowed: {', '.join(SIZES)}")
             return 1
         gap = args.gap if args.gap is not None else (0.01 if size == "XL" else 1e-6)
-        row = run_one(size, args.solver, args.time_limit, gap, args.seed)
-        rows.append(row)
-        t = Table(
-            title=f"size {size}: {row['workloads']} workloads × {row['offers']} offers × {row['periods']} periods ({args.solver})"
-        )
-        for k in (
-            "variables",
-            "constraints",
-            "sizing_s",
-            "build_s",
-            "solve_s",
-            "status",
-            "gap",
-            "tco",
-            "greedy_tco",
-            "saving_pct",
-            "peak_rss_mb",
-        ):
-            t.add_column(k, justify="right")
-        fmt = lambda v: "—" if v is None else (f"{v:,.2f}" if isinstance(v, float) else str(v))  # noqa: E731
-        t.add_row(
-            *[
-                fmt(row[k]) if k != "gap" else ("—" if row[k] is None else f"{row[k]:.4%}")
-                for k in (
-                    "variables",
-                    "constraints",
-                    "sizing_s",
-                    "build_s",
-                    "solve_s",
-                    "status",
-                    "gap",
-                    "tco",
-                    "greedy_tco",
-                    "saving_pct",
-                    "peak_rss_mb",
-                )
-            ]
-        )
-        console.print(t)
+        for contracts in args.contracts.split(","):
+            row = run_one(size, args.solver, args.time_limit, gap, args.seed, contracts)
+            rows.append(row)
+            t = Table(
+                title=f"size {size}: {row['workloads']} workloads × {row['offers']} offers × {row['periods']} periods "
+                f"({args.solver}, contracts {contracts})"
+            )
+            for k in (
+                "variables",
+                "constraints",
+                "sizing_s",
+                "build_s",
+                "solve_s",
+                "solve_cpu_s",
+                "gate",
+                "status",
+                "gap",
+                "tco",
+                "greedy_tco",
+                "saving_pct",
+                "peak_rss_mb",
+            ):
+                t.add_column(k, justify="right")
+            fmt = lambda v: "—" if v is None else (f"{v:,.2f}" if isinstance(v, float) else str(v))  # noqa: E731
+            t.add_row(
+                *[
+                    fmt(row[k]) if k != "gap" else ("—" if row[k] is None else f"{row[k]:.4%}")
+                    for k in (
+                        "variables",
+                        "constraints",
+                        "sizing_s",
+                        "build_s",
+                        "solve_s",
+                        "solve_cpu_s",
+                        "gate",
+                        "status",
+                        "gap",
+                        "tco",
+                        "greedy_tco",
+                        "saving_pct",
+                        "peak_rss_mb",
+                    )
+                ]
+            )
+            console.print(t)
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=2))
     return 0

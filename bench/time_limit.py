@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,13 @@ def write_instance(folder: Path, seed: int = 0) -> tuple[Path, Path]:
     return workload, catalog
 
 
-def run(workload: Path, catalog: Path, limit: float, out: str | None) -> tuple[float, int]:
+def _children_cpu() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
+
+
+def run(workload: Path, catalog: Path, limit: float, out: str | None) -> tuple[float, int, float]:
+    """(wall s, exit code, CPU s of the command and its solver children)."""
     cmd = [
         sys.executable,
         "-m",
@@ -57,12 +64,12 @@ def run(workload: Path, catalog: Path, limit: float, out: str | None) -> tuple[f
     ]
     if out:
         cmd += ["--out", str(workload.parent / out)]
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _children_cpu()
     res = subprocess.run(cmd, capture_output=True, env=dict(os.environ, COLUMNS="160"))
     wall = time.monotonic() - start
     if res.returncode not in (0, 2, 3):
         sys.stderr.write(res.stderr.decode("utf-8", "replace")[-3000:])
-    return wall, res.returncode
+    return wall, res.returncode, _children_cpu() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,13 +88,18 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"instance: {SIZES[SIZE][0]} workloads × {SIZES[SIZE][1]} offers, seed {args.seed}; whole command, wall seconds"
         )
-        print("| --time-limit s | runs: wall s (exit code) | worst | over the limit |")
-        print("|---:|---|---:|---:|")
+        print("| --time-limit s | runs: wall s (exit code) | CPU s | worst | over the limit | load average |")
+        print("|---:|---|---|---:|---:|---:|")
         for limit in (float(x) for x in args.limits.split(",")):
             got = [run(workload, catalog, limit, args.out or None) for _ in range(args.runs)]
-            worst = max(w for w, _ in got)
-            runs = " / ".join(f"{w:.2f} ({rc})" for w, rc in got)
-            print(f"| {limit:g} | {runs} | {worst:.2f} | {100 * (worst - limit) / limit:+.0f}% |", flush=True)
+            worst = max(w for w, _, _ in got)
+            runs = " / ".join(f"{w:.2f} ({rc})" for w, rc, _ in got)
+            cpus = " / ".join(f"{c:.2f}" for _, _, c in got)
+            print(
+                f"| {limit:g} | {runs} | {cpus} | {worst:.2f} | {100 * (worst - limit) / limit:+.0f}% "
+                f"| {os.getloadavg()[0]:.1f} |",
+                flush=True,
+            )
     return 0
 
 

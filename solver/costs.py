@@ -415,6 +415,13 @@ def rental_setup_cost(offer: Offer, project: Project, term: Term | None = None) 
     return term.setup * fx(offer, project)
 
 
+def rental_contract_cost(offer: Offer, project: Project, term: Term, nodes: int, months: int) -> float:
+    """The undiscounted total of ``rental_flows`` for ``nodes`` node-contracts of ``months`` months signed at
+    ``term`` (a new contract, not a commitment), by arithmetic on the term's rates: nodes · (months · rent + setup).
+    The greedy plan and the stand-alone costs price thousands of candidate contracts with it."""
+    return nodes * (months * rental_month_cost(offer, project, term) + rental_setup_cost(offer, project, term))
+
+
 def rental_profile_coefficients(
     offer: Offer, project: Project, discounted: bool, term: Term | None = None
 ) -> list[tuple[float, float]]:

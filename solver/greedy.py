@@ -46,6 +46,7 @@ class _State:
         self.signed: dict[str, list[Interval]] = defaultdict(list)  # commitments and owned nodes: capacity
         self.on_signed: dict[str, list[Interval]] = defaultdict(list)  # jobs on that capacity
         self.quota: dict[int, list[Interval]] = defaultdict(list)  # GPUs in use per quota
+        self.covers: dict = {}  # standalone_contracts' cheapest covers, worked out once per offer, phase and span
         for c in holdings.committed_contracts(project):
             if c.offer_id in offers:
                 self.signed[c.offer_id].append((c.start_day, c.end_day, c.nodes))
@@ -85,7 +86,7 @@ class _State:
                 return "buy", [n]
             return None
         if o.contracted:
-            cs = standalone_contracts(self.project, grid, o, opt.nodes, opt.hours, day)
+            cs = standalone_contracts(self.project, grid, o, opt.nodes, opt.hours, day, self.covers)
             spans = [(c.start_day, c.end_day, c.nodes) for c in cs]
             ok = bool(cs) and all(
                 lattice.peak_overlap(self.rented[o.id], c.start_day, c.end_day) + opt.nodes <= o.max_nodes for c in cs

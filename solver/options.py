@@ -12,6 +12,7 @@ no lower cost — so it is dropped before the MILP is built.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -159,7 +160,13 @@ def finish_by(project: Project, workload) -> Msg:
 
 
 def standalone_contracts(
-    project: Project, grid: Grid, offer: Offer, nodes: int, hours: float, start_day: float
+    project: Project,
+    grid: Grid,
+    offer: Offer,
+    nodes: int,
+    hours: float,
+    start_day: float,
+    cache: dict | None = None,
 ) -> list[RentalContract]:
     """The cheapest whole-month contracts that one job alone needs on a rent or reserved cloud offer: they
     begin on the latest contract day (lattice.py) at or before the job's start and cover it to its end,
@@ -167,53 +174,68 @@ def standalone_contracts(
     past the horizon begins earlier. With one (flat) term this is one contract of the months the job
     runs, at least the minimum term. With term tiers (each a minimum length) or a reserved term it is
     found by dynamic programming over the lattice months still to cover. Of the offer's phases the
-    cheapest wins, then the one that begins latest (the fewest days paid before the job)."""
+    cheapest wins, then the one that begins latest (the fewest days paid before the job).
+
+    ``cache``: a dict kept by a caller that prices many jobs of one project and catalog (the greedy plan, an
+    option table). A contract's cost is linear in its nodes (costs.rental_contract_cost), so the cheapest
+    cover of a span of lattice months is the same for any node count and is worked out once per offer,
+    phase and span."""
+    cache = {} if cache is None else cache
     end = costs.job_end_day(offer, start_day, hours)
-    best: tuple[float, float, list[RentalContract]] | None = None
-    for phase in lattice.contract_phases(project, offer):
-        first = lattice.covering_start(offer, phase, start_day, holdings.contract_from_day(project, offer))
+    key = ("phases", offer.id)
+    if key not in cache:
+        cache[key] = (lattice.contract_phases(project, offer), holdings.contract_from_day(project, offer))
+    phases, from_day = cache[key]
+    best: tuple[float, float, tuple] | None = None
+    for phase in phases:
+        first = lattice.covering_start(offer, phase, start_day, from_day)
         if first is None:
             continue
         months = lattice.months_touched(phase, start_day, end)
-        got = _cover_months(project, grid, offer, nodes, phase, first, min(months.stop, grid.n_months))
+        span = ("cover", offer.id, phase, first, min(months.stop, grid.n_months))
+        if span not in cache:
+            cache[span] = _cover_months(project, grid, offer, phase, from_day, first, span[4])
+        got = cache[span]
         if got is None:
             continue
-        cost, cs = got
-        key = (cost, -lattice.month_start(phase, first))
-        if best is None or key < best[:2]:
-            best = (key[0], key[1], cs)
-    return best[2] if best else []
+        cost, pieces = got
+        order = (cost, -lattice.month_start(phase, first))
+        if best is None or order < best[:2]:
+            best = (order[0], order[1], tuple((phase, *piece) for piece in pieces))
+    if best is None:
+        return []
+    return [RentalContract(offer.id, nodes, start, length, term, phase) for phase, start, length, term in best[2]]
 
 
 def _cover_months(
-    project: Project, grid: Grid, offer: Offer, nodes: int, phase: float, first: int, last: int
-) -> tuple[float, list[RentalContract]] | None:
-    """The cheapest contracts on ``phase`` covering its lattice months first … last−1 (None: none can)."""
-    terms = costs.contract_terms(offer)
+    project: Project, grid: Grid, offer: Offer, phase: float, from_day: float, first: int, last: int
+) -> tuple[float, tuple[tuple[int, int, int | None], ...]] | None:
+    """The cheapest contracts of one node on ``phase`` covering its lattice months first … last−1, as
+    (cost, ((start month, months, term months as signed), …)); None: none can."""
     M = grid.n_months
+    priced = [(t, costs.signed_term_months(offer, t)) for t in costs.contract_terms(offer)]
 
     @functools.cache
-    def best(p: int) -> tuple[float, tuple[RentalContract, ...]]:
+    def best(p: int) -> tuple[float, tuple[tuple[int, int, int | None], ...]]:
         """Cheapest contracts covering months p … last−1."""
         if p >= last:
             return 0.0, ()
-        out: tuple[float, tuple[RentalContract, ...]] = (math.inf, ())
-        for t in terms:
+        out: tuple[float, tuple[tuple[int, int, int | None], ...]] = (math.inf, ())
+        for t, signed in priced:
             length = max(t.months, last - p) if t.open_ended else t.months
             if length > M:
                 continue
             start = min(p, M - length)
-            if not lattice.may_start(offer, phase, start, holdings.contract_from_day(project, offer)):
+            if not lattice.may_start(offer, phase, start, from_day):
                 continue
-            c = RentalContract(offer.id, nodes, start, length, costs.signed_term_months(offer, t), phase)
-            here = costs.total(costs.rental_flows(offer, c, project))
+            here = costs.rental_contract_cost(offer, project, t, 1, length)
             rest, more = best(start + length)
             if here + rest < out[0] - 1e-9:
-                out = (here + rest, (c, *more))
+                out = (here + rest, ((start, length, signed), *more))
         return out
 
-    cost, cs = best(first)
-    return None if math.isinf(cost) else (cost, list(cs))
+    cost, pieces = best(first)
+    return None if math.isinf(cost) else (cost, pieces)
 
 
 def standalone_cost(
@@ -225,10 +247,12 @@ def standalone_cost(
     start_day: float,
     owned: dict[tuple[str, int], float] | None = None,
     data: costs.JobData | None = None,
+    covers: dict | None = None,
 ) -> float:
     """The job alone on this shape from ``start_day``: buy its nodes, rent them for whole months, or pay the cloud,
     with the job's storage and egress (``data``), the offer's fixed charge and the staff its nodes alone need.
-    ``owned``: a cache of the cost of owning one node, per (offer id, nodes bought), for many calls on one project."""
+    ``owned``: a cache of the cost of owning one node, per (offer id, nodes bought), for many calls on one project;
+    ``covers``: standalone_contracts' cache, likewise."""
     job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day, data))
     job += costs.total(costs.fixed_charge_flows(offer, project))
     offers = {offer.id: offer}
@@ -242,7 +266,7 @@ def standalone_cost(
                 owned[key] = per_node
         return job + bought * per_node + costs.total(costs.staff_flows(project, offers, {offer.id: bought}, []))
     if offer.contracted:
-        contracts = standalone_contracts(project, grid, offer, nodes, hours, start_day)
+        contracts = standalone_contracts(project, grid, offer, nodes, hours, start_day, covers)
         return (
             job
             + sum(costs.total(costs.rental_flows(offer, c, project)) for c in contracts)
@@ -289,6 +313,7 @@ class OptionTable:
         self.grid = Grid.of(project)
         self._outcomes: dict[tuple[int, int], tuple] = {}
         self._owned: dict[tuple[str, int], float] = {}  # cost of owning one node, per (buy offer, nodes bought)
+        self._covers: dict = {}  # standalone_contracts' cheapest covers, per offer, phase and span of months
         self._fronts: dict[tuple[int, str], list[Option]] = {}  # per (workload, offer): its Pareto frontier
 
     def _outcome(self, i: int, j: int, w, offer: Offer, c) -> tuple:
@@ -406,6 +431,7 @@ class OptionTable:
                         grid.day_of_period(starts[0]),
                         self._owned,
                         costs.job_data(w),
+                        self._covers,
                     ),
                 )
                 got = ("option" if reached is None else "low_confidence", opt)
@@ -553,4 +579,49 @@ def pareto(opts: list[Option]) -> list[Option]:
         if any(all(a <= b + EPS for a, b in zip(key(p), k, strict=True)) for p in out):
             continue
         out.append(o)
+    return out
+
+
+# Start columns of long jobs on fine grids (``thin_starts``): a job that runs at least LONG_JOB_DAYS keeps
+# the starts on its offer's contract days and every STRIDE_DAYS between them.
+LONG_JOB_DAYS = 30.0
+STRIDE_DAYS = 7
+
+
+def thin_starts(
+    project: Project, options: dict[str, list[Option]], keep: dict[tuple[str, str, int], set[int]] | None = None
+) -> dict[str, list[Option]]:
+    """The options with fewer start periods for long jobs on a grid finer than STRIDE_DAYS: most columns of
+    a daily model are a pretraining run's daily starts, and a day earlier or later moves its cost little
+    while every start is a column of every capacity row it spans. An option whose job runs LONG_JOB_DAYS or
+    more keeps its first and last start, the starts on its offer's contract days (lattice.contract_phases,
+    where a rental's months begin), every start on a day that is a multiple of STRIDE_DAYS (the weekly
+    grid's starts, so a weekly plan stays a plan of the model) and the starts in ``keep`` (per option key,
+    e.g. the warm-start plan's). This restricts the model: its optimum may cost more than the full
+    grid's (docs/performance.md measures it); the plans it finds are plans of the full grid."""
+    P = project.period_days
+    if P >= STRIDE_DAYS:
+        return options
+    keep = keep or {}
+    out: dict[str, list[Option]] = {}
+    for w, opts in options.items():
+        thinned = []
+        for o in opts:
+            if o.wall_days < LONG_JOB_DAYS or len(o.starts) <= 2:
+                thinned.append(o)
+                continue
+            days = {0.0}
+            if o.offer.contracted:
+                days = set(lattice.contract_phases(project, o.offer))
+            wanted = keep.get(o.key, set())
+            starts = [
+                s
+                for s in o.starts
+                if s in (o.starts[0], o.starts[-1])
+                or s in wanted
+                or (s * P) % STRIDE_DAYS == 0
+                or any(abs(lattice.phase_of(s * P) - ph) <= lattice.TOL for ph in days)
+            ]
+            thinned.append(dataclasses.replace(o, starts=starts) if len(starts) < len(o.starts) else o)
+        out[w] = thinned
     return out

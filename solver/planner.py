@@ -18,7 +18,8 @@ from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
 from .milp import Builder, SolveInfo, extract, solve, solver_version
-from .options import Option, OptionTable, Rejection, build_options
+from .milp.gate import GateReport, integral_contracts
+from .options import Option, OptionTable, Rejection, build_options, thin_starts
 from .partial import (
     _budget_set_aside,
     largest_coverable,
@@ -77,6 +78,12 @@ HYBRID_SHARE = 0.55
 # than BUILD_SHARE of its time goes straight to its greedy (or weekly) plan.
 BUILD_SECONDS_PER_COLUMN = 1e-4
 BUILD_SHARE = 0.6
+# CBC's root LP per start column, measured on the daily programme (37 CPU s for 38k columns,
+# docs/performance.md): a model whose root would outlast what is left is thinned (options.thin_starts)
+ROOT_SECONDS_PER_COLUMN = 1e-3
+# Share of the solver's time kept for the contracts' integrality gate (milp/gate.py: an x-fixed rental LP)
+# when the search is stopped by the time limit with fractional contracts.
+GATE_SHARE = 0.15
 # Two-stage solve on grids finer than a week: a weekly solve first, within this share of the strategy's
 # time, gives the fine solve its incumbent (coarse_plan).
 COARSE_DAYS = 7
@@ -116,13 +123,16 @@ def run_strategy(
     time_limit: float | None = None,
     warm_start: Plan | None = None,
     table: OptionTable | None = None,
+    contracts_integer: bool = False,
+    gate: GateReport | None = None,
 ) -> StrategyResult:
     """Plan one strategy within ``budget`` (wall clock, including the model build; without one,
     ``time_limit`` seconds); ``only`` holds workloads to one offer each (workload → offer id);
     ``warm_start``: a feasible plan of these inputs for the solver to start from (the analysis passes
     the base plan re-costed under its scenario); default: the greedy plan. When the solver has no plan
     at the budget's end, the warm-start plan is used if there is one, verified and marked ``heuristic``
-    with the gap to the solver's bound where it proved one."""
+    with the gap to the solver's bound where it proved one. The contract columns are continuous and pass the
+    integrality gate (milp/gate.py, what it did into ``gate``) unless ``contracts_integer``."""
     budget = budget or Budget(time_limit)
     t0 = budget.elapsed()
     if table is not None:  # the run's shared table: each shape's verdict was worked out once
@@ -157,8 +167,8 @@ def run_strategy(
         value = costs.Objective(objective).of
         if coarse is not None and (warm is None or value(coarse) < value(warm)):
             warm = coarse
-    columns = sum(len(o.starts) for opts in options.values() for o in opts)
     left = budget.remaining()
+    options, columns, thinned = _fit_to_budget(project, options, warm, left)
     if left is not None and columns * BUILD_SECONDS_PER_COLUMN > BUILD_SHARE * left:
         # no time to build and solve the model: the greedy plan is the answer, if there is one
         info = SolveInfo(
@@ -171,7 +181,10 @@ def run_strategy(
         return StrategyResult(
             name, modes, SolveStatus.NO_SOLUTION, solve=info, build_seconds=budget.elapsed() - t0, **considered
         )
-    model = Builder(project, options, offers, objective, warm_start=warm, reduce=reduce).build()
+    builder = Builder(
+        project, options, offers, objective, warm_start=warm, reduce=reduce, contracts_integer=contracts_integer
+    )
+    model = builder.build()
     build_seconds = budget.elapsed() - t0
     deadline = budget.deadline()
     if deadline is not None and (budget.remaining() or 0.0) < FINISH_MARGIN and warm is not None:
@@ -183,14 +196,18 @@ def run_strategy(
             project, offers, name, modes, warm, info, resize, objective, considered, build_seconds, only
         )
     on_progress = (lambda seen: progress.solver_progress(name, seen, budget)) if progress is not None else None
+    # the gate may need a rental LP after the search: it keeps GATE_SHARE of the solver's time for it
+    share = 1.0 if contracts_integer or not model.S and not model.T else 1.0 - GATE_SHARE
     info = solve(
         model,
         solver,
-        None if deadline is None else max(0.1, (budget.remaining() or 0.0) - FINISH_MARGIN),
+        None if deadline is None else max(0.1, share * ((budget.remaining() or 0.0) - FINISH_MARGIN)),
         gap,
-        hard_deadline=deadline,
+        hard_deadline=None if deadline is None else deadline - (1.0 - share) * (budget.remaining() or 0.0),
         on_progress=on_progress,
     )
+    info = integral_contracts(builder, model, info, solver, gap, hard_deadline=deadline, report=gate)
+    info = _unbounded(info) if thinned else info
     if not info.status.has_plan:
         if info.status == SolveStatus.NO_SOLUTION and warm is not None:
             return heuristic_result(
@@ -221,6 +238,32 @@ def run_strategy(
     plan = build_plan(project, offers, decisions, purchases, contracts)
     verify_plan(project, offers, plan, resize, modes, held=only)
     return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
+
+
+def _fit_to_budget(project: Project, options: dict[str, list[Option]], warm: Plan | None, left: float | None):
+    """(options, start columns, thinned): when the full grid's root LP alone would outlast the ``left``
+    seconds, long jobs keep fewer starts (options.thin_starts), the warm start's among them."""
+    columns = sum(len(o.starts) for opts in options.values() for o in opts)
+    if left is None or columns * ROOT_SECONDS_PER_COLUMN <= left:
+        return options, columns, False
+    fewer = thin_starts(project, options, _starts_of(warm, project))
+    n = sum(len(o.starts) for opts in fewer.values() for o in opts)
+    return (fewer, n, True) if n < columns else (options, columns, False)
+
+
+def _unbounded(info: SolveInfo) -> SolveInfo:
+    """A thinned model's solve: its bound bounds nothing of the full grid's, so no bound, no gap, not optimal."""
+    status = SolveStatus.FEASIBLE if info.status == SolveStatus.OPTIMAL else info.status
+    return dataclasses.replace(info, status=status, bound=None, gap=None, thinned=True)
+
+
+def _starts_of(plan: Plan | None, project: Project) -> dict[tuple[str, str, int], set[int]]:
+    """The start period of each decision of ``plan`` per option key (thin_starts keeps them: the warm start
+    stays a point of the model)."""
+    out: dict[tuple[str, str, int], set[int]] = {}
+    for d in plan.decisions if plan is not None else ():
+        out.setdefault((d.workload, d.offer_id, d.nodes), set()).add(int(round(d.start_day / project.period_days)))
+    return out
 
 
 def agreed(info: SolveInfo, claimed: float | None) -> SolveInfo:
@@ -268,11 +311,13 @@ def coarse_plan(
         return None
     # on the fine grid's contract days, so that its plan is a plan of the fine model and its warm start
     warm = greedy_plan(coarse, offers, options)
-    model = Builder(coarse, options, offers, objective, warm_start=warm, phases_of=project).build()
+    builder = Builder(coarse, options, offers, objective, warm_start=warm, phases_of=project, contracts_integer=False)
+    model = builder.build()
     left = budget.remaining()
     info = solve(
         model, solver, None if left is None else max(0.1, left - FINISH_MARGIN), gap, hard_deadline=budget.deadline()
     )
+    info = integral_contracts(builder, model, info, solver, gap, hard_deadline=budget.deadline())
     if not info.status.has_plan:
         return None
     decisions, purchases, contracts = extract(model, coarse, offers)

@@ -134,3 +134,56 @@ def test_a_cny_project_on_the_bundled_catalog_rents_the_h800_from_its_delivery(t
     assert h800, plan["rentals"]
     assert all(r["start_day"] >= 14 for r in h800)
     assert all(a["start_day"] >= 14 for a in plan["assignments"] if a["offer"] == "rent-8x-h800-cn-east")
+
+
+_FX = dict(fx_rates={"CNY": 0.14}, fx_rates_date="2026-11-20", fx_rates_source="test rates")
+
+
+def _tiered_offers():
+    tiers = offer(
+        id="cny-tiers",
+        mode="rent",
+        currency="CNY",
+        price_per_node_month=None,
+        min_term_months=None,
+        setup_fee_per_node=2000,
+        term_prices="1:110000; 3:100000; 6:90000",
+        max_nodes=4,
+    )
+    reserved = offer(
+        id="rsv", mode="cloud", price_per_node_hour=20.0, commitment_months=6, upfront_per_node=15_000, max_nodes=2
+    )
+    flat = offer(id="flat", mode="rent", price_per_node_month=9000, min_term_months=2, lead_time_days=14, max_nodes=2)
+    return tiers, reserved, flat
+
+
+def test_a_contract_priced_by_its_term_rates_equals_its_cash_flows():
+    from procure.solver import costs
+
+    p = project([workload(name="j")], horizon_months=12, **_FX)
+    for o in _tiered_offers():
+        for term in costs.contract_terms(o):
+            lengths = range(term.months, 13) if term.open_ended else [term.months]
+            for months in lengths:
+                for nodes in (1, 3):
+                    c = costs.RentalContract(o.id, nodes, 12 - months, months, costs.signed_term_months(o, term), 3.0)
+                    by_flows = costs.total(costs.rental_flows(o, c, p))
+                    assert by_flows > 0
+                    assert costs.rental_contract_cost(o, p, term, nodes, months) == pytest.approx(by_flows, rel=1e-12)
+
+
+def test_the_cached_cover_is_the_one_worked_out_alone_for_every_node_count_and_start():
+    from procure.solver.options import Grid, standalone_contracts
+
+    p = project([workload(name="j", earliest_start_days=10)], period_days=1, horizon_months=12, **_FX)
+    grid = Grid.of(p)
+    cache: dict = {}
+    checked = 0
+    for o in _tiered_offers():
+        for nodes in (1, 2, 3):
+            for start in range(0, 330, 17):
+                for hours in (24.0 * 10, 24.0 * 75, 24.0 * 200):
+                    alone = standalone_contracts(p, grid, o, nodes, hours, float(start))
+                    assert standalone_contracts(p, grid, o, nodes, hours, float(start), cache) == alone
+                    checked += bool(alone)
+    assert checked > 100  # most spans have a cover; the cache served every later one

@@ -46,6 +46,8 @@ class SolveInfo:
     heuristic: bool = False  # the plan is the greedy one (the solver found none in time)
     # the solver's objective − the cost model's cost of its plan, when they disagree (planner.agreed): a bug
     disagreement: float | None = None
+    # the model had fewer start columns than the grid (options.thin_starts): no bound of the full grid is known
+    thinned: bool = False
 
 
 def solver_command(
@@ -56,6 +58,7 @@ def solver_command(
     options: list[str] | None = None,
     hard_deadline: float | None = None,
     on_progress=None,
+    warm: bool = True,
 ):
     """The PuLP command for ``name``; CBC runs as ``DeadlineCBC`` (stopped at ``hard_deadline``, a
     ``time.monotonic()`` reading, with ``on_progress(cbc.Progress)`` called while it runs)."""
@@ -70,7 +73,7 @@ def solver_command(
             timeMode="elapsed",
             gapRel=gap,
             logPath=log_path,
-            warmStart=True,
+            warmStart=warm,
             options=list(options or []),
             hard_deadline=hard_deadline,
             on_progress=on_progress,
@@ -131,12 +134,14 @@ def solve(
     gap: float = 1e-6,
     hard_deadline: float | None = None,
     on_progress=None,
+    warm: bool = True,
 ) -> SolveInfo:
     """Solve and map the status honestly: optimal, feasible (limit reached; proven gap), infeasible, no_solution.
 
     ``time_limit`` is the solver's own limit (seconds); ``hard_deadline`` (a ``time.monotonic()``
     reading) is when procure stops a CBC child that has not stopped by itself (see cbc.py). ``highs``
-    runs in this process on the model's arrays, LP first (inprocess.py)."""
+    runs in this process on the model's arrays, LP first (inprocess.py). ``warm``: CBC starts from the
+    variables' values (a MIP start); off, it returns the vertex its simplex ends at (gate.py)."""
     if solver == "highs":
         return _solve_highs(model, time_limit, gap, hard_deadline)
     if solver != "cbc":
@@ -149,7 +154,7 @@ def solve(
     try:
         t0 = time.perf_counter()
         for k, options in enumerate(attempts):
-            cmd = solver_command(solver, time_limit, gap, log_path, options, hard_deadline, on_progress)
+            cmd = solver_command(solver, time_limit, gap, log_path, options, hard_deadline, on_progress, warm)
             try:
                 model.prob.solve(cmd)
                 break

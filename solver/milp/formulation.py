@@ -101,6 +101,14 @@ Quote schedules (``add_term_tier_vars``, ``add_volume_tiers``; see models.offer 
     one node at tier k's price (costs.purchase_flows). The tier is exactly the one the total reaches, so
     every node pays it — the all-units rule; buying 1 … a_1 − 1 nodes is impossible (a minimum order).
 
+Contract counts and the integrality gate
+    S, E and T are integer in the formulation as written (``Builder(contracts_integer=True)``, the default).
+    The planner builds them continuous (``contracts_integer=False``): with every choice integer (x, y, b,
+    q, z, u and the staff's F, s, e) the rental rows are interval-structured and the optimum's contract counts
+    come out integral, and CBC branches on the choices alone (about half the CPU on the rent re-solves,
+    docs/performance.md). gate.py checks every solve before its plan is read and repairs what is not integral
+    (the rental LP with the choices fixed, else the model again with S/E/T integer).
+
 Slack tie-break (add_objective): + Σ τ_v·v over x and y, τ = TIE_BREAK_TOTAL/|W| × end day / horizon end — among
 plans of equal cost the one whose jobs end earliest; the solver's objective and bound are read back without it.
 

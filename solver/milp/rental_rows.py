@@ -1,5 +1,7 @@
 """Rental contracts in the MILP (formulation's docstring, "rent"): open-ended contract and term-tier
-variables, the rows that hold a rented node for its contract, the lifted per-job rows, and cuts."""
+variables, the rows that hold a rented node for its contract, the per-job rows, and cuts. (The rent_job
+rows were once lifted by other jobs' columns; paired on six Monte Carlo rent models with the contracts'
+gate they cost CPU instead of saving it, 19.1 against 15.6 s, docs/performance.md, and were dropped.)"""
 
 from __future__ import annotations
 
@@ -31,9 +33,11 @@ class RentalRows(BuilderState):
         for ph, phase in enumerate(self.phases[oid]):
             for mm in range(M):
                 up = ub if lattice.may_start(offer, phase, mm, self._from_day(oid)) else 0
-                m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=pulp.LpInteger)
+                m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=self._contract_cat())
             for mm in range(M + 1):
-                m.E[(oid, L, ph, mm)] = self._var(f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=pulp.LpInteger)
+                m.E[(oid, L, ph, mm)] = self._var(
+                    f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=self._contract_cat()
+                )
             for mm in range(M):
                 (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
                 S, E = m.S[(oid, L, ph, mm)], m.E[(oid, L, ph, mm)]
@@ -52,7 +56,7 @@ class RentalRows(BuilderState):
                 for mm in range(M - t.months + 1):
                     if not lattice.may_start(offer, phase, mm, self._from_day(oid)):
                         continue
-                    var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=pulp.LpInteger)
+                    var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=self._contract_cat())
                     m.T[(oid, t.months, ph, mm)] = var
                     contract = RentalContract(oid, 1, mm, t.months, t.months, phase)
                     self._cost(var, costs.rental_flows(offer, contract, self.project))
@@ -81,10 +85,9 @@ class RentalRows(BuilderState):
                     whole_rows.setdefault((opt.offer_id, w), {})[v] = opt.nodes * self._node_months(opt, s)
         for (oid, w), terms in buy_rows.items():
             m.prob += (pulp.LpAffineExpression(terms) - m.b[oid] <= 0, row("buy_job", on[oid], wn[w]))
-        lift = self._lifting(rent_rows)
         for (oid, mm, w), terms in rent_rows.items():
             m.prob += (
-                pulp.LpAffineExpression(terms | lift.get((oid, mm, w), {})) - self.rented(oid, mm) <= 0,
+                pulp.LpAffineExpression(terms) - self.rented(oid, mm) <= 0,
                 row("rent_job", on[oid], _months_name(mm), wn[w]),
             )
         held: dict[str, pulp.LpAffineExpression] = {}
@@ -92,39 +95,6 @@ class RentalRows(BuilderState):
             if oid not in held:
                 held[oid] = pulp.lpSum(self.rented_in_month(oid, mm) for mm in range(grid.n_months))
             m.prob += (pulp.LpAffineExpression(terms) - held[oid] <= 0, row("rent_whole", on[oid], wn[w]))
-
-    def _lifting(self, rent_rows: dict[tuple[str, tuple, str], dict]) -> dict[tuple[str, tuple, str], dict]:
-        """The columns of other jobs that lift rent_job[o,μ,w]: those busy in every cell (period piece of class μ)
-        that some start of w in the row runs in.
-
-        Validity, for integer x: at most one column of each job is 1. If a start of w in the row is chosen, it
-        runs in some cell c of the row; every lifting column is busy in c too, so the left side is the nodes in
-        use in c, at most R(μ) by rent_cap[o,t,μ]. If none is, the chosen lifting columns are all busy in any one
-        cell of the row, and the same holds. The lifted row is therefore implied by the capacity rows for integer
-        x, and cuts fractional points where a long job fills the offer in the cells a short job could use."""
-        m = self.m
-        busy: dict[tuple, set] = {}
-        cells_of: dict[tuple[str, tuple, str], set] = {}
-        for (w, i, s), v in m.x.items():
-            opt = self.options[w][i]
-            if not opt.offer.contracted:
-                continue
-            for key in self._footprint[(w, i, s)][0]:
-                busy.setdefault(key, set()).add((v, opt.nodes, w))
-                cells_of.setdefault((key[0], key[2], w), set()).add(key)
-        out: dict[tuple[str, tuple, str], dict] = {}
-        for row_key in rent_rows:
-            cells = sorted(cells_of.get(row_key, ()), key=lambda k: len(busy[k]))
-            if not cells:
-                continue
-            common = {c for c in busy[cells[0]] if c[2] != row_key[2]}
-            for k in cells[1:]:
-                if not common:
-                    break
-                common &= busy[k]
-            if common:
-                out[row_key] = {v: n for v, n, _w in common}
-        return out
 
     def _node_months(self, opt: Option, s: int) -> int:
         """The fewest contract months each node of ``opt`` started in period s is held (add_job_cuts)."""

@@ -78,7 +78,11 @@ class BuilderState:
         warm_start=None,
         reduce: bool | None = None,
         phases_of: Project | None = None,
+        contracts_integer: bool = True,
     ):
+        # S/E/T integer (the landed formulation); False: continuous, with only the choices integer, for a
+        # solve that passes gate.integral_contracts before its plan is read
+        self.contracts_integer = contracts_integer
         # exact start/row reduction (reduce.py); by default on grids finer than REDUCE_BELOW_DAYS, where
         # most starts are interchangeable (on the weekly XL benchmark it removes 1.5% of the columns
         # and costs more build time than it saves)
@@ -124,6 +128,17 @@ class BuilderState:
         var = make(name, low, up, cat=cat) if make else pulp.LpVariable(name, low, up, cat=cat)
         self.m.columns.append(var)
         return var
+
+    def _contract_cat(self) -> str:
+        """The category of the contract columns S, E and T (``contracts_integer``)."""
+        return pulp.LpInteger if self.contracts_integer else pulp.LpContinuous
+
+    def set_contracts_integer(self, integer: bool) -> None:
+        """Make the built model's S/E/T integer (the landed formulation) or continuous (gate.py)."""
+        self.contracts_integer = integer
+        for group in (self.m.S, self.m.E, self.m.T):
+            for v in group.values():
+                v.cat = self._contract_cat()
 
     def _tie(self, var: pulp.LpVariable, end_day: float) -> None:
         """The column's share of the slack tie-break: TIE_BREAK_TOTAL / |W| × its end day / the horizon's last day."""
