@@ -12,6 +12,8 @@ a 12-month horizon, electricity 0; today's plans per strategy:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from procure.analysis import Context, montecarlo as mc
@@ -26,6 +28,7 @@ from procure.solver.verify import verify_plan
 from helpers import UNCERTAIN, analysis_case as case, analysis_run as run, offer, project, solve_fixed, workload
 
 MONTH = DAYS_PER_MONTH
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def _rent_cost(t: float) -> float:
@@ -224,3 +227,83 @@ def test_reports_read_the_risk_and_re_cost_nothing(monkeypatch, tmp_path):
     console_report.print_result(Console(file=out, width=200), res)
     assert "P90" in out.getvalue()  # the range line is printed, from the result
     assert calls == []
+
+
+def test_the_recourse_is_the_reference_solve_of_the_project_with_the_plan_signed():
+    # the recourse model is the planner's own with the contracts as commitments: the reference path (CBC, as
+    # procure solve runs it) on that project gives the same optimum, 3 signed months + one more of r = 80,000
+    from procure.analysis.recost import as_decided
+    from procure.analysis.recourse import recourse, signed_project
+    from procure.solver.enums import Strategy
+    from procure.solver.planner import run_strategy
+
+    p, offers, hours = case()
+    a = run(p, offers, hours)
+    ctx = Context.of(a.inputs, a.base)
+    ap = realized_applied(ctx.inputs.apply(Scenario.of("t", {"tokens": 1.3})))
+    plan, modes = ctx.base_plans["rent"], ctx.modes["rent"]
+    got = as_decided(plan, ap, 1.3, modes, ap.resize)
+    assert got.runs and got.extended == 1 and got.plan.total_cost == pytest.approx(80_000)
+    rec = recourse(plan, ap, "rent", modes, objective=ctx.inputs.objective, known=got.plan)
+    signed = signed_project(plan, ap)
+    assert [(c.offer, c.nodes, c.months) for c in signed.commitments] == [("r", 1, 3)]
+    ref = run_strategy(
+        signed,
+        ap.offers,
+        ap.sizings,
+        Strategy("rent"),
+        modes,
+        resize=ap.resize,
+        solver="cbc",
+        time_limit=None,
+        gap=1e-6,
+        objective=ctx.inputs.objective,
+    )
+    assert rec.plan is not None and rec.path in (RECOURSE_LP, RECOURSE_MIP)
+    assert rec.plan.total_cost == pytest.approx(ref.plan.total_cost) == pytest.approx(80_000)
+    assert rec.bound is not None and rec.bound <= rec.plan.total_cost + 0.02
+
+
+# --- the report on real programmes -------------------------------------------------------------------------
+
+
+def _near_deadlines(tmp_path):
+    """The 12-month example cut to the pretraining and two fine-tunes, each due sooner: near its deadlines."""
+    import yaml
+
+    src = yaml.safe_load((EXAMPLES / "programme-12-months.yaml").read_text())
+    jobs = src["workloads"][:3]
+    for w in jobs:
+        w["deadline_days"] = w["earliest_start_days"] + int(0.8 * (w["deadline_days"] - w["earliest_start_days"]))
+    src["workloads"] = jobs
+    path = tmp_path / "near.yaml"
+    path.write_text(yaml.safe_dump(src, sort_keys=False))
+    return path
+
+
+@pytest.mark.slow  # a real programme: the base plan and 20 scenarios with recourse
+@pytest.mark.parametrize("which", ["example", "near-deadlines"])
+def test_the_report_states_the_committed_plan_and_the_headline_lies_inside_it(which, tmp_path):
+    import json
+
+    from helpers import cli
+
+    path = EXAMPLES / "programme-12-months.yaml" if which == "example" else _near_deadlines(tmp_path)
+    out = tmp_path / "a.json"
+    res = cli("analyze", path, "--monte-carlo", "20", "--monte-carlo-bounds", "3", "--workers", "1", "--json", out)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    u = doc["uncertainty"]
+    assert u["mode"] == "policy" and u["figures"] == "committed plan" and u["scenarios"] == 20
+    free = u["strategies"]["hybrid"]
+    headline = doc["base"]["total_cost"]
+    assert free["p10"] <= headline <= free["p90"]
+    p = free["runs_as_decided_probability"]
+    assert 0 <= p <= 1 and free["recourse_share"] == pytest.approx(1 - p, abs=1e-4)
+    assert free["recourse_scenarios"] == round(free["recourse_share"] * free["plans"])
+    assert sum(free["solved_by"].values()) == 20
+    w = free["value_of_waiting"]
+    assert w["scenarios"] == 3 and 0 <= w["low"] <= w["high"] and "value of waiting" in w["label"]
+    text = " ".join(res.output.split())
+    assert "the committed cost of today's plan of each strategy" in text
+    assert "runs as decided" in text and "value of waiting" in text
