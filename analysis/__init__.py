@@ -301,7 +301,7 @@ def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None, bounds
     today = {name: (out.inputs.metric(p) if p is not None else None) for name, p in runner.ctx.base_plans.items()}
     stream = mc.Stream(out.inputs.objective, mode, today, out.inputs.gap)
     items = ((s, mode, j < k) for j, s in enumerate(draws))
-    solves, paths = 0, {}
+    solves, paths = 0, dict[str, int]()
     for o in runner.imap(_mc_task, items, "Monte Carlo", total=len(draws)):
         stream.add(o)
         solves += sum(s.solved for s in o.strategies.values())

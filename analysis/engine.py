@@ -38,7 +38,7 @@ from procure.solver.verify import VerificationError
 
 from . import fast
 from .recost import as_decided, decided_under
-from .recourse import POLICY, RECOURSE_LP, hindsight_lp, realized_applied, recourse
+from .recourse import POLICY, Recourse, hindsight_lp, realized_applied, recourse
 from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario
 
 if TYPE_CHECKING:
@@ -328,7 +328,7 @@ def recost_scenario(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
             continue
         base = ctx.base_plans.get(name)
         got = as_decided(base, a, scenario.hours_factor, ctx.modes[name], a.resize) if base is not None else None
-        if got is not None and got.runs:
+        if got is not None and got.runs and got.plan is not None:
             res = _outcome(name, _Kept(got.plan, SolveStatus(ctx.statuses.get(name, SolveStatus.OPTIMAL))), ctx)
             res.solved, res.solved_by = False, RECOST
         else:
@@ -349,6 +349,7 @@ def _committed(ctx: Context, a: Applied, name: str, base: Plan, got, mode: str) 
         res = _outcome(name, _Kept(got.plan, SolveStatus.FEASIBLE), ctx)
         res.solved, res.solved_by, res.runs_as_decided = False, POLICY, True
         return res
+    rec: Recourse | None = None
     try:
         rec = recourse(
             base,
@@ -362,14 +363,12 @@ def _committed(ctx: Context, a: Applied, name: str, base: Plan, got, mode: str) 
             time_limit=inp.solve_time_limit(),
         )
     except (SolverFailed, SolverUnavailable) as exc:
-        rec = None
         why = str(exc)
     else:
         why = rec.why
     policy = inp.metric(got.plan) if got.plan is not None else None
     if rec is not None and rec.plan is not None and (policy is None or inp.metric(rec.plan) < policy):
-        status = SolveStatus.OPTIMAL if rec.path == RECOURSE_LP or inp.gap <= 1e-6 else SolveStatus.FEASIBLE
-        res = _outcome(name, _Kept(rec.plan, status), ctx)
+        res = _outcome(name, _Kept(rec.plan, rec.status), ctx)
         res.solved_by = rec.path
     elif got.plan is not None:  # as decided, or with a new contract signed by rule (recourse the policy knows)
         res = _outcome(name, _Kept(got.plan, SolveStatus.FEASIBLE), ctx)

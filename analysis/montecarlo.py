@@ -213,7 +213,7 @@ class Stream:
         self.runs: dict[str, list[float]] = {s: [] for s in STRATEGIES}  # 1 runs as decided, 0 recourse, NaN none
         self.ws: dict[str, list[tuple[float, float, float]]] = {s: [] for s in STRATEGIES}  # (cost, low, high)
         self.paths: dict[str, dict[str, int]] = {s: {} for s in STRATEGIES}
-        self.wins = {s: 0 for s in STRATEGIES}
+        self.wins: dict[str, int] = {str(s): 0 for s in STRATEGIES}
         self.regrets: list[float] = []
         self.decided_infeasible = 0
         self.failures: list[tuple[str, str, str]] = []
@@ -238,7 +238,7 @@ class Stream:
             self.runs[name].append(np.nan if runs is None or not ok else float(runs))
             if s is not None and s.solved_by:
                 self.paths[name][s.solved_by] = self.paths[name].get(s.solved_by, 0) + 1
-            if ok and c is not None and s.ws_low is not None:
+            if s is not None and ok and c is not None and s.ws_low is not None:
                 self.ws[name].append((c, s.ws_low, s.ws_high if s.ws_high is not None else c))
             if s is not None and s.status in (
                 SolveStatus.VERIFICATION_FAILED,

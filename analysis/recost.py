@@ -168,7 +168,8 @@ def extend_rentals(
         if o.mode == "rent":
             jobs[o.id].append((d.start_day, costs.job_end_day(o, d.start_day, d.hours), d.nodes))
     out = [c for c in contracts if c.offer_id not in jobs]
-    extended, signed = 0, []
+    extended = 0
+    signed: list[str] = []
     for oid, intervals in jobs.items():
         mine = [c for c in contracts if c.offer_id == oid]
         points = sorted(
@@ -193,7 +194,8 @@ def _cover(mine: list[RentalContract], oid: str, use: int, lo: float, hi: float,
     """Hold ``use`` nodes of ``oid`` over [lo, hi): extend the contracts that ended last (a rent contract of any
     term tier, a minimum length, can run longer at its rate), else sign new ones from ``lo``."""
     mid, M = (lo + hi) / 2, a.project.horizon_months
-    extended, signed = 0, []
+    extended = 0
+    signed: list[str] = []
     while True:
         short = use - sum(c.nodes for c in mine if c.start_day <= mid < c.end_day)
         if short <= 0:

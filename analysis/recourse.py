@@ -63,6 +63,7 @@ class Recourse:
     path: str = ""
     bound: float | None = None  # the recourse LP's value less the tie-break (a lower bound on the recourse)
     why: str = ""
+    status: SolveStatus = SolveStatus.OPTIMAL  # feasible: the MILP stopped at its time limit or gap
 
 
 def signed_project(plan: Plan, a: Applied):
@@ -164,7 +165,7 @@ def recourse(
     got = _checked(model, project, a, modes, info, objective, fig)
     if got is None:
         return Recourse(None, bound=bound, why=fig.get("why", "recourse plan refused"))
-    return Recourse(got, RECOURSE_MIP, bound)
+    return Recourse(got, RECOURSE_MIP, bound, status=info.status)
 
 
 @dataclass
