@@ -52,6 +52,7 @@ def run(
     fast: bool = True,
     mode: str = "policy",
     bounds: int | None = None,
+    example: Path = EXAMPLE,
 ) -> list[dict]:
     from procure.analysis import analyze
     from procure.models.project import load_project
@@ -59,7 +60,7 @@ def run(
     from procure.solver.planner import Resizer, plan_from_sizings
     from procure.solver.sizing import size_project
 
-    project, _ = load_project(EXAMPLE)
+    project, _ = load_project(example)
     offers = load_catalog(None).offers
     sizings = size_project(project, offers)
     base = plan_from_sizings(project, offers, sizings, Resizer(project), solver=solver, n_runner_ups=0)
@@ -147,6 +148,7 @@ def main() -> None:
     ap.add_argument("--mode", default="policy", choices=("policy", "recourse", "hindsight"))
     ap.add_argument("--bounds", type=int, default=None, help="scenarios bracketed for the value of waiting")
     ap.add_argument("--cli", action="store_true", help="time the whole procure analyze command instead")
+    ap.add_argument("--example", type=Path, default=EXAMPLE, help="the workload file (default: the 12-month programme)")
     args = ap.parse_args()
     if args.cli:
         row = cli(args.scenarios, int(args.workers.split(",")[-1]))
@@ -155,8 +157,8 @@ def main() -> None:
         return
     workers = [int(x) for x in args.workers.split(",")]
     parts = args.parts.split(",")
-    print(f"{EXAMPLE.name}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, solver {args.solver}")
-    rows = run(parts, workers, args.scenarios, args.solver, not args.reference, args.mode, args.bounds)
+    print(f"{args.example.name}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, solver {args.solver}")
+    rows = run(parts, workers, args.scenarios, args.solver, not args.reference, args.mode, args.bounds, args.example)
     if len(workers) > 1:
         lo, hi = min(workers), max(workers)
         for part in parts:
