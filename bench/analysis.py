@@ -125,7 +125,7 @@ def cli(scenarios: int, workers: int) -> dict:
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     timing = [line for line in done.stdout.splitlines() if "solves on" in line or " s, " in line]
     row = dict(
-        command=" ".join(["procure", *cmd[3:]]),
+        command=" ".join(["procure", *cmd[3:]]).replace(str(EXAMPLE), "examples/" + EXAMPLE.name),
         exit=done.returncode,
         seconds=round(wall, 1),
         cpu_seconds=round(cpu, 1),
