@@ -1,5 +1,7 @@
-"""Decision analytics on top of the planner (``procure analyze``): break-even prices, sensitivity,
-Monte Carlo uncertainty — each answer re-optimized with the same MILP, not just re-priced.
+"""Decision analytics on top of the planner (``procure analyze``): break-even prices (re-optimized with the
+same MILP), the tornado (today's plan re-costed at each driver's ends), and the Monte Carlo study (today's plan
+signed and lived through each scenario, with recourse where it breaks; or, on request, re-optimized in
+hindsight).
 
     from procure.analysis import analyze
     a = analyze(project, offers, monte_carlo=200, workers=2)
@@ -8,10 +10,12 @@ Monte Carlo uncertainty — each answer re-optimized with the same MILP, not jus
 
 - ``scenario``    — a scenario (drivers moved from today's value) applied to today's inputs; sizing reused.
 - ``recost``      — the decided plan re-costed (not re-optimized) under a scenario.
-- ``engine``      — every strategy re-solved under a scenario; parallel over processes or a Dask cluster.
+- ``recourse``    — the committed plan's optimal recourse, and the hindsight LP bound.
+- ``engine``      — every strategy evaluated or re-solved under a scenario; parallel over processes or a Dask cluster.
 - ``break_even``  — break-even prices of losing offers and losing single-mode strategies.
 - ``sensitivity`` — the tornado: each driver at its low and high value.
-- ``montecarlo``  — scenarios drawn from distributions; P10/P50/P90, win probabilities, regret.
+- ``montecarlo``  — scenarios drawn from distributions; the committed plan's P10/P50/P90, recourse, the value
+  of waiting (or hindsight optima, win probabilities, regret).
 - ``compare``     — two or more workload files side by side.
 """
 
@@ -30,7 +34,18 @@ from procure.solver.reasons import say
 from procure.solver.result import Result
 
 from . import break_even as be, montecarlo as mc, sensitivity as sens
-from .engine import Context, OutOfTime, Runner, ScenarioOutcome, default_workers, inert_drivers, solve_scenario
+from .engine import (
+    MC_MODES,
+    Context,
+    OutOfTime,
+    Runner,
+    ScenarioOutcome,
+    default_workers,
+    evaluate_scenario,
+    inert_drivers,
+    recost_scenario,
+    solve_scenario,
+)
 from .scenario import Baseline, Scenario
 
 __all__ = ["Analysis", "analyze", "Scenario", "Baseline", "Context", "Runner", "default_workers"]
@@ -51,6 +66,8 @@ class Analysis:
     workers: int = 1
     #: the analyses not done because the deadline passed first (``solve --analyze --time-limit``), in run order
     skipped: list[str] = field(default_factory=list)
+    #: what the Monte Carlo measured (montecarlo.py): ``policy``, ``recourse`` or ``hindsight``
+    monte_carlo_mode: str = "policy"
 
     @property
     def currency(self) -> str:
@@ -174,6 +191,8 @@ def analyze(
     seed: int | None = None,
     deadline: float | None = None,
     fast: bool = True,
+    monte_carlo_mode: str = "policy",
+    bounds: int | None = None,
 ) -> Analysis:
     """Plan today's inputs (all four strategies), then run the requested analyses on top of that plan.
 
@@ -183,7 +202,12 @@ def analyze(
     ``deadline`` (``time.time()``): every solve ends by then; an analysis not finished by then is
     dropped and named in ``skipped`` (one analysis' figures are never half from a cut run).
     ``fast``: re-solves try the LP first (``fast.lp_first``); False: all on the reference path.
+    ``monte_carlo_mode``: ``policy`` (the committed plan, recourse where it breaks), ``recourse`` (the optimal
+    recourse in every scenario) or ``hindsight`` (every strategy re-optimized, to ``gap``); ``bounds``: the
+    scenarios whose hindsight optimum is bracketed for the value of waiting (default ``BOUNDS``, at most all).
     """
+    if monte_carlo_mode not in MC_MODES:
+        raise ValueError(f"monte_carlo_mode {monte_carlo_mode!r}: one of {', '.join(MC_MODES)}")
     offers = holdings.with_owned(project, list(offers))  # owned servers are an offer of their own
     project = holdings.as_signed(project, offers)  # commitments at their signed rates in every scenario
     if sizings is None:
@@ -219,7 +243,12 @@ def analyze(
             deadline,
             fast,
         )
+    if base.plan is not None and base.risk is None:
+        from .plan_risk import plan_risk
+
+        base.risk = plan_risk(base)
     out = Analysis(base, inputs, seconds={"base": time.perf_counter() - t0}, solves={"base": len(base.strategies)})
+    out.monte_carlo_mode = monte_carlo_mode
     if base.plan is None:
         return out
     ctx = Context.of(inputs, base)
@@ -230,7 +259,7 @@ def analyze(
         if break_even:
             _stage(out, "break_even", lambda: _break_even_stage(out, runner))
         if monte_carlo:
-            _stage(out, "monte_carlo", lambda: _monte_carlo(out, runner, monte_carlo, seed))
+            _stage(out, "monte_carlo", lambda: _monte_carlo(out, runner, monte_carlo, seed, bounds))
     return out
 
 
@@ -248,7 +277,7 @@ def _stage(out: Analysis, name: str, run) -> None:
 def _sensitivity(out: Analysis, runner: Runner) -> None:
     analysis = out.inputs.project.analysis
     modes = tuple(sorted(out.base.plan.modes())) if out.base.plan is not None else ()
-    outcomes = runner.map(_scenario_task, sens.scenarios(analysis), "sensitivity")
+    outcomes = runner.map(_tornado_task, sens.scenarios(analysis), "sensitivity")
     out.sensitivity = sens.bars(analysis, outcomes, modes, out.inputs.objective)
     out.solves["sensitivity"] = _solves(outcomes)
     out.solved_by["sensitivity"] = _paths(outcomes)
@@ -260,13 +289,34 @@ def _break_even_stage(out: Analysis, runner: Runner) -> None:
     out.solved_by["break_even"] = _tally(b.solved_by for b in out.break_even)
 
 
-def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None) -> None:
+#: scenarios whose hindsight optimum is bracketed (an LP per strategy each) for the value of waiting, by default
+BOUNDS = 20
+
+
+def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None, bounds: int | None = None) -> None:
+    """Draw, evaluate and reduce the scenarios as they come (``mc.Stream``: bounded memory)."""
+    mode = out.monte_carlo_mode
     draws = mc.draw(out.inputs.project.analysis, n, seed)
-    outcomes = runner.map(_scenario_task, draws, "Monte Carlo")
-    out.monte_carlo = outcomes
-    out.summary = mc.summarize(outcomes, out.inputs.objective)
-    out.solves["monte_carlo"] = _solves(outcomes)
-    out.solved_by["monte_carlo"] = _paths(outcomes)
+    k = 0 if mode == "hindsight" else min(n, BOUNDS if bounds is None else bounds)
+    today = {name: (out.inputs.metric(p) if p is not None else None) for name, p in runner.ctx.base_plans.items()}
+    stream = mc.Stream(out.inputs.objective, mode, today, out.inputs.gap)
+    items = ((s, mode, j < k) for j, s in enumerate(draws))
+    solves, paths = 0, dict[str, int]()
+    for o in runner.imap(_mc_task, items, "Monte Carlo", total=len(draws)):
+        stream.add(o)
+        solves += sum(s.solved for s in o.strategies.values())
+        for s in o.strategies.values():
+            if s.solved_by:
+                paths[s.solved_by] = paths.get(s.solved_by, 0) + 1
+    out.monte_carlo = stream.kept
+    out.summary = stream.summary()
+    out.solves["monte_carlo"] = solves
+    out.solved_by["monte_carlo"] = dict(sorted(paths.items()))
+
+
+def _mc_task(ctx: Context, item: tuple[Scenario, str, bool]) -> ScenarioOutcome:
+    scenario, mode, bounds = item
+    return evaluate_scenario(ctx, scenario, mode, bounds)
 
 
 def _solves(outcomes: list[ScenarioOutcome]) -> int:
@@ -289,6 +339,10 @@ def _tally(counts) -> dict[str, int]:
 
 def _scenario_task(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
     return solve_scenario(ctx, scenario)
+
+
+def _tornado_task(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
+    return recost_scenario(ctx, scenario)
 
 
 def _break_even_task(ctx: Context, item: tuple[str, str]) -> be.BreakEven:

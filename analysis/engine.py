@@ -37,7 +37,8 @@ from procure.solver.result import Result
 from procure.solver.verify import VerificationError
 
 from . import fast
-from .recost import decided_under
+from .recost import as_decided, decided_under
+from .recourse import POLICY, Recourse, hindsight_lp, realized_applied, recourse
 from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario
 
 if TYPE_CHECKING:
@@ -80,7 +81,14 @@ class StrategyOutcome:
     detail: str = ""  # why there is no plan
     plan: Plan | None = field(default=None, repr=False)  # kept only inside a worker
     solved: bool = True  # False: today's plan kept, provably optimal (``keeps_todays_plan``)
-    solved_by: str = ""  # the path that answered: fast.LP, REDUCED, REFERENCE or KEPT ("" when excluded)
+    # the path that answered: fast.LP, REDUCED, REFERENCE or KEPT (a re-optimization); POLICY, RECOURSE_LP or
+    # RECOURSE_MIP (the committed plan of the Monte Carlo's "here and now"); "" when excluded
+    solved_by: str = ""
+    # the committed plan (``evaluate_scenario``): whether today's plan ran as decided (no recourse), and the
+    # scenario's hindsight optimum bracketed (``recourse.hindsight_lp``: LP bound, best known plan), when asked
+    runs_as_decided: bool | None = None
+    ws_low: float | None = None
+    ws_high: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -254,6 +262,122 @@ def solve_scenario(
             res.plan = None
         out[name] = res
     return ScenarioOutcome(scenario, out, decided_cost, decided_detail, time.perf_counter() - t0)
+
+
+#: what a Monte Carlo scenario measures: the committed plan with recourse where it breaks (``policy``), with the
+#: optimal recourse in every scenario (``recourse``), or every strategy re-optimized in hindsight (``hindsight``)
+MC_MODES = ("policy", "recourse", "hindsight")
+
+
+def evaluate_scenario(ctx: Context, scenario: Scenario, mode: str = "policy", bounds: bool = False) -> ScenarioOutcome:
+    """Every strategy's committed plan under ``scenario`` ("here and now", analysis/recourse.py): today's plan of
+    the strategy is the first stage. (a) It is re-costed as decided (``recost.as_decided``: keep what is
+    signed, start a job when its nodes are free, extend a contract where a job overruns); (b) where that
+    breaks, or with ``mode`` ``recourse`` always, the optimal recourse (its LP, accepted when integral or
+    when a known plan costs no more than its bound; else its MILP). ``bounds``: also bracket the scenario's
+    hindsight optimum (the LP bound of its full model, the best plan known), for the value of waiting."""
+    if mode == "hindsight":
+        return solve_scenario(ctx, scenario)
+    t0 = time.perf_counter()
+    inp = ctx.inputs
+    a = realized_applied(inp.apply(scenario))
+    h = scenario.hours_factor
+    out: dict[str, StrategyOutcome] = {}
+    decided_cost, decided_detail = None, ""
+    for name in STRATEGIES:
+        if ctx.statuses.get(name) == "excluded":
+            out[name] = StrategyOutcome(name, SolveStatus.EXCLUDED, detail="excluded by allowed_modes", solved=False)
+            continue
+        base = ctx.base_plans.get(name)
+        if base is None:
+            out[name] = StrategyOutcome(
+                name, SolveStatus(ctx.statuses.get(name, SolveStatus.NO_SOLUTION)), detail="no plan today", solved=False
+            )
+            continue
+        modes = ctx.modes[name]
+        got = as_decided(base, a, h, modes, a.resize)
+        res = _committed(ctx, a, name, base, got, mode)
+        if bounds:
+            b = hindsight_lp(a, name, modes, inp.objective, inp.solve_time_limit())
+            known = [v for v in (b.high, inp.metric(res.plan) if res.plan is not None else None) if v is not None]
+            res.ws_low, res.ws_high = b.low, (min(known) if known else None)
+        if name == "hybrid":
+            decided_cost = inp.metric(got.plan) if got.runs and got.plan is not None else None
+            decided_detail = "; ".join(got.broken)
+        res.plan = None
+        out[name] = res
+    return ScenarioOutcome(scenario, out, decided_cost, decided_detail, time.perf_counter() - t0)
+
+
+#: a tornado end answered by re-costing today's plan (it runs as decided there): no solve
+RECOST = "recost"
+
+
+def recost_scenario(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
+    """Every strategy's plan of today re-costed under ``scenario`` (the tornado: what the decided plan costs at a
+    driver's end). Where it does not run as decided (a deadline moved before a job's end, capacity it does not
+    hold) the strategy is re-optimized instead, and the outcome says so (``solved_by`` a solve's path)."""
+    t0 = time.perf_counter()
+    inp = ctx.inputs
+    a = realized_applied(inp.apply(scenario))
+    out: dict[str, StrategyOutcome] = {}
+    decided_cost, decided_detail = None, ""
+    for name in STRATEGIES:
+        if ctx.statuses.get(name) == "excluded":
+            out[name] = StrategyOutcome(name, SolveStatus.EXCLUDED, detail="excluded by allowed_modes", solved=False)
+            continue
+        base = ctx.base_plans.get(name)
+        got = as_decided(base, a, scenario.hours_factor, ctx.modes[name], a.resize) if base is not None else None
+        if got is not None and got.runs and got.plan is not None:
+            res = _outcome(name, _Kept(got.plan, SolveStatus(ctx.statuses.get(name, SolveStatus.OPTIMAL))), ctx)
+            res.solved, res.solved_by = False, RECOST
+        else:
+            res = solve_strategy(ctx, inp.apply(scenario), name, got.plan if got is not None else None)
+        res.runs_as_decided = got.runs if got is not None else None
+        if name == "hybrid" and got is not None:
+            decided_cost = inp.metric(got.plan) if got.runs and got.plan is not None else None
+            decided_detail = "; ".join(got.broken)
+        res.plan = None
+        out[name] = res
+    return ScenarioOutcome(scenario, out, decided_cost, decided_detail, time.perf_counter() - t0)
+
+
+def _committed(ctx: Context, a: Applied, name: str, base: Plan, got, mode: str) -> StrategyOutcome:
+    """The committed plan of one strategy: the policy's, or the recourse's where it is needed or asked for."""
+    inp = ctx.inputs
+    if got.runs and mode == "policy":
+        res = _outcome(name, _Kept(got.plan, SolveStatus.FEASIBLE), ctx)
+        res.solved, res.solved_by, res.runs_as_decided = False, POLICY, True
+        return res
+    rec: Recourse | None = None
+    try:
+        rec = recourse(
+            base,
+            a,
+            name,
+            ctx.modes[name],
+            objective=inp.objective,
+            known=got.plan,
+            solver=inp.solver,
+            gap=inp.gap,
+            time_limit=inp.solve_time_limit(),
+        )
+    except (SolverFailed, SolverUnavailable) as exc:
+        why = str(exc)
+    else:
+        why = rec.why
+    policy = inp.metric(got.plan) if got.plan is not None else None
+    if rec is not None and rec.plan is not None and (policy is None or inp.metric(rec.plan) < policy):
+        res = _outcome(name, _Kept(rec.plan, rec.status), ctx)
+        res.solved_by = rec.path
+    elif got.plan is not None:  # as decided, or with a new contract signed by rule (recourse the policy knows)
+        res = _outcome(name, _Kept(got.plan, SolveStatus.FEASIBLE), ctx)
+        res.solved_by = rec.path if rec is not None and rec.plan is got.plan else POLICY
+    else:
+        detail = "; ".join([*got.broken, why] if why else got.broken)
+        res = StrategyOutcome(name, SolveStatus.NO_SOLUTION, detail=detail)
+    res.runs_as_decided = got.runs
+    return res
 
 
 @dataclass
@@ -466,8 +590,16 @@ class Runner:
                 os.kill(proc.pid, signal.SIGKILL)
 
     def map(self, fn: Callable, items: list, label: str = "solving") -> list:
-        items = list(items)
-        task = self.progress.add_task(label, total=len(items)) if self.progress is not None and items else None
+        return list(self.imap(fn, items, label))
+
+    def imap(self, fn: Callable, items: Iterable, label: str = "solving", total: int | None = None):
+        """``fn(context, item)`` for each item, yielded in the items' order as they are done. On worker processes
+        at most ``WINDOW`` × workers items are in flight, so a caller that reduces each result as it comes
+        (the Monte Carlo's streamed summary) holds a bounded number of them, however many items there are."""
+        if total is None:
+            items = list(items)
+            total = len(items)
+        task = self.progress.add_task(label, total=total) if self.progress is not None and total else None
 
         done_count = 0
 
@@ -476,30 +608,48 @@ class Runner:
             done_count += 1
             if task is not None:
                 self.progress.advance(task)
-            if done_count < len(items) and self.deadline is not None and time.time() > self.deadline:
+            if done_count < total and self.deadline is not None and time.time() > self.deadline:
                 raise OutOfTime(label)  # pending items are cancelled as the pool shuts down
 
-        results: list = [None] * len(items)
-        if items and self.deadline is not None and time.time() > self.deadline:
+        if total and self.deadline is not None and time.time() > self.deadline:
             raise OutOfTime(label)
         if self.scheduler:
+            items = list(items)
             client = self._dask()
             futures = client.map(fn, [self._ctx_future] * len(items), items, pure=False)
-            for i, f in enumerate(futures):  # the cluster runs them all at once; collect in order
-                results[i] = f.result()
+            for f in futures:  # the cluster runs them all at once; collect in order
+                r = f.result()
                 tick()
-        elif self.workers <= 1 or len(items) <= 1:
-            for i, item in enumerate(items):
-                results[i] = fn(self.ctx, item)
+                self.solves += 1
+                yield r
+        elif self.workers <= 1 or total <= 1:
+            for item in items:
+                r = fn(self.ctx, item)
                 tick()
+                self.solves += 1
+                yield r
         else:
-            from concurrent.futures import as_completed as done
+            from collections import deque
 
             pool = self._processes()
-            with runtime.signals_blocked():  # a worker starts with them blocked, until it ignores them
-                futures = {pool.submit(_call, fn, item): i for i, item in enumerate(items)}
-            for f in done(futures):
-                results[futures[f]] = f.result()
+            pending: deque = deque()
+            source = iter(items)
+            window = WINDOW * self.workers
+            while True:
+                while len(pending) < window:
+                    item = next(source, _END)
+                    if item is _END:
+                        break
+                    with runtime.signals_blocked():  # a worker starts with them blocked, until it ignores them
+                        pending.append(pool.submit(_call, fn, item))
+                if not pending:
+                    break
+                r = pending.popleft().result()
                 tick()
-        self.solves += len(items)
-        return results
+                self.solves += 1
+                yield r
+
+
+#: items in flight per worker process (``Runner.imap``)
+WINDOW = 16
+_END = object()

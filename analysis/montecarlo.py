@@ -1,5 +1,18 @@
-"""Monte Carlo: draw N scenarios from ``analysis.uncertainty``, re-optimize every strategy in each,
-and measure what today's decision risks.
+"""Monte Carlo: draw N scenarios from ``analysis.uncertainty`` and measure what today's decision costs and
+risks in each.
+
+**What a scenario measures** (``mode``, ``procure analyze --monte-carlo-mode``):
+
+* ``policy`` (the default, "here and now"): each strategy's plan of today is signed (purchases, rental
+  contracts) and lived through the scenario (analysis/engine.py ``evaluate_scenario``): re-costed as decided
+  where it runs (the *policy*: keep what is signed, a job starts when its nodes are free, a contract is
+  extended where a job overruns), else the optimal recourse on top of what is signed (analysis/recourse.py).
+  The figures are the **committed plan's cost**: what finance will pay for the plan it approves.
+* ``recourse``: the same, with the optimal recourse solved in every scenario (a recourse may beat the policy
+  even where the plan runs as decided, e.g. by moving a job to a cheaper offer).
+* ``hindsight`` ("wait and see"): every strategy re-optimized in each scenario with everything free, to the
+  analysis' gap. Its figures are what the best plan would have cost had the scenario been known: lower
+  than the committed plan's by the value of waiting. They are not what the plan will cost.
 
 Draws: each uncertain driver independently (the ``mfu`` driver, unless declared, from the calibrated
 band of hours, also when nothing else is declared: ``distributions``), triangular(low, mode, high) or normal(mean, sd) truncated
@@ -7,15 +20,25 @@ to [low, high] (redrawn until inside), from one ``numpy.random.Generator`` seede
 ``analysis.seed`` — all N scenarios are drawn before any is solved, so the figures depend on the seed
 only, not on the number of workers or the order results come back in.
 
-Per strategy s over the scenarios where s has a plan: the P10 / P50 / P90 of its optimal TCO (the
-value not exceeded in 10 / 50 / 90% of them; linear interpolation between order statistics).
+Per strategy s over the scenarios where s has a plan: the P10 / P50 / P90 of its cost (committed, or in
+hindsight; the value not exceeded in 10 / 50 / 90% of them; linear interpolation between order statistics).
 
-Win probability: the share of scenarios in which s is the cheapest strategy. The free (hybrid)
+With a committed plan, per strategy also: the share of scenarios it runs as decided (no recourse), the share
+that needed recourse and what the plan cost there (mean, and mean above today's figure), and the probability
+that its committed plan costs less than another strategy's (``cheaper``, over the scenarios where both have
+a figure). **The value of waiting** (the expected value of perfect information plus that of flexibility,
+E[committed] − E[hindsight optimum]; Birge 1982, "The value of the stochastic solution in stochastic linear
+programs with fixed recourse", Math. Programming 24) is an interval: per scenario the hindsight optimum lies
+between its LP bound and the best plan known, so the mean difference lies between
+mean(committed − best known) and mean(committed − LP bound). The bounds are computed on the first
+``bounds`` scenarios (an i.i.d. sample of the draws), and the interval is labelled with that count.
+
+Win probability: the share of scenarios in which s is the cheapest strategy (committed plans, or hindsight optima). The free (hybrid)
 optimum is never dearer than a single-mode one, so a single mode *wins* when its optimum ties the free
 one (within 1e-6 relative): the mixed plan then buys nothing extra. ``hybrid`` wins when mixing modes
 is strictly cheaper than every single mode.
 
-Regret of the decided plan: today's optimal plan is kept as decided — same offers, node counts, start
+Regret of the decided plan (``hindsight`` mode): today's optimal plan is kept as decided — same offers, node counts, start
 days, purchases, contracts — and only re-costed under the scenario (analysis/recost.py); it is NOT
 re-optimized. Its regret in scenario j is
 
@@ -129,58 +152,181 @@ def regret(o: ScenarioOutcome, metric_of_free: float | None) -> float | None:
     return o.decided_cost - z
 
 
-def percentiles(values: list[float]) -> tuple[float | None, float | None, float | None]:
-    if not values:
+def percentiles(values) -> tuple[float | None, float | None, float | None]:
+    if len(values) == 0:
         return None, None, None
     p10, p50, p90 = np.percentile(np.asarray(values, dtype=float), [10, 50, 90])
     return float(p10), float(p50), float(p90)
+
+
+#: per-scenario outcomes kept whole for the tables (the rest are reduced to their figures as they come)
+KEEP = 1_000
+#: failures listed by name
+FAILURES_KEPT = 100
 
 
 @dataclass
 class Summary:
     scenarios: int
     failed: int  # scenarios without a verified free (hybrid) plan
-    strategies: dict[str, dict] = field(default_factory=dict)  # strategy -> p10, p50, p90, win_probability, plans
+    # strategy -> p10, p50, p90, win_probability, plans; with a committed plan also runs_as_decided,
+    # recourse_share, recourse_mean, recourse_extra, cheaper (strategy -> probability), value_of_waiting
+    # (low, high, scenarios), solved_by (path -> count)
+    strategies: dict[str, dict] = field(default_factory=dict)
     regret_mean: float | None = None
     regret_p90: float | None = None
     regret_scenarios: int = 0  # scenarios with a regret figure
     decided_infeasible: int = 0  # scenarios where the decided plan cannot run as decided
-    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (scenario, strategy, why) of every failure
+    failures: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # (scenario, strategy, why) of the first failures
+    mode: str = "hindsight"  # policy, recourse or hindsight (module docstring)
+    gap: float | None = None  # hindsight: the relative gap every re-optimization was solved to
+    bounds_scenarios: int = 0  # scenarios whose hindsight optimum was bracketed (value of waiting)
+    failures_total: int = 0
+
+    @property
+    def committed(self) -> bool:
+        """The figures are the committed plan's (``policy``, ``recourse``), not hindsight optima."""
+        return self.mode != "hindsight"
 
 
-def summarize(outcomes: list[ScenarioOutcome], metric: str = "tco") -> Summary:
-    value = Objective(metric).of
+class Stream:
+    """The Monte Carlo's summary, reduced one outcome at a time (bounded memory: a few numbers per scenario and
+    strategy, and the first ``KEEP`` outcomes whole for the tables)."""
 
-    n = len(outcomes)
-    failed = [o for o in outcomes if not o.strategies["hybrid"].ok]
-    out = Summary(n, len(failed))
-    wins: dict[str, int] = {s: 0 for s in STRATEGIES}
-    decided_ok = 0
-    for o in outcomes:
-        w = winner(o, metric)
+    def __init__(
+        self,
+        metric: str = "tco",
+        mode: str = "hindsight",
+        today: dict[str, float | None] | None = None,
+        gap: float | None = None,
+        keep: int = KEEP,
+    ):
+        self.metric, self.mode, self.gap, self.keep = metric, mode, gap, keep
+        self.value = Objective(metric).of
+        self.today = today or {}
+        self.n = 0
+        self.failed = 0
+        self.kept: list[ScenarioOutcome] = []
+        self.cost: dict[str, list[float]] = {s: [] for s in STRATEGIES}  # NaN: no figure
+        self.runs: dict[str, list[float]] = {s: [] for s in STRATEGIES}  # 1 runs as decided, 0 recourse, NaN none
+        self.ws: dict[str, list[tuple[float, float, float]]] = {s: [] for s in STRATEGIES}  # (cost, low, high)
+        self.paths: dict[str, dict[str, int]] = {s: {} for s in STRATEGIES}
+        self.wins: dict[str, int] = {str(s): 0 for s in STRATEGIES}
+        self.regrets: list[float] = []
+        self.decided_infeasible = 0
+        self.failures: list[tuple[str, str, str]] = []
+        self.failures_total = 0
+
+    def add(self, o: ScenarioOutcome) -> None:
+        self.n += 1
+        if len(self.kept) < self.keep:
+            self.kept.append(o)
+        free = o.strategies.get("hybrid")
+        if free is None or not free.ok:
+            self.failed += 1
+        w = winner(o, self.metric)
         if w is not None:
-            wins[w] += 1
-        for name, s in o.strategies.items():
-            if s.status in (SolveStatus.VERIFICATION_FAILED, SolveStatus.ERROR, SolveStatus.NO_SOLUTION):
-                out.failures.append((o.scenario.label, name, f"{s.status}: {s.detail}"))
-    ok = n - len(failed)
-    for name in STRATEGIES:
-        vals = [value(o.strategies[name]) for o in outcomes if name in o.strategies and o.strategies[name].ok]
-        p10, p50, p90 = percentiles(vals)
-        out.strategies[name] = dict(
-            p10=p10, p50=p50, p90=p90, win_probability=(wins[name] / ok if ok else None), plans=len(vals)
+            self.wins[w] += 1
+        for name in STRATEGIES:
+            s = o.strategies.get(name)
+            ok = s is not None and s.ok
+            c = self.value(s) if ok else None
+            self.cost[name].append(np.nan if c is None else float(c))
+            runs = s.runs_as_decided if s is not None else None
+            self.runs[name].append(np.nan if runs is None or not ok else float(runs))
+            if s is not None and s.solved_by:
+                self.paths[name][s.solved_by] = self.paths[name].get(s.solved_by, 0) + 1
+            if s is not None and ok and c is not None and s.ws_low is not None:
+                self.ws[name].append((c, s.ws_low, s.ws_high if s.ws_high is not None else c))
+            if s is not None and s.status in (
+                SolveStatus.VERIFICATION_FAILED,
+                SolveStatus.ERROR,
+                SolveStatus.NO_SOLUTION,
+            ):
+                self.failures_total += 1
+                if len(self.failures) < FAILURES_KEPT:
+                    self.failures.append((o.scenario.label, name, f"{s.status}: {s.detail}"))
+        if self.mode == "hindsight":
+            r = regret(o, self.value(free) if free is not None and free.ok else None)
+            if r is None:
+                self.decided_infeasible += 1
+            else:
+                self.regrets.append(r)
+        elif o.decided_cost is None:
+            self.decided_infeasible += 1
+
+    def summary(self) -> Summary:
+        out = Summary(
+            self.n,
+            self.failed,
+            mode=self.mode,
+            gap=self.gap if self.mode == "hindsight" else None,
+            failures=list(self.failures),
+            failures_total=self.failures_total,
+            decided_infeasible=self.decided_infeasible,
         )
-    regrets = []
-    for o in outcomes:
-        free = o.strategies["hybrid"]
-        r = regret(o, value(free) if free.ok else None)
-        if r is None:
-            out.decided_infeasible += 1
+        ok = self.n - self.failed
+        costs = {s: np.asarray(v, dtype=float) for s, v in self.cost.items()}
+        for name in STRATEGIES:
+            c = costs[name]
+            known = c[~np.isnan(c)]
+            p10, p50, p90 = percentiles(known)
+            row: dict = dict(
+                p10=p10,
+                p50=p50,
+                p90=p90,
+                win_probability=(self.wins[name] / ok if ok else None),
+                plans=int(known.size),
+                solved_by=dict(sorted(self.paths[name].items())),
+            )
+            if self.mode != "hindsight":
+                row.update(self._committed(name, costs))
+            out.strategies[name] = row
+        if self.regrets:
+            out.regret_mean = float(np.mean(self.regrets))
+            out.regret_p90 = float(np.percentile(self.regrets, 90))
+        out.regret_scenarios = len(self.regrets)
+        out.bounds_scenarios = max((len(v) for v in self.ws.values()), default=0)
+        return out
+
+    def _committed(self, name: str, costs: dict[str, np.ndarray]) -> dict:
+        c = costs[name]
+        runs = np.asarray(self.runs[name], dtype=float)
+        has = ~np.isnan(c) & ~np.isnan(runs)
+        needed = has & (runs == 0)
+        today = self.today.get(name)
+        row: dict = dict(
+            runs_as_decided=float(np.mean(runs[has])) if has.any() else None,
+            recourse_share=float(np.mean(needed[has])) if has.any() else None,
+            recourse_scenarios=int(needed.sum()),
+            recourse_mean=float(np.mean(c[needed])) if needed.any() else None,
+            recourse_extra=float(np.mean(c[needed] - today)) if needed.any() and today is not None else None,
+        )
+        cheaper: dict[str, float | None] = {}
+        for other in STRATEGIES:
+            if other == name:
+                continue
+            d = costs[other]
+            both = ~np.isnan(c) & ~np.isnan(d)
+            cheaper[other] = float(np.mean(c[both] < d[both] - 0.01)) if both.any() else None
+        row["cheaper"] = cheaper
+        ws = np.asarray(self.ws[name], dtype=float).reshape(-1, 3)
+        if ws.size:
+            low = float(np.mean(ws[:, 0] - np.minimum(ws[:, 0], ws[:, 2])))
+            high = float(np.mean(ws[:, 0] - np.minimum(ws[:, 0], ws[:, 1])))
+            row["value_of_waiting"] = dict(low=max(0.0, low), high=max(0.0, high), scenarios=int(ws.shape[0]))
         else:
-            decided_ok += 1
-            regrets.append(r)
-    if regrets:
-        out.regret_mean = float(np.mean(regrets))
-        out.regret_p90 = float(np.percentile(regrets, 90))
-    out.regret_scenarios = decided_ok
-    return out
+            row["value_of_waiting"] = None
+        return row
+
+
+def summarize(
+    outcomes, metric: str = "tco", mode: str = "hindsight", today: dict | None = None, gap: float | None = None
+) -> Summary:
+    """The summary of a list of outcomes (``Stream`` fed with each)."""
+    stream = Stream(metric, mode, today, gap)
+    for o in outcomes:
+        stream.add(o)
+    return stream.summary()

@@ -1,11 +1,14 @@
-"""Sensitivity (the tornado): each driver moved alone to its low and its high value, every strategy
-re-optimized at each end.
+"""Sensitivity (the tornado): each driver moved alone to its low and its high value, and what today's plan of
+every strategy costs there.
 
 For driver d with range [lo, hi] (``analysis.sensitivity`` in workload.yaml; default factors 0.8 and
-1.2 of today's value, the deadline slip −30 and +30 days), the optimum z(d = lo) and z(d = hi) are
-full re-solves, not the base plan re-priced: the plan may change at either end. The bar's length is
-|z(hi) − z(lo)|; the recommendation *flips* at an end where the optimal plan's modes differ from
-today's.
+1.2 of today's value, the deadline slip −30 and +30 days), z(d = lo) and z(d = hi) are the decided plan
+re-costed at that end (``recost.as_decided``, as the regret table and the Monte Carlo's policy do: the plan
+that is signed, not the optimum one would pick with hindsight). Where the plan no longer runs as decided at
+an end (a deadline moved before a job's end, capacity it does not hold), that end is re-optimized instead,
+and the bar says so (``reoptimized``); the recommendation *flips* at an end where that re-optimized plan's
+modes differ from today's. The bar's length is |z(hi) − z(lo)|. Where the decision changes is the
+break-even searches' question (break_even.py): those stay true re-optimizations.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ class Bar:
         """The optimum at that end on the objective minimized."""
         o = (self.low if end == "low" else self.high).strategies.get(strategy)
         return Objective(self.objective).of(o) if o is not None and o.ok else None
+
+    def reoptimized(self, end: str, strategy: str = "hybrid") -> bool:
+        """That end was re-optimized (today's plan does not run as decided there), not re-costed."""
+        o = (self.low if end == "low" else self.high).strategies.get(strategy)
+        return o is not None and o.solved
 
     def modes(self, end: str) -> tuple[str, ...] | None:
         o = (self.low if end == "low" else self.high).strategies["hybrid"]

@@ -222,7 +222,7 @@ def solve(
     # the command line's guarded run the signals are its handler's (procure.common.runtime): it also stops the
     # solver's process group
     with scratch_dir():
-        return plan_project(
+        result = plan_project(
             inputs.project,
             inputs.catalog.offers,
             solver=solver,
@@ -235,6 +235,17 @@ def solve(
             progress=progress,
             all_or_nothing=all_or_nothing,
         )
+    return with_risk(result)
+
+
+def with_risk(result: Result) -> Result:
+    """The result with its plan's range (``Result.risk``: TCO at the band's P50 and P90 hours, the probability
+    it runs as decided), worked out here once so that every report only reads it."""
+    from procure.analysis.plan_risk import plan_risk
+
+    if result.risk is None and result.plan is not None:
+        result.risk = plan_risk(result)
+    return result
 
 
 def result_json(result: Result, inputs=()) -> str:
@@ -402,6 +413,8 @@ def analyze(
     progress=None,
     base: Result | None = None,
     deadline: float | None = None,
+    monte_carlo_mode: str = "policy",
+    bounds: int | None = None,
 ):
     """Break-even prices, the tornado and the Monte Carlo study on top of today's plan (procure.analysis);
     ``deadline`` (``time.time()``): every solve ends by then, and an analysis not done by then is skipped."""
@@ -464,6 +477,8 @@ def analyze(
             progress=progress,
             base=base,
             deadline=deadline,
+            monte_carlo_mode=monte_carlo_mode,
+            bounds=bounds,
         )
     except (OSError, TimeoutError, NotAScheduler) as exc:
         if scheduler:

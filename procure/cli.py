@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +31,15 @@ from procure.cli_common import (
 from procure.cli_offers import offers_app
 from procure.common.errors import ExitCode
 from procure.solver.enums import Objective
+
+
+class MonteCarloMode(StrEnum):
+    """What a Monte Carlo scenario measures (procure.analysis.montecarlo)."""
+
+    policy = "policy"
+    recourse = "recourse"
+    hindsight = "hindsight"
+
 
 EXIT_CODES = """Exit codes:
 0 ok (a plan: optimal, or feasible with its proven gap at the time limit)
@@ -330,8 +340,10 @@ def _run_analysis(use, inputs, console, tr=None, **kw):
 @app.command(
     help="Decision analytics on top of the optimal plan: break-even prices of every losing offer and strategy, "
     "a sensitivity tornado of the cost drivers, and a Monte Carlo study of the uncertainty declared under "
-    "`analysis:` in the workload file — every answer re-optimized. Without --break-even/--sensitivity/"
-    "--monte-carlo all three run (Monte Carlo when analysis.uncertainty is declared).\n\n" + EXIT_CODES
+    "`analysis:` in the workload file. Break-even prices are re-optimized; the tornado re-costs today's plan at "
+    "each driver's ends; the Monte Carlo evaluates the plan you sign (its committed cost, with recourse where "
+    "it breaks), or with --monte-carlo-mode hindsight re-optimizes every scenario. Without --break-even/"
+    "--sensitivity/--monte-carlo all three run (Monte Carlo when analysis.uncertainty is declared).\n\n" + EXIT_CODES
 )
 def analyze(
     workload: Annotated[Path, typer.Argument(help="workload.yaml")],
@@ -351,6 +363,24 @@ def analyze(
             "--monte-carlo",
             help="Draw N scenarios from analysis.uncertainty, the hours always from the calibrated band unless mfu is declared (default: analysis.scenarios).",
             min=1,
+        ),
+    ] = None,
+    monte_carlo_mode: Annotated[
+        MonteCarloMode,
+        typer.Option(
+            "--monte-carlo-mode",
+            help="policy: the committed cost of today's plan of each strategy, re-costed as decided, with the "
+            "optimal recourse where it breaks; recourse: the optimal recourse in every scenario; hindsight: every "
+            "strategy re-optimized in each scenario (to --gap), what the best plan would have cost had it been known.",
+        ),
+    ] = MonteCarloMode.policy,
+    monte_carlo_bounds: Annotated[
+        int | None,
+        typer.Option(
+            "--monte-carlo-bounds",
+            help="Scenarios whose hindsight optimum is bracketed (an LP bound per strategy) for the value of "
+            "waiting (default 20; 0: none).",
+            min=0,
         ),
     ] = None,
     workers: Annotated[
@@ -413,6 +443,8 @@ def analyze(
                 break_even=break_even or everything,
                 sensitivity=sensitivity or everything,
                 monte_carlo=mc,
+                monte_carlo_mode=monte_carlo_mode.value,
+                bounds=monte_carlo_bounds,
                 workers=workers,
                 scheduler=scheduler,
                 solver=solver.value,

@@ -144,7 +144,10 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
             )
     if a.sensitivity is not None:
         t = Table(
-            title=tr("Sensitivity: optimal {metric} with one driver moved (re-optimized at each end)", metric=metric)
+            title=tr(
+                "Sensitivity: today's plan's {metric} with one driver moved (re-costed as decided; re-optimized where it breaks)",
+                metric=metric,
+            )
         )
         heads = [
             (tr("driver"), "left"),
@@ -171,51 +174,10 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
                 tr("[b]yes[/b]") if b.flips else tr("no"),
             )
         console.print(t)
-    if a.summary is not None:
-        s = a.summary
-        t = Table(
-            title=tr(
-                "Uncertainty: {n} scenarios, every strategy re-optimized in each ({failed} without a plan)",
-                n=s.scenarios,
-                failed=s.failed,
-            )
-        )
-        for col in (tr("strategy"), "P10", "P50", "P90", tr("cheapest in"), tr("plans")):
-            t.add_column(col, justify="left" if col == tr("strategy") else "right")
-        for k, v in s.strategies.items():
-            wp = v["win_probability"]
-            t.add_row(
-                tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
-                tr.money(v["p10"], cur),
-                tr.money(v["p50"], cur),
-                tr.money(v["p90"], cur),
-                "—" if wp is None else f"{wp:.0%}",
-                str(v["plans"]),
-            )
-        console.print(t)
-        if s.regret_mean is not None:
-            console.print(
-                tr(
-                    "Regret of today's plan kept as decided (re-costed, not re-optimized) against each scenario's optimum: mean {mean}, "
-                    "P90 {p90} over {n} scenarios",
-                    mean=tr.money(s.regret_mean, cur),
-                    p90=tr.money(s.regret_p90, cur),
-                    n=s.regret_scenarios,
-                ),
-                markup=False,
-                soft_wrap=True,
-            )
-        if s.decided_infeasible:
-            console.print(
-                tr(
-                    "In {n} scenario(s) today's plan cannot run as decided (a deadline or shared nodes); they have no regret figure.",
-                    n=s.decided_infeasible,
-                ),
-                markup=False,
-                soft_wrap=True,
-            )
-        for sc, st, why in s.failures[:5]:
-            console.print(f"  ! {sc} {st}: {esc(why)}", soft_wrap=True)
+    if a.summary is not None and a.summary.committed:
+        _print_committed(console, a, tr)
+    elif a.summary is not None:
+        _print_hindsight(console, a, tr)
     timing = ", ".join(f"{k} {v:.1f} s" for k, v in a.seconds.items())
     console.print(
         tr("\n{n} solves on {workers} worker(s): {timing}", n=sum(a.solves.values()), workers=a.workers, timing=timing),
@@ -231,6 +193,148 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
             markup=False,
             soft_wrap=True,
         )
+
+
+def _print_hindsight(console: Console, a, tr: Lang) -> None:
+    """The Monte Carlo of hindsight optima (``--monte-carlo-mode hindsight``)."""
+    s, cur = a.summary, a.currency
+    t = Table(
+        title=tr(
+            "Uncertainty: {n} scenarios, every strategy re-optimized in each ({failed} without a plan)",
+            n=s.scenarios,
+            failed=s.failed,
+        )
+    )
+    for col in (tr("strategy"), "P10", "P50", "P90", tr("cheapest in"), tr("plans")):
+        t.add_column(col, justify="left" if col == tr("strategy") else "right")
+    for k, v in s.strategies.items():
+        wp = v["win_probability"]
+        t.add_row(
+            tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
+            tr.money(v["p10"], cur),
+            tr.money(v["p50"], cur),
+            tr.money(v["p90"], cur),
+            "—" if wp is None else f"{wp:.0%}",
+            str(v["plans"]),
+        )
+    console.print(t)
+    if s.gap is not None:
+        console.print(
+            tr(
+                "Hindsight optima: what the best plan would have cost had each scenario been known, each solved to a "
+                "relative gap of {gap}; not what the plan you sign will cost.",
+                gap=f"{s.gap:g}",
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+    if s.regret_mean is not None:
+        console.print(
+            tr(
+                "Regret of today's plan kept as decided (re-costed, not re-optimized) against each scenario's optimum: mean {mean}, "
+                "P90 {p90} over {n} scenarios",
+                mean=tr.money(s.regret_mean, cur),
+                p90=tr.money(s.regret_p90, cur),
+                n=s.regret_scenarios,
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+    if s.decided_infeasible:
+        console.print(
+            tr(
+                "In {n} scenario(s) today's plan cannot run as decided (a deadline or shared nodes); they have no regret figure.",
+                n=s.decided_infeasible,
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+    for sc, st, why in s.failures[:5]:
+        console.print(f"  ! {sc} {st}: {esc(why)}", soft_wrap=True)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x:.0%}"
+
+
+def _print_committed(console: Console, a, tr: Lang) -> None:
+    """The Monte Carlo of the committed plans ("here and now", procure.analysis.montecarlo)."""
+    s, cur = a.summary, a.currency
+    t = Table(
+        title=tr(
+            "Uncertainty: {n} scenarios, the committed cost of today's plan of each strategy (signed, lived "
+            "through each scenario, with recourse where it breaks; {failed} without a plan)",
+            n=s.scenarios,
+            failed=s.failed,
+        )
+    )
+    heads = (
+        tr("strategy"),
+        "P10",
+        "P50",
+        "P90",
+        tr("runs as decided"),
+        tr("needs recourse"),
+        tr("mean cost with recourse"),
+        tr("cheapest in"),
+        tr("plans"),
+    )
+    for col in heads:
+        t.add_column(col, justify="left" if col == tr("strategy") else "right")
+    for k, v in s.strategies.items():
+        t.add_row(
+            tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
+            tr.money(v["p10"], cur),
+            tr.money(v["p50"], cur),
+            tr.money(v["p90"], cur),
+            _pct(v.get("runs_as_decided")),
+            _pct(v.get("recourse_share")),
+            tr.money(v.get("recourse_mean"), cur),
+            _pct(v["win_probability"]),
+            str(v["plans"]),
+        )
+    console.print(t)
+    names = [k for k, v in s.strategies.items() if v["plans"]]
+    if len(names) > 1:
+        m = Table(title=tr("Probability that the row's committed plan costs less than the column's"))
+        m.add_column("")
+        for k in names:
+            m.add_column(tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k, justify="right")
+        for k in names:
+            cheaper = s.strategies[k].get("cheaper") or {}
+            m.add_row(
+                tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
+                *("" if o == k else _pct(cheaper.get(o)) for o in names),
+            )
+        console.print(m)
+    for k, v in s.strategies.items():
+        w = v.get("value_of_waiting")
+        if not w:
+            continue
+        console.print(
+            tr(
+                "{strategy}: value of waiting (perfect information + flexibility, E[committed] − E[hindsight "
+                "optimum]) between {low} and {high}: bounds from each scenario's LP relaxation and best plan "
+                "known, on the first {n} scenarios",
+                strategy=tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
+                low=tr.money(w["low"], cur),
+                high=tr.money(w["high"], cur),
+                n=w["scenarios"],
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+    if s.decided_infeasible:
+        console.print(
+            tr(
+                "In {n} scenario(s) today's plan cannot run as decided (a deadline, or capacity it does not hold).",
+                n=s.decided_infeasible,
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+    for sc, st, why in s.failures[:5]:
+        console.print(f"  ! {sc} {st}: {esc(why)}", soft_wrap=True)
 
 
 def delta_labels(files: list[str], tr: Lang = EN) -> list[str]:

@@ -59,25 +59,21 @@ def analysis_to_json(a) -> dict:
                 "low_modes": list(b.modes("low")) if b.modes("low") is not None else None,
                 "high_modes": list(b.modes("high")) if b.modes("high") is not None else None,
                 "flips": b.flips,
+                "low_reoptimized": b.reoptimized("low"),
+                "high_reoptimized": b.reoptimized("high"),
             }
             for b in a.sensitivity
         ]
     if a.summary is not None:
         s = a.summary
         out["uncertainty"] = {
+            # policy / recourse: the committed plan's cost ("here and now"); hindsight: re-optimized optima
+            "mode": s.mode,
+            "figures": "committed plan" if s.committed else "hindsight optimum",
+            "gap": s.gap,
             "scenarios": s.scenarios,
             "failed": s.failed,
-            "strategies": {
-                k: {
-                    "p10": _r(v["p10"]),
-                    "p50": _r(v["p50"]),
-                    "p90": _r(v["p90"]),
-                    "win_probability": _r(v["win_probability"], 4),
-                    "plans": v["plans"],
-                }
-                for k, v in s.strategies.items()
-                if k in STRATEGIES
-            },
+            "strategies": {k: _strategy_json(s, v) for k, v in s.strategies.items() if k in STRATEGIES},
             "regret": {
                 "mean": _r(s.regret_mean),
                 "p90": _r(s.regret_p90),
@@ -85,6 +81,7 @@ def analysis_to_json(a) -> dict:
                 "decided_infeasible": s.decided_infeasible,
             },
             "failures": [{"scenario": sc, "strategy": st, "reason": why} for sc, st, why in s.failures],
+            "failures_total": s.failures_total,
         }
     out["runs"] = {
         "seconds": {k: _r(v, 3) for k, v in a.seconds.items()},
@@ -92,4 +89,39 @@ def analysis_to_json(a) -> dict:
         "solved_by": {k: dict(v) for k, v in getattr(a, "solved_by", {}).items()},
         "workers": a.workers,
     }
+    return out
+
+
+def _strategy_json(s, v: dict) -> dict:
+    """One strategy's Monte Carlo figures; a committed plan's also say how often it needed recourse, how likely it
+    is to cost less than each other strategy's, and the value of waiting as an interval (labelled)."""
+    out = {
+        "p10": _r(v["p10"]),
+        "p50": _r(v["p50"]),
+        "p90": _r(v["p90"]),
+        "win_probability": _r(v["win_probability"], 4),
+        "plans": v["plans"],
+        "solved_by": dict(v.get("solved_by", {})),
+    }
+    if s.committed:
+        w = v.get("value_of_waiting")
+        out.update(
+            {
+                "runs_as_decided_probability": _r(v.get("runs_as_decided"), 4),
+                "recourse_share": _r(v.get("recourse_share"), 4),
+                "recourse_scenarios": v.get("recourse_scenarios", 0),
+                "recourse_mean_cost": _r(v.get("recourse_mean")),
+                "recourse_mean_above_today": _r(v.get("recourse_extra")),
+                "cheaper_than": {str(k): _r(p, 4) for k, p in (v.get("cheaper") or {}).items()},
+                "value_of_waiting": None
+                if not w
+                else {
+                    "low": _r(w["low"]),
+                    "high": _r(w["high"]),
+                    "scenarios": w["scenarios"],
+                    "label": "value of waiting (perfect information + flexibility): E[committed] − E[hindsight "
+                    "optimum], bounded per scenario by its LP relaxation and the best plan known",
+                },
+            }
+        )
     return out

@@ -483,12 +483,12 @@ class PlanRange:
 
 
 def plan_range(result: Result) -> PlanRange | None:
-    """The recommended plan's range (None without a plan)."""
-    from procure.analysis.plan_risk import risk_of
+    """The recommended plan's range (None without a plan, or when the solve did not work it out): read from
+    ``Result.risk``, which the solve computed once (analysis/plan_risk.py); nothing is re-costed here."""
     from procure.solver.sizing.band import confidence_of
     from procure.solver.sizing.constants import constant
 
-    risk = risk_of(result)
+    risk = result.risk
     if risk is None:
         return None
     p = result.project

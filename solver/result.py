@@ -81,6 +81,17 @@ class SetAside:
     rules: tuple[str, ...] = ()  # the ``Rule`` values that removed its offers (cause ``fit``)
 
 
+@dataclass(frozen=True)
+class PlanRisk:
+    """The recommended plan's range, worked out once by the solve (analysis/plan_risk.py) and only read by the
+    reports: its TCO at the band's P50 and P90 hours, the probability it runs as decided, and how."""
+
+    tco_p50: float
+    tco_p90: float
+    runs_as_decided: float  # probability, 0..1
+    method: str = ""
+
+
 @dataclass
 class Result:
     project: Project
@@ -98,6 +109,9 @@ class Result:
     programme: Project | None = None  # every job as given, when some were set aside
     # why no runner-up was costed at all (e.g. --time-limit); "" when they were, or none was asked for
     runner_ups_skipped: str = ""
+    # the recommended plan's range (analysis/plan_risk.py), computed once by the solve; None: no plan, or not
+    # computed (a result the solve use case did not make)
+    risk: PlanRisk | None = None
 
     @property
     def n_jobs(self) -> int:

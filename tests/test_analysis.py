@@ -93,23 +93,38 @@ def test_no_price_wins_when_even_free_other_costs_keep_it_out():
 # --- sensitivity -------------------------------------------------------------------------------------
 
 
-def test_tornado_ends_are_re_optimized_and_flip_when_buying_wins():
-    # cloud × 0.8: 34,560 on the cloud; cloud × 1.2: 51,840 on the cloud, so buying (50,000) wins: a flip
+def test_tornado_ends_re_cost_the_decided_plan():
+    # the decided plan (cloud c) at each driver's end, re-costed: cloud × 0.8: 34,560; × 1.2: 51,840 (buying
+    # would cost 50,000: where the decision changes is break-even's question, not the tornado's)
     p, offers, hours = case({"sensitivity": {"price_cloud": {"low": 0.8, "high": 1.2}}})
     a = run(p, offers, hours, sensitivity=True)
     bar = next(b for b in a.sensitivity if b.driver == "price_cloud")
     assert bar.tco("low") == pytest.approx(34_560)
-    assert bar.tco("high") == pytest.approx(50_000)
-    assert bar.modes("low") == ("cloud",) and bar.modes("high") == ("buy",) and bar.flips
+    assert bar.tco("high") == pytest.approx(51_840)
+    assert bar.modes("low") == ("cloud",) and bar.modes("high") == ("cloud",) and not bar.flips
+    assert not bar.reoptimized("low") and not bar.reoptimized("high")
     tokens = next(b for b in a.sensitivity if b.driver == "tokens")  # default ±20%: hours × 0.8 / × 1.2
     assert tokens.tco("low") == pytest.approx(0.8 * 43_200)
-    assert tokens.tco("high") == pytest.approx(50_000)  # 1.2 × 43,200 = 51,840 on the cloud > buying
+    assert tokens.tco("high") == pytest.approx(1.2 * 43_200)  # 108 days ≤ 120: it runs as decided
+    assert tokens.tco("high", "buy") == pytest.approx(50_000)  # the buy plan of today, re-costed
     mfu = next(b for b in a.sensitivity if b.driver == "mfu")  # throughput × 1.2: hours ÷ 1.2
     assert mfu.tco("high") == pytest.approx(43_200 / 1.2)
     slip = next(
         b for b in a.sensitivity if b.driver == "deadline_slip_days"
     )  # −30 days: due day 90, 90-day job still fits
     assert slip.tco("low") == pytest.approx(43_200)
+    assert a.solved_by["sensitivity"] == {
+        "recost": sum(len(b.low.strategies) + len(b.high.strategies) for b in a.sensitivity)
+    }
+
+
+def test_a_tornado_end_where_the_plan_breaks_is_re_optimized_and_says_so():
+    # tokens × 1.5: 135 days on one node, past the deadline: nothing runs it (no plan); tokens × 0.5 re-costs
+    p, offers, hours = case({"sensitivity": {"tokens": {"low": 0.5, "high": 1.5}}})
+    a = run(p, offers, hours, sensitivity=True)
+    bar = next(b for b in a.sensitivity if b.driver == "tokens")
+    assert bar.tco("low") == pytest.approx(0.5 * 43_200) and not bar.reoptimized("low")
+    assert bar.reoptimized("high") and bar.tco("high") is None
 
 
 def test_a_higher_cloud_price_never_lowers_the_optimum():
@@ -132,6 +147,8 @@ def test_monte_carlo_is_deterministic_per_seed_and_its_percentiles_are_ordered()
     p, offers, hours = case(UNCERTAIN)
     a1 = run(p, offers, hours, monte_carlo=12)
     a2 = run(p, offers, hours, monte_carlo=12)
+    h1 = run(p, offers, hours, monte_carlo=12, monte_carlo_mode="hindsight").scenarios_frame()
+    assert h1.equals(run(p, offers, hours, monte_carlo=12, monte_carlo_mode="hindsight").scenarios_frame())
     f1, f2 = a1.scenarios_frame(), a2.scenarios_frame()
     assert f1.equals(f2)
     other = run(p, offers, hours, monte_carlo=12, seed=12).scenarios_frame()
@@ -147,7 +164,7 @@ def test_regret_of_the_decided_plan_is_re_costed_not_re_optimized():
     p, offers, hours = case(
         {**UNCERTAIN, "uncertainty": {**UNCERTAIN["uncertainty"], "mfu": None}}
     )  # throughput as sized
-    a = run(p, offers, hours, monte_carlo=30)
+    a = run(p, offers, hours, monte_carlo=30, monte_carlo_mode="hindsight")
     for o in a.monte_carlo:
         free = o.strategies["hybrid"]
         k, t = o.scenario.value("price_cloud"), o.scenario.value("tokens")
@@ -170,7 +187,7 @@ def test_a_plan_that_cannot_run_as_decided_is_counted_not_dropped():
     p, offers, hours = case(
         {"uncertainty": {"tokens": {"dist": "triangular", "low": 1.45, "mode": 1.5, "high": 1.55}, "mfu": None}}
     )
-    a = run(p, offers, hours, monte_carlo=3)
+    a = run(p, offers, hours, monte_carlo=3, monte_carlo_mode="hindsight")
     assert a.summary.failed == 3 and a.summary.decided_infeasible == 3
     df = a.scenarios_frame()
     assert len(df) == 12 and set(df.status) == {"infeasible"}
@@ -183,6 +200,9 @@ def test_workers_give_the_same_answers_as_one_process():
     one = run(p, offers, hours, monte_carlo=6, sensitivity=True).scenarios_frame()
     two = run(p, offers, hours, monte_carlo=6, sensitivity=True, workers=2).scenarios_frame()
     assert one.equals(two)
+    for mode in ("recourse", "hindsight"):
+        one = run(p, offers, hours, monte_carlo=6, monte_carlo_mode=mode).scenarios_frame()
+        assert one.equals(run(p, offers, hours, monte_carlo=6, monte_carlo_mode=mode, workers=2).scenarios_frame())
 
 
 def test_a_dask_cluster_runs_the_same_code_path():

@@ -63,7 +63,12 @@ def test_a_job_whose_median_fits_but_p80_does_not_moves_to_the_faster_shape():
 def test_a_job_that_only_reaches_a_lower_confidence_is_planned_and_says_so():
     # only the slow offer: no shape meets the deadline at P80, so the job is planned at the confidence it
     # reaches from day 0, Φ(ln(21/20) / σ) = 62 %, and the reports say so instead of dropping it
-    res = solve_fixed(project([JOB], period_days=1, deadline_confidence=0.8), OFFERS[:1], {("job", "slow", 1): 480.0})
+    from procure.app import with_risk
+
+    # the solve works the range out once (procure.app.with_risk); the reports only read it
+    res = with_risk(
+        solve_fixed(project([JOB], period_days=1, deadline_confidence=0.8), OFFERS[:1], {("job", "slow", 1): 480.0})
+    )
     (a,) = res.plan.assignments
     assert a.offer_id == "slow" and a.start_day == 0 and a.end_day == pytest.approx(20)
     from procure.reports.headline import plan_range, range_lines

@@ -116,14 +116,15 @@ def _modes(modes, tr: Lang) -> str:
 def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
     cur, m = a.currency, tr(_metric_name(a))
     money = tr.money_fmt(cur)
-    put(ws, 1, 1, tr("Sensitivity — optimal {m} with one driver moved, every end re-optimized", m=m), font=TITLE_FONT)
+    put(ws, 1, 1, tr("Sensitivity — today's plan's {m} with one driver moved", m=m), font=TITLE_FONT)
     put(
         ws,
         2,
         1,
         tr(
-            "Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and the "
-            "whole plan is optimized again; 'flips' says the optimal plan's modes change at an end."
+            "Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and today's "
+            "plan is re-costed there, as decided; where it no longer runs as decided, that end is re-optimized and "
+            "'flips' says whether the modes change. Where the decision changes: the Break-even sheet."
         ),
         font=NOTE_FONT,
     )
@@ -334,27 +335,28 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
     def rng(col: str) -> str:
         return f"{scenarios}!${col}$2:${col}${last}"
 
-    put(
-        ws,
-        1,
-        1,
-        tr(
+    if s.committed:
+        title = tr(
+            "Uncertainty — {n} scenarios drawn from analysis.uncertainty, the committed cost of today's plan of each strategy",
+            n=s.scenarios,
+        )
+        note = tr(
+            "P10/P50/P90: the committed plan's total not exceeded in 10/50/90% of the scenarios: today's plan signed and "
+            "lived through each scenario, re-costed as decided where it runs, with the optimal recourse where it breaks. "
+            "Cheapest in: the share of scenarios in which that strategy's committed plan is the cheapest."
+        )
+    else:
+        title = tr(
             "Uncertainty — {n} scenarios drawn from analysis.uncertainty, every strategy re-optimized in each",
             n=s.scenarios,
-        ),
-        font=TITLE_FONT,
-    )
-    put(
-        ws,
-        2,
-        1,
-        tr(
+        )
+        note = tr(
             "P10/P50/P90: the optimal total not exceeded in 10/50/90% of the scenarios. Cheapest in: the share of scenarios "
             "in which that strategy is the cheapest (a single mode wins a tie with the free plan). Regret: today's plan kept as "
             "decided — re-costed, not re-optimized — minus each scenario's optimum."
-        ),
-        font=NOTE_FONT,
-    )
+        )
+    put(ws, 1, 1, title, font=TITLE_FONT)
+    put(ws, 2, 1, note, font=NOTE_FONT)
     hdr = 4
     header(
         ws,
@@ -385,6 +387,22 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
             value=_blank(v["win_probability"]),
         )
         formula(ws, r, 6, f"=COUNT({rng(col)})", value=v["plans"])
+        if s.committed:
+            put(ws, r, 7, _blank(v.get("runs_as_decided")), PCT_FMT)
+            put(ws, r, 8, _blank(v.get("recourse_mean")), money)
+            w = v.get("value_of_waiting")
+            put(ws, r, 9, _blank(w["low"] if w else None), money)
+            put(ws, r, 10, _blank(w["high"] if w else None), money)
+    if s.committed:
+        header(
+            ws,
+            hdr,
+            tr.each(
+                "runs as decided", "mean cost with recourse", "value of waiting, at least", "value of waiting, at most"
+            ),
+            col=7,
+            height=30,
+        )
     r = hdr + len(STRATEGIES) + 2
     put(ws, r, 1, tr("regret of today's plan, as decided"), font=BOLD)
     put(ws, r + 1, 1, tr("mean"))
