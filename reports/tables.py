@@ -17,6 +17,7 @@ import datetime as dt
 import math
 from typing import Any
 
+from procure.common.text import FORMULA_PREFIXES as _FORMULA_PREFIXES
 from procure.models import units
 from procure.models.units import DAYS_PER_MONTH
 from procure.solver.costs import CATEGORIES
@@ -25,8 +26,8 @@ from procure.solver.options import cheapest_first
 from .headline import STRATEGY_LABEL, comparisons, mode_label, status_label
 from .i18n import EN, Lang
 
-#: Text that a spreadsheet would read as a formula (or that CSV injection abuses).
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: Text that a spreadsheet would read as a formula (or that CSV injection abuses): written once, in common.text.
+FORMULA_PREFIXES = _FORMULA_PREFIXES
 
 
 def month_start(project, m: int) -> dt.date:
