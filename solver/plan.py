@@ -274,6 +274,8 @@ def build_plan(
     order = {w.name: i for i, w in enumerate(project.workloads)}
     assignments.sort(key=lambda a: order[a.workload])
     idle = sum(capacity_cost.get(oid, 0.0) for oid in capacity_cost if not node_hours.get(oid))
+    if staff and not staffed:  # the staff runs held capacity no job uses (a signed rental): committed, unused
+        idle += staff
     return Plan(
         assignments=assignments,
         purchases=purchase_rows,

@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 from procure.common.errors import InputError
+from procure.models.project import Staff
 from procure.solver import holdings
 from procure.solver.plan import Decision, build_plan
 from procure.solver.verify import VerificationError, verify_plan
@@ -606,3 +607,21 @@ def test_a_signed_36_month_reservation_is_usable_in_a_12_month_horizon():
     (r,) = res.plan.rentals
     assert (r.months, r.term_months, r.committed) == (12, 36, True)
     assert res.plan.total_cost == pytest.approx(2 * 12 * 20.0 * 730)
+
+
+def test_staff_of_a_signed_rental_no_job_uses_is_committed_idle_not_lost():
+    # staff covers rent; the signed rental (months 8..11, 4 × 14,000) is held whatever the plan does, and the
+    # job (due day 60) runs on cloud at 10 per node-hour (480 h = 4,800). One FTE runs the one rented node for
+    # the 4 months it is held: 4 × 120,000 / 12 = 40,000. No job is on a staffed mode, so that staff is part of
+    # what is committed and unused, not a cost left out of the per-workload costs.
+    p, offers, hours = _rent_commitment(start="2027-09-11", months=12)
+    offers = [o if o.id != "cloud" else o.model_copy(update={"price_per_node_hour": 10.0}) for o in offers]
+    p = p.model_copy(
+        update={"staff": Staff.model_validate({"nodes_per_fte": 16, "cost_per_fte_year": 120_000, "modes": ["rent"]})}
+    )
+    res = solve_fixed(p, offers, hours)
+    assert res.status == "optimal" and res.plan is not None
+    (a,) = res.plan.assignments
+    assert a.offer_id == "cloud" and a.cost == pytest.approx(480 * 10.0)
+    assert res.plan.total_cost == pytest.approx(4 * 14_000 + 4_800 + 40_000)
+    assert res.plan.committed_idle == pytest.approx(4 * 14_000 + 40_000)
