@@ -298,7 +298,7 @@ class Project(InputModel):
         description="schedule buffer: every job must finish at least this many days before its deadline_days "
         "(a workload's own min_slack_days wins); default 0",
     )
-    deadline_confidence: float = Field(
+    deadline_confidence: Pct = Field(
         default=0.8,
         ge=0.5,
         lt=1.0,

@@ -68,6 +68,7 @@ def _inputs(source: Any, offers: PathLike | Sequence[PathLike] | None, objective
     catalog = use.load_offers(offer_paths, source, Path("."))
     check_currencies(catalog, source, "<project>")
     warnings = [*catalog.warnings, *horizon_warnings(catalog, source.horizon_months)]
+    warnings += use.holding_warnings(source, catalog.offers, "<project>")
     return use.Inputs(source, catalog, Path("<project>"), warnings)
 
 

@@ -625,3 +625,51 @@ def test_staff_of_a_signed_rental_no_job_uses_is_committed_idle_not_lost():
     assert a.offer_id == "cloud" and a.cost == pytest.approx(480 * 10.0)
     assert res.plan.total_cost == pytest.approx(4 * 14_000 + 4_800 + 40_000)
     assert res.plan.committed_idle == pytest.approx(4 * 14_000 + 40_000)
+
+
+# --- messages a new user meets --------------------------------------------------------------------------
+
+
+def _warnings(p, offers):
+    return " ".join(m for _f, m in holdings.holding_warnings(p, {o.id: o for o in offers}))
+
+
+def test_a_quota_that_matches_no_offer_is_warned_with_a_did_you_mean():
+    offers = [offer(id="aws-p5", vendor="AWS"), offer(id="gcp-a3", vendor="Google Cloud", region="us-central")]
+    p = project([workload()], quotas=[{"vendor": "AWZ", "max_gpus": 32}])
+    text = _warnings(p, offers)
+    assert "quotas[0]" in " ".join(f for f, _m in holdings.holding_warnings(p, {o.id: o for o in offers}))
+    assert "AWZ" in text and "matches no offer" in text and "did you mean 'AWS'" in text
+    p = project([workload()], quotas=[{"region": "us-centrl", "max_gpus": 32}])
+    assert "did you mean 'us-central'" in _warnings(p, offers)
+    p = project([workload()], quotas=[{"vendor": "AWS", "max_gpus": 32}])
+    assert _warnings(p, offers) == ""
+
+
+def test_an_unknown_offer_id_in_holdings_gets_a_did_you_mean():
+    offers = [offer(id="dgx-h100", mode="buy"), offer(id="rent-h100", mode="rent")]
+    p = project([workload()], owned=[{"offer": "dgx-h10", "nodes": 1}])
+    (msg,) = [m for _f, m in holdings.holding_problems(p, {o.id: o for o in offers})]
+    assert "dgx-h10" in msg and "did you mean 'dgx-h100'" in msg
+
+
+def test_a_residual_value_above_the_servers_price_is_warned():
+    own = offer(id="dgx", mode="buy")  # 250,000 per node
+    p = project([workload()], owned=[{"offer": "dgx", "nodes": 2, "residual_value": 9_250_000}])
+    text = _warnings(p, [own])
+    assert "9,250,000" in text and "37" in text and "250,000" in text
+    p = project([workload()], owned=[{"offer": "dgx", "nodes": 2, "residual_value": 60_000}])
+    assert _warnings(p, [own]) == ""
+
+
+def test_deadline_confidence_takes_a_percentage_like_the_other_percent_fields():
+    assert project([workload()], deadline_confidence="90%").deadline_confidence == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="deadline_confidence"):
+        project([workload()], deadline_confidence="100%")
+
+
+def test_a_difference_under_one_percent_is_not_printed_as_zero():
+    from procure.reports.headline import share_text
+
+    assert share_text(0.004) == "0.4%" and share_text(0.21) == "21%" and share_text(0.0001) == "< 0.1%"
+    assert share_text(0.0096) == "1%"
