@@ -31,9 +31,10 @@ import datetime as dt
 import difflib
 from collections.abc import Iterable, Mapping
 
-from procure.models.holdings import Owned, Quota
+from procure.models.holdings import Owned, Quota, months_before_start
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH
 
 from .costs import RentalContract, contract_at
 
@@ -58,11 +59,16 @@ def commitments_of(project: Project, offer_id: str) -> list[RentalContract]:
 
 
 def committed_contracts(project: Project) -> list[RentalContract]:
-    """Every commitment as a contract: it begins on its start_date and runs its months, cut at the horizon end."""
+    """Every commitment as a contract: it begins on its start_date (or, signed before the project start, on its
+    first payment day after it, with the months left) and runs its months, cut at the horizon end."""
     out = []
     for c in project.commitments:
-        contract = contract_at(c.offer, c.nodes, day_of(project, c.start_date), c.months)
-        months = min(c.months, project.horizon_months - contract.start_month)
+        # one signed before the start: the months paid before it are behind it, the first one left begins on
+        # its own payment day (models.holdings.months_before_start)
+        signed_day = day_of(project, c.start_date)
+        behind = months_before_start(signed_day)
+        contract = contract_at(c.offer, c.nodes, signed_day + behind * DAYS_PER_MONTH, c.months - behind)
+        months = min(c.months - behind, project.horizon_months - contract.start_month)
         out.append(
             RentalContract(
                 c.offer,

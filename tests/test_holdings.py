@@ -420,9 +420,14 @@ def test_owned_servers_naming_a_missing_or_cloud_offer_are_an_input_error(tmp_pa
     assert not (tmp_path / "x.xlsx").exists()
 
 
-def test_a_commitment_before_the_project_start_is_refused_with_the_fix():
-    with pytest.raises(ValueError, match="give the project start and the months left"):
-        project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3}])
+def test_a_commitment_before_the_project_start_is_accepted_and_one_that_ended_is_refused():
+    # was refused ("give the project start and the months left"); the issue asks to accept it: 3 months from
+    # day −31 pay on days −31, −0.58 and 29.83, so one month is left
+    p = project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3}])
+    (c,) = holdings.committed_contracts(p)
+    assert (c.start_month, c.months) == (0, 1) and c.phase_days == pytest.approx(-31 + 2 * 365 / 12)
+    with pytest.raises(ValueError, match="ended before the project start_date"):
+        project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-09-01", "months": 3}])
 
 
 def test_compare_names_the_holdings_and_windows_that_changed():
@@ -673,3 +678,18 @@ def test_a_difference_under_one_percent_is_not_printed_as_zero():
 
     assert share_text(0.004) == "0.4%" and share_text(0.21) == "21%" and share_text(0.0001) == "< 0.1%"
     assert share_text(0.0096) == "1%"
+
+
+def test_a_commitment_signed_before_the_project_start_runs_its_months_left_on_its_own_day():
+    # signed 2026-11-16 for 6 months, project from 2027-01-01 (day −46): its payments fall every 365/12 days
+    # from day −46: −46, −15.58, 14.83, 45.25, … so 2 months were paid before the start; 4 are left, the
+    # first on day 14.83 (month 0, phase 14.83 days)
+    p, offers, hours = _rent_commitment(start="2026-11-16", months=6)
+    (c,) = holdings.committed_contracts(p)
+    assert (c.start_month, c.months, c.term_months) == (0, 4, 6)
+    assert c.phase_days == pytest.approx(-46 + 2 * 365 / 12)
+    res = solve_fixed(p, offers, hours)
+    assert res.status == "optimal"
+    assert [(r.months, r.committed) for r in res.plan.rentals if r.committed] == [(4, True)]
+    with pytest.raises(ValueError, match="ended"):
+        _rent_commitment(start="2026-01-01", months=6)
