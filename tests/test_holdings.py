@@ -693,3 +693,18 @@ def test_a_commitment_signed_before_the_project_start_runs_its_months_left_on_it
     assert [(r.months, r.committed) for r in res.plan.rentals if r.committed] == [(4, True)]
     with pytest.raises(ValueError, match="ended"):
         _rent_commitment(start="2026-01-01", months=6)
+
+
+def test_the_summary_says_how_a_financed_purchase_is_paid():
+    from procure.reports.xlsx.summary import capex_payment_text
+
+    fin = offer(
+        id="fin", mode="buy", financing={"down_payment_pct": 0.2, "months": 36, "annual_rate": 0.06}, max_nodes=2
+    )
+    p = project([workload(name="j", deadline_days=200)])
+    res = solve_fixed(p, [fin], {("j", "fin", 1): 3000.0})
+    text = capex_payment_text(res)
+    assert "paid on delivery" not in text and "20% down" in text and "36 monthly instalments" in text
+    cash = offer(id="cash", mode="buy")
+    res = solve_fixed(p, [cash], {("j", "cash", 1): 3000.0})
+    assert capex_payment_text(res) == "server purchases and their network fabric, paid on delivery"
