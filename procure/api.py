@@ -94,10 +94,9 @@ class Result:
 
     @property
     def committed_cost(self) -> float | None:
-        """What the plan owes whatever it does and no job uses: owned servers' running costs, signed rentals
-        and reserved terms left idle (and the staff they need); None without a plan."""
-        plan = self.result.plan
-        return None if plan is None else plan.committed_idle
+        """What the plan owes whatever it does, as ``--json`` writes it: owned servers' running costs and signed
+        commitments; None without a plan."""
+        return self._json().get("committed_cost")
 
     def __repr__(self) -> str:
         p = self.result.project

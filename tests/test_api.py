@@ -95,7 +95,10 @@ def test_result_repr_is_a_short_summary():
 
 def test_committed_cost_is_the_plans_committed_and_unused_money():
     r = procure.solve(QLORA, compare=False, runner_ups=0)
-    assert r.committed_cost == r.result.plan.committed_idle == 0.0
+    assert r.committed_cost == r.to_dict()["committed_cost"] == 0.0
+    # a plan with owned servers: their running costs are committed, by hand in test_holdings
+    owned = procure.solve(ROOT / "examples" / "existing-capacity.yaml", compare=False, runner_ups=0)
+    assert owned.committed_cost is not None and owned.committed_cost >= 192_000  # the signed 2 × 6 × 16,000
 
 
 def test_solve_options_are_typed_keyword_parameters():

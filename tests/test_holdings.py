@@ -282,7 +282,9 @@ def test_the_existing_capacity_example_uses_what_is_already_paid_for(tmp_path):
     assert on["pretrain-7b"] == on["sprint-a"] == "lab-hgx-h100.owned"
     assert on["sprint-b"] == "metal-h100-monthly" and on["pretrain-q2"] == "block-h200-q2"
     # nothing new is bought or rented: every purchase and rental is the owned servers or the signed rental
-    assert [(x["offer"], x["nodes"], x["committed"]) for x in j["purchases"]] == [("lab-hgx-h100.owned", 4, True)]
+    # the owned servers are listed as owned, not as purchases at their original price (was in "purchases")
+    assert j["purchases"] == []
+    assert [(x["offer"], x["nodes"], x["committed"]) for x in j["owned"]] == [("lab-hgx-h100.owned", 4, True)]
     assert [(x["offer"], x["nodes"], x["months"], x["committed"]) for x in j["rentals"]] == [
         ("metal-h100-monthly", 2, 6, True)
     ]
@@ -708,3 +710,28 @@ def test_the_summary_says_how_a_financed_purchase_is_paid():
     cash = offer(id="cash", mode="buy")
     res = solve_fixed(p, [cash], {("j", "cash", 1): 3000.0})
     assert capex_payment_text(res) == "server purchases and their network fabric, paid on delivery"
+
+
+def test_owned_servers_show_their_own_window_and_are_not_listed_as_purchases():
+    import io
+
+    from rich.console import Console
+
+    from procure.reports.console import print_result
+    from procure.reports.json_report import result_to_json
+    from procure.reports.tables import capacity_rows
+
+    # owned until 2027-06-30: days 0 to 180 of a plan from 2027-01-01, 180 / (365/12) = 5.92 months
+    p, offers, hours = _owned_case(until="2027-06-30", deadline=60)
+    res = solve_fixed(p, offers, hours)
+    (cap,) = capacity_rows(res)
+    assert (cap["from_day"], cap["to_day"], cap["owned"]) == (0.0, 180.0, True)
+    out = io.StringIO()
+    print_result(Console(file=out, width=200), res)
+    (line,) = [ln for ln in out.getvalue().splitlines() if "dgx.owned" in ln and "owned (committed)" in ln]
+    assert "5.92 (owned)" in line and "12 (owned)" not in line
+    j = result_to_json(res, [])
+    assert j["purchases"] == []
+    (own,) = j["owned"]
+    assert (own["offer"], own["nodes"], own["from_day"], own["until_day"]) == ("dgx.owned", 2, 0.0, 180.0)
+    assert "price_per_node" not in own
