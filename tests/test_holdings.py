@@ -735,3 +735,17 @@ def test_owned_servers_show_their_own_window_and_are_not_listed_as_purchases():
     (own,) = j["owned"]
     assert (own["offer"], own["nodes"], own["from_day"], own["until_day"]) == ("dgx.owned", 2, 0.0, 180.0)
     assert "price_per_node" not in own
+
+
+def test_an_infeasible_plan_under_a_quota_names_the_quota_first_with_the_shape_it_allows():
+    # two jobs at once, each on 2 nodes × 8 GPUs of the cloud offer (16 per offer, not binding): the quota of
+    # 16 GPUs on that vendor lets only 2 nodes run at once, so one job misses its deadline
+    c = offer(id="cloud", mode="cloud", vendor="AWS", price_per_node_hour=30.0, max_nodes=16)
+    jobs = [workload(name="a", deadline_days=10), workload(name="b", deadline_days=10)]
+    p = project(jobs, quotas=[{"vendor": "AWS", "max_gpus": 16}], period_days=1)
+    hours = {("a", "cloud", 2): 200.0, ("b", "cloud", 2): 200.0}
+    res = solve_fixed(p, [c], hours, all_or_nothing=True)
+    assert res.plan is None
+    (head, *_rest) = [str(x) for x in res.hybrid.reasons["(capacity)"]]
+    assert head.index("quota") < head.index("max_nodes") if "max_nodes" in head else "quota" in head
+    assert "vendor=aws" in head.lower() and "2 nodes of cloud" in head
