@@ -1,12 +1,5 @@
 """procure: plan how to get the compute for LLM training — buy, rent or cloud — at the lowest TCO."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("procure")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0+source"
-
 
 def _source_tree_packages() -> None:
     """In a clone's root, ``import procure`` finds this folder before any installed copy, but the subpackages
@@ -26,6 +19,14 @@ _source_tree_packages()
 def __getattr__(name: str):
     """``procure.solve`` and ``procure.size`` are ``procure.api``'s, with their typed keyword parameters and
     docs; imported when first used, so ``import procure`` stays light."""
+    if name == "__version__":  # read when asked: importlib.metadata is slow to import, and the command's
+        # signal handler (procure.entry) must be in place as early as possible
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("procure")
+        except PackageNotFoundError:  # running from a source tree without installing
+            return "0.0.0+source"
     if name in ("solve", "size", "Result"):
         from procure import api
 
