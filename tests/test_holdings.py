@@ -561,7 +561,10 @@ def test_a_quota_no_plan_can_keep_is_named_in_the_reasons():
     res = solve_fixed(p, offers[:2], hours)
     assert res.plan is None
     (lines,) = res.hybrid.reasons.values()
-    assert "the quotas (vendor=aws: 32 GPUs)" in " ".join(str(x) for x in lines)
+    # the quota binds (without it the jobs fit the offers' max_nodes), so it is named first, with the nodes it
+    # allows on each offer (was "… within the offers' max_nodes and the quotas (vendor=aws: 32 GPUs) …")
+    text = " ".join(str(x) for x in lines)
+    assert text.startswith("the quotas leave too few GPUs at once: vendor=aws: 32 GPUs (4 nodes of aws-east")
 
 
 def test_offer_windows_read_from_an_xlsx_catalog_as_date_cells(tmp_path):
