@@ -20,7 +20,9 @@ nothing, so the outermost one decides. A library caller outside any guarded run 
 the signal's default action, as it would have without procure.
 
 Temporary folders. ``guarded_run()`` gives the run its own temp directory (``tempfile.tempdir``);
-``scratch_dir()`` gives a library call a private folder for files a library writes (``$TMPDIR``).
+``scratch_dir()`` gives a library call a private folder for files a library writes (``$TMPDIR``). Both are
+named ``procure-<pid>-…``; a run first sweeps the folders of runs whose process is gone (killed by SIGKILL,
+which no handler sees), as ``fileio.outputs`` sweeps its temporaries.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -255,13 +258,43 @@ def _restore(saved: dict) -> None:
         signal.signal(sig, old)
 
 
+_RUN_FOLDER = re.compile(r"^procure-(\d+)-[A-Za-z0-9_]+$")
+
+
+def sweep_stale_folders(parent: str | None = None) -> None:
+    """Remove the temp folders of earlier runs killed outright (SIGKILL leaves no time to clean up): a run
+    names its folder ``procure-<pid>-…``, and a folder whose process is gone is swept, as the output
+    temporaries are (``fileio.outputs``). A folder of a live process, or not named so, is left alone."""
+    where = parent or tempfile.gettempdir()
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return
+    for name in names:
+        m = _RUN_FOLDER.match(name)
+        if not m or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue  # still running
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        folder = os.path.join(where, name)
+        with contextlib.suppress(OSError):
+            if os.path.isdir(folder) and not os.path.islink(folder):
+                shutil.rmtree(folder, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def guarded_run(handle_signals: bool = True) -> Iterator[str]:
     """A run with its own temp directory (yielded), removed at the end however the run ends; with
     ``handle_signals`` SIGINT/SIGTERM/SIGHUP stop it cleanly (see the module doc)."""
     global _temp_dir
     previous_dir, previous_tempdir = _temp_dir, tempfile.tempdir
-    path = tempfile.mkdtemp(prefix="procure-")
+    sweep_stale_folders()
+    path = tempfile.mkdtemp(prefix=f"procure-{os.getpid()}-")
     _temp_dir = path
     tempfile.tempdir = path  # mkstemp/mkdtemp of this process (solver logs) land here too
     with signals_guarded() if handle_signals else contextlib.nullcontext(False) as own:
@@ -290,7 +323,7 @@ def scratch_dir() -> Iterator[Path]:
     try:
         with (
             signals_guarded(on_interrupt="no output was written"),
-            tempfile.TemporaryDirectory(prefix="procure-") as folder,
+            tempfile.TemporaryDirectory(prefix=f"procure-{os.getpid()}-") as folder,
         ):
             os.environ["TMPDIR"] = os.environ["TMP"] = folder
             try:

@@ -28,6 +28,10 @@ _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f" + _BIDI + "]")
 _CONTROL_NO_NL_TAB = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI + "]")
 _SPACES = re.compile(r"\s+")
+#: Text that a spreadsheet would read as a formula (or that CSV injection abuses, OWASP).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: what a spreadsheet skips before it looks for a formula's "=": blanks and control characters
+_LEADING_BLANK = re.compile(r"^[\s\x00-\x1f\x7f-\x9f]+")
 
 
 def _escape_char(m: re.Match) -> str:
@@ -40,6 +44,14 @@ def printable(text: str, keep_newlines: bool = False) -> str:
     ``keep_newlines`` keeps LF and TAB, for multi-line messages the program itself composed."""
     pattern = _CONTROL_NO_NL_TAB if keep_newlines else _CONTROL
     return pattern.sub(_escape_char, text)
+
+
+def formula_safe(raw: str) -> str:
+    """``raw`` as a CSV cell a spreadsheet shows as text: an apostrophe before text that it would run as a
+    formula (it begins with =, +, -, @, also after leading blanks or control characters)."""
+    if raw.startswith(FORMULA_PREFIXES) or _LEADING_BLANK.sub("", raw).startswith(FORMULA_PREFIXES):
+        return "'" + raw
+    return raw
 
 
 def shorten(text: str, limit: int = ECHO_CHARS) -> str:

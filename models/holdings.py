@@ -10,14 +10,17 @@ Field names are the user-facing contract (README, docs/quotes.md "What you alrea
 - ``commitments: [{offer, nodes, start_date, months}]``: rentals and reserved cloud terms already signed, on a
   rent or reserved cloud offer. Their payments are owed whatever the plan does; jobs use the capacity inside
   its window at no extra price. ``price_per_node_month`` is the rate signed (default: the offer's rate for the
-  signed length); an analysis that moves prices leaves it as signed. A commitment that began before the project start is given from the project
-  start with the months left.
+  signed length); an analysis that moves prices leaves it as signed. A commitment that began before the
+  project start keeps its own payment day: the months paid before the start are behind it, the months left
+  are in the plan (``months_before_start``).
 - ``quotas: [{vendor?, region?, gpu?, mode?, max_gpus}]``: at most ``max_gpus`` GPUs in use at once across the
   offers that match every field given (solver.holdings says what "in use" is per mode).
 How the solver uses them: solver/holdings.py.
 """
 
 from __future__ import annotations
+
+import math
 
 from pydantic import Field, field_validator
 
@@ -87,3 +90,11 @@ class Quota(InputModel):
             if v
         ]
         return f"{', '.join(parts) or 'every offer'}: {self.max_gpus} GPUs"
+
+
+def months_before_start(start_day: float) -> int:
+    """The months of a contract beginning on project day ``start_day`` that were paid before day 0: its
+    payments fall every 365/12 days from its own start, so those on days < 0 are behind it."""
+    from .units import DAYS_PER_MONTH
+
+    return math.ceil(-start_day / DAYS_PER_MONTH - 1e-9) if start_day < 0 else 0

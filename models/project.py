@@ -29,7 +29,7 @@ from procure.fileio.yamlio import line_of, load_yaml
 
 from .analysis import AnalysisSettings
 from .gpu import gpu_table
-from .holdings import Commitment, Owned, Quota
+from .holdings import Commitment, Owned, Quota, months_before_start
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
@@ -298,7 +298,7 @@ class Project(InputModel):
         description="schedule buffer: every job must finish at least this many days before its deadline_days "
         "(a workload's own min_slack_days wins); default 0",
     )
-    deadline_confidence: float = Field(
+    deadline_confidence: Pct = Field(
         default=0.8,
         ge=0.5,
         lt=1.0,
@@ -434,10 +434,10 @@ class Project(InputModel):
         bad = []
         for i, c in enumerate(self.commitments):
             day = (c.start_date - self.start_date).days
-            if day < 0:
+            if day < 0 and months_before_start(day) >= c.months:
                 bad.append(
-                    f"commitments[{i}].start_date {c.start_date} is before the project start_date {self.start_date}: "
-                    "give the project start and the months left"
+                    f"commitments[{i}]: signed on {c.start_date} for {c.months} month(s), it ended before the "
+                    f"project start_date {self.start_date}: leave it out"
                 )
             elif day >= horizon_days:
                 bad.append(f"commitments[{i}].start_date {c.start_date} lies beyond the horizon")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import csv
 import datetime as dt
+import functools
 import io
 import json
 import math
@@ -41,14 +42,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from procure.common.errors import InputError, Problem, ProblemLog
-from procure.common.text import echo
+from procure.common.text import echo, formula_safe
 from procure.fileio.limits import IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, MAX_DATE, MAX_TEXT_CHARS, MIN_DATE
 from procure.fileio.yamlio import read_text
 from procure.models.gpu import gpu_table
 from procure.models.offer import COLUMNS, Offer
 
 from .cloud_regions import procure_region
-from .instance_types import known_instance
+from .instance_types import PROVIDER_EGRESS_PER_TB, known_instance
 
 FORMATS = ("gpuhunt", "skypilot")
 #: characters of one SkyPilot GpuInfo literal (a real one is about 150)
@@ -163,6 +164,21 @@ def _table(
     header = [h.strip() for h in header]
     if len(header) > 64:
         raise InputError([Problem(str(path), "", f"the header has {len(header):,} columns; at most 64", row=1)])
+    twice = [c for c in dict.fromkeys(header) if c in used and header.count(c) > 1]
+    if twice:
+        raise InputError(
+            [
+                Problem(
+                    str(path),
+                    c,
+                    f"the header names {c!r} twice (columns "
+                    + ", ".join(str(i + 1) for i, h in enumerate(header) if h == c)
+                    + "); which one holds the value is not clear: keep one",
+                    row=1,
+                )
+                for c in twice
+            ]
+        )
     missing = [c for c in required if c not in header]
     if missing:
         raise InputError(
@@ -243,7 +259,7 @@ class _Cells:
 
 
 def _gpuhunt_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
-    _, rows = _table(path, GPUHUNT_REQUIRED, "gpuhunt", ("disk_size",))
+    _, rows = _table(path, GPUHUNT_REQUIRED, "gpuhunt", ("gpu_memory", "disk_size"))
     result.rows = len(rows)
     items = []
     for n, cells in rows:
@@ -451,32 +467,63 @@ def _norm(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
-def resolve_gpu(name: str, memory_gb: float | None, instance: str = "") -> tuple[str | None, str | None]:
-    """(canonical GPU id or None, a note when the name left the model open). The family is every table
-    model whose id starts with the name (``H100`` → H100-PCIE-80GB, H100-SXM-80GB); the memory, when
-    given, keeps the sizes within 10 %; among several the table's alias wins, else an SXM model."""
-    table = gpu_table()
+_FORM_OR_SIZE = re.compile(r"\d+GB|SXM\d*|PCIE|OAM", re.IGNORECASE)
+
+
+def _model_name(gpu_id: str) -> str:
+    """A table id without its form factor and memory: A100-SXM-80GB → a100, RTX-6000-ADA-48GB → rtx6000ada."""
+    return _norm("".join(p for p in gpu_id.split("-") if not _FORM_OR_SIZE.fullmatch(p)))
+
+
+def gpu_family(name: str) -> list[Any]:
+    """The GPU table's models a catalog's GPU name stands for, matched as a WHOLE name: the model name
+    (``A100``: the 40 and 80 GB, SXM and PCIe models), the id or an alias. ``L40`` is not ``L40S`` and the
+    Turing ``RTX 6000`` is not the ``RTX 6000 Ada``: a name that is only a prefix matches nothing."""
     key = _norm(name)
-    family = [
-        g
-        for g in table
-        if _norm(g.id).startswith(key) and (len(_norm(g.id)) == len(key) or not _norm(g.id)[len(key)].isdigit())
-    ]
+    if not key:
+        return []
+    return [g for g in gpu_table() if key in {_model_name(g.id), _norm(g.id), *(_norm(a) for a in g.aliases)}]
+
+
+def resolve_gpu(name: str, memory_gb: float | None, instance: str = "") -> tuple[str | None, str | None]:
+    """(canonical GPU id or None, a note). The family is every table model the whole name stands for
+    (``gpu_family``); the memory, when given, keeps the sizes within 10 % — a memory that fits none of them is
+    no model (None, with a note naming the sizes the table has); the instance name's form factor (``pcie``,
+    ``sxm``) narrows further when the table has it; among several the table's alias wins, else an SXM model."""
+    table = gpu_table()
+    family = gpu_family(name)
+    if not family:
+        return None, None
     if memory_gb:
-        family = [g for g in family if abs(g.memory_gb - memory_gb) <= 0.1 * g.memory_gb]
-    hinted = [g for g in family if g.form_factor in _form_factors(instance)]
+        fits = [g for g in family if abs(g.memory_gb - memory_gb) <= 0.1 * g.memory_gb]
+        if not fits:
+            sizes = ", ".join(f"{g.id}" for g in family)
+            return (
+                None,
+                f"GPU {name!r} with {memory_gb:g} GB per GPU fits no model of that name in the GPU table ({sizes})",
+            )
+        family = fits
+    notes = []
+    wanted = _form_factors(instance)
+    hinted = [g for g in family if g.form_factor in wanted]
     if hinted:  # the instance name says it: gpu_1x_h100_pcie, gpu_8x_h100_sxm5
         family = hinted
+    elif wanted:
+        notes.append(
+            f"the instance {instance!r} says {'/'.join(sorted(wanted)).upper()}, a model the GPU table does not have for "
+            f"{name!r}{f' at {memory_gb:g} GB' if memory_gb else ''}"
+        )
     direct = table.resolve(name)
-    if direct is not None and (not family or direct in {g.id for g in family}):
-        chosen = direct
-    elif family:
-        chosen = next((g.id for g in family if g.form_factor == "sxm"), family[0].id)
-    else:
-        return None, None
+    chosen = (
+        direct
+        if direct in {g.id for g in family}
+        else next((g.id for g in family if g.form_factor == "sxm"), family[0].id)
+    )
     if len(family) > 1:
         others = ", ".join(g.id for g in family if g.id != chosen)
         return chosen, f"GPU {name!r} was taken as {chosen} (the table also has {others})"
+    if notes:
+        return chosen, f"GPU {name!r} was taken as {chosen}: {notes[0]}"
     return chosen, None
 
 
@@ -490,35 +537,63 @@ def _form_factors(instance: str) -> set[str]:
 _ID_BAD = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 
-def _offer_id(provider: str, item: Item) -> str:
-    raw = f"{provider}-{item.instance}-{item.location}{'-spot' if item.spot else ''}"
+def _offer_id(provider: str, item: Item, with_count: bool = False) -> str:
+    count = f"-{item.gpu_count}gpu" if with_count else ""
+    raw = f"{provider}-{item.instance}{count}-{item.location}{'-spot' if item.spot else ''}"
     oid = _ID_BAD.sub("-", raw).strip("-.")
     return oid if len(oid) <= 80 else f"{oid[:70]}-r{item.row}"
 
 
-def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int):
-    """The offer row of an item, or (None, why) for an item left out; the warnings go to the caller."""
-    known = known_instance(item.instance.split("+")[0])
-    note = None
+@dataclass
+class _Made:
+    """What building one offer noticed: the GPU note, an unreviewed type, assumed storage, a contradiction."""
+
+    note: str | None = None
+    unknown_type: bool = False
+    no_nvme: bool = False
+    contradiction: str | None = None
+
+
+def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int, with_count: bool = False):
+    """The offer row of an item and what was noticed (``_Made``), or (None, why) for an item left out."""
+    base = item.instance.split("+")[0]
+    known = known_instance(base)
+    made = _Made()
     gpu: str | None
     if known is not None:
         gpu, intra, inter, rails, link_source = known.gpu, known.intra_node, known.inter_node, known.rails, known.source
+        mem = item.gpu_memory_gb
+        named = {g.id for g in gpu_family(item.gpu_name) if not mem or abs(g.memory_gb - mem) <= 0.1 * g.memory_gb}
+        if (named and known.gpu not in named) or known.gpus != item.gpu_count:
+            made.contradiction = (
+                f"{base} is {known.gpus} × {known.gpu} in procure's table, but row {item.row} says "
+                f"{item.gpu_count} × {item.gpu_name}{f' {item.gpu_memory_gb:g} GB' if item.gpu_memory_gb else ''}; "
+                f"imported as {known.gpu} with the row's count, review it"
+            )
     else:
-        gpu, note = resolve_gpu(item.gpu_name, item.gpu_memory_gb, item.instance)
+        gpu, made.note = resolve_gpu(item.gpu_name, item.gpu_memory_gb, item.instance)
         intra, inter, rails = "pcie", "none", 1
         link_source = "instance type not in procure's table: interconnect assumed pcie/none, review it"
+        made.unknown_type = True
     if gpu is None:
-        return None, "gpu"
+        return None, ("gpu", made.note)
     region = procure_region(item.region or item.location)
     if region is None:
-        return None, "region"
+        return None, ("region", None)
+    if known is not None and known.nvme_tb is not None:
+        nvme, storage = known.nvme_tb, f"local NVMe {known.nvme_tb:g} TB as the instance type comes"
+    elif item.disk_gb:
+        nvme, storage = round(item.disk_gb / 1000, 3), f"disk {item.disk_gb:g} GB from the row"
+    else:
+        nvme, storage, made.no_nvme = 0.0, "no local NVMe (none known for this type; the row gives no disk)", True
     host = f"; host row {item.host_row} added" if item.host_row else ""
     source = (
         f"{item.origin}{host}: {item.instance} in {item.location}, "
-        f"{'spot' if item.spot else 'on-demand'} ${item.price:g}/h per instance; interconnect: {link_source}"
+        f"{'spot' if item.spot else 'on-demand'} ${item.price:g}/h per instance; interconnect: {link_source}; "
+        f"storage: {storage}"
     )
     row: dict[str, Any] = {
-        "id": _offer_id(provider, item),
+        "id": _offer_id(provider, item, with_count),
         "vendor": PROVIDERS.get(provider, provider),
         "mode": "cloud",
         "region": region,
@@ -528,7 +603,7 @@ def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int):
         "inter_node": inter,
         "inter_node_rails": rails,
         "ram_gb": round(item.memory_gb, 3) or 1,
-        "nvme_tb": round((item.disk_gb or 0) / 1000, 3),
+        "nvme_tb": nvme,
         "cpu_cores": max(1, int(item.vcpus // 2)),
         "max_nodes": max_nodes,
         "price_per_node_hour": round(item.price, 6),
@@ -538,7 +613,24 @@ def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int):
         "source": source,
         "quoted_on": quoted_on.isoformat(),
     }
-    return row, (note, known is None)
+    egress = PROVIDER_EGRESS_PER_TB.get(provider)
+    if egress is not None:
+        row["egress_per_tb"] = egress
+    return row, made
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_gpu_hour_floor() -> dict[str, float]:
+    """GPU id → half the lowest price per GPU-hour of its cloud offers in the bundled catalog (spot included):
+    an imported node cheaper than that per GPU is most likely a per-GPU price in the per-node column."""
+    from .catalog import load_catalog
+
+    floor: dict[str, float] = {}
+    for o in load_catalog().offers:
+        if o.mode == "cloud" and o.price_per_node_hour:
+            per_gpu = o.price_per_node_hour / o.gpus_per_node
+            floor[o.gpu] = min(floor.get(o.gpu, math.inf), per_gpu / 2)
+    return floor
 
 
 def shown_name(path: Path) -> str:
@@ -595,6 +687,12 @@ def import_file(
         raise InputError([Problem("command line", "--from", f"unknown format {echo(fmt)}; allowed: gpuhunt, skypilot")])
     if as_of is not None and not MIN_DATE <= as_of <= MAX_DATE:
         raise InputError([Problem("command line", "--as-of", f"{as_of} lies outside {MIN_DATE}..{MAX_DATE}")])
+    if not path.exists():
+        raise InputError([Problem(str(path), "", "not found; give the path of a gpuhunt or SkyPilot CSV file")])
+    if path.is_dir():
+        raise InputError(
+            [Problem(str(path), "", "is a folder; give one CSV file in it (gpuhunt: aws.csv, SkyPilot: aws/vms.csv)")]
+        )
     prov = provider_of(path, fmt, provider)
     log = ProblemLog()
     result = Imported(
@@ -622,22 +720,42 @@ def import_file(
 
 
 def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imported, log: ProblemLog) -> None:
-    """The offers of ``items`` into ``result``; an offer the model refuses is a Problem at its row."""
+    """The offers of ``items`` into ``result``; an offer the model refuses is a Problem at its row.
+
+    An offer is one (instance, GPUs, location, spot): gpuhunt's marketplaces (RunPod, Vast.ai) name the GPU
+    type, not the instance, so one name stands for 1, 2, 4 and 8 GPUs, and the count joins the id. The same
+    offer twice at two prices keeps the first row and names the other."""
     notes: Counter[str] = Counter()
     unreviewed: Counter[str] = Counter()
-    seen: set[str] = set()
+    no_nvme: Counter[str] = Counter()
+    contradictions: list[str] = []
+    conflicts: list[str] = []
+    cheap: list[str] = []
+    counts: dict[str, set[int]] = {}
     for item in items:
-        row, why = _offer(item, prov, result.quoted_on, max_nodes)
+        counts.setdefault(item.instance, set()).add(item.gpu_count)
+    seen: dict[str, Item] = {}
+    floor = _bundled_gpu_hour_floor()
+    for item in items:
+        row, made = _offer(item, prov, result.quoted_on, max_nodes, len(counts[item.instance]) > 1)
         if row is None:
+            why, note = made
             (result.unknown_gpus if why == "gpu" else result.unknown_regions)[
                 item.gpu_name if why == "gpu" else item.region or item.location
             ] += 1
+            if note:
+                notes[note + "; skipped"] += 1
             continue
         if not result.keeps(row):
             result.skipped["offers left out by --gpu/--region"] += 1
             continue
-        if row["id"] in seen:
+        first = seen.get(row["id"])
+        if first is not None:
             result.skipped["rows repeating an instance, region and spot already imported skipped"] += 1
+            if round(first.price, 6) != round(item.price, 6):
+                conflicts.append(
+                    f"{row['id']}: row {item.row} at ${item.price:g}/h repeats row {first.row} at ${first.price:g}/h"
+                )
             continue
         try:
             Offer.model_validate(row)
@@ -646,27 +764,70 @@ def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imp
                 col = ".".join(str(x) for x in err["loc"])
                 log.add(Problem(str(path), col, f"the offer made of this row: {err['msg']}", row=item.row))
             continue
-        seen.add(row["id"])
-        note, unknown_type = why
-        if note:
-            notes[note] += 1
-        if unknown_type:
+        seen[row["id"]] = item
+        if made.note:
+            notes[made.note] += 1
+        if made.unknown_type:
             unreviewed[item.instance] += 1
-        result.offers.append(row)
-    for note, n in notes.items():
-        result.warnings.append(
-            Problem(str(path), "gpu_name", f"{note}, in {n} row(s); review the imported offers' gpu", warning=True)
-        )
-    if unreviewed:
-        names = ", ".join(list(unreviewed)[:10]) + (" …" if len(unreviewed) > 10 else "")
-        result.warnings.append(
-            Problem(
-                str(path),
-                "interconnect",
-                f"{len(unreviewed)} instance type(s) not in procure's interconnect table were imported as pcie/none: {names}; review intra_node, inter_node and inter_node_rails",
-                warning=True,
+        if made.no_nvme:
+            no_nvme[item.instance] += 1
+        if made.contradiction and made.contradiction not in contradictions:
+            contradictions.append(made.contradiction)
+        per_gpu = item.price / item.gpu_count
+        if item.gpu_count > 1 and per_gpu < floor.get(row["gpu"], 0):
+            cheap.append(
+                f"row {item.row}: {item.gpu_count} × {row['gpu']} at ${item.price:g} per node-hour is "
+                f"${per_gpu:.3g} per GPU-hour, under half the cheapest the bundled catalog has "
+                f"(${2 * floor[row['gpu']]:.3g}); is ${item.price:g} the price per GPU rather than per instance?"
             )
+        result.offers.append(row)
+    _warn(path, result, notes, unreviewed, no_nvme, contradictions, conflicts, cheap)
+
+
+def _names(counter: Counter[str] | list[str], limit: int = 10) -> str:
+    names = list(counter)
+    return ", ".join(names[:limit]) + (" …" if len(names) > limit else "")
+
+
+def _warn(
+    path: Path,
+    result: Imported,
+    notes: Counter[str],
+    unreviewed: Counter[str],
+    no_nvme: Counter[str],
+    contradictions: list[str],
+    conflicts: list[str],
+    cheap: list[str],
+) -> None:
+    def warn(col: str, text: str) -> None:
+        result.warnings.append(Problem(str(path), col, text, warning=True))
+
+    for note, n in notes.items():
+        warn("gpu_name", f"{note}, in {n} row(s); review the imported offers' gpu")
+    if unreviewed:
+        warn(
+            "interconnect",
+            f"{len(unreviewed)} instance type(s) not in procure's interconnect table were imported as pcie/none: "
+            f"{_names(unreviewed)}; review intra_node, inter_node and inter_node_rails",
         )
+    if no_nvme:
+        warn(
+            "nvme_tb",
+            f"{len(no_nvme)} instance type(s) have no local NVMe known and no disk size in the file, so they were "
+            f"imported with no local NVMe (nvme_tb 0; a job with a dataset cannot use them): {_names(no_nvme)}; "
+            "set nvme_tb where the provider attaches storage",
+        )
+    for text in contradictions[:10]:
+        warn("gpu_name", text)
+    if conflicts:
+        warn(
+            "price",
+            f"{len(conflicts)} offer(s) appear twice at different prices; the first row was kept: "
+            + "; ".join(conflicts[:5])
+            + (" …" if len(conflicts) > 5 else ""),
+        )
+    for text in cheap[:10]:
+        warn("price", text)
 
 
 def _yaml_scalar(v: Any) -> str:
@@ -714,4 +875,6 @@ def _csv_cell(v: Any) -> str:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
-    return str(v)
+    if isinstance(v, int | float):
+        return str(v)
+    return formula_safe(str(v))  # --provider and file text reach the vendor, id and source cells

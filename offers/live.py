@@ -190,12 +190,26 @@ def _gpuhunt():
     return gpuhunt
 
 
+def _offline(exc: BaseException) -> bool:
+    """Whether an error of gpuhunt's query means the catalog could not be fetched: a network error (urllib and
+    requests errors derive from OSError) or gpuhunt's own GPUHuntError, which it raises when its download fails."""
+    return isinstance(exc, OSError | ConnectionError | TimeoutError) or any(
+        k.__name__ in ("GPUHuntError", "ProviderError") for k in type(exc).__mro__
+    )
+
+
 def query_gpuhunt(providers: list[str]) -> list[Any]:
     """gpuhunt's catalog items of ``providers`` (GPU instances only); InputError when offline or refused."""
     gpuhunt = _gpuhunt()
     try:
         items = gpuhunt.query(provider=providers, min_gpu_count=1)
-    except (OSError, ConnectionError, TimeoutError) as exc:  # urllib/requests errors derive from OSError
+    except Exception as exc:
+        if not _offline(exc):
+            if isinstance(exc, ValueError | KeyError):  # gpuhunt refuses an unknown provider with ValueError
+                raise InputError(
+                    [Problem("gpuhunt", "--provider", f"gpuhunt refused the query: {echo(str(exc), 200)}")]
+                ) from None
+            raise
         raise InputError(
             [
                 Problem(
@@ -205,10 +219,6 @@ def query_gpuhunt(providers: list[str]) -> list[Any]:
                     "internet access. Offline, import a downloaded gpuhunt or SkyPilot file with `procure offers import`",
                 )
             ]
-        ) from None
-    except (ValueError, KeyError) as exc:  # gpuhunt refuses an unknown provider with ValueError
-        raise InputError(
-            [Problem("gpuhunt", "--provider", f"gpuhunt refused the query: {echo(str(exc), 200)}")]
         ) from None
     return list(items)
 

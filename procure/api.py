@@ -68,10 +68,11 @@ def _inputs(source: Any, offers: PathLike | Sequence[PathLike] | None, objective
     catalog = use.load_offers(offer_paths, source, Path("."))
     check_currencies(catalog, source, "<project>")
     warnings = [*catalog.warnings, *horizon_warnings(catalog, source.horizon_months)]
+    warnings += use.holding_warnings(source, catalog.offers, "<project>")
     return use.Inputs(source, catalog, Path("<project>"), warnings)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(repr=False)
 class Result:
     """A solved programme: the recommended plan, the strategies compared, and the inputs it was solved on."""
 
@@ -90,6 +91,22 @@ class Result:
     @property
     def npv_cost(self) -> float | None:
         return self._json()["npv_cost"]
+
+    @property
+    def committed_cost(self) -> float | None:
+        """What the plan owes whatever it does, as ``--json`` writes it: owned servers' running costs and signed
+        commitments; None without a plan."""
+        return self._json().get("committed_cost")
+
+    def __repr__(self) -> str:
+        p = self.result.project
+        total = self.total_cost
+        money = f"{total:,.0f} {p.currency} TCO" if total is not None else "no plan"
+        aside = f", {len(self.set_aside)} set aside" if self.set_aside else ""
+        return (
+            f"<procure.Result {p.name!r}: {self.status}, {money}, {len(p.workloads)} workload(s){aside}; "
+            "to_dict(), assignments_frame(), costs_frame(), cash_flow_frame(), to_excel(path)>"
+        )
 
     @property
     def set_aside(self) -> list[str]:
@@ -159,6 +176,8 @@ class Result:
         from procure.fileio.outputs import atomic_write
         from procure.reports.xlsx.workbook import workbook_bytes
 
+        if not isinstance(path, str | Path) or not str(path):
+            raise InputError([Problem("to_excel()", "path", f"{path!r}: give the workbook's path, e.g. 'plan.xlsx'")])
         if self.result.plan is None:
             raise InputError(
                 [Problem(str(path), "to_excel", f"no plan ({self.status}): there is no workbook to write")]
@@ -183,19 +202,24 @@ def solve(
     all_or_nothing: bool = False,
 ) -> Result:
     """Plan a programme as ``procure solve`` does (defaults as on the command line): size every job, solve
-    the hybrid plan and (``compare``) the single-mode strategies, verify each plan independently."""
+    the hybrid plan and (``compare``) the single-mode strategies, verify each plan independently.
+
+    Args:
+        path_or_project: a workload file, a ``Project``, or the mapping a workload file holds.
+        offers: catalog file(s) (YAML, CSV, XLSX); default the workload's ``offers``, else the bundled catalog.
+        solver: ``"cbc"`` or ``"highs"`` (``procure[highs]``).
+        time_limit: seconds for the whole solve, ``None`` for no limit (the command line's ``--time-limit``).
+        gap: the relative optimality gap each MILP may stop at, a fraction from 0 to 1.
+        objective: ``"tco"`` (total cost of ownership) or ``"npv"`` (present value at ``discount_rate``).
+        compare: also solve buy-only, rent-only and cloud-only and compare them (``--no-compare``: False).
+        runner_ups: per job, how many other offers to re-solve the plan on (0 to 10).
+        all_or_nothing: no partial plan: an infeasible job makes the programme infeasible.
+
+    Raises ``InputError`` naming the argument for a value of the wrong type or range."""
     from procure import app as use
     from procure.common.runtime import Budget
 
-    problems = []
-    if solver not in ("cbc", "highs"):
-        problems.append(Problem("solve()", "solver", f"{solver!r}: use 'cbc' or 'highs'"))
-    if objective not in ("tco", "npv"):
-        problems.append(Problem("solve()", "objective", f"{objective!r}: use 'tco' or 'npv'"))
-    if not isinstance(runner_ups, int) or isinstance(runner_ups, bool) or not 0 <= runner_ups <= 10:
-        problems.append(Problem("solve()", "runner_ups", f"{runner_ups!r}: a whole number from 0 to 10"))
-    if not 0.0 <= gap <= 1.0:
-        problems.append(Problem("solve()", "gap", f"{gap!r}: a fraction from 0 to 1"))
+    problems = _solve_problems(offers, solver, time_limit, gap, objective, compare, runner_ups, all_or_nothing)
     if problems:
         raise InputError(problems)
     seconds = use.parse_time_limit(time_limit if time_limit is not None else "none")
@@ -213,6 +237,45 @@ def solve(
     return Result(result, inputs)
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and v == v
+
+
+def _solve_problems(
+    offers: Any,
+    solver: Any,
+    time_limit: Any,
+    gap: Any,
+    objective: Any,
+    compare: Any,
+    runner_ups: Any,
+    all_or_nothing: Any,
+) -> list[Problem]:
+    """Each argument of ``solve`` of the wrong type or range, named (the boundary: no error from deep inside)."""
+    out = []
+
+    def bad(arg: str, msg: str) -> None:
+        out.append(Problem("solve()", arg, msg))
+
+    if offers is not None and not isinstance(offers, str | Path):
+        if not isinstance(offers, Sequence) or not all(isinstance(p, str | Path) for p in offers):
+            bad("offers", f"{offers!r}: give a catalog path or a list of paths")
+    if solver not in ("cbc", "highs"):
+        bad("solver", f"{solver!r}: use 'cbc' or 'highs'")
+    if objective not in ("tco", "npv"):
+        bad("objective", f"{objective!r}: use 'tco' or 'npv'")
+    if not isinstance(runner_ups, int) or isinstance(runner_ups, bool) or not 0 <= runner_ups <= 10:
+        bad("runner_ups", f"{runner_ups!r}: a whole number from 0 to 10")
+    if not _is_number(gap) or not 0.0 <= gap <= 1.0:
+        bad("gap", f"{gap!r}: a number from 0 to 1 (a fraction, e.g. 0.01)")
+    if time_limit is not None and (not _is_number(time_limit) or time_limit < 0):
+        bad("time_limit", f"{time_limit!r}: seconds ≥ 0 as a number, or None for no limit")
+    for arg, value in (("compare", compare), ("all_or_nothing", all_or_nothing)):
+        if not isinstance(value, bool):
+            bad(arg, f"{value!r}: True or False")
+    return out
+
+
 def size(
     path_or_project: PathLike | Project | Mapping[str, Any],
     *,
@@ -221,8 +284,27 @@ def size(
     gpus: int | None = None,
 ) -> list[WorkloadSizing]:
     """Size every job as ``procure size`` does: memory, FLOPs, and the hours on every cluster shape of the
-    offers (or on ``gpus`` reference GPUs of ``gpu``)."""
+    offers (or on ``gpus`` reference GPUs of ``gpu``).
+
+    Args:
+        path_or_project: a workload file, a ``Project``, or the mapping a workload file holds.
+        offers: catalog file(s); default the workload's ``offers``, else the bundled catalog.
+        gpu: a GPU id or alias of the GPU table (``"H100"``), with ``gpus``: size on reference nodes of it.
+        gpus: the total GPUs of ``gpu``, a whole number from 1 to 100,000.
+
+    Raises ``InputError`` naming the argument for a value of the wrong type or range."""
     from procure import app as use
+    from procure.fileio.limits import MAX_COUNT
+
+    problems = []
+    if gpu is not None and not isinstance(gpu, str):
+        problems.append(Problem("size()", "gpu", f"{gpu!r}: a GPU id or alias such as 'H100'"))
+    if gpus is not None and (not isinstance(gpus, int) or isinstance(gpus, bool) or not 1 <= gpus <= MAX_COUNT):
+        problems.append(Problem("size()", "gpus", f"{gpus!r}: a whole number of GPUs from 1 to {MAX_COUNT:,}"))
+    if not problems and (gpu is None) != (gpus is None):
+        problems.append(Problem("size()", "gpus" if gpus is None else "gpu", "give both gpu and gpus, or neither"))
+    if problems:
+        raise InputError(problems)
 
     inputs = _inputs(path_or_project, offers, Objective.TCO)
     return use.size(inputs.project, None if gpu is not None else inputs.catalog, gpu, gpus)

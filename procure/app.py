@@ -59,6 +59,16 @@ def load_offers(
     return catalog
 
 
+def holding_warnings(project, offers, source: str) -> list[Problem]:
+    """The holdings' warnings (a quota that caps nothing, an implausible residual value) as Problems of ``source``."""
+    from procure.solver import holdings
+
+    return [
+        Problem(source, where, msg, warning=True)
+        for where, msg in holdings.holding_warnings(project, {o.id: o for o in offers})
+    ]
+
+
 def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objective: Objective = Objective.TCO) -> Inputs:
     """Load and validate the workload and its offers; collect every warning for the caller to print."""
     from procure.models.project import load_project
@@ -72,6 +82,7 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
 
     check_holdings(project, catalog.offers, str(workload_path))
     warnings = [*warnings, *catalog.warnings, *horizon_warnings(catalog, project.horizon_months)]
+    warnings += holding_warnings(project, catalog.offers, str(workload_path))
     if Objective(objective).discounted and project.discount_rate == 0:
         warnings.append(
             Problem(

@@ -427,6 +427,7 @@ def analyze(
         planned = use.check_analyze_outputs(out, json_out, csv_dir)
         inputs = use.load_inputs(workload, offers, objective=objective)
         tr = use.language(lang, amounts_in, inputs.project)
+        planned.files.forbid_inputs(inputs.files)  # --json w.yaml must not replace the workload or its catalog
     except ProcureError as exc:
         _fail(exc)
     _print_warnings(inputs.warnings)

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
-from procure.models.units import day_date
+from procure.models.units import DAYS_PER_MONTH, day_date
 from procure.solver.costs import CATEGORIES, Objective
 
 from .headline import (
@@ -31,6 +31,7 @@ from .headline import (
     status_label,
 )
 from .i18n import EN, N_, Lang
+from .tables import held_window
 
 if TYPE_CHECKING:
     from procure.solver.plan import Plan
@@ -317,14 +318,14 @@ def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> N
     p = result.project
     rows = []
     for pur in plan.purchases:
-        o = result.offers[pur.offer_id]
+        lo, hi = held_window(result, pur.offer_id)  # owned: their from–until window; bought: delivery to the end
         rows.append(
             [
                 tr("owned (committed)") if pur.committed else mode_label("buy", tr),
                 esc(pur.offer_id),
                 str(pur.nodes),
-                tr.date(day_date(p.start_date, o.lead_time_days)) + ("" if pur.committed else tr(" (delivery)")),
-                tr("{months} (owned)", months=p.horizon_months),
+                tr.date(day_date(p.start_date, lo)) + ("" if pur.committed else tr(" (delivery)")),
+                tr("{months} (owned)", months=f"{(hi - lo) / DAYS_PER_MONTH:.3g}"),
                 tr.money(pur.cost),
             ]
         )

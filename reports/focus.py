@@ -8,7 +8,10 @@
   amount for that month: procure plans at the quoted price, so there is no discount between list and
   billed, and a commitment's rent is billed in the month it is owed (not amortised again). Their sum is
   the plan's total cost of ownership, to the cent. A resale (residual value) is a ``Credit`` row with a
-  negative cost.
+  negative cost. Each row is read from its ledger entry's own (month, amount); its ``PricingUnit`` and
+  ``PricingQuantity`` are a quantity of what was bought (``_UNITS``: servers, server-months, node-hours, kWh,
+  TB-months, TB, FTE-months, instalments) and its unit prices the entry's amount per unit, so unit price ×
+  quantity = cost on every row.
 - ``charges-commitments.csv`` (the name of ``--focus`` with ``-commitments`` before the suffix), the
   **Contract Commitment** dataset: one row per rental contract or reserved cloud term the plan signs
   (header only when it signs none); the Cost and Usage rows of a contract name it in ``x_ContractId``.
@@ -32,11 +35,13 @@ import csv
 import datetime as dt
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from procure.models.regions import REGIONS
+from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
+from procure.solver.ledger import Entry
 from procure.solver.result import Result
 
 from .csv_report import _cell
@@ -62,6 +67,7 @@ COLUMNS: tuple[str, ...] = (
     "ChargeFrequency",
     "ChargePeriodStart",
     "ChargePeriodEnd",
+    "CommitmentDiscountId",
     "PricingCategory",
     "PricingQuantity",
     "PricingUnit",
@@ -165,21 +171,82 @@ def _owner(result: Result, item: LineItem) -> tuple[str, str, str | None]:
     return "", "", None
 
 
-def _pricing(result: Result, item: LineItem, contract: str | None) -> str:
-    o = result.offers.get(item.ref)
-    if contract is not None or (o is not None and o.contracted):
-        return "Committed"
+#: ledger kind → (PricingUnit, the entry's total quantity in that unit from its own fields). The unit price of
+#: a row is then the entry's amount per unit, and a row's quantity its month's amount at that price, so that
+#: ListUnitPrice × PricingQuantity = ListCost on every row (FOCUS 1.3, ListUnitPrice and PricingQuantity).
+_UNITS: dict[str, tuple[str, Callable[[Entry], float | None]]] = {
+    "price": ("Servers", lambda e: e.nodes),
+    "duty": ("Servers", lambda e: e.nodes),
+    "vat": ("Servers", lambda e: e.nodes),
+    "network": ("Servers", lambda e: e.nodes),
+    "setup": ("Servers", lambda e: e.nodes),
+    "reserved_setup": ("Servers", lambda e: e.nodes),
+    # maintenance and colocation: the nodes' owned days, in server-months
+    "maintenance": ("Server-Months", lambda e: _times(e.nodes, e.quantity, 1 / DAYS_PER_MONTH)),
+    "colocation": ("Server-Months", lambda e: _times(e.nodes, e.quantity, 1 / DAYS_PER_MONTH)),
+    "rent": ("Server-Months", lambda e: _times(e.nodes, e.quantity)),
+    # reserved cloud: node-hours of the term (730 h a month)
+    "reserved": ("Hours", lambda e: _times(e.nodes, e.quantity, HOURS_PER_DAY * DAYS_PER_MONTH)),
+    # energy: the kWh its amount buys at the electricity price (the entry's unit price, reporting currency)
+    "idle": ("kWh", lambda e: e.amount / e.unit_price if e.unit_price else None),
+    "energy": ("kWh", lambda e: e.amount / e.unit_price if e.unit_price else None),
+    # a cloud bill: node-hours billed, interruptions' extra hours included
+    "cloud": ("Hours", lambda e: _times(e.nodes, e.quantity, 1 + (e.rate or 0.0))),
+    "storage": ("TB-Months", lambda e: _times(e.quantity, e.rate, 1 / DAYS_PER_MONTH)),
+    "egress": ("TB", lambda e: e.quantity),
+    "fixed": ("Charges", lambda e: 1.0),
+    "staff": ("FTE-Months", lambda e: _times(e.quantity, e.rate)),
+}
+
+
+def _times(*factors: float | None) -> float | None:
+    out = 1.0
+    for f in factors:
+        if f is None:
+            return None
+        out *= f
+    return out
+
+
+def _row_prices(e: Entry) -> list[tuple[int, float, str | None, float | None, float | None]]:
+    """(month, amount, PricingUnit, PricingQuantity, unit price) of each month of an entry, from its own
+    ``amounts``. A loan's interest is one instalment a month at that month's interest; a resale is a Credit
+    without a unit price (FOCUS: unit prices are non-negative)."""
+    months = [(m, v) for m, v in e.amounts if v]
+    if e.kind == "interest":
+        return [(m, v, "Instalments", 1.0, v) for m, v in months]
+    unit, quantity = _UNITS.get(e.kind, (None, lambda _e: None))
+    total = quantity(e) if unit else None
+    if not total or total <= 0 or not e.amount or e.amount < 0:
+        return [(m, v, None, None, None) for m, v in months]
+    price = e.amount / total
+    return [(m, v, unit, v / price, price) for m, v in months]
+
+
+def _pricing(result: Result, e: Entry, contract: str | None) -> tuple[str, str | None]:
+    """(PricingCategory, CommitmentDiscountId). A contract's own rows (rent, setup, a reserved term) are its
+    purchase at the agreed rate: Standard (FOCUS 1.3: Committed is for charges a commitment discount applies
+    to, "not the purchase of the commitment discount"). A job's usage on a reserved cloud offer is Committed,
+    naming the contract it runs under; spot hours are Dynamic."""
+    o = result.offers.get(e.offer) if e.offer else None
+    if contract is None and e.workload and o is not None and o.contracted:
+        plan = result.planned()
+        cid = next((_contract_id(result, j) for j, r in enumerate(plan.rentals) if r.offer_id == o.id), None)
+        if cid is not None:
+            return "Committed", cid
     if o is not None and o.spot:
-        return "Dynamic"
-    return "Standard"
+        return "Dynamic", None
+    return "Standard", None
 
 
 def cost_rows(result: Result) -> list[dict[str, Any]]:
     """The Cost and Usage rows of the recommended plan (module docstring)."""
     p = result.project
     rows = []
+    entries = {e.key: e for e in result.planned().ledger.entries}
     for item in line_items(result):
-        if not item.amount:
+        e = entries[item.key]
+        if not e.amount and not any(v for _m, v in e.amounts):
             continue
         o = result.offers.get(item.ref)
         workload, strategy, contract = _owner(result, item)
@@ -187,14 +254,15 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
         if contract is not None and item.category == "cloud":  # a reserved term is bought like a rental
             category, frequency = "Purchase", "One-Time" if item.key.endswith(":setup") else "Recurring"
         vendor = o.vendor if o is not None else p.name
-        fractions = item.months or {0: 1.0}
         sub = _SUBCATEGORY.get(service) or ("Virtual Machines" if o is not None and o.mode == "cloud" else "Servers")
         tags = json.dumps({k: v for k, v in (("workload", workload), ("strategy", strategy)) if v}, ensure_ascii=False)
-        for m, share in sorted(fractions.items()):
-            amount = item.amount * share
-            if not amount:
-                continue
+        pricing, discount = _pricing(result, e, contract)
+        priced = _row_prices(e)
+        for n, (m, amount, unit, quantity, price) in enumerate(priced):
             start, end = _stamp(month_start(p, m)), _stamp(month_start(p, m + 1))
+            # a purchase paid over several months (a financed price: down payment, then instalments) recurs
+            freq = "Recurring" if frequency == "One-Time" and category == "Purchase" and n > 0 else frequency
+            sku = f"{item.ref or 'staff'}:{item.category}" if unit is not None else None
             rows.append(
                 {
                     "BilledCost": amount,
@@ -209,18 +277,17 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
                     "ChargeCategory": category,
                     "ChargeClass": None,
                     "ChargeDescription": item.item,
-                    "ChargeFrequency": frequency,
+                    "ChargeFrequency": freq,
                     "ChargePeriodStart": start,
                     "ChargePeriodEnd": end,
-                    "PricingCategory": _pricing(result, item, contract),
-                    "PricingQuantity": item.quantity * share if item.quantity is not None else None,
-                    "PricingUnit": item.quantity_unit or None,
-                    "ConsumedQuantity": item.quantity * share
-                    if category == "Usage" and item.quantity is not None
-                    else None,
-                    "ConsumedUnit": item.quantity_unit or None if category == "Usage" else None,
-                    "ListUnitPrice": item.unit_price,
-                    "ContractedUnitPrice": item.unit_price,
+                    "CommitmentDiscountId": discount,
+                    "PricingCategory": pricing if category in ("Usage", "Purchase") else None,
+                    "PricingQuantity": quantity,
+                    "PricingUnit": unit,
+                    "ConsumedQuantity": quantity if category == "Usage" else None,
+                    "ConsumedUnit": unit if category == "Usage" else None,
+                    "ListUnitPrice": price,
+                    "ContractedUnitPrice": price,
                     "ServiceProviderName": vendor,
                     "HostProviderName": vendor,
                     "InvoiceIssuerName": vendor,
@@ -238,7 +305,7 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
                     "RegionId": o.region if o is not None else p.team_region,
                     "RegionName": REGIONS.get((o.region if o is not None else p.team_region) or ""),
                     "SkuId": item.ref or "staff",
-                    "SkuPriceId": f"{item.ref or 'staff'}:{item.category}",
+                    "SkuPriceId": sku,
                     "x_CostCategory": item.category,
                     "x_Mode": o.mode if o is not None else None,
                     "x_Workload": workload or None,

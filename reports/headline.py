@@ -257,17 +257,27 @@ def comparisons(result: Result, tr: Lang = EN) -> list[Comparison]:
         elif diff > 0:
             gap_note = tr(", whose solve stopped at a {gap:.1%} gap", gap=gap) if bound and gap is not None else ""
             less = (
-                tr("at most {pct:.0%} less {short} than {label}{gap_note}")
+                tr("at most {pct} less {short} than {label}{gap_note}")
                 if bound
-                else tr("{pct:.0%} less {short} than {label}{gap_note}")
+                else tr("{pct} less {short} than {label}{gap_note}")
             )
-            txt = less.format(pct=pct, short=short, label=label, gap_note=gap_note)
+            txt = less.format(pct=share_text(pct or 0.0), short=short, label=label, gap_note=gap_note)
         else:
-            txt = tr("{pct:.0%} more {short} than {label}", pct=-diff / base, short=short, label=label) + (
+            txt = tr("{pct} more {short} than {label}", pct=share_text(-diff / base), short=short, label=label) + (
                 tr(" (this plan's solve stopped at a gap)") if result.status != "optimal" else ""
             )
         out.append(Comparison(name, label, str(s.status), cost, other, diff, pct, bound, gap, txt))
     return out
+
+
+def share_text(fraction: float) -> str:
+    """A difference as a percentage a reader can trust: whole percents from 1 %, else one decimal ("0.4%"),
+    and "< 0.1%" below that — never "0%" for a difference that is not the same."""
+    if round(abs(fraction) * 100) >= 1:
+        return f"{fraction:.0%}"
+    if abs(fraction) >= 0.00095:
+        return f"{fraction:.1%}"
+    return "< 0.1%"
 
 
 def objective_phrase(result: Result, tr: Lang = EN) -> str:

@@ -23,7 +23,7 @@ from .headline import (
     stale_offers,
     stale_text,
 )
-from .tables import rounded
+from .tables import held_window, rounded
 
 _r = rounded
 
@@ -58,6 +58,7 @@ def result_to_json(result: Result, inputs=()) -> dict:
         "npv_cost": _r(plan.npv_cost) if plan else None,
         "cost_breakdown": {c: _r(plan.breakdown.get(c, 0.0)) for c in CATEGORIES} if plan else None,
         "purchases": [],
+        "owned": [],
         "rentals": [],
         "charges": [],
         "assignments": [],
@@ -87,6 +88,21 @@ def result_to_json(result: Result, inputs=()) -> dict:
                 "committed": x.committed,
             }
             for x in plan.purchases
+            if not x.committed
+        ]
+        # servers already owned: no price is paid for them; their window and what they cost to run in it
+        out["owned"] = [
+            {
+                "offer": x.offer_id,
+                "nodes": x.nodes,
+                "from_day": _r(window[0], 3),
+                "until_day": _r(window[1], 3),
+                "cost": _r(x.cost),
+                "committed": True,
+            }
+            for x in plan.purchases
+            if x.committed
+            for window in [held_window(result, x.offer_id)]
         ]
         out["rentals"] = [
             {

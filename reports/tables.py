@@ -17,6 +17,7 @@ import datetime as dt
 import math
 from typing import Any
 
+from procure.common.text import FORMULA_PREFIXES as _FORMULA_PREFIXES
 from procure.models import units
 from procure.models.units import DAYS_PER_MONTH
 from procure.solver.costs import CATEGORIES
@@ -25,8 +26,8 @@ from procure.solver.options import cheapest_first
 from .headline import STRATEGY_LABEL, comparisons, mode_label, status_label
 from .i18n import EN, Lang
 
-#: Text that a spreadsheet would read as a formula (or that CSV injection abuses).
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: Text that a spreadsheet would read as a formula (or that CSV injection abuses): written once, in common.text.
+FORMULA_PREFIXES = _FORMULA_PREFIXES
 
 
 def month_start(project, m: int) -> dt.date:
@@ -218,20 +219,33 @@ def plan_rows(result: Result) -> list[dict]:
     return rows
 
 
+def held_window(result: Result, offer_id: str) -> tuple[float, float]:
+    """(first day, last day) a purchase's nodes are held: owned servers their ``from``–``until`` window
+    (solver.holdings.owned_window), bought ones from delivery to the horizon end."""
+    from procure.solver import holdings
+
+    window = holdings.owned_window(result.project, offer_id)
+    if window is not None:
+        return window
+    return float(result.offers[offer_id].lead_time_days), result.planned().ledger.end_day
+
+
 def capacity_rows(result: Result, tr: Lang = EN) -> list[dict]:
     p, plan = result.project, result.plan
     rows = []
     for pur in plan.purchases if plan else []:
         o = result.offers[pur.offer_id]
+        lo, hi = held_window(result, pur.offer_id)
         rows.append(
             {
                 "what": "buy",
+                "owned": pur.committed,
                 "offer": o.id,
                 "vendor": o.vendor,
                 "nodes": pur.nodes,
-                "from_day": float(o.lead_time_days),
-                "to_day": result.planned().ledger.end_day,
-                "from": day_date(p, o.lead_time_days),
+                "from_day": lo,
+                "to_day": hi,
+                "from": day_date(p, lo),
                 "months": None,
                 "cost": pur.cost,
             }

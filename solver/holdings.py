@@ -28,11 +28,13 @@ and ends by the last; no contract of it begins before the first day (``release_d
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from collections.abc import Iterable, Mapping
 
-from procure.models.holdings import Owned, Quota
+from procure.models.holdings import Owned, Quota, months_before_start
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH
 
 from .costs import RentalContract, contract_at
 
@@ -57,11 +59,16 @@ def commitments_of(project: Project, offer_id: str) -> list[RentalContract]:
 
 
 def committed_contracts(project: Project) -> list[RentalContract]:
-    """Every commitment as a contract: it begins on its start_date and runs its months, cut at the horizon end."""
+    """Every commitment as a contract: it begins on its start_date (or, signed before the project start, on its
+    first payment day after it, with the months left) and runs its months, cut at the horizon end."""
     out = []
     for c in project.commitments:
-        contract = contract_at(c.offer, c.nodes, day_of(project, c.start_date), c.months)
-        months = min(c.months, project.horizon_months - contract.start_month)
+        # one signed before the start: the months paid before it are behind it, the first one left begins on
+        # its own payment day (models.holdings.months_before_start)
+        signed_day = day_of(project, c.start_date)
+        behind = months_before_start(signed_day)
+        contract = contract_at(c.offer, c.nodes, signed_day + behind * DAYS_PER_MONTH, c.months - behind)
+        months = min(c.months - behind, project.horizon_months - contract.start_month)
         out.append(
             RentalContract(
                 c.offer,
@@ -188,13 +195,15 @@ def holding_problems(project: Project, offers: Mapping[str, Offer]) -> list[tupl
             )
         o = offers.get(e.offer)
         if o is None:
-            bad.append((f"owned[{i}].offer", f"no offer {e.offer!r} in the catalogs"))
+            bad.append((f"owned[{i}].offer", f"no offer {e.offer!r} in the catalogs{_did_you_mean(e.offer, offers)}"))
         elif o.mode != "buy":
             bad.append((f"owned[{i}].offer", f"{e.offer} is a {o.mode} offer; owned servers name a buy offer"))
     for i, c in enumerate(project.commitments):
         o = offers.get(c.offer)
         if o is None:
-            bad.append((f"commitments[{i}].offer", f"no offer {c.offer!r} in the catalogs"))
+            bad.append(
+                (f"commitments[{i}].offer", f"no offer {c.offer!r} in the catalogs{_did_you_mean(c.offer, offers)}")
+            )
         elif not o.contracted:
             bad.append(
                 (
@@ -203,6 +212,56 @@ def holding_problems(project: Project, offers: Mapping[str, Offer]) -> list[tupl
                 )
             )
     return bad or _held_over_quota(project, offers)
+
+
+def _did_you_mean(typed: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, matched case-insensitively; empty when none is close."""
+    names = {str(k).casefold(): str(k) for k in known}
+    hits = difflib.get_close_matches(typed.casefold(), list(names), n=1, cutoff=0.6)
+    return f" (did you mean {names[hits[0]]!r}?)" if hits else ""
+
+
+def holding_warnings(project: Project, offers: Mapping[str, Offer]) -> list[tuple[str, str]]:
+    """(field, message) for holdings that are valid but probably not what was meant: a quota whose vendor,
+    region or GPU matches no offer (a typo would remove the cap without a word), and an owned server's
+    residual value above its offer's price per node new."""
+    from . import costs
+
+    out = []
+    for i, q in enumerate(project.quotas):
+        if any(matches(q, o) for o in offers.values()):
+            continue
+        for what, value, known in (
+            ("vendor", q.vendor, {o.vendor for o in offers.values()}),
+            ("region", q.region, {o.region for o in offers.values()} | {o.area for o in offers.values()}),
+            ("gpu", q.gpu, {o.gpu for o in offers.values()}),
+        ):
+            if value is not None and not any(value.casefold() == k.casefold() for k in known):
+                out.append(
+                    (
+                        f"quotas[{i}].{what}",
+                        f"the quota {q.label} matches no offer: no offer has {what} {value!r}"
+                        f"{_did_you_mean(value, known)}; as written it caps nothing",
+                    )
+                )
+                break
+        else:
+            out.append((f"quotas[{i}]", f"the quota {q.label} matches no offer; as written it caps nothing"))
+    for i, e in enumerate(project.owned):
+        o = offers.get(e.offer)
+        if o is None or e.residual_value is None or o.mode != "buy":
+            continue
+        price = costs.unit_price(o, project, 1)
+        if price and e.residual_value > price:
+            out.append(
+                (
+                    f"owned[{i}].residual_value",
+                    f"{e.residual_value:,.0f} per node is {e.residual_value / price:.3g} × the price of a new node "
+                    f"of {o.id} ({price:,.0f}); a resale above the price new is unlikely: residual_value is per "
+                    "node, in the reporting currency",
+                )
+            )
+    return out
 
 
 def _held_over_quota(project: Project, offers: Mapping[str, Offer]) -> list[tuple[str, str]]:

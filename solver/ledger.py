@@ -313,6 +313,8 @@ def allocate(book: Ledger, decisions: Sequence[Decision], offers: Mapping[str, O
             share += staff * d.nodes * wh / staffed
         cost[d.workload] = direct[d.workload] + share
     idle = sum(v for oid, v in capacity.items() if not node_hours.get(oid))
+    if staff and not staffed:  # the staff runs held capacity no job uses (a signed rental): committed, unused
+        idle += staff
     return Allocation(direct, cost, capacity, idle)
 
 

@@ -445,6 +445,17 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
             )
             return {"(budget)": lines}
     if project.quotas:  # a quota is shared capacity too (solver.holdings)
+        free = run_strategy(project.model_copy(update={"quotas": []}), offers, sizings, name, modes, **kw)
+        if free.plan is not None:  # the quotas bind, not max_nodes: name them first, with the shape each allows
+            return {
+                "(capacity)": [
+                    say(
+                        "the quotas leave too few GPUs at once: {allowed}; without them the workloads fit within "
+                        "the offers' max_nodes before their deadlines",
+                        allowed="; ".join(_quota_shape(q, offers.values()) for q in project.quotas),
+                    )
+                ]
+            }
         return {
             "(capacity)": [
                 say(
@@ -462,6 +473,15 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
             )
         ]
     }
+
+
+def _quota_shape(q, offers) -> str:
+    """A quota and the most nodes it lets run at once on each offer it covers: ``vendor=aws: 16 GPUs (2 nodes
+    of aws-p5)``."""
+    covered = [o for o in offers if holdings.matches(q, o)]
+    shapes = ", ".join(f"{q.max_gpus // o.gpus_per_node} nodes of {o.id}" for o in covered[:3])
+    more = f", … ({len(covered)} offers)" if len(covered) > 3 else ""
+    return f"{q.label} ({shapes}{more})" if covered else q.label
 
 
 def budget_measure(plan: Plan, kind: str) -> float:

@@ -377,7 +377,7 @@ def _cost_problems(project, offers, plan: Plan, again: Ledger, bought) -> list[s
     """The plan's ledger entry by entry, and its totals, NPV, P&L and budgets, against the ledger priced again."""
     total = again.total()
     bad = formula_problems(plan.ledger.entries, project, _close) + entry_problems(plan.ledger, again, _close)
-    bad += _total_problems(plan, total) + _npv_pnl_problems(plan, again)
+    bad += _total_problems(plan, total, costs.staff_modes(project)) + _npv_pnl_problems(plan, again)
     bad += _category_problems(plan, again) + _staff_problems(project, offers, plan, bought)
     bad += _budget_problems(project, again)
     if not math.isfinite(total):
@@ -421,7 +421,7 @@ def _staff_problems(project, offers, plan: Plan, bought) -> list[str]:
     return bad
 
 
-def _total_problems(plan: Plan, total: float) -> list[str]:
+def _total_problems(plan: Plan, total: float, staff_modes: tuple[str, ...] = ()) -> list[str]:
     """The plan's total against the recomputed one, its breakdown, per-workload costs and line items."""
     bad: list[str] = []
     if not _close(total, plan.total_cost):
@@ -432,6 +432,8 @@ def _total_problems(plan: Plan, total: float) -> list[str]:
         p.cost for p in plan.purchases if p.committed and p.offer_id not in {a.offer_id for a in plan.assignments}
     )
     idle += sum(r.cost for r in plan.rentals if r.offer_id not in {a.offer_id for a in plan.assignments})
+    if not any(a.mode in staff_modes for a in plan.assignments):  # staff of capacity no job uses is idle too
+        idle += sum(c.cost for c in plan.charges if c.kind == "staff")
     if not _close(idle, plan.committed_idle):
         bad.append(f"cost: the plan states {plan.committed_idle:,.2f} committed and unused, recomputed {idle:,.2f}")
     if not _close(sum(a.cost for a in plan.assignments) + idle, plan.total_cost):

@@ -61,3 +61,77 @@ def test_size_is_the_size_command():
 def test_programme_total_equals_the_cli(tmp_path):
     path = ROOT / "examples" / "programme-12-months.yaml"
     assert procure.solve(str(path)).total_cost == _cli_total(path, tmp_path, "--no-compare", "--runner-ups", "0")
+
+
+# --- the API as a new user meets it -------------------------------------------------------------------
+
+QLORA = ROOT / "examples" / "qlora-7b-week.yaml"
+
+
+def test_import_procure_works_in_a_clone_root_without_the_editable_finder():
+    """``import procure`` in the repository root finds the source folder ``procure/`` first; its subpackages
+    (procure.common, procure.solver, …) live beside it, so they must resolve from there too, as after a
+    plain ``pip install .`` (no editable finder) or with no install at all."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.meta_path = [f for f in sys.meta_path if 'Editable' not in getattr(f, '__name__', type(f).__name__)]\n"
+        "for k in [k for k in sys.modules if k == 'procure' or k.startswith('procure.')]: del sys.modules[k]\n"
+        "import procure, procure.api, procure.solver.plan, procure.reports.focus\n"
+        "print(procure.api.__file__, procure.solver.plan.__file__)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert str(ROOT / "solver" / "plan.py") in res.stdout
+
+
+def test_result_repr_is_a_short_summary():
+    r = procure.solve(QLORA, compare=False, runner_ups=0)
+    text = repr(r)
+    assert len(text) < 400 and "optimal" in text and f"{r.total_cost:,.0f}" in text, text
+
+
+def test_committed_cost_is_the_plans_committed_and_unused_money():
+    r = procure.solve(QLORA, compare=False, runner_ups=0)
+    assert r.committed_cost == r.to_dict()["committed_cost"] == 0.0
+    # a plan with owned servers: their running costs are committed, by hand in test_holdings
+    owned = procure.solve(ROOT / "examples" / "existing-capacity.yaml", compare=False, runner_ups=0)
+    assert owned.committed_cost is not None and owned.committed_cost >= 192_000  # the signed 2 × 6 × 16,000
+
+
+def test_solve_options_are_typed_keyword_parameters():
+    import inspect
+
+    params = inspect.signature(procure.solve).parameters
+    for name in ("offers", "solver", "time_limit", "gap", "objective", "compare", "runner_ups", "all_or_nothing"):
+        assert name in params and params[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert params[name].annotation is not inspect.Parameter.empty, name
+    assert "gap" in (procure.solve.__doc__ or "") and "runner_ups" in (procure.solve.__doc__ or "")
+
+
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda: procure.solve(QLORA, gap="0.1"), "gap"),
+        (lambda: procure.solve(QLORA, offers=123), "offers"),
+        (lambda: procure.solve(QLORA, compare="yes"), "compare"),
+        (lambda: procure.solve(QLORA, time_limit="soon"), "time_limit"),
+        (lambda: procure.size(QLORA, gpus="8"), "gpus"),
+        (lambda: procure.size(QLORA, gpu="H100", gpus=10**12), "gpus"),
+        (lambda: procure.size(QLORA, gpu="H100", gpus=0), "gpus"),
+        (lambda: procure.size(QLORA, gpu=8), "gpu"),
+    ],
+)
+def test_wrong_types_raise_input_error_naming_the_argument(call, argument):
+    with pytest.raises(InputError) as exc:
+        call()
+    assert any(p.field == argument for p in exc.value.problems), exc.value.problems
+
+
+def test_to_excel_of_none_names_the_argument():
+    r = procure.solve(QLORA, compare=False, runner_ups=0)
+    with pytest.raises(InputError) as exc:
+        r.to_excel(None)
+    assert any(p.field == "path" for p in exc.value.problems)

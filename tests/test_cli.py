@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from procure import __version__
 from procure.cli import EXIT_CODES, app
 
-from helpers import EXAMPLES, cli
+from helpers import EXAMPLES, ROOT, cli
 
 STRATEGY_KEYS = {"hybrid", "buy", "rent", "cloud"}
 BREAKDOWN_KEYS = {
@@ -344,3 +344,17 @@ def test_solve_out_writes_cached_values_readers_without_a_calculation_engine_can
     sheet, ref = next(iter(wb.defined_names["total_cost"].destinations))
     value = wb[sheet][ref.replace("$", "")].value
     assert value is not None and abs(value - total) < 0.01
+
+
+@pytest.mark.parametrize("which", ["workload", "catalog"])
+def test_analyze_refuses_to_write_over_its_own_inputs(tmp_path, which):
+    import shutil
+
+    work = tmp_path / "w.yaml"
+    shutil.copy(ROOT / "examples" / "small-lab.yaml", work)
+    shutil.copy(ROOT / "examples" / "small-lab-offers.yaml", tmp_path / "small-lab-offers.yaml")
+    target = work if which == "workload" else tmp_path / "small-lab-offers.yaml"
+    before = target.read_bytes()
+    res = cli("analyze", work, "--json", target, "--break-even")
+    assert res.exit_code == 1, res.output
+    assert "input" in res.output and target.read_bytes() == before

@@ -40,11 +40,15 @@ def test_rows_add_up_to_the_tco_by_hand():
         "Usage-Based",
     )
     assert bill["x_Workload"] == "a" and bill["SubAccountId"] == "a" and bill["ServiceProviderName"] == "Cloudy"
-    assert bill["ListUnitPrice"] == 30.0 and bill["ConsumedQuantity"] == pytest.approx(100.0)
+    # 2 nodes × 100 h: 200 node-hours, the quantity the 30 per node-hour prices (was the wall hours, 100)
+    assert bill["ListUnitPrice"] == 30.0 and bill["ConsumedQuantity"] == pytest.approx(200.0)
     assert bill["ChargePeriodStart"] == "2027-01-01T00:00:00Z" and bill["ChargePeriodEnd"] == "2027-01-31T00:00:00Z"
     assert json.loads(bill["Tags"])["workload"] == "a"
     (rent,) = [r for r in rows if r["x_CostCategory"] == "rent"]
-    assert rent["BilledCost"] == pytest.approx(14_000) and rent["PricingCategory"] == "Committed"
+    # the contract's own rent is its purchase at the agreed rate: Standard in FOCUS 1.3 (Committed is for charges
+    # a commitment discount applies to, with its CommitmentDiscountId; was Committed without one)
+    assert rent["BilledCost"] == pytest.approx(14_000) and rent["PricingCategory"] == "Standard"
+    assert rent["PricingUnit"] == "Server-Months" and rent["PricingQuantity"] == pytest.approx(1.0)
     assert (
         rent["ChargeCategory"] == "Purchase"
         and rent["RegionId"] == "eu-west"
@@ -117,3 +121,143 @@ def test_cli_focus_files_follow_the_specification(tmp_path):
 def test_focus_must_be_csv_and_nothing_is_half_written(tmp_path):
     res = cli("solve", ROOT / "examples" / "qlora-7b-week.yaml", "--focus", tmp_path / "charges.xlsx")
     assert res.exit_code == 1 and "--focus" in res.output and not list(tmp_path.iterdir())
+
+
+# --- the specification's row rules, checked independently of reports/focus.py --------------------------
+
+#: FOCUS 1.3 PricingUnit values this plan may use: each a unit a FinOps reader reads as a quantity of the
+#: thing bought (servers, node-hours, kWh, TB, staff time, loan instalments)
+_UNITS = {"Servers", "Server-Months", "Hours", "kWh", "TB", "TB-Months", "FTE-Months", "Instalments", "Charges"}
+
+
+def _num(v):
+    return None if v in ("", None) else float(v)
+
+
+def _unit_price_violations(n: int, r: dict) -> list[str]:
+    bad = []
+    q = _num(r["PricingQuantity"])
+    sku = r["SkuPriceId"]
+    # ListUnitPrice, ContractedUnitPrice, PricingQuantity, PricingUnit: null exactly when SkuPriceId is null
+    for col in ("ListUnitPrice", "ContractedUnitPrice", "PricingQuantity", "PricingUnit"):
+        if (r[col] in ("", None)) != (sku in ("", None)):
+            bad.append(f"row {n}: {col} {r[col]!r} with SkuPriceId {sku!r}")
+    for price_col, cost_col in (("ListUnitPrice", "ListCost"), ("ContractedUnitPrice", "ContractedCost")):
+        price, cost = _num(r[price_col]), _num(r[cost_col])
+        if price is None:
+            continue
+        if price < 0:
+            bad.append(f"row {n}: {price_col} {price} < 0")
+        if q is None or abs(price * q - cost) > 0.005:  # to the cent
+            bad.append(f"row {n}: {price_col} {price} × PricingQuantity {q} ≠ {cost_col} {cost}")
+    return bad
+
+
+def focus_rule_violations(rows: list[dict]) -> list[str]:
+    """The FOCUS 1.3 Cost and Usage rules a plan's rows must keep, row by row (ListUnitPrice, PricingQuantity,
+    ListCost, ContractedUnitPrice, ContractedCost, PricingCategory, CommitmentDiscountId, ChargeFrequency,
+    SkuPriceId), written from the specification's column pages, not from the code under test."""
+    bad = []
+    for n, r in enumerate(rows, start=2):
+        bad += _unit_price_violations(n, r)
+        if r["PricingUnit"] and r["PricingUnit"] not in _UNITS:
+            bad.append(f"row {n}: PricingUnit {r['PricingUnit']!r}")
+        # PricingCategory: not null for Usage and Purchase; Committed exactly when a CommitmentDiscountId is given
+        if r["ChargeCategory"] in ("Usage", "Purchase") and not r["PricingCategory"]:
+            bad.append(f"row {n}: no PricingCategory on a {r['ChargeCategory']} row")
+        if (r["PricingCategory"] == "Committed") != bool(r["CommitmentDiscountId"]):
+            bad.append(
+                f"row {n}: PricingCategory {r['PricingCategory']!r}, CommitmentDiscountId {r['CommitmentDiscountId']!r}"
+            )
+        # ChargeFrequency: a purchase is never Usage-Based; a charge paid in several months is not One-Time
+        if r["ChargeCategory"] == "Purchase" and r["ChargeFrequency"] == "Usage-Based":
+            bad.append(f"row {n}: a Purchase row is Usage-Based")
+        if r["x_CostCategory"] == "interest" and r["ChargeFrequency"] != "Recurring":
+            bad.append(f"row {n}: a loan instalment is {r['ChargeFrequency']}")
+        if r["ChargeCategory"] == "Usage" and r["ConsumedQuantity"] in ("", None):
+            bad.append(f"row {n}: a Usage row without ConsumedQuantity")
+    return bad
+
+
+def _holdings_case():
+    """Owned servers (1 node, running costs committed), a signed rental (1 node, 3 months), a financed purchase
+    (20 % down, 24 monthly instalments at 6 %/year) and cloud hours, each job held to its own offer."""
+    from procure.solver import holdings
+
+    own = offer(id="dgx", mode="buy")
+    fin = offer(
+        id="fin",
+        mode="buy",
+        price_per_node=200_000,
+        financing={"down_payment_pct": 0.2, "months": 24, "annual_rate": 0.06},
+    )
+    rent = offer(id="r", mode="rent", vendor="Metal", price_per_node_month=14_000)
+    cloud = offer(id="c", vendor="Cloudy", price_per_node_hour=30.0)
+    p = project(
+        [
+            workload(name="on-owned", deadline_days=60),
+            workload(name="on-rent", deadline_days=60),
+            workload(name="on-bought", deadline_days=200),
+            workload(name="on-cloud", deadline_days=60),
+        ],
+        owned=[{"offer": "dgx", "nodes": 1, "residual_value": 50_000}],
+        commitments=[{"offer": "r", "nodes": 1, "start_date": "2027-01-01", "months": 3}],
+    )
+    offers = holdings.with_owned(p, [own, fin, rent, cloud])
+    hours = {
+        ("on-owned", "dgx.owned", 1): 500.0,
+        ("on-rent", "r", 1): 500.0,
+        ("on-bought", "fin", 1): 3000.0,
+        ("on-cloud", "c", 2): 100.0,
+    }
+    res = solve_fixed(p, offers, hours, compare=False)
+    assert res.plan is not None
+    assert {a.offer_id for a in res.plan.assignments} == {"dgx.owned", "r", "fin", "c"}
+    return res
+
+
+def test_focus_rows_keep_the_specification_rules_row_by_row(tmp_path):
+    res = _holdings_case()
+    out = tmp_path / "charges.csv"
+    from procure.reports.focus import focus_files
+
+    cost, _ = focus_files(res)
+    out.write_bytes(cost)
+    with out.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert focus_rule_violations(rows) == []
+    assert sum(float(r["EffectiveCost"]) for r in rows) == pytest.approx(res.plan.total_cost, abs=0.01)
+    by = {}
+    for r in rows:
+        by.setdefault(r["x_CostCategory"], []).append(r)
+    # the cloud job: 2 nodes × 100 h at 30 per node-hour = 200 node-hours
+    (cl,) = by["cloud"]
+    assert cl["PricingUnit"] == "Hours" and float(cl["PricingQuantity"]) == pytest.approx(200.0)
+    assert float(cl["ListUnitPrice"]) == 30.0
+    # the rental: 1 node × 3 months at 14,000 per node-month; a commitment's own rows are not Committed
+    rent = by["rent"]
+    assert {r["PricingUnit"] for r in rent} == {"Server-Months"}
+    assert sum(float(r["PricingQuantity"]) for r in rent) == pytest.approx(3.0)
+    assert {float(r["ListUnitPrice"]) for r in rent} == {14_000.0}
+    # maintenance is priced per server-month (5 %/year of 250,000 / 12), not at the server's price
+    maint = [r for r in by["maintenance"] if r["ResourceId"].startswith("dgx")]
+    assert {round(float(r["ListUnitPrice"]), 6) for r in maint} == {round(250_000 * 0.05 / 12, 6)}
+    # energy in kWh at the electricity price
+    assert {r["PricingUnit"] for r in by["energy"]} == {"kWh"}
+    # the financed purchase: the loan's interest is recurring; the principal after the down payment too
+    assert by["interest"] and all(r["ChargeFrequency"] == "Recurring" for r in by["interest"])
+    capex = sorted(by["capex"], key=lambda r: r["ChargePeriodStart"])
+    assert capex[0]["ChargeFrequency"] == "One-Time" and {r["ChargeFrequency"] for r in capex[1:]} == {"Recurring"}
+
+
+@pytest.mark.slow
+def test_cli_focus_negotiated_quotes_keeps_the_row_rules(tmp_path):
+    out = tmp_path / "charges.csv"
+    res = cli(
+        "solve", ROOT / "examples" / "negotiated-quotes.yaml", "--focus", out, "--quiet", "--no-compare",
+        "--runner-ups", "0",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    with out.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert focus_rule_violations(rows) == []

@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 from procure.common.errors import InputError
+from procure.models.project import Staff
 from procure.solver import holdings
 from procure.solver.plan import Decision, build_plan
 from procure.solver.verify import VerificationError, verify_plan
@@ -281,7 +282,9 @@ def test_the_existing_capacity_example_uses_what_is_already_paid_for(tmp_path):
     assert on["pretrain-7b"] == on["sprint-a"] == "lab-hgx-h100.owned"
     assert on["sprint-b"] == "metal-h100-monthly" and on["pretrain-q2"] == "block-h200-q2"
     # nothing new is bought or rented: every purchase and rental is the owned servers or the signed rental
-    assert [(x["offer"], x["nodes"], x["committed"]) for x in j["purchases"]] == [("lab-hgx-h100.owned", 4, True)]
+    # the owned servers are listed as owned, not as purchases at their original price (was in "purchases")
+    assert j["purchases"] == []
+    assert [(x["offer"], x["nodes"], x["committed"]) for x in j["owned"]] == [("lab-hgx-h100.owned", 4, True)]
     assert [(x["offer"], x["nodes"], x["months"], x["committed"]) for x in j["rentals"]] == [
         ("metal-h100-monthly", 2, 6, True)
     ]
@@ -419,9 +422,14 @@ def test_owned_servers_naming_a_missing_or_cloud_offer_are_an_input_error(tmp_pa
     assert not (tmp_path / "x.xlsx").exists()
 
 
-def test_a_commitment_before_the_project_start_is_refused_with_the_fix():
-    with pytest.raises(ValueError, match="give the project start and the months left"):
-        project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3}])
+def test_a_commitment_before_the_project_start_is_accepted_and_one_that_ended_is_refused():
+    # was refused ("give the project start and the months left"); the issue asks to accept it: 3 months from
+    # day −31 pay on days −31, −0.58 and 29.83, so one month is left
+    p = project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3}])
+    (c,) = holdings.committed_contracts(p)
+    assert (c.start_month, c.months) == (0, 1) and c.phase_days == pytest.approx(-31 + 2 * 365 / 12)
+    with pytest.raises(ValueError, match="ended before the project start_date"):
+        project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-09-01", "months": 3}])
 
 
 def test_compare_names_the_holdings_and_windows_that_changed():
@@ -553,7 +561,10 @@ def test_a_quota_no_plan_can_keep_is_named_in_the_reasons():
     res = solve_fixed(p, offers[:2], hours)
     assert res.plan is None
     (lines,) = res.hybrid.reasons.values()
-    assert "the quotas (vendor=aws: 32 GPUs)" in " ".join(str(x) for x in lines)
+    # the quota binds (without it the jobs fit the offers' max_nodes), so it is named first, with the nodes it
+    # allows on each offer (was "… within the offers' max_nodes and the quotas (vendor=aws: 32 GPUs) …")
+    text = " ".join(str(x) for x in lines)
+    assert text.startswith("the quotas leave too few GPUs at once: vendor=aws: 32 GPUs (4 nodes of aws-east")
 
 
 def test_offer_windows_read_from_an_xlsx_catalog_as_date_cells(tmp_path):
@@ -606,3 +617,138 @@ def test_a_signed_36_month_reservation_is_usable_in_a_12_month_horizon():
     (r,) = res.plan.rentals
     assert (r.months, r.term_months, r.committed) == (12, 36, True)
     assert res.plan.total_cost == pytest.approx(2 * 12 * 20.0 * 730)
+
+
+def test_staff_of_a_signed_rental_no_job_uses_is_committed_idle_not_lost():
+    # staff covers rent; the signed rental (months 8..11, 4 × 14,000) is held whatever the plan does, and the
+    # job (due day 60) runs on cloud at 10 per node-hour (480 h = 4,800). One FTE runs the one rented node for
+    # the 4 months it is held: 4 × 120,000 / 12 = 40,000. No job is on a staffed mode, so that staff is part of
+    # what is committed and unused, not a cost left out of the per-workload costs.
+    p, offers, hours = _rent_commitment(start="2027-09-11", months=12)
+    offers = [o if o.id != "cloud" else o.model_copy(update={"price_per_node_hour": 10.0}) for o in offers]
+    p = p.model_copy(
+        update={"staff": Staff.model_validate({"nodes_per_fte": 16, "cost_per_fte_year": 120_000, "modes": ["rent"]})}
+    )
+    res = solve_fixed(p, offers, hours)
+    assert res.status == "optimal" and res.plan is not None
+    (a,) = res.plan.assignments
+    assert a.offer_id == "cloud" and a.cost == pytest.approx(480 * 10.0)
+    assert res.plan.total_cost == pytest.approx(4 * 14_000 + 4_800 + 40_000)
+    assert res.plan.committed_idle == pytest.approx(4 * 14_000 + 40_000)
+
+
+# --- messages a new user meets --------------------------------------------------------------------------
+
+
+def _warnings(p, offers):
+    return " ".join(m for _f, m in holdings.holding_warnings(p, {o.id: o for o in offers}))
+
+
+def test_a_quota_that_matches_no_offer_is_warned_with_a_did_you_mean():
+    offers = [offer(id="aws-p5", vendor="AWS"), offer(id="gcp-a3", vendor="Google Cloud", region="us-central")]
+    p = project([workload()], quotas=[{"vendor": "AWZ", "max_gpus": 32}])
+    text = _warnings(p, offers)
+    assert "quotas[0]" in " ".join(f for f, _m in holdings.holding_warnings(p, {o.id: o for o in offers}))
+    assert "AWZ" in text and "matches no offer" in text and "did you mean 'AWS'" in text
+    p = project([workload()], quotas=[{"region": "us-centrl", "max_gpus": 32}])
+    assert "did you mean 'us-central'" in _warnings(p, offers)
+    p = project([workload()], quotas=[{"vendor": "AWS", "max_gpus": 32}])
+    assert _warnings(p, offers) == ""
+
+
+def test_an_unknown_offer_id_in_holdings_gets_a_did_you_mean():
+    offers = [offer(id="dgx-h100", mode="buy"), offer(id="rent-h100", mode="rent")]
+    p = project([workload()], owned=[{"offer": "dgx-h10", "nodes": 1}])
+    (msg,) = [m for _f, m in holdings.holding_problems(p, {o.id: o for o in offers})]
+    assert "dgx-h10" in msg and "did you mean 'dgx-h100'" in msg
+
+
+def test_a_residual_value_above_the_servers_price_is_warned():
+    own = offer(id="dgx", mode="buy")  # 250,000 per node
+    p = project([workload()], owned=[{"offer": "dgx", "nodes": 2, "residual_value": 9_250_000}])
+    text = _warnings(p, [own])
+    assert "9,250,000" in text and "37" in text and "250,000" in text
+    p = project([workload()], owned=[{"offer": "dgx", "nodes": 2, "residual_value": 60_000}])
+    assert _warnings(p, [own]) == ""
+
+
+def test_deadline_confidence_takes_a_percentage_like_the_other_percent_fields():
+    assert project([workload()], deadline_confidence="90%").deadline_confidence == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="deadline_confidence"):
+        project([workload()], deadline_confidence="100%")
+
+
+def test_a_difference_under_one_percent_is_not_printed_as_zero():
+    from procure.reports.headline import share_text
+
+    assert share_text(0.004) == "0.4%" and share_text(0.21) == "21%" and share_text(0.0001) == "< 0.1%"
+    assert share_text(0.0096) == "1%"
+
+
+def test_a_commitment_signed_before_the_project_start_runs_its_months_left_on_its_own_day():
+    # signed 2026-11-16 for 6 months, project from 2027-01-01 (day −46): its payments fall every 365/12 days
+    # from day −46: −46, −15.58, 14.83, 45.25, … so 2 months were paid before the start; 4 are left, the
+    # first on day 14.83 (month 0, phase 14.83 days)
+    p, offers, hours = _rent_commitment(start="2026-11-16", months=6)
+    (c,) = holdings.committed_contracts(p)
+    assert (c.start_month, c.months, c.term_months) == (0, 4, 6)
+    assert c.phase_days == pytest.approx(-46 + 2 * 365 / 12)
+    res = solve_fixed(p, offers, hours)
+    assert res.status == "optimal"
+    assert [(r.months, r.committed) for r in res.plan.rentals if r.committed] == [(4, True)]
+    with pytest.raises(ValueError, match="ended"):
+        _rent_commitment(start="2026-01-01", months=6)
+
+
+def test_the_summary_says_how_a_financed_purchase_is_paid():
+    from procure.reports.xlsx.summary import capex_payment_text
+
+    fin = offer(
+        id="fin", mode="buy", financing={"down_payment_pct": 0.2, "months": 36, "annual_rate": 0.06}, max_nodes=2
+    )
+    p = project([workload(name="j", deadline_days=200)])
+    res = solve_fixed(p, [fin], {("j", "fin", 1): 3000.0})
+    text = capex_payment_text(res)
+    assert "paid on delivery" not in text and "20% down" in text and "36 monthly instalments" in text
+    cash = offer(id="cash", mode="buy")
+    res = solve_fixed(p, [cash], {("j", "cash", 1): 3000.0})
+    assert capex_payment_text(res) == "server purchases and their network fabric, paid on delivery"
+
+
+def test_owned_servers_show_their_own_window_and_are_not_listed_as_purchases():
+    import io
+
+    from rich.console import Console
+
+    from procure.reports.console import print_result
+    from procure.reports.json_report import result_to_json
+    from procure.reports.tables import capacity_rows
+
+    # owned until 2027-06-30: days 0 to 180 of a plan from 2027-01-01, 180 / (365/12) = 5.92 months
+    p, offers, hours = _owned_case(until="2027-06-30", deadline=60)
+    res = solve_fixed(p, offers, hours)
+    (cap,) = capacity_rows(res)
+    assert (cap["from_day"], cap["to_day"], cap["owned"]) == (0.0, 180.0, True)
+    out = io.StringIO()
+    print_result(Console(file=out, width=200), res)
+    (line,) = [ln for ln in out.getvalue().splitlines() if "dgx.owned" in ln and "owned (committed)" in ln]
+    assert "5.92 (owned)" in line and "12 (owned)" not in line
+    j = result_to_json(res, [])
+    assert j["purchases"] == []
+    (own,) = j["owned"]
+    assert (own["offer"], own["nodes"], own["from_day"], own["until_day"]) == ("dgx.owned", 2, 0.0, 180.0)
+    assert "price_per_node" not in own
+
+
+def test_an_infeasible_plan_under_a_quota_names_the_quota_first_with_the_shape_it_allows():
+    # two jobs at once, each on 2 nodes × 8 GPUs of the cloud offer (16 per offer, not binding): the quota of
+    # 16 GPUs on that vendor lets only 2 nodes run at once, so one job misses its deadline
+    c = offer(id="cloud", mode="cloud", vendor="AWS", price_per_node_hour=30.0, max_nodes=16)
+    jobs = [workload(name="a", deadline_days=10), workload(name="b", deadline_days=10)]
+    p = project(jobs, quotas=[{"vendor": "AWS", "max_gpus": 16}], period_days=1)
+    hours = {("a", "cloud", 2): 200.0, ("b", "cloud", 2): 200.0}
+    res = solve_fixed(p, [c], hours, all_or_nothing=True)
+    assert res.plan is None
+    (head, *_rest) = [str(x) for x in res.hybrid.reasons["(capacity)"]]
+    assert head.index("quota") < head.index("max_nodes") if "max_nodes" in head else "quota" in head
+    assert "vendor=aws" in head.lower() and "2 nodes of cloud" in head

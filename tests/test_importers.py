@@ -140,7 +140,14 @@ def test_cli_import_then_solve_on_the_imported_offers(tmp_path):
     prices = {o.id: o.price_per_node_hour for o in cat.offers}
     (item,) = [i for i in plan["line_items"] if i["category"] == "cloud"]
     assert item["offer"] in prices and item["unit_price"] == prices[item["offer"]]
-    assert plan["total_cost"] == pytest.approx(item["quantity"] * item["unit_price"], abs=0.01)
+    # an AWS offer carries AWS's egress, $90/TB (as the bundled AWS rows): the final checkpoint leaves once
+    (out_item,) = [i for i in plan["line_items"] if i["category"] == "egress"]
+    assert out_item["unit_price"] == 90 and out_item["offer"] == item["offer"]
+    # a spot offer pays its 15 % interruption overhead on top of the node-hours (SPOT_OVERHEAD)
+    overhead = 1.15 if item["offer"].endswith("-spot") else 1.0
+    assert plan["total_cost"] == pytest.approx(
+        item["quantity"] * item["unit_price"] * overhead + out_item["quantity"] * out_item["unit_price"], abs=0.02
+    )
 
 
 def test_staleness_warning_uses_the_imported_date(tmp_path):
@@ -387,3 +394,164 @@ def test_gcp_gpu_rows_are_added_to_the_machine_that_carries_them(tmp_path):
     assert od["intra_node"] == "nvswitch" and od["cpu_cores"] == 48 and od["ram_gb"] == 1360
     assert offers["gcp-a2-ultragpu-8g-8xA100-80GB-us-central1-c-spot"]["price_per_node_hour"] == pytest.approx(18.2)
     assert "host row 2 added" in od["source"]
+
+
+# --- imported offers that plan (issue: every new door works as its users expect) -----------------------
+
+RUNPOD = DATA / "gpuhunt" / "runpod.csv"
+
+
+def test_known_instance_types_carry_their_local_nvme_and_egress():
+    # p5.48xlarge: 8 × 3.84 TB NVMe (AWS EC2 P5 page); the bundled catalog's row says 30.72 TB and $90/TB out
+    for path, fmt, oid in (
+        (GPUHUNT, "gpuhunt", "aws-p5.48xlarge-us-east-1"),
+        (SKY_AWS, "skypilot", "aws-p5.48xlarge-us-east-2"),
+    ):
+        p5 = _by_id(import_file(path, fmt, as_of=AS_OF))[oid]
+        assert p5["nvme_tb"] == 30.72 and p5["egress_per_tb"] == 90, p5
+    r = import_file(GPUHUNT, "gpuhunt", as_of=AS_OF)
+    assert _by_id(r)["aws-p4d.24xlarge-us-east-1"]["nvme_tb"] == 8.0
+    # an unknown type with no disk_size says what it assumed
+    assert _by_id(r)["aws-p5x.hypothetical-us-west-2"]["nvme_tb"] == 0
+    text = " ".join(str(w) for w in r.warnings)
+    assert "p5x.hypothetical" in text and "no local NVMe" in text
+
+
+def test_runpod_gpu_count_belongs_to_the_offer_identity():
+    r = import_file(RUNPOD, "gpuhunt", as_of=AS_OF)
+    h100 = [o for o in r.offers if o["gpu"] == "H100-SXM-80GB" and o["region"].startswith("eu") and not o["spot"]]
+    by_count = {o["gpus_per_node"]: o["price_per_node_hour"] for o in h100}
+    assert by_count == {1: 2.69, 2: 5.38, 4: 10.76, 8: 21.52}
+    assert len({o["id"] for o in r.offers}) == len(r.offers)
+    assert not any("repeat" in k for k in r.skipped)
+
+
+def test_gpu_memory_picks_the_model_and_whole_names_match():
+    r = import_file(RUNPOD, "gpuhunt", as_of=AS_OF)
+    gpus = {o["source"].split(": ")[1].split(" in ")[0]: o["gpu"] for o in r.offers}
+    assert gpus["NVIDIA A100 80GB PCIe"] == "A100-SXM-80GB"  # 80 GB, not the 40 GB PCIe card
+    assert gpus["NVIDIA RTX 6000 Ada Generation"] == "RTX-6000-ADA-48GB"
+    assert "NVIDIA L40" not in gpus and gpus["NVIDIA L40S"] == "L40S-48GB"  # L40 is not an L40S
+    assert "Quadro RTX 6000" not in gpus  # the Turing card is not the Ada one
+    assert r.unknown_gpus["L40"] == 1 and r.unknown_gpus["RTX6000"] == 1
+    # the resolver itself: memory chooses, and a memory that fits no model of the name is no model
+    assert resolve_gpu("A100", 40.0)[0] == "A100-SXM-40GB"
+    assert resolve_gpu("A100", 80.0, "NVIDIA A100 80GB PCIe")[0] == "A100-SXM-80GB"
+    assert resolve_gpu("L40", 48.0) == (None, None)
+    assert resolve_gpu("RTX 6000", 24.0) == (None, None)
+    gid, note = resolve_gpu("H20", 141.0)
+    assert gid is None and note and "141" in note and "H20-96GB" in note
+
+
+def test_a_memory_that_fits_no_model_is_skipped_with_a_warning_and_a_negative_one_refused(tmp_path):
+    head = "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\n"
+    src = tmp_path / "vastai.csv"
+    src.write_text(head + "a,US,2.0,8,64,1,A100,48.0,False\nb,US,2.0,8,64,1,H20,141.0,False\n")
+    r = import_file(src, "gpuhunt", as_of=AS_OF)
+    assert not r.offers
+    text = " ".join(str(w) for w in r.warnings)
+    assert "A100" in text and "48" in text and "H20" in text and "141" in text
+    src.write_text(head + "a,US,2.0,8,64,1,A100,-80,False\n")
+    res = cli("offers", "import", src, "--from", "gpuhunt", "--out", tmp_path / "o.yaml", "--as-of", "2026-11-30")
+    assert res.exit_code == 1 and "gpu_memory: '-80' is not a number" in res.output
+
+
+def test_conflicting_rows_and_repeated_columns_are_named(tmp_path):
+    head = "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\n"
+    src = tmp_path / "aws.csv"
+    src.write_text(
+        head
+        + "p5.48xlarge,us-east-1,55.04,192,2048,8,H100,80,False\np5.48xlarge,us-east-1,98.32,192,2048,8,H100,80,False\n"
+    )
+    r = import_file(src, "gpuhunt", as_of=AS_OF)
+    assert [o["price_per_node_hour"] for o in r.offers] == [55.04]
+    text = " ".join(str(w) for w in r.warnings)
+    assert "row 3" in text and "98.32" in text and "55.04" in text
+    # a known type whose row says another GPU or count
+    src.write_text(head + "p5.48xlarge,us-east-1,55.04,192,2048,4,A100,80,False\n")
+    text = " ".join(str(w) for w in import_file(src, "gpuhunt", as_of=AS_OF).warnings)
+    assert "p5.48xlarge" in text and "8 × H100-SXM-80GB" in text and "4 × A100" in text
+    # a repeated column is refused, not read as its last copy
+    src.write_text("instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,price\n")
+    res = cli("offers", "import", src, "--from", "gpuhunt", "--out", tmp_path / "o.yaml", "--as-of", "2026-11-30")
+    assert res.exit_code == 1 and "'price'" in res.output and "twice" in res.output
+
+
+def test_a_per_gpu_price_in_the_per_node_column_is_warned(tmp_path):
+    src = tmp_path / "vastai.csv"
+    src.write_text(
+        "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\n"
+        "8x-h100,US,1.54,128,1024,8,H100,80,False\n"
+    )
+    r = import_file(src, "gpuhunt", as_of=AS_OF)
+    text = " ".join(str(w) for w in r.warnings)
+    assert "1.54" in text and "per GPU" in text
+
+
+def test_import_csv_output_escapes_formula_text(tmp_path):
+    out = tmp_path / "offers.csv"
+    res = cli(
+        "offers",
+        "import",
+        GPUHUNT,
+        "--from",
+        "gpuhunt",
+        "--provider",
+        "=HYPERLINK(1)",
+        "--out",
+        out,
+        "--as-of",
+        "2026-11-30",
+    )
+    assert res.exit_code == 0, res.output
+    import csv as _csv
+
+    cells = [c for row in _csv.reader(out.read_text().splitlines()) for c in row]
+    assert not any(c[:1] in ("=", "+", "-", "@") and not c[1:2].isdigit() for c in cells if c), cells
+
+
+def test_a_missing_file_or_a_folder_is_named_as_such(tmp_path):
+    res = cli("offers", "import", tmp_path / "prices.csv", "--from", "gpuhunt", "--out", tmp_path / "o.yaml")
+    assert res.exit_code == 1 and "not found" in res.output and "cannot tell the provider" not in res.output
+    folder = tmp_path / "prices"
+    folder.mkdir()
+    res = cli("offers", "import", folder, "--from", "gpuhunt", "--out", tmp_path / "o.yaml")
+    assert res.exit_code == 1 and "is a folder" in res.output and "cannot tell the provider" not in res.output
+
+
+def test_fetch_offline_with_gpuhunt_own_error_is_a_clear_error(tmp_path, monkeypatch):
+    class GPUHuntError(Exception):
+        pass
+
+    def offline(**kw):
+        raise GPUHuntError("Failed to download catalog")
+
+    _fake_gpuhunt(monkeypatch, offline)
+    out = tmp_path / "offers.yaml"
+    res = cli("offers", "fetch", "--provider", "aws", "--out", out)
+    assert res.exit_code == 1 and "internet access" in res.output and "Traceback" not in res.output
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_7b_pretraining_with_a_1_5_tb_dataset_plans_on_imported_offers(tmp_path):
+    offers = []
+    for src, fmt in ((SKY_AWS, "skypilot"), (GPUHUNT, "gpuhunt"), (RUNPOD, "gpuhunt")):
+        out = tmp_path / f"{fmt}-{src.parent.name}-{src.stem}.yaml"
+        res = cli("offers", "import", src, "--from", fmt, "--out", out, "--as-of", "2026-11-30")
+        assert res.exit_code == 0, res.output
+        offers += ["--offers", out]
+    work = tmp_path / "pretrain.yaml"
+    work.write_text(
+        "name: 7B pretraining on imported prices\ncurrency: USD\nstart_date: 2026-12-01\nhorizon_months: 12\n"
+        "period_days: 1\ndiscount_rate: 0.0\nelectricity_price_per_kwh: 0.12\npue: 1.3\nteam_region: us-east\n"
+        "workloads:\n  - name: pretrain-7b\n    model: deepseek-llm-7b\n    method: pretrain\n    tokens_b: 20\n"
+        "    seq_len: 4096\n    earliest_start_days: 0\n    deadline_days: 30\n    dataset_tb: 1.5\n"
+    )
+    js = tmp_path / "plan.json"
+    res = cli("solve", work, *offers, "--json", js, "--quiet", "--no-compare")
+    assert res.exit_code == 0, res.output
+    plan = json.loads(js.read_text())
+    (used,) = {i["offer"] for i in plan["line_items"] if i["category"] == "cloud"}
+    # the H100 nodes, whose 30.72 TB of NVMe hold the dataset (the L40S node's 7.6 TB would too, at 2.7 × less BF16)
+    assert used.startswith("aws-p5.48xlarge-"), used

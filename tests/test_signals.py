@@ -116,3 +116,60 @@ def test_a_run_nested_in_a_guard_leaves_the_outer_handler_in_place():
         assert signal.getsignal(signal.SIGTERM) is handler  # not SIG_IGN
         assert not os.path.exists(tmp)
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+# --- a signal at any moment, and folders of killed runs ---------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals to a child process")
+@pytest.mark.parametrize(
+    ("sig", "after"),
+    [
+        (signal.SIGTERM, 0.2),
+        (signal.SIGHUP, 0.2),
+        (signal.SIGTERM, 0.4),
+        (signal.SIGHUP, 0.8),
+        (signal.SIGINT, 0.3),
+        (signal.SIGINT, 1.0),
+        (signal.SIGINT, 1.5),
+    ],
+)
+def test_a_signal_in_the_first_seconds_gets_its_exit_code_and_one_line(tmp_path, sig, after):
+    # from 0.2 s: the interpreter's own start (tens of ms, before any line of procure runs) keeps the
+    # signal's default action, which still ends the process by that signal
+    env = dict(os.environ, TMPDIR=str(tmp_path), TMP=str(tmp_path), TEMP=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "procure", "solve", str(ROOT / "examples" / "programme-12-months.yaml"), "--quiet"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(after)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, (proc.returncode, err[-3000:])
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
+    assert "interrupted" in err and len([ln for ln in err.splitlines() if "interrupted" in ln]) == 1, err
+
+
+def test_a_killed_runs_temp_folder_is_swept_by_the_next_run(tmp_path, monkeypatch):
+    from procure.common import runtime
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"procure-{dead.pid}-abcd1234"
+    stale.mkdir()
+    (stale / "model.mps").write_text("x")
+    alive = tmp_path / f"procure-{os.getppid()}-abcd1234"  # a running process's folder stays
+    alive.mkdir()
+    other = tmp_path / "procure-notapid"
+    other.mkdir()
+    monkeypatch.setattr(runtime.tempfile, "tempdir", str(tmp_path))
+    with runtime.guarded_run(handle_signals=False) as mine:
+        assert Path(mine).parent == tmp_path and Path(mine).name.startswith(f"procure-{os.getpid()}-")
+    assert not stale.exists() and alive.exists() and other.exists()

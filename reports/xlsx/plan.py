@@ -165,7 +165,9 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
                 ws,
                 row,
                 1,
-                tr("buy (own)") if c["what"] == "buy" else c.get("label", mode_label("rent", tr)),
+                (tr("owned (committed)") if c.get("owned") else tr("buy (own)"))
+                if c["what"] == "buy"
+                else c.get("label", mode_label("rent", tr)),
                 fill=MODE_FILL.get(c["what"]),
             )
             put(ws, row, 2, c["offer"], align=WRAP)

@@ -242,7 +242,7 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
             "Capex (purchases)",
             f"={names.category_total['capex']}+{names.category_total['network']}",
             bd.get("capex", 0.0) + bd.get("network", 0.0),
-            tr("server purchases and their network fabric, paid on delivery"),
+            capex_payment_text(sh.result, tr),
             False,
         ),
         (
@@ -282,6 +282,27 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
             )
         )
     return figures
+
+
+def capex_payment_text(result: Result, tr: Lang = EN) -> str:
+    """How the plan's purchases are paid: on delivery, or (a financed offer, its ledger's interest line) part
+    down and the rest in monthly instalments."""
+    plan = result.plan
+    loans = [e for e in plan.ledger.entries if e.kind == "interest"] if plan is not None else []
+    if not loans:
+        return tr("server purchases and their network fabric, paid on delivery")
+    bought = {e.offer for e in plan.ledger.entries if e.kind == "price"} if plan is not None else set()
+    terms = "; ".join(
+        tr(
+            "{offer}: {down:.0%} down on delivery, the rest in {months} monthly instalments",
+            offer=e.offer,
+            down=e.down_payment or 0.0,
+            months=e.term_months or 0,
+        )
+        for e in loans
+    )
+    rest = tr("; the other purchases paid on delivery") if bought - {e.offer for e in loans} else ""
+    return tr("server purchases and their network fabric, financed: {terms}{rest}", terms=terms, rest=rest)
 
 
 def _committed_formula(sh: _Sheet) -> str:
