@@ -259,16 +259,25 @@ def with_risk(result: Result) -> Result:
     return result
 
 
-def result_json(result: Result, inputs=()) -> str:
+def result_json(result: Result, inputs=(), frontier=None) -> str:
+    """The plan's JSON; with ``frontier`` (``solve --frontier``) its points under ``frontier``."""
     from procure.reports.json_report import result_to_json
 
-    return json.dumps(result_to_json(result, inputs), indent=2)
+    data = result_to_json(result, inputs)
+    if frontier is not None:
+        from procure.reports.frontier_report import frontier_to_json
+
+        data["frontier"] = frontier_to_json(frontier)
+    return json.dumps(data, indent=2)
 
 
-def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None, tr=None) -> list[str]:
+def write_outputs(
+    result: Result, inputs: Inputs, planned: SolveOutputs, analysis=None, tr=None, frontier=None
+) -> list[str]:
     """Write the declared outputs as one transaction (all or none); returns a line per output
     written. The workbook and CSV need a plan; ``--json -`` is left to the caller (stdout). With
-    ``analysis`` (``solve --analyze``) the workbook also holds the analysis sheets. ``tr``: the
+    ``analysis`` (``solve --analyze``) the workbook also holds the analysis sheets, with ``frontier``
+    (``solve --frontier``) the Frontier sheet, and the JSON the frontier's points. ``tr``: the
     reader's language (``reports.i18n.Lang``) of the workbook and the CSV header rows; the JSON is
     always English (its keys are the API)."""
     from procure.reports.i18n import EN
@@ -276,16 +285,11 @@ def write_outputs(result: Result, inputs: Inputs, planned: SolveOutputs, analysi
     tr = tr or EN
     files = planned.files
     if planned.json is not None:
-        files.put(planned.json, result_json(result, inputs.files).encode("utf-8"))
+        files.put(planned.json, result_json(result, inputs.files, frontier).encode("utf-8"))
     if result.plan is not None and planned.workbook is not None:
-        if analysis is None:
-            from procure.reports.xlsx.workbook import workbook_bytes
+        from procure.reports.xlsx.workbook import approval_bytes
 
-            files.put(planned.workbook, workbook_bytes(result, inputs.files, tr))
-        else:
-            from procure.reports.xlsx.analysis import approval_with_analysis_bytes
-
-            files.put(planned.workbook, approval_with_analysis_bytes(result, analysis, inputs.files, tr))
+        files.put(planned.workbook, approval_bytes(result, inputs.files, tr, analysis=analysis, frontier=frontier))
     if result.plan is not None and planned.csv_dir is not None:
         from procure.reports.csv_report import put_csv
 

@@ -226,6 +226,15 @@ def solve(
             "with its reasons and the rest planned (exit 5).",
         ),
     ] = False,
+    frontier: Annotated[
+        int | None,
+        typer.Option(
+            "--frontier",
+            help="Also trace what finishing sooner costs, in up to N verified plans (see `procure frontier`), and add the Frontier sheet to the workbook.",
+            min=2,
+            max=50,
+        ),
+    ] = None,
     lang: LangOption = None,
     amounts_in: AmountsOption = None,
 ) -> None:
@@ -289,10 +298,13 @@ def solve(
                     tr=tr,
                     deadline=use.analysis_deadline(budget, inputs),
                 )
-            for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr):
+            traced = None
+            if frontier and result.plan is not None:
+                traced = _run_frontier(inputs, result, console, frontier, solver.value, gap, objective, budget, tr)
+            for line in use.write_outputs(result, inputs, planned, analysis=analysis, tr=tr, frontier=traced):
                 console.print(_esc(line))
             if planned.json_stdout:
-                _echo_data(use.result_json(result, inputs.files), "--json")
+                _echo_data(use.result_json(result, inputs.files, frontier=traced), "--json")
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
@@ -301,6 +313,17 @@ def solve(
 
 
 # --- analyze and compare ---------------------------------------------------------------------------
+
+
+def _run_frontier(inputs, result, console, points, solver, gap, objective, budget, tr):
+    """``solve --frontier N``: the frontier from the plan just solved (its first point), printed; returned for
+    the workbook and the JSON."""
+    from procure.app_frontier import frontier
+    from procure.reports.frontier_report import print_frontier
+
+    f = frontier(inputs, points=points, solver=solver, gap=gap, objective=objective, budget=budget, base=result)
+    print_frontier(console, f, tr)
+    return f
 
 
 def _run_analysis(use, inputs, console, tr=None, **kw):
@@ -592,6 +615,15 @@ def compare(
     except Interrupted as stop:
         _interrupted(stop)
     raise typer.Exit(0)
+
+
+def _register_frontier() -> None:
+    from procure.cli_frontier import HELP, frontier
+
+    app.command(name="frontier", help=HELP + "\n\n" + EXIT_CODES)(frontier)
+
+
+_register_frontier()
 
 
 def main() -> None:

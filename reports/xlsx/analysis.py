@@ -16,11 +16,6 @@ Excel and LibreOffice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from procure.solver.result import Result
-
 import math
 
 import numpy as np
@@ -485,12 +480,3 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
         chart.height, chart.width = 6.5, 12.5
         ws.add_chart(chart, f"{'A' if k % 2 == 0 else 'E'}{chart_row + CHART_ROWS * (k // 2)}")
     print_setup(ws)
-
-
-def approval_with_analysis_bytes(result: Result, a, inputs=(), tr: Lang = EN) -> bytes:
-    """The approval workbook (``procure solve --out``) with the analysis sheets after its own."""
-    from .workbook import build_workbook, finish
-
-    wb = build_workbook(result, list(inputs), tr=tr)
-    add_analysis_sheets(wb, a, tr)
-    return finish(wb, tr)

@@ -97,6 +97,21 @@ def workbook_bytes(result: Result, inputs: Iterable = (), tr: Lang = EN) -> byte
     return finish(wb, tr)
 
 
+def approval_bytes(result: Result, inputs: Iterable = (), tr: Lang = EN, analysis=None, frontier=None) -> bytes:
+    """The approval workbook as bytes, with the analysis sheets (``solve --analyze``) and the Frontier sheet
+    (``solve --frontier``) after its own when given."""
+    wb = build_workbook(result, list(inputs), tr=tr)
+    if analysis is not None:
+        from .analysis import add_analysis_sheets
+
+        add_analysis_sheets(wb, analysis, tr)
+    if frontier is not None and frontier.points:
+        from .frontier import add_frontier_sheet
+
+        add_frontier_sheet(wb, frontier, tr)
+    return finish(wb, tr)
+
+
 def write_workbook(result: Result, path, inputs: Iterable = (), tr: Lang = EN) -> None:
     """Write the approval workbook to ``path`` atomically (complete file or nothing)."""
     atomic_write(path, workbook_bytes(result, inputs, tr))
