@@ -22,3 +22,11 @@ def _command_clock_starts_now(monkeypatch):
     from procure.common import runtime
 
     monkeypatch.setattr(runtime, "process_started", time.monotonic)
+
+
+@pytest.fixture(scope="session")
+def solved(tmp_path_factory):
+    """``solved(path, **options)``: ``procure solve`` of a workload file, once per test run (``tests/solved.py``)."""
+    from solved import Solves
+
+    return Solves(tmp_path_factory.mktemp("solved"))
