@@ -32,3 +32,11 @@ def _objective_and_ledger_agree(monkeypatch):
     from procure.solver.planner import STRICT_AGREEMENT
 
     monkeypatch.setenv(STRICT_AGREEMENT, "1")
+
+
+@pytest.fixture(scope="session")
+def solved(tmp_path_factory):
+    """``solved(path, **options)``: ``procure solve`` of a workload file, once per test run (``tests/solved.py``)."""
+    from solved import Solves
+
+    return Solves(tmp_path_factory.mktemp("solved"))

@@ -72,9 +72,22 @@ def fixed_sizings(project, offers, hours: dict[tuple[str, str, int], float]):
     return list(out.values()), resize
 
 
+#: what a test solves unless it is about these: no runner-ups (tests/test_runner_ups.py) and no single-mode
+#: strategies (compare=True where a test reads them); each costs whole re-solves no assertion would read
+TEST_DEFAULTS = {"n_runner_ups": 0, "compare": False}
+
+
+def plan(project, offers, **kw):
+    """``plan_project`` (real sizing) with the tests' defaults (``TEST_DEFAULTS``)."""
+    from procure.solver.planner import plan_project
+
+    return plan_project(project, offers, **(TEST_DEFAULTS | kw))
+
+
 def solve_fixed(project, offers, hours, **kw):
+    """``plan_from_sizings`` on fixed hours, with the tests' defaults (``TEST_DEFAULTS``)."""
     sizings, resize = fixed_sizings(project, offers, hours)
-    kw.setdefault("n_runner_ups", 0)  # the runner-up re-solves are tested on their own
+    kw = TEST_DEFAULTS | kw
     # brute force and the infeasibility tests cost the whole programme; partial plans: test_partial.py
     kw.setdefault("all_or_nothing", True)
     return plan_from_sizings(project, offers, sizings, resize, **kw)

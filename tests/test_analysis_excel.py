@@ -21,6 +21,7 @@ SOFFICE = shutil.which("soffice")
 
 pytestmark = [
     pytest.mark.soffice,
+    pytest.mark.xdist_group("analysis_excel"),  # the module fixture is built once, on one worker
     pytest.mark.skipif(
         SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas"
     ),

@@ -200,21 +200,23 @@ def test_offers_template_into_a_missing_folder(tmp_path):
 
 # --- solve ---------------------------------------------------------------------------------------
 
-#: examples whose full solve (every strategy and runner-up) takes over 5 s on two cores
+#: examples whose full solve (every strategy) takes over 5 s on two cores
 SLOW_EXAMPLES = {"negotiated-quotes", "programme-12-months"}
 
 
+@pytest.mark.xdist_group("solved")  # the session's cached solve of each example (tests/solved.py)
 @pytest.mark.parametrize(
     "example",
     [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW_EXAMPLES else []) for p in EXAMPLES],
 )
-def test_solve_each_example_writes_the_json_contract(tmp_path, example):
-    out = tmp_path / "plan.json"
-    res = cli("solve", example, "--json", out)
+def test_solve_each_example_writes_the_json_contract(solved, example):
+    """``procure solve EXAMPLE --json --out --csv --focus`` (every strategy; the runner-ups are tested on their own,
+    tests/test_runner_ups.py)."""
+    run = solved(example)
     # the small lab's 67B full fine-tune cannot run on its offers: set aside, the rest planned (exit 5)
-    assert res.exit_code == (5 if example.stem == "small-lab" else 0), res.output
-    assert "Recommendation:" in res.output and "plan verified independently" in res.output
-    j = json.loads(out.read_text())
+    assert run.exit_code == (5 if example.stem == "small-lab" else 0), run.output
+    assert "Recommendation:" in run.output and "plan verified independently" in run.output
+    j = json.loads(run.json_path.read_text())
     assert TOP_KEYS <= set(j)
     assert j["status"] in ("optimal", "feasible") and j["currency"]
     assert set(j["cost_breakdown"]) == BREAKDOWN_KEYS

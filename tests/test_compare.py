@@ -14,6 +14,9 @@ import yaml
 
 from helpers import GOOD_ROW, cli, recalculating_profile
 
+#: the module fixture is built once, on one worker
+pytestmark = pytest.mark.xdist_group("compare")
+
 SOFFICE = shutil.which("soffice")
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 

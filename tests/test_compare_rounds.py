@@ -15,6 +15,9 @@ import yaml
 
 from helpers import GOOD_ROW, cli
 
+#: the module fixture is built once, on one worker
+pytestmark = pytest.mark.xdist_group("compare_rounds")
+
 RENT = {k: v for k, v in GOOD_ROW.items() if k not in ("price_per_node_month", "min_term_months", "id", "vendor")}
 CLOUD = {k: v for k, v in RENT.items() if k != "setup_fee_per_node"} | {"mode": "cloud"}
 A = {**RENT, "id": "vendor-a", "vendor": "Vendor A", "min_term_months": 1}

@@ -67,7 +67,12 @@ def test_a_job_that_only_reaches_a_lower_confidence_is_planned_and_says_so():
 
     # the solve works the range out once (procure.app.with_risk); the reports only read it
     res = with_risk(
-        solve_fixed(project([JOB], period_days=1, deadline_confidence=0.8), OFFERS[:1], {("job", "slow", 1): 480.0})
+        solve_fixed(
+            project([JOB], period_days=1, deadline_confidence=0.8),
+            OFFERS[:1],
+            {("job", "slow", 1): 480.0},
+            compare=True,
+        )
     )
     (a,) = res.plan.assignments
     assert a.offer_id == "slow" and a.start_day == 0 and a.end_day == pytest.approx(20)
@@ -122,7 +127,9 @@ def test_the_plans_range_is_its_cost_at_the_band_and_the_chance_it_still_fits():
     # as decided while 20 × r ≤ 21, i.e. with probability Φ(ln 1.05 / σ) (to the bisection's 0.001)
     from procure.analysis.plan_risk import plan_risk
 
-    res = solve_fixed(project([JOB], period_days=1, deadline_confidence=0.5), OFFERS[:1], {("job", "slow", 1): 480.0})
+    res = solve_fixed(
+        project([JOB], period_days=1, deadline_confidence=0.5), OFFERS[:1], {("job", "slow", 1): 480.0}, compare=True
+    )
     risk = plan_risk(res)
     assert risk.tco_p50 == pytest.approx(4_800)
     assert risk.tco_p90 == pytest.approx(4_800 * constant("HOURS_BAND_P90") / constant("HOURS_BAND_P50"), rel=1e-6)

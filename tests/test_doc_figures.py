@@ -89,6 +89,9 @@ VERSUS = [
     (rf"\| buy only \| [\d,]+ USD \| [\d,]+ USD \({NUM}%", _strategy("buy")),
 ]
 
+#: the solves are the session's cached ones (tests/solved.py): on the worker that holds them
+pytestmark = pytest.mark.xdist_group("solved")
+
 RUNS = {
     "programme": ("solve", EX / "programme-12-months.yaml"),
     "67b": ("solve", EX / "full-67b-60days.yaml"),
@@ -133,8 +136,9 @@ def _flat_quotes(d):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Each example solved (or explained) once, its JSON, on demand."""
+def runs(tmp_path_factory, solved):
+    """Each example solved (the session's cached solve, tests/solved.py: every strategy, no runner-ups) or
+    explained once, its JSON, on demand."""
     d = tmp_path_factory.mktemp("figures")
     cache: dict[str, dict] = {}
 
@@ -143,12 +147,15 @@ def runs(tmp_path_factory):
             command, path, *rest = RUNS[key]
             if path is None:
                 path = _flat_quotes(d)
-            out = d / f"{key}.json"
-            extra = ["--runner-ups", "0"] if command == "solve" else []
-            res = cli(command, path, *rest, *extra, "--json", out)
-            assert res.exit_code in (0, 5), res.output
-            doc = json.loads(out.read_text())
-            cache[key] = doc["explanations"][0] if command == "explain" else doc
+            if command == "solve":
+                run = solved(path)
+                assert run.exit_code in (0, 5), run.output
+                cache[key] = run.doc
+            else:
+                out = d / f"{key}.json"
+                res = cli(command, path, *rest, "--json", out)
+                assert res.exit_code in (0, 5), res.output
+                cache[key] = json.loads(out.read_text())["explanations"][0]
         return cache[key]
 
     return get

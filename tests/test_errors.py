@@ -523,6 +523,7 @@ def hard_instance(seed: int, n_workloads: int):
     return project(workloads, period_days=1), offers, hours
 
 
+@pytest.mark.xdist_group("clock")  # measures wall-clock limits or waits on a child: one at a time
 def test_real_time_limit_on_a_hard_instance_is_reported_honestly():
     """30 jobs sharing bought and rented servers on a daily grid: CBC cannot prove optimality in 0.5 s
     (on the reference machine there is no time to build the model and the greedy plan is reported; on a

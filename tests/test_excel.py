@@ -14,8 +14,7 @@ import pytest
 
 from procure.common.errors import InputError
 from procure.models.offer import Offer
-from procure.models.project import Project, load_project
-from procure.offers.catalog import load_catalog
+from procure.models.project import Project
 from procure.reports import assumption_rows, lines
 from procure.reports.csv_report import write_csv
 from procure.reports.xlsx import SHEETS, style, write_workbook
@@ -28,6 +27,9 @@ from helpers import EXAMPLES, recalculating_profile
 CENT = 0.01
 EVIL_VENDOR = '=HYPERLINK("http://x","y")'
 SOFFICE = shutil.which("soffice")
+#: the session fixtures (every example, via tests/solved.py) are built once, on one worker
+pytestmark = pytest.mark.xdist_group("solved")
+
 needs_soffice = pytest.mark.skipif(
     SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate the workbook's formulas"
 )
@@ -268,21 +270,16 @@ def _tco_project() -> Project:
     )
 
 
-def _example_result(path: Path):
-    project, _ = load_project(path)
-    cat = load_catalog([path.parent / p for p in project.offers] if project.offers else None)
-    return plan_project(project, cat.offers), [path, *cat.files]
-
-
 @pytest.fixture(scope="session")
-def results():
-    """name -> (Result, input files): hand-built projects covering buy, rent and spot cloud, plus every example."""
+def results(solved):
+    """name -> (Result, input files): hand-built projects covering buy, rent and spot cloud, plus every example
+    (the session's cached ``procure solve``, tests/solved.py). No runner-ups: no test here reads them."""
     out = {
-        "buy": (plan_project(_project(), OFFERS), []),
+        "buy": (plan_project(_project(), OFFERS, n_runner_ups=0), []),
         # no buy offer: rentals (and buy only shown as infeasible)
-        "rent": (plan_project(_project(discount_rate=0.0), OFFERS[1:]), []),
-        "quotes": (plan_project(_quotes_project(), QUOTE_OFFERS), []),
-        "tco": (plan_project(_tco_project(), TCO_OFFERS), []),
+        "rent": (plan_project(_project(discount_rate=0.0), OFFERS[1:], n_runner_ups=0), []),
+        "quotes": (plan_project(_quotes_project(), QUOTE_OFFERS, n_runner_ups=0), []),
+        "tco": (plan_project(_tco_project(), TCO_OFFERS, n_runner_ups=0), []),
         # totals near 1e10: every column must still print its numbers (no ###)
         "huge": (
             plan_project(
@@ -292,7 +289,8 @@ def results():
         ),
     }
     for path in EXAMPLES:
-        out[path.stem] = _example_result(path)
+        run = solved(path)
+        out[path.stem] = (run.result, run.inputs.files)
     return out
 
 
@@ -893,7 +891,7 @@ def test_libreoffice_really_recalculates_an_input_changed_in_the_file(tmp_path):
 
     o = offer(id="r9", mode="rent", price_per_node_month=9000, min_term_months=1, max_nodes=1)
     p = project([dict(name="j", model="llama-2-7b", method="full", tokens_b=1, deadline_days=30)], horizon_months=3)
-    res = solve_fixed(p, [o], {("j", "r9", 1): 100})
+    res = solve_fixed(p, [o], {("j", "r9", 1): 100}, compare=True)
     assert res.plan.total_cost == pytest.approx(9000)
     book = tmp_path / "in" / "plan.xlsx"
     book.parent.mkdir()
@@ -943,7 +941,7 @@ def test_budget_capex_reads_the_same_in_the_solver_the_cached_and_the_recalculat
         horizon_months=3,
         budget_capex=10_500,
     )
-    res = solve_fixed(p, [o], {("j", "b", 1): 100})
+    res = solve_fixed(p, [o], {("j", "b", 1): 100}, compare=True)
     assert res.status == "optimal" and [x.nodes for x in res.plan.purchases] == [1]
     book = tmp_path / "in" / "plan.xlsx"
     book.parent.mkdir()

@@ -15,6 +15,9 @@ from procure.offers.catalog import load_catalog
 
 from helpers import ROOT, cli
 
+#: the module fixture is built once, on one worker
+pytestmark = pytest.mark.xdist_group("explain")
+
 PROGRAMME = ROOT / "examples" / "programme-12-months.yaml"
 CENT = 0.05
 

@@ -454,11 +454,11 @@ def test_explain_names_the_quota_and_the_window():
     from procure.solver.explain import Why, explain
 
     p, offers, hours = _quota_case(20, max_gpus=16)
-    res = solve_fixed(p, offers, hours)
+    res = solve_fixed(p, offers, hours, compare=True)
     e = explain(res, "a", "aws-east")
     assert e.why is Why.QUOTA and "exceed the quota of vendor=aws: 16 GPUs" in e.reason
     p, offers, hours = _window_case(60)
-    res = solve_fixed(p, offers, hours)
+    res = solve_fixed(p, offers, hours, compare=True)
     e = explain(res, "j", "block")
     assert e.why is Why.WINDOW and "available_from 2027-04-01" in e.reason
 

@@ -74,6 +74,7 @@ def _wait_for(predicate, limit: float = 120.0, every: float = 0.1) -> bool:  # a
 # --- D1/D2: signals in the worker stage; the workers' temp files -----------------------------------
 
 
+@pytest.mark.xdist_group("clock")  # measures wall-clock limits or waits on a child: one at a time
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "sig, to_group", [(signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGHUP, True), (signal.SIGTERM, True)]
@@ -169,6 +170,7 @@ class _Listener:
         self.sock.close()
 
 
+@pytest.mark.xdist_group("clock")  # measures wall-clock limits or waits on a child: one at a time
 @pytest.mark.parametrize("mode", ["http", "silent"])
 def test_a_scheduler_address_that_is_not_dask_is_bad_input_within_the_time_limit(tmp_path, mode):
     """Before: a traceback after about 65 s (an HTTP reply read as a 3 EiB frame length), or a hang. The
@@ -514,6 +516,7 @@ def test_a_small_amount_in_wan_keeps_its_digits():
 # --- D19: compare takes the interrupt path --------------------------------------------------------------
 
 
+@pytest.mark.xdist_group("clock")  # measures wall-clock limits or waits on a child: one at a time
 @pytest.mark.slow
 def test_compare_interrupted_by_sigterm_exits_143_with_its_line(tmp_path):
     tmpdir = tmp_path / "tmp"

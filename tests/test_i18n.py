@@ -31,6 +31,9 @@ SOFFICE = shutil.which("soffice")
 needs_soffice = pytest.mark.skipif(
     SOFFICE is None, reason="LibreOffice (soffice) is not installed: cannot recalculate or print the workbook"
 )
+
+#: the module's solve and workbooks are built once, on one worker
+pytestmark = pytest.mark.xdist_group("i18n")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ZH = Lang("zh-CN", currency="CNY")
 WAN = Lang("zh-CN", "wan", currency="CNY")

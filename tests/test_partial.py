@@ -134,9 +134,8 @@ def test_partial_plan_is_the_largest_then_cheapest_feasible_set_by_brute_force(s
     """The rule, checked against brute force over every set of jobs: most jobs planned, then the least TCO."""
     import itertools
 
-    from test_planner import random_instance
-
     from helpers import brute_force_tco
+    from oracle_answers import random_instance
 
     p, offers, hours = random_instance(seed)
     if seed % 3 == 0:  # no shape of any offer for w0: set aside for fit

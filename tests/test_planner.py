@@ -7,7 +7,6 @@ be derived on paper from the offer prices; the arithmetic is in each test.
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
@@ -15,7 +14,9 @@ from procure.solver import costs
 from procure.solver.plan import build_plan
 from procure.solver.verify import VerificationError, verify_plan
 
-from helpers import EXAMPLES, ROOT, brute_force_tco, fixed_sizings, offer, project, solve_fixed, workload
+import oracle_answers
+from helpers import EXAMPLES, fixed_sizings, offer, project, solve_fixed, workload
+from oracle_answers import random_instance
 
 
 def wl(name, deadline, earliest=0):
@@ -55,7 +56,7 @@ def test_three_jobs_share_purchased_servers_so_buying_wins():
     cloud = offer(mode="cloud", id="c", price_per_node_hour=20)
     rent = offer(mode="rent", id="r", price_per_node_month=20_000)
     hours = {(w, o, 2): 2160 for w in "abc" for o in "bcr"}
-    res = solve_fixed(p, [buy, cloud, rent], hours)
+    res = solve_fixed(p, [buy, cloud, rent], hours, compare=True)
     assert res.plan.total_cost == pytest.approx(100_000)
     assert [(x.offer_id, x.nodes) for x in res.plan.purchases] == [("b", 2)]
     assert res.strategies["cloud"].total_cost == pytest.approx(259_200)
@@ -93,11 +94,15 @@ def test_minimum_rental_term_makes_cloud_cheaper():
     p = project([wl("a", 30)])
     cloud = offer(mode="cloud", id="c", price_per_node_hour=40)
     hours = {("a", "c", 1): 240, ("a", "r", 1): 240}
-    res = solve_fixed(p, [offer(mode="rent", id="r", price_per_node_month=5_000, min_term_months=3), cloud], hours)
+    res = solve_fixed(
+        p, [offer(mode="rent", id="r", price_per_node_month=5_000, min_term_months=3), cloud], hours, compare=True
+    )
     assert res.plan.total_cost == pytest.approx(9_600) and res.plan.assignments[0].mode == "cloud"
     assert res.strategies["rent"].total_cost == pytest.approx(15_000)
     # with a one-month term renting wins: 5,000
-    res1 = solve_fixed(p, [offer(mode="rent", id="r", price_per_node_month=5_000, min_term_months=1), cloud], hours)
+    res1 = solve_fixed(
+        p, [offer(mode="rent", id="r", price_per_node_month=5_000, min_term_months=1), cloud], hours, compare=True
+    )
     assert res1.plan.total_cost == pytest.approx(5_000)
 
 
@@ -182,8 +187,8 @@ def test_json_totals_add_up_and_output_is_deterministic():
         offer(mode="rent", id="r", price_per_node_month=20_000, setup_fee_per_node=1000),
     ]
     hours = {(w, o, n): 1000 / n for w in "ab" for o in "bcr" for n in (1, 2)}
-    j1 = result_to_json(solve_fixed(p, offers, hours))
-    j2 = result_to_json(solve_fixed(p, offers, hours))
+    j1 = result_to_json(solve_fixed(p, offers, hours, compare=True))
+    j2 = result_to_json(solve_fixed(p, offers, hours, compare=True))
     for j in (j1, j2):
         j["solver"]["seconds"] = None
     assert json.dumps(j1, sort_keys=True) == json.dumps(j2, sort_keys=True)
@@ -202,88 +207,49 @@ def test_json_totals_add_up_and_output_is_deterministic():
 # --- seeded brute force ------------------------------------------------------------------------------
 
 
-def random_instance(seed: int, tiers: bool = False):
-    """A random instance; with ``tiers`` every rent offer quotes term tiers and some cloud offers are reserved terms."""
-    rng = random.Random(seed)
-    n_w = 2 if seed % 5 else 3
-    n_o = rng.randint(3, 6) if n_w == 2 else rng.randint(3, 4)
-    p_kw = dict(horizon_months=4, period_days=14, electricity_price_per_kwh=rng.choice([0.0, 0.1]), pue=1.2)
-    workloads = []
-    for k in range(n_w):
-        e = rng.choice([0, 14, 28])
-        workloads.append(wl(f"w{k}", e + rng.choice([28, 42, 56]), e))
-    offers = []
-    for k in range(n_o):
-        mode = rng.choice(["buy", "rent", "cloud"])
-        kw = dict(mode=mode, id=f"o{k}", max_nodes=rng.choice([1, 2, 3]), lead_time_days=rng.choice([0, 0, 10]))
-        if mode == "buy":
-            kw.update(
-                price_per_node=rng.randint(20, 80) * 1000,
-                residual_value_pct=rng.choice([0, 0.4]),
-                maintenance_pct_per_year=0.05,
-                colocation_per_node_month=rng.choice([0, 500]),
-            )
-        elif mode == "rent":
-            kw.update(
-                price_per_node_month=rng.randint(5, 20) * 1000,
-                setup_fee_per_node=rng.choice([0, 2000]),
-                min_term_months=rng.choice([1, 1, 2]),
-            )
-            if tiers:
-                p, first = kw["price_per_node_month"], kw["min_term_months"]
-                kw.update(price_per_node_month=None, min_term_months=None)  # the tiers replace them
-                longer = rng.choice([[2], [3], [2, 3], [2, 4]])
-                kw["term_prices"] = [{"min_term_months": first, "price_per_node_month": p}] + [
-                    {"min_term_months": L, "price_per_node_month": round(p * rng.choice([0.6, 0.75, 0.9]) ** (j + 1))}
-                    for j, L in enumerate(x for x in longer if x > first)
-                ]
-        else:
-            kw.update(price_per_node_hour=rng.randint(10, 40), spot=False, spot_overhead_pct=rng.choice([0, 0.2]))
-            if tiers and rng.random() < 0.4:
-                kw.update(
-                    spot_overhead_pct=0,
-                    commitment_months=rng.choice([1, 2, 3]),
-                    price_per_node_hour=rng.randint(3, 15),
-                    upfront_per_node=rng.choice([0, 500]),
-                )
-        offers.append(offer(**kw))
-    hours = {}
-    for w in workloads:
-        for o in offers:
-            if rng.random() < 0.8:
-                base = rng.randint(5, 30) * 24
-                for n in (1, 2):
-                    if n <= o.max_nodes:
-                        hours[(w["name"], o.id, n)] = base / (n * rng.choice([0.8, 0.95, 1.0])) if n > 1 else base
-    return project(workloads, **p_kw), offers, hours
-
-
-def _assert_milp_matches_brute_force(p, offers, hours):
-    brute = brute_force_tco(p, offers, hours)
+def _assert_milp_matches_brute_force(seed, tiers=False):
+    """The MILP's optimum equals the brute force's answer on this instance, stored by ``tests/oracle_answers.py``
+    for the instance's fingerprint (the slow tests below recompute every tenth one)."""
+    p, offers, hours = random_instance(seed, tiers=tiers)
+    stored = oracle_answers.load()["answers"][oracle_answers.case_id(seed, tiers)]
+    assert stored["fingerprint"] == oracle_answers.fingerprint(p, offers, hours), (
+        "the instance changed since the oracle's answers were stored: run python tests/oracle_answers.py"
+    )
     res = solve_fixed(p, offers, hours, compare=False)
-    if brute == float("inf"):
+    if stored["tco"] is None:
         assert res.status == "infeasible"
     else:
         assert res.status == "optimal"
-        assert res.plan.total_cost == pytest.approx(brute, rel=1e-6)
+        assert res.plan.total_cost == pytest.approx(stored["tco"], rel=1e-6)
 
 
-@pytest.mark.parametrize("seed", [pytest.param(s, marks=[pytest.mark.slow] if s == 80 else []) for s in range(120)])
+@pytest.mark.parametrize("seed", range(120))
 def test_milp_matches_brute_force(seed):
-    _assert_milp_matches_brute_force(*random_instance(seed))
+    _assert_milp_matches_brute_force(seed)
 
 
-#: seeds whose brute force enumerates long enough to take over 5 s on two cores
-SLOW_TIER_SEEDS = {5, 15, 40}
-
-
-@pytest.mark.parametrize(
-    "seed", [pytest.param(s, marks=[pytest.mark.slow] if s in SLOW_TIER_SEEDS else []) for s in range(80)]
-)
+@pytest.mark.parametrize("seed", range(80))
 def test_milp_matches_brute_force_with_term_tiers_and_reserved_cloud(seed):
     """Term-tiered rents (each tier a minimum length) and reserved cloud terms (exact lengths): the MILP's optimum
     equals the brute force's, whose contract costs come from an independent dynamic program."""
-    _assert_milp_matches_brute_force(*random_instance(1000 + seed, tiers=True))
+    _assert_milp_matches_brute_force(1000 + seed, tiers=True)
+
+
+@pytest.mark.slow  # the oracle enumerates every shape and start: seconds per case
+@pytest.mark.parametrize("case", oracle_answers.CASES[::10], ids=lambda c: oracle_answers.case_id(*c))
+def test_the_stored_oracle_answers_are_the_oracles(case):
+    """Every tenth stored answer recomputed by the brute force as it is now: the file holds the oracle's answers,
+    not the solver's, on the same instances."""
+    assert oracle_answers.compute(case) == oracle_answers.load()["answers"][oracle_answers.case_id(*case)]
+
+
+@pytest.mark.slow  # with the recomputation above: the file is checked where the oracle runs
+def test_the_stored_oracle_answers_come_from_the_oracle_as_it_is_now():
+    assert oracle_answers.load()["oracle_sha256"] == oracle_answers.oracle_sha256(), (
+        "the brute force (tests/helpers.py) or random_instance changed since its answers were stored: "
+        "run python tests/oracle_answers.py and commit tests/data/brute_force.json"
+    )
+    assert set(oracle_answers.load()["answers"]) == {oracle_answers.case_id(*c) for c in oracle_answers.CASES}
 
 
 # --- a second solver ---------------------------------------------------------------------------------
@@ -304,25 +270,23 @@ def test_cbc_and_highs_agree_on_random_instances(seed):
             assert res.hybrid.solve.objective == pytest.approx(res.plan.total_cost, rel=1e-6)
 
 
-#: examples whose two full solves (CBC and HiGHS, every strategy) take over 5 s on two cores
+#: examples whose HiGHS solve (every strategy) takes over 5 s on two cores
 SLOW_SOLVER_EXAMPLES = {"negotiated-quotes.yaml", "programme-12-months.yaml"}
 
 
+@pytest.mark.xdist_group("solved")  # the CBC half is the session's cached solve (tests/solved.py)
 @pytest.mark.parametrize(
     "example",
     [pytest.param(e.name, marks=[pytest.mark.slow] if e.name in SLOW_SOLVER_EXAMPLES else []) for e in EXAMPLES],
 )
-def test_cbc_and_highs_agree_on_the_examples(example):
-    from procure.models.project import load_project
-    from procure.offers.catalog import load_catalog
+def test_cbc_and_highs_agree_on_the_examples(example, solved):
+    """Each example as ``procure solve`` plans it (its own offers, else the bundled catalog; every strategy, no
+    runner-ups: only the strategies are compared) with CBC, the cached solve, and again with HiGHS."""
     from procure.solver.planner import plan_project
 
-    project, _ = load_project(ROOT / "examples" / example)
-    # on the bundled catalog; an example that owns servers or signed contracts names offers of its own catalog
-    holds = project.owned or project.commitments
-    offers = load_catalog([ROOT / "examples" / f for f in project.offers] if holds else None).offers
-    a = plan_project(project, offers, solver="cbc")
-    b = plan_project(project, offers, solver="highs")
+    cbc = solved(next(e for e in EXAMPLES if e.name == example))
+    a = cbc.result
+    b = plan_project(cbc.inputs.project, cbc.inputs.catalog.offers, solver="highs", n_runner_ups=0)
     for name in ("hybrid", "buy", "rent", "cloud"):
         sa, sb = a.strategies[name], b.strategies[name]
         assert sa.status == sb.status, name

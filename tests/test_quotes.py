@@ -539,9 +539,9 @@ def test_validate_reports_every_new_rule_with_its_row(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path):
+@pytest.mark.xdist_group("solved")  # the session's cached solve of the example (tests/solved.py)
+def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(solved):
     from procure.models.project import load_project
-    from procure.solver.planner import plan_project
 
     from helpers import ROOT
 
@@ -553,7 +553,7 @@ def test_the_negotiated_quotes_example_solves_with_every_kind_of_quote(tmp_path)
     assert kinds["sh-baremetal-8xh800"].currency == "CNY" and len(kinds["sh-baremetal-8xh800"].rent_tiers) == 3
     assert kinds["oem-hgx-h100-volume"].volume_prices and kinds["eu-hgx-h200-financed"].financing
     assert kinds["gcp-a3-highgpu-8g-cud-1y"].committed
-    res = plan_project(p, cat.offers)
+    res = solved(path).result  # every strategy, no runner-ups (tested on their own)
     assert res.status == "optimal"
     assert json.loads(json.dumps(result_to_json(res)))["pnl"]
 

@@ -16,6 +16,9 @@ from procure.reports.xlsx.workbook import workbook_bytes
 
 from helpers import offer, project, solve_fixed, workload
 
+#: the module fixture is built once, on one worker
+pytestmark = pytest.mark.xdist_group("row_heights")
+
 
 def _units(text: str) -> float:
     return sum(2.0 if unicodedata.east_asian_width(ch) in ("W", "F") else 1.0 for ch in text)

@@ -81,6 +81,7 @@ def test_runner_ups_without_time_are_listed_as_not_solved():
         assert u.solved or (u.plan_cost is None and u.note and "not solved" in u.note)
 
 
+@pytest.mark.xdist_group("clock")  # measures wall-clock limits or waits on a child: one at a time
 @pytest.mark.slow
 def test_a_daily_programme_under_a_time_limit_names_each_runner_ups_offer(tmp_path):
     # the daily benchmark's 38-job programme on the bundled catalog under --time-limit 30: every runner-up

@@ -14,6 +14,9 @@ import pytest
 
 from bench.daily import write_yaml
 
+#: signals mid-solve, timed against a child: one at a time, on one worker
+pytestmark = pytest.mark.xdist_group("clock")
+
 
 def _children(pid: int) -> list[tuple[int, str]]:
     """(pid, command name) of the live processes whose parent is ``pid`` (Linux /proc)."""

@@ -216,7 +216,7 @@ def test_fabric_and_staff_flip_the_recommendation_from_buy_to_rent():
         r = offer(mode="rent", id="r", price_per_node_month=20_000)
         kw = dict(staff={"nodes_per_fte": 64, "cost_per_fte_year": 48_000}) if staff else {}
         p = project([wl("a", 125)], electricity_price_per_kwh=0, **kw)
-        return solve_fixed(p, [b, r], {("a", "b", 2): 2880, ("a", "r", 2): 2880})
+        return solve_fixed(p, [b, r], {("a", "b", 2): 2880, ("a", "r", 2): 2880}, compare=True)
 
     for fabric, staff, mode, total in (
         (False, False, "buy", 100_000),

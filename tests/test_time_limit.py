@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from procure.cli import app
@@ -18,6 +19,9 @@ from procure.models.project import load_project
 from procure.offers.catalog import load_catalog
 from procure.solver import options as options_mod
 from procure.solver.planner import plan_project
+
+#: the command's clock: one at a time, on one worker
+pytestmark = pytest.mark.xdist_group("clock")
 
 ROOT = Path(__file__).resolve().parent.parent
 QLORA = ROOT / "examples" / "qlora-7b-week.yaml"
