@@ -103,8 +103,9 @@ def relative_speeds(sz) -> dict[str, float]:
     """Each GPU's in-step tokens/s per GPU on this job (its best fitting shape) ÷ the fastest GPU's."""
     best: dict[str, float] = {}
     for c in sz.candidates:
-        if c.fits and c.tokens_per_gpu_s:
-            best[c.gpu] = max(best.get(c.gpu, 0.0), c.tokens_per_gpu_s)
+        rate = getattr(c, "tokens_per_gpu_s", None)  # sizings given by hand (tests, what-ifs) may not carry it
+        if c.fits and rate:
+            best[c.gpu] = max(best.get(c.gpu, 0.0), rate)
     top = max(best.values(), default=0.0)
     return {g: v / top for g, v in best.items()} if top > 0 else {}
 
