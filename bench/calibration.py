@@ -681,6 +681,7 @@ class Result:
     error: float  # estimate / published − 1
     strategy: str
     fits: bool
+    tok_s: float | None = None  # in-step tokens/s per GPU (the whole runs: their in-step speed at EXECUTION_FACTOR)
 
 
 def _offer(run: Run):
@@ -715,7 +716,7 @@ def estimate(run: Run, mfu: float | None = None) -> Result:
         (c,) = [c for c in sz.candidates if c.nodes == nodes]
         value = c.gpu_hours if c.gpu_hours is not None else float("nan")
         label = c.strategy.label() if c.strategy else "—"
-        return Result(run, value, value / run.published - 1.0, label, c.fits)
+        return Result(run, value, value / run.published - 1.0, label, c.fits, c.tokens_per_gpu_s)
     lay = dict(run.layout)
     pp = lay.get("pipeline_parallel", 1)
     best = None
@@ -759,7 +760,8 @@ def estimate(run: Run, mfu: float | None = None) -> Result:
         value = training_flops(w, False) / (step_s * run.gpus * gpu_table()[offer.gpu].bf16_dense_tflops * 1e12)
     else:  # tokens/s per GPU in step: D / (in-step seconds × GPUs)
         value = run.tokens_b * 1e9 / (step_s * run.gpus)
-    return Result(run, value, value / run.published - 1.0, st.label(), True)
+    tok_s = run.tokens_b * 1e9 / (step_s * run.gpus)
+    return Result(run, value, value / run.published - 1.0, st.label(), True, tok_s)
 
 
 def _fmt(metric: str, x: float) -> str:
@@ -790,12 +792,33 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def instep_table(results: list[Result]) -> str:
+    """The in-step benchmarks: published figure, procure's in-step MFU or tokens/s per GPU on the published
+    layout, and the error (the same for tokens/s and MFU: same model, batch and FLOPs per token)."""
+    lines = [
+        "| ID | Benchmark | GPUs | Layout (published) | Published | procure, in step | procure tok/s/GPU | Error | Role |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        run = r.run
+        if run.metric == "gpu_hours":
+            continue
+        role = "fit" if run.calibrate and run.precision == "bf16" else "check"
+        lines.append(
+            f"| {run.id} | {run.name} | {run.gpus:,} × {run.gpu} | {r.strategy} | {_fmt(run.metric, run.published)} | "
+            f"{_fmt(run.metric, r.estimate)} | {r.tok_s:,.0f} | {100 * r.error:+.1f} % | {role} |"
+        )
+    return "\n".join(lines)
+
+
 def _role(run: Run) -> str:
     """How a row enters the calibration: "fitted" (sets a parameter alone: MOE_MFU_FACTOR), "fit" (one of
     the comparable whole runs the MFU curve is fitted to), "check" (the fit never saw it)."""
     if run.fitted:
         return "fitted"
-    return "fit" if run.metric == "gpu_hours" and run.comparable and run.id != "V3" else "check"
+    if run.metric != "gpu_hours":
+        return "fit" if run.calibrate and run.precision == "bf16" else "check"
+    return "execution" if run.comparable and run.id != "V3" else "check"
 
 
 def hours_ratio(r: Result) -> float:
@@ -1051,15 +1074,16 @@ def band_loo_coverage(rows: list[Loo]) -> tuple[int, int]:
 
 def loo_table(rows: list[Loo]) -> str:
     lines = [
-        "| ID | Run | GPUs | Published GPU-h | Estimate (fit on all) | Error | Error, run left out |",
-        "|---|---|---|---|---|---|---|",
+        "| ID | Run | GPUs | Layout | Published GPU-h | Execution factor e | Estimate (E of all) | Error | Error, run left out |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for x in rows:
         r = x.run
-        note = "" if x.true_loo else " (only MoE run: in sample)"
+        note = "" if x.true_loo else " (only MoE run: sets MOE_MFU_FACTOR)"
+        layout = "published" if r.layout else "procure's"
         lines.append(
-            f"| {r.id} | {r.name} | {r.gpus:,} × {r.gpu} | {r.published:,.0f} | {r.published * (1 + x.in_sample):,.0f} | "
-            f"{100 * x.in_sample:+.1f} % | {100 * x.loo:+.1f} %{note} |"
+            f"| {r.id} | {r.name} | {r.gpus:,} × {r.gpu} | {layout} | {r.published:,.0f} | {x.e:.3f} | "
+            f"{r.published * (1 + x.in_sample):,.0f} | {100 * x.in_sample:+.1f} % | {100 * x.loo:+.1f} %{note} |"
         )
     return "\n".join(lines)
 
@@ -1074,6 +1098,14 @@ def median_error(results: list[Result]) -> tuple[float, float]:
 def main() -> int:
     results = [estimate(r) for r in RUNS]
     print(table(results))
+    print()
+    print(instep_table(results))
+    print()
+    cal = [r for r in results if r.run in instep_runs()]
+    print(
+        f"in-step: {len(cal)} benchmarks fitted, max |error| {100 * max(abs(r.error) for r in cal):.1f} %, "
+        f"median |error| {100 * float(np.median([abs(r.error) for r in cal])):.1f} %"
+    )
     print()
     every, whole = median_error(results)
     print(
