@@ -59,7 +59,8 @@ from procure.models.analysis import DRIVERS, AnalysisSettings, Normal, Triangula
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus
 from procure.solver.planner import STRATEGIES
-from procure.solver.sizing.band import draw_multipliers, hours_multiplier
+from procure.solver.sizing.band import draw_execution_factors, hours_multiplier
+from procure.solver.sizing.constants import constant
 
 from .engine import ScenarioOutcome
 from .scenario import Scenario
@@ -70,9 +71,10 @@ TIE = 1e-6
 
 @dataclass(frozen=True)
 class HoursBand:
-    """The calibrated band of hours (solver/sizing/band.py) as the ``mfu`` driver's distribution: each
-    scenario draws u ~ U(0, 1) and takes hours × the band's u-quantile, i.e. mfu = 1 / hours_multiplier(u)
-    (a two-piece lognormal through P10, P50, P90 of published ÷ estimated hours of comparable runs)."""
+    """The execution factor (solver/sizing/band.py) as the ``mfu`` driver's distribution: each scenario draws
+    u ~ U(0, 1) and a team at the band's u-quantile, i.e. mfu = execution factor ÷ its median =
+    1 / hours_multiplier(u) (a two-piece lognormal through P10, P50, P90 of published ÷ estimated hours of
+    comparable runs): a slower team, the same on every GPU (band.EXECUTION_PROVENANCE)."""
 
     dist: str = "hours band"
 
@@ -106,8 +108,8 @@ def draw(settings: AnalysisSettings, n: int | None = None, seed: int | None = No
 
 
 def _sample(rng: np.random.Generator, dist, n: int) -> np.ndarray:
-    if isinstance(dist, HoursBand):
-        return 1.0 / np.asarray(draw_multipliers(list(rng.random(n))))
+    if isinstance(dist, HoursBand):  # the execution factor relative to its median (the P50 the hours assume)
+        return np.asarray(draw_execution_factors(list(rng.random(n)))) / constant("EXECUTION_FACTOR")
     if isinstance(dist, Triangular):
         if dist.low == dist.high:
             return np.full(n, dist.low)

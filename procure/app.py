@@ -165,16 +165,20 @@ def size(
             raise TypeError("size() needs a catalog or a reference GPU")
         log.info("sizing %d workload(s) × %d offers", len(project.workloads), len(catalog.offers))
         return size_project(project, catalog.offers)
-    gid = gpu_table().resolve(gpu)
-    if gid is None or gpus is None:
-        raise InputError([Problem("--gpu", "gpu", gpu_table().unknown_message(gpu))])
-    ref, nodes = reference_offer(gid, gpus)
-    log.info("sizing %d workload(s) on %d × %s", len(project.workloads), gpus, gid)
+    refs = []  # --gpu H100-SXM-80GB,A100-SXM-80GB sizes each on its reference nodes, side by side
+    for name in (x.strip() for x in gpu.split(",")):
+        gid = gpu_table().resolve(name)
+        if gid is None or gpus is None:
+            raise InputError([Problem("--gpu", "gpu", gpu_table().unknown_message(name))])
+        refs.append(reference_offer(gid, gpus))
+    log.info("sizing %d workload(s) on %d × %s", len(project.workloads), gpus, gpu)
     out = []
     for w in project.workloads:
-        sz = size_workload(w, [ref], project.sizing, project.team_area)
-        # the reference offer also enumerates smaller node counts; keep the one asked for
-        only = [c for c in sz.candidates if c.nodes == nodes] or sz.candidates
+        only = []
+        for ref, nodes in refs:
+            sz = size_workload(w, [ref], project.sizing, project.team_area)
+            # the reference offer also enumerates smaller node counts; keep the one asked for
+            only += [c for c in sz.candidates if c.nodes == nodes] or sz.candidates
         out.append(dataclasses.replace(sz, candidates=only))
     return out
 

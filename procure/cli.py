@@ -102,7 +102,12 @@ def size(
     json_out: Annotated[
         str | None, typer.Option("--json", help="Write the sizing as JSON to FILE, or '-' for stdout.")
     ] = None,
-    gpu: Annotated[str | None, typer.Option(help="Size on reference nodes of this GPU instead of a catalog.")] = None,
+    gpu: Annotated[
+        str | None,
+        typer.Option(
+            help="Size on reference nodes of this GPU instead of a catalog; several, comma-separated, side by side."
+        ),
+    ] = None,
     gpus: Annotated[int | None, typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
     all_errors: AllErrors = False,
 ) -> None:

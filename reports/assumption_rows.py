@@ -296,9 +296,14 @@ def _sizing_section(result: Result, tr: Lang) -> Section:
 
 
 def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
-    """The shape each workload runs on in the plan, with its MFU and hours band."""
+    """The shape each workload runs on in the plan: its MFU constant, the in-step MFU (published convention)
+    and tokens/s per GPU it means, the goodput and execution factors, its GPU's in-step speed against the
+    fastest GPU sized for the job, and the hours band."""
     from procure.models.gpu import gpu_table
-    from procure.solver.sizing.goodput import goodput_of
+    from procure.reports.sizing_report import relative_speeds
+    from procure.solver.sizing import training_flops
+    from procure.solver.sizing.constants import constant
+    from procure.solver.sizing.goodput import goodput_of, in_step_hours
 
     p = result.project
     table = gpu_table()
@@ -308,7 +313,15 @@ def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
         w = next(x for x in p.workloads if x.name == a.workload)
         mfu = a.mfu if a.mfu is not None else w.mfu  # the MFU the shape was sized with
         p10, p90 = hours_band(a.hours)
-        good = goodput_of(sized.get(a.workload), a.gpus, w.effective_time)
+        wall = sized.get(a.workload)
+        good = goodput_of(wall, a.gpus, w.effective_time, w.checkpoint_every_hours)
+        step_mfu = tok_s = None
+        if wall:  # what the hours mean per GPU while steps run (goodput and execution factor taken out)
+            seconds = in_step_hours(wall, a.gpus, w.effective_time, w.checkpoint_every_hours) * 3600.0 * a.gpus
+            tok_s = w.tokens_b * 1e9 / seconds
+            step_mfu = training_flops(w, False) / (seconds * table[a.gpu].bf16_dense_tflops * 1e12)
+        sz = next((x for x in result.sizings if x.workload.name == a.workload), None)
+        speed = relative_speeds(sz).get(a.gpu) if sz is not None else None
         run_rows.append(
             [
                 a.workload,
@@ -316,8 +329,12 @@ def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
                 tr.say(a.strategy.message()) if hasattr(a.strategy, "message") else _strategy_label(a.strategy),
                 mfu,
                 _mfu_source(w, table[a.gpu], tr),
+                step_mfu,
+                tok_s,
                 a.efficiency,
                 good,
+                constant("EXECUTION_FACTOR") if wall else None,
+                speed,
                 a.per_gpu_memory_gb,
                 a.hours,
                 p10,
@@ -332,8 +349,12 @@ def _chosen_shapes_section(result: Result, tr: Lang) -> Section:
             "strategy",
             "MFU",
             "MFU from",
+            "MFU in step",
+            "tokens/s per GPU in step",
             "scaling efficiency",
             "goodput",
+            "execution factor",
+            "speed per GPU vs the fastest sized",
             "memory per GPU (GB)",
             "wall hours",
             "hours P10",

@@ -512,7 +512,8 @@ def plan_range(result: Result) -> PlanRange | None:
             unsure.append((a.workload, reached))
     band = (
         f"P10–P90 {constant('HOURS_BAND_P10'):.2f}–{constant('HOURS_BAND_P90'):.2f}× the estimate, "
-        "from comparable published whole runs, docs/sizing.md"
+        "the execution factor's spread over comparable published whole runs (a slower team, not a slower GPU), "
+        "docs/sizing.md"
     )
     return PlanRange(risk.tco_p50, risk.tco_p90, risk.runs_as_decided, risk.method, band, unsure)
 
@@ -535,7 +536,8 @@ def range_lines(result: Result, tr: Lang = EN) -> list[str]:
             p90=money(r.tco_p90, cur, tr),
             prob=probability_text(r.runs_as_decided),
             band=tr(
-                "P10–P90 {lo}–{hi}× the estimate, from comparable published whole runs, docs/sizing.md",
+                "P10–P90 {lo}–{hi}× the estimate: the execution factor's spread over comparable published whole runs "
+                "(a slower team, not a slower GPU), docs/sizing.md",
                 lo=f"{constant('HOURS_BAND_P10'):.2f}",
                 hi=f"{constant('HOURS_BAND_P90'):.2f}",
             ),

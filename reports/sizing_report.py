@@ -18,6 +18,7 @@ from procure.solver.sizing.goodput import goodput_of
 from .tables import rounded
 
 HOURS_BAND_P10, HOURS_BAND_P90 = constant("HOURS_BAND_P10"), constant("HOURS_BAND_P90")
+EXECUTION_FACTOR = constant("EXECUTION_FACTOR")
 
 #: Rejected shapes shown per offer in the console (the rest are counted, not listed).
 REJECTIONS_PER_OFFER = 1
@@ -81,7 +82,14 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "gpu_hours": _r(c.gpu_hours),
                         "efficiency": _r(c.efficiency),
                         "mfu": _r(c.mfu, 4),
-                        "goodput": _r(goodput_of(c.hours, c.gpus, sz.workload.effective_time), 4),
+                        "in_step_mfu": _r(c.in_step_mfu, 4),
+                        "tokens_per_gpu_s": _r(c.tokens_per_gpu_s, 1),
+                        "goodput": _r(
+                            goodput_of(c.hours, c.gpus, sz.workload.effective_time, sz.workload.checkpoint_every_hours),
+                            4,
+                        ),
+                        "execution_factor": EXECUTION_FACTOR if c.hours is not None else None,
+                        "relative_speed": _r(relative_speeds(sz).get(c.gpu) if c.fits else None, 3),
                         "host_ram_gb": _r(c.host_ram_gb),
                     }
                     for c in sz.candidates
@@ -89,6 +97,29 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
             }
         )
     return {"workloads": out}
+
+
+def relative_speeds(sz) -> dict[str, float]:
+    """Each GPU's in-step tokens/s per GPU on this job (its best fitting shape) ÷ the fastest GPU's."""
+    best: dict[str, float] = {}
+    for c in sz.candidates:
+        rate = getattr(c, "tokens_per_gpu_s", None)  # sizings given by hand (tests, what-ifs) may not carry it
+        if c.fits and rate:
+            best[c.gpu] = max(best.get(c.gpu, 0.0), rate)
+    top = max(best.values(), default=0.0)
+    return {g: v / top for g, v in best.items()} if top > 0 else {}
+
+
+def speed_line(sz) -> str | None:
+    """ "H100-SXM-80GB = 2.29 × A100-SXM-80GB for pretrain-7b": the fastest GPU against each other GPU sized,
+    per GPU in step; None when fewer than two GPUs fit."""
+    speeds = relative_speeds(sz)
+    if len(speeds) < 2:
+        return None
+    ranked = sorted(speeds.items(), key=lambda kv: -kv[1])
+    top = ranked[0][0]
+    parts = ", ".join(f"{escape(top)} = {1.0 / v:.2f} × {escape(g)}" for g, v in ranked[1:])
+    return f"  speed per GPU, in step: {parts} for {escape(sz.workload.name)}"
 
 
 def _num(x: float | None, fmt: str = "{:,.1f}") -> str:
@@ -141,7 +172,8 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
             ("P10–P90 h", "right"),
             ("GPU-hours", "right"),
             ("eff.", "right"),
-            ("MFU", "right"),
+            ("MFU in step", "right"),
+            ("tok/s/GPU", "right"),
             ("goodput", "right"),
             ("fits / reason", "left"),
         )
@@ -161,8 +193,9 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
                 "—" if hours is None else f"{c.hours_p10:,.1f}–{c.hours_p90:,.1f}",
                 _num(c.gpu_hours if c.fits else None, "{:,.0f}"),
                 _num(c.efficiency, "{:.2f}"),
-                _num(c.mfu, "{:.3f}"),
-                _num(goodput_of(hours, c.gpus, w.effective_time), "{:.3f}"),
+                _num(c.in_step_mfu if c.fits else None, "{:.3f}"),
+                _num(c.tokens_per_gpu_s if c.fits else None, "{:,.0f}"),
+                _num(goodput_of(hours, c.gpus, w.effective_time, w.checkpoint_every_hours), "{:.3f}"),
                 "[green]fits[/green]" if c.fits else f"[red]{escape(c.reason)}[/red]",
             )
         console.print(table)
@@ -178,8 +211,15 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
                 "(docs/sizing.md, Uncertainty band)"
             )
             console.print(
-                "  MFU: in-step fraction of dense BF16 peak (per GPU family and hidden size, MFU_* constants); goodput: the "
-                "share of wall time that trains (interruptions grow with the GPU count, GOODPUT_OVERHEAD, "
-                "JOB_STARTUP_HOURS; docs/sizing.md, Time)"
+                "  MFU in step: model FLOPs per second ÷ dense BF16 peak while steps run (the published convention; "
+                "MFU_* constants fitted on in-step benchmarks: Megatron-Core, LLM Foundry, IBM FSDP, Llama 3 Table 4); "
+                "tok/s/GPU: in step; goodput: the share of wall time that trains (interruptions grow with the GPU "
+                f"count and checkpoint_every_hours, GOODPUT_OVERHEAD, JOB_STARTUP_HOURS); hours = in-step hours ÷ "
+                f"goodput ÷ execution factor {EXECUTION_FACTOR:.3f} (EXECUTION_FACTOR, the median published whole run "
+                "against its in-step estimate, the same for every GPU; its spread is the P10–P90 band: a slower team, "
+                "not a slower GPU; docs/sizing.md, Time)"
             )
+            line = speed_line(sz)
+            if line:
+                console.print(line)
         console.print()

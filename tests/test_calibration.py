@@ -1,8 +1,9 @@
 """The sizing engine against published training runs (bench/calibration.py holds the runs and sources).
 
-Parameters were fitted on the runs marked ``fitted`` (MFU_AMPERE on Llama 2 7B/13B, MFU_HOPPER
-and TP_COMM_OVERLAP on the Megatron-Core H100 table, MOE_MFU_FACTOR on DeepSeek-V2); every other run is a
-check the fit never saw. Published figures are in each run's ``source``; docs/sizing.md carries the table.
+Two halves, fitted apart: the in-step MFU per GPU family on the in-step benchmarks only (Megatron-Core,
+LLM Foundry, IBM FSDP, Llama 3 Table 4; ``instep_runs``), and the execution factor, common to every GPU,
+on the comparable whole runs (``fit_runs``); MOE_MFU_FACTOR on DeepSeek-V2 alone. The in-step curve never
+sees a whole run. Published figures are in each run's ``source``; docs/sizing.md carries the tables.
 """
 
 from __future__ import annotations
@@ -40,16 +41,61 @@ def test_whole_run_within_25_percent_or_explained(run):
 
 @pytest.mark.parametrize("run", BENCHMARKS, ids=[r.id for r in BENCHMARKS])
 def test_benchmarks_are_a_ceiling_not_a_target(run):
-    # The engine's MFU is that of whole production runs; the published benchmark tables are tuned,
-    # best-case in-step figures. The in-step estimate may fall below them, but not run more than 25 % faster.
+    # No in-step estimate runs more than 25 % faster than a published benchmark, fitted or not.
     res = estimate(run)
     assert res.error <= TOLERANCE, f"{run.id}: in-step estimate {100 * res.error:+.1f} % above the benchmark"
 
 
+CALIBRATED = [r for r in BENCHMARKS if r.calibrate and r.precision == "bf16"]
+
+
+@pytest.mark.parametrize("run", CALIBRATED, ids=[r.id for r in CALIBRATED])
+def test_in_step_benchmarks_within_15_percent(run):
+    # The done criterion of the in-step half: on each benchmark the in-step curve is fitted on, sized on its
+    # published layout, the engine's in-step tokens/s per GPU (∝ its MFU at fixed model and batch) lies
+    # within ±15 % of the published figure.
+    res = estimate(run)
+    assert abs(res.error) <= 0.15, f"{run.id}: {100 * res.error:+.1f} %"
+
+
+def test_in_step_calibration_set_is_the_listed_sources():
+    # in-step sources only, and each family has them: Megatron-Core (C18), LLM Foundry (C19), IBM FSDP (C14),
+    # Llama 3 Table 4; the 2021 Megatron-LM rows, the assumed-layout strong-scaling rows and TorchTitan's
+    # power-capped rows are checks
+    from bench.calibration import instep_runs
+
+    ids = {r.id for r in instep_runs()}
+    assert {"C14", "C14h", "C18-7.1B", "C19-7b-8-H100", "C19-7b-8-A100", "L3-T4-8192", "L3-T4-16384"} <= ids
+    assert all(r.metric != "gpu_hours" for r in instep_runs())
+    assert not any(i.startswith(("C17", "C18-strong", "TT-")) for i in ids)
+
+
+def test_no_benchmark_estimated_above_the_best_published_in_step_mfu():
+    # the tuned benchmarks are the ceiling: no in-step estimate of a calibration benchmark above the family's
+    # best published BF16 MFU (H100: Megatron-Core 16B, 49 %; A100: LLM Foundry 7B on 8 GPUs, 64.2 %), and no
+    # check row above about that (50 % on H100: the GPT-3 175B strong-scaling row on its assumed layout is the
+    # highest, at 50.4 %)
+    best = {"H100-SXM-80GB": 0.49, "H800-SXM-80GB": 0.49, "A100-SXM-80GB": 0.6423, "A100-SXM-40GB": 0.6423}
+    for run in BENCHMARKS:
+        if run.metric == "mfu":
+            slack = 1e-3 if run.calibrate else 0.015
+            assert estimate(run).estimate <= best[run.gpu] + slack, run.id
+
+
+def test_fp8_over_bf16_on_torchtitan():
+    # TorchTitan Llama 3.1 8B on 8 H100 (FSDP + compile): Float8 8,532 vs BF16 6,667 tok/s/GPU, 1.28×; the
+    # engine on that layout within 1.15–1.5× and within 15 % of the measured ratio
+    by_id = {r.id: r for r in RUNS}
+    ratio = estimate(by_id["TT-8b-fp8"]).estimate / estimate(by_id["TT-8b-bf16"]).estimate
+    assert 1.15 <= ratio <= 1.5
+    assert ratio == pytest.approx(8532 / 6667, rel=0.15)
+
+
 def test_non_comparable_runs_say_why():
     # runs kept out of the fit and the band carry the reason docs/sizing.md gives
+    # Llama 3 / 3.1 8B (C7, C9): one organisation's card accounting, 14–16 % of peak over the whole run
     out = [r for r in WHOLE if not r.comparable]
-    assert {r.id for r in out} == {"C15", "C20"}
+    assert {r.id for r in out} == {"C7", "C9", "C15", "C20"}
     assert all(r.explained for r in out)
 
 
@@ -164,6 +210,26 @@ def test_constants_are_what_the_fit_finds():
     assert constant("MFU_HOPPER") == pytest.approx(f.family["hopper"][0], abs=5e-4)
     assert constant("MFU_HIDDEN_HALF_HOPPER") == pytest.approx(f.family["hopper"][1], abs=0.5)
     assert constant("MOE_MFU_FACTOR") == pytest.approx(f.moe, abs=5e-4)
+    assert constant("MFU_MAX_AMPERE") == pytest.approx(f.caps["ampere"], abs=5e-4)
+    assert constant("MFU_MAX_HOPPER") == pytest.approx(f.caps["hopper"], abs=5e-4)
+    assert constant("EXECUTION_FACTOR") == pytest.approx(f.execution, abs=5e-4)
+
+
+def test_in_step_fit_never_sees_a_whole_run():
+    # the in-step half is fitted on benchmarks alone: changing every whole run's published hours leaves it
+    import dataclasses
+
+    import bench.calibration as cal
+
+    before = cal.fit_instep()
+    saved = list(cal.RUNS)
+    try:
+        cal.RUNS[:] = [
+            dataclasses.replace(r, published=r.published * 2) if r.metric == "gpu_hours" else r for r in saved
+        ]
+        assert cal.fit_instep() == before
+    finally:
+        cal.RUNS[:] = saved
 
 
 def test_leave_one_out_goals():
@@ -171,8 +237,9 @@ def test_leave_one_out_goals():
     # on the others. Median |error| ≤ 15 %, median signed error within ±5 % (the estimate is the P50).
     import numpy as np
 
+    # (14 since Llama 3 / 3.1 8B left the comparable set as not comparable, see above)
     rows = [x for x in _loo() if x.true_loo]
-    assert len(rows) >= 15
+    assert len(rows) >= 14
     errors = np.array([x.loo for x in rows])
     assert float(np.median(np.abs(errors))) <= 0.15
     assert abs(float(np.median(errors))) <= 0.05
@@ -182,28 +249,128 @@ def test_leave_one_out_goals():
 
 def test_goodput_reproduces_llama3_effective_time():
     # Llama 3 (arXiv:2407.21783 §3.3.4): 90 % effective training time on 16,384 H100 over 54 days, with
-    # 466 interruptions. By hand: loss factor 1 + 0.05 + 16,384 × 466/(16,384 × 54 × 24) × 0.17 =
-    # 1 + 0.05 + 0.061 = 1.111 → in-step / wall = 0.900 for a long job.
+    # 466 interruptions. By hand, a checkpoint every 0.14 h (the interval that figure implies, bench/calibration
+    # L3_CHECKPOINT_HOURS): restart loss 0.14/2 + 0.1 = 0.17 h; loss factor 1 + 0.05 + 16,384 ×
+    # 466/(16,384 × 54 × 24) × 0.17 = 1.111 → in-step / wall = 0.900 for a long job.
     from procure.solver.sizing.goodput import goodput, wall_hours
 
     in_step = 54 * 24 * 0.9
-    assert goodput(in_step, 16384, None) == pytest.approx(0.90, abs=0.002)
-    # a small cluster loses less to interruptions: 8 GPUs, 100 h in step: 100 × (1.05 + 8 × 2.195e-5 × 0.17) + 0.5
-    assert wall_hours(100.0, 8, None) == pytest.approx(100 * (1.05 + 8 * 2.195e-5 * 0.17) + 0.5, rel=1e-9)
-    # a workload's effective_time replaces the model
-    assert wall_hours(90.0, 16384, 0.9) == pytest.approx(100.0)
+    assert goodput(in_step, 16384, None, 0.14) == pytest.approx(0.90, abs=0.002)
+    # a small cluster loses less to interruptions: 8 GPUs, 100 h executed, checkpoints every 4 h (the default):
+    # 100 × (1.05 + 8 × 2.195e-5 × (2 + 0.1)) + 0.5
+    assert wall_hours(100.0, 8, None, 4.0, execution=1.0) == pytest.approx(
+        100 * (1.05 + 8 * 2.195e-5 * 2.1) + 0.5, rel=1e-9
+    )
+    # a workload's effective_time replaces the goodput model, not the execution factor
+    assert wall_hours(90.0, 16384, 0.9, execution=1.0) == pytest.approx(100.0)
+    assert wall_hours(90.0, 16384, 0.9, execution=0.9) == pytest.approx(100.0 / 0.9)
 
 
-def test_hopper_mfu_falls_with_hidden_size():
-    # the in-step factor: 7-8B models (h 4096) on H100 land well below the 70B class (h 8192), as the
-    # published whole runs do (Llama 3 8B 16 % of BF16 peak, Llama 3 70B 28 %; REFERENCE-RUNS C7, C8)
+def test_restart_loss_follows_the_checkpoint_interval():
+    # each interruption redoes half the interval on average, plus the reload: on 16,384 GPUs a checkpoint
+    # every 4 h loses 16,384 × 2.195e-5 × 2.1 = 0.755 of the executed time to interruptions, every 0.5 h 0.126
+    from procure.solver.sizing.goodput import loss_factor, restart_loss_hours
+
+    assert restart_loss_hours(4.0) == pytest.approx(2.1)
+    assert loss_factor(16384, 4.0) == pytest.approx(1.05 + 16384 * 2.195e-5 * 2.1)
+    assert loss_factor(16384, 0.5) == pytest.approx(1.05 + 16384 * 2.195e-5 * 0.35)
+    # through the engine: the same job with rarer checkpoints takes longer, more so on more GPUs
+    ref, nodes = reference_offer("H100-SXM-80GB", 1024)
+
+    def hours(every):
+        w = Workload.model_validate(
+            dict(
+                name="c",
+                model="llama-2-7b",
+                method="pretrain",
+                tokens_b=2000,
+                seq_len=4096,
+                deadline_days=1000,
+                checkpoint_every_hours=every,
+            )
+        )
+        (c,) = [c for c in size_workload(w, [ref], SizingSettings(), None).candidates if c.nodes == nodes]
+        return c.hours
+
+    assert hours(8.0) > hours(1.0) * 1.05
+
+
+def test_execution_factor_is_the_same_for_every_gpu():
+    # whole-run hours = in-step hours ÷ goodput ÷ EXECUTION_FACTOR on every GPU: the in-step speed ratio of two
+    # GPUs is their hours ratio (same GPU count, same goodput), whatever the execution factor
+    from procure.solver.sizing.constants import constant
+    from procure.solver.sizing.goodput import in_step_hours, wall_hours
+
+    e = constant("EXECUTION_FACTOR")
+    assert 0.5 < e <= 1.0
+    assert wall_hours(100.0, 64, None, 4.0) == pytest.approx(wall_hours(100.0 / e, 64, None, 4.0, execution=1.0))
+    assert in_step_hours(wall_hours(100.0, 64, None, 4.0), 64, None, 4.0) == pytest.approx(100.0)
+
+
+def _pretrain(model, gpu, n, precision="bf16"):
+    w = Workload.model_validate(
+        dict(
+            name="p",
+            model=model,
+            method="pretrain",
+            tokens_b=2000,
+            seq_len=4096,
+            deadline_days=10_000,
+            precision=precision,
+        )
+    )
+    ref, nodes = reference_offer(gpu, n)
+    (c,) = [
+        c
+        for c in size_workload(w, [ref], SizingSettings(max_nodes_per_job=10_000), None).candidates
+        if c.nodes == nodes
+    ]
+    assert c.fits, c.reason
+    return c
+
+
+def test_h100_over_a100_at_7b_bf16():
+    # same-recipe measurements: IBM FSDP 7,500 / 3,700 = 2.03x, LLM Foundry MPT-7B 10,643 / 4,641 = 2.29x
+    # (REFERENCE-RUNS C14, C19); a 7B (h 4096), 2T tokens on 64 GPUs: A100 GPU-hours / H100 GPU-hours in 1.8–2.5
+    h100, a100 = _pretrain("llama-2-7b", "H100-SXM-80GB", 64), _pretrain("llama-2-7b", "A100-SXM-80GB", 64)
+    assert 1.8 <= a100.gpu_hours / h100.gpu_hours <= 2.5
+    assert 1.8 <= h100.tokens_per_gpu_s / a100.tokens_per_gpu_s <= 2.5
+
+
+def test_fp8_over_bf16_on_h100():
+    bf16, fp8 = _pretrain("llama-2-7b", "H100-SXM-80GB", 64), _pretrain("llama-2-7b", "H100-SXM-80GB", 64, "fp8")
+    assert 1.15 <= bf16.gpu_hours / fp8.gpu_hours <= 1.5
+
+
+@pytest.mark.parametrize(
+    "model,gpu,n,lo,hi",
+    [
+        ("llama-2-7b", "H100-SXM-80GB", 64, 0.33, 0.50),
+        ("llama-3.1-70b", "H100-SXM-80GB", 512, 0.35, 0.50),
+        ("llama-3.1-405b", "H100-SXM-80GB", 2048, 0.0, 0.50),
+        ("llama-3.1-405b", "H100-SXM-80GB", 16384, 0.0, 0.50),
+        ("llama-2-7b", "A100-SXM-80GB", 64, 0.45, 0.642),
+        ("llama-2-70b", "A100-SXM-80GB", 512, 0.0, 0.642),
+        ("qwen2.5-7b", "H100-SXM-80GB", 8, 0.0, 0.50),
+    ],
+)
+def test_in_step_mfu_stays_within_the_published(model, gpu, n, lo, hi):
+    # in-step MFU in the published convention: H100 BF16 33–50 % at 7B, 35–50 % at 70B, never above 50 %
+    # (best published: Megatron-Core 49 %); A100 45–64 % at 7B, never above 64.2 % (LLM Foundry 7B)
+    c = _pretrain(model, gpu, n)
+    assert lo <= c.in_step_mfu <= hi, c.in_step_mfu
+
+
+def test_hopper_hidden_size_effect_is_modest():
+    # the benchmarks show a modest drop at 1–2B and none above h ≈ 4096 (Megatron-Core 42–49 % from 7.1B to
+    # 462B; LLM Foundry 1B 36.7 % vs 7B 42.2 %): h 4096 keeps ≥ 0.9 of h 8192; h 2048 is lower, but not by half
     from procure.solver.sizing import default_mfu
 
     h100 = gpu_table()["H100-SXM-80GB"]
-    small, large = default_mfu(h100, "pretrain", hidden=4096), default_mfu(h100, "pretrain", hidden=8192)
-    assert 0.15 <= small <= 0.35 < large
-    half = 18816.0  # MFU_HIDDEN_HALF_HOPPER, by hand: 0.415 × (1 + h½/8192) / (1 + h½/4096)
-    assert small == pytest.approx(0.415 * (1 + half / 8192) / (1 + half / 4096), rel=1e-9)
+    h2, h4, h8, h16 = (default_mfu(h100, "pretrain", hidden=h) for h in (2048, 4096, 8192, 16384))
+    assert h4 >= 0.9 * h8
+    assert 0.7 * h4 <= h2 < h4
+    assert h16 >= h8
 
 
 def test_band_constants_are_what_the_calibration_computes():
@@ -225,6 +392,14 @@ def test_band_only_from_comparable_runs():
     assert {x.run.id for x in _loo()} == ids
 
 
+def test_band_is_the_execution_spread_and_holds_80_percent_of_the_runs():
+    # each comparable whole run against the band computed without it (a prediction interval from the others)
+    from bench.calibration import band_loo_coverage
+
+    hit, n = band_loo_coverage(_loo())
+    assert hit >= 0.8 * n
+
+
 def test_band_covers_at_least_70_percent_of_the_runs_out_of_sample():
     # each comparable whole run's published GPU-hours against [estimate × P10, estimate × P90], the estimate
     # fitted without that run
@@ -234,3 +409,62 @@ def test_band_covers_at_least_70_percent_of_the_runs_out_of_sample():
     rows = _loo()
     inside = [lo <= 1 / (1 + x.loo) <= hi for x in rows]
     assert sum(inside) >= 0.7 * len(rows)
+
+
+@pytest.mark.slow  # solves the 12-month example's pretraining against the bundled catalog (about 10 s)
+def test_the_12_month_pretraining_is_not_planned_on_a100_at_the_bundled_prices():
+    # The decision the calibration exists for: at the bundled rents an H100 node-month costs 13,969 against
+    # 8,830 for an A100 (1.58x), while an H100 trains a 7B 2.0–2.3x as fast on the same recipe (IBM FSDP,
+    # LLM Foundry). The example's pretraining, solved with its project settings against the bundled catalog,
+    # must not land on A100.
+    import dataclasses
+
+    from procure.app import load_inputs
+    from procure.solver.planner import plan_project
+
+    from helpers import ROOT
+
+    inputs = load_inputs(ROOT / "examples" / "programme-12-months.yaml", None)
+    project = inputs.project
+    only = [w for w in project.workloads if w.name == "pretrain-7b"]
+    assert only, "the example's pretraining job is named pretrain-7b"
+    res = plan_project(
+        project.model_copy(update={"workloads": only}), inputs.catalog.offers, n_runner_ups=0, compare=False
+    )
+    (a,) = res.plan.assignments
+    assert not a.gpu.startswith("A100"), dataclasses.asdict(a) if dataclasses.is_dataclass(a) else a
+    assert a.gpu.startswith("H100")
+
+
+def test_procure_size_on_7b_h100_against_a100(tmp_path):
+    # The done criterion through the command line: a 7B (h 4096) pretraining, 2T tokens, seq 4096, 64 GPUs of
+    # each kind side by side. A100-80GB GPU-hours ÷ H100 GPU-hours within 1.8–2.8; the JSON carries each GPU's
+    # in-step MFU, tokens/s, goodput, execution factor and speed against the fastest; the console says
+    # "H100-SXM-80GB = … × A100-SXM-80GB".
+    import json
+    import re
+
+    from typer.testing import CliRunner
+
+    from procure.cli import app
+
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "name: p\nworkloads:\n  - name: pretrain-7b\n    model: llama-2-7b\n    method: pretrain\n    tokens_b: 2000\n"
+        "    seq_len: 4096\n    deadline_days: 300\n"
+    )
+    args = ["size", str(path), "--gpu", "H100-SXM-80GB,A100-SXM-80GB", "--gpus", "64"]
+    res = CliRunner().invoke(app, [*args, "--json", "-"])
+    assert res.exit_code == 0, res.output
+    by_gpu = {c["gpu"]: c for c in json.loads(res.output)["workloads"][0]["candidates"]}
+    h100, a100 = by_gpu["H100-SXM-80GB"], by_gpu["A100-SXM-80GB"]
+    ratio = a100["gpu_hours"] / h100["gpu_hours"]
+    assert 1.8 <= ratio <= 2.8
+    assert 0.33 <= h100["in_step_mfu"] <= 0.50 and 0.45 <= a100["in_step_mfu"] <= 0.642
+    assert h100["relative_speed"] == 1.0
+    assert a100["relative_speed"] == pytest.approx(a100["tokens_per_gpu_s"] / h100["tokens_per_gpu_s"], abs=1e-3)
+    assert h100["execution_factor"] == a100["execution_factor"]  # the team, not the GPU
+    text = CliRunner().invoke(app, args, env={"COLUMNS": "200"}).output
+    m = re.search(r"H100-SXM-80GB = ([\d.]+) × A100-SXM-80GB for pretrain-7b", " ".join(text.split()))
+    assert m and float(m.group(1)) == pytest.approx(h100["tokens_per_gpu_s"] / a100["tokens_per_gpu_s"], abs=0.01)
+    assert "execution factor" in text and "MFU in step" in " ".join(text.split())

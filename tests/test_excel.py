@@ -21,6 +21,7 @@ from procure.reports.xlsx import SHEETS, style, write_workbook
 from procure.solver import costs
 from procure.solver.costs import CATEGORIES
 from procure.solver.planner import plan_project
+from procure.solver.sizing.constants import constant
 
 from helpers import EXAMPLES, recalculating_profile
 
@@ -834,7 +835,16 @@ def test_assumptions_list_sizing_constants_with_unit_and_source(written):
     by_name = {r[0]: r for r in rows if r and isinstance(r[0], str)}
     names = ("TP_COMM_OVERLAP", "COMM_OVERLAP", "FP8_GEMM_EFFICIENCY", "MOE_MFU_FACTOR", "MFU_HIDDEN_HALF_HOPPER")
     # the whole-run goodput, calibrated apart from the in-step MFU, with its sources too
-    for name in (*names, "GOODPUT_OVERHEAD", "GPU_INTERRUPTION_RATE", "RESTART_LOSS_HOURS", "JOB_STARTUP_HOURS"):
+    # (RESTART_LOSS_HOURS became RESTART_RELOAD_HOURS: the loss per interruption now follows the checkpoint
+    # interval; the execution factor is the whole-run half the goodput does not explain)
+    for name in (
+        *names,
+        "GOODPUT_OVERHEAD",
+        "GPU_INTERRUPTION_RATE",
+        "RESTART_RELOAD_HOURS",
+        "JOB_STARTUP_HOURS",
+        "EXECUTION_FACTOR",
+    ):
         row = by_name[name]
         assert isinstance(row[1], (int, float)) and row[2] and len(str(row[3])) > 30, row
     assert "GB" not in by_name and "GIB" not in by_name
@@ -869,9 +879,15 @@ def test_mi300x_hours_come_from_its_own_efficiency_with_the_source_on_the_assump
     chosen = next(r for r in rows[rows.index(header) + 1 :] if r[0] == "ft")
     col = {name: i for i, name in enumerate(header) if name}
     assert chosen[col["MFU from"]].startswith("MFU_CDNA3")
-    # MFU_CDNA3 0.231 at hidden size 8192 × the hidden-size factor for Llama-2-7B's 4096, h½ 18,816:
-    # 0.231 × (1 + 18816/8192) / (1 + 18816/4096) = 0.1361
-    assert chosen[col["MFU"]] == pytest.approx(0.231 * (1 + 18816 / 8192) / (1 + 18816 / 4096), rel=1e-6)
+    # MFU_CDNA3 0.301 at hidden size 8192 × the hidden-size factor for Llama-2-7B's 4096, h½ 832:
+    # 0.301 × (1 + 832/8192) / (1 + 832/4096) = 0.2757
+    assert chosen[col["MFU"]] == pytest.approx(0.301 * (1 + 832 / 8192) / (1 + 832 / 4096), rel=1e-6)
+    # what it means in step (published convention, below the matmul rate), the goodput and execution factors,
+    # and the GPU's speed against the fastest sized (the only one here)
+    assert 0 < chosen[col["MFU in step"]] < chosen[col["MFU"]]
+    assert chosen[col["tokens/s per GPU in step"]] > 0
+    assert chosen[col["execution factor"]] == pytest.approx(constant("EXECUTION_FACTOR"))
+    assert chosen[col["speed per GPU vs the fastest sized"]] == pytest.approx(1.0)
     assert chosen[col["hours P10"]] < chosen[col["wall hours"]] < chosen[col["hours P90"]]
     (const,) = [r for r in rows if r[0] == "MFU_CDNA3"]
     assert "MI300X" in const[3] and "H200" in const[3]

@@ -147,11 +147,9 @@ def test_explain_without_workload_answers_for_the_six_closest_jobs_and_counts_th
 
 
 def test_explain_the_chosen_offer_says_it_is_chosen():
-    # the 7B pretraining runs on rented A100s: on H100 a 7B model's in-step MFU is 0.245 (the hidden-size
-    # factor, docs/sizing.md), so an H100 node-hour buys less than its peak suggests
-    res = cli(
-        "explain", PROGRAMME, "--offer", "rent-8x-a100-80gb-sxm-us-east", "--workload", "pretrain-7b", "--json", "-"
-    )
+    # the 7B pretraining runs on rented H100s: an H100 trains a 7B 2.3x as fast as an A100 in step
+    # (docs/sizing.md), while its node-month costs 1.58x as much
+    res = cli("explain", PROGRAMME, "--offer", "rent-8x-h100-sxm-us-east", "--workload", "pretrain-7b", "--json", "-")
     assert res.exit_code == 0
     doc = json.loads(res.stdout[res.stdout.index("{") :])
     [e] = doc["explanations"]

@@ -160,8 +160,8 @@ def test_size_prints_a_dash_for_the_hours_of_a_rejected_shape(tmp_path):
     res = cli("size", str(path), "--offers", str(quotes))
     assert res.exit_code == 0
     cells = [[x.strip() for x in line.split("│")[1:-1]] for line in res.output.splitlines() if "rtx-4090-box" in line]
-    # columns: GPU, GPUs, nodes, offer, strategy, GB/GPU, hours, P10–P90 h, GPU-hours, eff., MFU, goodput,
-    # fits / reason (the last)
+    # columns: GPU, GPUs, nodes, offer, strategy, GB/GPU, hours, P10–P90 h, GPU-hours, eff., MFU in step,
+    # tok/s/GPU, goodput, fits / reason (the last)
     by_nodes = {(row[2], row[-1] == "fits"): row for row in cells}
     assert by_nodes[("1", True)][6] not in ("", "—")  # a fitting shape shows its hours
     refused = [row for (nodes, fits), row in by_nodes.items() if not fits]

@@ -25,6 +25,7 @@ from procure.solver.sizing import (
     training_flops,
     zero_model_state_gb,
 )
+from procure.solver.sizing.constants import constant
 
 SETTINGS = SizingSettings()
 
@@ -429,17 +430,28 @@ def test_json_contract_and_console():
         "gpu_hours",
         "efficiency",
         "mfu",
+        "in_step_mfu",
+        "tokens_per_gpu_s",
         "goodput",
+        "execution_factor",
+        "relative_speed",
         "host_ram_gb",
     }
-    # the two factors of the hours, calibrated apart: in-step MFU and whole-run goodput (in-step ÷ wall hours)
+    # the factors of the hours, calibrated apart: in-step MFU (from benchmarks), whole-run goodput (executed
+    # step hours ÷ wall hours) and the execution factor (the median whole run, the same for every GPU)
+    from procure.solver.sizing.constants import constant
     from procure.solver.sizing.goodput import in_step_hours
 
     if cand["fits"]:
         assert 0 < cand["mfu"] < 1
         assert cand["goodput"] == pytest.approx(
-            in_step_hours(cand["hours"], cand["gpus"], None) / cand["hours"], abs=1e-3
+            in_step_hours(cand["hours"], cand["gpus"], None, execution=1.0) / cand["hours"], abs=1e-3
         )
+        assert cand["execution_factor"] == constant("EXECUTION_FACTOR")
+        # tokens/s per GPU in step: the job's tokens over the in-step GPU-seconds (goodput and execution out)
+        in_step = in_step_hours(cand["hours"], cand["gpus"], None)
+        assert cand["tokens_per_gpu_s"] == pytest.approx(1e9 / (in_step * 3600 * cand["gpus"]), rel=2e-3)
+        assert 0 < cand["in_step_mfu"] <= cand["mfu"]
     assert set(cand["strategy"]) == {
         "zero_stage",
         "tensor_parallel",
@@ -640,7 +652,8 @@ def test_offload_step_costs_the_modelled_pcie_and_cpu_time():
     # hypothetical card that fits without offload). Per optimizer step the offload adds bf16 gradients down
     # and bf16 weights up, 2 × 2 B × P / 24 GB/s = 1.123 s, and the CPU Adam pass, 30 B × P / 89.6 GB/s =
     # 2.256 s. Steps = 0.1e9 tokens / 1e6 tokens per step (full fine-tuning batch) = 100; the goodput model's
-    # wall hours per in-step hour on one GPU: 1 + 0.05 overhead + 1 × 2.195e-5 interruptions × 0.17 h.
+    # wall hours per in-step hour on one GPU: 1 + 0.05 overhead + 1 × 2.195e-5 interruptions × (4 h / 2 + 0.1 h)
+    # (a checkpoint every 4 h, the default), ÷ the execution factor.
     w = workload(model="llama-2-7b", method="full", tokens_b=0.1, seq_len=2048)
     ref, nodes = reference_offer("RTX-4090-24GB", 1)
     plain = Parallelism(2, 1, True, 1)
@@ -648,7 +661,8 @@ def test_offload_step_costs_the_modelled_pcie_and_cpu_time():
     h0, _, _ = evaluate_strategy(w, ref, nodes, plain)
     h1, _, _ = evaluate_strategy(w, ref, nodes, off)
     per_step = 4 * P7 / 24e9 + 30 * P7 / 89.6e9
-    assert h1 - h0 == pytest.approx(100 * per_step * (1.05 + 2.195e-5 * 0.17) / 3600, rel=1e-6)
+    e = constant("EXECUTION_FACTOR")
+    assert h1 - h0 == pytest.approx(100 * per_step * (1.05 + 2.195e-5 * 2.1) / e / 3600, rel=1e-6)
     assert h1 > h0
 
 

@@ -105,7 +105,7 @@ def default_mfu(gpu: GPU, method: str, moe: bool = False, hidden: int | None = N
     base = MFU_CONSUMER if gpu.form_factor == "consumer" else MFU_BY_ARCHITECTURE[gpu.architecture]
     # mixture-of-experts: MOE_MFU_FACTOR in place of the hidden-size factor (the expert GEMMs' width is set
     # by the expert FFN, not by h; the factor is fitted on DeepSeek-V2 as a whole)
-    base = base * MOE_MFU_FACTOR if moe else min(MFU_MAX, base * hidden_factor(gpu, hidden))
+    base = base * MOE_MFU_FACTOR if moe else min(MFU_MAX[_family(gpu)], base * hidden_factor(gpu, hidden))
     return base * (MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0)
 
 
@@ -318,5 +318,5 @@ def step_time(
         exposed += offload_s(p, zero, t, pp, sh)
     total = slow + bubble + exposed
     eff = compute / total
-    hours = wall_hours(total * (p.D / step_tokens) / 3600.0, sh.gpus, p.effective_time)
+    hours = wall_hours(total * (p.D / step_tokens) / 3600.0, sh.gpus, p.effective_time, p.checkpoint_hours)
     return hours, eff

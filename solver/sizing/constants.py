@@ -81,10 +81,16 @@ FLASH_ATTENTION_SPEEDUP = constant("FLASH_ATTENTION_SPEEDUP")
 MFU_ADAPTER_FACTOR = constant("MFU_ADAPTER_FACTOR")
 GOODPUT_OVERHEAD = constant("GOODPUT_OVERHEAD")
 GPU_INTERRUPTION_RATE = constant("GPU_INTERRUPTION_RATE")
-RESTART_LOSS_HOURS = constant("RESTART_LOSS_HOURS")
+RESTART_RELOAD_HOURS = constant("RESTART_RELOAD_HOURS")
+EXECUTION_FACTOR = constant("EXECUTION_FACTOR")
 JOB_STARTUP_HOURS = constant("JOB_STARTUP_HOURS")
 MFU_REFERENCE_HIDDEN = constant("MFU_REFERENCE_HIDDEN")
-MFU_MAX = constant("MFU_MAX")
+#: Upper bound on the in-step MFU constant × hidden-size factor, per architecture family: the best published
+#: in-step hardware FLOP rate on that family (compute.default_mfu).
+MFU_MAX: dict[str, float] = {
+    a: constant(f"MFU_MAX_{'HOPPER' if a in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'}")
+    for a in ("ampere", "ada", "hopper", "blackwell", "cdna3", "consumer")
+}
 #: h½ of the hidden-size factor on MFU, per architecture family (compute.hidden_factor).
 MFU_HIDDEN_HALF: dict[str, float] = {
     a: constant(f"MFU_HIDDEN_HALF_{'HOPPER' if a in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'}")

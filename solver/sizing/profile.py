@@ -78,6 +78,7 @@ class Profile:
         "gb",
         "ob",
         "effective_time",
+        "checkpoint_hours",
         "att_rate",
         "att_matrix",
     )
@@ -128,6 +129,7 @@ class Profile:
     gb: float
     ob: float
     effective_time: float | None
+    checkpoint_hours: float
     att_rate: float
     att_matrix: float
 
@@ -188,6 +190,7 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.gb = FP8_GRAD_BYTES if p.fp8 else BF16_BYTES
     p.ob = FP8_OPTIMIZER_BYTES if p.fp8 else OPTIMIZER_BYTES
     p.effective_time = w.effective_time  # None: the goodput model (goodput.py)
+    p.checkpoint_hours = w.checkpoint_every_hours  # the restart loss per interruption (goodput.py)
     p.largest = max(m.vocab_size * m.hidden_size, m.hidden_size * m.ffn_hidden_size, m.hidden_size**2)
     p.act_coef = activation_coefficient(w)
     p.att_rate = attention_rate(w.flash_attention)

@@ -95,7 +95,9 @@ class Candidate:
     gpu_hours: float | None
     efficiency: float | None
     host_ram_gb: float | None = None  # host RAM one node needs (fit.host_ram_need_gb)
-    mfu: float | None = None  # the in-step MFU the hours were sized with (shapes.workload_mfu)
+    mfu: float | None = None  # the MFU constant the step's matrix multiplies run at (shapes.workload_mfu)
+    in_step_mfu: float | None = None  # achieved in step, published convention (shapes.in_step_rates)
+    tokens_per_gpu_s: float | None = None  # in step, per GPU (shapes.in_step_rates)
 
     @property
     def hours_p10(self) -> float | None:

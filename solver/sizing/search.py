@@ -90,7 +90,7 @@ def best_strategy(p: Profile, sh: Shape):
             gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / speed
             att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
             in_step = (gemm + att) * p.D / rate / 3600.0
-            if wall_hours(in_step, sh.gpus, p.effective_time) > found.hours * (1 + REL_TIE):
+            if wall_hours(in_step, sh.gpus, p.effective_time, p.checkpoint_hours) > found.hours * (1 + REL_TIE):
                 break
             for bound, lay in _bounded_layouts(p, sh, layouts, in_step, offload):
                 if bound > found.hours * (1 + REL_TIE):
@@ -140,7 +140,7 @@ def _bounded_layouts(p: Profile, sh: Shape, layouts: list, floor: float, offload
         d = sh.gpus // (t * pp)
         m_max = max(1, math.ceil(p.global_tokens / (d * p.s) - 1e-9))
         stretched = floor * (-(-p.L // pp)) * pp / p.L * (1.0 + bubble_fraction(pp, m_max, sched, v))
-        bounded.append((wall_hours(stretched, sh.gpus, p.effective_time), lay))
+        bounded.append((wall_hours(stretched, sh.gpus, p.effective_time, p.checkpoint_hours), lay))
     bounded.sort(key=lambda x: x[0])
     return bounded
 

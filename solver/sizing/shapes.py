@@ -16,8 +16,9 @@ from procure.solver.reasons import Reason
 from . import fit
 from .compute import Shape, default_mfu, fp8_gemm_speedup, step_time
 from .constants import HOST_MEMORY_BANDWIDTH_CONSUMER_GBS, HOST_MEMORY_BANDWIDTH_SERVER_GBS, PCIE_ACHIEVED_FRACTION
+from .goodput import in_step_hours
 from .memory import breakdown, checkpoint_stage_bytes, memory_parts, offload_host_bytes, usable_memory_gb
-from .profile import profile
+from .profile import Profile, profile
 from .reference import is_reference
 from .results import Candidate, MemoryBreakdown, Parallelism, WorkloadSizing
 from .search import best_strategy
@@ -157,9 +158,23 @@ def size_workload(
                     efficiency=eff,
                     host_ram_gb=host_ram,
                     mfu=mfu,
+                    **in_step_rates(p, g, hours, n_gpus),
                 )
             )
     return WorkloadSizing(workload=workload, total_flops=total_flops, memory_gb=unsharded, candidates=candidates)
+
+
+def in_step_rates(p: Profile, g: GPU, hours: float | None, n_gpus: int) -> dict[str, float | None]:
+    """What ``hours`` mean per GPU in step (goodput and execution factor taken out): tokens/s per GPU and
+    the in-step MFU in the published convention, the model's FLOPs (6·N + attention, no recomputation) ÷
+    (in-step seconds × GPUs × dense BF16 peak)."""
+    if hours is None or hours <= 0:
+        return {"in_step_mfu": None, "tokens_per_gpu_s": None}
+    seconds = in_step_hours(hours, n_gpus, p.effective_time, p.checkpoint_hours) * 3600.0 * n_gpus
+    return {
+        "in_step_mfu": p.flops_tok * p.D / (seconds * g.bf16_dense_tflops * 1e12),
+        "tokens_per_gpu_s": p.D / seconds,
+    }
 
 
 def size_project(project: Project, offers: list[Offer]) -> list[WorkloadSizing]:
