@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--jobs", default=None)
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args(argv)
-    print(f"procure frontier {args.workload.name} --points {args.points}" + (f" --jobs {args.jobs}" if args.jobs else ""))
+    print(
+        f"procure frontier {args.workload.name} --points {args.points}" + (f" --jobs {args.jobs}" if args.jobs else "")
+    )
     print(f"{'run':>3} {'wall s':>8} {'CPU s':>8} {'load':>5} {'points':>6}  completion day → TCO")
     for k in range(args.runs):
         with tempfile.TemporaryDirectory() as d:

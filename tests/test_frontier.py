@@ -263,3 +263,16 @@ def test_the_frontier_workbook_recalculates_to_its_cached_values(tmp_path):
         import zipfile
 
         assert any("chart" in n for n in zipfile.ZipFile(fh).namelist())
+
+
+@pytest.mark.slow
+def test_the_readme_quotes_the_pretraining_frontier_as_it_is(tmp_path):
+    js = tmp_path / "f.json"
+    r = cli("frontier", str(EXDIR / "programme-12-months.yaml"), "--jobs", "pretrain-7b", "--json", str(js))
+    assert r.exit_code == 0, r.output
+    pts = json.loads(js.read_text())["points"]
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    second = pts[1]
+    assert f"finishing {second['days_sooner']:.1f} days sooner costs {second['extra_cost']:,.0f} USD" in readme
+    assert f"{len(pts)} points in all" in readme.replace("six points", "6 points")
+    assert f"({pts[0]['total_cost']:,.0f} USD)" in readme
