@@ -43,7 +43,10 @@ def test_reduction_keeps_the_lp_bound_and_shrinks_the_model(seed):
     assert _solve(small, mip=False) == pytest.approx(_solve(full, mip=False), rel=1e-7)
 
 
-@pytest.mark.parametrize("seed,objective", [(4, "tco"), pytest.param(5, "tco", marks=pytest.mark.slow), (6, "npv")])
+@pytest.mark.parametrize(
+    "seed,objective",
+    [pytest.param(4, "tco", marks=pytest.mark.slow), pytest.param(5, "tco", marks=pytest.mark.slow), (6, "npv")],
+)
 def test_reduction_keeps_the_optimum(seed, objective):
     # under npv only starts with equal present values merge
     p, offers, options = instance(seed, 7, discount_rate=0.1)
