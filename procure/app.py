@@ -155,11 +155,16 @@ def size(
     project: Project, catalog: Catalog | None, gpu: str | None = None, gpus: int | None = None
 ) -> list[WorkloadSizing]:
     """Size every workload on the catalog's offers, or on reference nodes of ``gpu`` totalling ``gpus``."""
+    from procure.fileio.limits import MAX_COUNT
     from procure.models.gpu import gpu_table
     from procure.solver.sizing import reference_offer, size_project, size_workload
 
     if (gpu is None) != (gpus is None):
         raise InputError([Problem("command line", "--gpu/--gpus", "give both --gpu and --gpus, or neither")])
+    if gpus is not None and not 1 <= gpus <= MAX_COUNT:  # bounded before a reference node is built for it
+        raise InputError(
+            [Problem("command line", "--gpus", f"{gpus:,} GPUs: give a whole number from 1 to {MAX_COUNT:,}")]
+        )
     if gpu is None:
         if catalog is None:
             raise TypeError("size() needs a catalog or a reference GPU")

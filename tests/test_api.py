@@ -135,3 +135,11 @@ def test_to_excel_of_none_names_the_argument():
     with pytest.raises(InputError) as exc:
         r.to_excel(None)
     assert any(p.field == "path" for p in exc.value.problems)
+
+
+def test_size_on_the_command_line_bounds_the_gpus_too():
+    from helpers import ROOT, cli
+
+    r = cli("size", str(ROOT / "examples" / "qlora-7b-week.yaml"), "--gpu", "H100-SXM-80GB", "--gpus", str(10**12))
+    assert r.exit_code == 1, r.output
+    assert "--gpus" in r.output and "1,000,000,000,000 GPUs" in r.output
