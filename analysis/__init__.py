@@ -79,6 +79,7 @@ class Analysis:
         import pandas as pd
 
         rows = []
+        hindsight = self.monte_carlo_mode == "hindsight"
         for kind, outcomes in (
             ("sensitivity", [o for b in (self.sensitivity or []) for o in (b.low, b.high)]),
             ("monte_carlo", self.monte_carlo or []),
@@ -103,7 +104,8 @@ class Analysis:
                             "re_solved": s.solved,
                             "solved_by": s.solved_by,
                             "decided_cost": o.decided_cost if free else None,
-                            "regret": mc.regret(o, metric) if free else None,
+                            # against a scenario's hindsight optimum: only the hindsight Monte Carlo solves it
+                            "regret": mc.regret(o, metric) if free and hindsight and kind == "monte_carlo" else None,
                             "detail": s.detail or (o.decided_detail if free and o.decided_cost is None else ""),
                             **values,
                         }

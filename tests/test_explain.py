@@ -61,8 +61,8 @@ def _cloud(plan, offers) -> float:
     "offer_id, mode, category, recompute",
     [
         ("buy-hgx-h100-8gpu-us-east", "buy", "capex", _capex),
-        # the rented H100s: the pretraining now runs on rented A100s (test_explain_the_chosen_offer_says_it_is_chosen)
-        ("rent-8x-h100-sxm-us-east", "rent", "rent", _rent),
+        # the rented A100s: the pretraining runs on rented H100s (test_explain_the_chosen_offer_says_it_is_chosen)
+        ("rent-8x-a100-80gb-sxm-us-east", "rent", "rent", _rent),
         ("aws-p5-48xlarge-us-east-1", "cloud", "cloud", _cloud),
     ],
     ids=["buy", "rent", "cloud"],
