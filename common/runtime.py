@@ -261,6 +261,20 @@ def _restore(saved: dict) -> None:
 _RUN_FOLDER = re.compile(r"^procure-(\d+)-[A-Za-z0-9_]+$")
 
 
+def owner_gone(pid: int) -> bool:
+    """Whether the process that named a temporary after ``pid`` is gone: not this one, and no process has that
+    id (one we may not signal, or an id out of range, counts as alive: its files are left alone)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
+
+
 def sweep_stale_folders(parent: str | None = None) -> None:
     """Remove the temp folders of earlier runs killed outright (SIGKILL leaves no time to clean up): a run
     names its folder ``procure-<pid>-…``, and a folder whose process is gone is swept, as the output
@@ -272,14 +286,7 @@ def sweep_stale_folders(parent: str | None = None) -> None:
         return
     for name in names:
         m = _RUN_FOLDER.match(name)
-        if not m or int(m.group(1)) == os.getpid():
-            continue
-        try:
-            os.kill(int(m.group(1)), 0)
-            continue  # still running
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError):
+        if not m or not owner_gone(int(m.group(1))):
             continue
         folder = os.path.join(where, name)
         with contextlib.suppress(OSError):

@@ -225,14 +225,7 @@ def _sweep_stale(folder: Path) -> None:
         return
     for name in names:
         m = _TMP.match(name)
-        if not m or int(m.group(1)) == os.getpid():
-            continue
-        try:
-            os.kill(int(m.group(1)), 0)
-            continue  # still running
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError):
+        if not m or not runtime.owner_gone(int(m.group(1))):
             continue
         try:
             if stat.S_ISREG(os.lstat(folder / name).st_mode):
