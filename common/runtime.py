@@ -209,11 +209,25 @@ def kill_children() -> None:
         _children.discard(proc)
 
 
+#: the signal a guarded run caught, kept beside the exception: an exception raised by a signal handler is lost
+#: when the signal lands in a callback whose errors Python only prints ("Exception ignored in: <function
+#: _releaseLock …>" from logging's at-fork hook, seen when a solver child is forked), and the run went on to exit 0
+_caught: int | None = None
+
+
 def _on_signal(signum, _frame) -> None:
+    global _caught
     for sig in HANDLED:  # a second signal during the cleanup must not interrupt it
         signal.signal(sig, signal.SIG_IGN)
+    _caught = signum
     kill_children()
     raise Interrupted(signum)
+
+
+def check_interrupted() -> None:
+    """Raise ``Interrupted`` now if a guarded run caught a signal whose exception was lost (see ``_caught``)."""
+    if _caught is not None:
+        raise Interrupted(_caught)
 
 
 _guarded = False  # a signals_guarded() block is active: an inner one leaves the handlers alone
@@ -226,10 +240,12 @@ def signals_guarded(on_interrupt: str | None = None) -> Iterator[bool]:
     ``Interrupted`` that leaves the block prints ``interrupted by signal N; <on_interrupt>`` and ends the
     process by the signal's default action (a library caller has no exit code of ours to give). Yields
     whether this block installed the handlers (False when nested, or off the main thread)."""
-    global _guarded
+    global _guarded, _caught
     if _guarded or threading.current_thread() is not threading.main_thread():
+        check_interrupted()  # the outer guard caught a signal whose exception was lost: go no further (no output)
         yield False
         return
+    _caught = None
     saved = {}
     for sig in HANDLED:
         with contextlib.suppress(OSError, ValueError):
@@ -237,6 +253,7 @@ def signals_guarded(on_interrupt: str | None = None) -> Iterator[bool]:
     _guarded = True
     try:
         yield True
+        check_interrupted()  # a signal whose exception was lost still ends the block as interrupted
     except Interrupted as stop:
         if on_interrupt is None:
             raise

@@ -176,3 +176,24 @@ def test_a_killed_runs_temp_folder_is_swept_by_the_next_run(tmp_path, monkeypatc
     with runtime.guarded_run(handle_signals=False) as mine:
         assert Path(mine).parent == tmp_path and Path(mine).name.startswith(f"procure-{os.getpid()}-")
     assert not stale.exists() and alive.exists() and other.exists()
+
+
+def test_a_signal_whose_exception_was_lost_still_ends_the_run_as_interrupted():
+    """An exception raised by a signal handler is lost when the signal lands in a callback whose errors Python only
+    prints (logging's at-fork lock release, seen under a forked solver child). The guard keeps the signal and ends
+    the block as interrupted anyway, and a nested guard (an output commit) goes no further."""
+    from procure.common import runtime
+
+    with pytest.raises(runtime.Interrupted) as got:
+        with runtime.signals_guarded():
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                for _ in range(1000):  # the handler runs at the next bytecode boundary
+                    time.sleep(0.001)
+            except runtime.Interrupted:
+                pass  # swallowed, as the at-fork callback does
+            with pytest.raises(runtime.Interrupted):
+                with runtime.signals_guarded():
+                    raise AssertionError("a nested guard must not start after a lost signal")
+    assert got.value.signum == signal.SIGTERM
+    runtime._caught = None
