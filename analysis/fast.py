@@ -42,7 +42,7 @@ from procure.solver.options import build_options
 from procure.solver.plan import build_plan
 from procure.solver.planner import agreed, trim_idle_capacity
 from procure.solver.result import StrategyResult, cost_on
-from procure.solver.verify import VerificationError, verify_plan
+from procure.solver.verify import Disagreement, VerificationError, verify_plan
 
 #: which path answered a (scenario, strategy): the LP alone; CBC on the model with columns fixed by the LP's
 #: reduced costs; the reference MILP; or today's plan kept (``engine.keeps_todays_plan``); none: excluded
@@ -209,11 +209,12 @@ def lp_first(
     plan = _ties_keep(warm, info, objective)
     if plan is None:
         decisions, purchases, contracts = extract(model, project, offers)
-        info = agreed(info, cost_on(build_plan(project, offers, decisions, purchases, contracts), objective))
-        if info.status != SolveStatus.OPTIMAL:
+        try:
+            agreed(info, model, build_plan(project, offers, decisions, purchases, contracts), objective, str(name))
+        except Disagreement:  # the reference path re-solves it, and stops there if the model is wrong
             fig["why"] = "objective and plan cost disagree"
             return None
-        purchases, contracts = trim_idle_capacity(decisions, purchases, contracts)
+        purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
         plan = build_plan(project, offers, decisions, purchases, contracts)
     try:
         verify_plan(project, offers, plan, resize, modes)

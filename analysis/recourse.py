@@ -42,7 +42,7 @@ from procure.solver.options import build_options
 from procure.solver.plan import Plan, build_plan
 from procure.solver.planner import agreed
 from procure.solver.result import cost_on
-from procure.solver.verify import VerificationError, verify_plan
+from procure.solver.verify import Disagreement, VerificationError, verify_plan
 
 from . import fast
 from .scenario import Applied
@@ -109,11 +109,12 @@ def _checked(model, project, a: Applied, modes, info, objective: Objective, figu
     """The plan in the solved ``model``: costed, agreed with the solver's objective, verified; else None."""
     decisions, purchases, contracts = extract(model, project, a.offers)
     plan = build_plan(project, a.offers, decisions, purchases, contracts)
-    if agreed(info, cost_on(plan, objective)).status != info.status:
-        figures["why"] = "objective and plan cost disagree"
-        return None
     try:
+        agreed(info, model, plan, objective, "recourse")
         verify_plan(project, a.offers, plan, a.resize, modes)
+    except Disagreement as exc:  # a modelling bug: no recourse plan is read from this model
+        figures["why"] = "objective and plan cost disagree: " + "; ".join(exc.violations)
+        return None
     except VerificationError as exc:
         figures["why"] = "verifier: " + "; ".join(exc.violations)
         return None

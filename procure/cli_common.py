@@ -64,7 +64,7 @@ def _esc(text) -> str:
 def _fail(exc, all_errors: bool = False) -> NoReturn:
     """Print a ProcureError the way its family is documented, and exit with its code."""
     from procure.common.errors import InputError, render_problems
-    from procure.solver.verify import VerificationError
+    from procure.solver.verify import Disagreement, VerificationError
 
     err = _console(stderr=True)
     if isinstance(exc, InputError):
@@ -74,10 +74,12 @@ def _fail(exc, all_errors: bool = False) -> NoReturn:
         n = exc.count
         err.print(f"{n:,} problem{'s' if n != 1 else ''} found; nothing was written.", soft_wrap=True)
     elif isinstance(exc, VerificationError):
-        err.print(
-            "[red]✗ internal error: the optimizer's plan failed independent verification and is not shown.[/red]",
-            soft_wrap=True,
+        head = (
+            f"the {_esc(exc.strategy)} model priced its plan differently from the ledger; no plan is shown."
+            if isinstance(exc, Disagreement)
+            else "the optimizer's plan failed independent verification and is not shown."
         )
+        err.print(f"[red]✗ internal error: {head}[/red]", soft_wrap=True)
         for v in exc.violations:
             err.print(f"  - {_esc(v)}", soft_wrap=True)
         err.print("This is a bug in procure; please report it with your input files.", soft_wrap=True)

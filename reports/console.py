@@ -250,13 +250,6 @@ def _print_status(console: Console, result: Result, tr: Lang) -> None:
     console.print(
         tr("[bold green]Recommendation:[/bold green] {text}", text=esc(recommendation(result, tr))), soft_wrap=True
     )
-    if info is not None and info.disagreement is not None:  # planner.agreed: a modelling bug, not a slow solve
-        said = tr(
-            "the model's objective and the cost model disagree by {amount}: a bug in procure; the plan's cost is the "
-            "cost model's and the plan is verified, but the status is not the solver's",
-            amount=tr.money(abs(info.disagreement), result.project.currency),
-        )
-        console.print(f"[red bold]![/red bold] {esc(said)}", soft_wrap=True)
     risk = spot_risk(result, tr)
     if risk:
         console.print(f"[yellow bold]![/yellow bold] {esc(risk.text)}", soft_wrap=True)

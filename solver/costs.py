@@ -422,43 +422,28 @@ def rental_contract_cost(offer: Offer, project: Project, term: Term, nodes: int,
     return nodes * (months * rental_month_cost(offer, project, term) + rental_setup_cost(offer, project, term))
 
 
-def rental_profile_coefficients(
-    offer: Offer, project: Project, discounted: bool, term: Term | None = None
-) -> list[tuple[float, float]]:
-    """Rental cost of one open-ended ``term`` (default: the shortest) as coefficients on the optimizer's
-    cumulative contract counts, per month m = 0..M−1: (coefficient of S[m], coefficient of E[m]), where
-    S[m] counts node-contracts of that term started in months ≤ m and E[m] those ended before month m
-    (see the MILP's docstring).
+def open_contract_unit_flows(offer: Offer, project: Project, term: Term, month: int) -> tuple[Flows, Flows]:
+    """The cash flows of one unit of the optimizer's cumulative contract counts of an open-ended ``term`` in
+    ``month`` m: (flows of S[m], flows of E[m]), where S[m] counts node-contracts of that term started in
+    months ≤ m and E[m] those ended before month m (see the MILP's docstring).
 
-    Rented in month m: R[m] = S[m] − E[m] nodes, each paying p = ``rental_month_cost``; started in
-    month m: S[m] − S[m−1] nodes, each paying f = ``rental_setup_cost`` once (``rental_flows``). With
-    discount factors df[m] (all 1 when not ``discounted``) and df[M] = 0, S[−1] = 0:
+    Rented in month m: R[m] = S[m] − E[m] nodes, each paying p = ``rental_month_cost``; started in month m:
+    S[m] − S[m−1] nodes, each paying f = ``rental_setup_cost`` once (``rental_flows``). Collected per column:
 
-        Σ_m p·df[m]·(S[m] − E[m]) + Σ_m f·df[m]·(S[m] − S[m−1])
-          = Σ_m S[m]·(p·df[m] + f·(df[m] − df[m+1])) − Σ_m E[m]·p·df[m]
+        S[m]:  rent p in month m; setup f in month m and −f in month m+1 (m+1 < M: the S[m+1] − S[m] started then)
+        E[m]:  rent −p in month m
 
-    Undiscounted, the setup term sums to f·S[M−1]: every contract started in the horizon pays once.
-    """
-    p, f, n = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term), project.horizon_months
-    df = discount_factors(project) if discounted else [1.0] * n
-    out = []
-    for m in range(n):
-        nxt = df[m + 1] if m + 1 < n else 0.0
-        out.append((p * df[m] + f * (df[m] - nxt), -p * df[m]))
-    return out
-
-
-def rental_cash_by_month(
-    offer: Offer, project: Project, month: int, term: Term | None = None
-) -> list[tuple[int, float, float]]:
-    """Cash paid by the end of ``month`` for contracts of an open-ended ``term``, as coefficients on the
-    cumulative counts: [(j, coefficient of S[j], coefficient of E[j]) for j ≤ month]. Rent p per node
-    for every month held, the setup fee f in the month a contract starts (``rental_flows``):
-
-        Σ_{j ≤ k} p·(S[j] − E[j]) + f·S[k]
-    """
+    Undiscounted, the setup parts sum to f·S[M−1]: every contract started in the horizon pays once; summed to
+    a month k they give the cash spent by then, Σ_{j ≤ k} p·(S[j] − E[j]) + f·S[k]."""
     p, f = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term)
-    return [(j, p + (f if j == month else 0.0), -p) for j in range(month + 1)]
+    run, fee = rental_categories(offer)
+    setup = {month: f}
+    if month + 1 < project.horizon_months:
+        setup[month + 1] = -f
+    started: Flows = {run: {month: p}}
+    if f:
+        started[fee] = {m: started.get(fee, {}).get(m, 0.0) + v for m, v in setup.items()}
+    return started, {run: {month: -p}}
 
 
 # --- jobs --------------------------------------------------------------------------------------
@@ -549,6 +534,11 @@ def staff_ftes(project: Project, peak_nodes: int) -> int:
 def staff_month_cost(project: Project) -> float:
     """cost_per_fte_year / 12: one FTE for one month."""
     return project.staff.cost_per_fte_year / MONTHS_PER_YEAR if project.staff is not None else 0.0
+
+
+def staff_month_flows(project: Project, month: int) -> Flows:
+    """One FTE paid in ``month``: cost_per_fte_year / 12 there (the optimizer's G[m] column)."""
+    return {"staff": {month: staff_month_cost(project)}}
 
 
 def held_span(held: list[int]) -> range:

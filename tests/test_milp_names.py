@@ -106,13 +106,18 @@ def test_rental_coefficients_on_cumulative_counts_by_hand():
     r = offer(mode="rent", id="r", price_per_node_month=100, setup_fee_per_node=50)
     from procure.solver import costs
 
-    assert costs.rental_profile_coefficients(r, p, discounted=False) == [(100, -100), (100, -100), (150, -100)]
+    term = costs.contract_terms(r)[0]
+
+    def profile(proj, measure):
+        return [tuple(measure(f, proj) for f in costs.open_contract_unit_flows(r, proj, term, m)) for m in range(3)]
+
+    assert profile(p, lambda f, _p: costs.total(f)) == [(100, -100), (100, -100), (150, -100)]
     # discounted at 12%/year: monthly rate (1.12)^(1/12) − 1, df[m] = 1/(1 + r_m)^(m+1)
     q = p.model_copy(update={"discount_rate": 0.12})
     rm = 1.12 ** (1 / 12) - 1
     df = [1 / (1 + rm) ** (m + 1) for m in range(3)] + [0.0]
     want = [(100 * df[m] + 50 * (df[m] - df[m + 1]), -100 * df[m]) for m in range(3)]
-    got = costs.rental_profile_coefficients(r, q, discounted=True)
+    got = profile(q, costs.present_value)
     assert [a for a, _ in got] == [pytest.approx(a) for a, _ in want]
     assert [b for _, b in got] == [pytest.approx(b) for _, b in want]
 

@@ -44,8 +44,6 @@ class SolveInfo:
     bound: float | None = None  # the best proven bound on the objective (objective units), if any
     stopped_by_deadline: bool = False  # stopped by procure at its share of --time-limit
     heuristic: bool = False  # the plan is the greedy one (the solver found none in time)
-    # the solver's objective − the cost model's cost of its plan, when they disagree (planner.agreed): a bug
-    disagreement: float | None = None
     # the model had fewer start columns than the grid (options.thin_starts): no bound of the full grid is known
     thinned: bool = False
 

@@ -27,7 +27,9 @@ Objective (``tco``; with ``npv`` every coefficient is the present value of its c
     min  Σ_o b[o]·C^own_o + Σ_{o,k,m} (S[o,k,m] − E[o,k,m])·p_{o,k} + Σ_{o,k} f_o·S[o,k,M−1] + Σ x[w,i,s]·c_{i,s} + Σ y[w,i]·c_i
     C^own_o: capex − residual + maintenance + colocation + idle energy of one node (costs.purchase_flows)
     c_{i,s}: busy energy of the job on bought nodes, or its cloud bill (costs.job_flows)
-    rentals: coefficients on S and E per tier and month (costs.rental_profile_coefficients)
+    rentals: coefficients on S and E per tier and month (costs.open_contract_unit_flows)
+    Every coefficient is read from the coefficient table (coefficients.py): each priced column's cash flows per
+    unit, entered once from the cost model; the budget rows and the agreement check read the same table.
 
 Constraints (one function each; rows named ``<family>[<keys>]`` with slugged ids, see names.py)
     assign[w]:         Σ_i Σ_s x[w,i,s] + Σ_i y[w,i] = 1
@@ -67,8 +69,8 @@ Fixed charges and staff (costs.py, "Costs beyond the servers")
     staff_fte[m]:       ν·F ≥ N[m]                         (F = ⌈peak / ν⌉ at the optimum)
     staff_s[m]:         N̄·s[m] ≥ N[m], s[m] ≥ s[m−1];      staff_e[m]: N̄·e[m] ≥ N[m], e[m] ≥ e[m+1]
     staff_pay[m]:       G[m] ≥ F − F̄·(2 − s[m] − e[m])    (months from the first to the last held pay F)
-    cost Σ_m G[m]·cost_per_fte_year/12 (discounted with ``npv``). With modes [buy] nodes are held to the
-    horizon end, so e[m] = 1 and is left out.
+    cost Σ_m G[m]·cost_per_fte_year/12 (discounted with ``npv``). With modes [buy] and no owned servers whose
+    window ends inside the horizon, every node is held to the horizon end, so e[m] = 1 and is left out.
 
 Valid inequalities (implied by the rows above for integer x, they cut off fractional solutions that
 spread one job over many starts so that no single period or month carries all of it):
@@ -130,7 +132,7 @@ from .. import costs
 from ..options import Option
 from .quotas import add_quota_rows
 from .reduce import Reduction, reduce_model
-from .state import Model, _expr, _max_possible, _months, _months_name, _tiered
+from .state import Model, _max_possible, _months, _months_name, _tiered
 from .warm import WarmStart
 
 # What tells otherwise identical offers apart without changing what they are (add_symmetry).
@@ -160,7 +162,8 @@ class Builder(WarmStart):
             self._add_offer_vars(oid)
 
     def _footprints(self, uncapped: set[str]):
-        """Each start column's capacity rows, rented months and nodes, and (``npv``) its present value."""
+        """Each start column's capacity rows, rented months and nodes, and (``npv``) its present value (which
+        reduce.py compares)."""
         grid = self.grid
         footprints: dict[tuple[str, int, int], tuple[list, tuple, int]] = {}
         pv: dict[tuple[str, int, int], float] = {}
@@ -208,17 +211,17 @@ class Builder(WarmStart):
     def _add_x_vars(self, w: str, i: int, opt: Option, red: Reduction, footprints, pv) -> None:
         """x[w,i,s] for every start the reduction kept, with its costs and its place in the capacity rows."""
         m, wi = self.m, self.widx[w]
-        # the undiscounted cost of a job does not depend on its start: cost it once per option
-        tco = costs.total(self._job(opt, self.grid.day_of_period(opt.starts[0])))
+        # the undiscounted cost of a job does not depend on its start: its category totals once per option
+        totals = {
+            c: v for c, v in costs.by_category(self._job(opt, self.grid.day_of_period(opt.starts[0]))).items() if v
+        }
         usage = m.usage
         for s in red.starts[(w, i)]:
             var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
             m.x[(w, i, s)] = var
-            self._tie(var, self.grid.day_of_period(s) + opt.wall_days)
-            if tco:
-                self.cost_terms.append((var, tco))
-            if self.objective.discounted and pv[(w, i, s)]:
-                self.obj_terms.append((var, pv[(w, i, s)]))
+            day = self.grid.day_of_period(s)
+            self._tie(var, day + opt.wall_days)
+            self.table.add_start(var, totals, lambda opt=opt, day=day: self._job(opt, day), pv.get((w, i, s)))
             for key in footprints[(w, i, s)][0]:
                 if key not in red.rows:
                     continue
@@ -356,8 +359,12 @@ class Builder(WarmStart):
         n_max = sum(self.offers[oid].max_nodes for oid in staffed)
         f_max = costs.staff_ftes(p, n_max)
         F = m.staff_F = self._var("staff_F", 0, f_max, cat=pulp.LpInteger)
-        pay = costs.staff_month_cost(p)
-        both_ends = modes != ("buy",)  # bought nodes are held to the horizon end: the span ends at M−1
+        # the months held end where the last node held is let go: a rented node at its contract's end, an owned
+        # one where its window ends (costs.held_months). Only new purchases are held to the horizon end, so
+        # with them alone the span ends at M−1 and e[m] = 1 is left out.
+        both_ends = "rent" in modes or any(
+            costs.held_months(self.offers[oid], p).stop < M for oid in staffed if self.offers[oid].mode == "buy"
+        )
         for mm in range(M):
             held = self._held(mm, modes)
             m.prob += (p.staff.nodes_per_fte * F - held >= 0, row("staff_fte", mm))
@@ -366,14 +373,13 @@ class Builder(WarmStart):
             if mm:
                 m.prob += (m.staff_s[mm - 1] - s <= 0, row("staff_s_order", mm))
             G = m.staff_G[mm] = self._var(f"staff_G_{mm}", 0, f_max)
+            self._cost(G, costs.staff_month_flows(p, mm))
             if both_ends:
                 e = m.staff_e[mm] = self._var(f"staff_e_{mm}", cat=pulp.LpBinary)
                 m.prob += (n_max * e - held >= 0, row("staff_e", mm))
                 m.prob += (G - F - f_max * s - f_max * e >= -2 * f_max, row("staff_pay", mm))
             else:
                 m.prob += (G - F - f_max * s >= -f_max, row("staff_pay", mm))
-            self.cost_terms.append((G, pay))
-            self.obj_terms.append((G, pay * (self.df[mm] if self.objective.discounted else 1.0)))
         for mm in range(M - 1):
             if both_ends:
                 m.prob += (m.staff_e[mm + 1] - m.staff_e[mm] <= 0, row("staff_e_order", mm))
@@ -406,10 +412,10 @@ class Builder(WarmStart):
         jobs end earliest (the most slack before their deadlines). Each job's tie term lies in
         [0, TIE_BREAK_TOTAL/|W|], so a plan the solver prefers costs at most TIE_BREAK_TOTAL more than the
         optimum; the solver's objective and bound are read back without it (backends._info)."""
-        self.m.total_cost = _expr(self.cost_terms)
-        self.m.offset = self._value(self.committed_flows())
-        cost = _expr(self.obj_terms) if self.objective.discounted else _expr(self.cost_terms)
-        self.m.prob += cost + _expr(list(self.m.tie.items()))
+        self.m.total_cost = self.table.total_expr()
+        self.table.constant = self.committed_flows()
+        self.m.offset = self._value(self.table.constant)
+        self.m.prob += self.table.objective_expr() + pulp.LpAffineExpression(self.m.tie)
 
     def build(self) -> Model:
         self.add_variables()

@@ -28,8 +28,6 @@ class RentalRows(BuilderState):
         if L > M:  # no contract of this tier ends within the horizon
             return
         ub = offer.max_nodes * (M // L + 1)
-        undiscounted = costs.rental_profile_coefficients(offer, self.project, False, term)
-        valued = costs.rental_profile_coefficients(offer, self.project, self.objective.discounted, term)
         for ph, phase in enumerate(self.phases[oid]):
             for mm in range(M):
                 up = ub if lattice.may_start(offer, phase, mm, self._from_day(oid)) else 0
@@ -39,10 +37,9 @@ class RentalRows(BuilderState):
                     f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=self._contract_cat()
                 )
             for mm in range(M):
-                (cs, ce), (vs, ve) = undiscounted[mm], valued[mm]
-                S, E = m.S[(oid, L, ph, mm)], m.E[(oid, L, ph, mm)]
-                self.cost_terms += [(S, cs), (E, ce)]
-                self.obj_terms += [(S, vs), (E, ve)]
+                started, ended = costs.open_contract_unit_flows(offer, self.project, term, mm)
+                self._cost(m.S[(oid, L, ph, mm)], started)
+                self._cost(m.E[(oid, L, ph, mm)], ended)
 
     # --- quote schedules: fixed-length terms (reserved cloud) and volume tiers --------------------
     def add_term_tier_vars(self, oid: str) -> None:

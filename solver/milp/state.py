@@ -15,6 +15,7 @@ from procure.solver.enums import Objective
 from .. import costs, holdings, lattice
 from ..costs import RentalContract
 from ..options import Grid, Option
+from .coefficients import CostTable
 from .names import Names, slug
 from .reduce import Reduction
 
@@ -55,6 +56,9 @@ class Model:
     # (for rent offers the third part is the piece's lattice months, one per phase: lattice.pieces)
     usage: dict[tuple[str, int, Any], list[tuple[pulp.LpVariable, int, int]]] = field(default_factory=dict)
     total_cost: pulp.LpAffineExpression | None = None
+    # every priced column's cash flows per unit (coefficients.py): the objective, the budget rows and the
+    # agreement check read it
+    table: CostTable | None = None
     # the slack tie-break (add_objective): a column's share, and the most all of them can add together
     tie: dict[pulp.LpVariable, float] = field(default_factory=dict)
     tie_max: float = 0.0
@@ -117,8 +121,7 @@ class BuilderState:
         }
         self._piece_cache: dict[tuple[str, int], list[tuple[float, tuple[int, ...]]]] = {}
         self._footprint: dict[tuple[str, int, int], tuple[list, tuple, int]] = {}  # (w, i, s) -> its capacity keys
-        self.cost_terms: list[tuple[pulp.LpVariable, float]] = []  # undiscounted
-        self.obj_terms: list[tuple[pulp.LpVariable, float]] = []
+        self.table = self.m.table = CostTable(project, self.objective)  # where money enters the model
 
     # --- helpers -------------------------------------------------------------------------------
     def _var(self, name: str, low=None, up=None, cat=pulp.LpContinuous) -> pulp.LpVariable:
@@ -150,12 +153,8 @@ class BuilderState:
         return self.objective.measure(flows, self.project)
 
     def _cost(self, var: pulp.LpVariable, flows) -> None:
-        tot = costs.total(flows)
-        if tot:
-            self.cost_terms.append((var, tot))
-        val = self._value(flows)
-        if val:
-            self.obj_terms.append((var, val))
+        """``var`` costs ``flows`` per unit: its row of the coefficient table."""
+        self.table.add(var, flows)
 
     def _job(self, opt: Option, start_day: float):
         """The job's own cash flows (costs.job_flows), with its storage and egress."""
@@ -283,15 +282,6 @@ def _tiered(offer: Offer) -> bool:
     """A buy offer whose unit price depends on the quantity (volume tiers or a minimum order)."""
     tiers = offer.buy_tiers
     return len(tiers) > 1 or tiers[0][0] > 1
-
-
-def _expr(terms: list[tuple[pulp.LpVariable, float]]) -> pulp.LpAffineExpression:
-    """A linear expression from (variable, coefficient) pairs, summing repeated variables
-    (``LpAffineExpression(list)`` would keep only the last coefficient of a repeated variable)."""
-    acc: dict[pulp.LpVariable, float] = {}
-    for v, c in terms:
-        acc[v] = acc[v] + c if v in acc else c
-    return pulp.LpAffineExpression(acc)
 
 
 def _max_possible(terms: list[tuple[pulp.LpVariable, int, int]]) -> int:
