@@ -24,11 +24,11 @@ from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
-from . import costs, holdings
+from . import holdings
 from .formulas import formula_problems
-from .ledger import Entry, Ledger, PnlYear, ledger
 from .plan import Assignment, Decision, Plan, Rental
 from .sizing.band import hours_multiplier
+from .verify_money import contract_rate, money_problems, quoted_tier
 
 REL_TOL = 1e-6
 DAY_TOL = 1e-6
@@ -42,6 +42,23 @@ class VerificationError(ProcureError):
     def __init__(self, violations: list[str]):
         self.violations = violations
         super().__init__("; ".join(violations))
+
+
+class Disagreement(VerificationError):
+    """A strategy's objective and the ledger of the plan it returned disagree (planner.agreed): the model
+    optimized other prices than the ones the plan is charged, so its plan is not the cheapest; a bug, exit
+    code 4, never a recommendation. Names the strategy and every cost category that differs."""
+
+    def __init__(self, strategy: str, objective: float, ledger: float, categories: list[tuple[str, float, float]]):
+        self.strategy, self.objective, self.ledger, self.categories = strategy, objective, ledger, categories
+        parts = "; ".join(f"{c}: {a:,.2f} in the model, {b:,.2f} in the ledger" for c, a, b in categories)
+        where = parts or "no cost category differs: the solver's objective is not its own solution's value"
+        super().__init__(
+            [
+                f"{strategy}: the model's objective {objective:,.2f} and the ledger of its plan {ledger:,.2f} "
+                f"disagree by {objective - ledger:,.2f} ({where}): a bug in procure, so no plan of this run is reported"
+            ]
+        )
 
 
 def _close(a: float, b: float, tol: float = REL_TOL) -> bool:
@@ -75,8 +92,7 @@ def verify_plan(
     bad += _capacity_problems(project, offers, plan, bought, rented)
     bad += holdings.quota_problems(project, offers, plan)
     bad += holdings.commitment_problems(project, plan) + holdings.owned_problems(project, plan)
-    again, unpriced = _priced_again(project, offers, plan, workloads, bought)
-    bad += unpriced if again is None else _cost_problems(project, offers, plan, again, bought)
+    bad += _cost_problems(project, offers, plan)
     if bad:
         raise VerificationError(bad)
 
@@ -163,7 +179,8 @@ def _day_problems(project, offer: Offer, a: Assignment, w, hours: float | None) 
             f"offer_window: {a.workload!r} ends day {a.end_day:.2f} after {offer.id}'s available_until (day {until:g})"
         )
     if hours is not None:
-        end = a.start_day + costs.wall_hours(offer, hours) / HOURS_PER_DAY
+        spot = (offer.spot_overhead_pct or 0.0) if offer.mode == "cloud" else 0.0
+        end = a.start_day + hours * (1.0 + spot) / HOURS_PER_DAY
         if not _close(end, a.end_day):
             bad.append(f"end: {a.workload!r} ends day {a.end_day:.3f}, recomputed {end:.3f}")
     if a.end_day > w.deadline_days + DAY_TOL:
@@ -225,7 +242,7 @@ def _purchase_problems(project, offers, plan: Plan, bought, modes, used: set[str
     for oid, n in bought.items():
         if n > offers[oid].max_nodes:
             bad.append(f"purchase: {n} nodes of {oid} exceed max_nodes {offers[oid].max_nodes}")
-        if offers[oid].mode == "buy" and costs.buy_tier(offers[oid], n) is None:
+        if offers[oid].mode == "buy" and quoted_tier(offers[oid], n) is None:
             first = offers[oid].buy_tiers[0][0]
             bad.append(f"purchase: {n} nodes of {oid} are fewer than its first volume tier ({first} nodes)")
     return bad + _purchase_price_problems(project, offers, plan, bought)
@@ -236,10 +253,11 @@ def _purchase_price_problems(project, offers, plan: Plan, bought) -> list[str]:
     bad: list[str] = []
     for p in plan.purchases:
         o = offers[p.offer_id]
-        if o.mode != "buy" or costs.buy_tier(o, bought[p.offer_id]) is None:
+        tier = quoted_tier(o, bought[p.offer_id]) if o.mode == "buy" else None
+        if tier is None:
             continue  # reported by _purchase_problems
         # the tier paid: every node at the price of the highest tier the total reaches (all-units)
-        paid = costs.unit_price(o, project, bought[p.offer_id])
+        paid = tier[1] * project.fx_rate(o.currency)
         if not _close(p.price_per_node, paid):
             bad.append(
                 f"purchase: {p.offer_id} reports {p.price_per_node:,.2f} per node, "
@@ -278,8 +296,9 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
     """One rental contract's mode, use, term, rate and months within the horizon (a commitment, signed before
     the plan: its rate and months; the commitment rule checks it is the one signed)."""
     bad: list[str] = []
+    _term, quoted, why = contract_rate(o, r.contract)
+    rate = quoted * project.fx_rate(o.currency)  # the tier signed: a rent tier's rate, or the hourly rate × 730 h
     if r.committed:
-        rate = costs.rental_month_cost(o, project, costs.term_of(o, r.contract))
         if not _close(r.price_per_node_month, rate):
             bad.append(
                 f"rent_price: commitment of {r.offer_id} reports {r.price_per_node_month:,.2f}, its rate is {rate:,.2f}"
@@ -289,17 +308,13 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
         bad.append(f"mode: the plan contracts {r.offer_id} ({o.mode}) but may use only {', '.join(modes)}")
     if r.offer_id not in used:
         bad.append(f"idle: the plan contracts {r.nodes} × {r.offer_id} but no job runs on them")
-    why = costs.term_problem(o, r.contract)
     if why:
         bad.append(f"rent_term: contract of {r.nodes} × {r.offer_id} from month {r.start_month}: {why}")
-    else:
-        # the rate of the tier signed: a rent tier's price, or the committed hourly rate × 730 h
-        rate = costs.rental_month_cost(o, project, costs.term_of(o, r.contract))
-        if not _close(r.price_per_node_month, rate):
-            bad.append(
-                f"rent_price: contract of {r.offer_id} from month {r.start_month} reports "
-                f"{r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {project.currency}"
-            )
+    elif not _close(r.price_per_node_month, rate):
+        bad.append(
+            f"rent_price: contract of {r.offer_id} from month {r.start_month} reports "
+            f"{r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {project.currency}"
+        )
     begin = r.start_month * DAYS_PER_MONTH + r.phase_days
     if not 0.0 <= r.phase_days < DAYS_PER_MONTH:
         bad.append(
@@ -319,7 +334,7 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
 def _capacity_problems(project, offers, plan: Plan, bought, rented) -> list[str]:
     """Sweep the actual job intervals per offer; a rental's capacity changes where one of its contracts
     begins or ends."""
-    horizon = costs.horizon_end_day(project)
+    horizon = project.horizon_months * DAYS_PER_MONTH
     months = {m * DAYS_PER_MONTH for m in range(int(horizon / DAYS_PER_MONTH) + 1)}
     months |= {d for held in rented.values() for b, e, _n in held for d in (b, e)}
     by_offer: defaultdict[str, list[Assignment]] = defaultdict(list)
@@ -358,65 +373,26 @@ def _capacity_at(o: Offer, oid: str, day: float, bought, rented) -> tuple[int, s
     return o.max_nodes, "available"
 
 
-def _priced_again(project, offers, plan: Plan, workloads, bought) -> tuple[Ledger | None, list[str]]:
-    """The plan priced again from its raw decisions (the jobs' shapes and start days, the nodes bought, the
-    contracts signed) through the cost model: a ledger of the verifier's own, or the reason it cannot be."""
-    decisions = [d for d in plan.decisions if d.offer_id in offers and d.workload in workloads]
-    contracts = [
-        r.contract
-        for r in plan.rentals
-        if r.offer_id in offers and costs.term_of(offers[r.offer_id], r.contract) is not None
-    ]
-    try:
-        return ledger(project, offers, decisions, {o: n for o, n in bought.items() if o in offers}, contracts), []
-    except (ValueError, KeyError) as exc:
-        return None, [f"ledger: the plan cannot be priced again: {exc}"]
+def _cost_problems(project, offers, plan: Plan) -> list[str]:
+    """The plan's money: every entry's amount against its formula template of its own fields (solver.formulas),
+    every entry, total, category, cash flow, NPV, P&L year and budget against what the verifier derives from the
+    quotes by its own rules (solver.verify_money), and the plan's line items and allocation against its total."""
+    bad = formula_problems(plan.ledger.entries, project, _close) + money_problems(project, offers, plan)
+    staff = tuple(str(m) for m in project.staff.modes) if project.staff is not None else ()
+    return bad + _total_problems(plan, plan.ledger.total(), staff) + _staff_problems(plan)
 
 
-def _cost_problems(project, offers, plan: Plan, again: Ledger, bought) -> list[str]:
-    """The plan's ledger entry by entry, and its totals, NPV, P&L and budgets, against the ledger priced again."""
-    total = again.total()
-    bad = formula_problems(plan.ledger.entries, project, _close) + entry_problems(plan.ledger, again, _close)
-    bad += _total_problems(plan, total, costs.staff_modes(project)) + _npv_pnl_problems(plan, again)
-    bad += _category_problems(plan, again) + _staff_problems(project, offers, plan, bought)
-    bad += _budget_problems(project, again)
-    if not math.isfinite(total):
-        bad.append("cost: total is not finite")
-    return bad
-
-
-def _category_problems(plan: Plan, again: Ledger) -> list[str]:
-    """Each cost category of the plan (its breakdown and its cash flows) against the one priced again: a
-    plan whose total is right but whose money sits in the wrong category is refused, naming it."""
-    bad: list[str] = []
-    said_by, again_by = plan.breakdown, again.by_category()
-    said_flows, flows = plan.flows, again.flows()
-    for c in costs.CATEGORIES:
-        said = said_by.get(c, 0.0)
-        if not _close(said, again_by[c]):
-            bad.append(f"cost: {c} is {said:,.2f} in the plan but recomputed {again_by[c]:,.2f}")
-        for m in sorted(set(said_flows.get(c, {})) | set(flows.get(c, {}))):
-            a, b = said_flows.get(c, {}).get(m, 0.0), flows.get(c, {}).get(m, 0.0)
-            if not _close(a, b):
-                bad.append(f"cost: {c} in month {m + 1} is {a:,.2f} in the plan's cash flow but recomputed {b:,.2f}")
-                break
-    return bad
-
-
-def _staff_problems(project, offers, plan: Plan, bought) -> list[str]:
-    """The staff the plan states (FTEs, months, peak nodes) against the nodes it holds (costs.held_by_month)."""
-    staff = [c for c in plan.charges if c.kind == "staff"]
-    if not staff:
-        return []
-    held = costs.held_by_month(project, offers, dict(bought), [r.contract for r in plan.rentals])
-    peak = max(held, default=0)
-    want = (costs.staff_ftes(project, peak), len(costs.held_span(held)), peak)
+def _staff_problems(plan: Plan) -> list[str]:
+    """The staff the plan states (FTEs, months, peak nodes) against its ledger's staff entry (which
+    money_problems derives from the nodes the plan holds)."""
+    entry = plan.ledger.get("staff")
+    want = (int(entry.quantity or 0), int(entry.rate or 0), int(entry.nodes or 0)) if entry is not None else None
     bad = []
-    for c in staff:
+    for c in (c for c in plan.charges if c.kind == "staff"):
         if (c.ftes, c.months, c.nodes) != want:
             bad.append(
                 f"staff: the plan states {c.ftes} FTE(s) for {c.months} months at a peak of {c.nodes} nodes; "
-                f"its nodes need {want[0]} for {want[1]} months at a peak of {want[2]}"
+                f"its ledger's staff entry is {want}"
             )
     return bad
 
@@ -446,95 +422,4 @@ def _total_problems(plan: Plan, total: float, staff_modes: tuple[str, ...] = ())
     )
     if not _close(lines, plan.total_cost):
         bad.append(f"cost: line items add up to {lines:,.2f}, total is {plan.total_cost:,.2f}")
-    return bad
-
-
-def _npv_pnl_problems(plan: Plan, again: Ledger) -> list[str]:
-    """The plan's NPV and P&L years against those of the ledger priced again."""
-    bad: list[str] = []
-    npv, total = again.present_value(), again.total()
-    if not _close(npv, plan.npv_cost):
-        bad.append(f"npv: plan NPV {plan.npv_cost:,.2f} but recomputed {npv:,.2f}")
-    pnl = again.pnl_years()
-    if not _close(sum(y.cost for y in pnl), total):
-        bad.append(f"pnl: the P&L years add up to {sum(y.cost for y in pnl):,.2f}, the total is {total:,.2f}")
-    if len(pnl) != len(plan.pnl) or not all(_same_year(a, b) for a, b in zip(pnl, plan.pnl, strict=False)):
-        bad.append("pnl: the plan's P&L differs from the one recomputed")
-    return bad
-
-
-def _same_year(a: PnlYear, b: PnlYear) -> bool:
-    """Whether two P&L years agree on depreciation, operating cost, interest and disposal gain."""
-    return (
-        _close(a.depreciation, b.depreciation)
-        and _close(a.operating, b.operating)
-        and _close(a.interest, b.interest)
-        and _close(a.disposal_gain, b.disposal_gain)
-    )
-
-
-def _budget_problems(project, again: Ledger) -> list[str]:
-    """The total, peak cash out and capex of the ledger priced again against the project's budgets."""
-    bad: list[str] = []
-    total = again.total()
-    if project.budget_tco is not None and total > project.budget_tco * (1 + REL_TOL):
-        bad.append(f"budget_tco: total {total:,.2f} exceeds budget_tco {project.budget_tco:,.2f}")
-    peak = again.peak_cash_out()
-    if project.budget_cash is not None and peak > project.budget_cash * (1 + REL_TOL):
-        bad.append(
-            f"budget_cash: cumulative cash out peaks at {peak:,.2f}, above budget_cash {project.budget_cash:,.2f}"
-        )
-    spent = again.capex()
-    if project.budget_capex is not None and spent > project.budget_capex * (1 + REL_TOL):
-        bad.append(f"budget_capex: purchases cost {spent:,.2f}, above budget_capex {project.budget_capex:,.2f}")
-    return bad
-
-
-def entry_problems(said: Ledger, again: Ledger, close) -> list[str]:
-    """Entry by entry, what differs between a plan's ledger (``said``) and one priced again from its raw
-    decisions (``again``): a missing or extra key, or a field (category, nodes, quantity, unit price, rate,
-    the amount in a month) that differs, named by the entry's key."""
-    bad: list[str] = []
-    mine = {e.key: e for e in said.entries}
-    theirs = {e.key: e for e in again.entries}
-    for key in theirs.keys() - mine.keys():
-        bad.append(f"ledger: entry {key} ({theirs[key].amount:,.2f}) is missing from the plan")
-    for key in mine.keys() - theirs.keys():
-        bad.append(f"ledger: entry {key} ({mine[key].amount:,.2f}) is in the plan but priced by nothing")
-    for key in sorted(mine.keys() & theirs.keys()):
-        bad += _field_problems(mine[key], theirs[key], close)
-    return bad
-
-
-def _field_problems(a: Entry, b: Entry, close) -> list[str]:
-    bad = []
-    for name in (
-        "kind",
-        "category",
-        "offer",
-        "currency",
-        "workload",
-        "term_months",
-        "tier_nodes",
-        "down_payment",
-        "committed",
-    ):
-        if getattr(a, name) != getattr(b, name):
-            bad.append(
-                f"ledger: {a.key} has {name} {getattr(a, name)!r} in the plan but {getattr(b, name)!r} priced again"
-            )
-    for name in ("nodes", "quantity", "unit_price", "rate"):
-        x, y = getattr(a, name), getattr(b, name)
-        if (x is None) != (y is None) or (x is not None and not close(x, y)):
-            bad.append(f"ledger: {a.key} has {name} {x} in the plan but {y} priced again")
-    if not close(a.amount, b.amount):
-        bad.append(f"ledger: {a.key} is {a.amount:,.2f} in the plan but priced again {b.amount:,.2f}")
-    else:
-        x, y = dict(a.amounts), dict(b.amounts)
-        for m in sorted(x.keys() | y.keys()):
-            if not close(x.get(m, 0.0), y.get(m, 0.0)):
-                bad.append(
-                    f"ledger: {a.key} pays {x.get(m, 0.0):,.2f} in month {m + 1} in the plan but {y.get(m, 0.0):,.2f} priced again"
-                )
-                break
     return bad

@@ -56,9 +56,9 @@ def test_a_thousand_moved_from_capex_to_cloud_is_refused():
     with pytest.raises(VerificationError) as err:
         verify_plan(p, offers, moved, resize)
     said = err.value.violations
-    assert "ledger: buy:b:capex is 59,000.00 in the plan but priced again 60,000.00" in said
-    assert "ledger: entry job0:cloud (1,000.00) is in the plan but priced by nothing" in said
-    assert "cost: capex is 59,000.00 in the plan but recomputed 60,000.00" in said
+    assert "ledger: buy:b:capex is 59,000.00 in the plan, 60,000.00 from the quotes" in said
+    assert "ledger: entry job0:cloud (1,000.00) is in the plan but the quotes call for none" in said
+    assert "cost: capex is 59,000.00 in the plan, 60,000.00 from the quotes" in said
 
 
 def test_a_staff_count_lowered_with_its_cost_unchanged_is_refused():
@@ -72,5 +72,5 @@ def test_a_staff_entry_lowered_in_the_ledger_with_its_cost_unchanged_is_refused(
     p, offers, plan, resize = _bought_plan()
     fewer = _tampered(plan, lambda e: [dataclasses.replace(e, quantity=0.0) if e.key == "staff" else e])
     assert fewer.total_cost == plan.total_cost
-    with pytest.raises(VerificationError, match=r"ledger: staff has quantity 0.0 in the plan but 1.0 priced again"):
+    with pytest.raises(VerificationError, match=r"ledger: staff has quantity 0.0 in the plan, 1.0 from the quotes"):
         verify_plan(p, offers, fewer, resize)

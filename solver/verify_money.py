@@ -1,0 +1,544 @@
+"""The verifier's money check: every amount of a plan derived from the quotes by the verifier's own small rules.
+
+The plan's ledger (solver.ledger) is priced by the rules of ``solver.costs`` and ``solver.contracts``. This module
+does not call them. From the raw inputs — each offer's quoted fields, the project's settings, and the plan's own
+decisions (jobs, nodes bought, contracts signed) — it states what every ledger entry must be: its key, kind,
+category, node count, quantity, unit price, rate, the months it is paid in, and its amount. The fields come
+from rules written here a second time, small and on purpose apart:
+
+    volume tier        the highest tier whose least nodes the offer's total bought reaches (all-units)
+    delivery month     ⌊lead_time_days / (365/12)⌋, at most the horizon's last month (capex, network, the fixed
+                       charge and depreciation start there)
+    days held          a bought node from its lead time to the horizon end; an owned node over its window, from
+                       the ``owned`` entry's own dates
+    rent tier          a contract of ℓ months is signed at a tier whose minimum length is at most ℓ, at the
+                       cheapest such rate; a commitment at its stated rate, else the cheapest tier its signed
+                       length reaches; node-months from the contract's own start and length
+    loan               the annuity A = F·i/(1 − (1+i)^−n), i = annual rate/12, instalments from the month after
+                       delivery, the balance repaid in the horizon's last month
+    FTEs               ⌈peak nodes held / nodes_per_fte⌉, the nodes held counted here month by month, paid from
+                       the first to the last month anything is held
+    power              busy 0.75 and idle 0.15 of the server's maximum draw (Epoch AI's cost model, as
+                       solver.costs states it; stated again here so that a change of one is caught)
+    months             an amount over a span of days is spread over the project months (365/12 days each) in
+                       proportion to its days in each
+
+Each entry's amount is then its formula template (solver.formulas, the workbook's formula) evaluated on the
+fields derived here, and placed in its months by the rules above. The plan's ledger must match entry by entry,
+field by field and month by month; its totals, categories, cash flows, NPV (discounted here at
+(1 + r)^(1/12) − 1 a month, end-of-month timing), P&L years and budgets must match the amounts derived here.
+A rule of ``solver.costs`` changed in one place moves the ledger and the model together, but not this module:
+the verifier refuses the plan, naming the entry.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from procure.models.offer import Offer
+from procure.models.project import Project
+from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY, day_to_month
+
+from . import holdings
+from .formulas import entry_formula_value, parameters
+from .jobdata import data_of
+from .ledger import Entry, contract_order
+from .plan import Plan
+
+#: the verifier's own statement of the power fractions (solver.costs: Epoch AI, cost_analysis_standalone.py)
+BUSY = 0.75
+IDLE = 0.15
+
+Months = dict[int, float]
+
+
+class _Derive:
+    """The entries a plan must have, derived from the quotes (module docstring)."""
+
+    def __init__(self, project: Project, offers: Mapping[str, Offer], plan: Plan):
+        self.p, self.offers, self.plan = project, offers, plan
+        self.M = project.horizon_months
+        self.H = self.M * DAYS_PER_MONTH
+        self.params = {**parameters(project), "busy": BUSY, "idle": IDLE}
+        self.out: list[Entry] = []
+        self.bad: list[str] = []
+        self.capitalised: list[tuple[float, int, int, float]] = []  # (amount, delivery month, life months, resale)
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def fx(self, o: Offer) -> float:
+        return self.p.fx_rate(o.currency)
+
+    def currency(self, o: Offer | None, kind: str) -> str:
+        if o is None or kind in ("idle", "energy", "interest", "owned_residual"):
+            return self.p.currency
+        return o.currency or self.p.currency
+
+    def month(self, day: float) -> int:
+        return min(day_to_month(day), self.M - 1)
+
+    def delivery(self, o: Offer) -> int:
+        return self.month(float(o.lead_time_days))
+
+    def spread(self, amount: float, lo: float, hi: float) -> Months:
+        """``amount`` over the project months in proportion to the days of [lo, hi) in each."""
+        if hi <= lo:
+            return {self.month(lo): amount}
+        out: Months = {}
+        m = day_to_month(lo)
+        while m * DAYS_PER_MONTH < hi:
+            part = min(hi, (m + 1) * DAYS_PER_MONTH) - max(lo, m * DAYS_PER_MONTH)
+            if part > 0:
+                k = min(m, self.M - 1)
+                out[k] = out.get(k, 0.0) + amount * part / (hi - lo)
+            m += 1
+        return out
+
+    def add(self, key, kind, category, o, nodes, quantity, unit, rate, place: Callable[[float], Months], **extra):
+        """An entry whose amount is its template on these fields, placed in months by ``place(amount)``."""
+        draft = Entry(
+            key, kind, category, o.id if o else None, nodes, quantity, unit, rate, self.currency(o, kind), (), **extra
+        )
+        try:
+            amount = entry_formula_value(draft, self.params, self.p.currency)
+        except (ValueError, KeyError, ZeroDivisionError) as exc:
+            self.bad.append(f"money: {key} ({kind}) cannot be priced from its quote: {exc}")
+            return
+        months = tuple(sorted(place(amount).items()))
+        self.out.append(
+            Entry(key, kind, category, draft.offer, nodes, quantity, unit, rate, draft.currency, months, **extra)
+        )
+
+    # --- purchases ---------------------------------------------------------------------------------
+    def purchases(self) -> None:
+        bought: dict[str, int] = {}
+        for pu in self.plan.purchases:
+            bought[pu.offer_id] = bought.get(pu.offer_id, 0) + pu.nodes
+        owned = set(holdings.owned_ids(self.p))
+        for oid, n in sorted(bought.items()):
+            o = self.offers.get(oid)
+            if o is None or n <= 0 or o.mode != "buy":
+                continue
+            if oid in owned:
+                self.owned(o, n)
+            else:
+                self.bought(o, n)
+
+    def bought(self, o: Offer, n: int) -> None:
+        tier = quoted_tier(o, n)
+        if tier is None:
+            self.bad.append(f"money: {n} node(s) of {o.id} reach none of its volume tiers")
+            return
+        least, q = tier
+        fx, d, k = self.fx(o), self.delivery(o), f"buy:{o.id}"
+        duty = o.import_duty_pct or 0.0
+        vat = 0.0 if self.p.vat_recoverable else (o.vat_pct or 0.0)
+        landed = q * fx * (1 + duty) * (1 + vat)  # one node, as paid
+        fin = o.financing if o.financing is not None else self.p.financing
+        schedule = self.loan(landed, fin, d) if fin is not None else {d: landed}  # capex per node by month
+        parts = {"price": q * fx, "duty": q * fx * duty, "vat": q * fx * (1 + duty) * vat}
+
+        def share(part: float) -> Callable[[float], Months]:
+            return lambda _amount: {m: n * v * part / landed for m, v in schedule.items()} if landed else {}
+
+        self.add(f"{k}:capex", "price", "capex", o, n, None, q, None, share(parts["price"]), tier_nodes=least)
+        if duty:
+            self.add(f"{k}:duty", "duty", "capex", o, n, None, q, duty, share(parts["duty"]))
+        if vat:
+            self.add(f"{k}:vat", "vat", "capex", o, n, 1.0 + duty, q, vat, share(parts["vat"]))
+        if o.network:
+            self.add(f"{k}:network", "network", "network", o, n, None, o.network, None, lambda a: {d: a})
+        lead = float(o.lead_time_days)
+        days = max(0.0, self.H - lead)
+        self.add(f"{k}:residual", "residual", "residual_value", o, n, None, q, o.residual, lambda a: {self.M - 1: a})
+        self.running(k, o, n, q, days, lead, self.H, {})
+        if fin is not None:
+            self.interest(k, o, n, landed, fin, d)
+        life = int(
+            round(12 * (o.depreciation_years if o.depreciation_years is not None else self.p.depreciation_years))
+        )
+        resale = n * q * fx * o.residual
+        self.capitalised.append((n * (landed + o.network * fx), d, life, resale))
+
+    def running(self, k: str, o: Offer, n: int, q: float, days: float, lo: float, hi: float, extra: dict) -> None:
+        """Maintenance, colocation and idle energy of ``n`` nodes held over [lo, hi) (``days`` days)."""
+        rows = (
+            ("maintenance", "maintenance", q, o.maintenance),
+            ("colocation", "colocation", o.colocation, None),
+            ("idle", "energy", self.p.electricity_price_per_kwh, o.power_kw_per_node),
+        )
+        for kind, cat, unit, rate in rows:
+            self.add(f"{k}:{kind}", kind, cat, o, n, days, unit, rate, lambda a: self.spread(a, lo, hi), **extra)
+
+    def loan(self, landed: float, fin, d: int) -> Months:
+        """Capex per node by month when financed: the down payment at delivery, each instalment's principal,
+        the balance left at the horizon end repaid in its last month."""
+        i, n = fin.annual_rate / 12, fin.months
+        loan = landed * (1 - fin.down_payment_pct)
+        pay = loan * i / (1 - (1 + i) ** -n) if i else loan / n
+        out: Months = {d: landed - loan}
+        balance = loan
+        for j in range(1, n + 1):
+            m = d + j
+            if m > self.M - 1:
+                break
+            part = pay - balance * i if j < n else balance
+            out[m] = out.get(m, 0.0) + part
+            balance -= part
+        if balance > 1e-9 * max(1.0, loan):
+            out[self.M - 1] = out.get(self.M - 1, 0.0) + balance
+        return out
+
+    def interest(self, k: str, o: Offer, n: int, landed: float, fin, d: int) -> None:
+        i, F = fin.annual_rate / 12, landed * (1 - fin.down_payment_pct)
+        pay = F * i / (1 - (1 + i) ** -fin.months) if i else F / fin.months
+        balance, months = F, {}
+        for j in range(1, fin.months + 1):
+            if d + j > self.M - 1:
+                break
+            if balance * i:
+                months[d + j] = n * balance * i
+            balance -= pay - balance * i if j < fin.months else balance
+        self.add(
+            f"{k}:interest",
+            "interest",
+            "interest",
+            o,
+            n,
+            float(len(months)),
+            F,
+            fin.annual_rate,
+            lambda _a: months,
+            term_months=fin.months,
+            down_payment=fin.down_payment_pct,
+        )
+
+    def owned(self, o: Offer, n: int) -> None:
+        entry = holdings.owned_entry(self.p, o.id)
+        if entry is None:
+            self.bad.append(f"money: {o.id} is not an owned entry of the project")
+            return
+        lo = float((entry.from_ - self.p.start_date).days) if entry.from_ else 0.0
+        hi = min(float((entry.until - self.p.start_date).days) if entry.until else self.H, self.H)
+        q = next((price for least, price in reversed(o.buy_tiers) if least <= 1), o.buy_tiers[0][1])
+        k = f"own:{o.id}"
+        self.running(k, o, n, q, max(0.0, hi - lo), lo, hi, {"committed": True})
+        if entry.residual_value:
+            last = self.month(max(lo, hi - 1e-6))
+            self.add(
+                f"{k}:residual",
+                "owned_residual",
+                "residual_value",
+                o,
+                n,
+                None,
+                entry.residual_value,
+                None,
+                lambda a: {last: a},
+                committed=True,
+            )
+        self.capitalised.append((0.0, 0, 1, n * entry.residual_value if entry.residual_value else 0.0))
+
+    # --- jobs --------------------------------------------------------------------------------------
+    def jobs(self) -> None:
+        for data_part in (False, True):
+            for i, dec in enumerate(self.plan.decisions):
+                o = self.offers.get(dec.offer_id)
+                if o is not None:
+                    self.job(i, dec, o, data_part)
+
+    def job(self, i: int, dec, o: Offer, data_part: bool) -> None:
+        spot = (o.spot_overhead_pct or 0.0) if o.mode == "cloud" else 0.0
+        lo = dec.start_day
+        hi = lo + dec.hours * (1 + spot) / HOURS_PER_DAY
+        k, w = f"job{i}", {"workload": dec.workload}
+        if data_part:
+            data = data_of(self.p, dec.workload)
+            if o.storage:
+                held = data.dataset_tb + data.kept * data.checkpoint_tb
+                self.add(f"{k}:storage", "storage", "storage", o, dec.nodes, held, o.storage, hi - lo,
+                         lambda a: self.spread(a, lo, hi), **w)  # fmt: skip
+            if o.egress:
+                out = data.checkpoint_tb + (data.dataset_tb if data.dataset_moves_on else 0.0)
+                self.add(f"{k}:egress", "egress", "egress", o, dec.nodes, out, o.egress, None,
+                         lambda a: {self.month(hi): a}, **w)  # fmt: skip
+            return
+        if o.mode == "buy":
+            self.add(f"{k}:energy", "energy", "energy", o, dec.nodes, dec.hours, self.p.electricity_price_per_kwh,
+                     o.power_kw_per_node, lambda a: self.spread(a, lo, hi), **w)  # fmt: skip
+        elif o.mode == "cloud" and o.commitment_months is None:
+            self.add(f"{k}:cloud", "cloud", "cloud", o, dec.nodes, dec.hours, o.price_per_node_hour, spot,
+                     lambda a: self.spread(a, lo, hi), **w)  # fmt: skip
+
+    # --- contracts -----------------------------------------------------------------------------------
+    def contracts(self) -> None:
+        for j, c in enumerate(contract_order(r.contract for r in self.plan.rentals)):
+            o = self.offers.get(c.offer_id)
+            if o is not None:
+                self.contract(j, c, o)
+
+    def contract(self, j: int, c, o: Offer) -> None:
+        k = f"rent{j}"
+        months = {m: 1.0 for m in range(c.start_month, c.start_month + c.months)}
+        term, rate, why = contract_rate(o, c)
+        if why:  # priced at the term it names where the offer quotes one: the problem is the term, said once
+            self.bad.append(f"money: a contract of {c.nodes} × {o.id} from month {c.start_month + 1}: {why}")
+            if not rate:
+                return
+        if o.mode == "rent":
+            run, fee, unit, upfront = "rent", "setup", rate, o.setup_fee
+            kinds = ("rent", "setup")
+        else:  # a reserved cloud term: its committed hourly rate (× 730 h a month in its template)
+            run, fee, unit, upfront = "cloud", "cloud", o.price_per_node_hour, o.upfront_per_node or 0.0
+            kinds = ("reserved", "reserved_setup")
+        t = {"term_months": term, "committed": c.committed}
+        per = (lambda a: {m: a / len(months) for m in months}) if months else (lambda a: {})
+        self.add(f"{k}:rent", kinds[0], run, o, c.nodes, float(c.months), unit, None, per, **t)
+        if upfront or o.mode == "rent":
+            self.add(f"{k}:setup", kinds[1], fee, o, c.nodes, None, upfront, None, lambda a: {c.start_month: a}, **t)
+
+    # --- fixed charges and staff -------------------------------------------------------------------
+    def charges(self) -> None:
+        used = {d.offer_id for d in self.plan.decisions}
+        used |= {pu.offer_id for pu in self.plan.purchases if pu.nodes > 0}
+        used |= {r.offer_id for r in self.plan.rentals if not r.committed}
+        for oid in sorted(used):
+            o = self.offers.get(oid)
+            if o is not None and o.fixed:
+                d = self.delivery(o)
+                self.add(f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, lambda a, d=d: {d: a})
+        self.staff()
+
+    def held(self) -> list[int]:
+        """Nodes of the staff's modes held in each month, counted from the plan's purchases and contracts."""
+        s = self.p.staff
+        modes = {str(m) for m in s.modes} if s is not None else set()
+        held = [0] * self.M
+        owned = set(holdings.owned_ids(self.p))
+        for pu in self.plan.purchases:
+            o = self.offers.get(pu.offer_id)
+            if o is None or "buy" not in modes or pu.nodes <= 0:
+                continue
+            if pu.offer_id in owned:
+                e = holdings.owned_entry(self.p, pu.offer_id)
+                lo = float((e.from_ - self.p.start_date).days) if e and e.from_ else 0.0
+                hi = min(float((e.until - self.p.start_date).days) if e and e.until else self.H, self.H)
+                span = range(day_to_month(lo), min(day_to_month(max(lo, hi - 1e-6)) + 1, self.M))
+            else:
+                span = range(self.delivery(o), self.M)
+            for m in span:
+                held[m] += pu.nodes
+        for r in self.plan.rentals:
+            o = self.offers.get(r.offer_id)
+            if o is not None and o.mode in modes:
+                for m in range(max(0, r.start_month), min(r.start_month + r.months, self.M)):
+                    held[m] += r.nodes
+        return held
+
+    def staff(self) -> None:
+        s = self.p.staff
+        if s is None:
+            return
+        held = self.held()
+        peak = max(held, default=0)
+        if peak <= 0:
+            return
+        ftes = math.ceil(peak / s.nodes_per_fte)
+        months = [m for m, n in enumerate(held) if n > 0]
+        span = range(months[0], months[-1] + 1)
+        self.add("staff", "staff", "staff", None, peak, float(ftes), s.cost_per_fte_year, float(len(span)),
+                 lambda a: {m: a / len(span) for m in span})  # fmt: skip
+
+    def derive(self) -> list[Entry]:
+        self.purchases()
+        self.jobs()
+        self.contracts()
+        self.charges()
+        return self.out
+
+
+def quoted_tier(o: Offer, nodes: int) -> tuple[int, float] | None:
+    """The volume tier (least nodes, price per node in the quote's currency) that ``nodes`` bought in total
+    reach: the highest whose least nodes they reach (all-units); None below the first."""
+    reached = [t for t in o.buy_tiers if t[0] <= nodes]
+    return reached[-1] if reached else None
+
+
+def contract_rate(o: Offer, c) -> tuple[int, float, str | None]:
+    """(the term's months, its rate per node-month in the quote's currency, why the offer does not sell this
+    contract or None). A rent contract of ℓ months is signed at a tier of minimum length L ≤ ℓ (``term_months``;
+    none: the shortest) at that tier's rate; a commitment at its stated rate, else at the cheapest tier its
+    signed length reaches; a reserved cloud term lasts exactly commitment_months at the hourly rate × 730 h."""
+    if o.mode == "rent":
+        tiers = list(o.rent_tiers)
+        if not tiers:
+            return 0, 0.0, "the offer quotes no rent"
+        if c.committed:
+            signed = c.term_months or c.months
+            months, rate = min([t for t in tiers if t[0] <= signed] or tiers[:1], key=lambda t: (t[1], t[0]))
+            return months, (c.rate if c.rate is not None else rate), None
+        rates = dict(tiers)
+        signed = c.term_months if c.term_months is not None else tiers[0][0]
+        if signed not in rates:
+            return signed, 0.0, f"signed at a {signed}-month term the offer does not quote"
+        if c.months < signed:
+            return signed, rates[signed], f"lasts {c.months} months < the minimum {signed} of its term tier"
+        return signed, rates[signed], None
+    if o.commitment_months is None or o.price_per_node_hour is None:
+        return 0, 0.0, f"a {o.mode} offer without a contract term"
+    term, rate = o.commitment_months, o.price_per_node_hour * HOURS_PER_DAY * DAYS_PER_MONTH
+    if c.committed and c.rate is not None:
+        rate = c.rate
+    if not c.committed and c.months != term:
+        return term, rate, f"lasts {c.months} months; a reserved term is exactly commitment_months = {term}"
+    return term, rate, None
+
+
+def _close(a: float, b: float, tol: float = 1e-6) -> bool:
+    return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
+
+
+def money_problems(project: Project, offers: Mapping[str, Offer], plan: Plan) -> list[str]:
+    """What in the plan's money differs from the amounts derived from the quotes (module docstring)."""
+    d = _Derive(project, offers, plan)
+    want = d.derive()
+    bad = list(d.bad) + entry_problems(plan.ledger.entries, want)
+    bad += _total_problems(project, plan, want) + _pnl_problems(project, plan, want, d.capitalised)
+    return bad
+
+
+def entry_problems(said: Sequence[Entry], want: Sequence[Entry]) -> list[str]:
+    """Entry by entry, what differs between a plan's ledger (``said``) and the entries derived from the quotes:
+    a missing or extra key, or a field or a month's amount that differs, named by the entry's key."""
+    bad: list[str] = []
+    mine, theirs = {e.key: e for e in said}, {e.key: e for e in want}
+    for key in sorted(theirs.keys() - mine.keys()):
+        bad.append(f"ledger: entry {key} ({theirs[key].amount:,.2f}) the quotes call for is missing from the plan")
+    for key in sorted(mine.keys() - theirs.keys()):
+        bad.append(f"ledger: entry {key} ({mine[key].amount:,.2f}) is in the plan but the quotes call for none")
+    for key in sorted(mine.keys() & theirs.keys()):
+        bad += _field_problems(mine[key], theirs[key])
+    return bad
+
+
+_FIXED_FIELDS = (
+    "kind",
+    "category",
+    "offer",
+    "currency",
+    "workload",
+    "term_months",
+    "tier_nodes",
+    "down_payment",
+    "committed",
+)
+
+
+def _field_problems(a: Entry, b: Entry) -> list[str]:
+    bad = [
+        f"ledger: {a.key} has {name} {getattr(a, name)!r} in the plan, {getattr(b, name)!r} from the quotes"
+        for name in _FIXED_FIELDS
+        if getattr(a, name) != getattr(b, name)
+    ]
+    for name in ("nodes", "quantity", "unit_price", "rate"):
+        x, y = getattr(a, name), getattr(b, name)
+        if (x or 0.0) != (y or 0.0) and not _close(x or 0.0, y or 0.0):
+            bad.append(f"ledger: {a.key} has {name} {x} in the plan, {y} from the quotes")
+    if not _close(a.amount, b.amount):
+        bad.append(f"ledger: {a.key} is {a.amount:,.2f} in the plan, {b.amount:,.2f} from the quotes")
+        return bad
+    x, y = dict(a.amounts), dict(b.amounts)
+    for m in sorted(x.keys() | y.keys()):
+        if not _close(x.get(m, 0.0), y.get(m, 0.0)):
+            bad.append(
+                f"ledger: {a.key} pays {x.get(m, 0.0):,.2f} in month {m + 1} in the plan, "
+                f"{y.get(m, 0.0):,.2f} from the quotes"
+            )
+            break
+    return bad
+
+
+def _by_month(entries: Sequence[Entry], n: int) -> list[float]:
+    out = [0.0] * n
+    for e in entries:
+        for m, v in e.amounts:
+            if 0 <= m < n:
+                out[m] += v
+    return out
+
+
+def _total_problems(project: Project, plan: Plan, want: Sequence[Entry]) -> list[str]:
+    """The plan's total, categories, cash flow by month, NPV and budgets against the amounts derived here."""
+    bad: list[str] = []
+    M = project.horizon_months
+    total = sum(e.amount for e in want)
+    if not math.isfinite(total):
+        return ["cost: the total derived from the quotes is not finite"]
+    if not _close(plan.total_cost, total):
+        bad.append(f"cost: plan total {plan.total_cost:,.2f}, from the quotes {total:,.2f}")
+    flows: dict[str, Months] = {}
+    for e in want:
+        per = flows.setdefault(e.category, {})
+        for m, v in e.amounts:
+            per[m] = per.get(m, 0.0) + v
+    said = plan.flows
+    for c in sorted(set(flows) | {c for c, per in said.items() if per}):
+        a, b = sum(said.get(c, {}).values()), sum(flows.get(c, {}).values())
+        if not _close(plan.breakdown.get(c, 0.0), b) or not _close(a, b):
+            bad.append(f"cost: {c} is {plan.breakdown.get(c, 0.0):,.2f} in the plan, {b:,.2f} from the quotes")
+            continue
+        for m in sorted(set(said.get(c, {})) | set(flows.get(c, {}))):
+            x, y = said.get(c, {}).get(m, 0.0), flows.get(c, {}).get(m, 0.0)
+            if not _close(x, y):
+                bad.append(f"cost: {c} in month {m + 1} is {x:,.2f} in the plan's cash flow, {y:,.2f} from the quotes")
+                break
+    monthly = _by_month(want, M)
+    rate = (1.0 + project.discount_rate) ** (1.0 / 12.0) - 1.0
+    npv = sum(v / (1.0 + rate) ** (m + 1) for m, v in enumerate(monthly))
+    if not _close(plan.npv_cost, npv):
+        bad.append(f"npv: plan NPV {plan.npv_cost:,.2f}, discounted from the quotes {npv:,.2f}")
+    cash, peak = 0.0, 0.0
+    for v in monthly:
+        cash += v
+        peak = max(peak, cash)
+    capex = sum(flows.get("capex", {}).values())
+    for cap, spent, what in (
+        (project.budget_tco, total, "budget_tco: total"),
+        (project.budget_cash, peak, "budget_cash: cumulative cash out peaks at"),
+        (project.budget_capex, capex, "budget_capex: purchases cost"),
+    ):
+        if cap is not None and spent > cap * (1 + 1e-6):
+            bad.append(f"{what} {spent:,.2f}, above {cap:,.2f}")
+    return bad
+
+
+def _pnl_problems(project: Project, plan: Plan, want: Sequence[Entry], books) -> list[str]:
+    """The plan's P&L years against depreciation (straight line over the life from delivery), operating costs,
+    interest and the gain on disposal derived here."""
+    M = project.horizon_months
+    dep = [0.0] * M
+    gain = 0.0
+    for amount, d, life, resale in books:
+        for m in range(d, min(d + life, M)):
+            dep[m] += amount / life
+        gain += resale - (amount - amount / life * max(0, min(d + life, M) - d))
+    operating = ("maintenance", "colocation", "energy", "rent", "setup", "cloud", "fixed", "storage", "egress", "staff")
+    years = math.ceil(M / 12)
+    bad: list[str] = []
+    if len(plan.pnl) != years:
+        return [f"pnl: the plan has {len(plan.pnl)} P&L years, the horizon {years}"]
+    for y, said in enumerate(plan.pnl):
+        months = range(12 * y, min(12 * (y + 1), M))
+        op = sum(v for e in want if e.category in operating for m, v in e.amounts if m in months)
+        interest = sum(v for e in want if e.category == "interest" for m, v in e.amounts if m in months)
+        derived = (sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0)
+        stated = (said.depreciation, said.operating, said.interest, said.disposal_gain)
+        if not all(_close(a, b) for a, b in zip(stated, derived, strict=True)):
+            bad.append(
+                f"pnl: year {y + 1} states depreciation, operating, interest, disposal gain "
+                f"{', '.join(f'{v:,.2f}' for v in stated)}; from the quotes {', '.join(f'{v:,.2f}' for v in derived)}"
+            )
+    return bad
+
+
+__all__ = ["BUSY", "IDLE", "contract_rate", "entry_problems", "money_problems", "quoted_tier"]
