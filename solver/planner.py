@@ -423,6 +423,17 @@ def explain_joint(project: Project, offers, sizings, name, modes, **kw) -> dict[
         relaxed = project.model_copy(update={"budget_tco": None, "budget_cash": None, "budget_capex": None})
         free = run_strategy(relaxed, offers, sizings, name, modes, **kw)
         if free.plan is not None:
+            met = [(kind, cap, budget_measure(free.plan, kind)) for kind, cap in project.budgets.items()]
+            if all(need <= cap * (1 + AGREE_REL) for _kind, cap, need in met):
+                # a verified plan meets every budget, yet the model with the budget rows has none: the rows price
+                # otherwise than the ledger, a bug (a strategy is never called infeasible for a budget it meets)
+                raise VerificationError(
+                    [
+                        f"{name}: the model with the budgets is infeasible, but a verified plan meets every one ("
+                        + ", ".join(f"budget_{k} {c:,.2f}: {n:,.2f}" for k, c, n in met)
+                        + "): the budget rows and the ledger disagree, a bug in procure"
+                    ]
+                )
             cur = project.currency
             lines: list[str] = []
             for kind, cap in project.budgets.items():

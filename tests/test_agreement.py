@@ -10,7 +10,7 @@ import pytest
 from procure.solver import costs, planner
 from procure.solver.enums import SolveStatus
 from procure.solver.milp import SolveInfo
-from procure.solver.verify import Disagreement
+from procure.solver.verify import Disagreement, VerificationError
 
 from helpers import EXAMPLES, cli, offer, project, solve_fixed, workload
 
@@ -72,3 +72,20 @@ def test_the_command_stops_with_exit_code_4_and_shows_no_plan(monkeypatch, tmp_p
     assert "model priced its plan differently from the ledger; no plan is shown" in res.output
     assert "hybrid: the model's objective" in res.output
     assert "Recommendation" not in res.output and not out.exists()
+
+
+def test_a_strategy_is_never_called_infeasible_for_a_budget_its_verified_plan_meets(monkeypatch):
+    # the budget_tco row priced at twice the objective's amounts: the 3,000 plan (100 h × 30) meets budget_tco 4,000
+    # in the ledger, but the row reads 6,000 and the model is infeasible; the run stops as a bug, not "infeasible"
+    from procure.solver.milp import coefficients
+
+    real = coefficients.CostTable.total_expr
+    monkeypatch.setattr(coefficients.CostTable, "total_expr", lambda self: 2 * real(self))
+    p = project([workload(name="a", deadline_days=60)], budget_tco=4_000)
+    with pytest.raises(
+        VerificationError,
+        match=r"hybrid: the model with the budgets is infeasible, but a verified "
+        r"plan meets every one \(budget_tco 4,000.00: 3,000.00\)",
+    ) as caught:
+        solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100})
+    assert caught.value.exit_code == 4
