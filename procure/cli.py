@@ -46,7 +46,7 @@ EXIT_CODES = """Exit codes:
 1 bad input or usage: file, field, line/row and what is allowed are printed; also an output path that cannot be written
 2 infeasible: the reasons are printed
 3 no solution within the time limit, or the solver is missing or failed
-4 internal verification failure: a bug; the plan broke a rule and is not shown
+4 internal verification failure: a bug; the plan broke a rule, or the model priced it otherwise than the ledger, and is not shown
 5 a plan of the other jobs: at least one job was set aside (named with its reasons; --all-or-nothing: exit 2 instead)
 129, 130, 143 interrupted by SIGHUP, SIGINT or SIGTERM: the solver stopped, temp files removed"""
 
