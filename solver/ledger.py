@@ -528,7 +528,9 @@ def _contract_entries(pr: _Pricer, j: int, c: RentalContract) -> None:
     run, fee = costs.rental_categories(o)
     k, t = f"rent{j}", {"term_months": term.months, "committed": c.committed}
     if o.mode == "cloud":  # a reserved term: every month of it, and the upfront fee in its first month
-        rent, setup, price = "reserved", "reserved_setup", o.price_per_node_hour
+        # per node-hour, as quoted; a commitment signed at a stated rate per node-month pays that rate
+        hourly = o.price_per_node_hour if c.rate is None else c.rate / HOURS_PER_MONTH
+        rent, setup, price = "reserved", "reserved_setup", hourly
     else:
         rent, setup, price = "rent", "setup", term.price
     pr.add(f"{k}:rent", rent, run, o, c.nodes, float(c.months), price, None, _amounts(parts["rent"]), **t)

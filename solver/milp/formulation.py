@@ -64,7 +64,7 @@ Fixed charges and staff (costs.py, "Costs beyond the servers")
     fixed_buy[o]:       b[o] ≤ cap_o·u[o];  rent_avail[o,m] becomes R[o,m] ≤ cap_o·u[o]
   with project ``staff`` (ν nodes per FTE, modes Σ;
   N[m] = Σ_{o∈O_buy∩Σ, d_o ≤ m} b[o] + Σ_{o∈O_rent∩Σ} R[o,m]):
-    F ∈ ℤ, 0..F̄        FTEs, F̄ = ⌈N̄/ν⌉ (N̄: the most nodes the staffed offers can hold)
+    F ∈ ℤ, 0..F̄        FTEs, F̄ = ⌈N̄/ν⌉ (N̄: the most nodes the staffed offers can hold, their commitments included)
     s[m], e[m] ∈ {0,1}  some node held in a month ≤ m / ≥ m;  G[m] ≥ 0 FTEs paid in month m
     staff_fte[m]:       ν·F ≥ N[m]                         (F = ⌈peak / ν⌉ at the optimum)
     staff_s[m]:         N̄·s[m] ≥ N[m], s[m] ≥ s[m−1];      staff_e[m]: N̄·e[m] ≥ N[m], e[m] ≥ e[m+1]
@@ -356,7 +356,9 @@ class Builder(WarmStart):
         ]
         if p.staff is None or not staffed:
             return
+        # the most nodes they can hold at once: new capacity up to max_nodes, and the signed contracts on top of it
         n_max = sum(self.offers[oid].max_nodes for oid in staffed)
+        n_max += sum(c.nodes for oid in staffed for c in self.committed.get(oid, ()))
         f_max = costs.staff_ftes(p, n_max)
         F = m.staff_F = self._var("staff_F", 0, f_max, cat=pulp.LpInteger)
         # the months held end where the last node held is let go: a rented node at its contract's end, an owned
