@@ -210,8 +210,12 @@ def lp_first(
     if plan is None:
         decisions, purchases, contracts = extract(model, project, offers)
         try:
-            agreed(info, model, build_plan(project, offers, decisions, purchases, contracts), objective, str(name))
+            said = agreed(
+                info, model, build_plan(project, offers, decisions, purchases, contracts), objective, str(name)
+            )
         except Disagreement:  # the reference path re-solves it, and stops there if the model is wrong
+            said = None
+        if said is None or said.status != SolveStatus.OPTIMAL:
             fig["why"] = "objective and plan cost disagree"
             return None
         purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)

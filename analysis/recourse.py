@@ -110,7 +110,9 @@ def _checked(model, project, a: Applied, modes, info, objective: Objective, figu
     decisions, purchases, contracts = extract(model, project, a.offers)
     plan = build_plan(project, a.offers, decisions, purchases, contracts)
     try:
-        agreed(info, model, plan, objective, "recourse")
+        if agreed(info, model, plan, objective, "recourse").status != info.status:
+            figures["why"] = "the solver's objective is not its solution's value"
+            return None
         verify_plan(project, a.offers, plan, a.resize, modes)
     except Disagreement as exc:  # a modelling bug: no recourse plan is read from this model
         figures["why"] = "objective and plan cost disagree: " + "; ".join(exc.violations)

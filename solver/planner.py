@@ -265,17 +265,27 @@ def _starts_of(plan: Plan | None, project: Project) -> dict[tuple[str, str, int]
 
 def agreed(info: SolveInfo, model, plan: Plan, objective: Objective, strategy: str) -> SolveInfo:
     """The solve as reported, if its objective equals the ledger's cost of the plan it returned (on the
-    objective minimized) within ``AGREE_REL``. Else the model and the ledger price the same decisions
-    differently: a modelling bug, never a slow solve and never a recommendation. It raises ``Disagreement``
-    (exit code 4, docs/errors.md) naming the strategy and each cost category where the model's coefficient
-    table (milp/coefficients.py) and the ledger part ways, with both amounts. Re-solving "on corrected prices"
-    would need to know which of the two is right; the ledger is the cost model's statement and the verifier
-    checks it, but a model that disagrees with it has optimized something else, so its plan is not the
-    cheapest and is not shown."""
+    objective minimized) within ``AGREE_REL``. Else one of two things, told apart by pricing the solution with
+    the model's own coefficient table (milp/coefficients.py), category by category:
+
+    - the table's prices of the solution are not the ledger's: the model and the ledger price the same
+      decisions differently, a modelling bug, never a slow solve and never a recommendation. It raises
+      ``Disagreement`` (exit code 4, docs/errors.md) naming the strategy and each category with both amounts.
+      procure does not re-solve "on corrected prices": which of the two is right is not known there, and a
+      model that priced something else has optimized something else, so its plan is not the cheapest.
+    - they are the ledger's, category by category: the model agrees with the ledger and the solver's reported
+      objective is not its own solution's value (a solver's numerical slip, e.g. a MIP start HiGHS once took
+      at its word). The plan stands at its ledger's cost, ``feasible`` (never optimal on that objective), its gap
+      measured from that cost to the solver's bound, and ``objective_off`` says by how much the solver was off."""
     claimed = cost_on(plan, objective)
     if info.objective is None or claimed is None or abs(info.objective - claimed) <= AGREE_REL * max(1.0, abs(claimed)):
         return info
-    raise Disagreement(strategy, info.objective, claimed, _category_gaps(model, plan, objective))
+    gaps = _category_gaps(model, plan, objective)
+    if gaps or model is None or model.table is None:
+        raise Disagreement(strategy, info.objective, claimed, gaps)
+    gap = max(0.0, (claimed - info.bound) / max(abs(claimed), 1e-9)) if info.bound is not None else None
+    status = SolveStatus.FEASIBLE if info.status == SolveStatus.OPTIMAL else info.status
+    return dataclasses.replace(info, status=status, objective=claimed, gap=gap, objective_off=info.objective - claimed)
 
 
 def _category_gaps(model, plan: Plan, objective: Objective) -> list[tuple[str, float, float]]:

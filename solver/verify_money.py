@@ -289,7 +289,9 @@ class _Derive:
             run, fee, unit, upfront = "rent", "setup", rate, o.setup_fee
             kinds = ("rent", "setup")
         else:  # a reserved cloud term: its hourly rate (× 730 h a month in its template), or the rate signed
-            hourly = rate / (HOURS_PER_DAY * DAYS_PER_MONTH) if c.committed and c.rate is not None else o.price_per_node_hour
+            hourly = (
+                rate / (HOURS_PER_DAY * DAYS_PER_MONTH) if c.committed and c.rate is not None else o.price_per_node_hour
+            )
             run, fee, unit, upfront = "cloud", "cloud", hourly, o.upfront_per_node or 0.0
             kinds = ("reserved", "reserved_setup")
         t = {"term_months": term, "committed": c.committed}
