@@ -285,6 +285,7 @@ class _Derive:
             self.bad.append(f"money: a contract of {c.nodes} × {o.id} from month {c.start_month + 1}: {why}")
             if not rate:
                 return
+        unit: float | None
         if o.mode == "rent":
             run, fee, unit, upfront = "rent", "setup", rate, o.setup_fee
             kinds = ("rent", "setup")
@@ -309,7 +310,7 @@ class _Derive:
             o = self.offers.get(oid)
             if o is not None and o.fixed:
                 d = self.delivery(o)
-                self.add(f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, lambda a, d=d: {d: a})
+                self.add(f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, _in(d))
         self.staff()
 
     def held(self) -> list[int]:
@@ -358,6 +359,11 @@ class _Derive:
         self.contracts()
         self.charges()
         return self.out
+
+
+def _in(month: int) -> Callable[[float], Months]:
+    """An amount placed whole in ``month``."""
+    return lambda amount: {month: amount}
 
 
 def quoted_tier(o: Offer, nodes: int) -> tuple[int, float] | None:

@@ -124,6 +124,7 @@ rows that other rows imply (exactly: same optimum, same LP bound). ``Builder(red
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pulp
@@ -221,7 +222,7 @@ class Builder(WarmStart):
             m.x[(w, i, s)] = var
             day = self.grid.day_of_period(s)
             self._tie(var, day + opt.wall_days)
-            self.table.add_start(var, totals, lambda opt=opt, day=day: self._job(opt, day), pv.get((w, i, s)))
+            self.table.add_start(var, totals, functools.partial(self._job, opt, day), pv.get((w, i, s)))
             for key in footprints[(w, i, s)][0]:
                 if key not in red.rows:
                     continue
