@@ -72,6 +72,7 @@ def _model_prices_half_again(monkeypatch):
     def dearer(self, var, priced):
         scaled = coefficients.Priced(
             {c: 1.5 * v for c, v in priced.totals.items()},
+            1.5 * priced.total,
             1.5 * priced.value,
             lambda: costs.scale(priced.flows(), 1.5),
         )

@@ -36,7 +36,9 @@ class BudgetRows(RentalRows):
     def add_capex_budget(self) -> None:
         """budget_capex: Σ capex per unit of each column (purchase prices, costs.capex) ≤ budget_capex."""
         cap = self.project.budget_capex
+        if cap is None:
+            return
         spent = self.table.category_expr("capex")
-        if cap is None or not spent:
+        if not spent:
             return
         self.m.prob += (spent <= cap, "budget_capex")

@@ -42,18 +42,16 @@ from .. import costs
 from ..costs import Flows
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Priced:
-    """One column's money per unit: its undiscounted amount per category, its objective coefficient, and its
-    cash flows by month (built on demand)."""
+    """One column's money per unit: its undiscounted amount per category and in all, its objective coefficient,
+    and its cash flows by month (built on demand). Not frozen: a frozen dataclass is slower to make, and a table
+    of a daily grid makes one per start column."""
 
     totals: Mapping[str, float]
+    total: float
     value: float
     flows: Callable[[], Flows]
-
-    @property
-    def total(self) -> float:
-        return sum(self.totals.values())
 
 
 def _totals(flows: Flows) -> dict[str, float]:
@@ -74,30 +72,33 @@ class CostTable:
         """``var`` costs ``flows`` per unit (nothing is kept for a column that costs nothing)."""
         totals = _totals(flows)
         if totals or any(v for per in flows.values() for v in per.values()):
-            self._put(var, Priced(totals, self.objective.measure(flows, self.project), lambda: flows))
+            value = self.objective.measure(flows, self.project)
+            self._put(var, Priced(totals, sum(totals.values()), value, lambda: flows))
 
     def add_start(
         self,
         var: pulp.LpVariable,
         totals: Mapping[str, float],
+        total: float,
         flows: Callable[[], Flows],
         present: float | None = None,
     ) -> None:
-        """A job's start column: its option's category ``totals`` (start-independent) and its own cash flows,
-        built when asked for; on the npv objective its coefficient is their ``present`` value (computed here
-        when not given)."""
+        """A job's start column: its option's category ``totals`` and their ``total`` (start-independent, shared
+        by the option's starts) and its own cash flows, built when asked for; on the npv objective its coefficient
+        is their ``present`` value (computed here when not given)."""
         if not totals:
             return
         if not self.objective.discounted:
-            value = sum(totals.values())
+            value = total
         else:
             value = costs.present_value(flows(), self.project) if present is None else present
-        self._put(var, Priced(totals, value, flows))
+        self._put(var, Priced(totals, total, value, flows))
 
     def _put(self, var: pulp.LpVariable, priced: Priced) -> None:
-        if var in self.rows:
+        rows = self.rows
+        if var in rows:
             raise ValueError(f"column {var.name} is priced twice")
-        self.rows[var] = priced
+        rows[var] = priced
 
     # --- what the model is written from ----------------------------------------------------------
     def objective_expr(self) -> pulp.LpAffineExpression:

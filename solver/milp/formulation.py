@@ -125,6 +125,7 @@ rows that other rows imply (exactly: same optimum, same LP bound). ``Builder(red
 from __future__ import annotations
 
 import functools
+import gc
 import json
 
 import pulp
@@ -216,13 +217,14 @@ class Builder(WarmStart):
         totals = {
             c: v for c, v in costs.by_category(self._job(opt, self.grid.day_of_period(opt.starts[0]))).items() if v
         }
+        total = sum(totals.values())
         usage = m.usage
         for s in red.starts[(w, i)]:
             var = self._var(f"x_{wi}_{self.oidx[opt.offer_id]}_{opt.nodes}_{s}", cat=pulp.LpBinary)
             m.x[(w, i, s)] = var
             day = self.grid.day_of_period(s)
             self._tie(var, day + opt.wall_days)
-            self.table.add_start(var, totals, functools.partial(self._job, opt, day), pv.get((w, i, s)))
+            self.table.add_start(var, totals, total, functools.partial(self._job, opt, day), pv.get((w, i, s)))
             for key in footprints[(w, i, s)][0]:
                 if key not in red.rows:
                     continue
@@ -421,19 +423,28 @@ class Builder(WarmStart):
         self.m.prob += self.table.objective_expr() + pulp.LpAffineExpression(self.m.tie)
 
     def build(self) -> Model:
-        self.add_variables()
-        self.add_staff()  # its G[m] carry costs: before the objective is summed
-        self.add_objective()
-        self.add_assign()
-        self.add_capacity()
-        self.add_job_cuts()
-        self.add_rentals()
-        self.add_volume_tiers()
-        self.add_fixed_charges()
-        self.add_symmetry()
-        self.add_quotas()
-        self.add_budget()
-        self.add_cash_budget()
-        self.add_capex_budget()
-        self.set_warm_start()
+        """Every family in order. The cyclic garbage collector is paused meanwhile: a daily model makes millions
+        of objects that live as long as the model, so its collections would find nothing and cost a quarter of
+        the build (bench/build_cost.py, docs/performance.md); it resumes, as it was, when the model is made."""
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            self.add_variables()
+            self.add_staff()  # its G[m] carry costs: before the objective is summed
+            self.add_objective()
+            self.add_assign()
+            self.add_capacity()
+            self.add_job_cuts()
+            self.add_rentals()
+            self.add_volume_tiers()
+            self.add_fixed_charges()
+            self.add_symmetry()
+            self.add_quotas()
+            self.add_budget()
+            self.add_cash_budget()
+            self.add_capex_budget()
+            self.set_warm_start()
+        finally:
+            if paused:
+                gc.enable()
         return self.m
