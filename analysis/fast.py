@@ -17,7 +17,7 @@ longer on the reduced model than on the reference one (docs/performance.md), so 
 reference path.
 
 The gate is the planner's own: the plan is extracted, re-costed by the cost model and checked by
-``planner.agreed`` (the LP objective must equal the plan's cost) and ``verify_plan``. Whenever any of this
+``reading.agreed`` (the LP objective must equal the plan's cost) and ``verify_plan``. Whenever any of this
 cannot be proved — HiGHS is not installed, the LP is infeasible or stopped, fractional without a known plan,
 the reduced MILP is not proved optimal, the objective and the plan's cost disagree, the verifier objects — ``lp_first`` returns None and the caller re-solves on the
 reference path (``planner.run_strategy``: CBC as ``procure solve`` runs it). Each outcome says which path
@@ -35,12 +35,11 @@ from typing import Any
 import numpy as np
 
 from procure.solver.enums import Objective, SolveStatus, Strategy
-from procure.solver.milp import Builder, extract, solve
+from procure.solver.milp import Builder, solve
 from procure.solver.milp.backends import _info, _quiet_stdout
 from procure.solver.milp.inprocess import INTEGRAL_TOL, _arrays, _write, highs_lp
 from procure.solver.options import build_options
-from procure.solver.plan import build_plan
-from procure.solver.planner import agreed, trim_idle_capacity
+from procure.solver.reading import read_plan
 from procure.solver.result import StrategyResult, cost_on
 from procure.solver.verify import Disagreement, VerificationError, verify_plan
 
@@ -207,21 +206,19 @@ def lp_first(
         info, path = got, REDUCED
     t3 = _cpu()
     plan = _ties_keep(warm, info, objective)
-    if plan is None:
-        decisions, purchases, contracts = extract(model, project, offers)
-        try:
-            said = agreed(
-                info, model, build_plan(project, offers, decisions, purchases, contracts), objective, str(name)
-            )
-        except Disagreement:  # the reference path re-solves it, and stops there if the model is wrong
-            said = None
-        if said is None or said.status != SolveStatus.OPTIMAL:
-            fig["why"] = "objective and plan cost disagree"
-            return None
-        purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
-        plan = build_plan(project, offers, decisions, purchases, contracts)
     try:
-        verify_plan(project, offers, plan, resize, modes)
+        if plan is None:
+            plan, said = read_plan(
+                model, project, offers, info, objective=objective, strategy=str(name), resize=resize, modes=modes
+            )
+            if said.status != SolveStatus.OPTIMAL:  # the solver slipped: the reference path answers
+                fig["why"] = "objective and plan cost disagree"
+                return None
+        else:
+            verify_plan(project, offers, plan, resize, modes)
+    except Disagreement:  # the reference path re-solves it, and stops there if the model is wrong
+        fig["why"] = "objective and plan cost disagree"
+        return None
     except VerificationError as exc:
         fig["why"] = "verifier: " + "; ".join(exc.violations)
         return None

@@ -17,7 +17,7 @@ writes a row; the commitments are constants and bounds the model already knows).
 2. else the recourse MILP (CBC as ``procure solve`` runs it, from the known plan when there is one).
 
 Every plan is extracted, re-costed by the cost model, checked against the solver's objective
-(``planner.agreed``) and verified (``verify_plan``) before its cost is used.
+(``reading.agreed``) and verified (``verify_plan``) before its cost is used.
 
 **The hindsight bound** (``hindsight_lp``): the scenario's full model (nothing signed, every decision free: the
 "wait and see" optimum WS) relaxed to an LP. Its value less the tie-break is a lower bound on WS; any plan
@@ -36,13 +36,13 @@ from procure.models.holdings import Commitment
 from procure.solver import holdings
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus
-from procure.solver.milp import Builder, extract, solve
+from procure.solver.milp import Builder, solve
 from procure.solver.milp.backends import _info
 from procure.solver.options import build_options
-from procure.solver.plan import Plan, build_plan
-from procure.solver.planner import agreed
+from procure.solver.plan import Plan
+from procure.solver.reading import read_plan
 from procure.solver.result import cost_on
-from procure.solver.verify import Disagreement, VerificationError, verify_plan
+from procure.solver.verify import Disagreement, VerificationError
 
 from . import fast
 from .scenario import Applied
@@ -107,13 +107,14 @@ def _model(project, a: Applied, modes, objective: Objective, bought: dict[str, i
 
 def _checked(model, project, a: Applied, modes, info, objective: Objective, figures: dict) -> Plan | None:
     """The plan in the solved ``model``: costed, agreed with the solver's objective, verified; else None."""
-    decisions, purchases, contracts = extract(model, project, a.offers)
-    plan = build_plan(project, a.offers, decisions, purchases, contracts)
-    try:
-        if agreed(info, model, plan, objective, "recourse").status != info.status:
+    try:  # the signed purchases are held on purpose: nothing is trimmed
+        plan, said = read_plan(
+            model, project, a.offers, info, objective=objective, strategy="recourse", resize=a.resize, modes=modes,
+            trim=False,
+        )  # fmt: skip
+        if said.status != info.status:
             figures["why"] = "the solver's objective is not its solution's value"
             return None
-        verify_plan(project, a.offers, plan, a.resize, modes)
     except Disagreement as exc:  # a modelling bug: no recourse plan is read from this model
         figures["why"] = "objective and plan cost disagree: " + "; ".join(exc.violations)
         return None

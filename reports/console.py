@@ -250,7 +250,7 @@ def _print_status(console: Console, result: Result, tr: Lang) -> None:
     console.print(
         tr("[bold green]Recommendation:[/bold green] {text}", text=esc(recommendation(result, tr))), soft_wrap=True
     )
-    if info is not None and info.objective_off is not None:  # planner.agreed: the solver's slip, not the model's
+    if info is not None and info.objective_off is not None:  # reading.agreed: the solver's slip, not the model's
         said = tr(
             "the solver's objective was {amount} off its own solution's value at the model's prices, which are the "
             "ledger's: the plan's cost is its ledger's, and it is not called optimal",

@@ -16,7 +16,7 @@ from procure.solver.enums import Objective
 from . import costs, holdings
 from .enums import STRATEGIES, SolveStatus, Strategy
 from .greedy import greedy_plan
-from .milp import Builder, SolveInfo, extract, solve, solver_version
+from .milp import Builder, SolveInfo, solve, solver_version
 from .milp.gate import GateReport, integral_contracts
 from .options import Option, OptionTable, Rejection, build_options, thin_starts
 from .partial import (
@@ -25,12 +25,13 @@ from .partial import (
     set_aside_unplaceable,
     without,
 )
-from .plan import Plan, build_plan
+from .plan import Plan
+from .reading import AGREE_REL, read_plan
 from .reasons import Amount, Rule, counted, render, say
-from .result import Result, SetAside, StrategyResult, cost_on
+from .result import Result, SetAside, StrategyResult
 from .runner_ups import runner_ups, skipped_note
 from .sizing import Candidate, size_project, size_workload
-from .verify import Disagreement, VerificationError, verify_plan
+from .verify import VerificationError, verify_plan
 
 __all__ = ["STRATEGIES", "plan_project", "plan_from_sizings"]
 
@@ -89,9 +90,6 @@ COARSE_DAYS = 7
 COARSE_SHARE = 0.3
 COARSE_MIN_SECONDS = 5.0
 RUNNER_UP_MIN_SECONDS = 1.0  # a runner-up re-solve needs at least this to be worth starting  # below this the weekly stage would only take the daily solve's time
-# The solver's objective and the ledger's cost of its plan must agree this closely (relative), else the
-# strategy stops with a Disagreement (agreed).
-AGREE_REL = 1e-6
 # Seconds kept back from the solver for reading its solution, extracting and verifying the plan.
 FINISH_MARGIN = 0.5
 
@@ -227,13 +225,9 @@ def run_strategy(
                 only=only,
             )
         return res
-    decisions, purchases, contracts = extract(model, project, offers)
-    as_solved = build_plan(project, offers, decisions, purchases, contracts)
-    info = agreed(info, model, as_solved, objective, name)
-    # a solve stopped early may hold capacity no job uses: dropping it keeps the plan feasible and cheaper
-    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
-    plan = build_plan(project, offers, decisions, purchases, contracts)
-    verify_plan(project, offers, plan, resize, modes, held=only)
+    plan, info = read_plan(
+        model, project, offers, info, objective=objective, strategy=name, resize=resize, modes=modes, held=only
+    )
     return StrategyResult(name, modes, info.status, plan=plan, solve=info, build_seconds=build_seconds, **considered)
 
 
@@ -261,50 +255,6 @@ def _starts_of(plan: Plan | None, project: Project) -> dict[tuple[str, str, int]
     for d in plan.decisions if plan is not None else ():
         out.setdefault((d.workload, d.offer_id, d.nodes), set()).add(int(round(d.start_day / project.period_days)))
     return out
-
-
-def agreed(info: SolveInfo, model, plan: Plan, objective: Objective, strategy: str) -> SolveInfo:
-    """The solve as reported, if its objective equals the ledger's cost of the plan it returned (on the
-    objective minimized) within ``AGREE_REL``. Else one of two things, told apart by pricing the solution with
-    the model's own coefficient table (milp/coefficients.py), category by category:
-
-    - the table's prices of the solution are not the ledger's: the model and the ledger price the same
-      decisions differently, a modelling bug, never a slow solve and never a recommendation. It raises
-      ``Disagreement`` (exit code 4, docs/errors.md) naming the strategy and each category with both amounts.
-      procure does not re-solve "on corrected prices": which of the two is right is not known there, and a
-      model that priced something else has optimized something else, so its plan is not the cheapest.
-    - they are the ledger's, category by category: the model agrees with the ledger and the solver's reported
-      objective is not its own solution's value (a solver's numerical slip, e.g. a MIP start HiGHS once took
-      at its word). The plan stands at its ledger's cost, ``feasible`` (never optimal on that objective), its gap
-      measured from that cost to the solver's bound, and ``objective_off`` says by how much the solver was off."""
-    claimed = cost_on(plan, objective)
-    if info.objective is None or claimed is None or abs(info.objective - claimed) <= AGREE_REL * max(1.0, abs(claimed)):
-        return info
-    gaps = _category_gaps(model, plan, objective)
-    if gaps or model is None or model.table is None:
-        raise Disagreement(strategy, info.objective, claimed, gaps)
-    gap = max(0.0, (claimed - info.bound) / max(abs(claimed), 1e-9)) if info.bound is not None else None
-    status = SolveStatus.FEASIBLE if info.status == SolveStatus.OPTIMAL else info.status
-    return dataclasses.replace(info, status=status, objective=claimed, gap=gap, objective_off=info.objective - claimed)
-
-
-def _category_gaps(model, plan: Plan, objective: Objective) -> list[tuple[str, float, float]]:
-    """(category, the model's amount, the ledger's amount) where they differ, on the objective minimized."""
-    if model is None or model.table is None:
-        return []
-    table = model.table
-    _total, on_objective = table.priced(lambda v: v.value() or 0.0)
-    book = plan.ledger
-    if Objective(objective).discounted:
-        flows = book.flows()
-        said = {c: costs.present_value({c: flows.get(c, {})}, table.project) for c in costs.CATEGORIES}
-    else:
-        said = book.by_category()
-    return [
-        (c, on_objective[c], said[c])
-        for c in costs.CATEGORIES
-        if abs(on_objective[c] - said[c]) > AGREE_REL * max(1.0, abs(said[c]))
-    ]
 
 
 def coarse_plan(
@@ -345,12 +295,12 @@ def coarse_plan(
     info = integral_contracts(builder, model, info, solver, gap, hard_deadline=budget.deadline())
     if not info.status.has_plan:
         return None
-    decisions, purchases, contracts = extract(model, coarse, offers)
-    purchases, contracts = trim_idle_capacity(decisions, purchases, contracts, project)
-    plan = build_plan(project, offers, decisions, purchases, contracts)
     try:
-        verify_plan(project, offers, plan, resize, modes, held=only)
-    except VerificationError:
+        plan, _info = read_plan(
+            model, project, offers, info, objective=objective, strategy="weekly stage", resize=resize,
+            modes=modes, held=only, grid_of=coarse,
+        )  # fmt: skip
+    except VerificationError:  # the fine solve reads and checks its own plan: this stage only offers a start
         return None
     return plan
 
@@ -389,17 +339,6 @@ def heuristic_result(
     )
     return StrategyResult(
         name, modes, SolveStatus.FEASIBLE, plan=warm, solve=info, build_seconds=build_seconds, **considered
-    )
-
-
-def trim_idle_capacity(decisions, purchases: dict[str, int], contracts, project: Project | None = None):
-    """Purchases and rental contracts of offers that no job runs on (what the organisation already has —
-    owned nodes, commitments — stays: it is held whatever the plan does)."""
-    used = {d.offer_id for d in decisions}
-    owned = set(holdings.owned_ids(project)) if project is not None else set()
-    return (
-        {o: n for o, n in purchases.items() if o in used or o in owned},
-        [c for c in contracts if c.offer_id in used or c.committed],
     )
 
 

@@ -45,7 +45,7 @@ class VerificationError(ProcureError):
 
 
 class Disagreement(VerificationError):
-    """A strategy's objective and the ledger of the plan it returned disagree (planner.agreed): the model
+    """A strategy's objective and the ledger of the plan it returned disagree (reading.agreed): the model
     optimized other prices than the ones the plan is charged, so its plan is not the cheapest; a bug, exit
     code 4, never a recommendation. Names the strategy and every cost category that differs."""
 

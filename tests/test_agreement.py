@@ -1,4 +1,4 @@
-"""The solver's objective and the ledger's cost of its plan must agree (solver.planner.agreed). Where the model's
+"""The solver's objective and the ledger's cost of its plan must agree (solver.reading.agreed). Where the model's
 coefficient table prices the solution otherwise than the ledger, the model optimized other prices, its plan is not
 the cheapest one and never a recommendation: the run stops with ``Disagreement`` (exit code 4), naming the strategy
 and each cost category with both amounts. Where the table agrees with the ledger and only the solver's reported
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from procure.solver import costs, planner
+from procure.solver import costs, planner, reading
 from procure.solver.enums import SolveStatus
 from procure.solver.milp import SolveInfo
 from procure.solver.verify import Disagreement, VerificationError
@@ -31,7 +31,7 @@ def test_within_the_tolerance_the_solvers_word_stands():
     p = project([workload(name="a", deadline_days=60)])
     res = solve_fixed(p, [offer(mode="cloud", id="c", price_per_node_hour=30)], {("a", "c", 1): 100})
     info = SolveInfo("cbc", "CBC", SolveStatus.OPTIMAL, 1.0, 0.0, 3_000.0 * (1 + 5e-7), bound=3_000.0)
-    assert planner.agreed(info, None, res.plan, "tco", "hybrid") is info  # within AGREE_REL
+    assert reading.agreed(info, None, res.plan, "tco", "hybrid") is info  # within AGREE_REL
 
 
 def test_a_solver_whose_objective_is_one_off_its_own_solution_is_feasible_never_optimal(monkeypatch):

@@ -551,13 +551,13 @@ def test_real_time_limit_on_a_hard_instance_is_reported_honestly():
 
 
 def test_verification_failure_exits_4_and_hides_the_plan(tmp_path, monkeypatch):
-    import procure.solver.planner
+    import procure.solver.reading
     from procure.solver.verify import VerificationError
 
     def broken(*a, **k):
         raise VerificationError(["capacity: 3 nodes of x in use on days 0.0–7.0 but 2 bought"])
 
-    monkeypatch.setattr(procure.solver.planner, "verify_plan", broken)
+    monkeypatch.setattr(procure.solver.reading, "verify_plan", broken)
     out = tmp_path / "plan.json"
     res = cli("solve", QLORA, "--no-compare", "--json", out)
     assert res.exit_code == 4

@@ -80,7 +80,7 @@ def _compare(ctx: Context, scenarios, reduced: bool = False) -> dict[str, int]:
             verify_plan(a.project, a.offers, got.plan, a.resize, ctx.modes[name])  # raises on a broken rule
             mine, theirs = value(got.plan), value(ref.plan)
             assert mine == pytest.approx(theirs, rel=1e-6, abs=1e-6), (s.label, name)
-            # the solver's word agrees with the cost model's cost of the plan (planner.agreed)
+            # the solver's word agrees with the cost model's cost of the plan (reading.agreed)
             assert got.solve.objective == pytest.approx(mine, rel=1e-6, abs=1e-6)
     return counts
 
@@ -151,10 +151,12 @@ def test_a_plan_the_verifier_rejects_is_never_the_lp_paths_answer(monkeypatch):
     def refuse(*_a, **_k):
         raise VerificationError(["a rule the test breaks"])
 
-    monkeypatch.setattr(fast, "verify_plan", refuse)
     ctx = _programme_like()
     figures: dict = {}
     a = ctx.inputs.apply(Scenario.of("dear", {"price_cloud": 0.7}))
+    # the LP path's plans (read through solver.reading, or today's plan kept) are refused; the reference path's not
+    monkeypatch.setattr(fast, "verify_plan", refuse)
+    monkeypatch.setattr(fast, "read_plan", refuse)
     got = fast.lp_first(
         a.project,
         a.offers,

@@ -5,7 +5,7 @@ solver/timeline.py (and the names costs.py re-exports of the latter two), so tha
 ledger, the plan and everything else that calls the rule see the same wrong rule. A real plan is then solved
 (CBC, hours fixed by hand) on a small programme whose optimal plan uses that rule. The solve must raise
 VerificationError: from the verifier (verify_plan), which states every rule a second time from the quotes,
-or from the objective-ledger agreement check (planner.agreed, which stops the run). A wrong rule that comes
+or from the objective-ledger agreement check (reading.agreed, which stops the run). A wrong rule that comes
 back as a plan is a rule the verifier cannot tell from the right one: the test names the mutation, the example,
 the plan's total and NPV and how far the mutation moved them.
 

@@ -12,7 +12,7 @@ Two computations of one number are compared: the MILP's objective (``StrategyRes
 without the slack tie-break and with the committed money added, backends._info) and the priced ledger of the plan
 (``plan.total_cost``, or ``plan.npv_cost`` under the ``npv`` objective). They are built by different code (the
 model's coefficients and linearisations against costs.py's flows of the extracted plan), so a difference is a
-modelling bug. The planner itself raises VerificationError on a difference above its own tolerance (planner.agreed,
+modelling bug. The planner itself raises VerificationError on a difference above its own tolerance (reading.agreed,
 1e-6 relative); here such an error, or any other raised by a run, fails the test naming the seed, the solver and
 the strategy being solved, and the agreement is asserted to the cent besides.
 

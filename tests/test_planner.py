@@ -324,7 +324,7 @@ def test_greedy_baseline_is_verified_and_never_beats_the_optimum(seed):
 def test_idle_capacity_is_trimmed_and_never_passes_verification():
     # A solve stopped early may buy nodes no job uses: such a plan is valid but wasteful. The planner
     # drops that capacity, and the verifier refuses a plan that still carries it.
-    from procure.solver.planner import trim_idle_capacity
+    from procure.solver.reading import trim_idle_capacity
 
     p = project([wl("a", 30)], electricity_price_per_kwh=0)
     offers = [offer(mode="cloud", id="c", price_per_node_hour=30), offer(mode="buy", id="b", price_per_node=1000)]

@@ -45,7 +45,7 @@ class SolveInfo:
     stopped_by_deadline: bool = False  # stopped by procure at its share of --time-limit
     heuristic: bool = False  # the plan is the greedy one (the solver found none in time)
     # the solver's objective − its own solution's value at the model's prices (which are the ledger's), when the
-    # solver slipped (planner.agreed): the status is then feasible, never optimal on the solver's word
+    # solver slipped (reading.agreed): the status is then feasible, never optimal on the solver's word
     objective_off: float | None = None
     # the model had fewer start columns than the grid (options.thin_starts): no bound of the full grid is known
     thinned: bool = False

@@ -17,7 +17,7 @@ and everything that prices the model reads the table, never the rules again:
     cash_rows          Σ flows of v spent by the end of each month: what budget_cash caps
     category(c)        Σ amount of category c per unit · v (budget_capex: category capex)
     priced(values)     a solution priced per category, undiscounted and on the objective: what
-                       planner.agreed compares with the ledger of the plan extracted, to name the category
+                       reading.agreed compares with the ledger of the plan extracted, to name the category
                        where the model and the ledger part ways
 
 So the objective equals the ledger's total by construction wherever the ledger prices a plan's columns with
