@@ -4,6 +4,8 @@ programme (bench/daily.py) and of the XL random instance, on the ``tco`` and ``n
 
     python -m bench.build_cost [--cases daily,xl] [--repeat 3] [--json FILE]
 
+(a case is ``daily`` or a size of bench/generate.py: S, M, L, XL)
+
 Each case sizes once, builds the options once, then builds the model ``--repeat`` times and keeps the least CPU
 seconds (process time: on a shared machine wall time measures the neighbours). Compare two commits paired, A/B/A/B,
 one at a time (docs/performance.md).
@@ -21,7 +23,7 @@ def _inputs(case: str):
     from bench.daily import programme
     from bench.generate import generate
 
-    return programme(1) if case == "daily" else generate("XL")
+    return programme(1) if case == "daily" else generate(case.upper())
 
 
 def measure(case: str, objective: str, cash: bool, repeat: int) -> dict:
@@ -51,12 +53,12 @@ def measure(case: str, objective: str, cash: bool, repeat: int) -> dict:
             "build_cpu_s": round(best, 3), "peak_mb": round(peak / 2**20, 1)}  # fmt: skip
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", default="daily,xl")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     rows = [
         measure(case, objective, cash, args.repeat)
         for case in args.cases.split(",")

@@ -62,8 +62,8 @@ def run_one(size: str, solver: str, time_limit: float, gap: float, seed: int = 0
     solve_cpu = cpu_s() - c2
     tco = None
     if info.status.has_plan:
-        decisions, purchases, contracts = extract(model, project, by_id)
-        plan = build_plan(project, by_id, decisions, purchases, contracts)
+        decisions, purchases, signed = extract(model, project, by_id)  # ``contracts`` names the option
+        plan = build_plan(project, by_id, decisions, purchases, signed)
         verify_plan(project, by_id, plan, Resizer(project))
         tco = plan.total_cost
     n_w, n_o, n_p = SIZES[size]

@@ -25,6 +25,20 @@ def test_benchmark_table_runs_and_the_optimum_is_no_worse_than_greedy(tmp_path, 
     rows = json.loads(out.read_text())
     assert len(rows) == 1 and KEYS <= set(rows[0])
     row = rows[0]
-    assert row["status"] == "optimal"
+    assert row["status"] == "optimal" and row["contracts"] == "gate"  # the option as given, not the plan's contracts
     assert row["tco"] <= row["greedy_tco"] + 0.01
     assert "size S" in capsys.readouterr().out
+
+
+def test_the_model_build_benchmark_runs_and_writes_its_rows(tmp_path):
+    from bench import build_cost
+
+    out = tmp_path / "build.json"
+    build_cost.main(["--cases", "S", "--repeat", "1", "--json", str(out)])
+    rows = json.loads(out.read_text())
+    assert [(r["case"], r["objective"], r["budget_cash"]) for r in rows] == [
+        ("S", "tco", False),
+        ("S", "npv", False),
+        ("S", "tco", True),
+    ]
+    assert all(r["columns"] > 0 and r["build_cpu_s"] >= 0 and r["peak_mb"] > 0 for r in rows)
