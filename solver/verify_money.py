@@ -10,7 +10,11 @@ from rules written here a second time, small and on purpose apart:
     delivery month     ⌊lead_time_days / (365/12)⌋, at most the horizon's last month (capex, network, the fixed
                        charge and depreciation start there)
     days held          a bought node from its lead time to the horizon end; an owned node over its window, from
-                       the ``owned`` entry's own dates
+                       the ``owned`` entry's own dates (and its residual value from the entry)
+    commitments        each signed contract from the project's ``commitments``: its first payment day on or after
+                       the start, the months left after those paid before it, cut at the horizon end, its rate
+    job data           the TB a job holds and moves from its workload: dataset_tb, checkpoints_kept checkpoints of
+                       the trainable state (the sizing's bytes / 10^12), the dataset again when it moves on
     rent tier          a contract of ℓ months is signed at a tier whose minimum length is at most ℓ, at the
                        cheapest such rate; a commitment at its stated rate, else the cheapest tier its signed
                        length reaches; node-months from the contract's own start and length
@@ -36,15 +40,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+from procure.models.holdings import Owned
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY, day_to_month
 
-from . import holdings
 from .formulas import entry_formula_value, parameters
-from .jobdata import data_of
 from .ledger import Entry, contract_order
 from .plan import Plan
+from .sizing.profile import checkpoint_bytes
 
 #: the verifier's own statement of the power fractions (solver.costs: Epoch AI, cost_analysis_standalone.py)
 BUSY = 0.75
@@ -64,6 +68,13 @@ class _Derive:
         self.out: list[Entry] = []
         self.bad: list[str] = []
         self.capitalised: list[tuple[float, int, int, float]] = []  # (amount, delivery month, life months, resale)
+        self.workloads = {w.name: w for w in project.workloads}
+        # the servers already owned, by the offer id each entry gets: '<offer>.owned', then '.owned2', '.owned3', …
+        self.owned_entries: dict[str, Owned] = {}
+        count: dict[str, int] = {}
+        for e in project.owned:
+            count[e.offer] = count.get(e.offer, 0) + 1
+            self.owned_entries[f"{e.offer}.owned{count[e.offer] if count[e.offer] > 1 else ''}"] = e
 
     # --- helpers ---------------------------------------------------------------------------------
     def fx(self, o: Offer) -> float:
@@ -73,6 +84,13 @@ class _Derive:
         if o is None or kind in ("idle", "energy", "interest", "owned_residual"):
             return self.p.currency
         return o.currency or self.p.currency
+
+    def day(self, date) -> float:
+        return float((date - self.p.start_date).days)
+
+    def window(self, e: Owned) -> tuple[float, float]:
+        """The days an owned entry is held: from its ``from`` (day 0) until its ``until`` (the horizon end)."""
+        return (self.day(e.from_) if e.from_ else 0.0), min(self.day(e.until) if e.until else self.H, self.H)
 
     def month(self, day: float) -> int:
         return min(day_to_month(day), self.M - 1)
@@ -114,7 +132,7 @@ class _Derive:
         bought: dict[str, int] = {}
         for pu in self.plan.purchases:
             bought[pu.offer_id] = bought.get(pu.offer_id, 0) + pu.nodes
-        owned = set(holdings.owned_ids(self.p))
+        owned = set(self.owned_entries)
         for oid, n in sorted(bought.items()):
             o = self.offers.get(oid)
             if o is None or n <= 0 or o.mode != "buy":
@@ -214,12 +232,11 @@ class _Derive:
         )
 
     def owned(self, o: Offer, n: int) -> None:
-        entry = holdings.owned_entry(self.p, o.id)
+        entry = self.owned_entries.get(o.id)
         if entry is None:
             self.bad.append(f"money: {o.id} is not an owned entry of the project")
             return
-        lo = float((entry.from_ - self.p.start_date).days) if entry.from_ else 0.0
-        hi = min(float((entry.until - self.p.start_date).days) if entry.until else self.H, self.H)
+        lo, hi = self.window(entry)
         q = next((price for least, price in reversed(o.buy_tiers) if least <= 1), o.buy_tiers[0][1])
         k = f"own:{o.id}"
         self.running(k, o, n, q, max(0.0, hi - lo), lo, hi, {"committed": True})
@@ -253,13 +270,16 @@ class _Derive:
         hi = lo + dec.hours * (1 + spot) / HOURS_PER_DAY
         k, w = f"job{i}", {"workload": dec.workload}
         if data_part:
-            data = data_of(self.p, dec.workload)
+            wl = self.workloads.get(dec.workload)
+            if wl is None:  # the verifier's count rule names it
+                return
+            checkpoint = checkpoint_bytes(wl) / 1e12  # one checkpoint of the trainable state, TB (10^12 bytes)
             if o.storage:
-                held = data.dataset_tb + data.kept * data.checkpoint_tb
+                held = wl.dataset_tb + wl.checkpoints_kept * checkpoint
                 self.add(f"{k}:storage", "storage", "storage", o, dec.nodes, held, o.storage, hi - lo,
                          lambda a: self.spread(a, lo, hi), **w)  # fmt: skip
             if o.egress:
-                out = data.checkpoint_tb + (data.dataset_tb if data.dataset_moves_on else 0.0)
+                out = checkpoint + (wl.dataset_tb if wl.dataset_moves_on else 0.0)
                 self.add(f"{k}:egress", "egress", "egress", o, dec.nodes, out, o.egress, None,
                          lambda a: {self.month(hi): a}, **w)  # fmt: skip
             return
@@ -276,6 +296,40 @@ class _Derive:
             o = self.offers.get(c.offer_id)
             if o is not None:
                 self.contract(j, c, o)
+
+    def commitments(self) -> None:
+        """The plan's signed contracts against the project's ``commitments``, each stated again here: it begins on
+        its start_date, or, signed before the project start, on its first payment day after it with the months
+        paid before day 0 behind it (one every 365/12 days from its own start); it runs the months left, cut at the
+        horizon end; it is signed for its whole length, at its stated rate (None: its offer's tier, contract_rate)."""
+        want = []
+        for c in self.p.commitments:
+            day = self.day(c.start_date)
+            behind = math.ceil(-day / DAYS_PER_MONTH - 1e-9) if day < 0 else 0
+            begin = day + behind * DAYS_PER_MONTH
+            m = day_to_month(begin + 1e-9)
+            phase = begin - m * DAYS_PER_MONTH
+            months = min(c.months - behind, self.M - m)
+            want.append(
+                (
+                    c.offer,
+                    c.nodes,
+                    m,
+                    round(phase if phase >= 1e-9 else 0.0, 6),
+                    months,
+                    c.months,
+                    c.price_per_node_month,
+                )
+            )
+        said = [
+            (r.offer_id, r.nodes, r.start_month, round(r.phase_days, 6), r.months, r.term_months, r.rate)
+            for r in self.plan.rentals
+            if r.committed
+        ]
+        if sorted(said, key=repr) != sorted(want, key=repr):
+            self.bad.append(
+                f"money: the plan holds the commitments {_signed(said)}; the project signed {_signed(want)}"
+            )
 
     def contract(self, j: int, c, o: Offer) -> None:
         k = f"rent{j}"
@@ -318,15 +372,12 @@ class _Derive:
         s = self.p.staff
         modes = {str(m) for m in s.modes} if s is not None else set()
         held = [0] * self.M
-        owned = set(holdings.owned_ids(self.p))
         for pu in self.plan.purchases:
             o = self.offers.get(pu.offer_id)
             if o is None or "buy" not in modes or pu.nodes <= 0:
                 continue
-            if pu.offer_id in owned:
-                e = holdings.owned_entry(self.p, pu.offer_id)
-                lo = float((e.from_ - self.p.start_date).days) if e and e.from_ else 0.0
-                hi = min(float((e.until - self.p.start_date).days) if e and e.until else self.H, self.H)
+            if pu.offer_id in self.owned_entries:
+                lo, hi = self.window(self.owned_entries[pu.offer_id])
                 span = range(day_to_month(lo), min(day_to_month(max(lo, hi - 1e-6)) + 1, self.M))
             else:
                 span = range(self.delivery(o), self.M)
@@ -356,9 +407,20 @@ class _Derive:
     def derive(self) -> list[Entry]:
         self.purchases()
         self.jobs()
+        self.commitments()
         self.contracts()
         self.charges()
         return self.out
+
+
+def _signed(rows) -> str:
+    """Commitments as (offer, nodes, start month, phase, months held, months signed, rate), in words."""
+    said = [
+        f"{o}: {n} node(s) from month {m + 1} (+{ph:g} d) for {k} of {s} months at "
+        + ("its tier's rate" if r is None else f"{r:,.2f}")
+        for o, n, m, ph, k, s, r in sorted(rows, key=repr)
+    ]
+    return "; ".join(said) or "none"
 
 
 def _in(month: int) -> Callable[[float], Months]:

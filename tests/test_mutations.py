@@ -19,6 +19,7 @@ is the mutation's doing, not a broken example's.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -27,7 +28,7 @@ from types import ModuleType
 import pytest
 
 from procure.models.units import DAYS_PER_MONTH
-from procure.solver import contracts, costs, timeline
+from procure.solver import contracts, costs, holdings, jobdata, timeline
 from procure.solver.verify import VerificationError
 
 from helpers import offer, project, solve_fixed, workload
@@ -126,6 +127,30 @@ def financed_case():
     return p, [b, _dearer()], _both("b", 1, 300.0)
 
 
+def owned_case():
+    """Two servers owned from February to August with a residual value of 10,000 each at the window's end; the job
+    runs on them."""
+    p = project(
+        [workload(deadline_days=200)],
+        horizon_months=12,
+        owned=[{"offer": "dgx", "nodes": 2, "from": "2027-02-01", "until": "2027-08-01", "residual_value": 10_000}],
+    )
+    offers = holdings.with_owned(p, [offer(mode="buy", id="dgx"), _dearer()])
+    return p, offers, {("job", "dgx.owned", 2): 720.0, ("job", "dearer", 2): 720.0}
+
+
+def committed_case():
+    """A rental signed on 2026-12-01 for 3 months (one month is left after the 2027-01-01 start) and one signed on
+    the start for 6 months, without a stated rate (the offer's 14,000): the job runs on them."""
+    r = offer(mode="rent", id="r", price_per_node_month=14_000, min_term_months=1, lead_time_days=30, max_nodes=2)
+    signed = [
+        {"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3},
+        {"offer": "r", "nodes": 1, "start_date": "2027-01-01", "months": 6},
+    ]
+    p = project([workload(deadline_days=60)], horizon_months=12, commitments=signed, period_days=1)
+    return p, [r, _dearer()], _both("r", 1, 20 * 24.0)
+
+
 def _buys(plan, nodes: int = 1) -> None:
     assert [(x.offer_id, x.nodes) for x in plan.purchases] == [("b", nodes)]
     assert not plan.rentals and {a.offer_id for a in plan.assignments} == {"b"}
@@ -178,6 +203,19 @@ def check_cloud(p, plan) -> None:
     assert plan.ledger["fixed:c"].amounts[0][0] < p.horizon_months - 1
 
 
+def check_owned(p, plan) -> None:
+    assert [(x.offer_id, x.nodes, x.committed) for x in plan.purchases] == [("dgx.owned", 2, True)]
+    assert plan.ledger["own:dgx.owned:residual"].amount == -20_000
+
+
+def check_committed(p, plan) -> None:
+    held = sorted((r.start_month, r.months, r.term_months) for r in plan.rentals if r.committed)
+    # the December one: signed on day −31, its payments fall every 365/12 days, the third on day 29.8 (month 0):
+    # two months lie behind the start, one is left
+    assert held == [(0, 1, 3), (0, 6, 6)]
+    assert [a.offer_id for a in plan.assignments] == ["r"]
+
+
 def check_financed(p, plan) -> None:
     _buys(plan)
     assert plan.ledger["buy:b:interest"].amount > 0
@@ -201,6 +239,8 @@ EXAMPLES = {
         Example("staff", staff_case, check_staff),
         Example("cloud", cloud_case, check_cloud),
         Example("financed", financed_case, check_financed),
+        Example("owned", owned_case, check_owned),
+        Example("committed", committed_case, check_committed),
     )
 }
 
@@ -344,6 +384,34 @@ def _all_up_front(right):
     return wrong
 
 
+def _months_behind_kept(right):
+    def wrong(project):
+        signed = project.commitments
+        return [dataclasses.replace(c, months=min(s.months, project.horizon_months - c.start_month))
+                for c, s in zip(right(project), signed, strict=True)]  # fmt: skip
+
+    return wrong
+
+
+def _rate_stated(right):
+    return lambda project: [dataclasses.replace(c, rate=14_140.0) for c in right(project)]
+
+
+def _owned_residual_times(k):
+    def make(right):
+        def wrong(project, offer_id):
+            e = right(project, offer_id)
+            return None if e is None else e.model_copy(update={"residual_value": (e.residual_value or 0.0) * k})
+
+        return wrong
+
+    return make
+
+
+def _one_more_checkpoint(right):
+    return lambda w: dataclasses.replace(right(w), kept=right(w).kept + 1)
+
+
 @dataclass(frozen=True)
 class Mutation:
     id: str
@@ -367,6 +435,34 @@ class Mutation:
 BOTH = ("npv", "tco")
 
 MUTATIONS = (
+    Mutation(
+        "commitment-months-behind-kept",
+        "a commitment signed before the start keeps the months paid before it",
+        ((holdings, "committed_contracts"),),
+        _months_behind_kept,
+        "committed",
+    ),
+    Mutation(
+        "commitment-rate-invented",
+        "a commitment without a stated rate is given 14,140 (the offer's tier is 14,000)",
+        ((holdings, "committed_contracts"),),
+        _rate_stated,
+        "committed",
+    ),
+    Mutation(
+        "owned-residual-x1.01",
+        "the owned servers' residual value × 1.01",
+        ((holdings, "owned_entry"),),
+        _owned_residual_times(1.01),
+        "owned",
+    ),
+    Mutation(
+        "one-more-checkpoint-kept",
+        "one checkpoint more kept on the offer than checkpoints_kept (storage TB)",
+        ((jobdata, "job_data"), (costs, "job_data")),
+        _one_more_checkpoint,
+        "cloud",
+    ),
     Mutation(
         "owned-days-plus-30", "days a bought node is held + 30", ((costs, "owned_days"),), _owned_days_plus_30, "buy"
     ),
