@@ -441,8 +441,10 @@ def open_contract_unit_flows(offer: Offer, project: Project, term: Term, month: 
     if month + 1 < project.horizon_months:
         setup[month + 1] = -f
     started: Flows = {run: {month: p}}
-    if f:
-        started[fee] = {m: started.get(fee, {}).get(m, 0.0) + v for m, v in setup.items()}
+    if f:  # run and fee are one category for a reserved term: add, never overwrite
+        part = started.setdefault(fee, {})
+        for m, v in setup.items():
+            part[m] = part.get(m, 0.0) + v
     return started, {run: {month: -p}}
 
 

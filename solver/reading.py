@@ -89,7 +89,7 @@ def _category_gaps(model, plan: Plan, objective: Objective) -> list[tuple[str, f
     if model is None or model.table is None:
         return []
     table = model.table
-    _total, on_objective = table.priced(lambda v: v.value() or 0.0)
+    on_objective = table.priced(lambda v: v.value() or 0.0)
     book = plan.ledger
     if Objective(objective).discounted:
         flows = book.flows()

@@ -104,10 +104,19 @@ def test_the_console_names_a_solvers_slip(monkeypatch):
 def test_a_strategy_is_never_called_infeasible_for_a_budget_its_verified_plan_meets(monkeypatch):
     # the budget_tco row priced at twice the objective's amounts: the 3,000 plan (100 h × 30) meets budget_tco 4,000
     # in the ledger, but the row reads 6,000 and the model is infeasible; the run stops as a bug, not "infeasible"
-    from procure.solver.milp import coefficients
+    from procure.solver.milp import budget_rows
 
-    real = coefficients.CostTable.total_expr
-    monkeypatch.setattr(coefficients.CostTable, "total_expr", lambda self: 2 * real(self))
+    real = budget_rows.BudgetRows.add_budget
+
+    def doubled(self):  # the budget row alone reads twice the amounts the objective does
+        total = self.m.total_cost
+        self.m.total_cost = 2 * total
+        try:
+            real(self)
+        finally:
+            self.m.total_cost = total
+
+    monkeypatch.setattr(budget_rows.BudgetRows, "add_budget", doubled)
     p = project([workload(name="a", deadline_days=60)], budget_tco=4_000)
     with pytest.raises(
         VerificationError,

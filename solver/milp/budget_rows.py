@@ -17,8 +17,10 @@ class BudgetRows(RentalRows):
         """budget: undiscounted TCO ≤ budget_tco."""
         if self.project.budget_tco is None:
             return
+        if self.m.total_cost is None:  # build() adds the objective first
+            raise RuntimeError("add_budget needs the total-cost expression: call add_objective first")
         committed = costs.total(self.committed_flows())
-        self.m.prob += (self.table.total_expr() <= self.project.budget_tco - committed, "budget")
+        self.m.prob += (self.m.total_cost <= self.project.budget_tco - committed, "budget")
 
     def add_cash_budget(self) -> None:
         """budget_cash[m]: cash spent by the end of month m ≤ budget_cash, for every month m: Σ over the priced

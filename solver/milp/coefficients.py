@@ -16,7 +16,7 @@ and everything that prices the model reads the table, never the rules again:
     total_cost         Σ total(v)·v: what budget_tco caps
     cash_rows          Σ flows of v spent by the end of each month: what budget_cash caps
     category(c)        Σ amount of category c per unit · v (budget_capex: category capex)
-    priced(values)     a solution priced per category, undiscounted and on the objective: what
+    priced(values)     a solution priced per category on the objective: what
                        reading.agreed compares with the ledger of the plan extracted, to name the category
                        where the model and the ledger part ways
 
@@ -125,26 +125,18 @@ class CostTable:
         return rows
 
     # --- a solution, priced --------------------------------------------------------------------
-    def priced(self, value: Callable[[pulp.LpVariable], float]) -> tuple[dict, dict]:
-        """(undiscounted amount per category, objective amount per category) of a solution (``value`` of
-        each column), with the ``constant`` flows every plan owes (commitments) added."""
-        constant = self.constant
-        total = dict.fromkeys(costs.CATEGORIES, 0.0)
-        on_objective = dict.fromkeys(costs.CATEGORIES, 0.0)
-        for c, v in _totals(constant).items():
-            total[c] += v
-        for c in costs.CATEGORIES:
-            on_objective[c] += self.objective.measure({c: constant.get(c, {})}, self.project)
+    def priced(self, value: Callable[[pulp.LpVariable], float]) -> dict[str, float]:
+        """A solution (``value`` of each column) priced per category on the objective (undiscounted, or present
+        values with ``npv``), with the ``constant`` flows every plan owes (commitments) added."""
+        out = {c: self.objective.measure({c: self.constant.get(c, {})}, self.project) for c in costs.CATEGORIES}
         for var, priced in self.rows.items():
             k = value(var)
             if not k:
                 continue
-            for c, v in priced.totals.items():
-                total[c] += k * v
             if self.objective.discounted:
                 for c, per in priced.flows().items():
-                    on_objective[c] += k * costs.present_value({c: per}, self.project)
+                    out[c] += k * costs.present_value({c: per}, self.project)
             else:
                 for c, v in priced.totals.items():
-                    on_objective[c] += k * v
-        return total, on_objective
+                    out[c] += k * v
+        return out

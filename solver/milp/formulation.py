@@ -420,7 +420,8 @@ class Builder(WarmStart):
         self.m.total_cost = self.table.total_expr()
         self.table.constant = self.committed_flows()
         self.m.offset = self._value(self.table.constant)
-        self.m.prob += self.table.objective_expr() + pulp.LpAffineExpression(self.m.tie)
+        cost = self.table.objective_expr() if self.objective.discounted else self.m.total_cost
+        self.m.prob += cost + pulp.LpAffineExpression(self.m.tie)
 
     def build(self) -> Model:
         """Every family in order. The cyclic garbage collector is paused meanwhile: a daily model makes millions

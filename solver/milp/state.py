@@ -100,7 +100,6 @@ class BuilderState:
         self.offers = offers
         self.objective = costs.Objective(objective)
         self.grid = Grid.of(project)
-        self.df = costs.discount_factors(project)
         self.m = Model(pulp.LpProblem(slug(project.name) or "procure", pulp.LpMinimize), options=options)
         self.names = Names(offers, options)
         self.widx = {w: k for k, w in enumerate(options)}
