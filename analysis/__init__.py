@@ -33,7 +33,7 @@ from procure.solver.planner import Resizer, plan_from_sizings
 from procure.solver.reasons import say
 from procure.solver.result import Result
 
-from . import break_even as be, montecarlo as mc, sensitivity as sens
+from . import break_even as be, fast, montecarlo as mc, sensitivity as sens
 from .engine import (
     MC_MODES,
     Context,
@@ -293,6 +293,10 @@ def _break_even_stage(out: Analysis, runner: Runner) -> None:
 
 #: scenarios whose hindsight optimum is bracketed (an LP per strategy each) for the value of waiting, by default
 BOUNDS = 20
+#: said in place of the value of waiting where its LP bounds cannot be computed
+MISSING_HIGHS = (
+    "not computed: its bounds are LP relaxations solved by HiGHS, and highspy is not installed (pip install highspy)"
+)
 
 
 def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None, bounds: int | None = None) -> None:
@@ -312,6 +316,8 @@ def _monte_carlo(out: Analysis, runner: Runner, n: int, seed: int | None, bounds
                 paths[s.solved_by] = paths.get(s.solved_by, 0) + 1
     out.monte_carlo = stream.kept
     out.summary = stream.summary()
+    if k and not fast.available():
+        out.summary.bounds_missing = MISSING_HIGHS
     out.solves["monte_carlo"] = solves
     out.solved_by["monte_carlo"] = dict(sorted(paths.items()))
 

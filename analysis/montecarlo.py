@@ -185,6 +185,8 @@ class Summary:
     mode: str = "hindsight"  # policy, recourse or hindsight (module docstring)
     gap: float | None = None  # hindsight: the relative gap every re-optimization was solved to
     bounds_scenarios: int = 0  # scenarios whose hindsight optimum was bracketed (value of waiting)
+    #: why the value of waiting was asked for and not computed (None: computed, or not asked for)
+    bounds_missing: str | None = None
     failures_total: int = 0
 
     @property

@@ -207,7 +207,7 @@ def solve(
     Args:
         path_or_project: a workload file, a ``Project``, or the mapping a workload file holds.
         offers: catalog file(s) (YAML, CSV, XLSX); default the workload's ``offers``, else the bundled catalog.
-        solver: ``"cbc"`` or ``"highs"`` (``procure[highs]``).
+        solver: ``"cbc"`` or ``"highs"`` (HiGHS, a dependency).
         time_limit: seconds for the whole solve, ``None`` for no limit (the command line's ``--time-limit``).
         gap: the relative optimality gap each MILP may stop at, a fraction from 0 to 1.
         objective: ``"tco"`` (total cost of ownership) or ``"npv"`` (present value at ``discount_rate``).

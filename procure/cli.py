@@ -182,7 +182,7 @@ def solve(
         ),
     ] = None,
     solver: Annotated[
-        SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (pip install 'procure\\[highs]').")
+        SolverName, typer.Option(help="MILP solver: cbc (bundled with PuLP) or highs (HiGHS, installed with procure).")
     ] = SolverName.cbc,
     time_limit: Annotated[
         str,

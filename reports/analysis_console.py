@@ -307,6 +307,8 @@ def _print_committed(console: Console, a, tr: Lang) -> None:
                 *("" if o == k else _pct(cheaper.get(o)) for o in names),
             )
         console.print(m)
+    if s.bounds_missing:
+        console.print(tr("Value of waiting: {why}", why=tr(s.bounds_missing)), markup=False, soft_wrap=True)
     for k, v in s.strategies.items():
         w = v.get("value_of_waiting")
         if not w:

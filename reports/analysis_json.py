@@ -82,6 +82,7 @@ def analysis_to_json(a) -> dict:
             },
             "failures": [{"scenario": sc, "strategy": st, "reason": why} for sc, st, why in s.failures],
             "failures_total": s.failures_total,
+            "value_of_waiting_missing": s.bounds_missing,
         }
     out["runs"] = {
         "seconds": {k: _r(v, 3) for k, v in a.seconds.items()},

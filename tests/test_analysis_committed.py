@@ -307,3 +307,21 @@ def test_the_report_states_the_committed_plan_and_the_headline_lies_inside_it(wh
     text = " ".join(res.output.split())
     assert "the committed cost of today's plan of each strategy" in text
     assert "runs as decided" in text and "value of waiting" in text
+
+
+def test_the_value_of_waiting_says_why_it_is_missing_without_highs(monkeypatch):
+    """Without HiGHS the value of waiting's LP bounds cannot be solved: the figure is absent and the summary says
+    why (it used to disappear without a word); with HiGHS the same run brackets it."""
+    import sys
+
+    p, offers, hours = case({**UNCERTAIN, "uncertainty": {**UNCERTAIN["uncertainty"], "mfu": None}})
+    monkeypatch.setitem(sys.modules, "highspy", None)  # import highspy -> ImportError
+    a = run(p, offers, hours, monte_carlo=4, bounds=2)
+    assert a.summary.strategies["hybrid"]["value_of_waiting"] is None
+    assert "highspy is not installed" in a.summary.bounds_missing
+    from procure.reports.analysis_json import analysis_to_json
+
+    assert "highspy is not installed" in analysis_to_json(a)["uncertainty"]["value_of_waiting_missing"]
+    monkeypatch.delitem(sys.modules, "highspy")
+    a = run(p, offers, hours, monte_carlo=4, bounds=2)
+    assert a.summary.bounds_missing is None and a.summary.strategies["hybrid"]["value_of_waiting"]["scenarios"] == 2

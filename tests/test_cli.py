@@ -92,10 +92,10 @@ def test_help_lists_every_exit_code(args):
         assert phrase in text
 
 
-def test_help_keeps_brackets_of_the_highs_extra():
+def test_help_says_highs_comes_with_procure():
     res = cli("solve", "--help")
-    flat = "".join(ch for ch in res.output if ch not in " │\n")
-    assert "procure[highs]" in flat
+    flat = " ".join(res.output.replace("│", " ").split())
+    assert "highs (HiGHS, installed with procure)" in flat
 
 
 # --- offers ------------------------------------------------------------------------------------

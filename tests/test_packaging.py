@@ -45,3 +45,15 @@ def test_wheel_holds_only_the_procure_package(tmp_path):
     )
     # the data files travel with their packages
     assert "procure/models/data/gpus.yaml" in names and "procure/offers/data/catalog.yaml" in names
+
+
+def test_the_default_install_brings_highs():
+    """`pip install .` (the quick start) brings HiGHS: the value of waiting and the recourse bounds need it, and
+    without it they used to disappear without a word. Read from the project's own declaration, not the environment."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {d.split(">")[0].split("=")[0].split("<")[0].split(";")[0].strip().lower() for d in project["dependencies"]}
+    assert "highspy" in names
+    # the old extra still resolves, so `pip install 'procure[highs]'` keeps working
+    assert "highs" in project["optional-dependencies"]

@@ -254,7 +254,7 @@ def test_the_stored_oracle_answers_come_from_the_oracle_as_it_is_now():
 
 # --- a second solver ---------------------------------------------------------------------------------
 
-highspy = pytest.importorskip("highspy", reason="HiGHS is optional: pip install 'procure[highs]'")
+highspy = pytest.importorskip("highspy", reason="HiGHS (highspy) is a dependency; this environment lacks it")
 
 
 @pytest.mark.parametrize("seed", [*range(0, 120, 4), *range(1000, 1080, 4)])
