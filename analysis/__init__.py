@@ -327,14 +327,22 @@ def _mc_task(ctx: Context, item: tuple[Scenario, str, bool]) -> ScenarioOutcome:
     return evaluate_scenario(ctx, scenario, mode, bounds)
 
 
+def _answers(o: ScenarioOutcome):
+    """The outcomes of one scenario: each strategy's, and the tornado's re-optimized free strategy where it is a
+    solve of its own (not the strategy's own re-optimization)."""
+    yield from o.strategies.values()
+    if o.optimum is not None and all(o.optimum is not s for s in o.strategies.values()):
+        yield o.optimum
+
+
 def _solves(outcomes: list[ScenarioOutcome]) -> int:
     """MILP solves run (a strategy whose plan provably did not change is kept, not solved)."""
-    return sum(s.solved for o in outcomes for s in o.strategies.values())
+    return sum(s.solved for o in outcomes for s in _answers(o))
 
 
 def _paths(outcomes: list[ScenarioOutcome]) -> dict[str, int]:
     """(scenario, strategy) answers by the path that gave them (fast.LP, fast.REFERENCE, fast.KEPT)."""
-    return _tally({s.solved_by: 1} for o in outcomes for s in o.strategies.values() if s.solved_by)
+    return _tally({s.solved_by: 1} for o in outcomes for s in _answers(o) if s.solved_by)
 
 
 def _tally(counts) -> dict[str, int]:

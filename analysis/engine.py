@@ -102,6 +102,9 @@ class ScenarioOutcome:
     decided_cost: float | None = None  # the decided plan re-costed (metric), None when infeasible as decided
     decided_detail: str = ""
     seconds: float = 0.0
+    #: the tornado: the free (hybrid) strategy re-optimized at this end, beside today's plan re-costed there
+    #: (``recost_scenario``), so a bar can say whether the decision changes; None elsewhere
+    optimum: StrategyOutcome | None = None
 
 
 def _outcome(name: str, res, ctx: Context) -> StrategyOutcome:
@@ -316,12 +319,15 @@ RECOST = "recost"
 def recost_scenario(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
     """Every strategy's plan of today re-costed under ``scenario`` (the tornado: what the decided plan costs at a
     driver's end). Where it does not run as decided (a deadline moved before a job's end, capacity it does not
-    hold) the strategy is re-optimized instead, and the outcome says so (``solved_by`` a solve's path)."""
+    hold) the strategy is re-optimized instead, and the outcome says so (``solved_by`` a solve's path).
+    The free strategy is also re-optimized where today's plan still runs (``optimum``, warm-started from it):
+    a re-cost says what the signed plan costs there, not whether a better decision exists there."""
     t0 = time.perf_counter()
     inp = ctx.inputs
     a = realized_applied(inp.apply(scenario))
     out: dict[str, StrategyOutcome] = {}
     decided_cost, decided_detail = None, ""
+    optimum: StrategyOutcome | None = None
     for name in STRATEGIES:
         if ctx.statuses.get(name) == "excluded":
             out[name] = StrategyOutcome(name, SolveStatus.EXCLUDED, detail="excluded by allowed_modes", solved=False)
@@ -331,15 +337,20 @@ def recost_scenario(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
         if got is not None and got.runs and got.plan is not None:
             res = _outcome(name, _Kept(got.plan, SolveStatus(ctx.statuses.get(name, SolveStatus.OPTIMAL))), ctx)
             res.solved, res.solved_by = False, RECOST
+            if name == "hybrid":
+                optimum = solve_strategy(ctx, inp.apply(scenario), name, got.plan)
+                optimum.plan = None
         else:
             res = solve_strategy(ctx, inp.apply(scenario), name, got.plan if got is not None else None)
+            if name == "hybrid":
+                optimum = res
         res.runs_as_decided = got.runs if got is not None else None
         if name == "hybrid" and got is not None:
             decided_cost = inp.metric(got.plan) if got.runs and got.plan is not None else None
             decided_detail = "; ".join(got.broken)
         res.plan = None
         out[name] = res
-    return ScenarioOutcome(scenario, out, decided_cost, decided_detail, time.perf_counter() - t0)
+    return ScenarioOutcome(scenario, out, decided_cost, decided_detail, time.perf_counter() - t0, optimum)
 
 
 def _committed(ctx: Context, a: Applied, name: str, base: Plan, got, mode: str) -> StrategyOutcome:

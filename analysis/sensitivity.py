@@ -6,9 +6,15 @@ For driver d with range [lo, hi] (``analysis.sensitivity`` in workload.yaml; def
 re-costed at that end (``recost.as_decided``, as the regret table and the Monte Carlo's policy do: the plan
 that is signed, not the optimum one would pick with hindsight). Where the plan no longer runs as decided at
 an end (a deadline moved before a job's end, capacity it does not hold), that end is re-optimized instead,
-and the bar says so (``reoptimized``); the recommendation *flips* at an end where that re-optimized plan's
-modes differ from today's. The bar's length is |z(hi) − z(lo)|. Where the decision changes is the
-break-even searches' question (break_even.py): those stay true re-optimizations.
+and the bar says so (``reoptimized``). The bar's length is |z(hi) − z(lo)|: how much the signed plan's cost
+moves, not the optimum's.
+
+Whether the decision changes is a second figure per end: the free strategy re-optimized there, o(d) (a solve
+warm-started from today's plan, ``engine.recost_scenario``). The decision *changes* at an end where o(d) costs
+less than z(d) by more than a cent (today's plan is no longer the cheapest there, or no longer runs), and it
+*flips* where the plan that wins there also uses other modes. Re-costing alone cannot see either: a plan can
+stay feasible while a cheaper one appears (cloud 0.05 % dearer, and rent + cloud wins). The break-even
+searches (break_even.py) say at what value between today and an end it happens.
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ from procure.solver.costs import Objective
 
 from .engine import ScenarioOutcome
 from .scenario import Scenario
+
+#: a re-optimized end changes the decision when it costs less than today's plan there by more than this (a cent)
+DECISION_TOL = 0.01
 
 
 @dataclass
@@ -51,12 +60,38 @@ class Bar:
         return o is not None and o.solved
 
     def modes(self, end: str) -> tuple[str, ...] | None:
+        """The modes of today's plan at that end (or of the re-optimized plan where it breaks)."""
         o = (self.low if end == "low" else self.high).strategies["hybrid"]
         return o.modes if o.ok else None
 
+    def _optimum(self, end: str):
+        o = (self.low if end == "low" else self.high).optimum
+        return o if o is not None and o.ok else None
+
+    def optimum(self, end: str) -> float | None:
+        """The free strategy re-optimized at that end, on the objective minimized (None: no plan there)."""
+        o = self._optimum(end)
+        return Objective(self.objective).of(o) if o is not None else None
+
+    def optimum_modes(self, end: str) -> tuple[str, ...] | None:
+        o = self._optimum(end)
+        return o.modes if o is not None else None
+
+    def changes(self, end: str) -> bool:
+        """Today's decision is not the cheapest at that end: it does not run as decided there, or the re-optimized
+        plan costs less than today's plan re-costed there by more than ``DECISION_TOL``."""
+        best = self.optimum(end)
+        if best is None:
+            return False
+        if self.reoptimized(end):  # today's plan does not run as decided there: what wins is another plan
+            return True
+        today = self.measure(end)
+        return today is None or best < today - DECISION_TOL
+
     @property
     def flips(self) -> bool:
-        return any(self.modes(e) is not None and self.modes(e) != self.base_modes for e in ("low", "high"))
+        """At an end where the decision changes, the plan that wins there uses other modes than today's."""
+        return any(self.changes(e) and self.optimum_modes(e) != self.base_modes for e in ("low", "high"))
 
     @property
     def swing(self) -> float:

@@ -155,9 +155,8 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
             (tr("high"), "left"),
             (tr("{metric} at low", metric=metric), "right"),
             (tr("at high"), "right"),
-            (tr("modes at low"), "left"),
-            (tr("modes at high"), "left"),
-            (tr("flips"), "left"),
+            (tr("decision at low"), "left"),
+            (tr("decision at high"), "left"),
         ]
         for col, justify in heads:
             t.add_column(col, justify=justify)  # type: ignore[arg-type]
@@ -169,11 +168,20 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
                 _value(b.driver, b.high_value),
                 tr.money(lo, cur) if lo is not None else tr("no plan"),
                 tr.money(hi, cur) if hi is not None else tr("no plan"),
-                "+".join(mode_label(m, tr) for m in (b.modes("low") or ())) or "—",
-                "+".join(mode_label(m, tr) for m in (b.modes("high") or ())) or "—",
-                tr("[b]yes[/b]") if b.flips else tr("no"),
+                _decision(b, "low", cur, tr),
+                _decision(b, "high", cur, tr),
             )
         console.print(t)
+        changed = [b.driver for b in a.sensitivity if b.changes("low") or b.changes("high")]
+        console.print(
+            tr(
+                "Decision: the free plan re-optimized at each end; it changes where a plan cheaper than today's "
+                "exists there ({drivers}). Where between today and the end: the break-even prices.",
+                drivers=", ".join(changed) if changed else tr("at no end"),
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
     if a.summary is not None and a.summary.committed:
         _print_committed(console, a, tr)
     elif a.summary is not None:
@@ -193,6 +201,17 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
             markup=False,
             soft_wrap=True,
         )
+
+
+def _decision(b, end: str, cur: str, tr: Lang) -> str:
+    """Whether today's decision still stands at a tornado end; where it changes, the plan that wins there."""
+    best = b.optimum(end)
+    if best is None:
+        return tr("no plan")
+    if not b.changes(end):
+        return tr("stands")
+    modes = "+".join(mode_label(m, tr) for m in (b.optimum_modes(end) or ())) or "—"
+    return tr("[b]changes[/b]: {modes}, {amount}", modes=modes, amount=tr.money(best, cur))
 
 
 def _print_hindsight(console: Console, a, tr: Lang) -> None:

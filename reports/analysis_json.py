@@ -3,7 +3,13 @@
 base{status, total_cost, npv_cost, modes}
 break_even[]{offer, kind, mode, field, current, break_even, change_pct, reason}
     (break_even null when no price in [0, current] wins; a strategy's current is 1.0 = today's price level)
-sensitivity[]{driver, low_value, high_value, low_tco, high_tco, low_modes, high_modes, flips}
+sensitivity[]{driver, low_value, high_value, low_tco, high_tco, low_modes, high_modes, flips, low_reoptimized,
+              high_reoptimized, low_optimum, high_optimum, low_optimum_modes, high_optimum_modes,
+              low_decision_changes, high_decision_changes}
+    (low_tco/high_tco: today's plan re-costed at the end; low_optimum/high_optimum: the free strategy re-optimized
+    there, on the objective minimized; decision_changes: the optimum there is cheaper than today's plan, or today's
+    plan does not run there; flips: where it changes, the winning plan uses other modes)
+uncertainty{..., value_of_waiting_missing}  (why the value of waiting was not computed, or null)
 uncertainty{scenarios, failed, strategies{hybrid|buy|rent|cloud}{p10, p50, p90, win_probability, plans},
             regret{mean, p90, scenarios, decided_infeasible}, failures[]{scenario, strategy, reason}}
 runs{seconds{...}, solves{...}, solved_by{analysis{lp, reference, kept}}, workers}
@@ -61,6 +67,13 @@ def analysis_to_json(a) -> dict:
                 "flips": b.flips,
                 "low_reoptimized": b.reoptimized("low"),
                 "high_reoptimized": b.reoptimized("high"),
+                # the free strategy re-optimized at each end: whether today's decision is still the cheapest
+                "low_optimum": _r(b.optimum("low")),
+                "high_optimum": _r(b.optimum("high")),
+                "low_optimum_modes": list(m) if (m := b.optimum_modes("low")) is not None else None,
+                "high_optimum_modes": list(m) if (m := b.optimum_modes("high")) is not None else None,
+                "low_decision_changes": b.changes("low"),
+                "high_decision_changes": b.changes("high"),
             }
             for b in a.sensitivity
         ]

@@ -93,16 +93,20 @@ def test_no_price_wins_when_even_free_other_costs_keep_it_out():
 # --- sensitivity -------------------------------------------------------------------------------------
 
 
-def test_tornado_ends_re_cost_the_decided_plan():
-    # the decided plan (cloud c) at each driver's end, re-costed: cloud × 0.8: 34,560; × 1.2: 51,840 (buying
-    # would cost 50,000: where the decision changes is break-even's question, not the tornado's)
+def test_tornado_ends_re_cost_the_decided_plan_and_say_where_the_decision_changes():
+    # the decided plan (cloud c) at each driver's end, re-costed: cloud × 0.8: 34,560; × 1.2: 51,840. Re-optimized
+    # at each end: × 0.8 the cloud stays cheapest (34,560 < buying's 50,000); × 1.2 buying b wins at 50,000 <
+    # 51,840: the decision changes there and flips from cloud to buy, and the bar shows both figures.
     p, offers, hours = case({"sensitivity": {"price_cloud": {"low": 0.8, "high": 1.2}}})
     a = run(p, offers, hours, sensitivity=True)
     bar = next(b for b in a.sensitivity if b.driver == "price_cloud")
     assert bar.tco("low") == pytest.approx(34_560)
     assert bar.tco("high") == pytest.approx(51_840)
-    assert bar.modes("low") == ("cloud",) and bar.modes("high") == ("cloud",) and not bar.flips
+    assert bar.modes("low") == ("cloud",) and bar.modes("high") == ("cloud",)
     assert not bar.reoptimized("low") and not bar.reoptimized("high")
+    assert bar.optimum("low") == pytest.approx(34_560) and not bar.changes("low")
+    assert bar.optimum("high") == pytest.approx(50_000) and bar.optimum_modes("high") == ("buy",)
+    assert bar.changes("high") and bar.flips
     tokens = next(b for b in a.sensitivity if b.driver == "tokens")  # default ±20%: hours × 0.8 / × 1.2
     assert tokens.tco("low") == pytest.approx(0.8 * 43_200)
     assert tokens.tco("high") == pytest.approx(1.2 * 43_200)  # 108 days ≤ 120: it runs as decided
@@ -113,9 +117,50 @@ def test_tornado_ends_re_cost_the_decided_plan():
         b for b in a.sensitivity if b.driver == "deadline_slip_days"
     )  # −30 days: due day 90, 90-day job still fits
     assert slip.tco("low") == pytest.approx(43_200)
-    assert a.solved_by["sensitivity"] == {
-        "recost": sum(len(b.low.strategies) + len(b.high.strategies) for b in a.sensitivity)
-    }
+    recost = sum(len(b.low.strategies) + len(b.high.strategies) for b in a.sensitivity)
+    paths = dict(a.solved_by["sensitivity"])
+    assert paths.pop("recost") == recost
+    # and one re-optimization of the free strategy per end, every end of every driver
+    assert sum(paths.values()) == 2 * len(a.sensitivity)
+
+
+def test_a_tornado_end_where_the_plan_still_runs_but_another_wins_says_so_in_every_report(tmp_path):
+    # Today's plan (cloud c, 2,160 h × 20 = 43,200) barely beats buying b2 (86,500 × (1 − 0.5) = 43,250, no
+    # other cost). At cloud × 1.002 the cloud plan still runs as decided and costs 43,286.40, but buying b2 now
+    # wins at 43,250: the decision changes and flips to buy. The old tornado said "flips: no" here.
+    from openpyxl import Workbook
+    from rich.console import Console
+
+    from procure.reports.analysis_console import print_analysis
+    from procure.reports.analysis_json import analysis_to_json
+    from procure.reports.i18n import lang_for as lang
+    from procure.reports.xlsx.analysis import write_sensitivity
+
+    near = offer(
+        mode="buy", id="b2", price_per_node=86_500, residual_value_pct=0.5, maintenance_pct_per_year=0
+    ).model_copy(update={"colocation_per_node_month": 0})
+    p, offers, hours = case({"sensitivity": {"price_cloud": {"low": 0.99, "high": 1.002}}}, extra=[near])
+    a = run(p, offers, hours, sensitivity=True)
+    assert a.base.plan.total_cost == pytest.approx(43_200)
+    bar = next(b for b in a.sensitivity if b.driver == "price_cloud")
+    assert bar.tco("high") == pytest.approx(43_286.40) and not bar.reoptimized("high")
+    assert bar.changes("high") and bar.optimum("high") == pytest.approx(43_250) and bar.flips
+    assert not bar.changes("low") and bar.optimum("low") == pytest.approx(42_768)
+    row = next(r for r in analysis_to_json(a)["sensitivity"] if r["driver"] == "price_cloud")
+    assert row["flips"] is True and row["high_decision_changes"] is True and row["low_decision_changes"] is False
+    assert row["high_tco"] == 43_286.40 and row["high_optimum"] == 43_250 and row["high_optimum_modes"] == ["buy"]
+    for code, stands, changes in (("en", "stands", "changes: buy, 43,250"), ("zh-CN", "不变", "改变：")):
+        con = Console(width=250, record=True)
+        print_analysis(con, a, tr=lang(code))
+        text = con.export_text()
+        line = next(x for x in text.splitlines() if "price_cloud" in x)
+        assert stands in line and changes in line.replace("USD", "").replace("  ", " ")
+    wb = Workbook()
+    write_sensitivity(wb.active, a)
+    ws = wb.active
+    cells = {c.value: c for r in ws.iter_rows() for c in r if isinstance(c.value, str)}
+    assert "Tornado: change of today's plan's TCO against today (USD)" in {ws._charts[0].title.tx.rich.p[0].r[0].t}
+    assert "changes: buy" in cells and "stands" in cells
 
 
 def test_a_tornado_end_where_the_plan_breaks_is_re_optimized_and_says_so():

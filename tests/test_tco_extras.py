@@ -409,10 +409,16 @@ def test_tornado_moves_staff_network_and_storage():
         for end in ("low", "high"):
             assert bars[driver].tco(end) == pytest.approx(43_200 + storage)
             assert not bars[driver].reoptimized(end)
-        assert not bars[driver].flips
+        # re-optimized at the ends: ×1.2 the cloud stays cheapest; ×0.8 buying wins (by hand above), so the
+        # decision changes and flips to buy at the low end, the bar showing both figures
+        assert not bars[driver].changes("high")
+        assert bars[driver].optimum("high") == pytest.approx(43_200 + storage)
+        assert bars[driver].changes("low") and bars[driver].optimum_modes("low") == ("buy",) and bars[driver].flips
+    assert bars["staff"].optimum("low") == pytest.approx(42_400)
+    assert bars["network"].optimum("low") == pytest.approx(42_800)
     assert bars["storage"].tco("low") == pytest.approx(43_200 + 0.8 * storage)
     assert bars["storage"].tco("high") == pytest.approx(43_200 + 1.2 * storage)
-    assert not bars["storage"].flips
+    assert not bars["storage"].flips and not bars["storage"].changes("low") and not bars["storage"].changes("high")
     cheaper_staff = solve_fixed(*case(fte_year=6_400))
     assert cheaper_staff.plan.total_cost == pytest.approx(42_400) and [
         a.offer_id for a in cheaper_staff.plan.assignments

@@ -108,6 +108,15 @@ def _modes(modes, tr: Lang) -> str:
     return "+".join(mode_label(x, tr) for x in modes) if modes is not None else tr("no plan")
 
 
+def _decision(b, end: str, tr: Lang) -> str:
+    """Whether today's decision stands at a tornado end, or the modes of the plan that wins there."""
+    if b.optimum(end) is None:
+        return tr("no plan")
+    if not b.changes(end):
+        return tr("stands")
+    return tr("changes: {modes}", modes=_modes(b.optimum_modes(end), tr))
+
+
 def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
     cur, m = a.currency, tr(_metric_name(a))
     money = tr.money_fmt(cur)
@@ -118,8 +127,9 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
         1,
         tr(
             "Each driver is moved alone to its low and high value (analysis.sensitivity in the workload file) and today's "
-            "plan is re-costed there, as decided; where it no longer runs as decided, that end is re-optimized and "
-            "'flips' says whether the modes change. Where the decision changes: the Break-even sheet."
+            "plan is re-costed there, as decided (re-optimized where it no longer runs as decided): the bars. The free "
+            "plan is also re-optimized at each end: the decision changes where it costs less than today's plan there, "
+            "and the optimum columns show what wins. Where between today and the end: the Break-even sheet."
         ),
         font=NOTE_FONT,
     )
@@ -133,7 +143,9 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
         hdr,
         tr.each("driver", "what it moves", "low", "high")
         + [tr("{m} at low", m=m), tr("{m} at high", m=m)]
-        + tr.each("low − today", "high − today", "swing", "modes at low", "modes at high", "flips"),
+        + tr.each("low − today", "high − today", "swing")
+        + [tr("optimum {m} at low", m=m), tr("optimum {m} at high", m=m)]
+        + tr.each("decision at low", "decision at high"),
         height=30,
     )
     r = hdr + 1
@@ -158,20 +170,24 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
             money,
             value="" if lo is None or hi is None else abs(hi - lo),
         )
-        put(ws, r, 10, _modes(b.modes("low"), tr))
-        put(ws, r, 11, _modes(b.modes("high"), tr))
-        put(ws, r, 12, tr("yes") if b.flips else tr("no"), font=BOLD if b.flips else None)
+        for col, end in ((10, "low"), (11, "high")):
+            put(ws, r, col, b.optimum(end), money)
+        for col, end in ((12, "low"), (13, "high")):
+            changes = b.changes(end)
+            put(ws, r, col, _decision(b, end, tr), font=BOLD if changes else None)
         r += 1
     last = r - 1
     widths(
-        ws, {"A": 20, "B": 34, "C": 8, "D": 8, "E": 15, "F": 15, "G": 14, "H": 14, "I": 13, "J": 13, "K": 13, "L": 7}
+        ws,
+        {"A": 20, "B": 34, "C": 8, "D": 8, "E": 15, "F": 15, "G": 14, "H": 14, "I": 13, "J": 15, "K": 15}
+        | {"L": 22, "M": 22},
     )
     chart = BarChart()
     chart.type = "bar"  # horizontal bars: a tornado
     chart.grouping = "clustered"
     chart.overlap = 100
     chart.gapWidth = 40
-    chart.title = tr("Tornado: change of the optimal {m} against today ({unit})", m=m, unit=tr.unit(cur))
+    chart.title = tr("Tornado: change of today's plan's {m} against today ({unit})", m=m, unit=tr.unit(cur))
     for col, title, color in ((7, tr("low end"), "2E75B6"), (8, tr("high end"), "ED7D31")):
         s = Series(Reference(ws, min_col=col, min_row=hdr + 1, max_row=last), title=title)
         s.graphicalProperties.solidFill = color
