@@ -22,8 +22,9 @@ C_k ≤ F_k, where the cheaper plans stop fitting (a bigger node count, another 
 not on the grid of targets. With ``points`` above the number of such changes every breakpoint is found.
 
 A plan with an earlier completion never costs less, when each point is solved to optimality (a plan that
-ends by F_k ends by every looser F); a point solved only to a gap (the time limit) that breaks this is
-marked ``dominated`` and kept out of the curve.
+ends by F_k ends by every looser F); a point solved only to a gap (the time limit) that breaks this (it costs
+no less than a point that ends sooner) is dominated: it is left out, and the frontier says how many were
+(``dropped``). The cheapest plan, the first point, is what ``procure solve`` recommends and always stays.
 """
 
 from __future__ import annotations
@@ -70,7 +71,6 @@ class FrontierPoint:
     completion_day: float  # last traced job's end at the deadline_confidence quantile of its hours
     median_end_day: float  # … at its median hours (the Plan sheet's end day)
     changes: list[Change] = field(default_factory=list)
-    dominated: bool = False  # solved to a gap and costs more than a point that ends sooner
 
     @property
     def plan(self) -> Plan:
@@ -105,15 +105,11 @@ class Frontier:
     lower_bound_day: float  # no plan of these offers ends the traced jobs earlier (their fastest options)
     note: Msg | str = ""  # why the frontier is a single point, or where it was cut short
     fastest_proven: bool = True  # False: the time limit or the points ran out before the fastest plan was found
+    dropped: int = 0  # points solved to a gap that cost no less than a point ending sooner: left out (docstring)
 
     @property
     def cheapest(self) -> FrontierPoint:
         return self.points[0]
-
-    @property
-    def curve(self) -> list[FrontierPoint]:
-        """The non-dominated points, cheapest first."""
-        return [p for p in self.points if not p.dominated]
 
     def cost(self, p: FrontierPoint) -> float:
         return float(self.objective.of(p.plan))
@@ -384,11 +380,21 @@ def trace(
         return Frontier(base, t.project, t.traced, objective, t.found, lower, note=note, fastest_proven=not late)
     t.walk(c0, t.done(fastest), progress)
     t.add(fastest, None, progress)
-    _mark_dominated(t.found, objective)
+    curve = non_dominated(t.found, objective)
     cut: Msg | str = ""
     if t.out_of_time():
         cut = say("the time limit ended the frontier early: points between may be missing")
-    return Frontier(base, t.project, t.traced, objective, t.found, lower, note=cut, fastest_proven=proven)
+    return Frontier(
+        base,
+        t.project,
+        t.traced,
+        objective,
+        curve,
+        lower,
+        note=cut,
+        fastest_proven=proven,
+        dropped=len(t.found) - len(curve),
+    )
 
 
 def _out_of_time(budget: Budget) -> bool:
@@ -396,15 +402,18 @@ def _out_of_time(budget: Budget) -> bool:
     return left is not None and left <= 0
 
 
-def _mark_dominated(found: list[FrontierPoint], objective: Objective) -> None:
-    """A point that costs at least as much as a point that ends sooner is not on the curve (possible only when
-    a point was solved to a gap)."""
+def non_dominated(found: list[FrontierPoint], objective: Objective) -> list[FrontierPoint]:
+    """The points on the curve, in their order: a point that costs at least as much (to ``TOL``) as a point
+    that ends sooner is left out (possible only when a point was solved to a gap). The first point, the
+    cheapest plan, always stays: it is the plan ``procure solve`` recommends."""
     best = math.inf
+    out: set[int] = set()
     for p in sorted(found, key=lambda q: q.completion_day):
         cost = float(objective.of(p.plan))
-        if cost >= best - TOL and p is not found[0]:
-            p.dominated = True
+        if cost < best - TOL or p is found[0]:
+            out.add(id(p))
         best = min(best, cost)
+    return [p for p in found if id(p) in out]
 
 
 def plan_frontier(

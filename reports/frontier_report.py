@@ -66,8 +66,6 @@ def print_frontier(console: Console, f: Frontier, tr: Lang = EN) -> None:
     for k, p in enumerate(f.points):
         days, extra = sooner(f, p)
         status = status_label(p.status, tr) + (f" ({p.gap:.2%})" if p.gap else "")
-        if p.dominated:
-            status += " " + tr("(dominated: off the curve)")
         t.add_row(
             str(k + 1),
             f"{p.completion_day:.1f}",
@@ -83,6 +81,15 @@ def print_frontier(console: Console, f: Frontier, tr: Lang = EN) -> None:
         console.print(esc(point_sentence(f, p, tr)), soft_wrap=True)
     if f.note:
         console.print(esc(tr.say(f.note)), soft_wrap=True)
+    if f.dropped:
+        console.print(esc(dropped_sentence(f, tr)), soft_wrap=True)
+
+
+def dropped_sentence(f: Frontier, tr: Lang = EN) -> str:
+    return tr(
+        "{n} point(s) solved only to a gap cost no less than a plan that ends sooner: left out of the frontier",
+        n=f.dropped,
+    )
 
 
 def frontier_to_json(f: Frontier) -> dict:
@@ -102,7 +109,6 @@ def frontier_to_json(f: Frontier) -> dict:
                 "extra_cost": round(extra, 2),
                 "status": str(p.status),
                 "gap": p.gap,
-                "dominated": p.dominated,
                 "sentence": point_sentence(f, p),
                 "changes": [{"workload": c.workload, "text": str(c.text)} for c in p.changes],
                 "assignments": [
@@ -127,5 +133,6 @@ def frontier_to_json(f: Frontier) -> dict:
         "lower_bound_day": round(f.lower_bound_day, 4),
         "fastest_proven": f.fastest_proven,
         "note": str(f.note),
+        "dropped_points": f.dropped,
         "points": out,
     }

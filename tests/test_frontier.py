@@ -170,7 +170,7 @@ def test_json_carries_each_point_and_its_changes():
 # --- the command line ---------------------------------------------------------------------------------
 
 
-def test_cli_frontier_writes_the_workbook_with_a_line_chart_and_formulas(tmp_path):
+def test_cli_frontier_writes_the_workbook_with_a_date_axis_chart_and_formulas(tmp_path):
     out, js = tmp_path / "f.xlsx", tmp_path / "f.json"
     r = cli("frontier", str(EXDIR / "qlora-7b-week.yaml"), "--points", "4", "--out", str(out), "--json", str(js))
     assert r.exit_code == 0, r.output
@@ -179,7 +179,14 @@ def test_cli_frontier_writes_the_workbook_with_a_line_chart_and_formulas(tmp_pat
     wb = openpyxl.load_workbook(out)
     ws = wb["Frontier"]
     assert ws["G7"].value == "=E7-E$6" and ws["I7"].value == '=IF(H7>0,G7/H7,"")'
-    assert [type(c).__name__ for c in ws._charts] == ["LineChart"]
+    # a scatter on a date value axis: points a day apart sit a day apart, time runs left to right (a line
+    # chart's category axis spaced the points evenly, in the table's falling date order)
+    (chart,) = ws._charts
+    assert type(chart).__name__ == "ScatterChart" and chart.x_axis.number_format.formatCode == "yyyy-mm-dd"
+    (series,) = chart.series
+    assert series.xVal.numRef.f == f"'Frontier'!$C$6:$C${5 + len(data['points'])}"
+    assert series.yVal.numRef.f == f"'Frontier'!$E$6:$E${5 + len(data['points'])}"
+    assert chart.x_axis.scaling.orientation == "minMax" and chart.x_axis.scaling.min < chart.x_axis.scaling.max
     cached = openpyxl.load_workbook(out, data_only=True)["Frontier"]
     assert cached["G7"].value == pytest.approx(data["points"][1]["extra_cost"], abs=0.01)
 
@@ -276,3 +283,25 @@ def test_the_readme_quotes_the_pretraining_frontier_as_it_is(tmp_path):
     assert f"finishing {second['days_sooner']:.1f} days sooner costs {second['extra_cost']:,.0f} USD" in readme
     assert f"{len(pts)} points in all" in readme.replace("six points", "6 points")
     assert f"({pts[0]['total_cost']:,.0f} USD)" in readme
+
+
+def test_a_point_that_costs_no_less_than_a_sooner_one_is_left_out():
+    """Solved only to a gap, a point can cost as much as one that ends sooner (day 40.5 at 23,000 beside day 39.5
+    at 23,000): it is not on the frontier, so it is left out and counted, never shown marked; the first point
+    (the recommended plan) always stays."""
+    from types import SimpleNamespace
+
+    from procure.analysis.frontier import FrontierPoint, non_dominated
+    from procure.solver.enums import Objective
+
+    def point(day, cost):
+        plan = SimpleNamespace(total_cost=cost, npv_cost=cost)
+        return FrontierPoint(SimpleNamespace(planned=lambda: plan), day, day, day)
+
+    first, tied, sooner, fastest = point(45.0, 20_000), point(40.5, 23_000), point(39.5, 23_000), point(30, 30_000)
+    assert non_dominated([first, tied, sooner, fastest], Objective.TCO) == [first, sooner, fastest]
+    dearer = point(41.0, 23_500)  # dearer than a plan ending sooner: out too
+    assert non_dominated([first, dearer, sooner, fastest], Objective.TCO) == [first, sooner, fastest]
+    # the recommended plan stays even where a sooner point costs no more (a tie the solver broke late)
+    same = point(44.0, 20_000)
+    assert non_dominated([first, same], Objective.TCO) == [first, same]

@@ -2,19 +2,20 @@
 costs. One row per point, cheapest first: its completion (the day and the date, at the deadline confidence),
 the median end, its TCO and NPV (each plan's own totals, as ``procure solve`` reports them), the extra cost
 and the days sooner against the cheapest plan and the cost per day sooner (formulas over the row), its status
-and gap, and what changed. A line chart draws the objective against the completion date."""
+and gap, and what changed. A scatter chart draws the objective against the completion date on a date (value)
+axis, so points a day apart sit a day apart and time runs left to right."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from openpyxl import Workbook
-from openpyxl.chart import LineChart, Reference
+from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.units import day_date
 
-from ..frontier_report import point_sentence
+from ..frontier_report import dropped_sentence, point_sentence
 from ..headline import status_label
 from ..i18n import EN, N_, Lang
 from .style import NOTE_FONT, NUM_FMT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, print_setup, put, widths
@@ -48,6 +49,8 @@ def write_frontier(ws: Worksheet, f: Frontier, tr: Lang = EN) -> None:
     )
     if f.note:
         put(ws, 3, 1, tr.say(f.note), font=NOTE_FONT)
+    if f.dropped:
+        put(ws, 4, 1, dropped_sentence(f, tr), font=NOTE_FONT)
     labels = [
         tr("point"),
         tr("done by (day)"),
@@ -79,23 +82,33 @@ def write_frontier(ws: Worksheet, f: Frontier, tr: Lang = EN) -> None:
         formula(ws, r, 8, f"=ROUND($B${first}-B{r},2)", NUM_FMT, value=sooner)
         per_day = extra / sooner if sooner > 0 else ""
         formula(ws, r, 9, f'=IF(H{r}>0,G{r}/H{r},"")', money, value=per_day)
-        put(ws, r, 10, status_label(p.status, tr) + (" " + tr("(dominated: off the curve)") if p.dominated else ""))
+        put(ws, r, 10, status_label(p.status, tr))
         if p.gap is not None:
             put(ws, r, 11, p.gap, PCT_FMT)
         put(ws, r, 12, point_sentence(f, p, tr), align=WRAP)
         align_top(ws, r, 12)
     last = TOP + len(f.points)
     if len(f.points) > 1:
-        chart = LineChart()
+        chart = ScatterChart()
+        chart.style = 13
         chart.title = tr("{m} against the completion date", m=f.objective.short)
         chart.y_axis.title = tr.unit(cur)
         chart.x_axis.title = tr("done by (date)")
         chart.x_axis.number_format = tr.date_fmt
         chart.x_axis.delete = False
         chart.y_axis.delete = False
+        days = [p.completion_day for p in f.points]  # the date axis spans the points, a day either side
+        chart.x_axis.scaling.min = _serial(f, min(days)) - 1
+        chart.x_axis.scaling.max = _serial(f, max(days)) + 1
         col = 6 if f.objective.discounted else 5
-        chart.add_data(Reference(ws, min_col=col, min_row=TOP, max_row=last), titles_from_data=True)
-        chart.set_categories(Reference(ws, min_col=3, min_row=first, max_row=last))
+        s = Series(
+            Reference(ws, min_col=col, min_row=first, max_row=last),
+            Reference(ws, min_col=3, min_row=first, max_row=last),
+            title=f.objective.short,
+        )
+        s.marker.symbol = "circle"
+        s.smooth = False
+        chart.series.append(s)
         chart.legend = None
         chart.height, chart.width = 8.0, 18.0
         ws.add_chart(chart, f"A{last + 3}")
@@ -103,6 +116,13 @@ def write_frontier(ws: Worksheet, f: Frontier, tr: Lang = EN) -> None:
         ws, {"A": 7, "B": 11, "C": 13, "D": 11, "E": 15, "F": 15, "G": 15, "H": 10, "I": 15, "J": 14, "K": 8, "L": 70}
     )
     print_setup(ws)
+
+
+def _serial(f: Frontier, day: float) -> float:
+    """A project day as a spreadsheet date serial (days since 1899-12-30), the number a date cell holds."""
+    import datetime as dt
+
+    return (f.project.start_date - dt.date(1899, 12, 30)).days + day
 
 
 def add_frontier_sheet(wb: Workbook, f: Frontier, tr: Lang = EN) -> str:
