@@ -11,6 +11,7 @@ from typing import Any
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.common.text import printable
@@ -271,6 +272,56 @@ def print_setup(ws: Worksheet, title_rows: str | None = None) -> None:
     ws.page_margins.top = ws.page_margins.bottom = 0.5
     if title_rows:
         ws.print_title_rows = title_rows
+
+
+#: A4 (ISO 216) in points, and print_setup's margins: landscape, 0.4 in left and right, 0.5 in top and bottom
+A4_PT = (595.28, 841.89)
+PT_PER_CM = 72 / 2.54
+#: a block is moved to a fresh page when it would end within this share of the page's bottom (the spreadsheet
+#: program's own row heights and fonts differ a little from the estimate below)
+PAGE_SLACK = 0.08
+
+
+def _column_pt(width_chars: float) -> float:
+    """A column's printed width in points: Excel's width w (characters of the default font, maximum digit
+    width 7 px at 96 dpi) is w·7 + 5 px of padding (ECMA-376 Part 1, 18.3.1.13 col: width), 0.75 pt a px."""
+    return (width_chars * 7 + 5) * 0.75
+
+
+def page_rows_height(ws: Worksheet, last_col: int) -> float:
+    """The height one printed page holds, in the sheet's own points (before print_setup's fit to one page
+    wide scales it): the printable height of landscape A4 divided by the scale that fits columns A…last_col."""
+    printable_w = A4_PT[1] - 2 * 0.4 * 72
+    printable_h = A4_PT[0] - 2 * 0.5 * 72
+    default = 8.43  # Excel's default column width
+    sheet_w = 0.0
+    for c in range(1, last_col + 1):
+        w = ws.column_dimensions[get_column_letter(c)].width
+        sheet_w += _column_pt(w if w else default)
+    scale = min(1.0, printable_w / sheet_w) if sheet_w else 1.0
+    return printable_h / scale
+
+
+def keep_on_one_page(ws: Worksheet, row: int, height_pt: float, last_col: int) -> bool:
+    """Add a page break before ``row`` when a block ``height_pt`` tall drawn from its top (a chart) would
+    straddle a printed page's end, following the rows' heights and the manual breaks above it; whether a break
+    was added. Call after the column widths and row heights are final."""
+    page = page_rows_height(ws, last_col) * (1 - PAGE_SLACK)
+    breaks = {b.id for b in ws.row_breaks.brk}
+    default = ws.sheet_format.defaultRowHeight or 15.0
+    y = 0.0  # the top of row r on its page
+    for r in range(1, row):
+        h = ws.row_dimensions[r].height or default
+        if y + h > page:  # the row does not fit: it starts the next page
+            y = 0.0
+        y += h
+        if r in breaks:
+            y = 0.0
+    if y == 0.0 or y + height_pt <= page:
+        return False
+    ws.row_breaks.append(Break(id=row - 1))
+    ws.row_breaks.brk = sorted(ws.row_breaks.brk, key=lambda b: b.id)
+    return True
 
 
 def abs_ref(sheet: str, col: int | str, row: int) -> str:
