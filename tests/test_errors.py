@@ -442,7 +442,10 @@ def test_highs_missing_exits_3_and_says_how_to_reinstall_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "highspy", None)  # import highspy -> ImportError
     res = cli("solve", QLORA, "--no-compare", "--solver", "highs")
     assert res.exit_code == 3
-    assert "solver problem: HiGHS is not installed; it is a dependency of procure; reinstall it with: pip install highspy" in res.output
+    assert (
+        "solver problem: HiGHS is not installed; it is a dependency of procure; reinstall it with: pip install highspy"
+        in res.output
+    )
 
 
 def fake_cbc_stop(monkeypatch, *, with_solution: bool, bound_fraction: float = 0.9):

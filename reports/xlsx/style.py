@@ -10,6 +10,7 @@ from typing import Any
 
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
+from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
@@ -322,6 +323,20 @@ def keep_on_one_page(ws: Worksheet, row: int, height_pt: float, last_col: int) -
     ws.row_breaks.append(Break(id=row - 1))
     ws.row_breaks.brk = sorted(ws.row_breaks.brk, key=lambda b: b.id)
     return True
+
+
+def charts_on_whole_pages(ws: Worksheet) -> None:
+    """Every chart of ``ws`` printed whole: where one would straddle a page's end (a Summary whose head grew with
+    Chinese text, stale-price lines or budget rows; a long table above a chart), a page break moves it to the
+    next page (``keep_on_one_page``). Charts side by side share their row; the tallest counts. Run after the
+    row heights are final."""
+    tallest: dict[int, float] = {}
+    for chart in ws._charts:
+        a = chart.anchor  # "A32" until the workbook is saved, then an anchor object (zero-based)
+        row = coordinate_from_string(a)[1] if isinstance(a, str) else a._from.row + 1
+        tallest[row] = max(tallest.get(row, 0.0), float(chart.height) * PT_PER_CM)
+    for row in sorted(tallest):
+        keep_on_one_page(ws, row, tallest[row], last_col=max(1, ws.max_column))
 
 
 def abs_ref(sheet: str, col: int | str, row: int) -> str:

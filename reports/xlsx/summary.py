@@ -35,14 +35,12 @@ from .style import (
     BOLD,
     NOTE_FONT,
     NUM_FMT,
-    PT_PER_CM,
     SECTION_FONT,
     TITLE_FONT,
     TOTAL_FILL,
     fit_row,
     formula,
     header,
-    keep_on_one_page,
     money_width,
     print_setup,
     put,
@@ -50,7 +48,6 @@ from .style import (
 )
 from .summary_parts import NOTE_ALIGN, NOTE_W, TOP_WRAP, _live, _money_expr, _render, _Sheet
 from .summary_strategies import (
-    CHART_H,
     _bar_chart,
     _line_chart,
     _write_flag,
@@ -106,7 +103,6 @@ def write_summary(ws: Worksheet, result: Result, names: Names, inputs=(), tr: La
         row += 1
     # charts, side by side
     row += 1
-    chart_row = row
     ws.add_chart(_bar_chart(sh, first_strat, last_strat), f"A{row}")
     if names.strategy_rows:
         ws.add_chart(_line_chart(sh, be_month), f"D{row}")
@@ -139,9 +135,6 @@ def write_summary(ws: Worksheet, result: Result, names: Names, inputs=(), tr: La
         },
     )
     print_setup(ws)
-    # a printed chart is never cut by a page's end, however tall the head above it grows (Chinese text,
-    # stale-price lines, budget rows): the charts move to the next page when they would straddle one
-    keep_on_one_page(ws, chart_row, CHART_H * PT_PER_CM, last_col=8)
 
 
 def _merge_note(ws: Worksheet, r: int, text: str) -> None:

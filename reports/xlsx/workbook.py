@@ -47,7 +47,7 @@ from .names import Names
 from .options import write_options
 from .plan import write_plan
 from .pnl import write_pnl
-from .style import fit_wrapped_rows, name_fonts, with_cached_values
+from .style import charts_on_whole_pages, fit_wrapped_rows, name_fonts, with_cached_values
 from .summary import write_summary
 
 SHEETS = (N_("Summary"), N_("Plan"), N_("Costs"), N_("Cash flow"), N_("P&L"), N_("Options"), N_("Assumptions"))
@@ -85,6 +85,7 @@ def finish(wb: Workbook, tr: Lang = EN) -> bytes:
         name_fonts(wb, tr.font)
     for ws in wb.worksheets:
         fit_wrapped_rows(ws)
+        charts_on_whole_pages(ws)
     buf = BytesIO()
     wb.save(buf)
     return with_cached_values(buf.getvalue(), wb)
