@@ -320,8 +320,9 @@ def recost_scenario(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
     """Every strategy's plan of today re-costed under ``scenario`` (the tornado: what the decided plan costs at a
     driver's end). Where it does not run as decided (a deadline moved before a job's end, capacity it does not
     hold) the strategy is re-optimized instead, and the outcome says so (``solved_by`` a solve's path).
-    The free strategy is also re-optimized where today's plan still runs (``optimum``, warm-started from it):
-    a re-cost says what the signed plan costs there, not whether a better decision exists there."""
+    The free strategy is also re-optimized where today's plan still runs (``optimum``: ``solve_scenario``, which
+    keeps today's plan where it is provably still optimal and otherwise solves warm-started from it): a re-cost
+    says what the signed plan costs there, not whether a better decision exists there."""
     t0 = time.perf_counter()
     inp = ctx.inputs
     a = realized_applied(inp.apply(scenario))
@@ -337,9 +338,8 @@ def recost_scenario(ctx: Context, scenario: Scenario) -> ScenarioOutcome:
         if got is not None and got.runs and got.plan is not None:
             res = _outcome(name, _Kept(got.plan, SolveStatus(ctx.statuses.get(name, SolveStatus.OPTIMAL))), ctx)
             res.solved, res.solved_by = False, RECOST
-            if name == "hybrid":
-                optimum = solve_strategy(ctx, inp.apply(scenario), name, got.plan)
-                optimum.plan = None
+            if name == "hybrid":  # kept where provably still optimal (``keeps_todays_plan``), else re-solved
+                optimum = solve_scenario(ctx, scenario, (name,)).strategies[name]
         else:
             res = solve_strategy(ctx, inp.apply(scenario), name, got.plan if got is not None else None)
             if name == "hybrid":
