@@ -13,7 +13,12 @@ Formats (read by header, so the column order does not matter):
   ``gpu_memory`` GB, ``spot`` True/False (spot and on-demand are separate rows).
 - SkyPilot ``catalogs/<version>/<cloud>/vms.csv``: ``InstanceType, AcceleratorName, AcceleratorCount,
   vCPUs, MemoryGiB, GpuInfo, Price, SpotPrice, Region, AvailabilityZone``; ``GpuInfo`` is a Python literal
-  (read with ``ast.literal_eval``, at most ``MAX_GPUINFO_CHARS``); ``SpotPrice`` may be empty. GCP lists a
+  (read with ``ast.literal_eval``, at most ``MAX_GPUINFO_CHARS``); ``SpotPrice`` may be empty. Catalog v9 adds
+  the instance's local disks where the cloud has them (AWS): ``Arch, LocalDiskType, NVMeSupported,
+  LocalDiskSize, LocalDiskCount`` — the size is per disk in GB, as EC2's DescribeInstanceTypes reports it
+  (``InstanceStorageInfo.Disks[].SizeInGB``, ``Count``, ``Type`` ssd/hdd, ``NvmeSupport``): p5.48xlarge is
+  ``ssd, True, 3800.0, 8.0``, c1.xlarge ``hdd, False, 420.0, 4.0`` (4 × 420 GB, EC2's 1,680 GB of instance
+  store). ``local_nvme_gb`` says which disks count as NVMe. GCP lists a
   GPU on a row without ``InstanceType``: its price is added to its machine's row in the same zone — the
   A2/A3/A4 type that carries those GPUs (``GCP_GPU_MACHINES``: 8 × A100-80GB on a2-ultragpu-8g), else the
   ``n1-highmem-<8 × GPUs>`` host (at most 96 vCPUs) SkyPilot pairs attachable GPUs with by default.
@@ -102,7 +107,8 @@ class Item:
     gpu_count: int
     gpu_name: str
     gpu_memory_gb: float | None = None
-    disk_gb: float | None = None
+    disk_gb: float | None = None  # local NVMe, GB (decimal), that the row gives
+    disk_note: str = ""  # what the row says of its local disks, for the offer's source
     host_row: int | None = None  # GCP: the host row whose price was added
     origin: str = ""  # where it comes from, for the offer's source: "gpuhunt aws.csv row 17"
     region: str = ""  # the provider's region, when ``location`` is a zone (AWS zone ids such as use2-az1)
@@ -329,7 +335,7 @@ def gpuinfo_memory_gb(raw: str) -> float | None:
 
 
 def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
-    _, rows = _table(path, SKYPILOT_REQUIRED, "skypilot", ("GpuInfo", "SpotPrice", "AvailabilityZone"))
+    _, rows = _table(path, SKYPILOT_REQUIRED, "skypilot", ("GpuInfo", "SpotPrice", "AvailabilityZone", *SKYPILOT_DISKS))
     result.rows = len(rows)
     hosts: dict[tuple[str, str], _Host] = {}  # (instance, zone or region) -> the host row
     gpus: list[tuple[int, dict[str, str]]] = []
@@ -343,6 +349,7 @@ def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]
             gpu_mem = gpuinfo_memory_gb(c.text("GpuInfo"))
         except ValueError as exc:
             c._problem("GpuInfo", str(exc))
+        disk_gb, disk_note = local_nvme_gb(c)
         if c.bad:
             continue
         instance, accel = c.text("InstanceType"), c.text("AcceleratorName")
@@ -360,9 +367,43 @@ def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]
             continue
         for it in _priced(c, n, instance, accel, int(count), price, spot_price, result):
             it.vcpus, it.memory_gb, it.gpu_memory_gb = vcpus or 0, memory or 0, gpu_mem
+            it.disk_gb, it.disk_note = disk_gb, disk_note
             items.append(it)
     items += pair_gcp_gpus(path, gpus, hosts, log, result)
     return items
+
+
+#: SkyPilot catalog v9's local-disk columns (AWS rows; empty where the instance has none)
+SKYPILOT_DISKS = ("LocalDiskType", "NVMeSupported", "LocalDiskSize", "LocalDiskCount")
+#: a ``LocalDiskType`` that names solid-state storage
+_SOLID_STATE = re.compile(r"ssd|nvme|flash", re.IGNORECASE)
+#: local disks of one instance: more is a unit slip, not a server
+MAX_LOCAL_DISKS = 128
+
+
+def local_nvme_gb(c: _Cells) -> tuple[float | None, str]:
+    """(local NVMe in GB, a note for the offer's source) from a SkyPilot v9 row's ``LocalDisk*`` cells.
+
+    nvme_tb = ``LocalDiskSize`` (GB per disk) × ``LocalDiskCount`` / 1000 (decimal TB, as procure's ``nvme_tb``).
+    Only NVMe counts: a disk whose ``NVMeSupported`` is True, or whose ``LocalDiskType`` says nvme; without an
+    ``NVMeSupported`` value, a solid-state type (ssd) counts. A hard disk (hdd) or a SATA SSD (ssd with
+    ``NVMeSupported`` False) does not: it cannot feed a multi-GPU node's data loaders, and the note says so."""
+    size = c.number("LocalDiskSize")
+    count = c.number("LocalDiskCount")
+    kind = c.text("LocalDiskType").strip().lower()
+    flag = c.text("NVMeSupported").strip()
+    nvme = c.boolean("NVMeSupported") if flag else None
+    if count is not None and (count != int(count) or count > MAX_LOCAL_DISKS):
+        c._problem("LocalDiskCount", f"{count:g} is not a whole number of disks from 0 to {MAX_LOCAL_DISKS}")
+        return None, ""
+    if not size or count == 0:
+        return None, ""
+    n = int(count) if count else 1
+    what = f"{n} × {size:g} GB {kind or 'disk'}"
+    if "nvme" in kind or nvme or (nvme is None and _SOLID_STATE.search(kind)):
+        return n * size, f"local NVMe {what} from the row"
+    why = "not NVMe" if _SOLID_STATE.search(kind) else "not solid-state"
+    return None, f"the row's local disks ({what}) are {why}: not counted"
 
 
 def _priced(
@@ -583,9 +624,11 @@ def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int, with_c
     if known is not None and known.nvme_tb is not None:
         nvme, storage = known.nvme_tb, f"local NVMe {known.nvme_tb:g} TB as the instance type comes"
     elif item.disk_gb:
-        nvme, storage = round(item.disk_gb / 1000, 3), f"disk {item.disk_gb:g} GB from the row"
+        nvme = round(item.disk_gb / 1000, 3)
+        storage = item.disk_note or f"disk {item.disk_gb:g} GB from the row (gpuhunt's disk_size, taken as local NVMe)"
     else:
-        nvme, storage, made.no_nvme = 0.0, "no local NVMe (none known for this type; the row gives no disk)", True
+        why = item.disk_note or "the row gives no disk"
+        nvme, storage, made.no_nvme = 0.0, f"no local NVMe (none known for this type; {why})", True
     host = f"; host row {item.host_row} added" if item.host_row else ""
     source = (
         f"{item.origin}{host}: {item.instance} in {item.location}, "
@@ -813,7 +856,7 @@ def _warn(
     if no_nvme:
         warn(
             "nvme_tb",
-            f"{len(no_nvme)} instance type(s) have no local NVMe known and no disk size in the file, so they were "
+            f"{len(no_nvme)} instance type(s) have no local NVMe known and none in the file, so they were "
             f"imported with no local NVMe (nvme_tb 0; a job with a dataset cannot use them): {_names(no_nvme)}; "
             "set nvme_tb where the provider attaches storage",
         )
