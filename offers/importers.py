@@ -34,7 +34,6 @@ from __future__ import annotations
 import ast
 import csv
 import datetime as dt
-import functools
 import io
 import json
 import math
@@ -55,6 +54,7 @@ from procure.models.offer import COLUMNS, Offer
 
 from .cloud_regions import procure_region
 from .instance_types import PROVIDER_EGRESS_PER_TB, known_instance
+from .price_band import row_warning
 
 FORMATS = ("gpuhunt", "skypilot")
 #: characters of one SkyPilot GpuInfo literal (a real one is about 150)
@@ -662,20 +662,6 @@ def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int, with_c
     return row, made
 
 
-@functools.lru_cache(maxsize=1)
-def _bundled_gpu_hour_floor() -> dict[str, float]:
-    """GPU id → half the lowest price per GPU-hour of its cloud offers in the bundled catalog (spot included):
-    an imported node cheaper than that per GPU is most likely a per-GPU price in the per-node column."""
-    from .catalog import load_catalog
-
-    floor: dict[str, float] = {}
-    for o in load_catalog().offers:
-        if o.mode == "cloud" and o.price_per_node_hour:
-            per_gpu = o.price_per_node_hour / o.gpus_per_node
-            floor[o.gpu] = min(floor.get(o.gpu, math.inf), per_gpu / 2)
-    return floor
-
-
 def shown_name(path: Path) -> str:
     """The file as the sources name it: ``aws.csv``, or ``aws/vms.csv`` for SkyPilot's per-cloud files."""
     return f"{path.parent.name}/{path.name}" if path.stem.lower() == "vms" and path.parent.name else path.name
@@ -778,7 +764,6 @@ def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imp
     for item in items:
         counts.setdefault(item.instance, set()).add(item.gpu_count)
     seen: dict[str, Item] = {}
-    floor = _bundled_gpu_hour_floor()
     for item in items:
         row, made = _offer(item, prov, result.quoted_on, max_nodes, len(counts[item.instance]) > 1)
         if row is None:
@@ -816,13 +801,9 @@ def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imp
             no_nvme[item.instance] += 1
         if made.contradiction and made.contradiction not in contradictions:
             contradictions.append(made.contradiction)
-        per_gpu = item.price / item.gpu_count
-        if item.gpu_count > 1 and per_gpu < floor.get(row["gpu"], 0):
-            cheap.append(
-                f"row {item.row}: {item.gpu_count} × {row['gpu']} at ${item.price:g} per node-hour is "
-                f"${per_gpu:.3g} per GPU-hour, under half the cheapest the bundled catalog has "
-                f"(${2 * floor[row['gpu']]:.3g}); is ${item.price:g} the price per GPU rather than per instance?"
-            )
+        odd = row_warning(row["gpu"], item.gpu_count, item.price, item.row)
+        if odd:
+            cheap.append(odd)
         result.offers.append(row)
     _warn(path, result, notes, unreviewed, no_nvme, contradictions, conflicts, cheap)
 
@@ -871,6 +852,8 @@ def _warn(
         )
     for text in cheap[:10]:
         warn("price", text)
+    if len(cheap) > 10:
+        warn("price", f"{len(cheap) - 10} more row(s) outside their GPU's price band (the first 10 are named above)")
 
 
 def _yaml_scalar(v: Any) -> str:
