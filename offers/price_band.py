@@ -167,6 +167,8 @@ def check(
     b = band(gpu, unit)
     node = price * usd_per_unit
     each = node / gpus
+    if b.floor <= each <= b.ceiling * ceiling_slack and (gpus == 1 or each >= b.reference * PER_GPU_HINT):
+        return None  # inside the band: the common case, decided before any text is made
     node_name = {"hour": "node-hour", "month": "node-month", "purchase": "node bought"}[unit]
     said = f"{price:,.6g} {currency} per {node_name} for {gpus} × {gpu} is {_usd(each)} USD per {b.name}"
     if gpus > 1 and each < b.reference * PER_GPU_HINT and b.reference * PER_GPU_HINT <= node <= 2 * b.reference:
