@@ -249,27 +249,29 @@ def offer_warnings(offer: Offer, project: Project | None = None) -> tuple[list[t
     if rate is None:
         if offer.currency is not None or project is not None:
             return [], offer.currency or (project.currency if project else None)
-        rate, slack = 1.0, UNKNOWN_CURRENCY_SLACK
-        how = (
-            f"no currency stated (the project's, not known here): compared as US dollars, the ceiling × {slack:g} "
-            "for a catalog in yuan; state the currency to settle it"
-        )
-    prices: list[tuple[str, str, float]] = []
-    if offer.mode == "cloud" and offer.price_per_node_hour:
-        prices.append(("price_per_node_hour", "hour", offer.price_per_node_hour))
-    if offer.mode == "rent":
+        rate, slack, how = 1.0, UNKNOWN_CURRENCY_SLACK, ""
+    mode = offer.mode
+    if mode == "cloud":
+        field, unit, prices = "price_per_node_hour", "hour", (offer.price_per_node_hour,)
+    elif mode == "rent":
         field = "term_prices" if offer.term_prices else "price_per_node_month"
-        prices += [(field, "month", p) for _, p in offer.rent_tiers]
-    if offer.mode == "buy":
+        unit, prices = "month", tuple(p for _, p in offer.rent_tiers)
+    else:
         field = "volume_prices" if offer.volume_prices else "price_per_node"
-        prices += [(field, "purchase", p) for _, p in offer.buy_tiers]
-    out: list[tuple[str, str]] = []
-    for field, unit, price in prices:
+        unit, prices = "purchase", tuple(p for _, p in offer.buy_tiers)
+    for price in prices:
+        if not price:
+            continue
         code = offer.currency or (project.currency if project is not None else "(the project's currency)")
         text = check(offer.gpu, offer.gpus_per_node, unit, price, rate, code, ceiling_slack=slack)
-        if text and field not in {f for f, _ in out}:
-            out.append((field, f"{text}{f' [{how}]' if how else ''}"))
-    return out, None
+        if text:  # the first tier outside the band speaks for the field
+            if slack != 1.0:
+                how = (
+                    "no currency stated (the project's, not known here): compared as US dollars, the ceiling × "
+                    f"{slack:g} for a catalog in yuan; state the currency to settle it"
+                )
+            return [(field, f"{text}{f' [{how}]' if how else ''}")], None
+    return [], None
 
 
 def row_warning(gpu: str, gpus: int, price_per_node_hour: float, row: int) -> str | None:
