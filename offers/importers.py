@@ -26,7 +26,9 @@ Formats (read by header, so the column order does not matter):
 The GPU model: a known instance type (``offers.instance_types``) names it with its interconnect; else the
 row's GPU name resolves through the GPU table, its memory choosing among the family's sizes, with a
 warning when the name leaves the form factor open (``H100``: SXM or PCIe). Unknown instance types get the
-conservative ``pcie`` / ``none`` and a warning to review them.
+conservative ``pcie`` / ``none`` and a warning to review them. Local NVMe: the known type's, else the row's
+(SkyPilot v9's ``LocalDisk*`` columns, gpuhunt's ``disk_size``), else none with a warning. Every row's price per
+GPU-hour meets its GPU's price sanity band (``offers.price_band``), a warning naming the row when it falls outside.
 """
 
 from __future__ import annotations
