@@ -55,7 +55,8 @@ class Catalog:
 def load_catalog(paths: Iterable[str | Path] | None = None, project: Any = None) -> Catalog:
     """Load and validate one or more catalog files (default: the bundled catalog). ``project``: the project the
     offers are planned for, whose currency and ``fx_rates`` the price sanity band converts prices with
-    (``offers.price_band``); without it a row without a currency is checked against the band's floors only."""
+    (``offers.price_band``); without it a row without a currency is compared as US dollars, its ceilings widened
+    for a catalog in yuan."""
     files = [Path(p) for p in paths] if paths else [bundled_catalog_path()]
     offers: list[Offer] = []
     problems = ProblemLog()
