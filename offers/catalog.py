@@ -26,6 +26,8 @@ from procure.models.money import high_rate_warning, known_currency
 from procure.models.offer import COLUMNS, Offer
 from procure.models.validation import problems_from
 
+from . import price_band
+
 SUFFIXES = (".yaml", ".yml", ".csv", ".xlsx")
 #: top-level keys of a YAML catalog; residual_value_horizon_months says after how many months of
 #: ownership the file's residual_value_pct figures hold (the bundled catalog: 36)
@@ -50,8 +52,11 @@ class Catalog:
         return {o.id: o for o in self.offers}
 
 
-def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
-    """Load and validate one or more catalog files (default: the bundled catalog)."""
+def load_catalog(paths: Iterable[str | Path] | None = None, project: Any = None) -> Catalog:
+    """Load and validate one or more catalog files (default: the bundled catalog). ``project``: the project the
+    offers are planned for, whose currency and ``fx_rates`` the price sanity band converts prices with
+    (``offers.price_band``); without it a row without a currency is compared as US dollars, its ceilings widened
+    for a catalog in yuan."""
     files = [Path(p) for p in paths] if paths else [bundled_catalog_path()]
     offers: list[Offer] = []
     problems = ProblemLog()
@@ -59,6 +64,7 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
     residual_months: dict[str, int] = {}
     warnings: list[Problem] = []
     for path in files:
+        unchecked: dict[str, list[str]] = {}  # currency -> offers the price band could not convert
         try:
             rows = read_rows(path)
         except InputError as exc:
@@ -90,6 +96,13 @@ def load_catalog(paths: Iterable[str | Path] | None = None) -> Catalog:
                 residual_months[offer.id] = row.residual_months
             offers.append(offer)
             warnings += _plausibility(offer, path, row)
+            for field_name, text in _price_band(offer, project, unchecked):
+                warnings.append(
+                    Problem(
+                        str(path), field_name, f"offer {offer.id!r}: {text}", line=row.line, row=row.row, warning=True
+                    )
+                )
+        warnings += _unchecked_currencies(path, unchecked)
     if problems:
         raise problems.error()
     return Catalog(offers=offers, files=files, warnings=warnings, origin=origin, residual_months=residual_months)
@@ -417,20 +430,33 @@ def _plausibility(offer: Offer, path: Path, row: Row) -> list[Problem]:
         warn("ram_gb", f"{offer.ram_gb:g} GB of host RAM per node is implausibly small; is the unit GB?")
     if offer.nvme_tb > 2000:
         warn("nvme_tb", f"{offer.nvme_tb:g} TB of NVMe per node is implausibly large; is the unit TB?")
-    if offer.mode == "cloud" and offer.price_per_node_hour and offer.price_per_node_hour > 1000:
-        warn(
-            "price_per_node_hour",
-            f"{offer.price_per_node_hour:g} per node-hour is implausibly high; is this a monthly price?",
-        )
-    if offer.mode == "rent" and offer.price_per_node_month and offer.price_per_node_month < 50:
-        warn(
-            "price_per_node_month",
-            f"{offer.price_per_node_month:g} per node-month is implausibly low; is this an hourly price?",
-        )
     rate = high_rate_warning(offer.financing.annual_rate) if offer.financing else None
     if rate:
         warn("financing.annual_rate", rate)
     return out
+
+
+def _price_band(offer: Offer, project: Any, unchecked: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """The offer's prices against its GPU's price sanity band (``offers.price_band``), as (field, warning)."""
+    found, currency = price_band.offer_warnings(offer, project)
+    if currency is not None:
+        unchecked.setdefault(currency, []).append(offer.id)
+    return found
+
+
+def _unchecked_currencies(path: Path, unchecked: dict[str, list[str]]) -> list[Problem]:
+    """One warning per currency whose offers the price band could not convert to US dollars."""
+    return [
+        Problem(
+            str(path),
+            "currency",
+            f"{len(ids)} offer(s) in {code} ({', '.join(ids[:3])}{' …' if len(ids) > 3 else ''}) were not checked "
+            f"against the per-GPU price band: there is no rate from {code} to US dollars; give the project's "
+            "fx_rates a USD rate to have them checked",
+            warning=True,
+        )
+        for code, ids in sorted(unchecked.items())
+    ]
 
 
 # --- template -----------------------------------------------------------------------------------

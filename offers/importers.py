@@ -13,7 +13,12 @@ Formats (read by header, so the column order does not matter):
   ``gpu_memory`` GB, ``spot`` True/False (spot and on-demand are separate rows).
 - SkyPilot ``catalogs/<version>/<cloud>/vms.csv``: ``InstanceType, AcceleratorName, AcceleratorCount,
   vCPUs, MemoryGiB, GpuInfo, Price, SpotPrice, Region, AvailabilityZone``; ``GpuInfo`` is a Python literal
-  (read with ``ast.literal_eval``, at most ``MAX_GPUINFO_CHARS``); ``SpotPrice`` may be empty. GCP lists a
+  (read with ``ast.literal_eval``, at most ``MAX_GPUINFO_CHARS``); ``SpotPrice`` may be empty. Catalog v9 adds
+  the instance's local disks where the cloud has them (AWS): ``Arch, LocalDiskType, NVMeSupported,
+  LocalDiskSize, LocalDiskCount`` — the size is per disk in GB, as EC2's DescribeInstanceTypes reports it
+  (``InstanceStorageInfo.Disks[].SizeInGB``, ``Count``, ``Type`` ssd/hdd, ``NvmeSupport``): p5.48xlarge is
+  ``ssd, True, 3800.0, 8.0``, c1.xlarge ``hdd, False, 420.0, 4.0`` (4 × 420 GB, EC2's 1,680 GB of instance
+  store). ``local_nvme_gb`` says which disks count as NVMe. GCP lists a
   GPU on a row without ``InstanceType``: its price is added to its machine's row in the same zone — the
   A2/A3/A4 type that carries those GPUs (``GCP_GPU_MACHINES``: 8 × A100-80GB on a2-ultragpu-8g), else the
   ``n1-highmem-<8 × GPUs>`` host (at most 96 vCPUs) SkyPilot pairs attachable GPUs with by default.
@@ -21,7 +26,9 @@ Formats (read by header, so the column order does not matter):
 The GPU model: a known instance type (``offers.instance_types``) names it with its interconnect; else the
 row's GPU name resolves through the GPU table, its memory choosing among the family's sizes, with a
 warning when the name leaves the form factor open (``H100``: SXM or PCIe). Unknown instance types get the
-conservative ``pcie`` / ``none`` and a warning to review them.
+conservative ``pcie`` / ``none`` and a warning to review them. Local NVMe: the known type's, else the row's
+(SkyPilot v9's ``LocalDisk*`` columns, gpuhunt's ``disk_size``), else none with a warning. Every row's price per
+GPU-hour meets its GPU's price sanity band (``offers.price_band``), a warning naming the row when it falls outside.
 """
 
 from __future__ import annotations
@@ -29,7 +36,6 @@ from __future__ import annotations
 import ast
 import csv
 import datetime as dt
-import functools
 import io
 import json
 import math
@@ -50,6 +56,7 @@ from procure.models.offer import COLUMNS, Offer
 
 from .cloud_regions import procure_region
 from .instance_types import PROVIDER_EGRESS_PER_TB, known_instance
+from .price_band import row_warning
 
 FORMATS = ("gpuhunt", "skypilot")
 #: characters of one SkyPilot GpuInfo literal (a real one is about 150)
@@ -102,7 +109,8 @@ class Item:
     gpu_count: int
     gpu_name: str
     gpu_memory_gb: float | None = None
-    disk_gb: float | None = None
+    disk_gb: float | None = None  # local NVMe, GB (decimal), that the row gives
+    disk_note: str = ""  # what the row says of its local disks, for the offer's source
     host_row: int | None = None  # GCP: the host row whose price was added
     origin: str = ""  # where it comes from, for the offer's source: "gpuhunt aws.csv row 17"
     region: str = ""  # the provider's region, when ``location`` is a zone (AWS zone ids such as use2-az1)
@@ -329,7 +337,7 @@ def gpuinfo_memory_gb(raw: str) -> float | None:
 
 
 def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]:
-    _, rows = _table(path, SKYPILOT_REQUIRED, "skypilot", ("GpuInfo", "SpotPrice", "AvailabilityZone"))
+    _, rows = _table(path, SKYPILOT_REQUIRED, "skypilot", ("GpuInfo", "SpotPrice", "AvailabilityZone", *SKYPILOT_DISKS))
     result.rows = len(rows)
     hosts: dict[tuple[str, str], _Host] = {}  # (instance, zone or region) -> the host row
     gpus: list[tuple[int, dict[str, str]]] = []
@@ -343,6 +351,7 @@ def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]
             gpu_mem = gpuinfo_memory_gb(c.text("GpuInfo"))
         except ValueError as exc:
             c._problem("GpuInfo", str(exc))
+        disk_gb, disk_note = local_nvme_gb(c)
         if c.bad:
             continue
         instance, accel = c.text("InstanceType"), c.text("AcceleratorName")
@@ -360,9 +369,43 @@ def _skypilot_items(path: Path, log: ProblemLog, result: Imported) -> list[Item]
             continue
         for it in _priced(c, n, instance, accel, int(count), price, spot_price, result):
             it.vcpus, it.memory_gb, it.gpu_memory_gb = vcpus or 0, memory or 0, gpu_mem
+            it.disk_gb, it.disk_note = disk_gb, disk_note
             items.append(it)
     items += pair_gcp_gpus(path, gpus, hosts, log, result)
     return items
+
+
+#: SkyPilot catalog v9's local-disk columns (AWS rows; empty where the instance has none)
+SKYPILOT_DISKS = ("LocalDiskType", "NVMeSupported", "LocalDiskSize", "LocalDiskCount")
+#: a ``LocalDiskType`` that names solid-state storage
+_SOLID_STATE = re.compile(r"ssd|nvme|flash", re.IGNORECASE)
+#: local disks of one instance: more is a unit slip, not a server
+MAX_LOCAL_DISKS = 128
+
+
+def local_nvme_gb(c: _Cells) -> tuple[float | None, str]:
+    """(local NVMe in GB, a note for the offer's source) from a SkyPilot v9 row's ``LocalDisk*`` cells.
+
+    nvme_tb = ``LocalDiskSize`` (GB per disk) × ``LocalDiskCount`` / 1000 (decimal TB, as procure's ``nvme_tb``).
+    Only NVMe counts: a disk whose ``NVMeSupported`` is True, or whose ``LocalDiskType`` says nvme; without an
+    ``NVMeSupported`` value, a solid-state type (ssd) counts. A hard disk (hdd) or a SATA SSD (ssd with
+    ``NVMeSupported`` False) does not: it cannot feed a multi-GPU node's data loaders, and the note says so."""
+    size = c.number("LocalDiskSize")
+    count = c.number("LocalDiskCount")
+    kind = c.text("LocalDiskType").strip().lower()
+    flag = c.text("NVMeSupported").strip()
+    nvme = c.boolean("NVMeSupported") if flag else None
+    if count is not None and (count != int(count) or count > MAX_LOCAL_DISKS):
+        c._problem("LocalDiskCount", f"{count:g} is not a whole number of disks from 0 to {MAX_LOCAL_DISKS}")
+        return None, ""
+    if not size or count == 0:
+        return None, ""
+    n = int(count) if count else 1
+    what = f"{n} × {size:g} GB {kind or 'disk'}"
+    if "nvme" in kind or nvme or (nvme is None and _SOLID_STATE.search(kind)):
+        return n * size, f"local NVMe {what} from the row"
+    why = "not NVMe" if _SOLID_STATE.search(kind) else "not solid-state"
+    return None, f"the row's local disks ({what}) are {why}: not counted"
 
 
 def _priced(
@@ -583,9 +626,11 @@ def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int, with_c
     if known is not None and known.nvme_tb is not None:
         nvme, storage = known.nvme_tb, f"local NVMe {known.nvme_tb:g} TB as the instance type comes"
     elif item.disk_gb:
-        nvme, storage = round(item.disk_gb / 1000, 3), f"disk {item.disk_gb:g} GB from the row"
+        nvme = round(item.disk_gb / 1000, 3)
+        storage = item.disk_note or f"disk {item.disk_gb:g} GB from the row (gpuhunt's disk_size, taken as local NVMe)"
     else:
-        nvme, storage, made.no_nvme = 0.0, "no local NVMe (none known for this type; the row gives no disk)", True
+        why = item.disk_note or "the row gives no disk"
+        nvme, storage, made.no_nvme = 0.0, f"no local NVMe (none known for this type; {why})", True
     host = f"; host row {item.host_row} added" if item.host_row else ""
     source = (
         f"{item.origin}{host}: {item.instance} in {item.location}, "
@@ -617,20 +662,6 @@ def _offer(item: Item, provider: str, quoted_on: dt.date, max_nodes: int, with_c
     if egress is not None:
         row["egress_per_tb"] = egress
     return row, made
-
-
-@functools.lru_cache(maxsize=1)
-def _bundled_gpu_hour_floor() -> dict[str, float]:
-    """GPU id → half the lowest price per GPU-hour of its cloud offers in the bundled catalog (spot included):
-    an imported node cheaper than that per GPU is most likely a per-GPU price in the per-node column."""
-    from .catalog import load_catalog
-
-    floor: dict[str, float] = {}
-    for o in load_catalog().offers:
-        if o.mode == "cloud" and o.price_per_node_hour:
-            per_gpu = o.price_per_node_hour / o.gpus_per_node
-            floor[o.gpu] = min(floor.get(o.gpu, math.inf), per_gpu / 2)
-    return floor
 
 
 def shown_name(path: Path) -> str:
@@ -735,7 +766,6 @@ def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imp
     for item in items:
         counts.setdefault(item.instance, set()).add(item.gpu_count)
     seen: dict[str, Item] = {}
-    floor = _bundled_gpu_hour_floor()
     for item in items:
         row, made = _offer(item, prov, result.quoted_on, max_nodes, len(counts[item.instance]) > 1)
         if row is None:
@@ -773,13 +803,9 @@ def _build(items: list[Item], prov: str, path: Path, max_nodes: int, result: Imp
             no_nvme[item.instance] += 1
         if made.contradiction and made.contradiction not in contradictions:
             contradictions.append(made.contradiction)
-        per_gpu = item.price / item.gpu_count
-        if item.gpu_count > 1 and per_gpu < floor.get(row["gpu"], 0):
-            cheap.append(
-                f"row {item.row}: {item.gpu_count} × {row['gpu']} at ${item.price:g} per node-hour is "
-                f"${per_gpu:.3g} per GPU-hour, under half the cheapest the bundled catalog has "
-                f"(${2 * floor[row['gpu']]:.3g}); is ${item.price:g} the price per GPU rather than per instance?"
-            )
+        odd = row_warning(row["gpu"], item.gpu_count, item.price, item.row)
+        if odd:
+            cheap.append(odd)
         result.offers.append(row)
     _warn(path, result, notes, unreviewed, no_nvme, contradictions, conflicts, cheap)
 
@@ -813,7 +839,7 @@ def _warn(
     if no_nvme:
         warn(
             "nvme_tb",
-            f"{len(no_nvme)} instance type(s) have no local NVMe known and no disk size in the file, so they were "
+            f"{len(no_nvme)} instance type(s) have no local NVMe known and none in the file, so they were "
             f"imported with no local NVMe (nvme_tb 0; a job with a dataset cannot use them): {_names(no_nvme)}; "
             "set nvme_tb where the provider attaches storage",
         )
@@ -828,6 +854,8 @@ def _warn(
         )
     for text in cheap[:10]:
         warn("price", text)
+    if len(cheap) > 10:
+        warn("price", f"{len(cheap) - 10} more row(s) outside their GPU's price band (the first 10 are named above)")
 
 
 def _yaml_scalar(v: Any) -> str:

@@ -12,9 +12,30 @@ RoCE as their pages state. Keys are lower case.
 Local NVMe (``nvme_tb``, TB decimal) is the instance storage each type comes with, from the same pages:
 AWS P5/P5e/P5en/P6-B200 8 × 3.84 TB, P4d/P4de 8 × 1 TB; GCP A3 High/Mega 16 × 375 GB (6 TB), A3 Ultra
 12 TB, A2 Ultra 8 × 375 GB (3 TB; A2 standard has none unless attached); Azure ND H100/H200 v5 8 × 3.5 TB;
-Lambda as the bundled catalog's rows (about 22 and 19.5 TB); OCI BM.GPU.H100.8 16 × 3.84 TB, BM.GPU4.8
-4 × 6.8 TB. ``None`` where the page leaves it to an option: the importer then uses the row's disk size, or
-assumes none and says so.
+Lambda as the bundled catalog's rows (about 22 and 19.5 TB); OCI as its Compute Shapes page states (below).
+``None`` where the page leaves it to an option or prints no usable figure: the importer then uses the row's local
+disks (SkyPilot's ``LocalDisk*`` columns, gpuhunt's ``disk_size``), or assumes none and says so.
+
+Oracle Cloud bare-metal GPU shapes, from the bare-metal GPU table of OCI's "Compute Shapes" page
+(https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm, read 2026-12-06):
+
+==================  ======================  ===========================  ======================================
+shape               GPUs                    local disk                   network
+==================  ======================  ===========================  ======================================
+BM.GPU4.8           8 × A100 40 GB          27.2 TB NVMe SSD (4 drives)  1 × 50 Gbps + 8 × 200 Gbps RDMA
+BM.GPU.A100-v2.8    8 × A100 80 GB          27.2 TB NVMe SSD (4 drives)  2 × 50 Gbps + 16 × 100 Gbps RDMA
+BM.GPU.H100.8       8 × H100 80 GB          16 × 3.84 TB NVMe            1 × 100 Gbps + 8 × 2 × 200 Gbps RDMA
+BM.GPU.H200.8       8 × H200 141 GB         8 × 3.84 TB NVMe             1 × 200 Gbps + 8 × 400 Gbps RDMA
+BM.GPU.B200.8       8 × B200 180 GB         8 × 3.84 TB NVMe             2 × 200 Gbps + 8 × 400 Gbps RDMA
+BM.GPU.MI300X.8     8 × MI300X (1,536 GB)   "8 x 3.84 GB NVMe"           1 × 100 Gbps + 8 × 1 × 400 Gbps RDMA
+BM.GPU.L40S.4       4 × L40S 48 GB          2 × 3.84 TB NVMe             1 × 200 Gbps + 800 Gbps RDMA
+==================  ======================  ===========================  ======================================
+
+The RDMA ports are OCI's cluster network (RoCE v2), modelled as ``roce-*`` ports of the same total rate: 16 × 100
+Gbps as 8 × ``roce-200g`` (1,600 Gb/s), the L40S shape's 800 Gbps as 4 × ``roce-200g``. The 8-GPU NVIDIA shapes
+are HGX baseboards, whose GPUs talk over NVSwitch (NVIDIA HGX A100/H100/H200/B200 datasheets); MI300X over AMD
+Infinity Fabric (``nvlink`` here, as for Azure's ND MI300X v5); the L40S has no NVLink (``pcie``). The MI300X row
+prints GB where the drives are TB: no figure is taken from it (``nvme_tb`` None).
 """
 
 from __future__ import annotations
@@ -40,6 +61,7 @@ _AWS_P5 = "AWS EC2 P5 instances page: 8 GPUs on NVSwitch, EFA 3,200 Gbps per ins
 _AWS_P4 = "AWS EC2 P4 instances page: 8 A100 on NVSwitch, EFA 400 Gbps per instance (modelled as 4 × 100G)"
 _GCP_A3 = "Google Cloud GPU machine types page (A3)"
 _AZ_ND = "Microsoft Azure ND-series sizes page"
+_OCI = "OCI Compute Shapes page, bare metal GPU table"
 _LAMBDA = "Lambda on-demand instances page: 8 SXM GPUs on NVSwitch; on-demand instances are not on a cluster fabric (1-Click Clusters are quoted separately)"
 
 KNOWN: dict[str, InstanceType] = {
@@ -109,22 +131,38 @@ KNOWN: dict[str, InstanceType] = {
     "gpu_8x_a100_80gb_sxm4": InstanceType("A100-SXM-80GB", "nvswitch", "none", 1, _LAMBDA, nvme_tb=19.5),
     "gpu_8x_a100": InstanceType("A100-SXM-40GB", "nvswitch", "none", 1, _LAMBDA),
     "gpu_8x_b200_sxm6": InstanceType("B200-SXM-180GB", "nvswitch", "none", 1, _LAMBDA),
-    # Oracle Cloud
-    "bm.gpu.h100.8": InstanceType(
-        "H100-SXM-80GB",
-        "nvswitch",
-        "roce-200g",
-        16,
-        "OCI bare-metal GPU shapes: BM.GPU.H100.8, 16 × 200 Gb/s RDMA",
-        nvme_tb=61.44,
-    ),
+    # Oracle Cloud (the table in the module docstring)
     "bm.gpu4.8": InstanceType(
-        "A100-SXM-40GB",
+        "A100-SXM-40GB", "nvswitch", "roce-200g", 8, f"{_OCI}: BM.GPU4.8, 8 × 200 Gbps RDMA", nvme_tb=27.2
+    ),
+    "bm.gpu.a100-v2.8": InstanceType(
+        "A100-SXM-80GB",
         "nvswitch",
         "roce-200g",
         8,
-        "OCI bare-metal GPU shapes: BM.GPU4.8, 8 × 200 Gb/s RDMA",
+        f"{_OCI}: BM.GPU.A100-v2.8, 16 × 100 Gbps RDMA (modelled as 8 × 200G, the same 1,600 Gb/s)",
         nvme_tb=27.2,
+    ),
+    "bm.gpu.h100.8": InstanceType(
+        "H100-SXM-80GB", "nvswitch", "roce-200g", 16, f"{_OCI}: BM.GPU.H100.8, 8 × 2 × 200 Gbps RDMA", nvme_tb=61.44
+    ),
+    "bm.gpu.h200.8": InstanceType(
+        "H200-SXM-141GB", "nvswitch", "roce-400g", 8, f"{_OCI}: BM.GPU.H200.8, 8 × 400 Gbps RDMA", nvme_tb=30.72
+    ),
+    "bm.gpu.b200.8": InstanceType(
+        "B200-SXM-180GB", "nvswitch", "roce-400g", 8, f"{_OCI}: BM.GPU.B200.8, 8 × 400 Gbps RDMA", nvme_tb=30.72
+    ),
+    "bm.gpu.mi300x.8": InstanceType(
+        "MI300X-192GB", "nvlink", "roce-400g", 8, f"{_OCI}: BM.GPU.MI300X.8, Infinity Fabric, 8 × 400 Gbps RDMA"
+    ),
+    "bm.gpu.l40s.4": InstanceType(
+        "L40S-48GB",
+        "pcie",
+        "roce-200g",
+        4,
+        f"{_OCI}: BM.GPU.L40S.4, 800 Gbps RDMA (modelled as 4 × 200G)",
+        gpus=4,
+        nvme_tb=7.68,
     ),
 }
 

@@ -54,7 +54,7 @@ def load_offers(
     if paths is None and project is not None and project.offers:
         base = project_path.parent if project_path else Path(".")
         paths = [base / p for p in project.offers]
-    catalog = load_catalog(paths)
+    catalog = load_catalog(paths, project)
     log.info("loaded %d offers from %s", len(catalog.offers), ", ".join(str(f) for f in catalog.files))
     return catalog
 
