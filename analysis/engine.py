@@ -40,7 +40,7 @@ from procure.solver.verify import VerificationError
 from . import fast
 from .recost import as_decided, decided_under
 from .recourse import POLICY, Recourse, hindsight_lp, realized_applied, recourse
-from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario
+from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario, finite
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -103,6 +103,16 @@ class ScenarioOutcome:
     decided_cost: float | None = None  # the decided plan re-costed (metric), None when infeasible as decided
     decided_detail: str = ""
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        """A figure that is not a finite number is no result: the analysis stops (``ScenarioOutOfRange``) rather
+        than count the scenario as a failure or fold ±inf into its percentiles."""
+        if self.decided_cost is not None:
+            finite(self.scenario, "the decided plan's cost", self.decided_cost)
+        for name, o in self.strategies.items():
+            for what, v in (("total cost", o.total_cost), ("NPV", o.npv_cost)):
+                if v is not None:
+                    finite(self.scenario, f"the {name} plan's {what}", v)
 
 
 def _outcome(name: str, res, ctx: Context) -> StrategyOutcome:

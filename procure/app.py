@@ -469,6 +469,7 @@ def analyze(
                 ]
             ) from None
     from procure.analysis.engine import SCHEDULER_TIMEOUT, NotAScheduler, probe_scheduler
+    from procure.analysis.scenario import ScenarioOutOfRange
 
     if scheduler:  # before today's plan is solved: a wrong address is bad input, found in seconds
         try:
@@ -504,6 +505,8 @@ def analyze(
             monte_carlo_mode=monte_carlo_mode,
             bounds=bounds,
         )
+    except ScenarioOutOfRange as exc:  # the analysis' ranges move a figure beyond a float: bad input, named
+        raise InputError([Problem(str(inputs.workload_path), "analysis", str(exc))]) from None
     except (OSError, TimeoutError, NotAScheduler) as exc:
         if scheduler:
             raise InputError(
