@@ -287,7 +287,7 @@ def signals_guarded(on_interrupt: str | None = None) -> Iterator[bool]:
     finally:
         _guarded = False
         _restore(saved)
-    if stopped is not None:  # outside the except block: the caller's KeyboardInterrupt carries no chained Interrupted
+    if stopped is not None and on_interrupt is not None:  # outside the except block: no chained Interrupted
         _caught = None  # handed on: a later guard of this process starts afresh
         deliver(stopped, on_interrupt)
         raise stopped  # the caller's handler returned: the block was still stopped
