@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from procure.common import runtime
+from procure.common.errors import ExitCode, ProcureError
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus, Strategy
 from procure.solver.milp import SolverFailed, SolverUnavailable
@@ -39,7 +40,7 @@ from procure.solver.verify import VerificationError
 from . import fast
 from .recost import as_decided, decided_under
 from .recourse import POLICY, Recourse, hindsight_lp, realized_applied, recourse
-from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario
+from .scenario import EXTRA_FIELDS, Applied, Baseline, Scenario, finite
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -105,6 +106,16 @@ class ScenarioOutcome:
     #: the tornado: the free (hybrid) strategy re-optimized at this end, beside today's plan re-costed there
     #: (``recost_scenario``), so a bar can say whether the decision changes; None elsewhere
     optimum: StrategyOutcome | None = None
+
+    def __post_init__(self) -> None:
+        """A figure that is not a finite number is no result: the analysis stops (``ScenarioOutOfRange``) rather
+        than count the scenario as a failure or fold ±inf into its percentiles."""
+        if self.decided_cost is not None:
+            finite(self.scenario, "the decided plan's cost", self.decided_cost)
+        for name, o in self.strategies.items():
+            for what, v in (("total cost", o.total_cost), ("NPV", o.npv_cost)):
+                if v is not None:
+                    finite(self.scenario, f"the {name} plan's {what}", v)
 
 
 def _outcome(name: str, res, ctx: Context) -> StrategyOutcome:
@@ -495,6 +506,26 @@ def probe_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
         raise NotAScheduler(f"cannot connect ({exc.strerror or exc})") from None
 
 
+class ClusterFailed(ProcureError):
+    """The Dask cluster of ``--scheduler`` lost what the run needed (its workers, the scattered inputs, the
+    scheduler itself) before every task was done: the analysis stops with this message (exit 3, the family of a
+    solver that failed) and writes nothing; nothing is re-run elsewhere behind the user's back."""
+
+    exit_code = ExitCode.NO_SOLUTION
+
+
+def _cluster_failure(exc: BaseException) -> bool:
+    """Whether ``exc``, from a Dask future's result, is the cluster's failure rather than the task's own error: a
+    cancelled future (``FutureCancelledError``: its inputs were lost with their worker, or the scheduler forgot
+    it), a worker killed while running it (``KilledWorker``), or a lost connection (``CommClosedError`` is an
+    ``OSError``)."""
+    from concurrent.futures import CancelledError
+
+    return isinstance(exc, CancelledError | OSError | TimeoutError) or any(
+        k.__name__ == "KilledWorker" for k in type(exc).__mro__
+    )
+
+
 class OutOfTime(Exception):
     """The analysis' deadline passed before every item of a stage was done (``Runner.map``)."""
 
@@ -564,6 +595,30 @@ class Runner:
             self._ctx_future = self._client.scatter(self.ctx, broadcast=True)
         return self._client
 
+    def _on_cluster(self, fn: Callable, items: list, label: str):
+        """``fn(context, item)`` of every item on the Dask cluster (all submitted at once), yielded in order; the
+        cluster's failure (``_cluster_failure``) ends it as ``ClusterFailed``, a task's own error as itself."""
+        client = self._dask()
+        futures = client.map(fn, [self._ctx_future] * len(items), items, pure=False)
+        for done, f in enumerate(futures):
+            try:
+                r = f.result()
+            except Exception as exc:
+                if not _cluster_failure(exc):
+                    raise
+                raise self._cluster_failed(exc, label, done, len(items)) from None
+            yield r
+
+    def _cluster_failed(self, exc: BaseException, label: str, done: int, total: int) -> ClusterFailed:
+        from procure.common.text import echo
+
+        return ClusterFailed(
+            f"the Dask cluster at {self.scheduler} stopped the analysis after {done:,} of {total:,} {label} tasks: "
+            f"{type(exc).__name__}: {echo(str(exc), 200)} (a worker was lost with the inputs it held, or the "
+            "scheduler went away); nothing was written. Run again once the cluster has workers, or without "
+            "--scheduler to solve on this machine"
+        )
+
     def _processes(self):
         if self._pool is None:
             import multiprocessing
@@ -625,11 +680,7 @@ class Runner:
         if total and self.deadline is not None and time.time() > self.deadline:
             raise OutOfTime(label)
         if self.scheduler:
-            items = list(items)
-            client = self._dask()
-            futures = client.map(fn, [self._ctx_future] * len(items), items, pure=False)
-            for f in futures:  # the cluster runs them all at once; collect in order
-                r = f.result()
+            for r in self._on_cluster(fn, list(items), label):
                 tick()
                 self.solves += 1
                 yield r

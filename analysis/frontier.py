@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from procure.models.offer import Offer
     from procure.models.project import Project, Workload
     from procure.solver.plan import Assignment, Plan
-    from procure.solver.result import Result
+    from procure.solver.result import Result, SetAside
 
 log = logging.getLogger("procure")
 
@@ -177,6 +177,31 @@ def check_jobs(project: Project, jobs: list[str] | None, source: str = "--jobs")
             [Problem("command line", source, f"no workload named {said}; the jobs are {', '.join(names)}")]
         )
     return tuple(dict.fromkeys(jobs))
+
+
+def check_not_set_aside(
+    jobs: list[str] | None, set_aside: list[SetAside], planned: list[str], source: str = "--jobs"
+) -> None:
+    """A job named in ``jobs`` that the plan sets aside (``set_aside``) has no point on the frontier: bad input,
+    said as such (it is a workload of the file, so "no workload named" would mislead)."""
+    from procure.common.text import echo
+
+    aside = {x.workload: x for x in set_aside}
+    hit = [j for j in jobs or [] if j in aside]
+    if not hit:
+        return
+    rest = ", ".join(planned) or "none"
+    raise InputError(
+        [
+            Problem(
+                "command line",
+                source,
+                f"job {echo(j)} is set aside by the plan ({aside[j].summary}), so it has no point on the frontier; "
+                f"name planned jobs only (planned: {rest})",
+            )
+            for j in hit
+        ]
+    )
 
 
 def _shape(a: Assignment) -> Msg:
@@ -356,6 +381,8 @@ def trace(
     kw: dict[str, Any] = dict(solver=solver, gap=gap, objective=objective, compare=False, n_runner_ups=0)
     if base is None:
         base = plan_from_sizings(project, offers, sizings, resize, budget=budget.share(1.0 / points), **kw)
+    # a job the budgets (or capacity) set aside is known only now, after the cheapest plan's solve
+    check_not_set_aside(jobs, base.set_aside, [w.name for w in base.project.workloads])
     traced = check_jobs(base.project, jobs)
     if base.plan is None:
         return Frontier(
@@ -421,6 +448,8 @@ def plan_frontier(
 ) -> Frontier:
     """Size the programme, then trace its frontier (``trace``)."""
     from procure.solver import holdings
+    from procure.solver.options import OptionTable
+    from procure.solver.partial import set_aside_unplaceable
     from procure.solver.planner import Resizer, check_holdings
     from procure.solver.sizing import size_project
 
@@ -428,4 +457,9 @@ def plan_frontier(
     check_holdings(project, offers)
     offers = holdings.with_owned(project, offers)
     sizings = size_project(project, offers)
+    if jobs:  # a named job no offer can run is set aside by the plan: said before any solve
+        table = OptionTable(project, {o.id: o for o in offers}, sizings)
+        aside = set_aside_unplaceable(project, table, tuple(project.allowed_modes))
+        gone = {x.workload for x in aside}
+        check_not_set_aside(jobs, aside, [w.name for w in project.workloads if w.name not in gone])
     return trace(project, offers, sizings, Resizer(project), jobs=jobs, points=points, **kw)

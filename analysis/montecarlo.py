@@ -16,8 +16,9 @@ risks in each.
 
 Draws: each uncertain driver independently (the ``mfu`` driver, unless declared, from the calibrated
 band of hours, also when nothing else is declared: ``distributions``), triangular(low, mode, high) or normal(mean, sd) truncated
-to [low, high] (redrawn until inside), from one ``numpy.random.Generator`` seeded with
-``analysis.seed`` — all N scenarios are drawn before any is solved, so the figures depend on the seed
+to [low, high] (redrawn until inside while at least ``REDRAW_MIN_SHARE`` of the normal lies there, else drawn by
+its inverse CDF on that share: a wide normal on a narrow range would be redrawn almost for ever), from one
+``numpy.random.Generator`` seeded with ``analysis.seed`` — all N scenarios are drawn before any is solved, so the figures depend on the seed
 only, not on the number of workers or the order results come back in.
 
 Per strategy s over the scenarios where s has a plan: the P10 / P50 / P90 of its cost (committed, or in
@@ -67,6 +68,11 @@ from .scenario import Scenario
 
 SINGLE = ("buy", "rent", "cloud")
 TIE = 1e-6
+#: a truncated normal is drawn by redrawing (about 1 / share rounds) while at least this share of it lies in
+#: [low, high]; below it by the inverse CDF, whose cost does not depend on the share
+REDRAW_MIN_SHARE = 0.05
+#: a share so small that the normal is flat on [low, high] to within it: drawn uniformly there
+FLAT_SHARE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -115,12 +121,29 @@ def _sample(rng: np.random.Generator, dist, n: int) -> np.ndarray:
             return np.full(n, dist.low)
         return rng.triangular(dist.low, dist.mode, dist.high, size=n)
     if isinstance(dist, Normal):
+        return _truncated_normal(rng, dist, n)
+    raise TypeError(f"unknown distribution {dist!r}")
+
+
+def _truncated_normal(rng: np.random.Generator, dist: Normal, n: int) -> np.ndarray:
+    """n draws of normal(mean, sd) truncated to [low, high], in bounded time whatever sd is against the range:
+    redrawn until inside (the shape kept exactly, the draws of earlier versions kept) while the range holds
+    at least ``REDRAW_MIN_SHARE`` of the normal; else the inverse CDF of uniform draws on the range's share."""
+    from statistics import NormalDist
+
+    nd = NormalDist(dist.mean, dist.sd)
+    lo_p, hi_p = nd.cdf(dist.low), nd.cdf(dist.high)
+    share = hi_p - lo_p
+    if share >= REDRAW_MIN_SHARE:
         out = np.empty(0)
-        while out.size < n:  # truncation by rejection keeps the normal's shape inside the bounds
+        while out.size < n:  # about 1 / share rounds of 2n draws: at most about 10 at the threshold
             x = rng.normal(dist.mean, dist.sd, size=2 * n)
             out = np.concatenate([out, x[(x >= dist.low) & (x <= dist.high)]])
         return out[:n]
-    raise TypeError(f"unknown distribution {dist!r}")
+    if share <= FLAT_SHARE:  # the normal is flat on the range to within the share: uniform there
+        return rng.uniform(dist.low, dist.high, size=n)
+    u = rng.uniform(lo_p, hi_p, size=n)
+    return np.clip([nd.inv_cdf(float(p)) for p in u], dist.low, dist.high)
 
 
 def winner(o: ScenarioOutcome, metric: str = "tco") -> str | None:

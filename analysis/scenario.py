@@ -17,12 +17,14 @@ The verifier keeps its independent view: a scenario's resizer re-sizes the shape
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from procure.models.analysis import DRIVERS, SLIP
+from procure.fileio.limits import MAX_PRICE
+from procure.models.analysis import DRIVERS, MAX_FACTOR, SLIP, check_value
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.solver import holdings
@@ -35,6 +37,39 @@ EXTRA_FIELDS: dict[str, tuple[str, ...]] = {
     "network": ("network_per_node", "fixed_cost"),
     "storage": ("storage_per_tb_month", "egress_per_tb"),
 }
+
+
+class ScenarioOutOfRange(ValueError):
+    """A scenario moves a driver outside its allowed range (``models.analysis``: a factor from 0 to
+    ``MAX_FACTOR``, the slip within ±``MAX_SLIP_DAYS`` days; an offer's price from 0 to ``MAX_PRICE`` ×
+    ``MAX_FACTOR``), or one of its figures is not a finite number. Within the ranges every figure stays finite;
+    a scenario outside them would only fail as ±inf or nan, so the analysis stops with this message instead of
+    counting it as a failed scenario."""
+
+
+def finite(s: Scenario, what: str, value: float) -> float:
+    """``value`` (scenario ``s``'s figure ``what``) when it is a finite number, else ``ScenarioOutOfRange``."""
+    if math.isfinite(value):
+        return value
+    raise ScenarioOutOfRange(f"scenario {s.label} ({s.said()}): {what} is {value!r}, not a finite number")
+
+
+def check_scenario(s: Scenario) -> None:
+    """``ScenarioOutOfRange`` unless every driver and offer price of ``s`` lies within its allowed range."""
+    for d, v in s.factors:
+        try:
+            if not math.isfinite(v):
+                raise ValueError(f"{d} is {v!r}, not a finite number")
+            check_value(d, v, "value")
+        except ValueError as exc:
+            raise ScenarioOutOfRange(f"scenario {s.label}: {exc}") from None
+    top = MAX_PRICE * MAX_FACTOR
+    for oid, p in s.offer_prices:
+        if not (math.isfinite(p) and 0 <= p <= top):
+            raise ScenarioOutOfRange(
+                f"scenario {s.label}: the price of offer {oid} at {p!r} is outside 0 to {top:g} "
+                f"({MAX_FACTOR:g} × the largest price a quote may have)"
+            )
 
 
 @dataclass(frozen=True)
@@ -65,6 +100,12 @@ class Scenario:
 
     def values(self) -> dict[str, float]:
         return {d: self.value(d) for d in DRIVERS}
+
+    def said(self) -> str:
+        """What the scenario moves, in a message: "price_cloud 1.2, tokens 0.9; offer x at 3.5"."""
+        moved = ", ".join(f"{d} {v:g}" for d, v in self.factors) or "nothing moved"
+        prices = ", ".join(f"offer {o} at {v:g}" for o, v in self.offer_prices)
+        return moved + (f"; {prices}" if prices else "")
 
 
 def reference_price(offer: Offer) -> float:
@@ -205,6 +246,7 @@ class Baseline:
         return self._resized[key]
 
     def apply(self, s: Scenario) -> Applied:
+        check_scenario(s)  # within the ranges every figure it makes stays finite
         # what is already held is as signed: commitments keep their rates, owned servers their terms
         project = holdings.as_signed(scaled_project(self.project, s), self.offers)
         offers = {o.id: o if holdings.owned_entry(project, o.id) else scaled_offer(o, s) for o in self.offers}

@@ -16,8 +16,10 @@ which unwinds through every ``finally`` (an output transaction rolls back: the p
 the CLI, which prints one line and exits 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129
 for SIGHUP). ``signals_guarded()`` is that handler on its own; nested inside another guard it changes
 nothing, so the outermost one decides. A library caller outside any guarded run (``atomic_write``,
-``scratch_dir``) gets ``on_interrupt``: the cleanup runs, one line is printed and the process ends by
-the signal's default action, as it would have without procure.
+``scratch_dir``: ``procure.solve()`` in a notebook) gets ``on_interrupt``: the cleanup runs, the caller's
+handlers are put back and the signal is handed to them (``deliver``): Ctrl-C raises ``KeyboardInterrupt``,
+and only a signal left at its default action ends the process (after one line), as it would have without
+procure. A signal ignored when a guard starts (``nohup``'s SIGHUP) gets no handler and stays ignored.
 
 Temporary folders. ``guarded_run()`` gives the run its own temp directory (``tempfile.tempdir``);
 ``scratch_dir()`` gives a library call a private folder for files a library writes (``$TMPDIR``). Both are
@@ -42,6 +44,22 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _ignored_now() -> frozenset[int]:
+    """The handled signals whose disposition is SIG_IGN now."""
+    out = set()
+    for sig in HANDLED:
+        with contextlib.suppress(OSError, ValueError):
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                out.add(sig)
+    return frozenset(out)
+
+
+#: the signals this process was started with ignored: ``nohup`` ignores SIGHUP, a shell ignores SIGINT for a
+#: background job. An inherited ignore is kept (as Python itself keeps an ignored SIGINT): no handler of ours
+#: replaces it, and a solver child keeps ignoring it too
+IGNORED_AT_START = _ignored_now()
 
 
 class Budget:
@@ -122,7 +140,7 @@ def _die_with_parent() -> None:
     """In the child before exec: a new session (own process group), and SIGKILL when the parent dies."""
     os.setsid()
     for sig in HANDLED:  # a solver started by a worker (which ignores them) must still stop on SIGINT
-        signal.signal(sig, signal.SIG_DFL)
+        signal.signal(sig, signal.SIG_IGN if sig in IGNORED_AT_START else signal.SIG_DFL)  # nohup stays nohup
     _die_with_parent_process()
 
 
@@ -236,10 +254,15 @@ _guarded = False  # a signals_guarded() block is active: an inner one leaves the
 @contextlib.contextmanager
 def signals_guarded(on_interrupt: str | None = None) -> Iterator[bool]:
     """SIGINT/SIGTERM/SIGHUP stop the children and raise ``Interrupted`` inside the block (main thread
-    only; nested in another guard, or off the main thread, it does nothing). With ``on_interrupt`` an
-    ``Interrupted`` that leaves the block prints ``interrupted by signal N; <on_interrupt>`` and ends the
-    process by the signal's default action (a library caller has no exit code of ours to give). Yields
-    whether this block installed the handlers (False when nested, or off the main thread)."""
+    only; nested in another guard, or off the main thread, it does nothing). A signal that is ignored when
+    the block starts (``nohup``: SIGHUP) stays ignored: no handler replaces an ignore.
+
+    With ``on_interrupt`` (a library caller, who has no exit code of ours to get) an ``Interrupted`` that
+    leaves the block goes, once the block has cleaned up and the caller's handlers are back, to the handler
+    the caller had (``deliver``): Python's SIGINT handler raises ``KeyboardInterrupt`` (a notebook keeps its
+    kernel), a handler of the caller's runs, and the default action prints ``interrupted by signal N;
+    <on_interrupt>`` and ends the process by that signal, as it would have without procure. Yields whether
+    this block installed the handlers (False when nested, or off the main thread)."""
     global _guarded, _caught
     if _guarded or threading.current_thread() is not threading.main_thread():
         check_interrupted()  # the outer guard caught a signal whose exception was lost: go no further (no output)
@@ -249,25 +272,42 @@ def signals_guarded(on_interrupt: str | None = None) -> Iterator[bool]:
     saved = {}
     for sig in HANDLED:
         with contextlib.suppress(OSError, ValueError):
-            saved[sig] = signal.signal(sig, _on_signal)
+            # an ignore (nohup's, a caller's) is kept; a handler not installed from Python (None) could not be put back
+            if signal.getsignal(sig) not in (signal.SIG_IGN, None):
+                saved[sig] = signal.signal(sig, _on_signal)
     _guarded = True
+    stopped: Interrupted | None = None
     try:
         yield True
         check_interrupted()  # a signal whose exception was lost still ends the block as interrupted
     except Interrupted as stop:
         if on_interrupt is None:
             raise
-        _restore(saved)
-        saved = {}
-        sys.stderr.write(f"interrupted by signal {stop.signum}; {on_interrupt}\n")
-        sys.stderr.flush()
-        # end the way the signal would have ended us (Python's SIGINT handler would raise instead)
-        signal.signal(stop.signum, signal.SIG_DFL)
-        os.kill(os.getpid(), stop.signum)
-        raise
+        stopped = stop
     finally:
         _guarded = False
         _restore(saved)
+    if stopped is not None and on_interrupt is not None:  # outside the except block: no chained Interrupted
+        _caught = None  # handed on: a later guard of this process starts afresh
+        deliver(stopped, on_interrupt)
+        raise stopped  # the caller's handler returned: the block was still stopped
+
+
+def deliver(stop: Interrupted, note: str) -> None:
+    """The signal that stopped a guarded block, given to the handler in place now (the caller's, restored):
+    Python's default SIGINT handler raises ``KeyboardInterrupt`` here, a caller's handler runs (and returns
+    or raises), and the default action prints ``interrupted by signal N; <note>`` and ends the process by the
+    signal. An ignored signal is not delivered."""
+    handler = signal.getsignal(stop.signum)
+    if handler == signal.SIG_IGN:
+        return
+    if handler in (signal.SIG_DFL, None):
+        sys.stderr.write(f"interrupted by signal {stop.signum}; {note}\n")
+        sys.stderr.flush()
+        signal.signal(stop.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), stop.signum)  # ends the process, as the signal would have without procure
+        return
+    signal.raise_signal(stop.signum)  # the Python handler runs before this returns
 
 
 def _restore(saved: dict) -> None:

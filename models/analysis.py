@@ -21,7 +21,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from procure.fileio.limits import MAX_DAYS
+
+from .validation import InputModel
 
 #: Driver name → (what it moves, unit of its values). The order is the tornado's and the JSON's.
 DRIVERS: dict[str, tuple[str, str]] = {
@@ -42,6 +46,16 @@ SLIP = "deadline_slip_days"
 #: the most Monte Carlo scenarios one analysis draws (analysis.scenarios and --monte-carlo alike): each is an
 #: object held in memory before the first solve
 MAX_SCENARIOS = 100_000
+#: the largest factor a driver may take (and the largest standard deviation of a factor): a hundred times today's
+#: price, throughput or tokens is a different programme, not an uncertainty about this one, and a larger value is
+#: most often a percentage typed for a factor (120 for 1.2); it keeps every moved cost finite (prices are at most
+#: 10^12, so a moved price stays below 10^14)
+MAX_FACTOR = 100.0
+#: the most days the slip may move a deadline either way (and the largest standard deviation of the slip): the
+#: longest deadline a workload may have (fileio.limits.MAX_DAYS, a hundred years)
+MAX_SLIP_DAYS = MAX_DAYS
+#: the largest seed (numpy's generators take any whole number ≥ 0; a 64-bit one is more than enough)
+MAX_SEED = 2**63 - 1
 DriverName = Literal[
     "price_buy",
     "price_rent",
@@ -58,19 +72,37 @@ DriverName = Literal[
 ]
 
 
-def _check_value(driver: str, value: float, what: str) -> None:
+def check_value(driver: str, value: float, what: str) -> None:
+    """A driver's value (``what``: low, mode, high, mean) within its allowed range: a factor from 0 (above 0 for
+    mfu and tokens) to ``MAX_FACTOR``; the slip within ±``MAX_SLIP_DAYS`` days."""
     if driver == SLIP:
+        if not -MAX_SLIP_DAYS <= value <= MAX_SLIP_DAYS:
+            raise ValueError(
+                f"{driver}.{what}: {value:g} days is outside the allowed range -{MAX_SLIP_DAYS:,} to {MAX_SLIP_DAYS:,} "
+                "days (a deadline moves at most a hundred years either way)"
+            )
         return
     if driver in ("mfu", "tokens") and value <= 0:
-        raise ValueError(f"{driver}: {what} {value:g} must be a factor above 0 (1 = as planned)")
+        raise ValueError(f"{driver}.{what}: {value:g} must be a factor above 0 (1 = as planned)")
     if value < 0:
-        raise ValueError(f"{driver}: {what} {value:g} must be a factor of at least 0 (1 = today's value)")
+        raise ValueError(f"{driver}.{what}: {value:g} must be a factor of at least 0 (1 = today's value)")
+    if value > MAX_FACTOR:
+        raise ValueError(
+            f"{driver}.{what}: {value:g} is above {MAX_FACTOR:g}; a factor lies from 0 to {MAX_FACTOR:g} "
+            "(1 = today's value, 1.2 = 20% more: write a percentage as its factor)"
+        )
 
 
-class Range(BaseModel):
+def _check_spread(driver: str, sd: float) -> None:
+    """A normal distribution's standard deviation at most the driver's range (``MAX_FACTOR``, ``MAX_SLIP_DAYS``)."""
+    top = MAX_SLIP_DAYS if driver == SLIP else MAX_FACTOR
+    if sd > top:
+        unit = " days" if driver == SLIP else ""
+        raise ValueError(f"{driver}.sd: {sd:g}{unit} is above {top:,g}{unit}, the allowed range of the driver's values")
+
+
+class Range(InputModel):
     """The two ends a sensitivity driver is moved to: factors on today's value, or days for the slip."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     low: float
     high: float
@@ -86,10 +118,8 @@ def _default_ranges() -> dict[str, Range]:
     return {d: (Range(low=-30, high=30) if d == SLIP else Range(low=0.8, high=1.2)) for d in DRIVERS}
 
 
-class Triangular(BaseModel):
+class Triangular(InputModel):
     """Triangular distribution: least, most likely and greatest value."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     dist: Literal["triangular"]
     low: float
@@ -109,10 +139,8 @@ class Triangular(BaseModel):
         return self.low, self.high
 
 
-class Normal(BaseModel):
+class Normal(InputModel):
     """Normal distribution truncated to [low, high] (draws outside are drawn again)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     dist: Literal["normal"]
     mean: float
@@ -136,11 +164,9 @@ class Normal(BaseModel):
 Distribution = Annotated[Triangular | Normal, Field(discriminator="dist")]
 
 
-class AnalysisSettings(BaseModel):
+class AnalysisSettings(InputModel):
     """What ``procure analyze`` moves and how far. Every field has a default; a workload file needs no
     ``analysis:`` section unless it wants the Monte Carlo study or other ranges."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     sensitivity: dict[DriverName, Range] = Field(
         default_factory=dict, description="low/high per driver; unnamed drivers use ±20% (slip ±30 days)"
@@ -151,19 +177,35 @@ class AnalysisSettings(BaseModel):
     )
     scenarios: int = Field(default=200, gt=0, le=MAX_SCENARIOS, description="Monte Carlo scenarios drawn")
     seed: int = Field(
-        default=0, ge=0, description="seed of the Monte Carlo draws: the same seed draws the same scenarios"
+        default=0,
+        ge=0,
+        le=MAX_SEED,
+        description="seed of the Monte Carlo draws (a whole number, never true/false): the same seed draws the same scenarios",
     )
+
+    @field_validator("sensitivity")
+    @classmethod
+    def _ranges_within_bounds(cls, sensitivity: dict[str, Range]) -> dict[str, Range]:
+        for d, r in sensitivity.items():
+            check_value(d, r.low, "low")
+            check_value(d, r.high, "high")
+        return sensitivity
+
+    @field_validator("uncertainty")
+    @classmethod
+    def _distributions_within_bounds(cls, uncertainty: dict[str, Triangular | Normal | None]) -> dict:
+        for d, dist in uncertainty.items():
+            if dist is None:
+                continue
+            lo, hi = dist.bounds  # mode and mean lie between them (the distribution's own check)
+            check_value(d, lo, "low")
+            check_value(d, hi, "high")
+            if isinstance(dist, Normal):
+                _check_spread(d, dist.sd)
+        return uncertainty
 
     @model_validator(mode="after")
     def _values(self) -> AnalysisSettings:
-        for d, r in self.sensitivity.items():
-            _check_value(d, r.low, "low")
-            _check_value(d, r.high, "high")
-        for d, dist in self.uncertainty.items():
-            if dist is None:
-                continue
-            lo, _hi = dist.bounds
-            _check_value(d, lo, "low")
         dr = self.sensitivity.get("discount_rate")
         if dr is not None and dr.high <= 0:
             raise ValueError("discount_rate: high must be above 0")

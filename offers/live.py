@@ -8,7 +8,10 @@ Without the library, or without a network, the command says so and writes nothin
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,11 @@ MAX_FETCH_ITEMS = 1_000_000
 LIVE_HINT = "pip install 'procure[live]'"
 #: SkyPilot's provider names → gpuhunt's
 GPUHUNT_NAMES = {"lambda": "lambdalabs", "vast": "vastai"}
+#: the loggers a fetch silences meanwhile: gpuhunt's own, and that of the HTTP client its online providers use
+#: (requests → urllib3); what they log at WARNING and above is kept and said in one line each, never a traceback
+LIBRARY_LOGGERS = ("gpuhunt", "urllib3")
+#: library log lines kept as warnings of one fetch (the rest are counted)
+MAX_LIBRARY_WARNINGS = 5
 
 
 @dataclass
@@ -198,11 +206,73 @@ def _offline(exc: BaseException) -> bool:
     )
 
 
-def query_gpuhunt(providers: list[str]) -> list[Any]:
-    """gpuhunt's catalog items of ``providers`` (GPU instances only); InputError when offline or refused."""
+class _Keep(logging.Handler):
+    """Keeps the library's log records (from any thread: gpuhunt loads its catalogs in a thread pool)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextlib.contextmanager
+def library_logs(names: tuple[str, ...] = LIBRARY_LOGGERS) -> Iterator[_Keep]:
+    """Meanwhile the records of the loggers ``names`` (and their children) go to the handler yielded, not to the
+    console: a library that logs a traceback per failed download (gpuhunt logs one per provider) must not print
+    pages before procure's one line. Each logger's handlers, level and propagation are restored afterwards."""
+    keep = _Keep()
+    saved = []
+    for name in names:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers[:], logger.propagate))
+        logger.handlers = [keep]
+        logger.propagate = False
+    try:
+        yield keep
+    finally:
+        for logger, handlers, propagate in saved:
+            logger.handlers = handlers
+            logger.propagate = propagate
+
+
+def library_warnings(records: list[logging.LogRecord]) -> list[Problem]:
+    """The library's log lines as warnings, one line each (the message only: no traceback), at most
+    ``MAX_LIBRARY_WARNINGS`` and then a count."""
+    lines = []
+    for r in records:
+        try:
+            text = r.getMessage()
+        except Exception:  # noqa: BLE001 — a record whose arguments do not format still says something
+            text = str(r.msg)
+        line = f"{r.name.split('.')[0]} logged: {echo(text.splitlines()[0] if text else '', 200)}"
+        if line not in lines:
+            lines.append(line)
+    out = [Problem("gpuhunt", "", line, warning=True) for line in lines[:MAX_LIBRARY_WARNINGS]]
+    if len(lines) > MAX_LIBRARY_WARNINGS:
+        out.append(Problem("gpuhunt", "", f"… and {len(lines) - MAX_LIBRARY_WARNINGS} more", warning=True))
+    return out
+
+
+def _why(exc: BaseException) -> str:
+    """The error and, when it wraps another (gpuhunt's GPUHuntError wraps the download's), the first cause."""
+    said = f"{type(exc).__name__}: {echo(str(exc), 200)}"
+    root = exc
+    for _ in range(10):  # a chain, bounded: a cycle of causes must not loop
+        if root.__cause__ is None:
+            break
+        root = root.__cause__
+    return said if root is exc else f"{said}, caused by {type(root).__name__}: {echo(str(root), 200)}"
+
+
+def query_gpuhunt(providers: list[str], warnings: list[Problem] | None = None) -> list[Any]:
+    """gpuhunt's catalog items of ``providers`` (GPU instances only); InputError when offline or refused. What
+    gpuhunt logs meanwhile is kept out of the console; on success its lines are added to ``warnings``."""
     gpuhunt = _gpuhunt()
     try:
-        items = gpuhunt.query(provider=providers, min_gpu_count=1)
+        with library_logs() as logged:
+            items = gpuhunt.query(provider=providers, min_gpu_count=1)
     except Exception as exc:
         if not _offline(exc):
             if isinstance(exc, ValueError | KeyError):  # gpuhunt refuses an unknown provider with ValueError
@@ -215,11 +285,13 @@ def query_gpuhunt(providers: list[str]) -> list[Any]:
                 Problem(
                     "gpuhunt",
                     "--provider",
-                    f"could not fetch the catalog ({type(exc).__name__}: {echo(str(exc), 200)}); this command needs "
+                    f"could not fetch the catalog ({_why(exc)}); this command needs "
                     "internet access. Offline, import a downloaded gpuhunt or SkyPilot file with `procure offers import`",
                 )
             ]
         ) from None
+    if warnings is not None:
+        warnings.extend(library_warnings(logged.records))
     return list(items)
 
 
@@ -289,11 +361,14 @@ def run_fetch(
         only_gpus=only_gpus,
         only_regions=only_regions,
     )
-    per_provider = items_from_gpuhunt(query_gpuhunt(wanted), result)
+    logged: list[Problem] = []
+    per_provider = items_from_gpuhunt(query_gpuhunt(wanted, logged), result)
     result.rows = sum(len(v) for v in per_provider.values()) + sum(result.skipped.values())
     log = ProblemLog()
     for prov, items in per_provider.items():
         _build(items, prov, Path("gpuhunt"), max_nodes, result, log)
     if log:
         raise log.error()
-    return _write(result, outputs, out, Path("gpuhunt"))
+    done = _write(result, outputs, out, Path("gpuhunt"))
+    done.warnings[:0] = logged
+    return done

@@ -132,11 +132,7 @@ def check_solve_outputs(
         planned.focus = planned.files.add(focus, "--focus")
         planned.focus_commitments = planned.files.add(commitments_path(focus), "--focus (contract commitments)")
     _declare_workbook(planned, out)
-    if json_out is not None:
-        if str(json_out) == "-":
-            planned.json_stdout = True
-        else:
-            planned.json = planned.files.add(json_out, "--json")
+    declare_json(planned, json_out)
     if csv_dir is not None:
         declare_csv(planned.files, csv_dir)
         planned.csv_dir = Path(csv_dir)
@@ -385,13 +381,23 @@ def exit_code_for(status: SolveStatus) -> ExitCode:
 ANALYSIS_CSV = ("scenarios.csv", "break_even.csv", "sensitivity.csv")
 
 
-def check_analyze_outputs(out: Path | None, json_out: Path | None, csv_dir: Path | None) -> SolveOutputs:
+def declare_json(planned: SolveOutputs, json_out: str | Path | None) -> None:
+    """``--json FILE``, declared with the run's other outputs, or ``--json -``: the JSON to stdout (the report
+    then goes to stderr), as every command that writes JSON reads it."""
+    if json_out is None:
+        return
+    if str(json_out) == "-":
+        planned.json_stdout = True
+    else:
+        planned.json = planned.files.add(json_out, "--json")
+
+
+def check_analyze_outputs(out: Path | None, json_out: str | Path | None, csv_dir: Path | None) -> SolveOutputs:
     """Fail before any solving when an analysis output cannot be written; the files are written
-    together by ``write_analysis_outputs``."""
+    together by ``write_analysis_outputs`` (``--json -``: stdout)."""
     planned = SolveOutputs(Outputs())
     _declare_workbook(planned, out)
-    if json_out is not None:
-        planned.json = planned.files.add(json_out, "--json")
+    declare_json(planned, json_out)
     if csv_dir is not None:
         planned.files.add_folder(csv_dir, ANALYSIS_CSV, "--csv")
         planned.csv_dir = Path(csv_dir)
@@ -469,6 +475,7 @@ def analyze(
                 ]
             ) from None
     from procure.analysis.engine import SCHEDULER_TIMEOUT, NotAScheduler, probe_scheduler
+    from procure.analysis.scenario import ScenarioOutOfRange
 
     if scheduler:  # before today's plan is solved: a wrong address is bad input, found in seconds
         try:
@@ -504,6 +511,8 @@ def analyze(
             monte_carlo_mode=monte_carlo_mode,
             bounds=bounds,
         )
+    except ScenarioOutOfRange as exc:  # the analysis' ranges move a figure beyond a float: bad input, named
+        raise InputError([Problem(str(inputs.workload_path), "analysis", str(exc))]) from None
     except (OSError, TimeoutError, NotAScheduler) as exc:
         if scheduler:
             raise InputError(

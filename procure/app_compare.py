@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # heavy imports stay out of `procure --help`
     from procure.solver.result import Result
 
 
-from procure.app import Inputs, SolveOutputs, _declare_workbook, load_inputs, solve
+from procure.app import Inputs, SolveOutputs, _declare_workbook, declare_json, load_inputs, solve
 
 
 @dataclass
@@ -29,13 +29,12 @@ class Comparison:
     currency: str
 
 
-def check_compare_outputs(out: Path | None, json_out: Path | None) -> SolveOutputs:
+def check_compare_outputs(out: Path | None, json_out: str | Path | None) -> SolveOutputs:
     """Fail before any solving when the comparison's workbook or JSON cannot be written; both are
-    written together (all or none) by ``write_compare_outputs``."""
+    written together (all or none) by ``write_compare_outputs`` (``--json -``: stdout)."""
     planned = SolveOutputs(Outputs())
     _declare_workbook(planned, out)
-    if json_out is not None:
-        planned.json = planned.files.add(json_out, "--json")
+    declare_json(planned, json_out)
     return planned
 
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from procure.app import Inputs, SolveOutputs, _declare_workbook
+from procure.app import Inputs, SolveOutputs, _declare_workbook, declare_json
 from procure.common.errors import InputError, Problem
 from procure.fileio.outputs import Outputs
 from procure.solver.enums import Objective
@@ -31,11 +31,7 @@ def check_frontier_outputs(out: Path | None, json_out: str | None) -> SolveOutpu
     """Fail before any solving when an output cannot be written (``--json -``: stdout)."""
     planned = SolveOutputs(Outputs())
     _declare_workbook(planned, out)
-    if json_out is not None:
-        if str(json_out) == "-":
-            planned.json_stdout = True
-        else:
-            planned.json = planned.files.add(json_out, "--json")
+    declare_json(planned, json_out)
     return planned
 
 

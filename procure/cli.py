@@ -422,7 +422,9 @@ def analyze(
         ),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write the analysis workbook here (.xlsx).")] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the analysis as JSON here.")] = None,
+    json_out: Annotated[
+        str | None, typer.Option("--json", help="Write the analysis as JSON to FILE, or '-' for stdout.")
+    ] = None,
     csv_dir: Annotated[
         Path | None,
         typer.Option(
@@ -462,7 +464,7 @@ def analyze(
     everything = not (break_even or sensitivity or monte_carlo)
     declared = bool(inputs.project.analysis.uncertainty)
     mc = monte_carlo or (inputs.project.analysis.scenarios if everything and declared else None)
-    console = _console()
+    console = _console(stderr=planned.json_stdout)  # --json -: stdout is the JSON's alone
     try:
         with guarded_run():  # SIGINT/SIGTERM/SIGHUP: stop the workers and solvers, remove temp files, exit 128 + signal
             analysis = _run_analysis(
@@ -486,6 +488,8 @@ def analyze(
                 raise typer.Exit(use.exit_code_for(analysis.base.status))
             for line in use.write_analysis_outputs(analysis, planned, tr):
                 console.print(_esc(line))
+            if planned.json_stdout:
+                _echo_data(use.analysis_json(analysis), "--json")
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:
@@ -585,7 +589,9 @@ def compare(
         Path | None,
         typer.Option("--out", help="Write the comparison workbook here (.xlsx): the input changes, then the outcomes."),
     ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparison as JSON here.")] = None,
+    json_out: Annotated[
+        str | None, typer.Option("--json", help="Write the comparison as JSON to FILE, or '-' for stdout.")
+    ] = None,
     solver: Annotated[SolverName, typer.Option(help="MILP solver: cbc or highs.")] = SolverName.cbc,
     objective: Annotated[Objective, typer.Option(help="tco or npv.")] = Objective.TCO,
     lang: LangOption = None,
@@ -610,11 +616,13 @@ def compare(
             from procure.reports.analysis_console import print_comparison, print_input_diff
 
             c = comparing.comparison(files, inputs, results)
-            console = _console()
+            console = _console(stderr=planned.json_stdout)  # --json -: stdout is the JSON's alone
             print_input_diff(console, c.files, c.changes, tr=tr)
             print_comparison(console, c.files, c.rows, c.currency, tr=tr)
             for line in comparing.write_compare_outputs(c, planned, tr):
                 console.print(_esc(line))
+            if planned.json_stdout:
+                _echo_data(comparing.comparison_json(c), "--json")
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:

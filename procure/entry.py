@@ -1,5 +1,8 @@
 """The ``procure`` command's entry point: SIGINT, SIGTERM and SIGHUP are honoured from its first line.
 
+A signal the process was started with ignored (``nohup`` ignores SIGHUP; a shell ignores SIGINT for a background
+job) stays ignored throughout: no handler of procure's replaces an inherited ignore.
+
 Before the command line is even imported (typer, rich, pydantic take about a second) and whenever no run's
 guard is active, a signal ends the process at once with its one line (``_early``); a run's own guard
 (``guarded_run``) takes over while it solves, stops the solver, removes its files, and gives this handler
@@ -34,7 +37,8 @@ def main() -> None:
     from procure.common.runtime import HANDLED, Interrupted
 
     for sig in HANDLED:
-        signal.signal(sig, _early)
+        if signal.getsignal(sig) != signal.SIG_IGN:  # an inherited ignore (nohup: SIGHUP) is kept
+            signal.signal(sig, _early)
     try:
         from procure.cli import main as cli_main
 
