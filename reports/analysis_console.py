@@ -301,9 +301,11 @@ def mixing_text(s, tr: Lang = EN) -> str:
 
 def sampled_text(a, tr: Lang = EN) -> str:
     """Why the Monte Carlo's P50 and P90 of today's plan are not ``procure solve``'s range of the same plan: the
-    solve computes them exactly over the hours band alone (analysis/plan_risk.py); the Monte Carlo samples that
-    band — and any other declared driver, with recourse where the plan breaks — in N scenarios, so its
-    percentiles carry a sampling error. "" without a committed Monte Carlo or without the solve's range."""
+    solve computes them exactly over the hours band alone, the plan re-costed as decided even where it misses a
+    deadline (analysis/plan_risk.py); the Monte Carlo samples that band — and any other declared driver — in N
+    scenarios, takes the recourse where the plan breaks, and leaves out the scenarios without a plan. The
+    sentence names each difference that applies. "" without a committed Monte Carlo of the TCO or without the
+    solve's range."""
     from procure.analysis.montecarlo import HoursBand, distributions
 
     s, risk = a.summary, getattr(a.base, "risk", None)
@@ -311,25 +313,35 @@ def sampled_text(a, tr: Lang = EN) -> str:
         return ""
     drawn = distributions(a.base.project.analysis)
     others = sorted(d for d, dist in drawn.items() if not isinstance(dist, HoursBand))
-    cur = a.currency
-    what = tr("the hours band") if "mfu" in drawn and isinstance(drawn["mfu"], HoursBand) else ""
-    why = (
-        tr(
-            "they differ by the sampling error of {n} scenarios and by what the Monte Carlo draws besides: {drivers}",
-            n=s.scenarios,
-            drivers=", ".join(others),
+    band = "mfu" in drawn and isinstance(drawn["mfu"], HoursBand)
+    hybrid = s.strategies.get("hybrid") or {}
+    why = [tr("the sampling error of {n} scenarios", n=s.scenarios)]
+    if others:
+        why.append(tr("what the Monte Carlo draws besides ({drivers})", drivers=", ".join(others)))
+    if hybrid.get("recourse_share"):
+        why.append(
+            tr(
+                "the recourse in the {pct} of scenarios where the plan breaks (the solve re-costs it as decided)",
+                pct=_pct(hybrid["recourse_share"]),
+            )
         )
-        if others
-        else tr("they differ only by the sampling error of {n} scenarios", n=s.scenarios)
-    )
+    missing = s.scenarios - int(hybrid.get("plans") or 0)
+    if missing > 0:
+        why.append(
+            tr(
+                "the {n} scenario(s) in which no plan meets the deadlines, left out of the percentiles (the solve "
+                "costs the plan as decided there)",
+                n=missing,
+            )
+        )
     return tr(
         "Sampled: the percentiles above come from {n} drawn scenarios ({drawn}); procure solve gives today's plan "
-        "P50 {p50} and P90 {p90}, exact over the hours band alone and not sampled: {why}.",
+        "P50 {p50} and P90 {p90}, exact over the hours band alone and not sampled: they differ by {why}.",
         n=s.scenarios,
-        drawn=", ".join([x for x in (what, *others) if x]),
-        p50=tr.money(risk.tco_p50, cur),
-        p90=tr.money(risk.tco_p90, cur),
-        why=why,
+        drawn=tr(", ").join([x for x in (tr("the hours band") if band else "", *others) if x]),
+        p50=tr.money(risk.tco_p50, a.currency),
+        p90=tr.money(risk.tco_p90, a.currency),
+        why=tr("; ").join(why),
     )
 
 

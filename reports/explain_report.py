@@ -61,9 +61,12 @@ def print_explained(console: Console, explained, tr: Lang = EN) -> None:
                     unit=tr.unit(cur),
                 )
             )
-            t.add_column(tr("category"), overflow="fold")
-            for label in (tr("recommended plan"), tr("held to {offer}", offer=esc(e.offer_id)), tr("difference")):
-                t.add_column(label, justify="right", no_wrap=True)
+            # the category and the difference keep their width; the two plans' "where it runs" (nodes, GPUs,
+            # offer, dates) wraps in its cell rather than squeezing the others out
+            t.add_column(tr("category"), overflow="fold", min_width=12)
+            for label in (tr("recommended plan"), tr("held to {offer}", offer=esc(e.offer_id))):
+                t.add_column(label, justify="right", overflow="fold")
+            t.add_column(tr("difference"), justify="right", no_wrap=True)
             t.add_row(
                 tr("where it runs"),
                 esc(_where(p, result.plan, e.workload, tr)),

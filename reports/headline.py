@@ -585,7 +585,7 @@ def range_lines(result: Result, tr: Lang = EN) -> list[str]:
         tr(
             "Range of this plan's TCO over the hours band alone (exact, not sampled): P50 {p50}, P90 {p90}; it runs "
             "as decided with {prob} probability (hours band {band}; {method}; procure analyze's Monte Carlo samples "
-            "this band with any other declared uncertainty, so its P50 and P90 differ by the sampling error)",
+            "this band with any other declared uncertainty, so its P50 and P90 differ, by the sampling error at least)",
             p50=money(r.tco_p50, cur, tr),
             p90=money(r.tco_p90, cur, tr),
             prob=probability_text(r.runs_as_decided),
