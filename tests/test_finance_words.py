@@ -19,6 +19,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import shutil
+import subprocess
 
 import openpyxl
 import pytest
@@ -313,3 +315,56 @@ def test_analyze_says_which_scenarios_its_percentiles_leave_out():
     a = analysis_run(p, OFFERS, HOURS, monte_carlo=40)
     text = sampled_text(a)
     assert f"the sampling error of 40 scenarios; the {late} scenario(s) in which no plan meets the deadlines" in text
+
+
+# --- the workbook recalculated: the live formulas say the same as the Python that cached them --------------
+
+
+@pytest.mark.slow  # LibreOffice recalculates the workbook: about 10 s
+@pytest.mark.soffice
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed")
+def test_the_recalculated_workbook_keeps_one_base_and_converts_the_break_even(analysed, tmp_path):
+    """LibreOffice recomputes every formula (no cached value is read): the Summary's sentence says "49% less
+    TCO than rent only" (68,000 / 140,000), its columns 68,000 and 48.6% of rent only's cost; the Break-even
+    sheet's converted columns are 20,000 × 7 and 10,285.71 × 7, its change −48.6%."""
+    from procure.reports.xlsx.analysis import add_analysis_sheets
+    from procure.reports.xlsx.workbook import build_workbook
+
+    from helpers import recalculating_profile
+
+    wb = build_workbook(analysed.base, [])
+    add_analysis_sheets(wb, analysed)
+    path = tmp_path / "book.xlsx"
+    wb.save(path)  # no cached results: LibreOffice must compute each formula itself
+    out = tmp_path / "out"
+    subprocess.run(
+        [
+            shutil.which("soffice"),
+            f"-env:UserInstallation={recalculating_profile(tmp_path / 'profile')}",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(path),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    book = openpyxl.load_workbook(out / path.name, data_only=True)
+    ws = book["Summary"]
+    cells = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    assert any("49% less TCO than rent only" in t for t in cells), [t for t in cells if "TCO than" in t]
+    rows = {}
+    for i in range(1, ws.max_row + 1):
+        rows.setdefault(ws.cell(i, 1).value, i)
+    assert ws.cell(rows["rent only"], 3).value == pytest.approx(68_000)
+    assert ws.cell(rows["rent only"], 4).value == pytest.approx(68_000 / 140_000)
+    assert ws.cell(rows["cloud only"], 3).value == 0 and ws.cell(rows["cloud only"], 4).value == 0
+    be_ws = book["Break-even"]
+    r = next(r for r in range(5, be_ws.max_row + 1) if be_ws.cell(r, 1).value == "x")
+    assert be_ws.cell(r, 11).value == pytest.approx(140_000)
+    assert be_ws.cell(r, 12).value == pytest.approx(P_STAR * FX, abs=0.01)
+    assert be_ws.cell(r, 8).value == pytest.approx(P_STAR / 20_000 - 1, abs=1e-6)

@@ -17,6 +17,7 @@ from ..headline import (
     OBJECTIVE_SHORT,
     STRATEGY_LABEL,
     Comparison,
+    share_text,
     status_label,
 )
 from ..i18n import N_
@@ -216,11 +217,11 @@ def _comparison_parts(sh: _Sheet, cmps: list[Comparison], solved_rows: dict[str,
             tr("at most {pct} less {short} than {label}") if c.bound else tr("{pct} less {short} than {label}")
         ).format(pct="{pct}", short=short, label=lab)
         more_t = tr("{pct} more {short} than {label} as solved").format(pct="{pct}", short=short, label=lab)
-        less_tokens = _live(less_t, pct=[(False, f'TEXT(($B${r}-{live[obj]})/$B${r},"0%")')])
+        less_tokens = _live(less_t, pct=[(False, _share_formula(f"($B${r}-{live[obj]})/$B${r}"))])
         if less_tokens and less_tokens[0] is not None and not less_tokens[0][0]:
             less_tokens.insert(0, (True, ""))  # the formula has always begun with the (empty) bound's literal
         less = _render(less_tokens)
-        more = _render(_live(more_t, pct=[(False, f'TEXT(({live[obj]}-$B${r})/$B${r},"0%")')]))
+        more = _render(_live(more_t, pct=[(False, _share_formula(f"({live[obj]}-$B${r})/$B${r}"))]))
         parts += [
             (
                 False,
@@ -362,13 +363,22 @@ def _signed_fmt(fmt: str) -> str:
     return ";".join(["+" + pos, *rest])
 
 
+def _share_formula(fraction: str) -> str:
+    """``headline.share_text`` as a formula over the expression ``fraction``: whole percents from 1%, one
+    decimal below it, "< 0.1%" below that — so the live sentence never says "0% less" of a real difference."""
+    return (
+        f'IF(ROUND(({fraction})*100,0)>=1,TEXT({fraction},"0%"),'
+        f'IF(({fraction})>=0.00095,TEXT({fraction},"0.0%"),"< 0.1%"))'
+    )
+
+
 def _cmp_text(rec: float, cost: float, same_t: str, less_t: str, more_t: str) -> str:
     """What the live comparison formula shows for the plan as solved (the formula's cached value)."""
     if abs(cost - rec) <= 1e-6 * max(1.0, rec):
         return same_t
     if cost > rec:
-        return less_t.format(pct=f"{(cost - rec) / cost:.0%}")
-    return more_t.format(pct=f"{(rec - cost) / cost:.0%}")
+        return less_t.format(pct=share_text((cost - rec) / cost))
+    return more_t.format(pct=share_text((rec - cost) / cost))
 
 
 def _input_names(inputs) -> list[str]:
