@@ -302,7 +302,7 @@ def _print_assignments(console: Console, result: Result, plan: Plan, tr: Lang) -
         (tr("deadline"), "num"),
         (tr("slack d"), "num"),
         (tr("GPU-hours"), "num"),
-        (tr("cost"), "num"),
+        (tr("cost ({unit})", unit=tr.unit(p.currency)), "num"),
     ]
     console.print(
         _table(
@@ -361,7 +361,7 @@ def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> N
                     (tr("nodes"), "num"),
                     (tr("from"), "num"),
                     (tr("months"), "num"),
-                    (tr("cost"), "num"),
+                    (tr("cost ({unit})", unit=tr.unit(p.currency)), "num"),
                 ],
                 rows,
             )
@@ -446,8 +446,10 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
         _table(
             console,
             tr(
-                "Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})",
+                "Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short}, "
+                "{unit})",
                 short=short,
+                unit=tr.unit(result.project.currency),
             ),
             cols,
             rows,
