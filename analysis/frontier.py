@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from procure.common.errors import InputError, Problem
 from procure.common.runtime import Budget
 from procure.solver.enums import Objective, SolveStatus
-from procure.solver.reasons import Msg, node_count, say
+from procure.solver.reasons import Label, Msg, node_count, say
 from procure.solver.sizing.band import hours_multiplier
 
 if TYPE_CHECKING:
@@ -185,7 +185,14 @@ def check_jobs(project: Project, jobs: list[str] | None, source: str = "--jobs")
 
 def _shape(a: Assignment) -> Msg:
     """ "rent 2 nodes (16 × H100-SXM-80GB) on rent-8x-h100": the nodes and the GPUs in them, never a bare count."""
-    return say("{mode} {count} on {offer}", mode=a.mode, count=node_count(a.nodes, a.gpus, a.gpu), offer=a.offer_id)
+    return say(
+        "{mode} {count} on {offer}", mode=_mode(a.mode), count=node_count(a.nodes, a.gpus, a.gpu), offer=a.offer_id
+    )
+
+
+def _mode(mode) -> Label:
+    """A deployment mode in a sentence, in the reader's language (the reports' "buy", "rent", "cloud")."""
+    return Label(str(mode), str(mode))
 
 
 def changes_from(base: Plan, plan: Plan) -> list[Change]:
@@ -203,7 +210,7 @@ def changes_from(base: Plan, plan: Plan) -> list[Change]:
                 job=a.workload,
                 now=node_count(a.nodes, a.gpus, a.gpu),
                 was=node_count(b.nodes, b.gpus),
-                mode=a.mode,
+                mode=_mode(a.mode),
                 offer=a.offer_id,
             )
         elif a.offer_id != b.offer_id:
