@@ -127,7 +127,8 @@ def _table(
         total = 1
         for i in idx:
             head, kind = columns[i]
-            content = max([len(r[i]) for r in rows] + [len(head) if kind == "num" else 4])
+            head_width = max(len(line) for line in head.split("\n"))  # a header may take two lines
+            content = max([len(r[i]) for r in rows] + [head_width if kind == "num" else 4])
             total += (content if kind in ("num", "short") else min(content, 10)) + 3
         return total
 

@@ -306,7 +306,7 @@ def comparisons(result: Result, tr: Lang = EN) -> list[Comparison]:
 
 
 #: the column that compares a strategy with the recommended plan, on one base: the strategy's own cost
-SAVING_HEADER = N_("recommended saves (% of its {short})")
+SAVING_HEADER = N_("recommended saves\n(% of its {short})")  # two lines: the table fits 80 columns
 
 
 def saving_text(c: Comparison, tr: Lang = EN) -> str:
