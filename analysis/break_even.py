@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 
 from procure.solver.options import build_options
 from procure.solver.plan import build_plan
-from procure.solver.reasons import Amount, Clauses, counted, say
+from procure.solver.reasons import Amount, Clauses, counted, say, signed_pct
 from procure.solver.result import Result
 
 from .engine import Context, StrategyOutcome, solve_strategy
@@ -56,8 +56,17 @@ MAX_STEPS = 30
 DRIVER_MAX = 10.0
 
 
+#: the unit of an offer's price field, per mode
+PRICE_UNIT = {"buy": "per node", "rent": "per node-month", "cloud": "per node-hour"}
+
+
 @dataclass
 class BreakEven:
+    """One break-even. An offer's ``current`` and ``break_even`` are in its own price field, in the currency it
+    is quoted in (``currency``); ``fx`` is the value of one unit of it in the reporting currency, so
+    ``reporting(x)`` is the price a report shows first (``sentence``: converted, the quoted price in brackets
+    when the currencies differ)."""
+
     subject: str  # offer id, "buy only" / "rent only" / "cloud only", or a driver (staff, network, storage)
     kind: str  # offer | strategy | driver
     mode: str
@@ -73,8 +82,10 @@ class BreakEven:
     label: str = ""  # e.g. 8xH100-SXM-80GB
     workload: str = ""  # a job's break-even (``job_break_even``): the price at which this job moves onto the offer
     tiers: str = (
-        ""  # a tiered quote: which tiers the price scales, e.g. "every tier × 0.875 (1-month tier 20,000 → 17,500)"
+        ""  # a tiered quote: which tiers the price scales, e.g. "every tier × 0.875 (1-month tier 20,000 → 17,500 USD)"
     )
+    currency: str = ""  # an offer's: the currency its price is quoted in ("" for a strategy or a driver)
+    fx: float = 1.0  # value of one unit of ``currency`` in the reporting currency (project.fx_rates)
 
     @property
     def change_pct(self) -> float | None:
@@ -82,7 +93,26 @@ class BreakEven:
             return None
         return (self.break_even / self.current - 1.0) * 100.0
 
+    def reporting(self, price: float | None) -> float | None:
+        """An offer's price of its own currency in the reporting currency."""
+        return None if price is None else price * self.fx
+
+    def converted(self, reporting_currency: str) -> bool:
+        """True when the offer is quoted in another currency than the report's."""
+        return bool(self.currency) and self.currency != reporting_currency
+
+    def price_text(self, price: float, currency: str, unit: str = "") -> str:
+        """``71,820.03 CNY per node-month [10,002.79 USD]``: in the reporting ``currency``, the quoted price in
+        brackets when the offer is quoted in another currency; ``10,002.79 USD per node-month`` otherwise."""
+        shown = f"{self.reporting(price):,.2f} {currency}".strip() + (f" {unit}" if unit else "")
+        if self.converted(currency):
+            shown += f" [{price:,.2f} {self.currency}]"
+        return shown
+
     def sentence(self, currency: str) -> str:
+        """The finding in English; ``currency`` is the reporting currency (``reports.analysis_console``
+        ``break_even_sentence`` writes the same in the reader's language)."""
+        change = signed_pct(None if self.change_pct is None else self.change_pct / 100.0)
         if self.kind == "driver":
             if self.break_even is None:
                 return f"the {self.subject} costs do not change the recommendation from ×0 to today's: {self.reason}"
@@ -90,25 +120,29 @@ class BreakEven:
         if self.kind == "strategy":
             if self.break_even is None:
                 return f"{self.subject} does not win at any {self.mode} price level from 0 to today's: {self.reason}"
-            return f"{self.subject} wins at or below {self.break_even:.1%} of today's {self.mode} prices ({self.change_pct:+.0f}%)"
+            return f"{self.subject} wins at or below {self.break_even:.1%} of today's {self.mode} prices ({change})"
         what = {
             "buy": f"buying {self.label} servers",
             "rent": f"renting {self.label} nodes",
             "cloud": f"{self.label} cloud hours",
         }[self.mode]
-        unit = {"buy": "per node", "rent": "per node-month", "cloud": "per node-hour"}[self.mode]
+        unit = PRICE_UNIT[self.mode]
         who = f" from {self.vendor} ({self.subject})" if self.vendor else f" ({self.subject})"
         tiers = f"; {self.tiers}" if self.tiers else ""
+        today = self.price_text(self.current, currency)
         if self.workload:
             if self.break_even is None:
-                return f"{self.workload} does not move onto {what}{who} at any price from 0 to today's {self.current:,.2f}: {self.reason}"
+                return f"{self.workload} does not move onto {what}{who} at any price from 0 to today's {today}: {self.reason}"
             return (
-                f"{self.workload} moves onto {what}{who} at or below {self.break_even:,.2f} {currency} {unit} "
-                f"(today {self.current:,.2f}, {self.change_pct:+.0f}%{tiers})"
+                f"{self.workload} moves onto {what}{who} at or below {self.price_text(self.break_even, currency, unit)} "
+                f"(today {today}, {change}{tiers})"
             )
         if self.break_even is None:
-            return f"{what}{who} does not win at any price from 0 to today's {self.current:,.2f}: {self.reason}"
-        return f"{what}{who} wins at or below {self.break_even:,.2f} {currency} {unit} (today {self.current:,.2f}, {self.change_pct:+.0f}%{tiers})"
+            return f"{what}{who} does not win at any price from 0 to today's {today}: {self.reason}"
+        return (
+            f"{what}{who} wins at or below {self.price_text(self.break_even, currency, unit)} "
+            f"(today {today}, {change}{tiers})"
+        )
 
 
 def _tol(base: float) -> float:
@@ -157,9 +191,9 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
     """The break-even price of one offer that today's optimal plan does not use (module docstring)."""
     ctx = exact_inputs(ctx)
     offer = next(o for o in ctx.inputs.offers if o.id == offer_id)
-    field = PRICE_FIELD[offer.mode]
-    current = reference_price(offer)
-    out = BreakEven(offer_id, "offer", offer.mode, field, current, None, "", vendor=offer.vendor, label=offer.label)
+    project = ctx.inputs.project
+    out = offer_break_even_of(offer, project)
+    current = out.current
     base = ctx.inputs.metric(ctx.decided)
     tol = _tol(base)
     p = 0.0
@@ -167,7 +201,7 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
         res = _solve(ctx, Scenario.of(f"{offer_id}@{p:.2f}", offer_prices={offer_id: p}), "hybrid")
         out.solves += 1
         if not res.ok:
-            out.reason = f"no plan at price {p:,.2f}: {res.status} {res.detail}".strip()
+            out.reason = f"no plan at price {p:,.2f} {out.currency}: {res.status} {res.detail}".strip()
             return out
         uses = offer_id in res.offers
         if not uses or res.plan is None:
@@ -191,17 +225,36 @@ def offer_break_even(ctx: Context, offer_id: str) -> BreakEven:
             break
         p = nxt
     out.break_even = math.floor(p * 100 + 1e-6) / 100
-    out.tiers = tiers_scaled(offer, out.break_even)
+    out.tiers = tiers_scaled(offer, out.break_even, out.currency)
     out.reason = say(
         "the optimal plan uses it below this price; at it, the plan with it ties today's optimum ({base})",
-        base=Amount(base),
+        base=Amount(base, project.currency),
     )
     return out
 
 
-def tiers_scaled(offer, price: float) -> str:
+def offer_break_even_of(offer, project) -> BreakEven:
+    """An offer's break-even, not yet searched: today's price in its own field and currency, and the rate that
+    converts that currency into the project's."""
+    return BreakEven(
+        offer.id,
+        "offer",
+        offer.mode,
+        PRICE_FIELD[offer.mode],
+        reference_price(offer),
+        None,
+        "",
+        vendor=offer.vendor,
+        label=offer.label,
+        currency=offer.currency or project.currency,
+        fx=project.fx_rate(offer.currency),
+    )
+
+
+def tiers_scaled(offer, price: float, currency: str = "") -> str:
     """Which tiers a break-even price scales: a tiered quote moves as a whole (``scenario.scaled_offer``), so
-    "every tier × 0.875 (1-month tier 20,000 → 17,500)"; "" for a flat price. A ``reasons.Msg``."""
+    "every tier × 0.875 (1-month tier 20,000 → 17,500 USD)", in the currency the tiers are quoted in; "" for a
+    flat price. A ``reasons.Msg``."""
     ref = reference_price(offer)
     if not ref or (offer.term_prices is None and offer.volume_prices is None):
         return ""
@@ -212,12 +265,15 @@ def tiers_scaled(offer, price: float) -> str:
             "{m}-month tier {a} → {b}",
             m=t.min_term_months,
             a=f"{t.price_per_node_month:,.0f}",
-            b=f"{t.price_per_node_month * f:,.0f}",
+            b=f"{t.price_per_node_month * f:,.0f} {currency}".strip(),
         )
     elif offer.volume_prices:
         v = offer.volume_prices[0]
         first = say(
-            "{n}-node tier {a} → {b}", n=v.min_nodes, a=f"{v.price_per_node:,.0f}", b=f"{v.price_per_node * f:,.0f}"
+            "{n}-node tier {a} → {b}",
+            n=v.min_nodes,
+            a=f"{v.price_per_node:,.0f}",
+            b=f"{v.price_per_node * f:,.0f} {currency}".strip(),
         )
     else:
         return ""
@@ -238,20 +294,9 @@ def job_break_even(ctx: Context, offer_id: str, workload: str) -> BreakEven:
     as the question does, that a cheaper offer never moves the job off it."""
     ctx = exact_inputs(ctx)
     offer = next(o for o in ctx.inputs.offers if o.id == offer_id)
-    field = PRICE_FIELD[offer.mode]
-    current = reference_price(offer)
-    out = BreakEven(
-        offer_id,
-        "offer",
-        offer.mode,
-        field,
-        current,
-        None,
-        "",
-        vendor=offer.vendor,
-        label=offer.label,
-        workload=workload,
-    )
+    out = offer_break_even_of(offer, ctx.inputs.project)
+    out.workload = workload
+    current = out.current
 
     def at(p: float) -> StrategyOutcome:
         out.solves += 1
@@ -299,7 +344,7 @@ def job_break_even(ctx: Context, offer_id: str, workload: str) -> BreakEven:
             continue
         hi, hi_plan = p, res.plan
     out.break_even = math.floor(lo * 100 + 1e-6) / 100
-    out.tiers = tiers_scaled(offer, out.break_even)
+    out.tiers = tiers_scaled(offer, out.break_even, out.currency)
     out.reason = say(
         "re-optimized at each price tried: at or below it the optimal plan runs {workload} on it", workload=workload
     )
@@ -357,14 +402,15 @@ def _why_not_free(ctx: Context, offer_id: str, base: float) -> str:
     if decided is None:
         raise ValueError("break-even analysis needs a feasible decided plan")
     chosen = next((x for x in decided.assignments if x.workload == best.workload), None)
-    extra = say("; the plan spends {amount} on that workload", amount=Amount(chosen.cost)) if chosen else ""
+    cur = a.project.currency
+    extra = say("; the plan spends {amount} on that workload", amount=Amount(chosen.cost, cur)) if chosen else ""
     lead = say(", and its lead time is {days} days", days=offer.lead_time_days) if offer.lead_time_days else ""
     return say(
         "even free, it is not chosen: its cheapest use ({workload} on {nodes} node(s)) still costs {amount} "
         "({costs}){extra}{lead}",
         workload=best.workload,
         nodes=best.nodes,
-        amount=Amount(best.standalone_cost),
+        amount=Amount(best.standalone_cost, cur),
         costs=costs,
         extra=extra,
         lead=lead,
@@ -403,9 +449,9 @@ def losing_offers(base: Result) -> list[str]:
 
 
 def rule_break_even(base: Result, offer_id: str, reason: str) -> BreakEven:
-    o = base.offers[offer_id]
-    field = PRICE_FIELD[o.mode]
-    return BreakEven(offer_id, "offer", o.mode, field, reference_price(o), None, reason, vendor=o.vendor, label=o.label)
+    out = offer_break_even_of(base.offers[offer_id], base.project)
+    out.reason = reason
+    return out
 
 
 # --- strategies ------------------------------------------------------------------------------------
@@ -449,8 +495,8 @@ def strategy_break_even(ctx: Context, mode: str) -> BreakEven:
                 "even at price 0 the {mode}-only plan costs {single} against {mixed} when modes are mixed (costs "
                 "besides the {mode} price, or jobs it cannot run as early)",
                 mode=mode,
-                single=Amount(ctx.inputs.metric(single.plan)),
-                mixed=Amount(ctx.inputs.metric(free.plan)),
+                single=Amount(ctx.inputs.metric(single.plan), ctx.inputs.project.currency),
+                mixed=Amount(ctx.inputs.metric(free.plan), ctx.inputs.project.currency),
             )
         return out
     lo, hi = 0.0, 1.0

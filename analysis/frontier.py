@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from procure.common.errors import InputError, Problem
 from procure.common.runtime import Budget
 from procure.solver.enums import Objective, SolveStatus
-from procure.solver.reasons import Msg, say
+from procure.solver.reasons import Label, Msg, node_count, say
 from procure.solver.sizing.band import hours_multiplier
 
 if TYPE_CHECKING:
@@ -205,7 +205,15 @@ def check_not_set_aside(
 
 
 def _shape(a: Assignment) -> Msg:
-    return say("{mode} {nodes} × {gpu} ({offer})", mode=a.mode, nodes=a.nodes, gpu=a.gpu, offer=a.offer_id)
+    """ "rent 2 nodes (16 × H100-SXM-80GB) on rent-8x-h100": the nodes and the GPUs in them, never a bare count."""
+    return say(
+        "{mode} {count} on {offer}", mode=_mode(a.mode), count=node_count(a.nodes, a.gpus, a.gpu), offer=a.offer_id
+    )
+
+
+def _mode(mode) -> Label:
+    """A deployment mode in a sentence, in the reader's language (the reports' "buy", "rent", "cloud")."""
+    return Label(str(mode), str(mode))
 
 
 def changes_from(base: Plan, plan: Plan) -> list[Change]:
@@ -219,12 +227,11 @@ def changes_from(base: Plan, plan: Plan) -> list[Change]:
             continue
         if a.offer_id == b.offer_id and a.nodes != b.nodes:
             text = say(
-                "{job}: {nodes} × {gpu} instead of {was} ({mode}, {offer})",
+                "{job}: {now} instead of {was} ({mode}, {offer})",
                 job=a.workload,
-                nodes=a.nodes,
-                gpu=a.gpu,
-                was=b.nodes,
-                mode=a.mode,
+                now=node_count(a.nodes, a.gpus, a.gpu),
+                was=node_count(b.nodes, b.gpus),
+                mode=_mode(a.mode),
                 offer=a.offer_id,
             )
         elif a.offer_id != b.offer_id:

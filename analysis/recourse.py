@@ -145,7 +145,11 @@ def recourse(
     bought = {p.offer_id: p.nodes for p in plan.purchases}
     built = _model(project, a, modes, objective, bought, warm=known)
     if built is None:
-        return Recourse(None, why="a job without options, or a purchase without a column, in the scenario")
+        return Recourse(
+            None,
+            why="in this scenario a job has no offer left to run on, or the servers the plan bought are of an "
+            "offer no job can use any more",
+        )
     builder, model = built
     if fast.available():
         t = time.perf_counter()

@@ -8,6 +8,7 @@ from rich.markup import escape as esc
 from rich.table import Table
 
 from procure.models.analysis import DRIVERS
+from procure.solver.reasons import signed_number, signed_pct
 
 from .console import CATEGORY_LABEL, STRATEGY_LABEL
 from .headline import MODE_LABEL, mode_label, status_label
@@ -20,11 +21,24 @@ def _value(driver: str, v: float) -> str:
     return f"{v:+g} d" if DRIVERS[driver][1] == "days" else f"×{v:g}"
 
 
+def break_even_price(b, price: float, currency: str, tr: Lang = EN, unit: str = "") -> str:
+    """An offer's price as the reports show it: in the reporting ``currency`` (converted at fx_rates), the
+    quoted price in brackets when the offer is quoted in another currency (``BreakEven.price_text``)."""
+    shown = tr("{amount} {cur}", amount=tr.number(b.reporting(price), 2), cur=tr.cur(currency))
+    if unit:
+        shown = tr("{price} {unit}", price=shown, unit=unit)
+    if b.converted(currency):
+        shown += tr(" [{amount} {cur}]", amount=tr.number(price, 2), cur=tr.cur(b.currency))
+    return shown
+
+
 def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
-    """One break-even finding as a sentence (``analysis.break_even.BreakEven.sentence``, in the reader's language)."""
+    """One break-even finding as a sentence (``analysis.break_even.BreakEven.sentence``, in the reader's language).
+    ``currency`` is the reporting currency: an offer's prices are shown in it, and as quoted beside it."""
     if tr.en:
         return b.sentence(currency)
     mode = tr(MODE_LABEL.get(str(b.mode), str(b.mode)))
+    change = signed_pct(None if b.change_pct is None else b.change_pct / 100.0)
     if b.kind == "driver":
         if b.break_even is None:
             return tr(
@@ -47,11 +61,11 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
                 reason=tr.say(b.reason),
             )
         return tr(
-            "{subject} wins at or below {level:.1%} of today's {mode} prices ({change:+.0f}%)",
+            "{subject} wins at or below {level:.1%} of today's {mode} prices ({change})",
             subject=tr(b.subject),
             level=b.break_even,
             mode=mode,
-            change=b.change_pct,
+            change=change,
         )
     what = {
         "buy": tr("buying {label} servers", label=b.label),
@@ -60,36 +74,44 @@ def break_even_sentence(b, currency: str, tr: Lang = EN) -> str:
     }[b.mode]
     unit = {"buy": tr("per node"), "rent": tr("per node-month"), "cloud": tr("per node-hour")}[b.mode]
     who = tr(" from {vendor} ({subject})", vendor=b.vendor, subject=b.subject) if b.vendor else f" ({b.subject})"
+    today = break_even_price(b, b.current, currency, tr)
+    tiers = tr("; ") + tr.say(b.tiers) if b.tiers else ""
     if getattr(b, "workload", "") and b.break_even is not None:
         return tr(
-            "{workload} moves onto {what}{who} at or below {price} {cur} {unit} (today {today}, {change:+.0f}%{tiers})",
+            "{workload} moves onto {what}{who} at or below {price} (today {today}, {change}{tiers})",
             workload=b.workload,
             what=what,
             who=who,
-            price=tr.number(b.break_even, 2),
-            cur=tr.cur(currency),
-            unit=unit,
-            today=tr.number(b.current, 2),
-            change=b.change_pct,
-            tiers=tr("; ") + tr.say(b.tiers) if b.tiers else "",
+            price=break_even_price(b, b.break_even, currency, tr, unit),
+            today=today,
+            change=change,
+            tiers=tiers,
+        )
+    if getattr(b, "workload", ""):
+        return tr(
+            "{workload} does not move onto {what}{who} at any price from 0 to today's {today}: {reason}",
+            workload=b.workload,
+            what=what,
+            who=who,
+            today=today,
+            reason=tr.say(b.reason),
         )
     if b.break_even is None:
         return tr(
             "{what}{who} does not win at any price from 0 to today's {today}: {reason}",
             what=what,
             who=who,
-            today=tr.number(b.current, 2),
+            today=today,
             reason=tr.say(b.reason),
         )
     return tr(
-        "{what}{who} wins at or below {price} {cur} {unit} (today {today}, {change:+.0f}%)",
+        "{what}{who} wins at or below {price} (today {today}, {change}{tiers})",
         what=what,
         who=who,
-        price=tr.number(b.break_even, 2),
-        cur=tr.cur(currency),
-        unit=unit,
-        today=tr.number(b.current, 2),
-        change=b.change_pct,
+        price=break_even_price(b, b.break_even, currency, tr, unit),
+        today=today,
+        change=change,
+        tiers=tiers,
     )
 
 
@@ -219,7 +241,8 @@ def _print_hindsight(console: Console, a, tr: Lang) -> None:
     s, cur = a.summary, a.currency
     t = Table(
         title=tr(
-            "Uncertainty: {n} scenarios, every strategy re-optimized in each ({failed} without a plan)",
+            "Uncertainty, a Monte Carlo of {n} sampled scenarios: every strategy re-optimized in each ({failed} "
+            "without a plan)",
             n=s.scenarios,
             failed=s.failed,
         )
@@ -227,16 +250,16 @@ def _print_hindsight(console: Console, a, tr: Lang) -> None:
     for col in (tr("strategy"), "P10", "P50", "P90", tr("cheapest in"), tr("plans")):
         t.add_column(col, justify="left" if col == tr("strategy") else "right")
     for k, v in s.strategies.items():
-        wp = v["win_probability"]
         t.add_row(
             tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
             tr.money(v["p10"], cur),
             tr.money(v["p50"], cur),
             tr.money(v["p90"], cur),
-            "—" if wp is None else f"{wp:.0%}",
+            _cheapest_in(k, v),
             str(v["plans"]),
         )
     console.print(t)
+    _print_mixing(console, s, tr)
     if s.gap is not None:
         console.print(
             tr(
@@ -276,13 +299,84 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{x:.0%}"
 
 
+def _cheapest_in(name: str, v: dict) -> str:
+    """A strategy's "cheapest in" cell. A tie of the free (hybrid) plan with a single mode counts for the single
+    mode (the free plan chose that mode alone), so the hybrid's own share is only where mixing modes is strictly
+    cheaper: it is said under the table (``mixing_text``), not shown as the recommended plan's "cheapest in 0%"."""
+    return "—" if name == "hybrid" else _pct(v["win_probability"])
+
+
+def mixing_text(s, tr: Lang = EN) -> str:
+    """The sentence under a Monte Carlo table that says how "cheapest in" counts the free (hybrid) plan."""
+    hybrid = s.strategies.get("hybrid") or {}
+    if hybrid.get("win_probability") is None:
+        return ""
+    return tr(
+        "Cheapest in: where the free (hybrid) plan costs the same as a single mode — it chose that mode alone — the "
+        "single mode counts; mixing modes was strictly cheaper in {pct} of the scenarios.",
+        pct=_pct(hybrid["win_probability"]),
+    )
+
+
+def sampled_text(a, tr: Lang = EN) -> str:
+    """Why the Monte Carlo's P50 and P90 of today's plan are not ``procure solve``'s range of the same plan: the
+    solve computes them exactly over the hours band alone, the plan re-costed as decided even where it misses a
+    deadline (analysis/plan_risk.py); the Monte Carlo samples that band — and any other declared driver — in N
+    scenarios, takes the recourse where the plan breaks, and leaves out the scenarios without a plan. The
+    sentence names each difference that applies. "" without a committed Monte Carlo of the TCO or without the
+    solve's range."""
+    from procure.analysis.montecarlo import HoursBand, distributions
+
+    s, risk = a.summary, getattr(a.base, "risk", None)
+    if s is None or not s.committed or risk is None or a.inputs.objective != "tco":  # the range is of the TCO
+        return ""
+    drawn = distributions(a.base.project.analysis)
+    others = sorted(d for d, dist in drawn.items() if not isinstance(dist, HoursBand))
+    band = "mfu" in drawn and isinstance(drawn["mfu"], HoursBand)
+    hybrid = s.strategies.get("hybrid") or {}
+    why = [tr("the sampling error of {n} scenarios", n=s.scenarios)]
+    if others:
+        why.append(tr("what the Monte Carlo draws besides ({drivers})", drivers=", ".join(others)))
+    if hybrid.get("recourse_share"):
+        why.append(
+            tr(
+                "the recourse in the {pct} of scenarios where the plan breaks (the solve re-costs it as decided)",
+                pct=_pct(hybrid["recourse_share"]),
+            )
+        )
+    missing = s.scenarios - int(hybrid.get("plans") or 0)
+    if missing > 0:
+        why.append(
+            tr(
+                "the {n} scenario(s) in which no plan meets the deadlines, left out of the percentiles (the solve "
+                "costs the plan as decided there)",
+                n=missing,
+            )
+        )
+    return tr(
+        "Sampled: the percentiles above come from {n} drawn scenarios ({drawn}); procure solve gives today's plan "
+        "P50 {p50} and P90 {p90}, exact over the hours band alone and not sampled: they differ by {why}.",
+        n=s.scenarios,
+        drawn=tr(", ").join([x for x in (tr("the hours band") if band else "", *others) if x]),
+        p50=tr.money(risk.tco_p50, a.currency),
+        p90=tr.money(risk.tco_p90, a.currency),
+        why=tr("; ").join(why),
+    )
+
+
+def _print_mixing(console: Console, s, tr: Lang) -> None:
+    text = mixing_text(s, tr)
+    if text:
+        console.print(text, markup=False, soft_wrap=True)
+
+
 def _print_committed(console: Console, a, tr: Lang) -> None:
     """The Monte Carlo of the committed plans ("here and now", procure.analysis.montecarlo)."""
     s, cur = a.summary, a.currency
     t = Table(
         title=tr(
-            "Uncertainty: {n} scenarios, the committed cost of today's plan of each strategy (signed, lived "
-            "through each scenario, with recourse where it breaks; {failed} without a plan)",
+            "Uncertainty, a Monte Carlo of {n} sampled scenarios: the committed cost of today's plan of each strategy "
+            "(signed, lived through each scenario, with recourse where it breaks; {failed} without a plan)",
             n=s.scenarios,
             failed=s.failed,
         )
@@ -309,10 +403,14 @@ def _print_committed(console: Console, a, tr: Lang) -> None:
             _pct(v.get("runs_as_decided")),
             _pct(v.get("recourse_share")),
             tr.money(v.get("recourse_mean"), cur),
-            _pct(v["win_probability"]),
+            _cheapest_in(k, v),
             str(v["plans"]),
         )
     console.print(t)
+    _print_mixing(console, s, tr)
+    sampled = sampled_text(a, tr)
+    if sampled:
+        console.print(sampled, markup=False, soft_wrap=True)
     names = [k for k, v in s.strategies.items() if v["plans"]]
     if len(names) > 1:
         m = Table(title=tr("Probability that the row's committed plan costs less than the column's"))
@@ -334,9 +432,9 @@ def _print_committed(console: Console, a, tr: Lang) -> None:
             continue
         console.print(
             tr(
-                "{strategy}: value of waiting (perfect information + flexibility, E[committed] − E[hindsight "
-                "optimum]) between {low} and {high}: bounds from each scenario's LP relaxation and best plan "
-                "known, on the first {n} scenarios",
+                "{strategy}: value of waiting {low} to {high} — what knowing each scenario in advance would save "
+                "on average (the committed plan's mean cost less the mean cost of the best plan in hindsight), "
+                "bracketed on the first {n} scenarios",
                 strategy=tr(STRATEGY_LABEL[k]) if k in STRATEGY_LABEL else k,
                 low=tr.money(w["low"], cur),
                 high=tr.money(w["high"], cur),
@@ -425,10 +523,13 @@ def _row_label(r, tr: Lang) -> str:
 
 
 def _signed(d: float, tr: Lang) -> str:
-    """A difference with its sign (+1,234), in 万 when amounts are shown in 万."""
+    """A difference with its sign (+1,234), in 万 when amounts are shown in 万; one that rounds to nothing is
+    0, never -0."""
     if tr.en and not tr.wan:
-        return f"{d:+,.0f}"
+        return signed_number(d)
     text = tr.money(abs(d)) if tr.wan else tr.number(abs(d))
+    if not tr.wan and round(d) == 0:
+        return text
     return ("+" if d >= 0 else "-") + text
 
 

@@ -1,8 +1,11 @@
 """The analysis as JSON (a contract other tools read; ``procure analyze --json``):
 
 base{status, total_cost, npv_cost, modes}
-break_even[]{offer, kind, mode, field, current, break_even, change_pct, reason}
-    (break_even null when no price in [0, current] wins; a strategy's current is 1.0 = today's price level)
+break_even[]{offer, kind, mode, field, current, break_even, change_pct, currency, reporting_current,
+             reporting_break_even, reason}
+    (break_even null when no price in [0, current] wins; a strategy's current is 1.0 = today's price level;
+    an offer's current and break_even are as quoted, in ``currency``, and reporting_* are the same converted
+    into the reporting currency at fx_rates; null for a strategy or a driver)
 sensitivity[]{driver, low_value, high_value, low_tco, high_tco, low_modes, high_modes, flips, low_reoptimized,
               high_reoptimized, low_optimum, high_optimum, low_optimum_modes, high_optimum_modes,
               low_decision_changes, high_decision_changes}
@@ -50,6 +53,9 @@ def analysis_to_json(a) -> dict:
                 "current": _r(b.current, 4),
                 "break_even": _r(b.break_even, 4),
                 "change_pct": _r(b.change_pct, 2),
+                "currency": (b.currency or None) if b.kind == "offer" else None,
+                "reporting_current": _r(b.reporting(b.current)) if b.kind == "offer" else None,
+                "reporting_break_even": _r(b.reporting(b.break_even)) if b.kind == "offer" else None,
                 "reason": b.reason,
             }
             for b in a.break_even
@@ -133,8 +139,9 @@ def _strategy_json(s, v: dict) -> dict:
                     "low": _r(w["low"]),
                     "high": _r(w["high"]),
                     "scenarios": w["scenarios"],
-                    "label": "value of waiting (perfect information + flexibility): E[committed] − E[hindsight "
-                    "optimum], bounded per scenario by its LP relaxation and the best plan known",
+                    "label": "value of waiting: what knowing each scenario in advance would save on average (the "
+                    "committed plan's mean cost less the mean cost of the best plan in hindsight), bracketed per "
+                    "scenario by its LP relaxation and the best plan known",
                 },
             }
         )

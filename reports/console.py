@@ -14,6 +14,7 @@ from procure.solver.costs import CATEGORIES, Objective
 
 from .headline import (
     OBJECTIVE_SHORT,
+    SAVING_HEADER,
     STRATEGY_LABEL,
     WHY_LABEL,
     amount_unit,
@@ -25,13 +26,15 @@ from .headline import (
     peaks,
     range_lines,
     recommendation,
+    saving_text,
     set_aside_headline,
+    signed_money,
     spot_risk,
     stale_text,
     status_label,
 )
 from .i18n import EN, N_, Lang
-from .tables import held_window
+from .tables import held_window, shape_text
 
 if TYPE_CHECKING:
     from procure.solver.plan import Plan
@@ -124,7 +127,8 @@ def _table(
         total = 1
         for i in idx:
             head, kind = columns[i]
-            content = max([len(r[i]) for r in rows] + [len(head) if kind == "num" else 4])
+            head_width = max(len(line) for line in head.split("\n"))  # a header may take two lines
+            content = max([len(r[i]) for r in rows] + [head_width if kind == "num" else 4])
             total += (content if kind in ("num", "short") else min(content, 10)) + 3
         return total
 
@@ -271,14 +275,13 @@ def _print_assignments(console: Console, result: Result, plan: Plan, tr: Lang) -
     rows = []
     for a in plan.assignments:
         strat = a.strategy.label() if a.strategy is not None and hasattr(a.strategy, "label") else ""
-        nodes = tr("{n} nodes", n=a.nodes) if a.nodes > 1 else tr("{n} node", n=a.nodes)
         rows.append(
             [
                 esc(a.workload),
                 esc(a.offer_id),
                 esc(a.vendor),
                 mode_label(a.mode, tr),
-                f"{a.gpu} × {a.gpus} ({nodes})",
+                shape_text(a.gpu, a.gpus, a.nodes, tr),
                 strat,
                 tr.date(day_date(p.start_date, a.start_day)),
                 tr.date(day_date(p.start_date, a.end_day)),
@@ -300,7 +303,7 @@ def _print_assignments(console: Console, result: Result, plan: Plan, tr: Lang) -
         (tr("deadline"), "num"),
         (tr("slack d"), "num"),
         (tr("GPU-hours"), "num"),
-        (tr("cost"), "num"),
+        (tr("cost ({unit})", unit=tr.unit(p.currency)), "num"),
     ]
     console.print(
         _table(
@@ -359,7 +362,7 @@ def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> N
                     (tr("nodes"), "num"),
                     (tr("from"), "num"),
                     (tr("months"), "num"),
-                    (tr("cost"), "num"),
+                    (tr("cost ({unit})", unit=tr.unit(p.currency)), "num"),
                 ],
                 rows,
             )
@@ -416,7 +419,7 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
             extra = "—"
         else:
             bound = "≤ " if r["status"] not in (None, "optimal") else ""
-            extra = bound + ("+" if r["vs_chosen"] >= 0 else "") + tr.money(r["vs_chosen"])
+            extra = bound + signed_money(r["vs_chosen"], tr)
         why = f"{tr(WHY_LABEL[r['why']])}: {esc(r['reason'])}"
         rows.append(
             [
@@ -444,8 +447,10 @@ def _print_runner_ups(console: Console, result: Result, tr: Lang) -> None:
         _table(
             console,
             tr(
-                "Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short})",
+                "Runner-up offers per workload: the whole plan re-solved with the workload held to that offer ({short}, "
+                "{unit})",
                 short=short,
+                unit=tr.unit(result.project.currency),
             ),
             cols,
             rows,
@@ -480,15 +485,7 @@ def _print_strategies(console: Console, result: Result, tr: Lang = EN) -> None:
         if c.status == "excluded":
             rows.append([c.label, tr("excluded by you"), "—", "—", "—", "allowed_modes"])
             continue
-        diff = "—"
-        if c.diff is not None and c.cost is not None:  # a diff is only set with a cost
-            base = c.cost - c.diff
-            diff = (
-                ("≤ " if c.bound else "")
-                + ("+" if c.diff >= 0 else "")
-                + tr.money(c.diff)
-                + (f" ({c.diff / base:+.0%})" if base else "")
-            )
+        diff = saving_text(c, tr)
         gap = f"{c.gap:.2%}" if c.gap is not None else ""
         why = ""
         if s.plan is None and s.reasons:
@@ -502,7 +499,7 @@ def _print_strategies(console: Console, result: Result, tr: Lang = EN) -> None:
         (tr("strategy"), "short"),
         (tr("status"), "text"),
         (tr(OBJECTIVE_SHORT[obj]), "num"),
-        (tr("vs recommended"), "num"),
+        (tr(SAVING_HEADER, short=tr(OBJECTIVE_SHORT[obj])), "num"),
         (tr(OBJECTIVE_SHORT[other]), "num"),
         (tr("why not"), "text"),
     ]

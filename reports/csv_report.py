@@ -129,6 +129,7 @@ EXPLAIN_COLUMNS = list(
         "break_even",
         "break_even_field",
         "break_even_current",
+        "break_even_currency",
         "break_even_text",
     )
 )
@@ -184,7 +185,7 @@ def tables(result: Result, inputs: Iterable = (), now: dt.datetime | None = None
         "total_cost",
         "npv_cost",
         "vs_recommended",
-        "vs_recommended_pct",
+        "recommended_saves_pct",
         "bound",
         "gap",
         "modes",
@@ -202,7 +203,7 @@ def tables(result: Result, inputs: Iterable = (), now: dt.datetime | None = None
             "total_cost",
             "npv_cost",
             "vs_recommended",
-            "vs_recommended_pct",
+            "recommended_saves_pct",
             "bound",
             "gap",
             "modes",

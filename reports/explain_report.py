@@ -9,10 +9,11 @@ from rich.table import Table
 
 from procure.models.units import day_date
 from procure.solver.costs import CATEGORIES
+from procure.solver.reasons import node_count
 
 from .analysis_console import break_even_sentence
 from .console import CATEGORY_LABEL
-from .headline import OBJECTIVE_SHORT, WHY_LABEL, set_aside_headline, status_label
+from .headline import OBJECTIVE_SHORT, WHY_LABEL, set_aside_headline, signed_money, status_label
 from .i18n import EN, Lang
 from .tables import explained_reason, explanation_row, rounded
 
@@ -24,8 +25,8 @@ def _where(project, plan, workload: str, tr: Lang) -> str:
     if a is None:
         return "—"
     return tr(
-        "{n} × {offer}, {start} → {end}",
-        n=a.nodes,
+        "{count} on {offer}, {start} → {end}",
+        count=tr.say(node_count(a.nodes, a.gpus, a.gpu)),
         offer=a.offer_id,
         start=tr.date(day_date(project.start_date, a.start_day)),
         end=tr.date(day_date(project.start_date, a.end_day)),
@@ -60,9 +61,12 @@ def print_explained(console: Console, explained, tr: Lang = EN) -> None:
                     unit=tr.unit(cur),
                 )
             )
-            t.add_column(tr("category"), overflow="fold")
-            for label in (tr("recommended plan"), tr("held to {offer}", offer=esc(e.offer_id)), tr("difference")):
-                t.add_column(label, justify="right", no_wrap=True)
+            # the category and the difference keep their width; the two plans' "where it runs" (nodes, GPUs,
+            # offer, dates) wraps in its cell rather than squeezing the others out
+            t.add_column(tr("category"), overflow="fold", min_width=12)
+            for label in (tr("recommended plan"), tr("held to {offer}", offer=esc(e.offer_id))):
+                t.add_column(label, justify="right", overflow="fold")
+            t.add_column(tr("difference"), justify="right", no_wrap=True)
             t.add_row(
                 tr("where it runs"),
                 esc(_where(p, result.plan, e.workload, tr)),
@@ -124,9 +128,7 @@ def print_explained(console: Console, explained, tr: Lang = EN) -> None:
 
 
 def _signed(x: float | None, tr: Lang) -> str:
-    if x is None:
-        return "—"
-    return ("+" if x >= 0 else "") + tr.money(x)
+    return signed_money(x, tr)
 
 
 def _plan_json(project, plan) -> dict | None:
@@ -209,6 +211,9 @@ def explained_to_json(explained) -> dict:
                     "price": be.break_even,
                     "field": be.field,
                     "current": be.current,
+                    "currency": row["break_even_currency"],
+                    "reporting_price": _r(be.reporting(be.break_even)),
+                    "reporting_current": _r(be.reporting(be.current)),
                     "reason": be.reason,
                     "text": row["break_even_text"],
                 },

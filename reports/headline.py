@@ -20,6 +20,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from procure.solver.costs import Objective
+from procure.solver.reasons import signed_pct
 from procure.solver.result import cost_on
 
 from .i18n import EN, N_, Lang
@@ -45,7 +46,7 @@ STATUS_LABEL = {
 #: why an offer lost for a job (``solver.explain.Why``), as a reader sees it
 WHY_LABEL = {
     "chosen": N_("chosen"),
-    "same": N_("tie"),
+    "same": N_("same cost"),
     "price": N_("price"),
     "lead_time": N_("lead time"),
     "deadline": N_("deadline"),
@@ -64,6 +65,16 @@ SAME = 1e-6
 
 def money(x: float | None, currency: str = "", tr: Lang = EN) -> str:
     return tr.money(x, currency)
+
+
+def signed_money(x: float | None, tr: Lang = EN, currency: str = "") -> str:
+    """A difference with its sign: ``+1,234``, ``-1,234``; one that rounds to nothing is ``0`` — never ``+0`` or
+    ``-0`` (the sign would tell a reader there is a difference); ``—`` for none."""
+    if x is None:
+        return "—"
+    if round(x) == 0:
+        return tr.money(0.0, currency)
+    return ("+" if x > 0 else "") + tr.money(x, currency)
 
 
 def mode_label(mode, tr: Lang = EN) -> str:
@@ -90,6 +101,7 @@ class Peak:
     amount_unit: str
     reserved: bool = False  # a reserved cloud term (commitment_months): held, and paid, for its whole term
     committed: bool = False  # owned servers, or only contracts signed before the plan (project commitments)
+    gpus_per_node: int = 0  # the GPUs in one of its nodes: the phrase says both, nodes and GPUs
 
 
 def _peak_of_intervals(intervals: list[tuple[float, float, int]]) -> int:
@@ -113,7 +125,18 @@ def peaks(result: Result) -> list[Peak]:
     for pur in plan.purchases:
         o = result.offers[pur.offer_id]
         out.append(
-            Peak(o.id, "buy", o.vendor, o.label, False, pur.nodes, float(pur.nodes), "nodes", committed=pur.committed)
+            Peak(
+                o.id,
+                "buy",
+                o.vendor,
+                o.label,
+                False,
+                pur.nodes,
+                float(pur.nodes),
+                "nodes",
+                committed=pur.committed,
+                gpus_per_node=o.gpus_per_node,
+            )
         )
     rent: dict[str, list] = {}
     for r in plan.rentals:
@@ -134,6 +157,7 @@ def peaks(result: Result) -> list[Peak]:
                 "node-months",
                 reserved=o.mode == "cloud",
                 committed=all(r.committed for r in rs),
+                gpus_per_node=o.gpus_per_node,
             )
         )
     cloud: dict[str, list] = {}
@@ -145,7 +169,15 @@ def peaks(result: Result) -> list[Peak]:
         peak = _peak_of_intervals([(a.start_day, a.end_day, a.nodes) for a in jobs])
         out.append(
             Peak(
-                o.id, "cloud", o.vendor, o.label, bool(o.spot), peak, sum(a.nodes * a.hours for a in jobs), "node-hours"
+                o.id,
+                "cloud",
+                o.vendor,
+                o.label,
+                bool(o.spot),
+                peak,
+                sum(a.nodes * a.hours for a in jobs),
+                "node-hours",
+                gpus_per_node=o.gpus_per_node,
             )
         )
     return out
@@ -160,6 +192,9 @@ def amount_unit(unit: str, tr: Lang = EN) -> str:
 
 def _peak_phrase(pk: Peak, tr: Lang = EN) -> str:
     nodes = tr("{n} × {label} node" if pk.peak_nodes == 1 else "{n} × {label} nodes", n=pk.peak_nodes, label=pk.label)
+    if pk.gpus_per_node:  # "2 × 8xH100 nodes (16 GPUs)": a node count is never read as GPUs
+        gpus = pk.peak_nodes * pk.gpus_per_node
+        nodes += tr(" ({n} GPUs)" if gpus != 1 else " ({n} GPU)", n=gpus)
     if pk.committed:  # what the organisation already has: no decision, but where the jobs run
         if pk.mode == "buy":
             return tr("use the {nodes} already owned", nodes=nodes)
@@ -263,11 +298,29 @@ def comparisons(result: Result, tr: Lang = EN) -> list[Comparison]:
             )
             txt = less.format(pct=share_text(pct or 0.0), short=short, label=label, gap_note=gap_note)
         else:
-            txt = tr("{pct} more {short} than {label}", pct=share_text(-diff / base), short=short, label=label) + (
+            txt = tr("{pct} more {short} than {label}", pct=share_text(-diff / cost), short=short, label=label) + (
                 tr(" (this plan's solve stopped at a gap)") if result.status != "optimal" else ""
             )
         out.append(Comparison(name, label, str(s.status), cost, other, diff, pct, bound, gap, txt))
     return out
+
+
+#: the column that compares a strategy with the recommended plan, on one base: the strategy's own cost
+SAVING_HEADER = N_("recommended saves\n(% of its {short})")  # two lines: the table fits 80 columns
+
+
+def saving_text(c: Comparison, tr: Lang = EN) -> str:
+    """What the recommended plan saves against strategy ``c``, on the base the recommendation sentence uses
+    ("26% less than rent only"): the strategy's cost − the recommended, and that as a share of the strategy's
+    cost, (other − plan) / other. ``—`` for the recommended plan itself and for a strategy without a plan."""
+    if c.name == "hybrid" or c.diff is None or c.cost is None:
+        return "—"
+    bound = "≤ " if c.bound else ""
+    if abs(c.diff) <= SAME * max(1.0, abs(c.cost - c.diff)):
+        return tr("0 (same)")
+    amount = tr.money(c.diff) if round(c.diff) != 0 else tr.money(0.0)
+    pct = share_text(c.pct or 0.0) if c.diff > 0 else "-" + share_text(-(c.pct or 0.0))
+    return f"{bound}{amount} ({bound}{pct})"
 
 
 def share_text(fraction: float) -> str:
@@ -365,12 +418,12 @@ def spot_risk(result: Result, tr: Lang = EN) -> SpotRisk | None:
         text = tr("{head} Without spot: {why}, so the deadlines depend on spot capacity.", head=head, why=why)
     else:
         text = tr(
-            "{head} On-demand fallback (the same workloads re-solved without spot): {cost} {short}, {extra} more ({pct:+.0%}).",
+            "{head} On-demand fallback (the same workloads re-solved without spot): {cost} {short}, {extra} more ({pct}).",
             head=head,
             cost=tr.money(cost, cur),
             short=short,
             extra=tr.money(extra, cur),
-            pct=extra / base,
+            pct=signed_pct(extra / base) if base else "—",
         )
     return SpotRisk(offers, [a.workload for a in spot_jobs], str(fb.status) if fb else "", cost, tco, extra, text)
 
@@ -530,8 +583,9 @@ def range_lines(result: Result, tr: Lang = EN) -> list[str]:
     conf = result.project.deadline_confidence
     lines = [
         tr(
-            "Range of this plan's TCO: P50 {p50}, P90 {p90}; it runs as decided with {prob} probability "
-            "(hours band {band}; {method})",
+            "Range of this plan's TCO over the hours band alone (exact, not sampled): P50 {p50}, P90 {p90}; it runs "
+            "as decided with {prob} probability (hours band {band}; {method}; procure analyze's Monte Carlo samples "
+            "this band with any other declared uncertainty, so its P50 and P90 differ, by the sampling error at least)",
             p50=money(r.tco_p50, cur, tr),
             p90=money(r.tco_p90, cur, tr),
             prob=probability_text(r.runs_as_decided),

@@ -145,7 +145,9 @@ class Lang:
                 text = f"{self.number(x)} {self.cur(v.currency or self.currency)}".strip()
             else:
                 text = self.money(x, v.currency)
-            return (("+" if v.value >= 0 else "-") + text) if v.signed else text
+            if not v.signed or round(x) == 0:  # a difference that rounds to nothing carries no sign
+                return text
+            return ("+" if v.value >= 0 else "-") + text
         if isinstance(v, Label):
             return v.text if self.en else self(v.msgid)
         return v

@@ -98,11 +98,9 @@ def strategy_rows(result: Result, tr: Lang = EN) -> list[dict]:
                 "total_cost": s.plan.total_cost if s.plan else None,
                 "npv_cost": s.plan.npv_cost if s.plan else None,
                 "vs_recommended": c.diff,
-                "vs_recommended_pct": (
-                    c.diff / (c.cost - c.diff)
-                    if c.diff is not None and c.cost is not None and c.cost - c.diff
-                    else None
-                ),
+                # what the recommended plan saves, as a share of this strategy's cost: the base of "26% less
+                # than rent only" in the recommendation, the console's and the Summary's column
+                "recommended_saves_pct": c.pct if c.diff is not None else None,
                 "bound": c.bound,
                 "gap": c.gap,
                 "modes": ", ".join(sorted(s.plan.modes())) if s.plan else "",
@@ -332,12 +330,21 @@ def explanation_row(e, currency: str = "", tr: Lang = EN) -> dict:
     }
     for c in CATEGORIES:
         row[f"diff_{c}"] = e.difference(c) if e.categories else None
+    from .analysis_console import break_even_sentence  # it imports the console, which imports this module
+
     be = e.break_even
     row["break_even"] = getattr(be, "break_even", None)
     row["break_even_field"] = getattr(be, "field", None)
-    row["break_even_current"] = getattr(be, "current", None)
-    row["break_even_text"] = be.sentence(currency) if be is not None else ""
+    row["break_even_current"] = getattr(be, "current", None)  # both as quoted: in break_even_currency
+    row["break_even_currency"] = (getattr(be, "currency", "") or currency) if be is not None else ""
+    row["break_even_text"] = break_even_sentence(be, currency, tr) if be is not None else ""
     return row
+
+
+def shape_text(gpu: str, gpus: int, nodes: int, tr: Lang = EN) -> str:
+    """ "H100-SXM-80GB × 16 (2 nodes)": the GPUs and the nodes they are in, as the plan table shows them."""
+    count = tr("{n} nodes", n=nodes) if nodes > 1 else tr("{n} node", n=nodes)
+    return f"{gpu} × {gpus} ({count})"
 
 
 def runner_up_rows(result: Result, tr: Lang = EN) -> list[dict]:
@@ -359,7 +366,7 @@ def runner_up_rows(result: Result, tr: Lang = EN) -> list[dict]:
                     "gpu": a.gpu if a else r.option.offer.gpu,
                     "nodes": a.nodes if a else None,
                     "gpus": a.gpus if a else None,
-                    "shape": f"{a.gpu} × {a.gpus}" if a else "",
+                    "shape": shape_text(a.gpu, a.gpus, a.nodes, tr) if a else "",
                     "plan_cost": r.plan_cost,
                     "note": tr.say(r.note_message) if r.note_message is not None else (r.note or ""),
                 }

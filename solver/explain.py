@@ -118,10 +118,15 @@ def candidates(result: Result, offer_id: str) -> list[str]:
     ]
 
 
-def _price_reason(held: float, base: float, cats: dict[str, tuple[float, float]], currency: str) -> tuple[Why, Msg]:
+def _price_reason(
+    held: float, base: float, cats: dict[str, tuple[float, float]], currency: str, chosen: str = ""
+) -> tuple[Why, Msg]:
     diff = held - base
     if abs(diff) <= 1e-6 * max(1.0, abs(base)):
-        return Why.SAME, say("held to it, the whole plan costs the same: a tie")
+        return Why.SAME, say(
+            "held to it, the whole plan costs the same: either offer will do, and the recommended plan uses {chosen}",
+            chosen=chosen,
+        )
     moves = sorted(((b - a, c) for c, (a, b) in cats.items() if abs(b - a) > 0.5), key=lambda x: -abs(x[0]))
     where = [
         say("{category} {amount}", category=Label(c, c.replace("_", " ")), amount=Amount(d, signed=True))
@@ -236,7 +241,7 @@ def from_runner_up(result: Result, workload: str, r: RunnerUp, base: float, chos
             message=r.note_message,
         )
     cats = category_rows(result.plan, r.plan)
-    why, text = _price_reason(r.plan_cost, base, cats, result.project.currency)
+    why, text = _price_reason(r.plan_cost, base, cats, result.project.currency, chosen)
     return Explanation(
         workload, offer.id, offer.mode, chosen, why, str(text), base, r.plan_cost, r.status, cats, r.plan, message=text
     )

@@ -113,6 +113,26 @@ class Msg(str):
         return (Msg, (self.msg, self.args))
 
 
+def signed_number(x: float, decimals: int = 0) -> str:
+    """A difference with its sign, ``+1,234`` / ``-1,234``; one that rounds to zero is ``0``, never ``-0``
+    or ``+0`` (a sign on nothing tells a reader there is a difference)."""
+    if round(abs(x), decimals) == 0:
+        return f"{0:.{decimals}f}"
+    return f"{x:+,.{decimals}f}"
+
+
+def signed_pct(fraction: float | None) -> str:
+    """A change as a signed percentage: whole percents from 1%, else as few decimals (at most two) as show
+    the difference (``-0.02%``); ``0%`` when even two decimals round it to zero — never ``-0%``."""
+    if fraction is None:
+        return "—"
+    pct = fraction * 100.0
+    for d in (0, 1, 2):
+        if round(abs(pct), d) != 0:
+            return f"{pct:+.{d}f}%"
+    return "0%"
+
+
 @dataclass(frozen=True)
 class Amount:
     """An amount in a sentence: ``275,150 USD`` (``signed``: ``+442,769``); a report writes it in the
@@ -123,7 +143,7 @@ class Amount:
     signed: bool = False
 
     def __str__(self) -> str:
-        text = f"{self.value:+,.0f}" if self.signed else f"{self.value:,.0f}"
+        text = signed_number(self.value) if self.signed else f"{self.value:,.0f}"
         return f"{text} {self.currency}".strip()
 
     def __format__(self, spec: str) -> str:
@@ -168,6 +188,21 @@ def _english(v):
 def say(msg: str, **args) -> Msg:
     """A sentence (or clause) to render in the reader's language: ``say("needs {gb} GB", gb="28.2")``."""
     return Msg(msg, tuple(args.items()))
+
+
+def node_count(nodes: int, gpus: int, gpu: str | None = None) -> Msg:
+    """A count of servers with the GPUs in them, so that a node count is never read as GPUs:
+    "2 nodes (16 × H100-SXM-80GB)"; without ``gpu`` (already named beside it) "1 node (8 GPUs)"."""
+    if gpu:
+        return say(
+            "{nodes} node ({gpus} × {gpu})" if nodes == 1 else "{nodes} nodes ({gpus} × {gpu})",
+            nodes=nodes,
+            gpus=gpus,
+            gpu=gpu,
+        )
+    if gpus == 1:  # one GPU is one node
+        return say("{nodes} node ({gpus} GPU)", nodes=nodes, gpus=gpus)
+    return say("{nodes} node ({gpus} GPUs)" if nodes == 1 else "{nodes} nodes ({gpus} GPUs)", nodes=nodes, gpus=gpus)
 
 
 @dataclass(frozen=True)

@@ -307,7 +307,7 @@ def test_monte_carlo_without_declared_uncertainty_draws_the_hours_band(tmp_path)
     (tmp_path / "w.yaml").write_text(WORKLOAD.format(catalog="o.yaml"))
     res = CliRunner().invoke(app, ["analyze", str(tmp_path / "w.yaml"), "--monte-carlo", "5"])
     assert res.exit_code == 0, res.output
-    assert "Uncertainty: 5 scenarios" in res.output and "Traceback" not in res.output
+    assert "Uncertainty, a Monte Carlo of 5 sampled scenarios" in res.output and "Traceback" not in res.output
 
 
 def test_a_strategy_the_scenario_cannot_improve_keeps_todays_plan_without_a_solve():

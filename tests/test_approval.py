@@ -61,7 +61,7 @@ def test_headline_and_plan_sheet_name_the_peak_nodes_held_at_once(tmp_path):
     (pk,) = peaks(result)
     assert pk.peak_nodes == 8
     text = recommendation(result)
-    assert text.startswith("Rent 8 × 8xH100-SXM-80GB nodes at peak"), text
+    assert text.startswith("Rent 8 × 8xH100-SXM-80GB nodes (64 GPUs) at peak"), text  # 8 nodes × 8 GPUs
     write_workbook(result, tmp_path / "r.xlsx")
     ws = openpyxl.load_workbook(tmp_path / "r.xlsx")["Plan"]
     start = next(r for r in range(1, ws.max_row + 1) if str(ws.cell(r, 1).value).startswith("Peak capacity"))

@@ -75,10 +75,10 @@ CHECKS = [
         "explain",
         lambda e: e["break_even"]["price"],
     ),
-    (README, rf"per node-hour \(today {NUM},", "explain", lambda e: e["break_even"]["current"]),
+    (README, rf"per node-hour \(today {NUM} USD,", "explain", lambda e: e["break_even"]["current"]),
     (
         README,
-        rf"per node-hour \(today [\d.,]+, {NUM}%\)",
+        rf"per node-hour \(today [\d.,]+ USD, {NUM}%\)",
         "explain",
         lambda e: _pct(e["break_even"]["price"], e["break_even"]["current"]),
     ),

@@ -72,4 +72,4 @@ def test_a_tiered_break_even_says_which_tiers_it_scales():
     ctx = Context.of(a.inputs, a.base)
     b = be.explain_break_even(a.base, "x", "b", ctx)
     assert b.break_even == pytest.approx(14_400, abs=0.01)
-    assert "every tier × 0.72 (1-month tier 20,000 → 14,400)" in b.sentence("USD")
+    assert "every tier × 0.72 (1-month tier 20,000 → 14,400 USD)" in b.sentence("USD")

@@ -51,10 +51,11 @@ def test_one_job_frontier_is_the_three_shapes_by_hand():
     assert [x.completion_day for x in f.points] == pytest.approx([20.0, 260 / 24, 140 / 24])
     assert [a.nodes for x in f.points for a in x.plan.assignments] == [1, 2, 4]
     assert f.fastest_proven and not f.note
-    # "finishing 9.2 days sooner costs 400 USD: job: 2 × H100-SXM-80GB instead of 1 (cloud, c)"
+    # "finishing 9.2 days sooner costs 400 USD: job: 2 nodes (16 × H100-SXM-80GB) instead of 1 node (8 GPUs) (cloud, c)":
+    # nodes and the GPUs in them, never a bare count a reader could take for GPUs
     s = point_sentence(f, f.points[1])
     assert s.startswith("finishing 9.2 days sooner costs 400")
-    assert "job: 2 × H100-SXM-80GB instead of 1 (cloud, c)" in s
+    assert "job: 2 nodes (16 × H100-SXM-80GB) instead of 1 node (8 GPUs) (cloud, c)" in s
 
 
 def test_fewer_points_keep_the_cheapest_and_the_fastest():
@@ -163,7 +164,10 @@ def test_json_carries_each_point_and_its_changes():
     data = frontier_to_json(frontier_of(p, offers, ONE))
     assert [x["total_cost"] for x in data["points"]] == [4800.0, 5200.0, 5600.0]
     assert [x["extra_cost"] for x in data["points"]] == [0.0, 400.0, 800.0]
-    assert data["points"][2]["changes"][0]["text"] == "job: 4 × H100-SXM-80GB instead of 1 (cloud, c)"
+    assert (
+        data["points"][2]["changes"][0]["text"]
+        == "job: 4 nodes (32 × H100-SXM-80GB) instead of 1 node (8 GPUs) (cloud, c)"
+    )
     json.dumps(data)
 
 

@@ -98,7 +98,7 @@ def test_the_extractor_finds_the_labels_of_every_report():
         "hybrid (free)",
         "capex (purchases)",
         "Plan per workload",
-        "vs_recommended_pct",
+        "recommended_saves_pct",
     ):
         assert label in found, label
 

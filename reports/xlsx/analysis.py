@@ -21,6 +21,7 @@ import math
 import numpy as np
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference, Series
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -29,6 +30,7 @@ from procure.models.analysis import DRIVERS
 from procure.solver.costs import Objective
 from procure.solver.enums import STRATEGIES
 
+from ..analysis_console import mixing_text, sampled_text
 from ..console import STRATEGY_LABEL
 from ..headline import mode_label, status_label
 from ..i18n import EN, N_, Lang
@@ -36,6 +38,7 @@ from .style import (
     BOLD,
     NOTE_FONT,
     PCT_FMT,
+    SIGNED_PCT_FMT,
     TITLE_FONT,
     WRAP,
     align_top,
@@ -44,6 +47,8 @@ from .style import (
     print_setup,
     put,
     quote,
+    signed_pct_formula,
+    signed_pct_value,
     widths,
 )
 
@@ -210,7 +215,11 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
 
 
 def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
+    """One row per losing offer and strategy. An offer's today and break-even are its price as quoted, each
+    cell formatted in the currency it is quoted in; when any offer is quoted in another currency than the
+    report's, two more columns give both prices converted into it (× the fx rate, a formula)."""
     cur = a.currency
+    converted = [b for b in a.break_even if b.kind == "offer" and b.converted(cur)]
     put(ws, 1, 1, tr("Break-even prices — at what price would a losing offer or strategy win?"), font=TITLE_FONT)
     put(
         ws,
@@ -223,28 +232,42 @@ def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
         ),
         font=NOTE_FONT,
     )
+    if converted:
+        put(
+            ws,
+            3,
+            1,
+            tr(
+                "Today and break-even are as quoted, in the offer's own currency; the last two columns convert them into {cur} "
+                "at the project's fx_rates.",
+                cur=tr.cur(cur),
+            ),
+            font=NOTE_FONT,
+        )
     hdr = 4
-    header(
-        ws,
-        hdr,
-        tr.each(
-            "offer / strategy",
-            "mode",
-            "vendor",
-            "GPU × per node",
-            "price field",
-            "today",
-            "break-even",
-            "change",
-            "re-solves",
-            "reason",
-        ),
-        height=30,
+    heads = tr.each(
+        "offer / strategy",
+        "mode",
+        "vendor",
+        "GPU × per node",
+        "price field",
+        "today",
+        "break-even",
+        "change",
+        "re-solves",
+        "reason",
     )
+    if converted:
+        heads += [
+            tr("today in {cur}", cur=tr.cur(cur)),
+            tr("break-even in {cur}", cur=tr.cur(cur)),
+        ]
+    header(ws, hdr, heads, height=30)
     r = hdr + 1
     for b in a.break_even:
         strat = b.kind in ("strategy", "driver")
-        fmt = (PCT_FMT if b.kind == "strategy" else "0.00##") if strat else tr.money_fmt(cur, cents=True)
+        quoted = b.currency or cur
+        fmt = (PCT_FMT if b.kind == "strategy" else "0.00##") if strat else tr.money_fmt(quoted, cents=True)
         put(ws, r, 1, tr(b.subject) if strat else b.subject, font=BOLD if strat else None)
         put(ws, r, 2, mode_label(b.mode, tr))
         put(ws, r, 3, b.vendor)
@@ -256,17 +279,31 @@ def write_break_even(ws: Worksheet, a, tr: Lang = EN) -> None:
             ws,
             r,
             8,
-            f'=IF(ISNUMBER(G{r}),G{r}/F{r}-1,"")',
-            "+0%;-0%;0%",
-            value="" if b.break_even is None else b.break_even / b.current - 1,
+            f'=IF(ISNUMBER(G{r}),{signed_pct_formula(f"G{r}/F{r}-1")},"")',
+            SIGNED_PCT_FMT,
+            value="" if b.break_even is None else signed_pct_value(b.break_even / b.current - 1),
         )
         put(ws, r, 9, b.solves)
         put(ws, r, 10, tr.say(b.reason), align=WRAP)
+        if converted and not strat:
+            money = tr.money_fmt(cur, cents=True)
+            formula(ws, r, 11, f"=F{r}*{b.fx!r}", money, value=b.reporting(b.current))
+            formula(
+                ws,
+                r,
+                12,
+                f'=IF(ISNUMBER(G{r}),G{r}*{b.fx!r},"")',
+                money,
+                value="" if b.break_even is None else b.reporting(b.break_even),
+            )
         # LibreOffice does not grow a row for wrapped text on its own: ~95 characters fit a line of column J
         ws.row_dimensions[r].height = 13.5 * max(1, math.ceil(len(b.reason) / 95))
         align_top(ws, r, 10)
         r += 1
-    widths(ws, {"A": 34, "B": 7, "C": 16, "D": 18, "E": 22, "F": 15, "G": 15, "H": 8, "I": 9, "J": 90})
+    cols = {"A": 34, "B": 7, "C": 16, "D": 18, "E": 22, "F": 17, "G": 17, "H": 8, "I": 9, "J": 90}
+    if converted:
+        cols |= {"K": 18, "L": 18}
+    widths(ws, cols)
     ws.freeze_panes = ws.cell(row=hdr + 1, column=2)
     print_setup(ws, f"{hdr}:{hdr}")
 
@@ -363,8 +400,8 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
         )
         note = tr(
             "P10/P50/P90: the optimal total not exceeded in 10/50/90% of the scenarios. Cheapest in: the share of scenarios "
-            "in which that strategy is the cheapest (a single mode wins a tie with the free plan). Regret: today's plan kept as "
-            "decided — re-costed, not re-optimized — minus each scenario's optimum."
+            "in which that strategy is the cheapest. Regret: today's plan kept as decided — re-costed, not re-optimized — "
+            "minus each scenario's optimum."
         )
     put(ws, 1, 1, title, font=TITLE_FONT)
     put(ws, 2, 1, note, font=NOTE_FONT)
@@ -389,14 +426,17 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
                 money,
                 value=_blank(v[("p10", "p50", "p90")[k]]),
             )
-        formula(
-            ws,
-            r,
-            5,
-            f'=IF(COUNT({rng(cols["hybrid"])})>0,COUNTIF({rng(cols["cheapest"])},"{name}")/COUNT({rng(cols["hybrid"])}),"")',
-            PCT_FMT,
-            value=_blank(v["win_probability"]),
-        )
+        if name == "hybrid":  # a tie with a single mode counts for it: the note under the table gives the mixing share
+            put(ws, r, 5, "—", align=Alignment(horizontal="right"))
+        else:
+            formula(
+                ws,
+                r,
+                5,
+                f'=IF(COUNT({rng(cols["hybrid"])})>0,COUNTIF({rng(cols["cheapest"])},"{name}")/COUNT({rng(cols["hybrid"])}),"")',
+                PCT_FMT,
+                value=_blank(v["win_probability"]),
+            )
         formula(ws, r, 6, f"=COUNT({rng(col)})", value=v["plans"])
         if s.committed:
             put(ws, r, 7, _blank(v.get("runs_as_decided")), PCT_FMT)
@@ -414,7 +454,10 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
             col=7,
             height=30,
         )
-    r = hdr + len(STRATEGIES) + 2
+    for k, note in enumerate((mixing_text(s, tr), sampled_text(a, tr))):  # how to read it, beside solve's range
+        if note:
+            put(ws, hdr + len(STRATEGIES) + 1 + k, 1, note, font=NOTE_FONT)
+    r = hdr + len(STRATEGIES) + 4
     put(ws, r, 1, tr("regret of today's plan, as decided"), font=BOLD)
     put(ws, r + 1, 1, tr("mean"))
     formula(

@@ -31,6 +31,7 @@ from .style import (
     merge_in_row,
     print_setup,
     put,
+    signed_amount,
     widths,
 )
 
@@ -83,7 +84,7 @@ def write_options(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
             r["gpu_hours"],
             r["efficiency"],
             r["standalone_cost"],
-            r["vs_chosen"],
+            signed_amount(r["vs_chosen"]),
             tr("chosen") if r["chosen"] else "",
         ]
         fmts = [
@@ -146,11 +147,11 @@ def write_options(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
                 r["gpus"],
                 status,
                 r["plan_cost"],
-                r["vs_chosen"],
+                signed_amount(r["vs_chosen"]),
                 tr(WHY_LABEL[r["why"]]),
                 r["reason"],
             ]
-            vals += [r[f"diff_{c}"] for c in CATEGORIES]
+            vals += [signed_amount(r[f"diff_{c}"]) for c in CATEGORIES]
             signed = tr.amount_fmt("+#,##0;-#,##0;0")
             fmts = [None, None, None, None, None, INT_FMT, INT_FMT, None, money, signed, None, None]
             fmts += [signed] * len(CATEGORIES)

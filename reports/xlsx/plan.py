@@ -192,8 +192,14 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
         font=SECTION_FONT,
     )
     row += 1
-    cols_t = [a.workload for a in plan.assignments] + [
-        f"{mode_label(c['what'], tr)} {c['nodes']} × {c['offer']}" for c in caps
+    cols_t = [a.workload for a in plan.assignments] + [  # "rent 4 nodes of <offer>": a count that says what it counts
+        tr(
+            "{mode} {n} node of {offer}" if c["nodes"] == 1 else "{mode} {n} nodes of {offer}",
+            mode=mode_label(c["what"], tr),
+            n=c["nodes"],
+            offer=c["offer"],
+        )
+        for c in caps
     ]
     header(ws, row, [tr("month starting")] + cols_t, height=42)
     ws.row_dimensions[row].height = 42

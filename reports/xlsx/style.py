@@ -44,6 +44,27 @@ MONTH_FMT = "d mmm yy"
 INT_FMT = "#,##0"
 NUM_FMT = "#,##0.0"
 PCT_FMT = "0.0%"
+#: a signed change in whole percents; its cell holds ``signed_pct_formula``, so it never shows "-0%" or "+0%"
+SIGNED_PCT_FMT = "+0%;-0%;0%"
+
+
+def signed_pct_formula(expr: str) -> str:
+    """``expr`` (a fraction) as the value of a SIGNED_PCT_FMT cell: 0 when it rounds to no whole percent, so
+    the sign shows only on a difference the cell shows (a number format cannot test the absolute value)."""
+    return f"IF(ABS({expr})<0.005,0,{expr})"
+
+
+def signed_amount(x):
+    """A difference for a signed amount cell (``+#,##0;-#,##0;0``): 0 when it rounds to nothing, so the cell
+    never shows "+0" or "-0"; anything else (None, text) as it is."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) < 0.5:
+        return 0.0
+    return x
+
+
+def signed_pct_value(x: float) -> float:
+    """The value ``signed_pct_formula`` computes, for the cached value beside the formula."""
+    return 0.0 if abs(x) < 0.005 else x
 
 
 def money_fmt(currency: str, cents: bool = False) -> str:

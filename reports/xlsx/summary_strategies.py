@@ -17,6 +17,7 @@ from ..headline import (
     OBJECTIVE_SHORT,
     STRATEGY_LABEL,
     Comparison,
+    share_text,
     status_label,
 )
 from ..i18n import N_
@@ -33,12 +34,17 @@ from .style import (
     formula,
     header,
     put,
+    signed_pct_formula,
+    signed_pct_value,
 )
 from .summary_parts import NOTE_W, STOP, TOP_WRAP, Token, _excel_text, _live, _money_expr, _render, _Sheet
 
 if TYPE_CHECKING:
     pass
 
+
+#: the share the recommended plan saves against a strategy: no sign (the header says which way), "0%" for a tie
+SAVING_PCT_FMT = "0%;-0%;0%"
 
 #: the title of the Summary's bar chart, per objective
 CHART_TITLE = {
@@ -60,8 +66,8 @@ def _write_strategies(sh: _Sheet, row: int, cmps: list[Comparison]) -> tuple[int
         [
             tr("strategy"),
             tr("{short} (minimized)", short=short),
-            tr("vs recommended"),
-            tr("vs rec. %"),
+            tr("recommended saves"),
+            tr("% of its {short}", short=short),
             other_short,
             tr("status"),
             tr("figures"),
@@ -124,16 +130,26 @@ def _write_strategy_cost(sh: _Sheet, row: int, c: Comparison, cost: float, hybri
             fill=fill,
             value=f"≤ {_signed(cost - rec_cost)} {tr.cur(cur)}",
         )
-    else:
-        formula(ws, row, 3, f"=B{row}-{base}", fmt_d, fill=fill, value=cost - rec_cost)
+    else:  # what the recommended plan saves against this strategy; 0 when it would show as nothing
+        saved = cost - rec_cost
+        formula(
+            ws,
+            row,
+            3,
+            f"=IF(ABS(B{row}-{base})<0.5,0,B{row}-{base})",
+            fmt_d,
+            fill=fill,
+            value=0.0 if abs(saved) < 0.5 else saved,
+        )
+    # the same saving as a share of this strategy's cost: the base of "26% less TCO than rent only" above
     formula(
         ws,
         row,
         4,
-        f"=IF({base}=0,0,(B{row}-{base})/{base})",
-        "+0%;-0%;0%",
+        f"=IF(B{row}=0,0,{signed_pct_formula(f'(B{row}-{base})/B{row}')})",
+        SAVING_PCT_FMT,
         fill=fill,
-        value=(cost - rec_cost) / rec_cost if rec_cost else 0,
+        value=signed_pct_value((cost - rec_cost) / cost) if cost else 0,
     )
 
 
@@ -201,11 +217,11 @@ def _comparison_parts(sh: _Sheet, cmps: list[Comparison], solved_rows: dict[str,
             tr("at most {pct} less {short} than {label}") if c.bound else tr("{pct} less {short} than {label}")
         ).format(pct="{pct}", short=short, label=lab)
         more_t = tr("{pct} more {short} than {label} as solved").format(pct="{pct}", short=short, label=lab)
-        less_tokens = _live(less_t, pct=[(False, f'TEXT(($B${r}-{live[obj]})/$B${r},"0%")')])
+        less_tokens = _live(less_t, pct=[(False, _share_formula(f"($B${r}-{live[obj]})/$B${r}"))])
         if less_tokens and less_tokens[0] is not None and not less_tokens[0][0]:
             less_tokens.insert(0, (True, ""))  # the formula has always begun with the (empty) bound's literal
         less = _render(less_tokens)
-        more = _render(_live(more_t, pct=[(False, f'TEXT(({live[obj]}-$B${r})/{live[obj]},"0%")')]))
+        more = _render(_live(more_t, pct=[(False, _share_formula(f"({live[obj]}-$B${r})/$B${r}"))]))
         parts += [
             (
                 False,
@@ -347,13 +363,22 @@ def _signed_fmt(fmt: str) -> str:
     return ";".join(["+" + pos, *rest])
 
 
+def _share_formula(fraction: str) -> str:
+    """``headline.share_text`` as a formula over the expression ``fraction``: whole percents from 1%, one
+    decimal below it, "< 0.1%" below that — so the live sentence never says "0% less" of a real difference."""
+    return (
+        f'IF(ROUND(({fraction})*100,0)>=1,TEXT({fraction},"0%"),'
+        f'IF(({fraction})>=0.00095,TEXT({fraction},"0.0%"),"< 0.1%"))'
+    )
+
+
 def _cmp_text(rec: float, cost: float, same_t: str, less_t: str, more_t: str) -> str:
     """What the live comparison formula shows for the plan as solved (the formula's cached value)."""
     if abs(cost - rec) <= 1e-6 * max(1.0, rec):
         return same_t
     if cost > rec:
-        return less_t.format(pct=f"{(cost - rec) / cost:.0%}")
-    return more_t.format(pct=f"{(rec - cost) / rec:.0%}")
+        return less_t.format(pct=share_text((cost - rec) / cost))
+    return more_t.format(pct=share_text((rec - cost) / cost))
 
 
 def _input_names(inputs) -> list[str]:
