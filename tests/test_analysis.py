@@ -422,3 +422,22 @@ def test_analyze_with_no_compare_is_refused_before_reading_the_workload(tmp_path
     assert res.exit_code == 1, res.output
     assert "--analyze compares the strategies; drop --no-compare" in res.output
     assert "not found" not in res.output
+
+
+def test_tornado_differences_that_round_to_nothing_show_0_not_minus_0():
+    # the Sensitivity sheet's "low − today" cells: a difference under half a unit is written as 0 (the
+    # money format picks its negative section by the sign, so −0.2 showed "-0 USD"); larger ones as they are
+    from openpyxl import Workbook
+
+    from procure.reports.xlsx.analysis import write_sensitivity
+    from procure.reports.xlsx.style import signed_amount
+
+    assert signed_amount(-0.2) == 0.0 and signed_amount(0.49) == 0.0 and signed_amount(-0.5) == -0.5
+    p, offers, hours = case({"sensitivity": {"price_cloud": {"low": 0.99999, "high": 1.2}}})
+    a = run(p, offers, hours, sensitivity=True)
+    wb = Workbook()
+    write_sensitivity(wb.active, a)
+    ws = wb.active
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "price_cloud")
+    # 43,200 × 0.99999 − 43,200 = −0.432: under half a unit
+    assert ws.cell(row, 7).value == f'=IF(ISNUMBER(E{row}),IF(ABS(E{row}-$E$4)<0.5,0,E{row}-$E$4),"")'

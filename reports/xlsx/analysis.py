@@ -47,9 +47,11 @@ from .style import (
     print_setup,
     put,
     quote,
+    signed_amount,
     signed_pct_formula,
     signed_pct_value,
     widths,
+    zeroed_amount_formula,
 )
 
 BINS = 12
@@ -165,8 +167,16 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
         put(ws, r, 5, lo, money)
         put(ws, r, 6, hi, money)
         base = a.inputs.metric(a.base.plan)
-        formula(ws, r, 7, f'=IF(ISNUMBER(E{r}),E{r}-{base_ref},"")', money, value="" if lo is None else lo - base)
-        formula(ws, r, 8, f'=IF(ISNUMBER(F{r}),F{r}-{base_ref},"")', money, value="" if hi is None else hi - base)
+        for col, src, x in ((7, "E", lo), (8, "F", hi)):
+            expr = zeroed_amount_formula(f"{src}{r}-{base_ref}")
+            formula(
+                ws,
+                r,
+                col,
+                f'=IF(ISNUMBER({src}{r}),{expr},"")',
+                money,
+                value="" if x is None else signed_amount(x - base),
+            )
         formula(
             ws,
             r,

@@ -16,7 +16,19 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from ..analysis_console import SAME_INPUTS, _row_label, _value_text, delta_labels, deltas, input_cells
 from ..i18n import EN, N_, Lang
-from .style import BOLD, NOTE_FONT, TITLE_FONT, WRAP, formula, header, print_setup, put, widths
+from .style import (
+    BOLD,
+    NOTE_FONT,
+    TITLE_FONT,
+    WRAP,
+    formula,
+    header,
+    print_setup,
+    put,
+    signed_amount,
+    widths,
+    zeroed_amount_formula,
+)
 
 COMPARE_SHEETS = (N_("Inputs changed"), N_("Outcomes"))
 
@@ -92,7 +104,8 @@ def write_outcomes(ws: Worksheet, files: list[str], rows, currency: str, tr: Lan
         for k, (d, (a, b)) in enumerate(zip(deltas(row), _delta_refs(n), strict=True)):
             if d is None:
                 continue
-            formula(ws, r, 3 + n + k, f"={get_column_letter(3 + b)}{r}-{get_column_letter(3 + a)}{r}", money, value=d)
+            expr = zeroed_amount_formula(f"{get_column_letter(3 + b)}{r}-{get_column_letter(3 + a)}{r}")
+            formula(ws, r, 3 + n + k, f"={expr}", money, value=signed_amount(d) if row.numeric else d)
         r += 1
     widths(ws, {"A": 12, "B": 30, **{get_column_letter(3 + k): 30 for k in range(n + len(delta_labels(files)))}})
     ws.freeze_panes = ws.cell(row=hdr + 1, column=3)

@@ -62,6 +62,12 @@ def signed_amount(x):
     return x
 
 
+def zeroed_amount_formula(expr: str) -> str:
+    """``expr`` (an amount) as the value of a whole-unit money cell: 0 when it rounds to nothing, so the cell never
+    shows "-0" (a number format picks its negative section by the value's sign, not by what it shows)."""
+    return f"IF(ABS({expr})<0.5,0,{expr})"
+
+
 def signed_pct_value(x: float) -> float:
     """The value ``signed_pct_formula`` computes, for the cached value beside the formula."""
     return 0.0 if abs(x) < 0.005 else x
