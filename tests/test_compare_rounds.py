@@ -72,7 +72,8 @@ def test_each_round_is_compared_with_the_one_before_it(three):
     heads = [ws.cell(4, c).value for c in range(1, ws.max_column + 1)]
     col = heads.index(f"Δ {paths[2]} vs {paths[1]}") + 1
     row = next(r for r in range(5, ws.max_row + 1) if ws.cell(r, 2).value.endswith("total cost"))
-    assert ws.cell(row, col).value == f"=E{row}-D{row}"  # round 3 − round 2, a live formula
+    # round 3 − round 2, a live formula (0 where it rounds to nothing, so the cell never shows "-0")
+    assert ws.cell(row, col).value == f"=IF(ABS(E{row}-D{row})<0.5,0,E{row}-D{row})"
 
 
 def test_an_offer_reads_as_removed_in_the_round_that_removed_it(three):
