@@ -436,19 +436,23 @@ class Stale:
 
 
 def stale_offers(result: Result) -> list[Stale]:
-    """Offers in the recommended plan quoted more than ``stale_quote_days`` before the start date."""
+    """Offers whose price the recommended plan would pay anew, quoted more than ``stale_quote_days`` before the start.
+
+    A quote goes stale; an invoice does not. Servers already owned (project ``owned``) are paid for, and a signed
+    commitment (``commitments``) is owed at the rate signed: neither is a price to ask again, so a plan that only
+    runs jobs on them is not warned about them. The same offer bought or rented anew in the plan still is: that
+    money is spent at the quoted price."""
     plan, p = result.plan, result.project
     if plan is None:
         return []
-    ids = list(
-        dict.fromkeys(
-            [a.offer_id for a in plan.assignments]
-            + [x.offer_id for x in plan.purchases]
-            + [r.offer_id for r in plan.rentals]
-        )
-    )
+    new_money = [x.offer_id for x in plan.purchases if not x.committed] + [
+        r.offer_id for r in plan.rentals if not r.committed
+    ]
+    held = {x.offer_id for x in plan.purchases if x.committed} | {r.offer_id for r in plan.rentals if r.committed}
+    # a job on an offer held only through what is owned or signed spends nothing at its quoted price
+    used = [a.offer_id for a in plan.assignments if a.offer_id not in held or a.offer_id in new_money]
     out = []
-    for oid in ids:
+    for oid in dict.fromkeys(used + new_money):
         o = result.offers[oid]
         age = (p.start_date - o.quoted_on).days
         if age > p.stale_quote_days:

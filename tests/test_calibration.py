@@ -413,8 +413,8 @@ def test_band_covers_at_least_70_percent_of_the_runs_out_of_sample():
 
 @pytest.mark.slow  # solves the 12-month example's pretraining against the bundled catalog (about 10 s)
 def test_the_12_month_pretraining_is_not_planned_on_a100_at_the_bundled_prices():
-    # The decision the calibration exists for: at the bundled rents an H100 node-month costs 13,969 against
-    # 8,830 for an A100 (1.58x), while an H100 trains a 7B 2.0–2.3x as fast on the same recipe (IBM FSDP,
+    # The decision the calibration exists for: at the bundled rents an H100 node-month costs 15,371 against
+    # 7,428 for an A100 (2.07x), while an H100 trains a 7B 2.0–2.3x as fast on the same recipe (IBM FSDP,
     # LLM Foundry). The example's pretraining, solved with its project settings against the bundled catalog,
     # must not land on A100.
     import dataclasses

@@ -116,10 +116,11 @@ def test_offers_list_filters_by_gpu_alias_and_mode():
 
 
 def test_offers_list_says_when_no_offer_matches():
-    res = cli("offers", "list", "--gpu", "B200", "--mode", "cloud")
+    # the bundled catalog sells and rents MI300X by the hour but has no monthly MI300X rental
+    res = cli("offers", "list", "--gpu", "MI300X", "--mode", "rent")
     assert res.exit_code == 0
     assert "no offer matches the filters: of the catalog's" in res.output
-    assert "have GPU B200-SXM-180GB and" in res.output and "are cloud offers" in res.output
+    assert "have GPU MI300X-192GB and" in res.output and "are rent offers" in res.output
 
 
 def test_offers_list_bad_gpu_and_mode_suggest_the_close_name():
