@@ -44,6 +44,7 @@ from .style import (
     align_top,
     formula,
     header,
+    money_width,
     print_setup,
     put,
     quote,
@@ -192,11 +193,11 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
             put(ws, r, col, _decision(b, end, tr), font=BOLD if changes else None)
         r += 1
     last = r - 1
-    widths(
-        ws,
-        {"A": 20, "B": 34, "C": 8, "D": 8, "E": 15, "F": 15, "G": 14, "H": 14, "I": 13, "J": 15, "K": 15}
-        | {"L": 22, "M": 22},
-    )
+    shown = [a.inputs.metric(a.base.plan)]
+    for b in a.sensitivity:
+        shown += [x for e in ("low", "high") for x in (b.measure(e), b.optimum(e))]
+    mw = money_width(shown, cur)  # the widest amount in bold, with Calibri's metrics, never ###
+    widths(ws, {"A": 20, "B": 34, "C": 8, "D": 8} | {c: max(15, mw) for c in "EFGHIJK"} | {"L": 22, "M": 22})
     chart = BarChart()
     chart.type = "bar"  # horizontal bars: a tornado
     chart.grouping = "clustered"

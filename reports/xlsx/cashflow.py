@@ -97,7 +97,8 @@ def write_cash_flow(ws: Worksheet, result: Result, items: list[LineItem], names:
     _write_instalments(ws, result, items, first_item, last_item + 2, c0, tr)
     _fill_category_rows(ws, items, cat_row0, first_item, last_item, n, c0, money)
     widths(ws, {"A": 44, "B": 15, "C": max(14, money_width([sum(totals), npv, *cum], p.currency))})
-    month_w = max(10, money_width([*totals, *cum, *(it.amount for it in items)], "", bold=True))
+    # the month header in bold ("31 Dec 26", "2026年12月") needs 12.5 characters with Calibri's metrics (10 printed ###)
+    month_w = max(12.5, money_width([*totals, *cum, *(it.amount for it in items)], "", bold=True))
     _define_year_blocks(ws, names, n, c0, total_row)
     for m in range(n):
         ws.column_dimensions[L(c0 + m)].width = month_w

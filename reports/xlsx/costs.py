@@ -174,10 +174,22 @@ def write_costs(ws: Worksheet, result: Result, items: list[LineItem], names: Nam
             "F": 15,
             "G": max(13, len(f"{max(prices, default=0):,.2f}") + 3),
             "H": 16,
-            "I": 9,
+            # the rate column (format 0.0###): a fraction or a count of days, "356.2032" needs 8 characters
+            "I": max(9, _rate_width(ws)),
             "J": 20,
             "K": max(16, money_width(amounts, cur, cents=True)),
             "L": 58,
         },
     )
     print_setup(ws, "3:3")
+
+
+def _rate_width(ws: Worksheet) -> float:
+    """Column I's width: its widest number as ``0.0###`` shows it, plus three characters of margin."""
+    widest = 0
+    for (cell,) in ws.iter_rows(min_col=9, max_col=9):
+        v = cell.value
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            text = f"{v:.4f}".rstrip("0")
+            widest = max(widest, len(text + "0" if text.endswith(".") else text))
+    return widest + 3

@@ -250,10 +250,11 @@ def fit_wrapped_rows(ws: Worksheet, line_pt: float = 15.0) -> None:
 
 def money_width(values, currency: str, cents: bool = False, bold: bool = True) -> float:
     """A column width that shows the largest of ``values`` in the money format without ``###``:
-    the formatted text, plus 12% for bold digits and two characters of padding."""
+    the formatted text, plus 12% for bold digits and four characters of padding (the cell's margins and the
+    format's ``_)``: with Calibri's metrics, as Excel prints, two characters left "-207,360.00 USD" as ``###``)."""
     vals = [abs(v) for v in values if isinstance(v, (int, float))] or [0.0]
     text = f"-{max(vals):,.{2 if cents else 0}f} {currency} "
-    return round(len(text) * (1.12 if bold else 1.0) + 2, 1)
+    return round(len(text) * (1.12 if bold else 1.0) + 4, 1)
 
 
 def as_input(cell) -> None:
