@@ -251,6 +251,7 @@ def offer_warnings(offer: Offer, project: Project | None = None) -> tuple[list[t
             return [], offer.currency or (project.currency if project else None)
         rate, slack, how = 1.0, UNKNOWN_CURRENCY_SLACK, ""
     mode = offer.mode
+    prices: tuple[float | None, ...]
     if mode == "cloud":
         field, unit, prices = "price_per_node_hour", "hour", (offer.price_per_node_hour,)
     elif mode == "rent":

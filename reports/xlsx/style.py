@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
@@ -285,7 +286,7 @@ def align_top(ws: Worksheet, row: int, n_cols: int) -> None:
         c.alignment = Alignment(horizontal=a.horizontal, vertical="top", wrap_text=a.wrap_text, indent=a.indent)
 
 
-def widths(ws: Worksheet, cols: dict[str, float]) -> None:
+def widths(ws: Worksheet, cols: Mapping[str, float]) -> None:
     for letter, w in cols.items():
         ws.column_dimensions[letter].width = w
 

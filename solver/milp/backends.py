@@ -200,7 +200,9 @@ def _solve_highs(model: Model, time_limit: float | None, gap: float, hard_deadli
     try:
         import highspy  # noqa: F401
     except ImportError:
-        raise SolverUnavailable("HiGHS is not installed; it is a dependency of procure; reinstall it with: pip install highspy") from None
+        raise SolverUnavailable(
+            "HiGHS is not installed; it is a dependency of procure; reinstall it with: pip install highspy"
+        ) from None
     from .inprocess import solve_in_process
 
     if hard_deadline is not None:
