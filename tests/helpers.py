@@ -622,6 +622,32 @@ def recalculating_profile(folder: Path) -> str:
     return Path(folder).as_uri()
 
 
+def recalculated(path: Path, folder: Path) -> Path:
+    """``path`` opened by LibreOffice with a recalculating profile, every formula computed and saved again as
+    xlsx under ``folder``; the new file's path."""
+    import shutil
+    import subprocess
+
+    out = Path(folder) / "recalculated"
+    subprocess.run(
+        [
+            shutil.which("soffice") or "soffice",
+            f"-env:UserInstallation={recalculating_profile(Path(folder) / 'lo-profile')}",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(path),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    return out / Path(path).name
+
+
 # --- brute force: what the organisation already has (owned, commitments, quotas, windows) -----------------
 
 

@@ -4,7 +4,6 @@ differences) agree with the analysis computed in Python (numpy), and nothing eva
 from __future__ import annotations
 
 import shutil
-import subprocess
 import zipfile
 
 import openpyxl
@@ -15,7 +14,7 @@ from procure.cli import app
 from procure.reports.xlsx.analysis import build_analysis_workbook
 from procure.solver.enums import STRATEGIES
 
-from helpers import CATALOG, UNCERTAIN, WORKLOAD, analysis_case as case, analysis_run as run, recalculating_profile
+from helpers import CATALOG, UNCERTAIN, WORKLOAD, analysis_case as case, analysis_run as run, recalculated
 
 SOFFICE = shutil.which("soffice")
 
@@ -30,25 +29,7 @@ pytestmark = [
 
 def recalc(path, tmp_path_factory):
     """LibreOffice opens the workbook, computes every formula and saves it again."""
-    out = tmp_path_factory.mktemp("recalculated")
-    profile = tmp_path_factory.mktemp("lo-profile")
-    subprocess.run(
-        [
-            SOFFICE,
-            f"-env:UserInstallation={recalculating_profile(profile)}",
-            "--headless",
-            "--calc",
-            "--convert-to",
-            "xlsx",
-            "--outdir",
-            str(out),
-            str(path),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=240,
-    )
-    return out / path.name
+    return recalculated(path, tmp_path_factory.mktemp("recalc"))
 
 
 @pytest.fixture(scope="module")
@@ -114,9 +95,12 @@ def test_sensitivity_and_break_even_formulas(analysed):
         assert ws.cell(r, 7).value == pytest.approx(lo - base)
         assert ws.cell(r, 9).value == pytest.approx(abs(hi - lo))
     cloud = next(r for r in rows_of(ws, 7) if ws.cell(r, 1).value == "price_cloud")
-    # the tornado re-costs today's plan (the cloud at 43,200): at ×1.2 it costs 51,840 and still runs as decided,
-    # so nothing is re-optimized and the recommendation column says no flip (the break-even below says where it does)
-    assert ws.cell(cloud, 8).value == pytest.approx(51_840 - 43_200) and ws.cell(cloud, 12).value == "no"
+    # the tornado re-costs today's plan (the cloud at 43,200): at ×1.2 it costs 51,840 and still runs as decided;
+    # re-optimized there, buying b wins at 100,000 × (1 − 0.5) = 50,000: the decision changes at the high end
+    # (column M) and stands at the low one (34,560 on the cloud, column L); the optimum columns J and K
+    assert ws.cell(cloud, 8).value == pytest.approx(51_840 - 43_200)
+    assert ws.cell(cloud, 10).value == pytest.approx(34_560) and ws.cell(cloud, 11).value == pytest.approx(50_000)
+    assert ws.cell(cloud, 12).value == "stands" and ws.cell(cloud, 13).value == "changes: buy"
     be = wb["Break-even"]
     b_row = next(r for r in rows_of(be, 5) if be.cell(r, 1).value == "b")
     assert be.cell(b_row, 7).value == pytest.approx(86_400, abs=0.01)

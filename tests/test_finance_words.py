@@ -20,7 +20,6 @@ import csv
 import datetime as dt
 import io
 import shutil
-import subprocess
 
 import openpyxl
 import pytest
@@ -330,30 +329,13 @@ def test_the_recalculated_workbook_keeps_one_base_and_converts_the_break_even(an
     from procure.reports.xlsx.analysis import add_analysis_sheets
     from procure.reports.xlsx.workbook import build_workbook
 
-    from helpers import recalculating_profile
+    from helpers import recalculated
 
     wb = build_workbook(analysed.base, [])
     add_analysis_sheets(wb, analysed)
     path = tmp_path / "book.xlsx"
     wb.save(path)  # no cached results: LibreOffice must compute each formula itself
-    out = tmp_path / "out"
-    subprocess.run(
-        [
-            shutil.which("soffice"),
-            f"-env:UserInstallation={recalculating_profile(tmp_path / 'profile')}",
-            "--headless",
-            "--calc",
-            "--convert-to",
-            "xlsx",
-            "--outdir",
-            str(out),
-            str(path),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=240,
-    )
-    book = openpyxl.load_workbook(out / path.name, data_only=True)
+    book = openpyxl.load_workbook(recalculated(path, tmp_path), data_only=True)
     ws = book["Summary"]
     cells = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     assert any("49% less TCO than rent only" in t for t in cells), [t for t in cells if "TCO than" in t]

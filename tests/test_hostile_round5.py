@@ -24,6 +24,7 @@ import pytest
 from procure.common.errors import InputError
 from procure.models.project import load_project
 from tests.test_hostile import assert_clean_refusal, run_limited
+from tests.test_signals import _alive, _children
 
 from helpers import cli
 
@@ -44,30 +45,6 @@ def _python(script: str, tmpdir: Path, **kw) -> subprocess.Popen:
         text=True,
         **kw,
     )
-
-
-def _children(pid: int) -> list[tuple[int, str]]:
-    """(pid, command name) of the live children of ``pid`` (Linux /proc)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            out.append((int(entry.name), stat[stat.index("(") + 1 : stat.rindex(")")]))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
 
 
 def _wait_for(predicate, limit: float = 240.0, every: float = 0.1) -> bool:  # a hang guard, not a measurement
