@@ -313,9 +313,10 @@ PAGE_SLACK = 0.08
 
 
 def _column_pt(width_chars: float) -> float:
-    """A column's printed width in points: Excel's width w (characters of the default font, maximum digit
-    width 7 px at 96 dpi) is w·7 + 5 px of padding (ECMA-376 Part 1, 18.3.1.13 col: width), 0.75 pt a px."""
-    return (width_chars * 7 + 5) * 0.75
+    """A column's printed width in points: the width stored in the file, w, is in characters of the default font's
+    maximum digit width with the cell padding already in it (ECMA-376 Part 1, 18.3.1.13 col: width), so Calibri's
+    7 px digit gives w·7 px, 0.75 pt a px."""
+    return width_chars * 7 * 0.75
 
 
 def page_rows_height(ws: Worksheet, last_col: int) -> float:
@@ -326,7 +327,9 @@ def page_rows_height(ws: Worksheet, last_col: int) -> float:
     default = 8.43  # Excel's default column width
     sheet_w = 0.0
     for c in range(1, last_col + 1):
-        w = ws.column_dimensions[get_column_letter(c)].width
+        letter = get_column_letter(c)
+        # read without creating: a missing column keeps the default width (reading would add a dimension)
+        w = ws.column_dimensions[letter].width if letter in ws.column_dimensions else None
         sheet_w += _column_pt(w if w else default)
     scale = min(1.0, printable_w / sheet_w) if sheet_w else 1.0
     return printable_h / scale
@@ -334,20 +337,21 @@ def page_rows_height(ws: Worksheet, last_col: int) -> float:
 
 def keep_on_one_page(ws: Worksheet, row: int, height_pt: float, last_col: int) -> bool:
     """Add a page break before ``row`` when a block ``height_pt`` tall drawn from its top (a chart) would
-    straddle a printed page's end, following the rows' heights and the manual breaks above it; whether a break
-    was added. Call after the column widths and row heights are final."""
-    page = page_rows_height(ws, last_col) * (1 - PAGE_SLACK)
+    straddle a printed page's end, following the rows' heights and the manual breaks above it (the rows fall on
+    pages as the full page height places them; the block must fit ``PAGE_SLACK`` short of the page's end);
+    whether a break was added. Call after the column widths and row heights are final."""
+    page = page_rows_height(ws, last_col)
     breaks = {b.id for b in ws.row_breaks.brk}
     default = ws.sheet_format.defaultRowHeight or 15.0
     y = 0.0  # the top of row r on its page
     for r in range(1, row):
-        h = ws.row_dimensions[r].height or default
+        h = (ws.row_dimensions[r].height if r in ws.row_dimensions else None) or default
         if y + h > page:  # the row does not fit: it starts the next page
             y = 0.0
         y += h
         if r in breaks:
             y = 0.0
-    if y == 0.0 or y + height_pt <= page:
+    if y == 0.0 or y + height_pt <= page * (1 - PAGE_SLACK):
         return False
     ws.row_breaks.append(Break(id=row - 1))
     ws.row_breaks.brk = sorted(ws.row_breaks.brk, key=lambda b: b.id)
