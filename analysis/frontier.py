@@ -418,6 +418,14 @@ def trace(
     cut: Msg | str = ""
     if t.out_of_time():
         cut = say("the time limit ended the frontier early: points between may be missing")
+    elif curve[0] is not t.found[0]:
+        first = t.found[0]
+        cut = say(
+            "the recommended plan ends on day {day} at {cost}; a plan that ends sooner costs no more, so the curve "
+            "starts there",
+            day=f"{first.completion_day:.1f}",
+            cost=f"{float(objective.of(first.plan)):,.2f}",
+        )
     return Frontier(
         base,
         t.project,
@@ -437,14 +445,15 @@ def _out_of_time(budget: Budget) -> bool:
 
 
 def non_dominated(found: list[FrontierPoint], objective: Objective) -> list[FrontierPoint]:
-    """The points on the curve, in their order: a point that costs at least as much (to ``TOL``) as a point
-    that ends sooner is left out (possible only when a point was solved to a gap). The first point, the
-    cheapest plan, always stays: it is the plan ``procure solve`` recommends."""
+    """The points on the curve, in their order: a point that costs at least as much (to ``TOL``) as a point that
+    ends sooner, or as soon, is left out (possible only when a point was solved to a gap, or two plans tie).
+    That holds for the first point too, the plan ``procure solve`` recommends: where a plan ending sooner costs
+    no more, the curve starts at that plan and the frontier says so (``trace``)."""
     best = math.inf
     out: set[int] = set()
-    for p in sorted(found, key=lambda q: q.completion_day):
+    for p in sorted(found, key=lambda q: (q.completion_day, float(objective.of(q.plan)))):
         cost = float(objective.of(p.plan))
-        if cost < best - TOL or p is found[0]:
+        if cost < best - TOL:
             out.add(id(p))
         best = min(best, cost)
     return [p for p in found if id(p) in out]

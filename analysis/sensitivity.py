@@ -13,7 +13,7 @@ Whether the decision changes is a second figure per end: the free strategy re-op
 warm-started from today's plan, ``engine.recost_scenario``). The decision *changes* at an end where o(d) costs
 less than z(d) by more than a cent (today's plan is no longer the cheapest there, or no longer runs), and it
 *flips* where the plan that wins there also uses other modes. Re-costing alone cannot see either: a plan can
-stay feasible while a cheaper one appears (cloud 0.05 % dearer, and rent + cloud wins). The break-even
+stay feasible while a cheaper one appears (cloud 0.2 % dearer, and buying wins: tests/test_analysis.py). The break-even
 searches (break_even.py) say at what value between today and an end it happens.
 """
 
@@ -50,7 +50,7 @@ class Bar:
         return o.npv_cost if o is not None and o.ok else None
 
     def measure(self, end: str, strategy: str = "hybrid") -> float | None:
-        """The optimum at that end on the objective minimized."""
+        """Today's plan re-costed at that end (re-optimized where it breaks), on the objective minimized."""
         o = (self.low if end == "low" else self.high).strategies.get(strategy)
         return Objective(self.objective).of(o) if o is not None and o.ok else None
 
@@ -95,7 +95,7 @@ class Bar:
 
     @property
     def swing(self) -> float:
-        """How far the optimum moves between the driver's ends, on the objective minimized."""
+        """How far today's plan's cost moves between the driver's ends, on the objective minimized."""
         lo, hi = self.measure("low"), self.measure("high")
         return abs(hi - lo) if lo is not None and hi is not None else float("inf")
 

@@ -228,8 +228,8 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
 def _decision(b, end: str, cur: str, tr: Lang) -> str:
     """Whether today's decision still stands at a tornado end; where it changes, the plan that wins there."""
     best = b.optimum(end)
-    if best is None:
-        return tr("no plan")
+    if best is None:  # today's plan may still run there: its re-solve found no plan (a rule, a time limit)
+        return tr("no plan") if b.measure(end) is None else tr("not re-optimized")
     if not b.changes(end):
         return tr("stands")
     modes = "+".join(mode_label(m, tr) for m in (b.optimum_modes(end) or ())) or "—"

@@ -55,7 +55,7 @@ def _rule_detail(rule: Rule, rs: list[Rejection]) -> str:
         if timed:
             x, r = min(timed, key=lambda t: (t[0].wall_days, t[1].offer_id))
             return say(
-                "the fastest, {nodes} × {offer} in {days} days, finishes day {end}",
+                "the fastest, {nodes} node(s) of {offer} in {days} days, finishes day {end}",
                 nodes=x.nodes,
                 offer=r.offer_id,
                 days=f"{x.wall_days:.1f}",

@@ -322,6 +322,15 @@ def test_the_value_of_waiting_says_why_it_is_missing_without_highs(monkeypatch):
     from procure.reports.analysis_json import analysis_to_json
 
     assert "highspy is not installed" in analysis_to_json(a)["uncertainty"]["value_of_waiting_missing"]
+    import io
+
+    from openpyxl import load_workbook
+
+    from procure.reports.xlsx.analysis import analysis_workbook_bytes
+
+    book = load_workbook(io.BytesIO(analysis_workbook_bytes(a)))
+    notes = [c.value for ws in book for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(n.startswith("Value of waiting: not computed") for n in notes)  # the workbook says it too
     monkeypatch.delitem(sys.modules, "highspy")
     a = run(p, offers, hours, monte_carlo=4, bounds=2)
     assert a.summary.bounds_missing is None and a.summary.strategies["hybrid"]["value_of_waiting"]["scenarios"] == 2

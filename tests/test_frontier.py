@@ -295,8 +295,8 @@ def test_the_readme_quotes_the_pretraining_frontier_as_it_is(tmp_path):
 
 def test_a_point_that_costs_no_less_than_a_sooner_one_is_left_out():
     """Solved only to a gap, a point can cost as much as one that ends sooner (day 40.5 at 23,000 beside day 39.5
-    at 23,000): it is not on the frontier, so it is left out and counted, never shown marked; the first point
-    (the recommended plan) always stays."""
+    at 23,000): it is not on the frontier, so it is left out and counted, never shown marked. The same holds for
+    the first point, the recommended plan, and for two points ending the same day."""
     from types import SimpleNamespace
 
     from procure.analysis.frontier import FrontierPoint, non_dominated
@@ -310,6 +310,7 @@ def test_a_point_that_costs_no_less_than_a_sooner_one_is_left_out():
     assert non_dominated([first, tied, sooner, fastest], Objective.TCO) == [first, sooner, fastest]
     dearer = point(41.0, 23_500)  # dearer than a plan ending sooner: out too
     assert non_dominated([first, dearer, sooner, fastest], Objective.TCO) == [first, sooner, fastest]
-    # the recommended plan stays even where a sooner point costs no more (a tie the solver broke late)
-    same = point(44.0, 20_000)
-    assert non_dominated([first, same], Objective.TCO) == [first, same]
+    same = point(44.0, 20_000)  # the recommended plan ties a plan ending a day sooner: the curve starts there
+    assert non_dominated([first, same, fastest], Objective.TCO) == [same, fastest]
+    twin = point(30, 31_000)  # ends the same day as the fastest, for more: out
+    assert non_dominated([first, twin, fastest], Objective.TCO) == [first, fastest]

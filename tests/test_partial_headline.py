@@ -34,7 +34,7 @@ def test_the_headline_leads_with_the_dominant_cause_and_the_fastest_option():
     assert [x.workload for x in res.set_aside] == ["b"]
     head = set_aside_headline(res)
     assert head.startswith("1 of 2 jobs planned; b cannot run on these offers (deadline (3 offers): ")
-    assert "the fastest, 16 × fast in 10.6 days" in head
+    assert "the fastest, 16 node(s) of fast in 10.6 days" in head  # nodes, never a bare count
     assert "78.5" not in head and " are " not in head  # neither the slowest offer nor a broken clause
 
 

@@ -118,8 +118,8 @@ def _modes(modes, tr: Lang) -> str:
 
 def _decision(b, end: str, tr: Lang) -> str:
     """Whether today's decision stands at a tornado end, or the modes of the plan that wins there."""
-    if b.optimum(end) is None:
-        return tr("no plan")
+    if b.optimum(end) is None:  # today's plan may still run there: its re-solve found no plan
+        return tr("no plan") if b.measure(end) is None else tr("not re-optimized")
     if not b.changes(end):
         return tr("stands")
     return tr("changes: {modes}", modes=_modes(b.optimum_modes(end), tr))
@@ -465,7 +465,8 @@ def write_uncertainty(ws: Worksheet, a, cols: dict[str, str], tr: Lang = EN) -> 
             col=7,
             height=30,
         )
-    for k, note in enumerate((mixing_text(s, tr), sampled_text(a, tr))):  # how to read it, beside solve's range
+    missing = tr("Value of waiting: {why}", why=tr(s.bounds_missing)) if s.committed and s.bounds_missing else ""
+    for k, note in enumerate((mixing_text(s, tr), sampled_text(a, tr), missing)):  # how to read it
         if note:
             put(ws, hdr + len(STRATEGIES) + 1 + k, 1, note, font=NOTE_FONT)
     r = hdr + len(STRATEGIES) + 4
