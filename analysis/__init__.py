@@ -141,14 +141,17 @@ class Analysis:
                 "current": b.current,
                 "break_even": b.break_even,
                 "change_pct": b.change_pct,
+                # an offer's prices are as quoted, in ``currency``; reporting_* are the same in the project's
+                "currency": (b.currency or None) if b.kind == "offer" else None,
+                "reporting_current": b.reporting(b.current) if b.kind == "offer" else None,
+                "reporting_break_even": b.reporting(b.break_even) if b.kind == "offer" else None,
                 "reason": b.reason,
                 "solves": b.solves,
             }
             for b in (self.break_even or [])
         ]
-        return pd.DataFrame(
-            rows, columns=["offer", "kind", "mode", "field", "current", "break_even", "change_pct", "reason", "solves"]
-        )
+        cols = ["offer", "kind", "mode", "field", "current", "break_even", "change_pct", "currency"]
+        return pd.DataFrame(rows, columns=[*cols, "reporting_current", "reporting_break_even", "reason", "solves"])
 
     def sensitivity_frame(self):
         import pandas as pd
@@ -167,6 +170,10 @@ class Analysis:
                     "low_modes": "+".join(b.modes("low") or ()),
                     "high_modes": "+".join(b.modes("high") or ()),
                     "flips": b.flips,
+                    # the free plan re-optimized at each end, beside today's plan re-costed there
+                    **{f"{e}_optimum": b.optimum(e) for e in ("low", "high")},
+                    **{f"{e}_optimum_modes": "+".join(b.optimum_modes(e) or ()) for e in ("low", "high")},
+                    **{f"{e}_decision_changes": b.changes(e) for e in ("low", "high")},
                     **{f"{e}_{s}": b.tco(e, s) for s in MODES for e in ("low", "high")},
                 }
             )

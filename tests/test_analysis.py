@@ -146,6 +146,9 @@ def test_a_tornado_end_where_the_plan_still_runs_but_another_wins_says_so_in_eve
     assert bar.tco("high") == pytest.approx(43_286.40) and not bar.reoptimized("high")
     assert bar.changes("high") and bar.optimum("high") == pytest.approx(43_250) and bar.flips
     assert not bar.changes("low") and bar.optimum("low") == pytest.approx(42_768)
+    frame = a.sensitivity_frame().set_index("driver").loc["price_cloud"]  # the Python API says the same
+    assert frame["high_decision_changes"] and frame["high_optimum"] == pytest.approx(43_250)
+    assert frame["high_optimum_modes"] == "buy" and not frame["low_decision_changes"]
     row = next(r for r in analysis_to_json(a)["sensitivity"] if r["driver"] == "price_cloud")
     assert row["flips"] is True and row["high_decision_changes"] is True and row["low_decision_changes"] is False
     assert row["high_tco"] == 43_286.40 and row["high_optimum"] == 43_250 and row["high_optimum_modes"] == ["buy"]

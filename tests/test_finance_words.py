@@ -104,6 +104,8 @@ def test_analyze_json_and_console_give_the_break_even_in_both_currencies(analyse
     assert row["break_even"] == pytest.approx(P_STAR, abs=0.01)
     assert row["reporting_break_even"] == pytest.approx(P_STAR * FX, abs=0.01)
     assert row["reporting_current"] == pytest.approx(140_000)
+    frame = analysed.break_even_frame().set_index("offer").loc["x"]  # the Python API carries them too
+    assert frame["currency"] == "USD" and frame["reporting_break_even"] == pytest.approx(P_STAR * FX, abs=0.01)
     text = _text(lambda c: print_analysis(c, analysed))
     assert "71,999.97 CNY per node-month [10,285.71 USD]" in text
 
