@@ -528,7 +528,7 @@ def _signed(d: float, tr: Lang) -> str:
     if tr.en and not tr.wan:
         return signed_number(d)
     text = tr.money(abs(d)) if tr.wan else tr.number(abs(d))
-    if not tr.wan and round(d) == 0:
+    if not any(ch in "123456789" for ch in text):  # rounds to nothing as shown (0, 0.0000 万元): no sign
         return text
     return ("+" if d >= 0 else "-") + text
 

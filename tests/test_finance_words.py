@@ -241,6 +241,12 @@ def test_a_change_that_rounds_to_nothing_never_prints_a_signed_zero():
     assert str(Amount(-0.3, "USD", signed=True)) == "0 USD"  # not "-0 USD"
     zh = ZH.say(say("{category} {amount}", category="cloud", amount=Amount(-0.3, "USD", signed=True)))
     assert zh == "cloud 0 美元", zh
+    # the comparison's differences in 万: -0.2 shows as no 万 at all, so it has no sign; -123,456 is -12.3 万
+    from procure.reports.analysis_console import _signed
+    from procure.reports.i18n import lang_for
+
+    wan = lang_for("zh-CN", amounts_in="wan")
+    assert not _signed(-0.2, wan).startswith(("-", "+")) and _signed(-123_456, wan).startswith("-12.3")
 
 
 def test_a_held_plan_that_costs_the_same_is_said_in_plain_words():
