@@ -88,6 +88,13 @@ class Bar:
         today = self.measure(end)
         return today is None or best < today - DECISION_TOL
 
+    def decision(self, end: str) -> str:
+        """What the decision does at that end: ``changes`` (``changes``), ``stands``, ``unsolved`` (today's plan
+        runs there but its re-solve found no plan: a rule, a time limit) or ``none`` (no plan there at all)."""
+        if self.optimum(end) is None:
+            return "none" if self.measure(end) is None else "unsolved"
+        return "changes" if self.changes(end) else "stands"
+
     @property
     def flips(self) -> bool:
         """At an end where the decision changes, the plan that wins there uses other modes than today's."""

@@ -227,13 +227,15 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
 
 def _decision(b, end: str, cur: str, tr: Lang) -> str:
     """Whether today's decision still stands at a tornado end; where it changes, the plan that wins there."""
-    best = b.optimum(end)
-    if best is None:  # today's plan may still run there: its re-solve found no plan (a rule, a time limit)
-        return tr("no plan") if b.measure(end) is None else tr("not re-optimized")
-    if not b.changes(end):
-        return tr("stands")
+    state = b.decision(end)
+    if state != "changes":
+        return tr(DECISION_LABEL[state])
     modes = "+".join(mode_label(m, tr) for m in (b.optimum_modes(end) or ())) or "—"
-    return tr("[b]changes[/b]: {modes}, {amount}", modes=modes, amount=tr.money(best, cur))
+    return tr("[b]changes[/b]: {modes}, {amount}", modes=modes, amount=tr.money(b.optimum(end), cur))
+
+
+#: a tornado end's decision (``sensitivity.Bar.decision``) as the reports say it, where it does not change
+DECISION_LABEL = {"none": N_("no plan"), "unsolved": N_("not re-optimized"), "stands": N_("stands")}
 
 
 def _print_hindsight(console: Console, a, tr: Lang) -> None:

@@ -24,6 +24,7 @@ import pytest
 from procure.common.errors import InputError
 from procure.models.project import load_project
 from tests.test_hostile import assert_clean_refusal, run_limited
+from tests.test_hostile_round3 import _wait_for
 from tests.test_signals import _alive, _children
 
 from helpers import cli
@@ -45,15 +46,6 @@ def _python(script: str, tmpdir: Path, **kw) -> subprocess.Popen:
         text=True,
         **kw,
     )
-
-
-def _wait_for(predicate, limit: float = 240.0, every: float = 0.1) -> bool:  # a hang guard, not a measurement
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(every)
-    return False
 
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals, /proc")
@@ -95,7 +87,7 @@ def test_ctrl_c_in_procure_solve_raises_keyboard_interrupt(tmp_path):
         def solver() -> list[int]:
             return [pid for pid, name in _children(proc.pid) if name.startswith("cbc")]
 
-        assert _wait_for(lambda: bool(solver())), "the solver child never started"
+        assert _wait_for(lambda: bool(solver()), 240), "the solver child never started"
         cbc = solver()
         time.sleep(1.0)  # mid-solve
         proc.send_signal(signal.SIGINT)

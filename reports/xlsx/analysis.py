@@ -30,7 +30,7 @@ from procure.models.analysis import DRIVERS
 from procure.solver.costs import Objective
 from procure.solver.enums import STRATEGIES
 
-from ..analysis_console import mixing_text, sampled_text
+from ..analysis_console import DECISION_LABEL, mixing_text, sampled_text
 from ..console import STRATEGY_LABEL
 from ..headline import mode_label, status_label
 from ..i18n import EN, N_, Lang
@@ -118,10 +118,9 @@ def _modes(modes, tr: Lang) -> str:
 
 def _decision(b, end: str, tr: Lang) -> str:
     """Whether today's decision stands at a tornado end, or the modes of the plan that wins there."""
-    if b.optimum(end) is None:  # today's plan may still run there: its re-solve found no plan
-        return tr("no plan") if b.measure(end) is None else tr("not re-optimized")
-    if not b.changes(end):
-        return tr("stands")
+    state = b.decision(end)
+    if state != "changes":
+        return tr(DECISION_LABEL[state])
     return tr("changes: {modes}", modes=_modes(b.optimum_modes(end), tr))
 
 
