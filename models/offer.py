@@ -115,6 +115,7 @@ COLUMNS: dict[str, str] = {
     "spot_overhead_pct": "cloud: extra hours lost to interruptions, fraction (e.g. 0.15 or 15%)",
     "commitment_months": "cloud: reserved/committed term, months; price_per_node_hour is then owed for every hour of the term",
     "upfront_per_node": "cloud: reserved capacity paid up front per node at the start of the term",
+    "lease": "rent, cloud: true when the contract leases identified servers (IFRS 16.9), false for a service; empty: rent is a lease, cloud a service",
     "fixed_cost": "any mode: one-time charge paid once if any node of the offer is used (spine, cage, installation)",
     "network_per_node": "buy: one-time fabric per node bought (leaf ports, optics, cables), depreciated with it",
     "storage_per_tb_month": "any mode: per TB-month, a job's dataset and kept checkpoints while it runs on the offer",
@@ -166,6 +167,8 @@ class Offer(InputModel):
     spot_overhead_pct: Pct500 | None = Field(default=None, ge=0, le=5)
     commitment_months: int | None = Field(default=None, gt=0, le=120)
     upfront_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    # rent and cloud: a lease of identified servers, or a service (solver.costs, "Leases")
+    lease: bool | None = None
     # costs beyond the servers (solver.costs)
     fixed_cost: float | None = Field(default=None, ge=0, le=MAX_PRICE)
     network_per_node: float | None = Field(default=None, ge=0, le=MAX_PRICE)
@@ -276,6 +279,8 @@ class Offer(InputModel):
                 )
         if self.upfront_per_node is not None and self.commitment_months is None:
             problems.append("upfront_per_node needs commitment_months (it is the up-front part of a reserved term)")
+        if self.lease is not None and self.mode == "buy":
+            problems.append("lease is for rent and cloud offers: a bought server is owned, not leased")
         if self.commitment_months is not None and self.spot:
             problems.append("a reserved (commitment_months) offer cannot be spot capacity")
         if problems:

@@ -33,6 +33,7 @@ from .holdings import Commitment, Owned, Quota, months_before_start
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
+from .tax import TaxSettings
 from .regions import normalize_token, resolve_region
 from .units import months_to_days
 from .validation import Date, InputModel, problems_from
@@ -272,6 +273,33 @@ class Project(InputModel):
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)
     discount_rate: Pct = Field(default=0.0, ge=0, lt=1, description="annual discount rate for NPV: 8% or 0.08")
+    tax: TaxSettings | None = Field(
+        default=None,
+        description="income tax: {income_tax_rate, depreciation: cn-one-off|cn-straight-line|us-macrs-5|us-bonus-100|"
+        "straight-line, life_years?, losses_usable?}; enables the after-tax figures and objective",
+    )
+    wacc: Pct | None = Field(
+        default=None, ge=0, lt=1, description="weighted average cost of capital, after tax: the after-tax NPV's rate"
+    )
+    hurdle_rate: Pct | None = Field(
+        default=None, ge=0, lt=1, description="the company's hurdle rate: the after-tax NPV's rate (wins over wacc)"
+    )
+    cost_of_debt: Pct | None = Field(
+        default=None,
+        ge=0,
+        lt=1,
+        description="pre-tax cost of debt; at (1 − tax rate) it discounts lease payments and tax shields in the "
+        "net advantage to leasing",
+    )
+    incremental_borrowing_rate: Pct | None = Field(
+        default=None,
+        ge=0,
+        lt=1,
+        description="the lessee's incremental borrowing rate for lease liabilities (IFRS 16.26)",
+    )
+    fiscal_year_start_month: int = Field(
+        default=1, ge=1, le=12, description="the month the tax year begins (1 = January); sets the MACRS tax years"
+    )
     budget: float | None = Field(default=None, gt=0, le=MAX_BUDGET, description="deprecated alias of budget_tco")
     budget_tco: float | None = Field(
         default=None,
@@ -422,12 +450,24 @@ class Project(InputModel):
                 raise ValueError(_no_time_left("the project's min_slack_days", self.min_slack_days, w))
         horizon_days = self.horizon_days
         self._holdings_checks(horizon_days)
+        self._tax_checks()
         late = [w.name for w in self.workloads if w.deadline_days > horizon_days]
         if late:
             raise ValueError(
                 f"deadline_days of {', '.join(late)} lies beyond the horizon ({self.horizon_months} months = {horizon_days} days); raise horizon_months"
             )
         return self
+
+    def _tax_checks(self) -> None:
+        """A tax rule's cap in another currency needs that currency's rate (solver.costs.tax_cap)."""
+        if self.tax is None:
+            return
+        cur = self.tax.rule.cap_currency
+        if self.tax.rule.cap_per_unit is not None and cur and cur != self.currency and cur not in self.fx_rates:
+            raise ValueError(
+                f"tax.depreciation {self.tax.depreciation} caps a server at {self.tax.rule.cap_per_unit:,.0f} {cur}: "
+                f"give fx_rates a rate for {cur} (the value of one {cur} in {self.currency})"
+            )
 
     def _holdings_checks(self, horizon_days: int) -> None:
         """Owned windows and commitments lie in the horizon (models.holdings)."""

@@ -210,7 +210,8 @@ def solve(
         solver: ``"cbc"`` or ``"highs"`` (HiGHS, a dependency).
         time_limit: seconds for the whole solve, ``None`` for no limit (the command line's ``--time-limit``).
         gap: the relative optimality gap each MILP may stop at, a fraction from 0 to 1.
-        objective: ``"tco"`` (total cost of ownership) or ``"npv"`` (present value at ``discount_rate``).
+        objective: ``"tco"`` (total cost of ownership), ``"npv"`` (present value at ``discount_rate``) or
+            ``"after_tax_npv"`` (after-tax present value; needs the project's ``tax``).
         compare: also solve buy-only, rent-only and cloud-only and compare them (``--no-compare``: False).
         runner_ups: per job, how many other offers to re-solve the plan on (0 to 10).
         all_or_nothing: no partial plan: an infeasible job makes the programme infeasible.
@@ -262,8 +263,8 @@ def _solve_problems(
             bad("offers", f"{offers!r}: give a catalog path or a list of paths")
     if solver not in ("cbc", "highs"):
         bad("solver", f"{solver!r}: use 'cbc' or 'highs'")
-    if objective not in ("tco", "npv"):
-        bad("objective", f"{objective!r}: use 'tco' or 'npv'")
+    if objective not in ("tco", "npv", "after_tax_npv"):
+        bad("objective", f"{objective!r}: use 'tco', 'npv' or 'after_tax_npv'")
     if not isinstance(runner_ups, int) or isinstance(runner_ups, bool) or not 0 <= runner_ups <= 10:
         bad("runner_ups", f"{runner_ups!r}: a whole number from 0 to 10")
     if not _is_number(gap) or not 0.0 <= gap <= 1.0:

@@ -83,7 +83,18 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     check_holdings(project, catalog.offers, str(workload_path))
     warnings = [*warnings, *catalog.warnings, *horizon_warnings(catalog, project.horizon_months)]
     warnings += holding_warnings(project, catalog.offers, str(workload_path))
-    if Objective(objective).discounted and project.discount_rate == 0:
+    if Objective(objective) is Objective.AFTER_TAX_NPV and project.tax is None:
+        raise InputError(
+            [
+                Problem(
+                    str(workload_path),
+                    "tax",
+                    "--objective after_tax_npv needs a tax section: tax: {income_tax_rate: 25%, depreciation: "
+                    "cn-straight-line} (docs/finance.md)",
+                )
+            ]
+        )
+    if Objective(objective) is Objective.NPV and project.discount_rate == 0:
         warnings.append(
             Problem(
                 str(workload_path),

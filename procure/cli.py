@@ -196,7 +196,10 @@ def solve(
         float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)
     ] = 1e-6,
     objective: Annotated[
-        Objective, typer.Option(help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate).")
+        Objective,
+        typer.Option(
+            help="tco: total cost of ownership; npv: discounted cash flows (needs discount_rate); after_tax_npv: after-tax cash flows at the after-tax rate (needs a tax section)."
+        ),
     ] = Objective.TCO,
     compare: Annotated[
         bool, typer.Option(help="Also solve buy-only, rent-only and cloud-only for the comparison.")

@@ -46,7 +46,8 @@ def strategy_line(result, currency: str, objective: Objective = Objective.TCO, t
     if s.plan is not None:
         figure = Objective(objective).of(s.plan)
         amount = f"{_money(figure)} {currency}" if tr.en else tr.money(figure, currency)
-        parts.append(f"{tr('NPV') + ' ' if Objective(objective).discounted else ''}{amount}")
+        what = {Objective.NPV: tr("NPV") + " ", Objective.AFTER_TAX_NPV: tr("after-tax NPV") + " "}
+        parts.append(f"{what.get(Objective(objective), '')}{amount}")
     if s.plan is not None and info is not None and info.gap is not None:
         parts.append(tr("gap {gap}", gap=f"{info.gap:.2%}"))
     if info is not None:

@@ -180,6 +180,10 @@ def print_result(console: Console, result: Result, inputs=(), tr: Lang = EN) -> 
         _print_capacity(console, result, plan, tr)
     _print_breakdown(console, result, plan, tr)
     _print_strategies(console, result, tr)
+    from .finance_report import finance_lines
+
+    for line in finance_lines(result, tr):
+        console.print(esc(line), soft_wrap=True)
     from .emissions_report import print_emissions
 
     print_emissions(console, result, tr)

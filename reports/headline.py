@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 import datetime as dt
 from dataclasses import dataclass
 
+from procure.solver import costs
 from procure.solver.costs import Objective
 from procure.solver.reasons import signed_pct
 from procure.solver.result import cost_on
@@ -31,8 +32,12 @@ STRATEGY_LABEL = {
     "rent": N_("rent only"),
     "cloud": N_("cloud only"),
 }
-OBJECTIVE_LABEL = {"tco": N_("total cost of ownership (TCO)"), "npv": N_("net present value (NPV) of the costs")}
-OBJECTIVE_SHORT = {"tco": N_("TCO"), "npv": N_("NPV")}
+OBJECTIVE_LABEL = {
+    "tco": N_("total cost of ownership (TCO)"),
+    "npv": N_("net present value (NPV) of the costs"),
+    "after_tax_npv": N_("after-tax net present value of the costs"),
+}
+OBJECTIVE_SHORT = {"tco": N_("TCO"), "npv": N_("NPV"), "after_tax_npv": N_("after-tax NPV")}
 #: the deployment modes and solve statuses as a reader sees them
 MODE_LABEL = {"buy": N_("buy"), "rent": N_("rent"), "cloud": N_("cloud")}
 STATUS_LABEL = {
@@ -335,6 +340,14 @@ def share_text(fraction: float) -> str:
 
 def objective_phrase(result: Result, tr: Lang = EN) -> str:
     p = result.project
+    if Objective(result.objective) is Objective.AFTER_TAX_NPV:
+        return tr(
+            "minimizing the {label} at {rate:.1%} a year (income tax {tax:.1%}, {rule})",
+            label=tr(OBJECTIVE_LABEL["after_tax_npv"]),
+            rate=costs.after_tax_rate(p),
+            tax=costs.income_tax_rate(p),
+            rule=p.tax.depreciation if p.tax is not None else "",
+        )
     if Objective(result.objective).discounted:
         return tr("minimizing the {label} at {rate:.1%} a year", label=tr(OBJECTIVE_LABEL["npv"]), rate=p.discount_rate)
     return tr("minimizing the {label}", label=tr(OBJECTIVE_LABEL["tco"]))
@@ -354,7 +367,13 @@ def recommendation(result: Result, tr: Lang = EN) -> str:
     if plan is None:
         return tr("No plan: see the reasons below.")
     cur = p.currency
-    if Objective(result.objective).discounted:
+    if Objective(result.objective) is Objective.AFTER_TAX_NPV:
+        cost = tr(
+            "{npv} after-tax net present value (minimized; {tco} total cost of ownership before tax)",
+            npv=tr.money(plan.after_tax_npv or 0.0, cur),
+            tco=tr.money(plan.total_cost, cur),
+        )
+    elif Objective(result.objective).discounted:
         cost = tr(
             "{npv} net present value (minimized; {tco} total cost of ownership)",
             npv=tr.money(plan.npv_cost, cur),
@@ -481,7 +500,7 @@ def stale_text(result: Result, tr: Lang = EN) -> str:
 
 def npv_timing_note(result: Result, tr: Lang = EN) -> str:
     """Under the NPV objective a job may start later than it could: a later payment is worth less today."""
-    if result.objective != "npv" or result.plan is None:
+    if not Objective(result.objective).discounted or result.plan is None:
         return ""
     earliest = {w.name: w.earliest_start_days for w in result.project.workloads}
     late = [

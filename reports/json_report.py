@@ -11,6 +11,7 @@ from procure.solver.costs import CATEGORIES
 from procure.solver.sizing.band import hours_band
 
 from . import assumption_rows, lines, tables
+from .finance_report import finance_json, plan_after_tax
 from .headline import (
     assumed_mfu,
     comparisons,
@@ -78,6 +79,8 @@ def result_to_json(result: Result, inputs=()) -> dict:
         },
     }
     out["range"] = _range(result) if plan else None
+    out["after_tax"] = plan_after_tax(result, "hybrid", plan)
+    out.update(finance_json(result))
     if plan:
         out["purchases"] = [
             {
@@ -171,6 +174,7 @@ def result_to_json(result: Result, inputs=()) -> dict:
             "vs_recommended": _r(c.diff),
             "bound": c.bound or None,
             "note": "excluded by you (allowed_modes)" if s.status == "excluded" else None,
+            "after_tax": plan_after_tax(result, c.name, s.plan),
         }
     out["peak_nodes"] = [
         {

@@ -88,14 +88,19 @@ overridable in code; set it to 0 if idle servers are powered off.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import pyxirr
 
 from procure.models.money import Financing
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, MONTHS_PER_YEAR
+from procure.models.tax import TaxRule, tax_rules
+from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, MONTHS_PER_YEAR, day_date
 from procure.solver.enums import Objective as Objective  # the objective vocabulary, re-exported
 
 from .contracts import (  # the contract vocabulary the rules below price, re-exported
@@ -673,3 +678,280 @@ def peak_cash_out(flows: Flows, n_months: int) -> float:
 def capex(flows: Flows) -> float:
     """Purchase prices paid: what ``budget_capex`` caps."""
     return sum(flows.get("capex", {}).values())
+
+
+# --- income tax (project ``tax``; models/data/tax_rules.yaml) ----------------------------------------
+#
+# Timing: monthly. Income tax is taken as settled month by month (a company paying monthly prepayments
+# against other taxable income, ``tax.losses_usable``): every deductible cost saves t × its amount in the month
+# it is booked, and a bought server's tax depreciation saves t × that month's deduction. With
+# ``losses_usable: false`` the project's deductions save nothing within the horizon (rate 0 below).
+#
+#   deductible       the operating categories (maintenance … staff) and loan interest, as paid (OPERATING + interest)
+#   tax basis        the capitalised cost of a purchase: landed price (duty, non-recoverable VAT) plus network,
+#                    the amount the books capitalise (capitalised_cost); owned servers: 0 (taken as fully
+#                    depreciated for tax, an assumption stated in docs/finance.md)
+#   depreciation     by the rule of ``tax.depreciation`` (TaxRule), from the month the servers are put in use (the
+#                    delivery month d):
+#                      straight_line  basis / round(12·life) a month, from d (``next_month``: from d + 1)
+#                      one_off        the whole basis in month d, when month d begins within the rule's dates and
+#                                     the basis per server is at most the cap (× the fx rate of its currency);
+#                                     else the rule's ``otherwise``
+#                      table          percent[k] of the basis in the k-th tax year from the one holding d, spread
+#                                     evenly over the months of that tax year the server is held; half-year
+#                                     convention: half of it in the tax year of the sale when the table has not
+#                                     ended (IRS Publication 946). Tax years begin in ``fiscal_year_start_month``.
+#                    Deductions stop at the sale.
+#   sale             the servers are sold in the month the residual value is credited (the horizon's last month):
+#                    tax t × (proceeds − basis not yet deducted); a negative gain (a loss) saves tax
+#   tax(m)           −t·Σ_c deductible_c(m) − t·depreciation(m) + t·gain(m)   (negative: tax saved)
+#
+# After-tax cash flow(m) = pre-tax cash flow(m) + tax(m); after-tax NPV discounts it at ``after_tax_rate``
+# (hurdle_rate, else wacc, else discount_rate), end-of-month timing as ``present_value``. FOCUS and the TCO
+# stay pre-tax.
+
+TAX = "tax"  # the name of income tax flows beside the categories (never part of the TCO)
+DEDUCTIBLE: tuple[str, ...] = (*OPERATING, "interest")
+
+
+@dataclass(frozen=True)
+class TaxAsset:
+    """Servers bought together, as income tax sees them (module section "Income tax")."""
+
+    basis: float  # tax basis of all ``units`` servers
+    units: int  # servers (the one-off cap is per server)
+    service_month: int  # put in use (the delivery month)
+    sale_month: int  # sold (the residual value's month)
+    proceeds: float  # what the sale brings
+
+
+def income_tax_rate(project: Project) -> float:
+    """t: the project's income tax rate (0 without a ``tax`` section, or when its losses are not usable)."""
+    tax = project.tax
+    return tax.income_tax_rate if tax is not None and tax.losses_usable else 0.0
+
+
+def month_start_date(project: Project, month: int) -> dt.date:
+    """The calendar date project month ``month`` begins on (day ⌊month · 365/12⌋)."""
+    return day_date(project.start_date, month * DAYS_PER_MONTH)
+
+
+def tax_year(project: Project, month: int) -> int:
+    """The tax year project month ``month`` falls in (by the date it begins; years begin in
+    ``fiscal_year_start_month``), as a count of years."""
+    d = month_start_date(project, month)
+    return (d.year * MONTHS_PER_YEAR + d.month - project.fiscal_year_start_month) // MONTHS_PER_YEAR
+
+
+def tax_rule_of(asset: TaxAsset, project: Project) -> TaxRule:
+    """The rule that depreciates ``asset``: the project's, or a one-off rule's ``otherwise`` when the servers are
+    put in use outside its dates or cost more than its cap per server."""
+    assert project.tax is not None
+    rule = project.tax.rule
+    if rule.kind != "one_off":
+        return rule
+    placed = month_start_date(project, asset.service_month)
+    cap = math.inf if rule.cap_per_unit is None else rule.cap_per_unit * project.fx_rate(rule.cap_currency)
+    within = rule.placed_from is not None and rule.placed_until is not None
+    if within and rule.placed_from <= placed <= rule.placed_until and asset.basis / max(1, asset.units) <= cap:
+        return rule
+    return tax_rules()[rule.otherwise or ""]
+
+
+def tax_depreciation(asset: TaxAsset, project: Project) -> dict[int, float]:
+    """The tax depreciation of ``asset`` by month, up to its sale (module section "Income tax")."""
+    if project.tax is None or asset.basis == 0:
+        return {}
+    rule = tax_rule_of(asset, project)
+    d, last = asset.service_month, min(asset.sale_month, project.horizon_months - 1)
+    if rule.kind == "one_off":
+        return {d: asset.basis}
+    if rule.kind == "straight_line":
+        life = max(1, int(round(project.tax.straight_life_years(rule) * MONTHS_PER_YEAR)))
+        first = d + (1 if rule.start == "next_month" else 0)
+        return {m: asset.basis / life for m in range(first, min(first + life, last + 1))}
+    out: dict[int, float] = {}
+    first_year, sale_year = tax_year(project, d), tax_year(project, last)
+    for k, pct in enumerate(rule.percent):
+        year = first_year + k
+        if year > sale_year:
+            break
+        share = pct / 100.0
+        if year == sale_year and rule.convention == "half_year" and k < len(rule.percent) - 1:
+            share /= 2.0
+        months = [m for m in range(d, last + 1) if tax_year(project, m) == year]
+        for m in months:
+            out[m] = out.get(m, 0.0) + asset.basis * share / len(months)
+    return out
+
+
+def column_assets(flows: Mapping[str, Mapping[int, float]], project: Project, units: int = 1) -> list[TaxAsset]:
+    """The servers in ``flows`` as income tax sees them: one purchase's flows (its capex and network: the basis,
+    put in use in the first month they appear; its residual value: the sale) make one asset; flows without a
+    purchase make one asset of basis 0 per month a residual value is credited in (owned servers)."""
+    basis_months = [m for c in CAPITALISED for m in flows.get(c, {})]
+    basis = sum(v for c in CAPITALISED for v in flows.get(c, {}).values())
+    resid = flows.get("residual_value", {})
+    last = project.horizon_months - 1
+    if basis_months:
+        sale = max(resid, default=last)
+        return [TaxAsset(basis, units, min(basis_months), sale, -sum(resid.values()))]
+    return [TaxAsset(0.0, units, 0, m, -v) for m, v in sorted(resid.items()) if v]
+
+
+def income_tax_parts(
+    flows: Mapping[str, Mapping[int, float]], assets: Iterable[TaxAsset], project: Project
+) -> dict[str, dict[int, float]]:
+    """The income tax of ``flows`` by month, in three parts (negative: tax saved): ``deductions`` (t × the
+    deductible costs), ``depreciation`` (t × the tax depreciation of ``assets``) and ``sale`` (t × the gain on
+    their sale over the basis not yet deducted)."""
+    t = income_tax_rate(project)
+    parts: dict[str, dict[int, float]] = {"deductions": {}, "depreciation": {}, "sale": {}}
+    if not t:
+        return parts
+    ded = parts["deductions"]
+    for c in DEDUCTIBLE:
+        for m, v in flows.get(c, {}).items():
+            ded[m] = ded.get(m, 0.0) - t * v
+    for a in assets:
+        dep = tax_depreciation(a, project)
+        for m, v in dep.items():
+            parts["depreciation"][m] = parts["depreciation"].get(m, 0.0) - t * v
+        gain = a.proceeds - (a.basis - sum(dep.values()))
+        if gain or a.basis:
+            parts["sale"][a.sale_month] = parts["sale"].get(a.sale_month, 0.0) + t * gain
+    return parts
+
+
+def income_tax_flows(
+    flows: Mapping[str, Mapping[int, float]], assets: Iterable[TaxAsset], project: Project
+) -> dict[int, float]:
+    """tax(m): the three parts of ``income_tax_parts`` added."""
+    out: dict[int, float] = {}
+    for part in income_tax_parts(flows, assets, project).values():
+        for m, v in part.items():
+            out[m] = out.get(m, 0.0) + v
+    return out
+
+
+def after_tax_rate(project: Project) -> float:
+    """The annual rate of the after-tax NPV: hurdle_rate, else wacc, else discount_rate."""
+    for rate in (project.hurdle_rate, project.wacc):
+        if rate is not None:
+            return rate
+    return project.discount_rate
+
+
+def rate_factors(annual_rate: float, n_months: int) -> list[float]:
+    """End-of-month discount factors 1/(1 + r_m)^(m+1), r_m = (1 + r)^(1/12) − 1 (as ``discount_factors``)."""
+    r = (1.0 + annual_rate) ** (1.0 / 12.0) - 1.0
+    return [1.0 / (1.0 + r) ** (m + 1) for m in range(n_months)]
+
+
+def after_tax_factors(project: Project) -> list[float]:
+    return rate_factors(after_tax_rate(project), project.horizon_months)
+
+
+def after_tax_value(flows: Mapping[str, Mapping[int, float]], project: Project) -> float:
+    """The after-tax present value of ONE column's flows (its assets by ``column_assets``): what the
+    ``after_tax_npv`` objective charges a column per unit."""
+    factors = after_tax_factors(project)
+    tax = income_tax_flows(flows, column_assets(flows, project), project)
+    return discounted(flows, factors) + sum(v * factors[m] for m, v in tax.items())
+
+
+# --- leases (IFRS 16 / CAS 21 / ASC 842) -------------------------------------------------------------
+#
+# A contract of a lease offer (``Offer.lease``; by default rent offers lease identified bare-metal servers and cloud
+# offers are services) that runs more than 12 months (IFRS 16.5: shorter leases may stay off the balance sheet) is
+# booked as a lease: at its first month the liability L = Σ_k p_k / (1 + i)^k (its payments p_k at the end of each
+# month k = 1…n, i = (1 + IBR)^(1/12) − 1, IBR = incremental_borrowing_rate, else cost_of_debt, else the financing
+# rate, else the after-tax NPV's rate), the right-of-use asset = L + the setup fee (initial direct costs, IFRS
+# 16.24(c)); each month interest = balance · i, the balance falls by the payment less interest, and the asset is
+# depreciated straight line over the n months (IFRS 16.31). Depreciation and interest replace the rent in the P&L,
+# so EBITDA no longer carries it. Cash, tax and NPV do not change.
+
+LEASE_MIN_MONTHS = 12  # IFRS 16.5 / CAS 21: leases of 12 months or less may be kept off the balance sheet
+
+
+def is_lease(offer: Offer) -> bool:
+    """A contract of ``offer`` leases identified servers (not a service): ``lease``, by default rent offers."""
+    return offer.lease if offer.lease is not None else offer.mode == "rent"
+
+
+def incremental_borrowing_rate(project: Project) -> float:
+    """IBR: incremental_borrowing_rate, else cost_of_debt, else the financing rate, else the after-tax NPV's rate."""
+    for rate in (project.incremental_borrowing_rate, project.cost_of_debt):
+        if rate is not None:
+            return rate
+    if project.financing is not None:
+        return project.financing.annual_rate
+    return after_tax_rate(project)
+
+
+@dataclass(frozen=True)
+class LeaseBook:
+    """One lease on the balance sheet, month by month from its first month (module section "Leases")."""
+
+    first_month: int
+    liability: float  # at commencement
+    asset: float  # right-of-use asset at commencement: liability + initial direct costs
+    interest: dict[int, float]
+    depreciation: dict[int, float]
+    rent: dict[int, float]  # the payments (and the setup fee) the P&L no longer books as operating costs
+    closing: dict[int, float]  # the liability after each month's payment
+
+
+def lease_book(payments: Mapping[int, float], setup: float, first_month: int, annual_rate: float) -> LeaseBook:
+    """The lease of ``payments`` (month → amount, paid at each month end) and its setup fee (paid at commencement)."""
+    i = (1.0 + annual_rate) ** (1.0 / 12.0) - 1.0
+    months = sorted(payments)
+    liability = sum(payments[m] / (1.0 + i) ** (m - first_month + 1) for m in months)
+    asset = liability + setup
+    balance, interest, closing = liability, {}, {}
+    for m in range(first_month, (months[-1] if months else first_month) + 1):
+        interest[m] = balance * i
+        balance = balance + interest[m] - payments.get(m, 0.0)
+        closing[m] = balance
+    n = len(range(first_month, (months[-1] if months else first_month) + 1))
+    depreciation = {m: asset / n for m in range(first_month, first_month + n)}
+    rent = dict(payments)
+    if setup:
+        rent[first_month] = rent.get(first_month, 0.0) + setup
+    return LeaseBook(first_month, liability, asset, interest, depreciation, rent, closing)
+
+
+# --- appraisal: IRR, payback, net advantage to leasing -------------------------------------------------
+
+
+def irr_monthly(values: Sequence[float]) -> float | None:
+    """The monthly IRR of ``values`` (month 0 first), as Excel's ``IRR`` (pyxirr.irr); None when it does not exist
+    (the values never change sign) or no root is found."""
+    if not any(v > 0 for v in values) or not any(v < 0 for v in values):
+        return None
+    try:
+        r = pyxirr.irr(list(values))
+    except (pyxirr.InvalidPaymentsError, ValueError):
+        return None
+    return None if r is None or not math.isfinite(r) else float(r)
+
+
+def annual_rate(monthly: float) -> float:
+    """(1 + r_m)^12 − 1: a monthly rate as an effective annual one."""
+    return (1.0 + monthly) ** MONTHS_PER_YEAR - 1.0
+
+
+def payback_months(values: Sequence[float], factors: Sequence[float] | None = None) -> float | None:
+    """Months until the cumulative ``values`` (discounted by ``factors`` when given: the discounted payback) turn
+    non-negative for good, month ends counted from the start (month m ends at m + 1), interpolated linearly within
+    the month it happens in; 0 when it never falls below zero, None when it is still negative at the horizon end."""
+    flows = [v * (factors[m] if factors is not None else 1.0) for m, v in enumerate(values)]
+    cum = running_total(flows)
+    negative = [m for m, c in enumerate(cum) if c < -1e-9]
+    if not negative:
+        return 0.0
+    last = negative[-1]
+    if last == len(cum) - 1:
+        return None
+    m = last + 1  # the cumulative turns non-negative during month m
+    return m + (-cum[last]) / flows[m] if flows[m] else float(m + 1)

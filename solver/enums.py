@@ -44,35 +44,58 @@ STRATEGIES: tuple[Strategy, ...] = tuple(Strategy)  # the one list, in the order
 
 
 class Objective(StrEnum):
-    """What a plan is minimized and compared on: ``tco``, the undiscounted total cost of ownership, or
-    ``npv``, the present value of its monthly cash flows (``present_value``)."""
+    """What a plan is minimized and compared on: ``tco``, the undiscounted total cost of ownership, ``npv``, the
+    present value of its monthly cash flows (``present_value``), or ``after_tax_npv``, the present value of its
+    after-tax cash flows at the after-tax rate (``solver.costs``, "Income tax"; needs the project's ``tax``)."""
 
     TCO = "tco"
     NPV = "npv"
+    AFTER_TAX_NPV = "after_tax_npv"
 
     def of(self, plan: Any) -> Any:
-        """The plan's figure on this objective (``plan.npv_cost`` or ``plan.total_cost``; None stays None).
-        Works for anything that carries both (a Plan, an analysis outcome)."""
+        """The plan's figure on this objective (``plan.npv_cost``, ``plan.after_tax_npv`` or ``plan.total_cost``;
+        None stays None). Works for anything that carries them (a Plan, an analysis outcome)."""
         if plan is None:
             return None
+        if self is Objective.AFTER_TAX_NPV:
+            return getattr(plan, "after_tax_npv", None)
         return plan.npv_cost if self is Objective.NPV else plan.total_cost
 
     def measure(self, flows: Mapping[str, Mapping[int, float]], project: Project) -> float:
-        """Cash flows measured on this objective (solver.costs.present_value or total)."""
+        """ONE column's cash flows measured on this objective (solver.costs.present_value, after_tax_value or
+        total)."""
         from procure.solver import costs
 
+        if self is Objective.AFTER_TAX_NPV:
+            return costs.after_tax_value(flows, project)
         return costs.present_value(flows, project) if self is Objective.NPV else costs.total(flows)
+
+    def parts(self, flows: Mapping[str, Mapping[int, float]], project: Project) -> dict[str, float]:
+        """ONE column's (or a plan's) cash flows measured on this objective per category, with the income tax
+        as ``costs.TAX`` on ``after_tax_npv``: what the model and the ledger compare category by category."""
+        from procure.solver import costs
+
+        if self is Objective.TCO:
+            return {c: sum(flows.get(c, {}).values()) for c in costs.CATEGORIES}
+        if self is Objective.NPV:
+            factors = costs.discount_factors(project)
+        else:
+            factors = costs.after_tax_factors(project)
+        out = {c: costs.discounted({c: flows.get(c, {})}, factors) for c in costs.CATEGORIES}
+        if self is Objective.AFTER_TAX_NPV:
+            out[costs.TAX] = self.measure(flows, project) - sum(out.values())
+        return out
 
     @property
     def discounted(self) -> bool:
-        return self is Objective.NPV
+        return self is not Objective.TCO
 
     @property
     def other(self) -> Objective:
         """The measure shown beside the one minimized."""
-        return Objective.TCO if self is Objective.NPV else Objective.NPV
+        return Objective.TCO if self is not Objective.TCO else Objective.NPV
 
     @property
     def short(self) -> str:
-        """TCO or NPV."""
-        return str(self).upper()
+        """TCO, NPV or after-tax NPV."""
+        return "after-tax NPV" if self is Objective.AFTER_TAX_NPV else str(self).upper()

@@ -127,6 +127,13 @@ class Ledger:
     discount_factors: tuple[float, ...]  # per month, end-of-month timing (costs.discount_factors)
     monthly_rate: float  # the monthly discount rate (costs.monthly_discount_rate)
     end_day: float  # the horizon end, days (costs.horizon_end_day)
+    # income tax (costs, "Income tax"): its parts by month (deductions, depreciation, sale), the after-tax
+    # discount factors; ``taxed`` is false without the project's tax section
+    tax_parts: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
+    after_tax_factors: tuple[float, ...] = ()
+    taxed: bool = False
+    # the contracts booked as leases (costs, "Leases"): (contract index j of rent<j>, its lease book)
+    leases: tuple[tuple[int, costs.LeaseBook], ...] = ()
 
     _by_key: dict[str, Entry] = field(init=False, repr=False, compare=False)
     _by_prefix: dict[str, tuple[Entry, ...]] = field(init=False, repr=False, compare=False)
@@ -202,6 +209,43 @@ class Ledger:
     def present_value(self) -> float:
         """NPV at the project's discount rate (costs.discounted of ``flows``)."""
         return costs.discounted(self.flows(), self.discount_factors)
+
+    # --- after tax (costs, "Income tax") -------------------------------------------------------------------
+
+    def tax_by_month(self, part: str | None = None) -> list[float]:
+        """The income tax per month (negative: tax saved), in all or of one part (deductions, depreciation, sale)."""
+        out = [0.0] * self.n_months
+        for name, amounts in self.tax_parts:
+            if part is None or name == part:
+                for m, v in amounts:
+                    out[m] += v
+        return out
+
+    def tax_total(self, part: str | None = None) -> float:
+        return sum(self.tax_by_month(part))
+
+    def after_tax_by_month(self) -> list[float]:
+        """The cash flow after income tax per month: by_month + tax_by_month."""
+        return [a + b for a, b in zip(self.by_month(), self.tax_by_month(), strict=True)]
+
+    def after_tax_total(self) -> float:
+        return sum(self.after_tax_by_month())
+
+    def after_tax_present_value(self) -> float:
+        """The after-tax NPV: the after-tax cash flow discounted at the after-tax rate (costs.after_tax_factors)."""
+        return sum(v * f for v, f in zip(self.after_tax_by_month(), self.after_tax_factors, strict=True))
+
+    def lease_years(self) -> list[tuple[float, float, float]]:
+        """Per project year, the leases' (rent no longer booked as an operating cost, right-of-use depreciation,
+        lease interest): what IFRS 16 moves out of EBITDA."""
+        years = math.ceil(self.n_months / MONTHS_PER_YEAR)
+        out = [[0.0, 0.0, 0.0] for _ in range(years)]
+        for _j, lb in self.leases:
+            for k, part in enumerate((lb.rent, lb.depreciation, lb.interest)):
+                for m, v in part.items():
+                    if m < self.n_months:
+                        out[m // MONTHS_PER_YEAR][k] += v
+        return [(a, b, c) for a, b, c in out]
 
     def committed_flows(self) -> Flows:
         """The cash flows owed whatever the plan does (owned servers' running costs, signed commitments);
@@ -585,14 +629,58 @@ def ledger(
     # a commitment's fixed charge was paid when it was signed
     used = {d.offer_id for d in decisions} | set(bought) | {c.offer_id for c in signed if not c.committed}
     _charge_entries(pr, used, bought, signed)
+    entries = tuple(pr.out)
     return Ledger(
-        tuple(pr.out),
+        entries,
         tuple(books),
         project.horizon_months,
         tuple(costs.discount_factors(project)),
         costs.monthly_discount_rate(project),
         costs.horizon_end_day(project),
+        _tax_parts(project, entries, books),
+        tuple(costs.after_tax_factors(project)),
+        project.tax is not None,
+        _leases(project, offers, entries, signed),
     )
+
+
+def _entry_flows(entries: Iterable[Entry]) -> Flows:
+    out: Flows = {}
+    for e in entries:
+        per = out.setdefault(e.category, {})
+        for m, v in e.amounts:
+            per[m] = per.get(m, 0.0) + v
+    return out
+
+
+def _tax_parts(project: Project, entries: tuple[Entry, ...], books: Sequence[Book]):
+    """The plan's income tax by part (costs.income_tax_parts): the deductible costs of every entry, and each
+    purchase's (or owned servers') tax depreciation and sale, its assets read from its own entries
+    (costs.column_assets, as the model reads a purchase column's)."""
+    if project.tax is None:
+        return ()
+    assets = []
+    for b in books:
+        own = [e for e in entries if e.offer == b.offer and e.key.startswith(("buy:", "own:"))]
+        assets += costs.column_assets(_entry_flows(own), project, b.nodes)
+    parts = costs.income_tax_parts(_entry_flows(entries), assets, project)
+    return tuple((name, _amounts(per)) for name, per in parts.items())
+
+
+def _leases(project: Project, offers: Mapping[str, Offer], entries: tuple[Entry, ...], signed: list[RentalContract]):
+    """The contracts booked as leases (costs, "Leases"): of a lease offer, more than 12 months long."""
+    rate = costs.incremental_borrowing_rate(project)
+    out = []
+    by_key = {e.key: e for e in entries}
+    for j, c in enumerate(signed):
+        if not costs.is_lease(offers[c.offer_id]) or c.months <= costs.LEASE_MIN_MONTHS:
+            continue
+        rent, setup = by_key.get(f"rent{j}:rent"), by_key.get(f"rent{j}:setup")
+        if rent is None:
+            continue
+        first = min(m for m, _v in rent.amounts)
+        out.append((j, costs.lease_book(dict(rent.amounts), setup.amount if setup else 0.0, first, rate)))
+    return tuple(out)
 
 
 __all__ = [

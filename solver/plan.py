@@ -164,6 +164,15 @@ class Plan:
         return self.ledger.present_value()
 
     @cached_property
+    def after_tax_npv(self) -> float | None:
+        """The after-tax NPV (solver.costs, "Income tax"); None without the project's tax section."""
+        return self.ledger.after_tax_present_value() if self.ledger.taxed else None
+
+    @cached_property
+    def after_tax_total(self) -> float | None:
+        return self.ledger.after_tax_total() if self.ledger.taxed else None
+
+    @cached_property
     def breakdown(self) -> dict[str, float]:
         return self.ledger.by_category()
 

@@ -91,15 +91,19 @@ def _category_gaps(model, plan: Plan, objective: Objective) -> list[tuple[str, f
     table = model.table
     on_objective = table.priced(lambda v: v.value() or 0.0)
     book = plan.ledger
-    if Objective(objective).discounted:
+    obj = Objective(objective)
+    if obj is Objective.AFTER_TAX_NPV:
+        said = obj.parts({c: per for c, per in book.flows().items()}, table.project)
+        said[costs.TAX] = sum(v * f for v, f in zip(book.tax_by_month(), book.after_tax_factors, strict=True))
+    elif obj.discounted:
         flows = book.flows()
         said = {c: costs.present_value({c: flows.get(c, {})}, table.project) for c in costs.CATEGORIES}
     else:
         said = book.by_category()
     return [
-        (c, on_objective[c], said[c])
-        for c in costs.CATEGORIES
-        if abs(on_objective[c] - said[c]) > AGREE_REL * max(1.0, abs(said[c]))
+        (c, on_objective.get(c, 0.0), said.get(c, 0.0))
+        for c in (*costs.CATEGORIES, costs.TAX)
+        if abs(on_objective.get(c, 0.0) - said.get(c, 0.0)) > AGREE_REL * max(1.0, abs(said.get(c, 0.0)))
     ]
 
 

@@ -68,6 +68,8 @@ class _Derive:
         self.out: list[Entry] = []
         self.bad: list[str] = []
         self.capitalised: list[tuple[float, int, int, float]] = []  # (amount, delivery month, life months, resale)
+        # servers as income tax sees them: (tax basis, servers, month put in use, month sold, proceeds)
+        self.assets: list[tuple[float, int, int, int, float]] = []
         self.workloads = {w.name: w for w in project.workloads}
         # the servers already owned, by the offer id each entry gets: '<offer>.owned', then '.owned2', '.owned3', …
         self.owned_entries: dict[str, Owned] = {}
@@ -177,6 +179,7 @@ class _Derive:
         )
         resale = n * q * fx * o.residual
         self.capitalised.append((n * (landed + o.network * fx), d, life, resale))
+        self.assets.append((n * (landed + o.network * fx), n, d, self.M - 1, resale))
 
     def running(self, k: str, o: Offer, n: int, q: float, days: float, lo: float, hi: float, extra: dict) -> None:
         """Maintenance, colocation and idle energy of ``n`` nodes held over [lo, hi) (``days`` days)."""
@@ -255,6 +258,8 @@ class _Derive:
                 committed=True,
             )
         self.capitalised.append((0.0, 0, 1, n * entry.residual_value if entry.residual_value else 0.0))
+        if entry.residual_value:
+            self.assets.append((0.0, n, 0, self.month(max(lo, hi - 1e-6)), n * entry.residual_value))
 
     # --- jobs --------------------------------------------------------------------------------------
     def jobs(self) -> None:
@@ -475,6 +480,10 @@ def money_problems(project: Project, offers: Mapping[str, Offer], plan: Plan) ->
     want = d.derive()
     bad = list(d.bad) + entry_problems(plan.ledger.entries, want)
     bad += _total_problems(project, plan, want) + _pnl_problems(project, plan, want, d.capitalised)
+    if project.tax is not None:
+        from .verify_tax import tax_problems
+
+        bad += tax_problems(project, plan, want, d.assets)
     return bad
 
 

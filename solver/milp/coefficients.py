@@ -12,7 +12,9 @@ cost model's cash flows of ONE unit of it (solver.costs, where each rule is stat
 
 and everything that prices the model reads the table, never the rules again:
 
-    objective          Σ value(v)·v: the flows' total (tco) or present value (npv), costs.Objective.measure
+    objective          Σ value(v)·v: the flows' total (tco), present value (npv) or after-tax present value
+                       (after_tax_npv: each column's income tax from its own flows, costs.after_tax_value),
+                       costs.Objective.measure
     total_cost         Σ total(v)·v: what budget_tco caps
     cash_rows          Σ flows of v spent by the end of each month: what budget_cash caps
     category(c)        Σ amount of category c per unit · v (budget_capex: category capex)
@@ -91,7 +93,7 @@ class CostTable:
         if not self.objective.discounted:
             value = total
         else:
-            value = costs.present_value(flows(), self.project) if present is None else present
+            value = self.objective.measure(flows(), self.project) if present is None else present
         self._put(var, Priced(totals, total, value, flows))
 
     def _put(self, var: pulp.LpVariable, priced: Priced) -> None:
@@ -126,16 +128,19 @@ class CostTable:
 
     # --- a solution, priced --------------------------------------------------------------------
     def priced(self, value: Callable[[pulp.LpVariable], float]) -> dict[str, float]:
-        """A solution (``value`` of each column) priced per category on the objective (undiscounted, or present
-        values with ``npv``), with the ``constant`` flows every plan owes (commitments) added."""
-        out = {c: self.objective.measure({c: self.constant.get(c, {})}, self.project) for c in costs.CATEGORIES}
+        """A solution (``value`` of each column) priced per category on the objective (undiscounted, present
+        values with ``npv``, after-tax present values and the income tax as ``costs.TAX`` with ``after_tax_npv``),
+        with the ``constant`` flows every plan owes (commitments) added."""
+        out = dict.fromkeys((*costs.CATEGORIES, costs.TAX), 0.0)
+        for c, v in self.objective.parts(self.constant, self.project).items():
+            out[c] += v
         for var, priced in self.rows.items():
             k = value(var)
             if not k:
                 continue
             if self.objective.discounted:
-                for c, per in priced.flows().items():
-                    out[c] += k * costs.present_value({c: per}, self.project)
+                for c, v in self.objective.parts(priced.flows(), self.project).items():
+                    out[c] += k * v
             else:
                 for c, v in priced.totals.items():
                     out[c] += k * v

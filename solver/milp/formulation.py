@@ -181,7 +181,7 @@ class Builder(WarmStart):
                     months = tuple(dict.fromkeys(k[2] for k in keys)) if opt.offer.contracted else ()
                     footprints[(w, i, s)] = (keys, months, opt.nodes)
                     if self.objective.discounted:
-                        pv[(w, i, s)] = costs.present_value(self._job(opt, day), self.project)
+                        pv[(w, i, s)] = self._value(self._job(opt, day))
         return footprints, pv
 
     def _reduce_starts(self, footprints, pv, uncapped: set[str]) -> Reduction:

@@ -1,0 +1,190 @@
+"""The after-tax figures for the approval meeting (solver.appraisal) as JSON and console lines."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from procure.solver import appraisal, costs
+
+from .headline import STRATEGY_LABEL
+from .i18n import EN, N_, Lang
+from .tables import rounded
+
+if TYPE_CHECKING:
+    from procure.solver.plan import Plan
+    from procure.solver.result import Result
+
+
+def _r(x: float | None, nd: int = 2) -> float | None:
+    """Rounded for the JSON, never a signed zero."""
+    v = rounded(x, nd)
+    return None if v is None else v + 0.0
+
+
+NO_IRR = N_("no IRR: the incremental cash flows never change sign")
+NO_PAYBACK = N_("not within the horizon")
+NOT_AN_INVESTMENT = N_("buys no servers: no investment to pay back")
+
+
+def _rate(x: float | None, nd: int = 6) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def plan_after_tax(result: Result, name: str, plan: Plan | None) -> dict | None:
+    """``after_tax`` of one strategy's plan: npv, total, tax_shield, depreciation_tax_shield, and, for a plan that
+    buys servers, irr, payback_months, discounted_payback_months against the best strategy that buys none."""
+    if plan is None or result.project.tax is None:
+        return None
+    at = appraisal.after_tax(plan)
+    assert at is not None
+    case = appraisal.investment(result, name)
+    return {
+        "npv": _r(at.npv),
+        "total": _r(at.total),
+        "tax_shield": _r(at.tax_saved),
+        "depreciation_tax_shield": _r(at.depreciation_shield),
+        "against": case.against if case else None,
+        "irr": _rate(case.irr) if case else None,
+        "irr_monthly": _rate(case.irr_monthly) if case else None,
+        "payback_months": _r(case.payback_months) if case else None,
+        "discounted_payback_months": _r(case.discounted_payback_months) if case else None,
+        "note": None if case else NOT_AN_INVESTMENT,
+    }
+
+
+def finance_json(result: Result) -> dict:
+    """The top-level finance fields: ``tax`` (the settings used), ``lease_vs_buy`` (buying against the best
+    strategy that buys none) and ``leases`` (the recommended plan's contracts on the balance sheet)."""
+    p = result.project
+    out: dict = {"tax": None, "lease_vs_buy": None, "leases": [], "ebitda": []}
+    plan = result.plan
+    if p.tax is not None:
+        out["tax"] = {
+            "income_tax_rate": p.tax.income_tax_rate,
+            "depreciation": p.tax.depreciation,
+            "life_years": p.tax.life_years,
+            "losses_usable": p.tax.losses_usable,
+            "after_tax_rate": costs.after_tax_rate(p),
+            "timing": "monthly",
+            "source": p.tax.rule.source.strip(),
+        }
+        case = appraisal.buy_case(result)
+        if case is not None:
+            out["lease_vs_buy"] = {
+                "buy": case.buy,
+                "against": case.against,
+                "npv_saving": _r(case.npv_saving),
+                "irr": _rate(case.irr),
+                "irr_monthly": _rate(case.irr_monthly),
+                "irr_note": None if case.irr is not None else NO_IRR,
+                "payback_months": _r(case.payback_months),
+                "discounted_payback_months": _r(case.discounted_payback_months),
+                "net_advantage_to_leasing": _r(case.nal),
+                "nal_rate": _rate(case.nal_rate),
+                "utilisation": _rate(case.utilisation),
+                "break_even_utilisation": _rate(case.break_even_utilisation),
+                "incremental": [_r(v) for v in case.incremental],
+            }
+    if plan is not None:
+        ibr = costs.incremental_borrowing_rate(p)
+        for j, lb in plan.ledger.leases:
+            out["leases"].append(
+                {
+                    "contract": j,
+                    "first_month": lb.first_month + 1,
+                    "months": len(lb.depreciation),
+                    "incremental_borrowing_rate": ibr,
+                    "liability": _r(lb.liability),
+                    "right_of_use_asset": _r(lb.asset),
+                    "interest": _r(sum(lb.interest.values())),
+                    "depreciation": _r(sum(lb.depreciation.values())),
+                }
+            )
+        for y, ((rent, dep, interest), py) in enumerate(zip(plan.ledger.lease_years(), plan.pnl, strict=True)):
+            out["ebitda"].append(
+                {
+                    "year": y + 1,
+                    "operating_costs": _r(py.operating),
+                    "operating_costs_ifrs16": _r(py.operating - rent),
+                    "lease_depreciation": _r(dep),
+                    "lease_interest": _r(interest),
+                }
+            )
+    return out
+
+
+def finance_lines(result: Result, tr: Lang = EN) -> list[str]:
+    """The console's after-tax lines (none without a tax section)."""
+    p, plan = result.project, result.plan
+    if p.tax is None or plan is None:
+        return []
+    at = appraisal.after_tax(plan)
+    assert at is not None
+    cur = p.currency
+    lines = [
+        tr(
+            "After tax ({rule}, income tax {tax:.1%}, {timing}): NPV {npv} at {rate:.1%} a year, {total} undiscounted; "
+            "the plan's deductions save {saved} of tax",
+            rule=p.tax.depreciation,
+            tax=p.tax.income_tax_rate,
+            timing=tr("monthly"),
+            npv=tr.money(at.npv, cur),
+            rate=costs.after_tax_rate(p),
+            total=tr.money(at.total, cur),
+            saved=tr.money(at.tax_saved, cur),
+        )
+    ]
+    case = appraisal.buy_case(result)
+    if case is not None:
+        irr = tr("IRR {irr:.1%} a year", irr=case.irr) if case.irr is not None else tr(NO_IRR)
+        pay = (
+            tr(
+                "payback {m:.1f} months (discounted {d})",
+                m=case.payback_months,
+                d=_months(case.discounted_payback_months, tr),
+            )
+            if case.payback_months is not None
+            else tr("payback {none}", none=tr(NO_PAYBACK))
+        )
+        be = (
+            tr(
+                "buying wins from a utilisation of {be:.0%} (today {u:.0%})",
+                be=case.break_even_utilisation,
+                u=case.utilisation or 0.0,
+            )
+            if case.break_even_utilisation is not None
+            else tr("buying never wins on utilisation alone")
+        )
+        saving = (
+            tr("buying saves {amount} of after-tax NPV", amount=tr.money(case.npv_saving, cur))
+            if case.npv_saving >= 0
+            else tr("buying costs {amount} more after-tax NPV", amount=tr.money(-case.npv_saving, cur))
+        )
+        lines.append(
+            tr(
+                "Buy against {against}: {saving}; {irr}; {pay}; net advantage to leasing {nal} (at {rate:.2%}); {be}",
+                against=tr(STRATEGY_LABEL.get(case.against, case.against)),
+                saving=saving,
+                irr=irr,
+                pay=pay,
+                nal=tr.money(case.nal, cur),
+                rate=case.nal_rate,
+                be=be,
+            )
+        )
+    if plan.ledger.leases:
+        liability = sum(lb.liability for _j, lb in plan.ledger.leases)
+        lines.append(
+            tr(
+                "Leases on the balance sheet (IFRS 16): {n} contract(s) longer than 12 months, lease liability {liab} at "
+                "commencement ({rate:.1%} incremental borrowing rate)",
+                n=len(plan.ledger.leases),
+                liab=tr.money(liability, cur),
+                rate=costs.incremental_borrowing_rate(p),
+            )
+        )
+    return lines
+
+
+def _months(v: float | None, tr: Lang) -> str:
+    return tr(NO_PAYBACK) if v is None else tr("{m:.1f} months", m=v)

@@ -1,0 +1,136 @@
+"""The verifier's income tax check: a plan's tax entries derived by the verifier's own small rules.
+
+The plan's ledger prices its income tax with ``solver.costs`` ("Income tax"). This module does not call it. From
+the entries the verifier derived from the quotes (solver.verify_money), the servers it saw bought or owned, the
+project's ``tax`` section and the rule's data (models/data/tax_rules.yaml: its rates, lives, caps, dates and
+shares are inputs, like a quote), it states again:
+
+    deductible     operating costs and interest save t × their amount in the month they are paid
+    basis          a purchase's capitalised cost (landed price and network); owned servers 0
+    put in use     the delivery month d; a rule's dates compare the day month d begins on, start + ⌊d·365/12⌋ days
+    straight line  basis / round(12·life) a month from d (d + 1 when the rule starts the month after)
+    one-off        the whole basis in d, inside the dates and under the cap per server (cap × the fx rate of its
+                   currency); else the rule it names
+    table          share k of the basis in the k-th tax year from d's (years begin in fiscal_year_start_month),
+                   evenly over its months held; half of it in the year of the sale before the table ends
+    sale           t × (proceeds − basis not yet deducted) in the month sold
+    after-tax NPV  (pre-tax + tax) per month, discounted at hurdle_rate, else wacc, else discount_rate,
+                   (1 + r)^(1/12) − 1 a month, end-of-month
+
+and the plan's tax by part and month, and its after-tax NPV, must match.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+
+from procure.models.project import Project
+from procure.models.tax import tax_rules
+
+from .ledger import Entry
+from .plan import Plan
+
+_DEDUCTIBLE = (
+    "maintenance",
+    "colocation",
+    "energy",
+    "rent",
+    "setup",
+    "cloud",
+    "fixed",
+    "storage",
+    "egress",
+    "staff",
+    "interest",
+)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def _begins(p: Project, m: int) -> dt.date:
+    return p.start_date + dt.timedelta(days=math.floor(m * 365.0 / 12.0 + 1e-9))
+
+
+def _year(p: Project, m: int) -> int:
+    d = _begins(p, m)
+    months = d.year * 12 + d.month - p.fiscal_year_start_month
+    return months // 12
+
+
+def _schedule(p: Project, basis: float, units: int, d: int, sold: int) -> dict[int, float]:
+    assert p.tax is not None
+    rules = tax_rules()
+    rule = rules[p.tax.depreciation]
+    if rule.kind == "one_off":
+        cap = rule.cap_per_unit * p.fx_rate(rule.cap_currency) if rule.cap_per_unit is not None else None
+        placed = _begins(p, d)
+        inside = rule.placed_from <= placed <= rule.placed_until if rule.placed_from and rule.placed_until else False
+        if inside and (cap is None or basis / units <= cap):
+            return {d: basis}
+        rule = rules[rule.otherwise or ""]
+    last = min(sold, p.horizon_months - 1)
+    out: dict[int, float] = {}
+    if rule.kind == "straight_line":
+        years = p.tax.life_years if p.tax.life_years is not None else rule.default_life_years
+        n = max(1, round(12 * (years or 5.0)))
+        first = d + 1 if rule.start == "next_month" else d
+        for m in range(first, first + n):
+            if m <= last:
+                out[m] = basis / n
+        return out
+    y0, ysale = _year(p, d), _year(p, last)
+    for k, pct in enumerate(rule.percent):
+        if y0 + k > ysale:
+            break
+        share = pct / 100
+        if y0 + k == ysale and rule.convention == "half_year" and k + 1 < len(rule.percent):
+            share = share / 2
+        held = [m for m in range(d, last + 1) if _year(p, m) == y0 + k]
+        for m in held:
+            out[m] = out.get(m, 0.0) + basis * share / len(held)
+    return out
+
+
+def tax_problems(
+    project: Project, plan: Plan, want: Sequence[Entry], assets: Sequence[tuple[float, int, int, int, float]]
+) -> list[str]:
+    """What in the plan's income tax and after-tax NPV differs from the amounts derived here."""
+    p, M = project, project.horizon_months
+    tax = p.tax
+    assert tax is not None
+    t = tax.income_tax_rate if tax.losses_usable else 0.0
+    derived = {"deductions": [0.0] * M, "depreciation": [0.0] * M, "sale": [0.0] * M}
+    pre = [0.0] * M
+    for e in want:
+        for m, v in e.amounts:
+            pre[m] += v
+            if e.category in _DEDUCTIBLE:
+                derived["deductions"][m] -= t * v
+    for basis, units, d, sold, proceeds in assets:
+        dep = _schedule(p, basis, units, d, sold) if basis else {}
+        for m, v in dep.items():
+            derived["depreciation"][m] -= t * v
+        derived["sale"][sold] += t * (proceeds - basis + sum(dep.values()))
+    bad: list[str] = []
+    book = plan.ledger
+    if not book.taxed:
+        return ["tax: the project has a tax section but the plan's ledger carries no income tax"]
+    for part, months in derived.items():
+        said = book.tax_by_month(part)
+        for m in range(M):
+            if not _close(said[m], months[m]):
+                bad.append(
+                    f"tax: {part} in month {m + 1} is {said[m]:,.2f} in the plan, {months[m]:,.2f} from the quotes "
+                    f"and the {tax.depreciation} rule"
+                )
+                break
+    rate = next((r for r in (p.hurdle_rate, p.wacc) if r is not None), p.discount_rate)
+    r_m = (1 + rate) ** (1 / 12) - 1
+    after = sum((pre[m] + sum(v[m] for v in derived.values())) / (1 + r_m) ** (m + 1) for m in range(M))
+    if plan.after_tax_npv is None or not _close(plan.after_tax_npv, after):
+        bad.append(f"tax: after-tax NPV {plan.after_tax_npv}, discounted from the quotes {after:,.2f}")
+    return bad
