@@ -279,12 +279,16 @@ class Offer(InputModel):
                 )
         if self.upfront_per_node is not None and self.commitment_months is None:
             problems.append("upfront_per_node needs commitment_months (it is the up-front part of a reserved term)")
-        if self.lease is not None and self.mode == "buy":
-            problems.append("lease is for rent and cloud offers: a bought server is owned, not leased")
         if self.commitment_months is not None and self.spot:
             problems.append("a reserved (commitment_months) offer cannot be spot capacity")
         if problems:
             raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
+    def _lease(self) -> Offer:
+        if self.lease is not None and self.mode == "buy":
+            raise ValueError("lease is for rent and cloud offers: a bought server is owned, not leased")
         return self
 
     @model_validator(mode="after")

@@ -33,8 +33,8 @@ from .holdings import Commitment, Owned, Quota, months_before_start
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
-from .tax import TaxSettings
 from .regions import normalize_token, resolve_region
+from .tax import TaxSettings
 from .units import months_to_days
 from .validation import Date, InputModel, problems_from
 
