@@ -1,0 +1,295 @@
+"""After tax, worked by hand: each jurisdiction's tax depreciation, the after-tax objective that changes the
+decision, the cloud plan whose after-tax cost is (1 − t) × its TCO, a 24-month rental as a lease, IRR and payback.
+
+The calendar of the projects below (start 2027-01-01): month m begins on day ⌊m · 365/12⌋, so month 11 begins
+2027-12-01, month 12 2028-01-01, month 24 2028-12-31 (2028 is a leap year) and month 35 2029-11-30. End-of-month discounting:
+f_m = 1 / (1 + r_m)^(m+1), r_m = (1 + r)^(1/12) − 1.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from procure.models.project import Project
+from procure.solver import appraisal, costs
+from procure.solver.enums import Objective
+from procure.solver.verify_money import money_problems
+
+from helpers import offer, project, solve_fixed
+
+JOB = dict(name="a", model="llama-2-7b", method="full", tokens_b=1, deadline_days=60)
+HOURS = 100.0  # compute hours of the job on one node, on any offer
+
+
+def _f(rate: float, m: int) -> float:
+    r_m = (1 + rate) ** (1 / 12) - 1
+    return 1 / (1 + r_m) ** (m + 1)
+
+
+def _project(**kw) -> Project:
+    base = dict(currency="CNY", electricity_price_per_kwh=0, discount_rate=0.10, horizon_months=24)
+    base.update(kw)
+    return project([JOB], **base)
+
+
+BUY = offer(
+    mode="buy",
+    id="b",
+    price_per_node=100_000,
+    residual_value_pct=0,
+    maintenance_pct_per_year=0,
+    colocation_per_node_month=0,
+    max_nodes=1,
+)
+
+
+def _rent(price: float, months: int, setup: float = 0.0, **kw):
+    return offer(
+        mode="rent",
+        id=kw.pop("id", "r"),
+        price_per_node_month=price,
+        min_term_months=months,
+        setup_fee_per_node=setup,
+        max_nodes=1,
+        **kw,
+    )
+
+
+def _solve(p: Project, offers, objective: Objective):
+    hours = {("a", o.id, 1): HOURS for o in offers}
+    result = solve_fixed(p, offers, hours, objective=objective)
+    plan = result.hybrid.plan
+    assert plan is not None
+    assert money_problems(p, {o.id: o for o in offers}, plan) == []  # the verifier's tax route agrees
+    return result, plan
+
+
+# --- the decision changes with the tax rule --------------------------------------------------------
+
+
+def test_buying_wins_before_tax_renting_after_slow_tax_depreciation_buying_again_with_the_one_off():
+    """Buy: 100,000 CNY paid in month 0, no resale, no running cost. Rent: 4,700 CNY a month for the whole 24-month
+    horizon (a 24-month minimum term). At 10 %:
+      before tax  buy 100,000·f0 = 99,209.6; rent 4,700·Σf = 102,3xx: buying wins;
+      t = 25 %, straight line over 20 years: buy deducts 100,000/240 a month (24 months: 10,000) and the 90,000
+        left at the sale (month 23, proceeds 0): 100,000·f0 − 0.25·416.67·Σf − 22,500·f23 ≈ 78,4xx; rent 0.75·rent:
+        renting wins;
+      one-off deduction (cn-one-off: 100,000 CNY ≤ 5M a server, put in use 2027-01-01): buy 75,000·f0 wins."""
+    rent = _rent(4_700, 24)
+    offers = [BUY, rent]
+    r = 0.10
+    sum_f = sum(_f(r, m) for m in range(24))
+    buy_pre, rent_pre = 100_000 * _f(r, 0), 4_700 * sum_f
+    assert buy_pre < rent_pre
+
+    _res, plan = _solve(_project(allowed_modes=["buy", "rent"]), offers, Objective.NPV)
+    assert [pu.offer_id for pu in plan.purchases] == ["b"] and not plan.rentals
+    assert plan.npv_cost == pytest.approx(buy_pre, abs=0.01)
+
+    slow = _project(
+        allowed_modes=["buy", "rent"], tax={"income_tax_rate": "25%", "depreciation": "straight-line", "life_years": 20}
+    )
+    _res, plan = _solve(slow, offers, Objective.AFTER_TAX_NPV)
+    buy_after = 100_000 * _f(r, 0) - 0.25 * (100_000 / 240) * sum_f - 0.25 * (100_000 - 24 * 100_000 / 240) * _f(r, 23)
+    rent_after = 0.75 * rent_pre
+    assert rent_after < buy_after
+    assert not plan.purchases and [x.offer_id for x in plan.rentals] == ["r"]
+    assert plan.after_tax_npv == pytest.approx(rent_after, abs=0.01)
+
+    one_off = _project(allowed_modes=["buy", "rent"], tax={"income_tax_rate": "25%", "depreciation": "cn-one-off"})
+    _res, plan = _solve(one_off, offers, Objective.AFTER_TAX_NPV)
+    assert [pu.offer_id for pu in plan.purchases] == ["b"]
+    assert plan.after_tax_npv == pytest.approx(75_000 * _f(r, 0), abs=0.01)
+
+
+# --- mainland China: the one-off deduction against 3-year straight line ------------------------------------
+
+
+def _buy_only(rule: str, price: float = 100_000, **kw):
+    b = offer(
+        mode="buy",
+        id="b",
+        price_per_node=price,
+        residual_value_pct=0,
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+        max_nodes=1,
+    )
+    p = _project(allowed_modes=["buy"], tax={"income_tax_rate": "25%", "depreciation": rule}, **kw)
+    return _solve(p, [b], Objective.AFTER_TAX_NPV)
+
+
+def test_cn_one_off_against_straight_line_by_the_discounted_timing_difference():
+    """Both deduct the whole 100,000 within the horizon, so both save 25,000 of tax undiscounted. The one-off
+    saves it in month 0; the 3-year line (from the month after it is put in use, 实施条例 第五十九条) saves
+    0.25 · 100,000/36 in months 1…23 and the basis left, 100,000 · 13/36, at the sale in month 23."""
+    r = 0.10
+    _res, once = _buy_only("cn-one-off")
+    _res, line = _buy_only("cn-straight-line")
+    assert once.ledger.tax_total() == pytest.approx(-25_000, abs=0.01)
+    assert line.ledger.tax_total() == pytest.approx(-25_000, abs=0.01)
+    month = 0.25 * 100_000 / 36
+    assert line.ledger.tax_by_month("depreciation")[:3] == pytest.approx([0.0, -month, -month], abs=1e-6)
+    assert line.ledger.tax_by_month("sale")[23] == pytest.approx(-0.25 * 100_000 * 13 / 36, abs=0.01)
+    pv_once = -25_000 * _f(r, 0)
+    pv_line = -month * sum(_f(r, m) for m in range(1, 24)) - 0.25 * 100_000 * 13 / 36 * _f(r, 23)
+    assert once.after_tax_npv - line.after_tax_npv == pytest.approx(pv_once - pv_line, abs=0.01)
+    assert once.after_tax_npv < line.after_tax_npv
+
+
+def test_cn_one_off_falls_back_to_the_straight_line_above_its_cap_and_after_its_dates():
+    """6,000,000 CNY a server is above the 5,000,000 cap; a server put in use on 2028-01-01 is after 2027-12-31:
+    both are deducted as cn-straight-line would."""
+    _res, capped = _buy_only("cn-one-off", price=6_000_000)
+    _res, line = _buy_only("cn-straight-line", price=6_000_000)
+    assert capped.ledger.tax_by_month() == pytest.approx(line.ledger.tax_by_month(), abs=1e-6)
+    _res, late = _buy_only("cn-one-off", start_date=dt.date(2028, 1, 1))
+    assert late.ledger.tax_by_month("depreciation")[0] == 0.0
+    assert late.ledger.tax_by_month("depreciation")[1] == pytest.approx(-0.25 * 100_000 / 36, abs=1e-6)
+
+
+# --- United States: MACRS 5-year, half-year convention ------------------------------------------------------
+
+
+def test_us_macrs_five_year_by_hand():
+    """A server of 100,000 USD delivered on day 40 (month 1, begins 2027-01-31) and sold at the horizon end (36
+    months: month 35 begins 2029-11-30) for 30 % of its price. MACRS 5-year half-year (IRS Pub 946 Table A-1): 2027
+    20 % over the 11 months held (1…11); 2028 32 % over 13 (12…24: 2028 has 366 days, so month 24 begins on
+    day 730 = 2028-12-31); 2029, the year of the sale, half of 19.2 % over its 11 months (25…35); deducted 61,600;
+    the sale's gain 30,000 − 38,400 = −8,400 saves 21 % of it."""
+    b = offer(
+        mode="buy",
+        id="b",
+        price_per_node=100_000,
+        residual_value_pct="30%",
+        maintenance_pct_per_year=0,
+        colocation_per_node_month=0,
+        lead_time_days=40,
+        max_nodes=1,
+    )
+    p = project(
+        [dict(JOB, deadline_days=90)],
+        electricity_price_per_kwh=0,
+        discount_rate=0.08,
+        horizon_months=36,
+        allowed_modes=["buy"],
+        tax={"income_tax_rate": "21%", "depreciation": "us-macrs-5"},
+        wacc="9%",
+    )
+    _res, plan = _solve(p, [b], Objective.AFTER_TAX_NPV)
+    dep = plan.ledger.tax_by_month("depreciation")
+    want = [0.0] + [-0.21 * 20_000 / 11] * 11 + [-0.21 * 32_000 / 13] * 13 + [-0.21 * 9_600 / 11] * 11
+    assert dep == pytest.approx(want, abs=1e-6)
+    sale = plan.ledger.tax_by_month("sale")
+    assert sale[35] == pytest.approx(0.21 * (30_000 - 38_400), abs=0.01)
+    # after-tax NPV at the wacc (9 %), not the discount rate: capex −100,000 in month 1, resale 30,000 in month 35
+    pv = 100_000 * _f(0.09, 1) - 30_000 * _f(0.09, 35)
+    pv += sum(v * _f(0.09, m) for m, v in enumerate(want)) + sale[35] * _f(0.09, 35)
+    assert plan.after_tax_npv == pytest.approx(pv, abs=0.01)
+
+
+# --- a cloud-only plan ------------------------------------------------------------------------------------
+
+
+def test_cloud_only_after_tax_cost_is_one_minus_t_of_its_tco():
+    """100 node-hours at 30 CNY = 3,000 CNY; every yuan is deductible when paid: 0.75 · 3,000 = 2,250 CNY."""
+    c = offer(mode="cloud", id="c", price_per_node_hour=30.0)
+    p = _project(allowed_modes=["cloud"], tax={"income_tax_rate": "25%", "depreciation": "straight-line"})
+    result, plan = _solve(p, [c], Objective.AFTER_TAX_NPV)
+    assert plan.total_cost == pytest.approx(3_000, abs=0.01)
+    assert plan.after_tax_total == pytest.approx(2_250, abs=0.01)
+    at = appraisal.after_tax(plan)
+    assert at is not None and at.tax_saved == pytest.approx(750, abs=0.01)
+    assert appraisal.investment(result, "hybrid") is None  # it buys nothing: no investment to pay back
+
+
+# --- leases --------------------------------------------------------------------------------------------------
+
+
+def test_a_24_month_rental_is_a_lease_on_the_balance_sheet():
+    """10,000 CNY a month for 24 months from month 0, a 2,000 setup fee, IBR 6 % a year: i = 1.06^(1/12) − 1,
+    liability L = 10,000 · (1 − (1 + i)^−24) / i, asset L + 2,000 depreciated over 24 months; interest of month 0
+    L·i; the liability is paid off by the last payment. A 12-month contract stays off the balance sheet."""
+    p = _project(allowed_modes=["rent"], incremental_borrowing_rate="6%")
+    _res, plan = _solve(p, [_rent(10_000, 24, setup=2_000)], Objective.TCO)
+    assert len(plan.ledger.leases) == 1
+    _j, lb = plan.ledger.leases[0]
+    i = 1.06 ** (1 / 12) - 1
+    L = 10_000 * (1 - (1 + i) ** -24) / i
+    assert lb.liability == pytest.approx(L, abs=0.01)
+    assert lb.asset == pytest.approx(L + 2_000, abs=0.01)
+    assert lb.interest[0] == pytest.approx(L * i, abs=0.01)
+    assert lb.depreciation[5] == pytest.approx((L + 2_000) / 24, abs=0.01)
+    assert lb.closing[23] == pytest.approx(0.0, abs=0.01)
+    assert sum(lb.interest.values()) == pytest.approx(24 * 10_000 - L, abs=0.01)
+    rent, dep, interest = plan.ledger.lease_years()[0]
+    assert rent == pytest.approx(12 * 10_000 + 2_000, abs=0.01)
+    assert dep == pytest.approx(12 * (L + 2_000) / 24, abs=0.01)
+
+    short = _project(allowed_modes=["rent"], horizon_months=12)
+    _res, plan = _solve(short, [_rent(10_000, 12)], Objective.TCO)
+    assert plan.rentals and not plan.ledger.leases
+
+
+def test_a_cloud_service_is_not_a_lease_unless_the_offer_says_so():
+    assert not costs.is_lease(offer(mode="cloud", commitment_months=24))
+    assert costs.is_lease(offer(mode="cloud", commitment_months=24, lease=True))
+    assert costs.is_lease(offer(mode="rent"))
+    assert not costs.is_lease(offer(mode="rent", lease=False))
+    with pytest.raises(ValueError, match="lease is for rent and cloud offers"):
+        offer(mode="buy", lease=True)
+
+
+# --- IRR and payback ----------------------------------------------------------------------------------------
+
+
+def test_irr_and_payback_by_hand():
+    # −100 then +110 a month later: 10 % a month, (1.1)^12 − 1 a year
+    assert costs.irr_monthly([-100.0, 110.0]) == pytest.approx(0.10, abs=1e-9)
+    assert costs.annual_rate(0.10) == pytest.approx(1.1**12 - 1, abs=1e-12)
+    assert costs.irr_monthly([100.0, 50.0]) is None  # never changes sign: no IRR
+    # cumulative −100, −70, −40, −10, +20: the last negative month end is month 3's, so 4 + 10/30 months
+    assert costs.payback_months([-100.0, 30.0, 30.0, 30.0, 30.0]) == pytest.approx(4 + 10 / 30, abs=1e-12)
+    assert costs.payback_months([-100.0, 30.0, 30.0]) is None
+    assert costs.payback_months([10.0, 5.0]) == 0.0
+    # discounted at 1 %/month factors 1/1.01^(m+1): −99.0099, +29.4059, +29.1148, +28.8265, +28.5411
+    f = [1 / 1.01 ** (m + 1) for m in range(5)]
+    cum = -100 * f[0] + 30 * (f[1] + f[2] + f[3])
+    assert costs.payback_months([-100.0, 30.0, 30.0, 30.0, 30.0], f) == pytest.approx(4 + -cum / (30 * f[4]), abs=1e-12)
+
+
+def test_buy_case_by_hand():
+    """Buy (100,000 in month 0) against rent (4,700 a month) after tax (25 %, one-off): the incremental flow is
+    rent's after-tax cost − buy's each month: month 0 0.75·4,700 − 75,000, then 0.75·4,700 a month."""
+    p = _project(allowed_modes=["buy", "rent"], tax={"income_tax_rate": "25%", "depreciation": "cn-one-off"})
+    offers = [BUY, _rent(4_700, 24)]
+    hours = {("a", o.id, 1): HOURS for o in offers}
+    result = solve_fixed(p, offers, hours, objective=Objective.AFTER_TAX_NPV, compare=True)
+    case = appraisal.buy_case(result)
+    assert case is not None and case.against in ("rent", "cloud")
+    inc = [0.75 * 4_700 - 75_000] + [0.75 * 4_700] * 23
+    assert list(case.incremental) == pytest.approx(inc, abs=0.01)
+    assert case.irr_monthly == pytest.approx(costs.irr_monthly(inc), abs=1e-9)
+    # cumulative turns non-negative in month 21: 22·3,525 = 77,550 ≥ 75,000 (21·3,525 = 74,025 < 75,000)
+    assert case.payback_months == pytest.approx(21 + (75_000 - 21 * 3_525) / 3_525, abs=1e-9)
+    assert case.npv_saving == pytest.approx(sum(v * _f(0.10, m) for m, v in enumerate(inc)), abs=0.01)
+
+
+# --- bad input ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tax", "extra", "message"),
+    [
+        ({"income_tax_rate": "25%", "depreciation": "cn-fast"}, {}, "not a known rule; allowed: cn-one-off"),
+        ({"income_tax_rate": "25%", "depreciation": "cn-straight-line", "life_years": 2}, {}, "below the minimum"),
+        ({"income_tax_rate": "25%", "depreciation": "us-macrs-5", "life_years": 4}, {}, "does not go with us-macrs-5"),
+        ({"income_tax_rate": "125%", "depreciation": "straight-line"}, {}, "income_tax_rate"),
+        ({"income_tax_rate": "25%", "depreciation": "cn-one-off"}, {"currency": "USD"}, "give fx_rates a rate for CNY"),
+    ],
+)
+def test_bad_tax_sections_are_refused_with_what_is_allowed(tax, extra, message):
+    with pytest.raises(ValueError, match=message):
+        project([JOB], tax=tax, **extra)
