@@ -27,6 +27,7 @@ from types import ModuleType
 
 import pytest
 
+from procure.models.tax import TaxSettings
 from procure.models.units import DAYS_PER_MONTH
 from procure.solver import contracts, costs, holdings, jobdata, timeline
 from procure.solver.verify import VerificationError
@@ -151,6 +152,14 @@ def committed_case():
     return p, [r, _dearer()], _both("r", 1, 20 * 24.0)
 
 
+def taxed_case():
+    """The buy case after US income tax (21 %, MACRS 5-year), its after-tax NPV at a 9 % wacc: a purchase deducted
+    by the table's shares, its running costs as paid, its resale taxed on the gain over the basis left."""
+    p, offers, hours = buy_case()
+    p = p.model_copy(update={"tax": TaxSettings(income_tax_rate=0.21, depreciation="us-macrs-5"), "wacc": 0.09})
+    return p, offers, hours
+
+
 def _buys(plan, nodes: int = 1) -> None:
     assert [(x.offer_id, x.nodes) for x in plan.purchases] == [("b", nodes)]
     assert not plan.rentals and {a.offer_id for a in plan.assignments} == {"b"}
@@ -163,6 +172,13 @@ def check_buy(p, plan) -> None:
         assert plan.ledger[f"buy:b:{key}"].amount != 0, key
     assert plan.ledger["job0:energy"].amount > 0
     assert plan.ledger["buy:b:capex"].amounts[0][0] < p.horizon_months - 1  # room to be paid a month late
+
+
+def check_taxed(p, plan) -> None:
+    check_buy(p, plan)
+    book = plan.ledger
+    assert book.tax_total("deductions") < 0 and book.tax_total("depreciation") < 0 and book.tax_total("sale") != 0
+    assert p.wacc != p.discount_rate
 
 
 def check_rent_tiers(p, plan) -> None:
@@ -241,6 +257,7 @@ EXAMPLES = {
         Example("financed", financed_case, check_financed),
         Example("owned", owned_case, check_owned),
         Example("committed", committed_case, check_committed),
+        Example("taxed", taxed_case, check_taxed),
     )
 }
 
@@ -408,6 +425,26 @@ def _owned_residual_times(k):
     return make
 
 
+def _tax_depreciation_a_month_late(right):
+    def wrong(asset, project):
+        return {min(m + 1, project.horizon_months - 1): v for m, v in right(asset, project).items()}
+
+    return wrong
+
+
+def _sale_untaxed(right):
+    def wrong(flows, assets, project):
+        parts = right(flows, assets, project)
+        parts["sale"] = {}
+        return parts
+
+    return wrong
+
+
+def _discount_rate_instead(right):
+    return lambda project: project.discount_rate
+
+
 def _one_more_checkpoint(right):
     return lambda w: dataclasses.replace(right(w), kept=right(w).kept + 1)
 
@@ -560,6 +597,38 @@ MUTATIONS = (
         ((costs, "annuity_payment"),),
         _annuity_rate_times(1.01),
         "financed",
+    ),
+    Mutation(
+        "income-tax-rate-x1.01",
+        "the income tax rate × 1.01",
+        ((costs, "income_tax_rate"),),
+        _times(1.01),
+        "taxed",
+        ("after_tax_npv",),
+    ),
+    Mutation(
+        "tax-depreciation-a-month-late",
+        "each month's tax depreciation deducted a month late",
+        ((costs, "tax_depreciation"),),
+        _tax_depreciation_a_month_late,
+        "taxed",
+        ("after_tax_npv",),
+    ),
+    Mutation(
+        "sale-gain-untaxed",
+        "the sale at the horizon end not taxed on its gain over the basis left",
+        ((costs, "income_tax_parts"),),
+        _sale_untaxed,
+        "taxed",
+        ("after_tax_npv",),
+    ),
+    Mutation(
+        "after-tax-rate-ignores-wacc",
+        "the after-tax NPV discounted at discount_rate although a wacc is given",
+        ((costs, "after_tax_rate"),),
+        _discount_rate_instead,
+        "taxed",
+        ("after_tax_npv",),
     ),
     # more, cheap ones
     Mutation(
