@@ -14,6 +14,7 @@ class Names:
     grand_total: str = ""
     item_amount: dict[str, str] = field(default_factory=dict)  # line item key -> defined name of its amount on Costs
     npv: str = ""
+    after_tax_npv: str = ""  # defined name of the Lease vs buy sheet's after-tax NPV (with the project's tax)
     cumulative: str = ""  # defined name of the Cash flow's cumulative cash-out row (months)
     month_header_row: int = 0  # Cash flow row of the month dates (chart categories)
     first_month_col: int = 4  # Cash flow column of month 1

@@ -12,6 +12,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
+from procure.solver import costs
 from procure.solver.costs import CAPITALISED, CATEGORIES, Objective
 
 from ..headline import (
@@ -79,8 +80,8 @@ def write_summary(ws: Worksheet, result: Result, names: Names, inputs=(), tr: La
         tr.money_fmt(p.currency),
         obj,
         str(Objective(obj).other),
-        live={"tco": names.grand_total, "npv": names.npv},
-        now={"tco": plan.total_cost, "npv": _sheet_npv(result)},
+        live={"tco": names.grand_total, "npv": names.npv, "after_tax_npv": names.after_tax_npv},
+        now={"tco": plan.total_cost, "npv": _sheet_npv(result), "after_tax_npv": plan.after_tax_npv},
     )
     row = _write_head(sh)
     peak_cash = plan.ledger.peak_cash_out()
@@ -199,6 +200,7 @@ def _write_head(sh: _Sheet) -> int:
 FIGURE_LABEL = {
     "Total cost of ownership": N_("Total cost of ownership"),
     "Net present value of the costs": N_("Net present value of the costs"),
+    "After-tax net present value": N_("After-tax net present value"),
     "Capex (purchases)": N_("Capex (purchases)"),
     "Residual value": N_("Residual value"),
     "Opex": N_("Opex"),
@@ -212,7 +214,6 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
     tr, names, p, bd, obj = sh.tr, sh.names, sh.result.project, sh.plan.breakdown, sh.obj
     opex = [c for c in CATEGORIES if c not in (*CAPITALISED, "residual_value")]
     minimized = tr(" (minimized)")
-    discounted = Objective(obj).discounted
     figures = [
         (
             "Total cost of ownership",
@@ -226,15 +227,31 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
             obj == "tco",
         ),
     ]
-    if p.discount_rate > 0 or discounted:
+    if p.discount_rate > 0 or obj == "npv":
         figures.append(
             (
                 "Net present value of the costs",
                 f"={names.npv}",
                 sh.now["npv"],
                 tr("discounted at {rate:.1%} a year, end-of-month cash flows (Cash flow sheet)", rate=p.discount_rate)
-                + (minimized if discounted else ""),
-                discounted,
+                + (minimized if obj == "npv" else ""),
+                obj == "npv",
+            )
+        )
+    if p.tax is not None and names.after_tax_npv:
+        figures.append(
+            (
+                "After-tax net present value",
+                f"={names.after_tax_npv}",
+                sh.now["after_tax_npv"],
+                tr(
+                    "after income tax ({rule}, {tax:.1%}), discounted at {rate:.1%} a year (Lease vs buy sheet)",
+                    rule=p.tax.depreciation,
+                    tax=p.tax.income_tax_rate,
+                    rate=costs.after_tax_rate(p),
+                )
+                + (minimized if obj == "after_tax_npv" else ""),
+                obj == "after_tax_npv",
             )
         )
     figures += [

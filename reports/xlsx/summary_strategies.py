@@ -50,6 +50,7 @@ SAVING_PCT_FMT = "0%;-0%;0%"
 CHART_TITLE = {
     "tco": N_("Total cost of ownership by strategy ({unit})"),
     "npv": N_("Net present value by strategy ({unit})"),
+    "after_tax_npv": N_("After-tax net present value by strategy ({unit})"),
 }
 
 
@@ -245,7 +246,11 @@ def _write_recommendation(sh: _Sheet, rec_row: int, cmps: list[Comparison], solv
     """The live recommendation sentence: cost on the objective and the comparison with the as-solved strategies."""
     ws, tr, cur, live, now = sh.ws, sh.tr, sh.cur, sh.live, sh.now
     parts, cached = _comparison_parts(sh, cmps, solved_rows)
-    if Objective(sh.obj).discounted:
+    if Objective(sh.obj) is Objective.AFTER_TAX_NPV:
+        cost_t = tr("{npv} after-tax net present value (minimized; {tco} total cost of ownership before tax)")
+        head = _live(cost_t, npv=_money_expr(live["after_tax_npv"], cur, tr), tco=_money_expr(live["tco"], cur, tr))
+        head_v = cost_t.format(npv=tr.money(now["after_tax_npv"], cur), tco=tr.money(now["tco"], cur))
+    elif Objective(sh.obj).discounted:
         cost_t = tr("{npv} net present value (minimized; {tco} total cost of ownership)")
         head = _live(cost_t, npv=_money_expr(live["npv"], cur, tr), tco=_money_expr(live["tco"], cur, tr))
         head_v = cost_t.format(npv=tr.money(now["npv"], cur), tco=tr.money(now["tco"], cur))

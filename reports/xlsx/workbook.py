@@ -6,6 +6,8 @@ Sheets (``SHEETS``, in this order)
     Costs        every line item as quantity × unit price formulas over input cells.
     Cash flow    months as columns, each line item's share of its Costs total; totals; NPV.
     P&L          per project year: depreciation vs operating costs, interest, gain on disposal.
+    Lease vs buy with the project's tax: the plan after income tax, buying against the best strategy that buys
+                 none (IRR, payback, net advantage to leasing), leases on the balance sheet and EBITDA.
     Options      every feasible shape with its stand-alone cost, every rejection with its reason.
     Assumptions  inputs, sizing, GPU specs, prices with source and date, cost model, solver, this run.
 
@@ -43,6 +45,7 @@ from ..lines import line_items
 from .assumptions import write_assumptions
 from .cashflow import write_cash_flow
 from .costs import write_costs
+from .leasebuy import SHEET as LEASE_SHEET, write_lease_vs_buy
 from .names import Names
 from .options import write_options
 from .plan import write_plan
@@ -59,7 +62,8 @@ def build_workbook(result: Result, inputs: Iterable = (), now: dt.datetime | Non
         raise ValueError("the workbook needs a plan; infeasible results are reported on the console and in JSON")
     now = now or dt.datetime.now()
     wb = Workbook()
-    sheets = {name: (wb.active if i == 0 else wb.create_sheet()) for i, name in enumerate(SHEETS)}
+    shown = SHEETS if result.project.tax is None else (*SHEETS[:5], LEASE_SHEET, *SHEETS[5:])
+    sheets = {name: (wb.active if i == 0 else wb.create_sheet()) for i, name in enumerate(shown)}
     names = Names()
     for name, ws in sheets.items():
         ws.title = tr(name)
@@ -70,6 +74,8 @@ def build_workbook(result: Result, inputs: Iterable = (), now: dt.datetime | Non
     write_costs_block(sheets["Costs"], result, tr)  # operational emissions below the costs
     write_cash_flow(sheets["Cash flow"], result, items, names, tr)
     write_pnl(sheets["P&L"], result, names, tr)
+    if LEASE_SHEET in sheets:
+        write_lease_vs_buy(sheets[LEASE_SHEET], result, names, tr)
     write_summary(sheets["Summary"], result, names, inputs, tr)
     write_summary_block(sheets["Summary"], result, tr)
     write_plan(sheets["Plan"], result, tr)
