@@ -268,7 +268,11 @@ class Project(InputModel):
     depreciation_years: float = Field(
         default=5.0, gt=0, le=50, description="straight-line life of bought servers, years (an offer may override)"
     )
-    vat_recoverable: bool = Field(default=True, description="false: purchases pay vat_pct on price plus duty as a cost")
+    vat_recoverable: bool = Field(
+        default=True,
+        description="false: every offer's vat_pct is a cost (a purchase's on price plus duty, a rent or cloud offer's "
+        "on its charges)",
+    )
     start_date: Date = Field(default_factory=dt.date.today)
     horizon_months: int = Field(default=36, gt=0, le=120)
     period_days: int = Field(default=7, gt=0, le=92)

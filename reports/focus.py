@@ -196,6 +196,8 @@ _UNITS: dict[str, tuple[str, Callable[[Entry], float | None]]] = {
     "egress": ("TB", lambda e: e.quantity),
     "fixed": ("Charges", lambda e: 1.0),
     "staff": ("FTE-Months", lambda e: _times(e.quantity, e.rate)),
+    # VAT on a rent or cloud offer's charges: the charges it is levied on, in the billing currency
+    "service_vat": ("Charges", lambda e: e.quantity),
 }
 
 
@@ -253,6 +255,8 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
         category, frequency, service = CHARGE_KINDS[item.category]
         if contract is not None and item.category == "cloud":  # a reserved term is bought like a rental
             category, frequency = "Purchase", "One-Time" if item.key.endswith(":setup") else "Recurring"
+        if e.kind == "service_vat":  # VAT billed on a rent or cloud offer's charges (FOCUS 1.3 ChargeCategory Tax)
+            category = "Tax"
         vendor = o.vendor if o is not None else p.name
         sub = _SUBCATEGORY.get(service) or ("Virtual Machines" if o is not None and o.mode == "cloud" else "Servers")
         tags = json.dumps({k: v for k, v in (("workload", workload), ("strategy", strategy)) if v}, ensure_ascii=False)

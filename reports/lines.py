@@ -133,6 +133,14 @@ class _Layout:
         match e.kind:
             case "rent" | "setup" | "reserved" | "reserved_setup":
                 return self._contract_texts(e, o)
+            case "service_vat":
+                return (
+                    tr("VAT (not recoverable) on the {category} charges", category=tr(e.category)),
+                    tr("charges before VAT"),
+                    "",
+                    tr("VAT"),
+                    tr("charges × VAT %"),
+                )
             case "fixed":
                 return (
                     tr("fixed charge (paid once if any node is used)"),

@@ -216,6 +216,21 @@ def vat_cost_rate(offer: Offer, project: Project) -> float:
     return 0.0 if project.vat_recoverable else (offer.vat_pct or 0.0)
 
 
+def service_vat_rate(offer: Offer, project: Project) -> float:
+    """VAT that is a cost on a rent or cloud offer's charges (rent, setup, cloud hours, reserved terms, storage,
+    egress, fixed charge): the offer's vat_pct when the project cannot recover it, else 0; 0 for a buy offer, whose
+    VAT is on its price (``landed_factor``). Mainland rates (check the primary): leases of movable goods 13 %, IT
+    services 6 % (财税〔2016〕36号; 财政部 税务总局 海关总署公告2019年第39号)."""
+    return 0.0 if offer.mode == "buy" else vat_cost_rate(offer, project)
+
+
+def with_service_vat(offer: Offer, project: Project, flows: Flows) -> Flows:
+    """``flows`` of an offer's charges with the VAT that is a cost added: × (1 + service_vat_rate). The model's
+    columns are priced with it; the ledger books the VAT as entries of its own (``vat:<offer>:<category>``)."""
+    v = service_vat_rate(offer, project)
+    return scale(flows, 1.0 + v) if v else flows
+
+
 def landed_factor(offer: Offer, project: Project) -> float:
     """(1 + import duty) · (1 + VAT when not recoverable): what the buyer pays per unit of price."""
     return (1.0 + duty_rate(offer)) * (1.0 + vat_cost_rate(offer, project))

@@ -48,6 +48,7 @@ KINDS: dict[str, tuple[str, str, str]] = {
     "reserved_setup": ("-", "upfront per node", "-"),
     "fixed": ("charges", "fixed cost per charge", "-"),
     "staff": ("FTEs", "cost per FTE-year", "months held"),
+    "service_vat": ("charges before VAT", "-", "VAT, of the charges"),
 }
 
 #: kind -> the formula template that makes an entry's amount from its own fields ({D} nodes, {E} quantity,
@@ -76,6 +77,7 @@ EXPR: dict[str, str] = {
     "reserved_setup": "{D}*{G}{fx}",
     "fixed": "{E}*{G}{fx}",
     "staff": "{E}*{G}*{I}/12",
+    "service_vat": "{E}*{I}",
 }
 
 

@@ -26,6 +26,7 @@ Keys (stable for one plan; the verifier names an entry by its key):
     job<i>:{energy,cloud,storage,egress}      the i-th decision of the plan (its order in ``decisions``)
     rent<j>:{rent,setup}                      the j-th contract, in ``contract_order``
     fixed:<offer>                             an offer's fixed charge
+    vat:<offer>:<category>[:committed]        VAT that is a cost on a rent or cloud offer's charges
     staff                                     the project's operations staff
 
 The plan (``solver.plan.Plan``) carries its ledger and reads its totals from these views; the verifier
@@ -384,7 +385,7 @@ class _Pricer:
     out: list[Entry] = field(default_factory=list)
 
     def add(self, key, kind, category, o, nodes, quantity, unit_price, rate, amounts, **extra) -> None:
-        reporting = o is None or kind in ("idle", "energy", "interest", "owned_residual")
+        reporting = o is None or kind in ("idle", "energy", "interest", "owned_residual", "service_vat")
         cur = self.project.currency if reporting else self.quoted(o)
         self.out.append(
             Entry(
@@ -629,6 +630,7 @@ def ledger(
     # a commitment's fixed charge was paid when it was signed
     used = {d.offer_id for d in decisions} | set(bought) | {c.offer_id for c in signed if not c.committed}
     _charge_entries(pr, used, bought, signed)
+    _service_vat_entries(pr)
     entries = tuple(pr.out)
     return Ledger(
         entries,
@@ -642,6 +644,26 @@ def ledger(
         project.tax is not None,
         _leases(project, offers, entries, signed),
     )
+
+
+def _service_vat_entries(pr: _Pricer) -> None:
+    """The VAT that is a cost on each rent or cloud offer's charges (costs.service_vat_rate): one entry per offer,
+    category and whether it is committed, ``vat:<offer>:<category>`` (``…:committed``), rate × its charges in each
+    month; its quantity is the charges before VAT (reporting currency)."""
+    groups: dict[tuple[str, str, bool], dict[int, float]] = {}
+    for e in pr.out:
+        if e.offer is None or costs.service_vat_rate(pr.offers[e.offer], pr.project) == 0:
+            continue
+        per = groups.setdefault((e.offer, e.category, e.committed), {})
+        for m, v in e.amounts:
+            per[m] = per.get(m, 0.0) + v
+    for (oid, cat, committed), per in sorted(groups.items()):
+        o = pr.offers[oid]
+        v = costs.service_vat_rate(o, pr.project)
+        key = f"vat:{oid}:{cat}" + (":committed" if committed else "")
+        base = sum(per.values())
+        pr.add(key, "service_vat", cat, o, None, base, None, v, _amounts({m: a * v for m, a in per.items()}),
+               committed=committed)  # fmt: skip
 
 
 def _entry_flows(entries: Iterable[Entry]) -> Flows:

@@ -253,8 +253,9 @@ def standalone_cost(
     with the job's storage and egress (``data``), the offer's fixed charge and the staff its nodes alone need.
     ``owned``: a cache of the cost of owning one node, per (offer id, nodes bought), for many calls on one project;
     ``covers``: standalone_contracts' cache, likewise."""
-    job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day, data))
-    job += costs.total(costs.fixed_charge_flows(offer, project))
+    vat = 1.0 + costs.service_vat_rate(offer, project)  # the VAT that is a cost on a rent or cloud offer's charges
+    job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day, data)) * vat
+    job += costs.total(costs.fixed_charge_flows(offer, project)) * vat
     offers = {offer.id: offer}
     if offer.mode == "buy":
         bought = costs.nodes_bought(offer, nodes)  # a vendor's minimum order is bought in full
@@ -269,7 +270,7 @@ def standalone_cost(
         contracts = standalone_contracts(project, grid, offer, nodes, hours, start_day, covers)
         return (
             job
-            + sum(costs.total(costs.rental_flows(offer, c, project)) for c in contracts)
+            + sum(costs.total(costs.rental_flows(offer, c, project)) for c in contracts) * vat
             + costs.total(costs.staff_flows(project, offers, {}, contracts))
         )
     return job

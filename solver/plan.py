@@ -112,7 +112,8 @@ class Rental:
 @dataclass(frozen=True)
 class Charge:
     """A cost of the plan that is no purchase, rental or job: an offer's fixed charge (``kind`` fixed,
-    ``offer_id`` set) or the project's operations staff (``kind`` staff: ``ftes`` for ``months`` months)."""
+    ``offer_id`` set), the VAT that is a cost on a rent or cloud offer's charges (``kind`` vat), or the project's
+    operations staff (``kind`` staff: ``ftes`` for ``months`` months)."""
 
     kind: str
     offer_id: str | None
@@ -280,6 +281,8 @@ def plan_charges(book: Ledger) -> list[Charge]:
             out.append(Charge("fixed", e.offer, e.amount))
         elif e.kind == "staff":
             out.append(Charge("staff", None, e.amount, int(e.quantity or 0), int(e.rate or 0), int(e.nodes or 0)))
+        elif e.kind == "service_vat":
+            out.append(Charge("vat", e.offer, e.amount))
     return out
 
 

@@ -83,7 +83,7 @@ class _Derive:
         return self.p.fx_rate(o.currency)
 
     def currency(self, o: Offer | None, kind: str) -> str:
-        if o is None or kind in ("idle", "energy", "interest", "owned_residual"):
+        if o is None or kind in ("idle", "energy", "interest", "owned_residual", "service_vat"):
             return self.p.currency
         return o.currency or self.p.currency
 
@@ -415,7 +415,28 @@ class _Derive:
         self.commitments()
         self.contracts()
         self.charges()
+        self.service_vat()
         return self.out
+
+    def service_vat(self) -> None:
+        """VAT that is a cost on a rent or cloud offer's charges: its vat_pct × the offer's entries of each
+        category (committed ones apart), month by month, when the project does not recover VAT."""
+        if self.p.vat_recoverable:
+            return
+        groups: dict[tuple[str, str, bool], Months] = {}
+        for e in self.out:
+            o = self.offers.get(e.offer) if e.offer else None
+            if o is None or o.mode == "buy" or not o.vat_pct:
+                continue
+            per = groups.setdefault((o.id, e.category, e.committed), {})
+            for m, v in e.amounts:
+                per[m] = per.get(m, 0.0) + v
+        for (oid, cat, committed), per in sorted(groups.items()):
+            o, base = self.offers[oid], sum(per.values())
+            rate = o.vat_pct or 0.0
+            key = f"vat:{oid}:{cat}" + (":committed" if committed else "")
+            place = (lambda months, r: lambda _a: {m: v * r for m, v in months.items()})(per, rate)
+            self.add(key, "service_vat", cat, o, None, base, None, rate, place, committed=committed)
 
 
 def _signed(rows) -> str:

@@ -293,3 +293,44 @@ def test_buy_case_by_hand():
 def test_bad_tax_sections_are_refused_with_what_is_allowed(tax, extra, message):
     with pytest.raises(ValueError, match=message):
         project([JOB], tax=tax, **extra)
+
+
+# --- VAT on services ------------------------------------------------------------------------------------------
+
+
+def test_vat_on_rent_and_cloud_is_a_cost_when_not_recoverable():
+    """Not recoverable: cloud at 30 CNY a node-hour with 6 % VAT (IT services) for 100 h: 3,000 + 180 = 3,180;
+    a one-month rental at 10,000 with 13 % VAT (leases of movable goods): 10,000 + 1,300 = 11,300. Recoverable:
+    VAT is no cost."""
+    from procure.reports.focus import cost_rows
+
+    cloud = offer(mode="cloud", id="c", price_per_node_hour=30.0, vat_pct="6%")
+    p = _project(allowed_modes=["cloud"], vat_recoverable=False)
+    result, plan = _solve(p, [cloud], Objective.TCO)
+    vat = plan.ledger["vat:c:cloud"]
+    assert vat.kind == "service_vat" and vat.quantity == pytest.approx(3_000) and vat.rate == pytest.approx(0.06)
+    assert vat.amount == pytest.approx(180, abs=0.01)
+    assert plan.total_cost == pytest.approx(3_180, abs=0.01)
+    rows = cost_rows(result)
+    assert sum(r["EffectiveCost"] for r in rows) == pytest.approx(3_180, abs=0.01)
+    assert sum(r["EffectiveCost"] for r in rows if r["ChargeCategory"] == "Tax") == pytest.approx(180, abs=0.01)
+
+    rent = _rent(10_000, 1, vat_pct="13%")
+    p = _project(allowed_modes=["rent"], vat_recoverable=False)
+    _res, plan = _solve(p, [rent], Objective.TCO)
+    assert plan.ledger["vat:r:rent"].amount == pytest.approx(1_300, abs=0.01)
+    assert plan.total_cost == pytest.approx(11_300, abs=0.01)
+
+    _res, plan = _solve(_project(allowed_modes=["rent"]), [rent], Objective.TCO)
+    assert plan.ledger.get("vat:r:rent") is None and plan.total_cost == pytest.approx(10_000, abs=0.01)
+
+
+def test_vat_on_services_changes_the_choice():
+    """Cloud 3,000 + 6 % = 3,180 against rent 2,900 + 13 % = 3,277: VAT makes the cloud the cheaper; recovered,
+    the rent (2,900 against 3,000) is."""
+    cloud = offer(mode="cloud", id="c", price_per_node_hour=30.0, vat_pct="6%")
+    rent = _rent(2_900, 1, vat_pct="13%")
+    _res, plan = _solve(_project(allowed_modes=["rent", "cloud"], vat_recoverable=False), [cloud, rent], Objective.TCO)
+    assert plan.total_cost == pytest.approx(3_180, abs=0.01) and not plan.rentals
+    _res, plan = _solve(_project(allowed_modes=["rent", "cloud"]), [cloud, rent], Objective.TCO)
+    assert plan.total_cost == pytest.approx(2_900, abs=0.01) and plan.rentals

@@ -251,7 +251,9 @@ class Builder(WarmStart):
             self.add_term_tier_vars(oid)
         if offer.fixed:
             m.u[oid] = self._var(f"u_{k}", cat=pulp.LpBinary)
-            self._cost(m.u[oid], costs.fixed_charge_flows(offer, self.project))
+            self._cost(
+                m.u[oid], costs.with_service_vat(offer, self.project, costs.fixed_charge_flows(offer, self.project))
+            )
 
     def add_volume_tier_vars(self, oid: str) -> None:
         """z, q of the all-units volume tiers, costed per node at each tier's price (module docstring)."""

@@ -37,7 +37,10 @@ class RentalRows(BuilderState):
                     f"E_{k}_{L}_{ph}_{mm}", 0, (0 if mm < L else ub), cat=self._contract_cat()
                 )
             for mm in range(M):
-                started, ended = costs.open_contract_unit_flows(offer, self.project, term, mm)
+                started, ended = (
+                    costs.with_service_vat(offer, self.project, f)
+                    for f in costs.open_contract_unit_flows(offer, self.project, term, mm)
+                )
                 self._cost(m.S[(oid, L, ph, mm)], started)
                 self._cost(m.E[(oid, L, ph, mm)], ended)
 
@@ -56,7 +59,10 @@ class RentalRows(BuilderState):
                     var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=self._contract_cat())
                     m.T[(oid, t.months, ph, mm)] = var
                     contract = RentalContract(oid, 1, mm, t.months, t.months, phase)
-                    self._cost(var, costs.rental_flows(offer, contract, self.project))
+                    self._cost(
+                        var,
+                        costs.with_service_vat(offer, self.project, costs.rental_flows(offer, contract, self.project)),
+                    )
 
     def add_job_cuts(self) -> None:
         """buy_job, rent_job and rent_whole (see the module docstring): one job's nodes against the capacity it needs.

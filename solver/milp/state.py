@@ -157,7 +157,8 @@ class BuilderState:
 
     def _job(self, opt: Option, start_day: float):
         """The job's own cash flows (costs.job_flows), with its storage and egress."""
-        return costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, start_day, self.data.get(opt.workload))
+        flows = costs.job_flows(opt.offer, self.project, opt.nodes, opt.hours, start_day, self.data.get(opt.workload))
+        return costs.with_service_vat(opt.offer, self.project, flows)
 
     def _uncapped_cloud(self) -> set[str]:
         demand: dict[str, int] = {}
@@ -270,7 +271,9 @@ class BuilderState:
         """The cash flows of the commitments (signed contracts): constants of the model, owed in every plan."""
         if not hasattr(self, "_committed_flows"):
             self._committed_flows = costs.add_flows(
-                costs.rental_flows(self.offers[c.offer_id], c, self.project)
+                costs.with_service_vat(
+                    self.offers[c.offer_id], self.project, costs.rental_flows(self.offers[c.offer_id], c, self.project)
+                )
                 for cs in self.committed.values()
                 for c in cs
             )
