@@ -78,6 +78,7 @@ class StrategyOutcome:
     total_cost: float | None = None
     npv_cost: float | None = None
     modes: tuple[str, ...] = ()
+    after_tax_npv: float | None = None  # with the project's tax (solver.costs, "Income tax")
     offers: tuple[str, ...] = ()
     detail: str = ""  # why there is no plan
     plan: Plan | None = field(default=None, repr=False)  # kept only inside a worker
@@ -131,6 +132,7 @@ def _outcome(name: str, res, ctx: Context) -> StrategyOutcome:
         tuple(sorted(p.modes())),
         tuple(sorted({x.offer_id for x in p.assignments})),
         plan=p,
+        after_tax_npv=p.after_tax_npv,
     )
 
 

@@ -9,6 +9,7 @@ f_m = 1 / (1 + r_m)^(m+1), r_m = (1 + r)^(1/12) − 1.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 
 import pytest
 
@@ -334,3 +335,65 @@ def test_vat_on_services_changes_the_choice():
     assert plan.total_cost == pytest.approx(3_180, abs=0.01) and not plan.rentals
     _res, plan = _solve(_project(allowed_modes=["rent", "cloud"]), [cloud, rent], Objective.TCO)
     assert plan.total_cost == pytest.approx(2_900, abs=0.01) and plan.rentals
+
+
+# --- the workbook, recalculated by LibreOffice ---------------------------------------------------------------
+
+
+@pytest.mark.soffice
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed")
+def test_the_lease_vs_buy_sheet_recalculates_to_the_json(tmp_path):
+    """Buy against a 24-month rental after tax (cn-one-off) and a 24-month lease: LibreOffice recomputes the
+    sheet's IRR (Excel IRR), after-tax NPV, the incremental NPV and the lease liability (PV) from their inputs;
+    each equals the JSON's: rates to 1e-6, amounts to the cent the JSON rounds them to."""
+    import openpyxl
+
+    from procure.reports.json_report import result_to_json
+    from procure.reports.xlsx.workbook import write_workbook
+
+    from helpers import recalculated
+
+    p = _project(
+        allowed_modes=["buy", "rent"],
+        tax={"income_tax_rate": "25%", "depreciation": "cn-one-off"},
+        incremental_borrowing_rate="6%",
+    )
+    offers = [BUY, _rent(4_700, 24, setup=500)]
+    hours = {("a", o.id, 1): HOURS for o in offers}
+    result = solve_fixed(p, offers, hours, objective=Objective.AFTER_TAX_NPV, compare=True)
+    doc = result_to_json(result)
+    lvb = doc["lease_vs_buy"]
+    assert lvb is not None and lvb["irr_monthly"] is not None
+    path = tmp_path / "lvb.xlsx"
+    write_workbook(result, path)
+    wb = openpyxl.load_workbook(recalculated(path, tmp_path), data_only=True)
+
+    def named(name: str) -> float:
+        (sheet, ref), *_ = wb.defined_names[name].destinations
+        return wb[sheet][ref.replace("$", "")].value
+
+    assert named("buy_irr_monthly") == pytest.approx(lvb["irr_monthly"], abs=1e-6)
+    assert named("after_tax_npv") == pytest.approx(doc["after_tax"]["npv"], abs=0.006)
+    ws = wb["Lease vs buy"]
+    rows = {ws.cell(r, 1).value: r for r in range(1, ws.max_row + 1)}
+    npv_row = rows["NPV of buying's saving at the after-tax rate"]
+    assert ws.cell(npv_row, 3).value == pytest.approx(lvb["npv_saving"], abs=0.006)
+    irr_year = rows["IRR a year, (1 + IRR)^12 − 1"]
+    assert ws.cell(irr_year, 3).value == pytest.approx(lvb["irr"], abs=1e-6)
+    assert not doc["leases"]  # the plan buys
+
+    # renting only, 24 months: the lease liability recomputed by PV at the monthly IBR, the asset with the setup fee
+    rent_only = p.model_copy(update={"allowed_modes": ["rent"]})
+    result = solve_fixed(rent_only, offers, hours, objective=Objective.AFTER_TAX_NPV)
+    doc = result_to_json(result)
+    (lease,) = doc["leases"]
+    i = 1.06 ** (1 / 12) - 1
+    assert lease["liability"] == pytest.approx(4_700 * (1 - (1 + i) ** -24) / i, abs=0.006)
+    path = tmp_path / "lease.xlsx"
+    write_workbook(result, path)
+    ws = openpyxl.load_workbook(recalculated(path, tmp_path), data_only=True)["Lease vs buy"]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "rent0")
+    assert ws.cell(row, 6).value == pytest.approx(lease["liability"], abs=0.006)
+    assert ws.cell(row, 7).value == pytest.approx(lease["right_of_use_asset"], abs=0.006)
+    assert ws.cell(row, 7).value - ws.cell(row, 6).value == pytest.approx(500, abs=1e-6)
