@@ -78,7 +78,6 @@ class StrategyOutcome:
     total_cost: float | None = None
     npv_cost: float | None = None
     modes: tuple[str, ...] = ()
-    after_tax_npv: float | None = None  # with the project's tax (solver.costs, "Income tax")
     offers: tuple[str, ...] = ()
     detail: str = ""  # why there is no plan
     plan: Plan | None = field(default=None, repr=False)  # kept only inside a worker
@@ -91,6 +90,7 @@ class StrategyOutcome:
     runs_as_decided: bool | None = None
     ws_low: float | None = None
     ws_high: float | None = None
+    after_tax_npv: float | None = None  # with the project's tax (solver.costs, "Income tax")
 
     @property
     def ok(self) -> bool:
