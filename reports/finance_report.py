@@ -56,7 +56,7 @@ def finance_json(result: Result) -> dict:
     """The top-level finance fields: ``tax`` (the settings used), ``lease_vs_buy`` (buying against the best
     strategy that buys none) and ``leases`` (the recommended plan's contracts on the balance sheet)."""
     p = result.project
-    out: dict = {"tax": None, "lease_vs_buy": None, "leases": [], "ebitda": []}
+    out: dict = {"tax": None, "lease_vs_buy": None, "leases": [], "ebitda": [], "income_tax": []}
     plan = result.plan
     if p.tax is not None:
         out["tax"] = {
@@ -100,6 +100,18 @@ def finance_json(result: Result) -> dict:
                     "depreciation": _r(sum(lb.depreciation.values())),
                 }
             )
+        if p.tax is not None:
+            out["income_tax"] = [
+                {
+                    "year": y + 1,
+                    "pnl_cost": _r(py.cost),
+                    "tax_expense": _r(current + deferred),
+                    "current": _r(current),
+                    "deferred": _r(deferred),
+                    "after_tax_pnl_cost": _r(py.cost + current + deferred),
+                }
+                for y, ((current, deferred), py) in enumerate(zip(plan.ledger.tax_years(), plan.pnl, strict=True))
+            ]
         for y, ((rent, dep, interest), py) in enumerate(zip(plan.ledger.lease_years(), plan.pnl, strict=True)):
             out["ebitda"].append(
                 {

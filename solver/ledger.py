@@ -133,6 +133,7 @@ class Ledger:
     tax_parts: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
     after_tax_factors: tuple[float, ...] = ()
     taxed: bool = False
+    income_tax_rate: float = 0.0  # t (costs.income_tax_rate)
     # the contracts booked as leases (costs, "Leases"): (contract index j of rent<j>, its lease book)
     leases: tuple[tuple[int, costs.LeaseBook], ...] = ()
 
@@ -235,6 +236,19 @@ class Ledger:
     def after_tax_present_value(self) -> float:
         """The after-tax NPV: the after-tax cash flow discounted at the after-tax rate (costs.after_tax_factors)."""
         return sum(v * f for v, f in zip(self.after_tax_by_month(), self.after_tax_factors, strict=True))
+
+    def tax_years(self) -> list[tuple[float, float]]:
+        """Per project year, (current tax, deferred tax): the income tax of the year's cash (``tax_by_month``) and
+        the rest of the tax expense on the book P&L, −t × the year's P&L cost (IAS 12: book depreciation and the
+        book gain on disposal differ from the tax rule's; the difference reverses by the sale, so the deferred tax
+        adds up to 0 over the horizon)."""
+        tax = self.tax_by_month()
+        out = []
+        for y, py in enumerate(self.pnl_years()):
+            months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, self.n_months))
+            current = sum(tax[m] for m in months)
+            out.append((current, -self.income_tax_rate * py.cost - current))
+        return out
 
     def lease_years(self) -> list[tuple[float, float, float]]:
         """Per project year, the leases' (rent no longer booked as an operating cost, right-of-use depreciation,
@@ -639,10 +653,11 @@ def ledger(
         tuple(costs.discount_factors(project)),
         costs.monthly_discount_rate(project),
         costs.horizon_end_day(project),
-        _tax_parts(project, entries, books),
-        tuple(costs.after_tax_factors(project)),
-        project.tax is not None,
-        _leases(project, offers, entries, signed),
+        tax_parts=_tax_parts(project, entries, books),
+        after_tax_factors=tuple(costs.after_tax_factors(project)),
+        taxed=project.tax is not None,
+        leases=_leases(project, offers, entries, signed),
+        income_tax_rate=costs.income_tax_rate(project),
     )
 
 

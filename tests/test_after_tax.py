@@ -397,3 +397,15 @@ def test_the_lease_vs_buy_sheet_recalculates_to_the_json(tmp_path):
     assert ws.cell(row, 6).value == pytest.approx(lease["liability"], abs=0.006)
     assert ws.cell(row, 7).value == pytest.approx(lease["right_of_use_asset"], abs=0.006)
     assert ws.cell(row, 7).value - ws.cell(row, 6).value == pytest.approx(500, abs=1e-6)
+
+
+def test_deferred_tax_is_the_book_less_the_tax_rule_and_reverses_by_the_sale():
+    """The one-off deduction (100,000 in month 0) against book depreciation over 5 years (100,000/60 a month): year
+    1's P&L cost is 12 · 1,666.67 = 20,000, its tax expense −5,000, its current tax −25,000 (the deduction), so its
+    deferred tax is +20,000; year 2 books 20,000 more depreciation and the 60,000 book value left is lost at the
+    sale (resale 0): P&L cost 80,000, expense −20,000, current 0, deferred −20,000. Σ deferred = 0."""
+    _res, plan = _buy_only("cn-one-off")
+    (c1, d1), (c2, d2) = plan.ledger.tax_years()
+    assert [py.cost for py in plan.pnl] == pytest.approx([20_000, 80_000], abs=0.01)
+    assert (c1, d1) == pytest.approx((-25_000, 20_000), abs=0.01)
+    assert (c2, d2) == pytest.approx((0.0, -20_000), abs=0.01)

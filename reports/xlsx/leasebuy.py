@@ -149,11 +149,42 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
         font=BOLD, fill=TOTAL_FILL, value=at_npv,
     )  # fmt: skip
     names.after_tax_npv = define(ws, "after_tax_npv", "C", row)
-    row = _write_buy_case(ws, result, row + 2, rate, money, tr)
+    row = _write_tax_years(ws, result, row + 2, t, tax_row, money, tr)
+    row = _write_buy_case(ws, result, row + 1, rate, money, tr)
     row = _write_leases(ws, result, names, row + 1, money, tr)
     widths(ws, {"A": 58, "B": 4, "C": 16, **{L(C0 + m): 12 for m in range(n)}})
     ws.freeze_panes = ws.cell(row=9, column=C0)
     print_setup(ws)
+
+
+def _write_tax_years(ws: Worksheet, result: Result, row: int, t: str, tax_row: int, money: str, tr: Lang) -> int:
+    """The P&L after income tax per project year: the tax expense on the book P&L (−t × P&L cost), the current tax
+    (the year's months of the income tax row) and the deferred tax between them (IAS 12); the next row."""
+    plan = result.planned()
+    L = get_column_letter
+    n = result.project.horizon_months
+    put(
+        ws,
+        row,
+        1,
+        tr("P&L after income tax (book depreciation against the tax rule: deferred tax, IAS 12)"),
+        font=SECTION_FONT,
+    )
+    row += 1
+    header(ws, row, [tr("year"), "", tr("P&L cost"), tr("tax expense (−t × P&L cost)"), tr("current tax"),
+                     tr("deferred tax"), tr("P&L cost after tax")])  # fmt: skip
+    row += 1
+    for y, ((current, deferred), py) in enumerate(zip(plan.ledger.tax_years(), plan.pnl, strict=True)):
+        lo, hi = C0 + y * MONTHS_PER_YEAR, C0 + min((y + 1) * MONTHS_PER_YEAR, n) - 1
+        put(ws, row, 1, y + 1)
+        put(ws, row, 3, py.cost, money)
+        formula(ws, row, 4, f"=-{t}*C{row}", money, value=current + deferred)
+        formula(ws, row, 5, f"=SUM({L(lo)}{tax_row}:{L(hi)}{tax_row})", money, value=current)
+        formula(ws, row, 6, f"=D{row}-E{row}", money, value=deferred)
+        formula(ws, row, 7, f"=C{row}+D{row}", money, value=py.cost + current + deferred)
+        row += 1
+    put(ws, row, 1, tr("the deferred tax reverses by the sale: over the horizon it adds up to 0"), font=NOTE_FONT)
+    return row + 1
 
 
 def _write_buy_case(ws: Worksheet, result: Result, row: int, rate: str, money: str, tr: Lang) -> int:
