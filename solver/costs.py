@@ -709,13 +709,15 @@ def capex(flows: Flows) -> float:
 #   depreciation     by the rule of ``tax.depreciation`` (TaxRule), from the month the servers are put in use (the
 #                    delivery month d):
 #                      straight_line  basis / round(12·life) a month, from d (``next_month``: from d + 1)
-#                      one_off        the whole basis in month d, when month d begins within the rule's dates and
+#                      one_off        the whole basis in month d (d + 1 with ``next_month``: cn-one-off), when month d
+#                                     begins within the rule's dates and
 #                                     the basis per server is at most the cap (× the fx rate of its currency);
 #                                     else the rule's ``otherwise``
 #                      table          percent[k] of the basis in the k-th tax year from the one holding d, spread
 #                                     evenly over the months of that tax year the server is held; half-year
 #                                     convention: half of it in the tax year of the sale when the table has not
-#                                     ended (IRS Publication 946). Tax years begin in ``fiscal_year_start_month``.
+#                                     ended, none when bought and sold in one tax year (IRS Publication 946). Tax
+#                                     years begin in ``fiscal_year_start_month``.
 #                    Deductions stop at the sale.
 #   sale             the servers are sold in the month the residual value is credited (the horizon's last month):
 #                    tax t × (proceeds − basis not yet deducted); a negative gain (a loss) saves tax
@@ -780,13 +782,16 @@ def tax_depreciation(asset: TaxAsset, project: Project) -> dict[int, float]:
     rule = tax_rule_of(asset, project)
     d, last = asset.service_month, min(asset.sale_month, project.horizon_months - 1)
     if rule.kind == "one_off":
-        return {d: asset.basis}
+        first = d + (1 if rule.start == "next_month" else 0)
+        return {first: asset.basis} if first <= last else {}
     if rule.kind == "straight_line":
         life = max(1, int(round(project.tax.straight_life_years(rule) * MONTHS_PER_YEAR)))
         first = d + (1 if rule.start == "next_month" else 0)
         return {m: asset.basis / life for m in range(first, min(first + life, last + 1))}
     out: dict[int, float] = {}
     first_year, sale_year = tax_year(project, d), tax_year(project, last)
+    if first_year == sale_year:  # bought and sold in one tax year: no depreciation (IRS Publication 946, ch. 4)
+        return {}
     for k, pct in enumerate(rule.percent):
         year = first_year + k
         if year > sale_year:

@@ -9,10 +9,11 @@ shares are inputs, like a quote), it states again:
     basis          a purchase's capitalised cost (landed price and network); owned servers 0
     put in use     the delivery month d; a rule's dates compare the day month d begins on, start + ⌊d·365/12⌋ days
     straight line  basis / round(12·life) a month from d (d + 1 when the rule starts the month after)
-    one-off        the whole basis in d, inside the dates and under the cap per server (cap × the fx rate of its
-                   currency); else the rule it names
+    one-off        the whole basis in d (d + 1 when the rule starts the month after), inside the dates and under
+                   the cap per server (cap × the fx rate of its currency); else the rule it names
     table          share k of the basis in the k-th tax year from d's (years begin in fiscal_year_start_month),
-                   evenly over its months held; half of it in the year of the sale before the table ends
+                   evenly over its months held; half of it in the year of the sale before the table ends, none
+                   when bought and sold in one tax year
     sale           t × (proceeds − basis not yet deducted) in the month sold
     after-tax NPV  (pre-tax + tax) per month, discounted at hurdle_rate, else wacc, else discount_rate,
                    (1 + r)^(1/12) − 1 a month, end-of-month
@@ -69,8 +70,10 @@ def _schedule(p: Project, basis: float, units: int, d: int, sold: int) -> dict[i
         cap = rule.cap_per_unit * p.fx_rate(rule.cap_currency) if rule.cap_per_unit is not None else None
         placed = _begins(p, d)
         inside = rule.placed_from <= placed <= rule.placed_until if rule.placed_from and rule.placed_until else False
+        last = min(sold, p.horizon_months - 1)
         if inside and (cap is None or basis / units <= cap):
-            return {d: basis}
+            when = d + 1 if rule.start == "next_month" else d
+            return {when: basis} if when <= last else {}
         rule = rules[rule.otherwise or ""]
     last = min(sold, p.horizon_months - 1)
     out: dict[int, float] = {}
@@ -83,6 +86,8 @@ def _schedule(p: Project, basis: float, units: int, d: int, sold: int) -> dict[i
                 out[m] = basis / n
         return out
     y0, ysale = _year(p, d), _year(p, last)
+    if y0 == ysale:  # bought and sold in one tax year: no depreciation
+        return {}
     for k, pct in enumerate(rule.percent):
         if y0 + k > ysale:
             break

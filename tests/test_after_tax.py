@@ -77,7 +77,8 @@ def test_buying_wins_before_tax_renting_after_slow_tax_depreciation_buying_again
       t = 25 %, straight line over 20 years: buy deducts 100,000/240 a month (24 months: 10,000) and the 90,000
         left at the sale (month 23, proceeds 0): 100,000·f0 − 0.25·416.67·Σf − 22,500·f23 ≈ 78,4xx; rent 0.75·rent:
         renting wins;
-      one-off deduction (cn-one-off: 100,000 CNY ≤ 5M a server, put in use 2027-01-01): buy 75,000·f0 wins."""
+      one-off deduction (cn-one-off: 100,000 CNY ≤ 5M a server, bought 2027-01-01, deducted in the month after it
+        is put in use, 国家税务总局公告2018年第46号): buy 100,000·f0 − 25,000·f1 wins."""
     rent = _rent(4_700, 24)
     offers = [BUY, rent]
     r = 0.10
@@ -102,7 +103,8 @@ def test_buying_wins_before_tax_renting_after_slow_tax_depreciation_buying_again
     one_off = _project(allowed_modes=["buy", "rent"], tax={"income_tax_rate": "25%", "depreciation": "cn-one-off"})
     _res, plan = _solve(one_off, offers, Objective.AFTER_TAX_NPV)
     assert [pu.offer_id for pu in plan.purchases] == ["b"]
-    assert plan.after_tax_npv == pytest.approx(75_000 * _f(r, 0), abs=0.01)
+    assert plan.after_tax_npv == pytest.approx(100_000 * _f(r, 0) - 25_000 * _f(r, 1), abs=0.01)
+    assert 100_000 * _f(r, 0) - 25_000 * _f(r, 1) < rent_after
 
 
 # --- mainland China: the one-off deduction against 3-year straight line ------------------------------------
@@ -124,8 +126,9 @@ def _buy_only(rule: str, price: float = 100_000, **kw):
 
 def test_cn_one_off_against_straight_line_by_the_discounted_timing_difference():
     """Both deduct the whole 100,000 within the horizon, so both save 25,000 of tax undiscounted. The one-off
-    saves it in month 0; the 3-year line (from the month after it is put in use, 实施条例 第五十九条) saves
-    0.25 · 100,000/36 in months 1…23 and the basis left, 100,000 · 13/36, at the sale in month 23."""
+    saves it in month 1, the month after it is put in use (国家税务总局公告2018年第46号); the 3-year line (also
+    from the month after, 实施条例 第五十九条) saves 0.25 · 100,000/36 in months 1…23 and the basis left,
+    100,000 · 13/36, at the sale in month 23."""
     r = 0.10
     _res, once = _buy_only("cn-one-off")
     _res, line = _buy_only("cn-straight-line")
@@ -134,10 +137,44 @@ def test_cn_one_off_against_straight_line_by_the_discounted_timing_difference():
     month = 0.25 * 100_000 / 36
     assert line.ledger.tax_by_month("depreciation")[:3] == pytest.approx([0.0, -month, -month], abs=1e-6)
     assert line.ledger.tax_by_month("sale")[23] == pytest.approx(-0.25 * 100_000 * 13 / 36, abs=0.01)
-    pv_once = -25_000 * _f(r, 0)
+    assert once.ledger.tax_by_month("depreciation")[:2] == pytest.approx([0.0, -25_000], abs=1e-6)
+    pv_once = -25_000 * _f(r, 1)
     pv_line = -month * sum(_f(r, m) for m in range(1, 24)) - 0.25 * 100_000 * 13 / 36 * _f(r, 23)
     assert once.after_tax_npv - line.after_tax_npv == pytest.approx(pv_once - pv_line, abs=0.01)
     assert once.after_tax_npv < line.after_tax_npv
+
+
+def test_cn_one_off_of_a_server_put_in_use_in_december_is_deducted_in_the_next_tax_year():
+    """Delivered on day 340 (month 11, begins 2027-12-01): deducted in month 12 (2028-01-01), the tax year of the
+    month after it is put in use."""
+    b = offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0, maintenance_pct_per_year=0,
+              colocation_per_node_month=0, lead_time_days=340, max_nodes=1)  # fmt: skip
+    p = project(
+        [dict(JOB, earliest_start_days=340, deadline_days=400)],
+        currency="CNY",
+        electricity_price_per_kwh=0,
+        horizon_months=24,
+        allowed_modes=["buy"],
+        tax={"income_tax_rate": "25%", "depreciation": "cn-one-off"},
+    )
+    _res, plan = _solve(p, [b], Objective.AFTER_TAX_NPV)
+    dep = plan.ledger.tax_by_month("depreciation")
+    assert dep[11] == 0.0 and dep[12] == pytest.approx(-25_000, abs=1e-6)
+    assert costs.month_start_date(p, 11) == dt.date(2027, 12, 1) and costs.month_start_date(p, 12) == dt.date(
+        2028, 1, 1
+    )
+
+
+def test_macrs_gives_nothing_when_bought_and_sold_in_one_tax_year():
+    """A 6-month horizon from 2027-01-01: the server is bought (month 0) and sold (month 5) in 2027, so MACRS allows no
+    depreciation (IRS Publication 946); the sale deducts the whole basis as a loss: 21 % of (0 − 100,000)."""
+    b = offer(mode="buy", id="b", price_per_node=100_000, residual_value_pct=0, maintenance_pct_per_year=0,
+              colocation_per_node_month=0, max_nodes=1)  # fmt: skip
+    p = project([JOB], electricity_price_per_kwh=0, horizon_months=6, allowed_modes=["buy"],
+                tax={"income_tax_rate": "21%", "depreciation": "us-macrs-5"})  # fmt: skip
+    _res, plan = _solve(p, [b], Objective.AFTER_TAX_NPV)
+    assert plan.ledger.tax_total("depreciation") == 0.0
+    assert plan.ledger.tax_by_month("sale")[5] == pytest.approx(-21_000, abs=0.01)
 
 
 def test_cn_one_off_falls_back_to_the_straight_line_above_its_cap_and_after_its_dates():
@@ -262,19 +299,21 @@ def test_irr_and_payback_by_hand():
 
 
 def test_buy_case_by_hand():
-    """Buy (100,000 in month 0) against rent (4,700 a month) after tax (25 %, one-off): the incremental flow is
-    rent's after-tax cost − buy's each month: month 0 0.75·4,700 − 75,000, then 0.75·4,700 a month."""
+    """Buy (100,000 in month 0, deducted in month 1) against rent (4,700 a month) after tax (25 %, one-off): the
+    incremental flow is rent's after-tax cost − buy's each month: month 0 0.75·4,700 − 100,000, month 1
+    0.75·4,700 + 25,000, then 0.75·4,700 = 3,525 a month."""
     p = _project(allowed_modes=["buy", "rent"], tax={"income_tax_rate": "25%", "depreciation": "cn-one-off"})
     offers = [BUY, _rent(4_700, 24)]
     hours = {("a", o.id, 1): HOURS for o in offers}
     result = solve_fixed(p, offers, hours, objective=Objective.AFTER_TAX_NPV, compare=True)
     case = appraisal.buy_case(result)
     assert case is not None and case.against in ("rent", "cloud")
-    inc = [0.75 * 4_700 - 75_000] + [0.75 * 4_700] * 23
+    inc = [3_525 - 100_000, 3_525 + 25_000] + [3_525] * 22
     assert list(case.incremental) == pytest.approx(inc, abs=0.01)
     assert case.irr_monthly == pytest.approx(costs.irr_monthly(inc), abs=1e-9)
-    # cumulative turns non-negative in month 21: 22·3,525 = 77,550 ≥ 75,000 (21·3,525 = 74,025 < 75,000)
-    assert case.payback_months == pytest.approx(21 + (75_000 - 21 * 3_525) / 3_525, abs=1e-9)
+    # cumulative: −96,475 after month 0, −67,950 after month 1, then +3,525 a month: −975 after month 20
+    # (−67,950 + 19·3,525), +2,550 after month 21: payback 21 + 975 / 3,525 months
+    assert case.payback_months == pytest.approx(21 + 975 / 3_525, abs=1e-9)
     assert case.npv_saving == pytest.approx(sum(v * _f(0.10, m) for m, v in enumerate(inc)), abs=0.01)
 
 
@@ -400,7 +439,7 @@ def test_the_lease_vs_buy_sheet_recalculates_to_the_json(tmp_path):
 
 
 def test_deferred_tax_is_the_book_less_the_tax_rule_and_reverses_by_the_sale():
-    """The one-off deduction (100,000 in month 0) against book depreciation over 5 years (100,000/60 a month): year
+    """The one-off deduction (100,000 in month 1) against book depreciation over 5 years (100,000/60 a month): year
     1's P&L cost is 12 · 1,666.67 = 20,000, its tax expense −5,000, its current tax −25,000 (the deduction), so its
     deferred tax is +20,000; year 2 books 20,000 more depreciation and the 60,000 book value left is lost at the
     sale (resale 0): P&L cost 80,000, expense −20,000, current 0, deferred −20,000. Σ deferred = 0."""
