@@ -65,6 +65,7 @@ def _inputs(source: Any, offers: PathLike | Sequence[PathLike] | None, objective
                 )
             ]
         )
+    use.check_objective(source, objective, "<project>")
     catalog = use.load_offers(offer_paths, source, Path("."))
     check_currencies(catalog, source, "<project>")
     warnings = [*catalog.warnings, *horizon_warnings(catalog, source.horizon_months)]

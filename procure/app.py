@@ -69,6 +69,21 @@ def holding_warnings(project, offers, source: str) -> list[Problem]:
     ]
 
 
+def check_objective(project, objective: Objective, where: str) -> None:
+    """The after-tax objective needs the project's tax section (InputError, exit 1, otherwise)."""
+    if Objective(objective) is Objective.AFTER_TAX_NPV and project.tax is None:
+        raise InputError(
+            [
+                Problem(
+                    where,
+                    "tax",
+                    "--objective after_tax_npv needs a tax section: tax: {income_tax_rate: 25%, depreciation: "
+                    "cn-straight-line} (docs/finance.md)",
+                )
+            ]
+        )
+
+
 def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objective: Objective = Objective.TCO) -> Inputs:
     """Load and validate the workload and its offers; collect every warning for the caller to print."""
     from procure.models.project import load_project
@@ -83,17 +98,7 @@ def load_inputs(workload_path: Path, offer_paths: list[Path] | None, *, objectiv
     check_holdings(project, catalog.offers, str(workload_path))
     warnings = [*warnings, *catalog.warnings, *horizon_warnings(catalog, project.horizon_months)]
     warnings += holding_warnings(project, catalog.offers, str(workload_path))
-    if Objective(objective) is Objective.AFTER_TAX_NPV and project.tax is None:
-        raise InputError(
-            [
-                Problem(
-                    str(workload_path),
-                    "tax",
-                    "--objective after_tax_npv needs a tax section: tax: {income_tax_rate: 25%, depreciation: "
-                    "cn-straight-line} (docs/finance.md)",
-                )
-            ]
-        )
+    check_objective(project, objective, str(workload_path))
     if Objective(objective) is Objective.NPV and project.discount_rate == 0:
         warnings.append(
             Problem(

@@ -22,6 +22,29 @@ def _r(x: float | None, nd: int = 2) -> float | None:
 
 
 NO_IRR = N_("no IRR: the incremental cash flows never change sign")
+NO_IRR_FOUND = N_("no IRR: no rate makes the incremental cash flows' NPV zero")
+SEVERAL_IRR = N_("the incremental cash flows change sign more than once: there may be several IRRs; judge by the NPV")
+UNREACHABLE = N_("buying would need a utilisation of {be:.0%}: more than the servers can give (today {u:.0%})")
+NAL_DEBT = N_("after-tax cost of debt")
+NAL_FALLBACK = N_("the after-tax NPV's rate: no cost_of_debt given")
+
+
+def irr_note(case: appraisal.BuyCase) -> str | None:
+    """Why an IRR is missing, or that it may not be the only one (Descartes: one per sign change at most)."""
+    if case.irr is None:
+        return NO_IRR if case.sign_changes == 0 else NO_IRR_FOUND
+    return SEVERAL_IRR if case.sign_changes > 1 else None
+
+
+def break_even_text(case: appraisal.BuyCase, tr: Lang) -> str:
+    u = case.utilisation or 0.0
+    if case.break_even_utilisation is None:
+        return tr("buying never wins on utilisation alone")
+    if case.break_even_utilisation > 1.0:
+        return tr(UNREACHABLE, be=case.break_even_utilisation, u=u)
+    return tr("buying wins from a utilisation of {be:.0%} (today {u:.0%})", be=case.break_even_utilisation, u=u)
+
+
 NO_PAYBACK = N_("not within the horizon")
 NOT_AN_INVESTMENT = N_("buys no servers: no investment to pay back")
 
@@ -76,11 +99,13 @@ def finance_json(result: Result) -> dict:
                 "npv_saving": _r(case.npv_saving),
                 "irr": _rate(case.irr),
                 "irr_monthly": _rate(case.irr_monthly),
-                "irr_note": None if case.irr is not None else NO_IRR,
+                "irr_note": irr_note(case),
+                "sign_changes": case.sign_changes,
                 "payback_months": _r(case.payback_months),
                 "discounted_payback_months": _r(case.discounted_payback_months),
                 "net_advantage_to_leasing": _r(case.nal),
                 "nal_rate": _rate(case.nal_rate),
+                "nal_rate_is_cost_of_debt": case.nal_rate_is_debt,
                 "utilisation": _rate(case.utilisation),
                 "break_even_utilisation": _rate(case.break_even_utilisation),
                 "incremental": [_r(v) for v in case.incremental],
@@ -98,6 +123,9 @@ def finance_json(result: Result) -> dict:
                     "right_of_use_asset": _r(lb.asset),
                     "interest": _r(sum(lb.interest.values())),
                     "depreciation": _r(sum(lb.depreciation.values())),
+                    "opening_liability": _r(lb.liability_before(0)),
+                    "closing_liability": _r(lb.liability_before(p.horizon_months)),
+                    "right_of_use_at_horizon_end": _r(lb.asset_after(p.horizon_months - 1)),
                 }
             )
         if p.tax is not None:
@@ -148,7 +176,10 @@ def finance_lines(result: Result, tr: Lang = EN) -> list[str]:
     ]
     case = appraisal.buy_case(result)
     if case is not None:
-        irr = tr("IRR {irr:.1%} a year", irr=case.irr) if case.irr is not None else tr(NO_IRR)
+        note = irr_note(case)
+        irr = tr("IRR {irr:.1%} a year", irr=case.irr) if case.irr is not None else tr(note or NO_IRR)
+        if case.irr is not None and note:
+            irr += f" ({tr(note)})"
         pay = (
             tr(
                 "payback {m:.1f} months (discounted {d})",
@@ -158,15 +189,7 @@ def finance_lines(result: Result, tr: Lang = EN) -> list[str]:
             if case.payback_months is not None
             else tr("payback {none}", none=tr(NO_PAYBACK))
         )
-        be = (
-            tr(
-                "buying wins from a utilisation of {be:.0%} (today {u:.0%})",
-                be=case.break_even_utilisation,
-                u=case.utilisation or 0.0,
-            )
-            if case.break_even_utilisation is not None
-            else tr("buying never wins on utilisation alone")
-        )
+        be = break_even_text(case, tr)
         saving = (
             tr("buying saves {amount} of after-tax NPV", amount=tr.money(case.npv_saving, cur))
             if case.npv_saving >= 0
@@ -174,13 +197,14 @@ def finance_lines(result: Result, tr: Lang = EN) -> list[str]:
         )
         lines.append(
             tr(
-                "Buy against {against}: {saving}; {irr}; {pay}; net advantage to leasing {nal} (at {rate:.2%}); {be}",
+                "Buy against {against}: {saving}; {irr}; {pay}; net advantage to leasing {nal} (at {rate:.2%}, {what}); {be}",
                 against=tr(STRATEGY_LABEL.get(case.against, case.against)),
                 saving=saving,
                 irr=irr,
                 pay=pay,
                 nal=tr.money(case.nal, cur),
                 rate=case.nal_rate,
+                what=tr(NAL_DEBT if case.nal_rate_is_debt else NAL_FALLBACK),
                 be=be,
             )
         )

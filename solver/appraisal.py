@@ -13,9 +13,11 @@ the rules that turn them into figures are in ``solver.costs`` ("appraisal"). Sho
                         (1 + IRR)^12 − 1; none when the incremental flows never change sign
     payback             months until the cumulative incremental flow stays ≥ 0 (costs.payback_months); discounted:
                         the same on the flows discounted at r
-    NAL                 net advantage to leasing = PV(buy) − PV(alternative): each after-tax flow discounted at the
-                        after-tax cost of debt r_d·(1 − t) (cost_of_debt; else r), the salvage (resale and the tax on
-                        its gain) at r (REFERENCE: Brealey-Myers lease-vs-buy); > 0: leasing is cheaper
+    NAL                 net advantage to leasing = PV(buy) − PV(alternative): the debt-like after-tax flows (the price
+                        and its loan, rent and setup, every tax shield: costs.DEBT_LIKE) discounted at the after-tax
+                        cost of debt r_d·(1 − t) (cost_of_debt; without it r, and said so), the rest (the salvage —
+                        resale and the tax on its gain — and the costs of use) at r (REFERENCE.md "Lease vs buy");
+                        > 0: leasing is cheaper
     break-even          scale the project's work by k with the servers bought fixed: buying costs F + k·V (V: the
     utilisation         after-tax PV of the jobs' own costs on them, busy energy, storage, egress; F: the rest) and
                         the alternative k·A (priced per unit of work at today's plan). Buying wins for k > F/(A − V),
@@ -44,6 +46,7 @@ class AfterTax:
     depreciation_shield: float  # −Σ the depreciation part: t × tax depreciation within the horizon
     by_month: tuple[float, ...]  # after-tax cash out per month
     salvage: tuple[float, ...]  # the resale credited and the tax on the sale, per month (part of by_month)
+    debt_like: tuple[float, ...]  # the flows of costs.DEBT_LIKE and the tax shields, per month (part of by_month)
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,10 @@ class BuyCase:
     npv_saving: float  # PV of the incremental flows at the after-tax rate (> 0: buying is cheaper)
     nal: float  # net advantage to leasing (> 0: the alternative is cheaper)
     nal_rate: float  # the annual rate the NAL discounts lease payments and tax shields at
+    nal_rate_is_debt: bool  # True: r_d·(1 − t) from cost_of_debt; False: no cost_of_debt, the after-tax NPV's rate
     utilisation: float | None  # GPU-hours used / GPU-hours held of the servers bought
     break_even_utilisation: float | None
+    sign_changes: int = 0  # of the incremental flows: more than one, several IRRs may exist
 
 
 def after_tax(plan: Plan) -> AfterTax | None:
@@ -69,9 +74,16 @@ def after_tax(plan: Plan) -> AfterTax | None:
     if not book.taxed:
         return None
     sale = book.tax_by_month("sale")
-    resale = [0.0] * book.n_months
-    for m, v in book.flows().get("residual_value", {}).items():
+    flows = book.flows()
+    resale, debt = [0.0] * book.n_months, [0.0] * book.n_months
+    for m, v in flows.get("residual_value", {}).items():
         resale[m] += v
+    for c in costs.DEBT_LIKE:
+        for m, v in flows.get(c, {}).items():
+            debt[m] += v
+    for part in costs.DEBT_LIKE_TAX:
+        for m, v in enumerate(book.tax_by_month(part)):
+            debt[m] += v
     return AfterTax(
         book.after_tax_present_value(),
         book.after_tax_total(),
@@ -79,6 +91,7 @@ def after_tax(plan: Plan) -> AfterTax | None:
         -book.tax_total("depreciation"),
         tuple(book.after_tax_by_month()),
         tuple(a + b for a, b in zip(resale, sale, strict=True)),
+        tuple(debt),
     )
 
 
@@ -119,8 +132,8 @@ def investment(result: Result, name: str) -> BuyCase | None:
     debt = p.cost_of_debt * (1.0 - t) if p.cost_of_debt is not None else rate
     f_debt = costs.rate_factors(debt, p.horizon_months)
     nal = sum(
-        (b.by_month[m] - b.salvage[m] - a.by_month[m] + a.salvage[m]) * f_debt[m]
-        + (b.salvage[m] - a.salvage[m]) * factors[m]
+        (b.debt_like[m] - a.debt_like[m]) * f_debt[m]
+        + (b.by_month[m] - b.debt_like[m] - a.by_month[m] + a.debt_like[m]) * factors[m]
         for m in range(p.horizon_months)
     )
     used, held = _gpu_hours(buy, result)
@@ -141,8 +154,10 @@ def investment(result: Result, name: str) -> BuyCase | None:
         sum(v * f for v, f in zip(inc, factors, strict=True)),
         nal,
         debt,
+        p.cost_of_debt is not None,
         u,
         be,
+        costs.sign_changes(inc),
     )
 
 

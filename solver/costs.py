@@ -921,9 +921,25 @@ class LeaseBook:
     rent: dict[int, float]  # the payments (and the setup fee) the P&L no longer books as operating costs
     closing: dict[int, float]  # the liability after each month's payment
 
+    def liability_before(self, month: int) -> float:
+        """The lease liability at the start of ``month`` (0 before the lease begins, 0 once it is paid off)."""
+        if month <= self.first_month:
+            return self.liability if month == self.first_month else 0.0
+        return self.closing.get(month - 1, 0.0)
 
-def lease_book(payments: Mapping[int, float], setup: float, first_month: int, annual_rate: float) -> LeaseBook:
-    """The lease of ``payments`` (month → amount, paid at each month end) and its setup fee (paid at commencement)."""
+    def asset_after(self, month: int) -> float:
+        """The right-of-use asset's carrying amount after ``month``'s depreciation (0 before the lease begins)."""
+        if month < self.first_month:
+            return 0.0
+        return self.asset - sum(v for m, v in self.depreciation.items() if m <= month)
+
+
+def lease_book(
+    payments: Mapping[int, float], setup: float, first_month: int, annual_rate: float, setup_month: int | None = None
+) -> LeaseBook:
+    """The lease of ``payments`` (month → amount, paid at each month end, its whole signed schedule from its first
+    month, which may lie before the project start or run past its end) and its setup fee (paid in ``setup_month``,
+    by default the first month)."""
     i = (1.0 + annual_rate) ** (1.0 / 12.0) - 1.0
     months = sorted(payments)
     liability = sum(payments[m] / (1.0 + i) ** (m - first_month + 1) for m in months)
@@ -937,11 +953,25 @@ def lease_book(payments: Mapping[int, float], setup: float, first_month: int, an
     depreciation = {m: asset / n for m in range(first_month, first_month + n)}
     rent = dict(payments)
     if setup:
-        rent[first_month] = rent.get(first_month, 0.0) + setup
+        at = first_month if setup_month is None else setup_month
+        rent[at] = rent.get(at, 0.0) + setup
     return LeaseBook(first_month, liability, asset, interest, depreciation, rent, closing)
 
 
 # --- appraisal: IRR, payback, net advantage to leasing -------------------------------------------------
+
+
+#: the flows the net advantage to leasing discounts at the after-tax cost of debt (debt-like: contractual, near
+#: certain): the purchase price and its loan, rent and setup fees, and every tax shield; the salvage (resale and the
+#: tax on its gain) and the operating costs of use stay at the after-tax NPV's rate (REFERENCE.md, "Lease vs buy")
+DEBT_LIKE: tuple[str, ...] = ("capex", "network", "interest", "rent", "setup")
+DEBT_LIKE_TAX: tuple[str, ...] = ("deductions", "depreciation")
+
+
+def sign_changes(values: Sequence[float]) -> int:
+    """How many times ``values`` change sign (zeros skipped): Descartes' bound on the number of IRRs."""
+    signs = [v > 0 for v in values if v]
+    return sum(1 for a, b in zip(signs, signs[1:], strict=False) if a != b)
 
 
 def irr_monthly(values: Sequence[float]) -> float | None:

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from procure.models.holdings import months_before_start
 from procure.models.units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 
 from . import costs
@@ -258,7 +259,7 @@ class Ledger:
         for _j, lb in self.leases:
             for k, part in enumerate((lb.rent, lb.depreciation, lb.interest)):
                 for m, v in part.items():
-                    if m < self.n_months:
+                    if 0 <= m < self.n_months:
                         out[m // MONTHS_PER_YEAR][k] += v
         return [(a, b, c) for a, b, c in out]
 
@@ -705,18 +706,32 @@ def _tax_parts(project: Project, entries: tuple[Entry, ...], books: Sequence[Boo
 
 
 def _leases(project: Project, offers: Mapping[str, Offer], entries: tuple[Entry, ...], signed: list[RentalContract]):
-    """The contracts booked as leases (costs, "Leases"): of a lease offer, more than 12 months long."""
+    """The contracts booked as leases (costs, "Leases"): of a lease offer, signed for more than 12 months. Each is
+    booked over its whole signed schedule, from its commencement: a commitment signed before the start began in
+    the past (its balances are carried into the horizon), a contract may run past the horizon end (its liability
+    is then still open there)."""
+    from . import holdings  # holdings prices commitments with the cost rules
+
     rate = costs.incremental_borrowing_rate(project)
+    behind = {
+        rc: months_before_start(holdings.day_of(project, c.start_date))
+        for rc, c in zip(holdings.committed_contracts(project), project.commitments, strict=True)
+    }
     out = []
     by_key = {e.key: e for e in entries}
     for j, c in enumerate(signed):
-        if not costs.is_lease(offers[c.offer_id]) or c.months <= costs.LEASE_MIN_MONTHS:
+        length = (c.term_months or c.months) if c.committed else c.months
+        if not costs.is_lease(offers[c.offer_id]) or length <= costs.LEASE_MIN_MONTHS:
             continue
         rent, setup = by_key.get(f"rent{j}:rent"), by_key.get(f"rent{j}:setup")
-        if rent is None:
+        if rent is None or not rent.amounts:
             continue
-        first = min(m for m, _v in rent.amounts)
-        out.append((j, costs.lease_book(dict(rent.amounts), setup.amount if setup else 0.0, first, rate)))
+        payment = rent.amounts[0][1]  # the same every month of the contract
+        first = c.start_month - (behind.get(c, 0) if c.committed else 0)
+        payments = {first + k: payment for k in range(length)}
+        fee = setup.amount if setup else 0.0
+        fee_month = setup.amounts[0][0] if setup and setup.amounts else None
+        out.append((j, costs.lease_book(payments, fee, first, rate, fee_month)))
     return tuple(out)
 
 

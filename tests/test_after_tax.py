@@ -448,3 +448,97 @@ def test_deferred_tax_is_the_book_less_the_tax_rule_and_reverses_by_the_sale():
     assert [py.cost for py in plan.pnl] == pytest.approx([20_000, 80_000], abs=0.01)
     assert (c1, d1) == pytest.approx((-25_000, 20_000), abs=0.01)
     assert (c2, d2) == pytest.approx((0.0, -20_000), abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("signed", "months", "first", "opening", "closing"),
+    [
+        # signed at the start for 36 months, the horizon 24: all 36 payments are the lease; 12 are still owed at its end
+        (dt.date(2027, 1, 1), 36, 0, 36, 12),
+        # signed in month 12 (2028-01-01) for 36 months: 12 of them lie in the horizon, the lease is 36 months long
+        (dt.date(2028, 1, 1), 36, 12, 0, 24),
+        # signed 8 months before the start for 24: the lease began then; 16 payments are owed at the start
+        (dt.date(2026, 5, 5), 24, -8, 16, 0),
+    ],
+)
+def test_a_signed_lease_is_booked_over_its_whole_schedule(signed, months, first, opening, closing):
+    """10,000 a month, IBR 6 %: the liability at commencement is the PV of every signed payment, whatever part of
+    them lies in the 24-month horizon; the liability at the project start and at its end is the PV of the payments
+    still owed then (an annuity of that many months)."""
+    i = 1.06 ** (1 / 12) - 1
+
+    def annuity(n: int) -> float:
+        return 10_000 * (1 - (1 + i) ** -n) / i
+
+    r = _rent(10_000, 1)
+    p = _project(
+        allowed_modes=["rent"],
+        incremental_borrowing_rate="6%",
+        commitments=[{"offer": "r", "nodes": 1, "start_date": signed, "months": months}],
+    )
+    _res, plan = _solve(p, [r], Objective.TCO)
+    (j, lb), *_ = [(j, lb) for j, lb in plan.ledger.leases]
+    assert lb.first_month == first
+    assert lb.liability == pytest.approx(annuity(months), abs=0.01)
+    assert lb.liability_before(0) == pytest.approx(annuity(opening) if opening else 0.0, abs=0.01)
+    assert lb.liability_before(24) == pytest.approx(annuity(closing) if closing else 0.0, abs=0.01)
+    assert len(lb.depreciation) == months
+
+
+def test_net_advantage_to_leasing_discounts_debt_like_flows_at_the_after_tax_cost_of_debt():
+    """cost_of_debt 6 %, t 25 %: r_d·(1 − t) = 4.5 %. Buying's flows are all debt-like (the price, its one-off tax
+    shield; no resale, so no salvage), renting's too (the rent and its tax shield): NAL = PV at 4.5 % of buy − rent
+    = 100,000·g0 − 25,000·g1 − 3,525·Σg. Without cost_of_debt the NAL falls back to the 10 % NPV rate and equals
+    −(NPV saving)."""
+    offers = [BUY, _rent(4_700, 24)]
+    hours = {("a", o.id, 1): HOURS for o in offers}
+    tax = {"income_tax_rate": "25%", "depreciation": "cn-one-off"}
+    p = _project(allowed_modes=["buy", "rent"], tax=tax, cost_of_debt="6%")
+    case = appraisal.buy_case(solve_fixed(p, offers, hours, objective=Objective.AFTER_TAX_NPV, compare=True))
+    assert case is not None and case.nal_rate == pytest.approx(0.045) and case.nal_rate_is_debt
+    g = [_f(0.045, m) for m in range(24)]
+    assert case.nal == pytest.approx(100_000 * g[0] - 25_000 * g[1] - 3_525 * sum(g), abs=0.01)
+    p = _project(allowed_modes=["buy", "rent"], tax=tax)
+    case = appraisal.buy_case(solve_fixed(p, offers, hours, objective=Objective.AFTER_TAX_NPV, compare=True))
+    assert case is not None and not case.nal_rate_is_debt and case.nal == pytest.approx(-case.npv_saving, abs=1e-6)
+
+
+def test_irr_notes_say_why_there_is_none_or_that_there_may_be_several():
+    from procure.reports.finance_report import NO_IRR, NO_IRR_FOUND, SEVERAL_IRR, irr_note
+
+    def case(values):
+        irr = costs.irr_monthly(values)
+        return appraisal.BuyCase(
+            "buy", "rent", tuple(values), irr, None if irr is None else costs.annual_rate(irr), None, None, 0.0, 0.0,
+            0.1, False, None, None, costs.sign_changes(values),
+        )  # fmt: skip
+
+    assert costs.sign_changes([-1.0, 0.0, 2.0, -3.0]) == 2
+    assert irr_note(case([5.0, 5.0])) == NO_IRR
+    assert irr_note(case([100.0, -300.0, 250.0])) == NO_IRR_FOUND  # two sign changes, no real root
+    # −100, +230, −132: roots at 10 % and 20 % a month
+    several = case([-100.0, 230.0, -132.0])
+    assert several.irr_monthly in (pytest.approx(0.1), pytest.approx(0.2)) and irr_note(several) == SEVERAL_IRR
+    assert irr_note(case([-100.0, 110.0])) is None
+
+
+def test_the_after_tax_objective_without_a_tax_section_is_refused_on_every_door(tmp_path):
+    """The command line and the Python API alike: a clear message naming the field, exit code 1, no traceback."""
+    import yaml
+
+    from procure import api
+    from procure.common.errors import InputError
+
+    from helpers import cli
+
+    doc = {"name": "x", "workloads": [JOB], "offers": ["offers.yaml"]}
+    (tmp_path / "offers.yaml").write_text(
+        yaml.safe_dump({"offers": [offer(mode="cloud", id="c").model_dump(mode="json", exclude_none=True)]})
+    )
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(doc))
+    r = cli("solve", str(tmp_path / "w.yaml"), "--objective", "after_tax_npv")
+    assert r.exit_code == 1 and "needs a tax section" in r.output
+    with pytest.raises(InputError, match="needs a tax section"):
+        api.solve(
+            {k: v for k, v in doc.items() if k != "offers"}, offers=tmp_path / "offers.yaml", objective="after_tax_npv"
+        )

@@ -27,6 +27,7 @@ from procure.models.units import MONTHS_PER_YEAR
 from procure.solver import appraisal, costs
 from procure.solver.costs import DEDUCTIBLE
 
+from ..finance_report import NAL_DEBT, NAL_FALLBACK, break_even_text, irr_note
 from ..headline import STRATEGY_LABEL
 from ..i18n import EN, N_, Lang
 from ..tables import month_start
@@ -249,22 +250,26 @@ def _write_buy_case(ws: Worksheet, result: Result, row: int, rate: str, money: s
     if case.irr_monthly is not None:
         define(ws, "buy_irr_monthly", "C", row + 1)
     row += len(figures)
-    if case.irr_monthly is None:
-        put(ws, row, 1, tr("no IRR: the incremental cash flows never change sign"))
+    note = irr_note(case)
+    if note:
+        put(ws, row, 1, tr(note))
         row += 1
+    horizon, never = tr("not within the horizon"), tr("buying never wins on utilisation alone")
+    what = tr(NAL_DEBT if case.nal_rate_is_debt else NAL_FALLBACK)
     as_solved = [
-        (tr("payback, months (static)"), case.payback_months, "0.0"),
-        (tr("payback, months (discounted)"), case.discounted_payback_months, "0.0"),
-        (tr("net advantage to leasing (> 0: leasing is cheaper)"), case.nal, tr.money_fmt(p.currency)),
-        (tr("its rate for lease payments and tax shields: after-tax cost of debt"), case.nal_rate, PCT_FMT),
-        (tr("utilisation of the servers bought (GPU-hours used / held)"), case.utilisation, PCT_FMT),
-        (tr("break-even utilisation: buying wins from"), case.break_even_utilisation, PCT_FMT),
+        (tr("payback, months (static)"), case.payback_months, "0.0", horizon),
+        (tr("payback, months (discounted)"), case.discounted_payback_months, "0.0", horizon),
+        (tr("net advantage to leasing (> 0: leasing is cheaper)"), case.nal, tr.money_fmt(p.currency), "—"),
+        (tr("its rate for lease payments and tax shields: {what}", what=what), case.nal_rate, PCT_FMT, "—"),
+        (tr("utilisation of the servers bought (GPU-hours used / held)"), case.utilisation, PCT_FMT, "—"),
+        (tr("break-even utilisation: buying wins from"), case.break_even_utilisation, PCT_FMT, never),
     ]
-    for label, value, fmt in as_solved:
+    for label, value, fmt, none in as_solved:
         put(ws, row, 1, label)
-        put(
-            ws, row, 3, value if value is not None else tr("not within the horizon"), fmt if value is not None else None
-        )
+        put(ws, row, 3, value if value is not None else none, fmt if value is not None else None)
+        row += 1
+    if case.break_even_utilisation is not None and case.break_even_utilisation > 1.0:
+        put(ws, row, 1, break_even_text(case, tr), font=NOTE_FONT)
         row += 1
     put(
         ws,
