@@ -501,9 +501,10 @@ def money_problems(project: Project, offers: Mapping[str, Offer], plan: Plan) ->
     want = d.derive()
     bad = list(d.bad) + entry_problems(plan.ledger.entries, want)
     bad += _total_problems(project, plan, want) + _pnl_problems(project, plan, want, d.capitalised)
-    if project.tax is not None:
-        from .verify_tax import tax_problems
+    from .verify_tax import lease_problems, tax_problems
 
+    bad += lease_problems(project, offers, plan, want)
+    if project.tax is not None:
         bad += tax_problems(project, plan, want, d.assets)
     return bad
 

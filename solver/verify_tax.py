@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.tax import tax_rules
 
@@ -138,4 +139,64 @@ def tax_problems(
     after = sum((pre[m] + sum(v[m] for v in derived.values())) / (1 + r_m) ** (m + 1) for m in range(M))
     if plan.after_tax_npv is None or not _close(plan.after_tax_npv, after):
         bad.append(f"tax: after-tax NPV {plan.after_tax_npv}, discounted from the quotes {after:,.2f}")
+    return bad
+
+
+def lease_problems(project: Project, offers: Mapping[str, Offer], plan: Plan, want: Sequence[Entry]) -> list[str]:
+    """The plan's leases on the balance sheet against the verifier's own derivation: every contract of a lease offer
+    (``lease``; by default rent) signed for more than 12 months, its payment (its first rent entry derived from the
+    quotes) for the signed months from its commencement (a commitment signed before the start began that many months
+    before it), L = payment · (1 − (1 + i)^−n) / i at i = (1 + IBR)^(1/12) − 1, the asset L + its setup fee, the
+    interest n · payment − L over the lease, depreciation asset / n a month."""
+    from .ledger import contract_order
+
+    p = project
+    ibr = next(
+        (r for r in (p.incremental_borrowing_rate, p.cost_of_debt) if r is not None),
+        p.financing.annual_rate if p.financing is not None else None,
+    )
+    if ibr is None:
+        ibr = next((r for r in (p.hurdle_rate, p.wacc) if r is not None), p.discount_rate)
+    i = (1 + ibr) ** (1 / 12) - 1
+    entries = {e.key: e for e in want}
+    signed_before = {}
+    for c in p.commitments:
+        day = float((c.start_date - p.start_date).days)
+        # one payment every 365/12 days from the day it was signed: those before day 0 are behind the start
+        signed_before[(c.offer, c.nodes, c.months)] = math.ceil(-day / (365.0 / 12.0) - 1e-9) if day < 0 else 0
+    booked = dict(plan.ledger.leases)
+    bad: list[str] = []
+    for j, c in enumerate(contract_order(r.contract for r in plan.rentals)):
+        o = offers.get(c.offer_id)
+        lease = o.lease if o is not None and o.lease is not None else (o is not None and o.mode == "rent")
+        n = (c.term_months or c.months) if c.committed else c.months
+        if not lease or n <= 12:
+            if j in booked:
+                bad.append(f"lease: rent{j} is booked as a lease, but it is no lease of more than 12 months")
+            continue
+        rent, setup = entries.get(f"rent{j}:rent"), entries.get(f"rent{j}:setup")
+        if rent is None or not rent.amounts:
+            continue
+        pay = rent.amounts[0][1]
+        L = pay * (1 - (1 + i) ** -n) / i if i else pay * n
+        asset = L + (setup.amount if setup else 0.0)
+        first = c.start_month - (signed_before.get((c.offer_id, c.nodes, n), 0) if c.committed else 0)
+        lb = booked.get(j)
+        if lb is None:
+            bad.append(f"lease: rent{j} ({n} months of a lease offer) is not on the balance sheet")
+            continue
+        said = (lb.first_month, lb.liability, lb.asset, sum(lb.interest.values()), len(lb.depreciation))
+        derived = (first, L, asset, n * pay - L, n)
+        if (
+            said[0] != derived[0]
+            or said[4] != derived[4]
+            or not all(_close(a, b) for a, b in zip(said[1:4], derived[1:4], strict=True))
+        ):
+            bad.append(
+                f"lease: rent{j} is booked from month {said[0] + 1} over {said[4]} months, liability {said[1]:,.2f}, "
+                f"asset {said[2]:,.2f}, interest {said[3]:,.2f}; from the quotes from month {first + 1} over {n}, "
+                f"{L:,.2f}, {asset:,.2f}, {n * pay - L:,.2f}"
+            )
+        elif any(not _close(v, asset / n) for v in lb.depreciation.values()):
+            bad.append(f"lease: rent{j}'s right-of-use depreciation is not {asset / n:,.2f} a month")
     return bad

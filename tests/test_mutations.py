@@ -160,6 +160,14 @@ def taxed_case():
     return p, offers, hours
 
 
+def leased_case():
+    """A 100-day job on a rent offer whose only term is 24 months (10,000 a month, setup 500), IBR 6 %: a lease of
+    more than 12 months, booked on the balance sheet (IFRS 16)."""
+    p = project([workload(deadline_days=120)], horizon_months=24, incremental_borrowing_rate=0.06)
+    r = offer(mode="rent", id="r", price_per_node_month=10_000, min_term_months=24, setup_fee_per_node=500, max_nodes=2)
+    return p, [r, _dearer()], _both("r", 1, 100 * 24.0)
+
+
 def _buys(plan, nodes: int = 1) -> None:
     assert [(x.offer_id, x.nodes) for x in plan.purchases] == [("b", nodes)]
     assert not plan.rentals and {a.offer_id for a in plan.assignments} == {"b"}
@@ -179,6 +187,11 @@ def check_taxed(p, plan) -> None:
     book = plan.ledger
     assert book.tax_total("deductions") < 0 and book.tax_total("depreciation") < 0 and book.tax_total("sale") != 0
     assert p.wacc != p.discount_rate
+
+
+def check_leased(p, plan) -> None:
+    assert [(r.offer_id, r.months) for r in plan.rentals] == [("r", 24)]
+    assert len(plan.ledger.leases) == 1
 
 
 def check_rent_tiers(p, plan) -> None:
@@ -258,6 +271,7 @@ EXAMPLES = {
         Example("owned", owned_case, check_owned),
         Example("committed", committed_case, check_committed),
         Example("taxed", taxed_case, check_taxed),
+        Example("leased", leased_case, check_leased),
     )
 }
 
@@ -445,6 +459,10 @@ def _discount_rate_instead(right):
     return lambda project: project.discount_rate
 
 
+def _never(right):
+    return lambda offer: False
+
+
 def _one_more_checkpoint(right):
     return lambda w: dataclasses.replace(right(w), kept=right(w).kept + 1)
 
@@ -629,6 +647,20 @@ MUTATIONS = (
         _discount_rate_instead,
         "taxed",
         ("after_tax_npv",),
+    ),
+    Mutation(
+        "ibr-x1.01",
+        "the lease liability discounted at the incremental borrowing rate × 1.01",
+        ((costs, "incremental_borrowing_rate"),),
+        _times(1.01),
+        "leased",
+    ),
+    Mutation(
+        "lease-kept-off-the-balance-sheet",
+        "a 24-month rental of identified servers not booked as a lease",
+        ((costs, "is_lease"),),
+        _never,
+        "leased",
     ),
     # more, cheap ones
     Mutation(
