@@ -454,24 +454,12 @@ class Project(InputModel):
                 raise ValueError(_no_time_left("the project's min_slack_days", self.min_slack_days, w))
         horizon_days = self.horizon_days
         self._holdings_checks(horizon_days)
-        self._tax_checks()
         late = [w.name for w in self.workloads if w.deadline_days > horizon_days]
         if late:
             raise ValueError(
                 f"deadline_days of {', '.join(late)} lies beyond the horizon ({self.horizon_months} months = {horizon_days} days); raise horizon_months"
             )
         return self
-
-    def _tax_checks(self) -> None:
-        """A tax rule's cap in another currency needs that currency's rate (solver.costs.tax_cap)."""
-        if self.tax is None:
-            return
-        cur = self.tax.rule.cap_currency
-        if self.tax.rule.cap_per_unit is not None and cur and cur != self.currency and cur not in self.fx_rates:
-            raise ValueError(
-                f"tax.depreciation {self.tax.depreciation} caps a server at {self.tax.rule.cap_per_unit:,.0f} {cur}: "
-                f"give fx_rates a rate for {cur} (the value of one {cur} in {self.currency})"
-            )
 
     def _holdings_checks(self, horizon_days: int) -> None:
         """Owned windows and commitments lie in the horizon (models.holdings)."""

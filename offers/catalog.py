@@ -115,18 +115,31 @@ def check_currencies(catalog: Catalog, project, project_file: str) -> None:
     for o in catalog.offers:
         if o.currency is not None and o.currency != project.currency and o.currency not in project.fx_rates:
             missing.setdefault(o.currency, []).append(o.id)
-    if missing:
-        raise InputError(
-            [
-                Problem(
-                    project_file,
-                    f"fx_rates.{code}",
-                    f"missing exchange rate {code}: offer(s) {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''} ({catalog.origin[ids[0]]}) are quoted in {code} "
-                    f"but the project reports in {project.currency}; add fx_rates: {{{code}: <value of 1 {code} in {project.currency}>}} with fx_rates_date and fx_rates_source",
-                )
-                for code, ids in sorted(missing.items())
-            ]
+    # a tax rule's cap per server in another currency (models/data/tax_rules.yaml: cn-one-off's 5,000,000 CNY)
+    rule = project.tax.rule if project.tax is not None else None
+    cap = rule.cap_currency if rule is not None and rule.cap_per_unit is not None else None
+    taxed = cap is not None and cap != project.currency and cap not in project.fx_rates
+    if taxed and cap not in missing:
+        missing[cap] = []
+    problems = []
+    for code, ids in sorted(missing.items()):
+        why = []
+        if ids:
+            why.append(
+                f"offer(s) {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''} ({catalog.origin[ids[0]]}) are quoted in {code}"
+            )
+        if taxed and code == cap and rule is not None:
+            why.append(f"tax.depreciation {rule.name} caps a server at {rule.cap_per_unit:,.0f} {code}")
+        problems.append(
+            Problem(
+                project_file,
+                f"fx_rates.{code}",
+                f"missing exchange rate {code}: {'; '.join(why)} "
+                f"but the project reports in {project.currency}; add fx_rates: {{{code}: <value of 1 {code} in {project.currency}>}} with fx_rates_date and fx_rates_source",
+            )
         )
+    if problems:
+        raise InputError(problems)
 
 
 def horizon_warnings(catalog: Catalog, horizon_months: int) -> list[Problem]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from procure.solver import appraisal, costs
+from procure.solver import appraisal
 
 from .headline import STRATEGY_LABEL
 from .i18n import EN, N_, Lang
@@ -87,7 +87,7 @@ def finance_json(result: Result) -> dict:
             "depreciation": p.tax.depreciation,
             "life_years": p.tax.life_years,
             "losses_usable": p.tax.losses_usable,
-            "after_tax_rate": costs.after_tax_rate(p),
+            "after_tax_rate": appraisal.rates(p).after_tax,
             "timing": "monthly",
             "source": p.tax.rule.source.strip(),
         }
@@ -111,7 +111,7 @@ def finance_json(result: Result) -> dict:
                 "incremental": [_r(v) for v in case.incremental],
             }
     if plan is not None:
-        ibr = costs.incremental_borrowing_rate(p)
+        ibr = appraisal.rates(p).borrowing
         for j, lb in plan.ledger.leases:
             out["leases"].append(
                 {
@@ -169,7 +169,7 @@ def finance_lines(result: Result, tr: Lang = EN) -> list[str]:
             tax=p.tax.income_tax_rate,
             timing=tr("monthly"),
             npv=tr.money(at.npv, cur),
-            rate=costs.after_tax_rate(p),
+            rate=appraisal.rates(p).after_tax,
             total=tr.money(at.total, cur),
             saved=tr.money(at.tax_saved, cur),
         )
@@ -216,7 +216,7 @@ def finance_lines(result: Result, tr: Lang = EN) -> list[str]:
                 "commencement ({rate:.1%} incremental borrowing rate)",
                 n=len(plan.ledger.leases),
                 liab=tr.money(liability, cur),
-                rate=costs.incremental_borrowing_rate(p),
+                rate=appraisal.rates(p).borrowing,
             )
         )
     return lines

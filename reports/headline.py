@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 import datetime as dt
 from dataclasses import dataclass
 
-from procure.solver import costs
+from procure.solver import appraisal
 from procure.solver.costs import Objective
 from procure.solver.reasons import signed_pct
 from procure.solver.result import cost_on
@@ -344,8 +344,8 @@ def objective_phrase(result: Result, tr: Lang = EN) -> str:
         return tr(
             "minimizing the {label} at {rate:.1%} a year (income tax {tax:.1%}, {rule})",
             label=tr(OBJECTIVE_LABEL["after_tax_npv"]),
-            rate=costs.after_tax_rate(p),
-            tax=costs.income_tax_rate(p),
+            rate=appraisal.rates(p).after_tax,
+            tax=appraisal.rates(p).income_tax,
             rule=p.tax.depreciation if p.tax is not None else "",
         )
     if Objective(result.objective).discounted:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from procure.models.project import Project
 from procure.models.units import HOURS_PER_DAY
 
 from . import costs
@@ -67,6 +68,24 @@ class BuyCase:
     utilisation: float | None  # GPU-hours used / GPU-hours held of the servers bought
     break_even_utilisation: float | None
     sign_changes: int = 0  # of the incremental flows: more than one, several IRRs may exist
+
+
+@dataclass(frozen=True)
+class Rates:
+    """The rates the after-tax figures use (solver.costs): the income tax rate, the after-tax NPV's annual rate and
+    its monthly one, and the incremental borrowing rate of the leases."""
+
+    income_tax: float
+    after_tax: float
+    after_tax_monthly: float
+    borrowing: float
+
+
+def rates(project: Project) -> Rates:
+    r = costs.after_tax_rate(project)
+    return Rates(
+        costs.income_tax_rate(project), r, (1.0 + r) ** (1.0 / 12.0) - 1.0, costs.incremental_borrowing_rate(project)
+    )
 
 
 def after_tax(plan: Plan) -> AfterTax | None:

@@ -327,7 +327,6 @@ def test_buy_case_by_hand():
         ({"income_tax_rate": "25%", "depreciation": "cn-straight-line", "life_years": 2}, {}, "below the minimum"),
         ({"income_tax_rate": "25%", "depreciation": "us-macrs-5", "life_years": 4}, {}, "does not go with us-macrs-5"),
         ({"income_tax_rate": "125%", "depreciation": "straight-line"}, {}, "income_tax_rate"),
-        ({"income_tax_rate": "25%", "depreciation": "cn-one-off"}, {"currency": "USD"}, "give fx_rates a rate for CNY"),
     ],
 )
 def test_bad_tax_sections_are_refused_with_what_is_allowed(tax, extra, message):
@@ -542,3 +541,22 @@ def test_the_after_tax_objective_without_a_tax_section_is_refused_on_every_door(
         api.solve(
             {k: v for k, v in doc.items() if k != "offers"}, offers=tmp_path / "offers.yaml", objective="after_tax_npv"
         )
+
+
+def test_a_cap_in_another_currency_needs_its_exchange_rate(tmp_path):
+    """cn-one-off caps a server at 5,000,000 CNY: a USD project without a CNY rate is told which rate is missing and
+    why (exit 1, nothing written)."""
+    import yaml
+
+    from helpers import cli
+
+    (tmp_path / "offers.yaml").write_text(
+        yaml.safe_dump({"offers": [offer(mode="cloud", id="c").model_dump(mode="json", exclude_none=True)]})
+    )
+    doc = {"name": "x", "workloads": [JOB], "offers": ["offers.yaml"]}
+    doc["tax"] = {"income_tax_rate": "25%", "depreciation": "cn-one-off"}
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(doc))
+    r = cli("solve", str(tmp_path / "w.yaml"), "--out", str(tmp_path / "r.xlsx"))
+    assert r.exit_code == 1
+    assert "fx_rates.CNY" in r.output and "cn-one-off caps a server at 5,000,000 CNY" in r.output
+    assert not (tmp_path / "r.xlsx").exists()

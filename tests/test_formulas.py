@@ -35,8 +35,8 @@ def test_the_arithmetic_is_parsed_not_evaluated_as_python():
 def _every_kind():
     """A plan priced by the ledger with an entry of every kind: a financed, imported purchase in CNY (price, duty,
     VAT, network, residual, maintenance, colocation, idle, interest), owned servers with a residual value, a
-    job's busy energy, storage and egress, a cloud job, a rent contract with its setup, a reserved cloud term
-    with its upfront, a fixed charge and the staff."""
+    job's busy energy, storage and egress, a cloud job with 6 % VAT that is not recoverable (service_vat), a rent
+    contract with its setup, a reserved cloud term with its upfront, a fixed charge and the staff."""
     p = project(
         [workload(name=n, deadline_days=300, dataset_tb=2.0) for n in ("a", "c", "r", "o")],
         horizon_months=12,
@@ -62,7 +62,7 @@ def _every_kind():
         egress_per_tb=600,
         lead_time_days=20,
     )
-    c = offer(mode="cloud", id="c", price_per_node_hour=98.0, spot_overhead_pct=0.1)
+    c = offer(mode="cloud", id="c", price_per_node_hour=98.0, spot_overhead_pct=0.1, vat_pct=0.06)
     r = offer(mode="rent", id="r", setup_fee_per_node=800)
     rsv = offer(mode="cloud", id="rsv", price_per_node_hour=60.0, commitment_months=3, upfront_per_node=1_000)
     offers = {o.id: o for o in holdings.with_owned(p, [b, c, r, rsv, offer(mode="buy", id="own")])}

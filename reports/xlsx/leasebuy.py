@@ -24,7 +24,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.units import MONTHS_PER_YEAR
-from procure.solver import appraisal, costs
+from procure.solver import appraisal
 from procure.solver.costs import DEDUCTIBLE
 
 from ..finance_report import NAL_DEBT, NAL_FALLBACK, break_even_text, irr_note
@@ -84,12 +84,12 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
     )
     # the rates, as inputs
     put(ws, 4, 1, tr("income tax rate"))
-    as_input(put(ws, 4, 3, costs.income_tax_rate(p), PCT_FMT))
+    as_input(put(ws, 4, 3, appraisal.rates(p).income_tax, PCT_FMT))
     t = "$C$4"
     put(ws, 5, 1, tr("after-tax discount rate (hurdle rate, else wacc, else discount rate)"))
-    as_input(put(ws, 5, 3, costs.after_tax_rate(p), PCT_FMT))
+    as_input(put(ws, 5, 3, appraisal.rates(p).after_tax, PCT_FMT))
     put(ws, 6, 1, tr("monthly rate (1+r)^(1/12)−1"))
-    r_m = (1 + costs.after_tax_rate(p)) ** (1 / 12) - 1
+    r_m = appraisal.rates(p).after_tax_monthly
     formula(ws, 6, 3, "=(1+C5)^(1/12)-1", "0.0000%", value=r_m)
     rate = "$C$6"
     # months
@@ -103,7 +103,7 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
     ded = book.tax_by_month("deductions")
     dep_shield = book.tax_by_month("depreciation")
     sale = book.tax_by_month("sale")
-    rate_t = costs.income_tax_rate(p)
+    rate_t = appraisal.rates(p).income_tax
     totals = book.by_month()
     rows = {
         before: (tr("cash out before tax (Cash flow sheet)"), totals),
@@ -292,7 +292,7 @@ def _write_leases(ws: Worksheet, result: Result, names: Names, row: int, money: 
         font=SECTION_FONT,
     )
     row += 1
-    ibr = costs.incremental_borrowing_rate(p)
+    ibr = appraisal.rates(p).borrowing
     put(ws, row, 1, tr("incremental borrowing rate (a year)"))
     as_input(put(ws, row, 3, ibr, PCT_FMT))
     ibr_cell = f"$C${row}"

@@ -12,7 +12,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.solver import costs
+from procure.solver import appraisal
 from procure.solver.costs import CAPITALISED, CATEGORIES, Objective
 
 from ..headline import (
@@ -248,7 +248,7 @@ def _figures(sh: _Sheet, peak_cash: float) -> list[tuple[str, str, float, str, b
                     "after income tax ({rule}, {tax:.1%}), discounted at {rate:.1%} a year (Lease vs buy sheet)",
                     rule=p.tax.depreciation,
                     tax=p.tax.income_tax_rate,
-                    rate=costs.after_tax_rate(p),
+                    rate=appraisal.rates(p).after_tax,
                 )
                 + (minimized if obj == "after_tax_npv" else ""),
                 obj == "after_tax_npv",
