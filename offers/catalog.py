@@ -119,7 +119,7 @@ def check_currencies(catalog: Catalog, project, project_file: str) -> None:
     rule = project.tax.rule if project.tax is not None else None
     cap = rule.cap_currency if rule is not None and rule.cap_per_unit is not None else None
     taxed = cap is not None and cap != project.currency and cap not in project.fx_rates
-    if taxed and cap not in missing:
+    if cap is not None and taxed and cap not in missing:
         missing[cap] = []
     problems = []
     for code, ids in sorted(missing.items()):

@@ -769,8 +769,8 @@ def tax_rule_of(asset: TaxAsset, project: Project) -> TaxRule:
         return rule
     placed = month_start_date(project, asset.service_month)
     cap = math.inf if rule.cap_per_unit is None else rule.cap_per_unit * project.fx_rate(rule.cap_currency)
-    within = rule.placed_from is not None and rule.placed_until is not None
-    if within and rule.placed_from <= placed <= rule.placed_until and asset.basis / max(1, asset.units) <= cap:
+    lo, hi = rule.placed_from, rule.placed_until
+    if lo is not None and hi is not None and lo <= placed <= hi and asset.basis / max(1, asset.units) <= cap:
         return rule
     return tax_rules()[rule.otherwise or ""]
 

@@ -160,10 +160,11 @@ def lease_problems(project: Project, offers: Mapping[str, Offer], plan: Plan, wa
     i = (1 + ibr) ** (1 / 12) - 1
     entries = {e.key: e for e in want}
     signed_before = {}
-    for c in p.commitments:
-        day = float((c.start_date - p.start_date).days)
+    for signed in p.commitments:
+        day = float((signed.start_date - p.start_date).days)
         # one payment every 365/12 days from the day it was signed: those before day 0 are behind the start
-        signed_before[(c.offer, c.nodes, c.months)] = math.ceil(-day / (365.0 / 12.0) - 1e-9) if day < 0 else 0
+        key = (signed.offer, signed.nodes, signed.months)
+        signed_before[key] = math.ceil(-day / (365.0 / 12.0) - 1e-9) if day < 0 else 0
     booked = dict(plan.ledger.leases)
     bad: list[str] = []
     for j, c in enumerate(contract_order(r.contract for r in plan.rentals)):

@@ -226,7 +226,7 @@ def _write_buy_case(ws: Worksheet, result: Result, row: int, rate: str, money: s
     formula(ws, inc_row, 3, f"=SUM({L(C0)}{inc_row}:{L(last)}{inc_row})", money, font=BOLD, value=sum(case.incremental))
     span = f"{L(C0)}{inc_row}:{L(last)}{inc_row}"
     row = cum_row + 2
-    figures = [
+    figures: list[tuple[str, str, float | None, str]] = [
         (
             tr("NPV of buying's saving at the after-tax rate"),
             f"=NPV({rate},{span})",
@@ -256,7 +256,7 @@ def _write_buy_case(ws: Worksheet, result: Result, row: int, rate: str, money: s
         row += 1
     horizon, never = tr("not within the horizon"), tr("buying never wins on utilisation alone")
     what = tr(NAL_DEBT if case.nal_rate_is_debt else NAL_FALLBACK)
-    as_solved = [
+    as_solved: list[tuple[str, float | None, str, str]] = [
         (tr("payback, months (static)"), case.payback_months, "0.0", horizon),
         (tr("payback, months (discounted)"), case.discounted_payback_months, "0.0", horizon),
         (tr("net advantage to leasing (> 0: leasing is cheaper)"), case.nal, tr.money_fmt(p.currency), "—"),

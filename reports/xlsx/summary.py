@@ -81,7 +81,7 @@ def write_summary(ws: Worksheet, result: Result, names: Names, inputs=(), tr: La
         obj,
         str(Objective(obj).other),
         live={"tco": names.grand_total, "npv": names.npv, "after_tax_npv": names.after_tax_npv},
-        now={"tco": plan.total_cost, "npv": _sheet_npv(result), "after_tax_npv": plan.after_tax_npv},
+        now={"tco": plan.total_cost, "npv": _sheet_npv(result), "after_tax_npv": plan.after_tax_npv or 0.0},
     )
     row = _write_head(sh)
     peak_cash = plan.ledger.peak_cash_out()
