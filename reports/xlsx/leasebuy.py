@@ -18,6 +18,7 @@ setup fee), interest and depreciation; EBITDA's operating costs with and without
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from openpyxl.utils import get_column_letter
@@ -42,10 +43,14 @@ from .style import (
     SECTION_FONT,
     TITLE_FONT,
     TOTAL_FILL,
+    WRAP,
     as_input,
     define,
+    fit_row,
     formula,
     header,
+    merge_in_row,
+    money_width,
     print_setup,
     put,
     widths,
@@ -69,19 +74,16 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
     money = tr.amount_fmt(INT_FMT)
     book = plan.ledger
     put(ws, 1, 1, tr("Lease vs buy: after income tax"), font=TITLE_FONT)
-    put(
-        ws,
-        2,
-        1,
-        tr(
-            "Income tax saved month by month against the company's other taxable income (monthly timing); servers "
-            "deducted by the rule {rule}: {title}. Source: {source}",
-            rule=tax.depreciation,
-            title=tax.rule.title,
-            source=tax.rule.source.strip(),
-        ),
-        font=NOTE_FONT,
+    note = tr(
+        "Income tax saved month by month against the company's other taxable income (monthly timing); servers "
+        "deducted by the rule {rule}: {title}. Source: {source}",
+        rule=tax.depreciation,
+        title=tax.rule.title,
+        source=tax.rule.source.strip(),
     )
+    put(ws, 2, 1, note, font=NOTE_FONT, align=WRAP)
+    merge_in_row(ws, 2, 1, C0 + 9)
+    fit_row(ws, 2, note, 58 + 4 + 16 + 10 * 12)
     # the rates, as inputs
     put(ws, 4, 1, tr("income tax rate"))
     as_input(put(ws, 4, 3, appraisal.rates(p).income_tax, PCT_FMT))
@@ -153,9 +155,23 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
     row = _write_tax_years(ws, result, row + 2, t, tax_row, money, tr)
     row = _write_buy_case(ws, result, row + 1, rate, money, tr)
     row = _write_leases(ws, result, names, row + 1, money, tr)
-    widths(ws, {"A": 58, "B": 4, "C": 16, **{L(C0 + m): 12 for m in range(n)}})
+    # columns wide enough for every amount they show (bold, signed), so nothing prints as ###
+    case = appraisal.buy_case(result)
+    shown = [v for _label, values in rows.values() for v in values] + [at_npv]
+    if case is not None:
+        shown += [*case.incremental, sum(case.incremental), case.npv_saving, case.nal]
+        plans = appraisal._plans(result)
+        for name in (case.buy, case.against):
+            got = appraisal.after_tax(plans[name])
+            if got is not None:
+                shown += [*got.by_month, sum(got.by_month)]
+    month_w = max(12.0, money_width([v for v in shown if abs(v) < 1e15], p.currency))
+    total_w = max(16.0, money_width(shown, p.currency) + 4)
+    widths(ws, {"A": 72, "B": 4, "C": total_w, **{L(C0 + m): month_w for m in range(n)}})
     ws.freeze_panes = ws.cell(row=9, column=C0)
-    print_setup(ws)
+    print_setup(ws, "8:8")
+    ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))  # a year of months a page, as the Cash flow sheet
+    ws.print_title_cols = "A:C"
 
 
 def _write_tax_years(ws: Worksheet, result: Result, row: int, t: str, tax_row: int, money: str, tr: Lang) -> int:
@@ -173,7 +189,7 @@ def _write_tax_years(ws: Worksheet, result: Result, row: int, t: str, tax_row: i
     )
     row += 1
     header(ws, row, [tr("year"), "", tr("P&L cost"), tr("tax expense (−t × P&L cost)"), tr("current tax"),
-                     tr("deferred tax"), tr("P&L cost after tax")])  # fmt: skip
+                     tr("deferred tax"), tr("P&L cost after tax")], height=48)  # fmt: skip
     row += 1
     for y, ((current, deferred), py) in enumerate(zip(plan.ledger.tax_years(), plan.pnl, strict=True)):
         lo, hi = C0 + y * MONTHS_PER_YEAR, C0 + min((y + 1) * MONTHS_PER_YEAR, n) - 1
@@ -302,7 +318,7 @@ def _write_leases(ws: Worksheet, result: Result, names: Names, row: int, money: 
         row += 1
     else:
         header(ws, row, [tr("contract"), "", tr("payment a month"), tr("months"), tr("setup fee"), tr("lease liability"),
-                         tr("right-of-use asset"), tr("interest"), tr("depreciation a month")])  # fmt: skip
+                         tr("right-of-use asset"), tr("interest"), tr("depreciation a month")], height=48)  # fmt: skip
         row += 1
         for j, lb in plan.ledger.leases:
             months = len(lb.depreciation)
@@ -320,7 +336,7 @@ def _write_leases(ws: Worksheet, result: Result, names: Names, row: int, money: 
     row += 1
     header(ws, row, [tr("year"), "", tr("operating costs (rent booked as cost)"), tr("lease rent moved out"),
                      tr("operating costs with leases on the balance sheet"), tr("right-of-use depreciation"),
-                     tr("lease interest")])  # fmt: skip
+                     tr("lease interest")], height=62)  # fmt: skip
     row += 1
     for y, ((rent, dep, interest), py) in enumerate(zip(plan.ledger.lease_years(), plan.pnl, strict=True)):
         put(ws, row, 1, y + 1)
