@@ -70,6 +70,7 @@ class Profile:
         "L_moe",
         "route_limit",
         "shared_tok",
+        "f_e",
         "moe",
         "expert_layout",
         "fp8",
@@ -121,6 +122,7 @@ class Profile:
     L_moe: int
     route_limit: int | None
     shared_tok: float
+    f_e: float
     moe: bool
     expert_layout: bool
     fp8: bool
@@ -182,6 +184,7 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.E = m.experts or 0
     p.L_moe = m.moe_layers
     p.route_limit = m.routing_group_limit
+    p.f_e = float(m.expert_ffn_hidden_size or 0)  # a routed expert's FFN width (compute.expert_gemm_factor)
     # shared experts' FLOPs per token over all MoE layers: 6 × 3·h·f_e × shared (gated MLP, fwd + bwd)
     p.shared_tok = 18.0 * m.hidden_size * (m.expert_ffn_hidden_size or 0) * (m.shared_experts or 0) * p.L_moe
     p.precision = w.precision

@@ -58,7 +58,9 @@ def _layouts(p: Profile, sh: Shape):
                         out.append((t, pp, ep, "interleaved", v))
                 if ep > 1:  # the schedules of the published expert-parallel runs (DeepSeek-V2, V3)
                     out.append((t, pp, ep, "zb1p", 1))
-                    if pp % 2 == 0:
+                    # DualPipe is DeepSeek's own schedule (DeepSeek-V3 §3.2.1); frameworks without it expose
+                    # the all-to-all, so it is sized only when the workload pins it (pipeline_schedule)
+                    if pp % 2 == 0 and getattr(p, "pinned_schedule", None) == "dualpipe":
                         out.append((t, pp, ep, "dualpipe", 1))
     return out
 

@@ -77,6 +77,7 @@ def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
     sh.max_tp = gpn
     sh.gemm_speed = fp8_gemm_speedup(g)
     sh.pcie = g.pcie_gbs / 2 * PCIE_ACHIEVED_FRACTION * GB
+    sh.hbm_bw = g.memory_bandwidth_gbs * GB
     sh.host_bw = (
         HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS
     ) * GB
