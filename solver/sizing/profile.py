@@ -71,6 +71,7 @@ class Profile:
         "route_limit",
         "shared_tok",
         "f_e",
+        "pinned_schedule",
         "moe",
         "expert_layout",
         "fp8",
@@ -123,6 +124,7 @@ class Profile:
     route_limit: int | None
     shared_tok: float
     f_e: float
+    pinned_schedule: str | None
     moe: bool
     expert_layout: bool
     fp8: bool
@@ -184,6 +186,7 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.E = m.experts or 0
     p.L_moe = m.moe_layers
     p.route_limit = m.routing_group_limit
+    p.pinned_schedule = None  # the layout's pipeline_schedule when the workload pins one (search._layouts)
     p.f_e = float(m.expert_ffn_hidden_size or 0)  # a routed expert's FFN width (compute.expert_gemm_factor)
     # shared experts' FLOPs per token over all MoE layers: 6 × 3·h·f_e × shared (gated MLP, fwd + bwd)
     p.shared_tok = 18.0 * m.hidden_size * (m.expert_ffn_hidden_size or 0) * (m.shared_experts or 0) * p.L_moe

@@ -60,7 +60,7 @@ def _layouts(p: Profile, sh: Shape):
                     out.append((t, pp, ep, "zb1p", 1))
                     # DualPipe is DeepSeek's own schedule (DeepSeek-V3 §3.2.1); frameworks without it expose
                     # the all-to-all, so it is sized only when the workload pins it (pipeline_schedule)
-                    if pp % 2 == 0 and getattr(p, "pinned_schedule", None) == "dualpipe":
+                    if pp % 2 == 0 and p.pinned_schedule == "dualpipe":
                         out.append((t, pp, ep, "dualpipe", 1))
     return out
 
