@@ -81,8 +81,10 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "hours_p90": _r(c.hours_p90),
                         "gpu_hours": _r(c.gpu_hours),
                         "efficiency": _r(c.efficiency),
-                        "mfu": _r(c.mfu, 4),
-                        "in_step_mfu": _r(c.in_step_mfu, 4),
+                        # one MFU: model FLOPs per token (6·N + causal attention) × tokens/s ÷ dense BF16 peak
+                        "mfu": _r(c.in_step_mfu, 4),
+                        # the GEMM-rate constant the step was sized with (not an MFU; compute.default_mfu)
+                        "matmul_rate": _r(c.mfu, 4),
                         "tokens_per_gpu_s": _r(c.tokens_per_gpu_s, 1),
                         "goodput": _r(
                             goodput_of(c.hours, c.gpus, sz.workload.effective_time, sz.workload.checkpoint_every_hours),

@@ -158,3 +158,11 @@ def test_the_band_holds_at_least_80_percent_of_the_whole_runs():
     rows = leave_one_out_errors()
     hit, n = band_coverage(rows, constant("HOURS_BAND_P10"), constant("HOURS_BAND_P90"))
     assert n >= 17 and hit / n >= 0.8
+
+
+def test_band_says_when_a_stack_era_is_outside_its_evidence():
+    from procure.solver.sizing.band import evidence_note
+
+    assert evidence_note("ampere") is None and evidence_note("hopper") is None  # A100, H100/H800 runs
+    assert "blackwell" in evidence_note("blackwell")
+    assert "fused attention" in evidence_note("hopper", flash_attention=False)

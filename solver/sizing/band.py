@@ -40,6 +40,25 @@ EXECUTION_PROVENANCE = (
 )
 
 
+#: The GPU architectures of the whole runs the band is drawn from (REFERENCE-RUNS: A100 runs of 2022–23, H100
+#: and H800 runs of 2023–24), all on stacks with fused attention kernels.
+EVIDENCE_ARCHITECTURES = ("ampere", "hopper")
+
+
+def evidence_note(architecture: str, flash_attention: bool = True) -> str | None:
+    """A sentence when a job's stack era lies outside the band's evidence (None when inside it): a GPU
+    architecture with no published whole run in the evidence (its band is carried over from Ampere and
+    Hopper runs), or a stack without fused attention kernels (before FlashAttention, 2022)."""
+    if not flash_attention:
+        return "a stack without fused attention kernels (before 2022) is outside the band's evidence"
+    if architecture not in EVIDENCE_ARCHITECTURES:
+        return (
+            f"no published whole run on {architecture} GPUs is in the band's evidence (Ampere and Hopper runs "
+            "of 2022–24): the band is carried over"
+        )
+    return None
+
+
 def hours_band(hours: float | None) -> tuple[float | None, float | None]:
     """(P10, P90) of an hours (or GPU-hours) estimate: hours × HOURS_BAND_P10, hours × HOURS_BAND_P90."""
     if hours is None:

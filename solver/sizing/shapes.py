@@ -167,8 +167,8 @@ def size_workload(
 
 def in_step_rates(p: Profile, g: GPU, hours: float | None, n_gpus: int) -> dict[str, float | None]:
     """What ``hours`` mean per GPU in step (goodput and execution factor taken out): tokens/s per GPU and
-    the in-step MFU in the published convention, the model's FLOPs (6·N + attention, no recomputation) ÷
-    (in-step seconds × GPUs × dense BF16 peak)."""
+    the MFU, the one definition the output uses: the model's FLOPs per token (6·N + causal attention
+    6·L·s·h, no recomputation) × tokens/s ÷ dense BF16 peak."""
     if hours is None or hours <= 0:
         return {"in_step_mfu": None, "tokens_per_gpu_s": None}
     seconds = in_step_hours(hours, n_gpus, p.effective_time, p.checkpoint_hours) * 3600.0 * n_gpus
