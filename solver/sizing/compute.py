@@ -53,6 +53,7 @@ from .constants import (
     MFU_ADAPTER_FACTOR,
     MFU_BY_ARCHITECTURE,
     MFU_CONSUMER,
+    MFU_GROUP,
     MFU_HIDDEN_HALF,
     MFU_MAX,
     MFU_REFERENCE_HIDDEN,
@@ -129,9 +130,7 @@ def mfu_basis(gpu: GPU, method: str, moe: bool = False) -> str:
     (MFU_HIDDEN_HALF_HOPPER)" or "MFU_HOPPER × hidden-size factor (…) × MOE_MFU_FACTOR"."""
     names = ["MFU_CONSUMER" if gpu.form_factor == "consumer" else f"MFU_{gpu.architecture.upper()}"]
     if MFU_HIDDEN_HALF[_family(gpu)] > 0:
-        names.append(
-            f"hidden-size factor (MFU_HIDDEN_HALF_{'HOPPER' if _family(gpu) in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'})"
-        )
+        names.append(f"hidden-size factor (MFU_HIDDEN_HALF_{MFU_GROUP[_family(gpu)]})")
     if method in ("lora", "qlora"):
         names.append("MFU_ADAPTER_FACTOR")
     if moe:
@@ -193,7 +192,7 @@ def fp8_gemm_speedup(gpu: GPU) -> float:
     framework falls back to BF16 where FP8 would be slower."""
     if gpu.fp8_dense_tflops is None:
         return 1.0
-    eff = FP8_GEMM_EFFICIENCY_CDNA3 if gpu.architecture == "cdna3" else FP8_GEMM_EFFICIENCY
+    eff = FP8_GEMM_EFFICIENCY_CDNA3 if gpu.architecture in ("cdna3", "cdna4") else FP8_GEMM_EFFICIENCY
     return max(1.0, gpu.fp8_dense_tflops / gpu.bf16_dense_tflops * eff)
 
 

@@ -223,7 +223,7 @@ def precision_reason(p: Profile, g: GPU) -> Reason | None:
     return Reason.of(
         Rule.PRECISION,
         say(
-            "{gpu} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU "
+            "{gpu} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell, MI300- or MI350-class GPU "
             "(or use precision bf16)",
             gpu=g.id,
         ),

@@ -21,7 +21,7 @@ from .results import MemoryBreakdown, Parallelism
 
 #: The strategy search space: tensor-parallel degrees and micro-batch sizes tried per shape; pipeline
 #: degrees; expert-parallel degrees (MoE models with an expert layout only).
-TP_DEGREES = (1, 2, 4, 8)
+TP_DEGREES = (1, 2, 4, 8, 16, 32, 64)  # above 8 only inside a rack-scale GPU-link domain (shapes.scale_up_gpus)
 MICRO_BATCHES = (1, 2, 4, 8)
 ZERO_STAGES = (0, 1, 2, 3)
 PP_DEGREES = (1, 2, 4, 8, 16)

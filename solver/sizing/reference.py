@@ -14,7 +14,8 @@ REFERENCE_PRICE_PER_NODE_HOUR = 1.0  # nominal, so a reference offer validates; 
 def reference_offer(gpu_id: str, total_gpus: int) -> tuple[Offer, int]:
     """A reference node of that GPU and the node count holding ``total_gpus`` GPUs.
 
-    SXM/OAM: 8 per node on the baseboard fabric (NVSwitch for SXM), InfiniBand NDR with one 400G rail
+    SXM/OAM: the baseboard's GPUs per node (8; 4 per tray of a GB200/GB300 NVL72 rack, whose trays share
+    the rack's NVLink domain) on the baseboard fabric (NVSwitch for SXM), InfiniBand NDR with one 400G rail
     per GPU. PCIe/consumer: the GPU table's usual server. Host RAM 2× the node's GPU memory, 16 CPU
     cores per GPU and 30 TB NVMe (DGX H100-like), so only GPU memory and interconnect decide."""
     table = gpu_table()
@@ -22,8 +23,10 @@ def reference_offer(gpu_id: str, total_gpus: int) -> tuple[Offer, int]:
     if gid is None:
         raise ValueError(table.unknown_message(gpu_id))
     g = table[gid]
-    if g.form_factor in ("sxm", "oam"):
-        gpn, intra, inter, rails = 8, ("nvswitch" if g.form_factor == "sxm" else g.default_intra_node), "ib-ndr", 8
+    if g.form_factor in ("sxm", "oam"):  # the baseboard's GPUs (8; the 4-GPU trays of GB200/GB300 NVL72)
+        gpn = g.default_gpus_per_node
+        intra = "nvswitch" if g.form_factor == "sxm" else g.default_intra_node
+        inter, rails = "ib-ndr", gpn
     else:
         gpn, intra, inter, rails = g.default_gpus_per_node, g.default_intra_node, g.default_inter_node, 1
     if total_gpus < gpn:  # a smaller box holding exactly the GPUs asked for

@@ -1,9 +1,10 @@
 """The strategy search: the fastest layout that fits one shape (ties → less memory).
 
-Tried per shape: tensor parallel t ∈ TP_DEGREES inside a node (t divides the heads); pipeline parallel
+Tried per shape: tensor parallel t ∈ TP_DEGREES inside a GPU-link domain — the node, or a rack-scale domain of
+several nodes (NVL72, CloudMatrix 384; shapes.scale_up_gpus) — (t divides the heads); pipeline parallel
 pp ∈ PP_DEGREES (pp ≤ layers) with the 1F1B and interleaved (2 or 4 virtual stages) schedules (Megatron),
-and when experts are spread (ep > 1) also zero-bubble ZB1P and DualPipe, the schedules of the published
-expert-parallel runs (DeepSeek-V2, V3); expert parallel ep ∈ EP_DEGREES for mixture-of-experts
+and when experts are spread (ep > 1) also zero-bubble ZB1P, and DualPipe (DeepSeek-V3's own schedule) only
+when the workload pins it (``Profile.pinned_schedule``); expert parallel ep ∈ EP_DEGREES for mixture-of-experts
 models with an expert layout (ep divides the experts and the data-parallel degree); ZeRO-1/2/3 for
 plain data parallelism, ZeRO-1 once pipeline or expert parallelism is used (Megatron's distributed
 optimizer and DeepSeek's HAI-LLM; DeepSpeed does not combine ZeRO-2/3 with pipelines); checkpointing

@@ -65,22 +65,45 @@ def intra_bw(gpu: GPU, offer_intra: str, gpn: int) -> float:
     return gpu.gpu_link_gbs / 2
 
 
+def scale_up_gpus(gpu: GPU, offer: Offer, nodes: int) -> int:
+    """GPUs of ``nodes`` nodes of ``offer`` that one GPU-link domain joins: the node, or — for a GPU with a
+    rack-scale domain (``scale_up_domain_gpus``: GB200/GB300 NVL72, CloudMatrix 384) on an offer whose GPUs
+    are linked (``intra_node`` nvswitch or nvlink, not pcie) — the most whole nodes, at most the domain's,
+    that divide the job into equal groups: 16 nodes of 4 GB200 are one 64-GPU domain; 24 nodes (96 GPUs)
+    are two 48-GPU groups, the even split of a job over two racks."""
+    gpn = offer.gpus_per_node
+    domain = gpu.scale_up_domain_gpus
+    if domain is None or offer.intra_node == "pcie" or domain < 2 * gpn or nodes < 2:
+        return gpn
+    per_domain = min(domain // gpn, nodes)
+    return gpn * max(k for k in range(1, per_domain + 1) if nodes % k == 0)
+
+
 def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
+    """The step-time model's view of ``nodes`` nodes of ``offer``. Its "node" (``gpn``, ``nodes``) is the
+    GPU-link domain (``scale_up_gpus``): the server, or a group of servers of a rack-scale domain, inside which
+    tensor, expert and pipeline traffic runs at the GPU link and TP may reach the domain's size; the fabric and
+    the host memory of the group's servers are pooled, so each GPU keeps its server's share of both."""
     sh = Shape()
     gpn = offer.gpus_per_node
-    sh.gpus, sh.gpn, sh.nodes = nodes * gpn, gpn, nodes
+    dom = scale_up_gpus(g, offer, nodes)
+    servers = dom // gpn  # servers per domain group
+    sh.gpus, sh.gpn, sh.nodes = nodes * gpn, dom, nodes // servers
     sh.bw_intra = intra_bw(g, offer.intra_node, gpn) * GB  # bytes/s
-    sh.bw_inter = offer.fabric_gbps / 8.0 * GB if offer.fabric_gbps > 0 else 1.0  # bytes/s per node
+    # bytes/s per domain group: its servers' fabric together
+    sh.bw_inter = offer.fabric_gbps / 8.0 * GB * servers if offer.fabric_gbps > 0 else 1.0
     sh.peak = g.bf16_dense_tflops * 1e12
     sh.mfu = mfu
     sh.mem_cap = usable_memory_gb(g) * GB
-    sh.max_tp = gpn
+    sh.max_tp = dom
     sh.gemm_speed = fp8_gemm_speedup(g)
     sh.pcie = g.pcie_gbs / 2 * PCIE_ACHIEVED_FRACTION * GB
     sh.hbm_bw = g.memory_bandwidth_gbs * GB
     sh.host_bw = (
-        HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS
-    ) * GB
+        (HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS)
+        * GB
+        * servers
+    )
     return sh
 
 
@@ -114,7 +137,7 @@ def size_workload(
             fabric_reason = fit.fabric_reason(offer, nodes, settings)
             if fabric_reason:
                 reasons.append(fabric_reason)
-            key = (g.id, gpn, nodes, bw_intra, offer.fabric_gbps, mfu)
+            key = (g.id, gpn, nodes, offer.intra_node, bw_intra, offer.fabric_gbps, mfu)
             hit = cache.get(key)
             if hit is None:
                 sh = _shape(g, offer, nodes, mfu)
@@ -199,7 +222,7 @@ def evaluate_strategy(
     sh = _shape(g, offer, nodes, workload_mfu(workload, g))
     t, pp, ep = strategy.tensor_parallel, strategy.pipeline_parallel, strategy.expert_parallel
     if sh.gpus % (t * pp) or sh.gpn % t:
-        raise ValueError(f"TP{t} × PP{pp} does not divide {sh.gpus} GPUs / {sh.gpn} per node")
+        raise ValueError(f"TP{t} × PP{pp} does not divide {sh.gpus} GPUs / {sh.gpn} per GPU-link domain")
     if (sh.gpus // (t * pp)) % ep:
         raise ValueError(f"EP{ep} does not divide the data-parallel degree {sh.gpus // (t * pp)}")
     timed = step_time(
