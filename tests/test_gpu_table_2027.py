@@ -286,3 +286,45 @@ def test_the_price_band_covers_the_new_rows(gid):
     assert b.reference == pytest.approx(ref, rel=1e-3)
     for price in PUBLIC_PRICES.get(gid, []):
         assert b.floor <= price <= b.ceiling, (gid, price, b.floor, b.ceiling)
+
+
+def test_mfu_davinci_reproduces_pangu_ultra_moe_published_mfu():
+    # MFU_DAVINCI is derived from one published Ascend run: Pangu Ultra MoE at 30.0 % MFU on 6K Ascend NPUs
+    # (arXiv:2505.04519). The model as the paper gives it: 718B total / 39B active, 61 layers, the first 3
+    # dense, hidden 7,680, 256 routed experts of FFN 2,048, 8 per token, 1 shared. By hand, the routed experts
+    # are 58 × 256 × 3 × 7,680 × 2,048 = 700.62e9 params and the rest 718e9 − that = 17.38e9, so the active
+    # count is 17.38e9 + 58 × 8 × 3 × 7,680 × 2,048 = 39.28e9 (the published 39B). Sized as pre-training at
+    # sequence 4,096 on 6,144 × 910B (768 reference nodes) with the engine's own layout, the engine's one MFU
+    # (model FLOPs with causal attention × tokens/s ÷ dense BF16 peak, in step) must be the published 30.0 %.
+    from procure.models.project import SizingSettings, Workload
+    from procure.solver.sizing import size_workload
+
+    routed = 58 * 256 * 3 * 7680 * 2048
+    assert routed == pytest.approx(700.62e9, rel=1e-4)
+    assert 718e9 - routed + 58 * 8 * 3 * 7680 * 2048 == pytest.approx(39.28e9, rel=1e-3)
+    model = dict(
+        params_b=718,
+        active_params_b=39,
+        layers=61,
+        hidden_size=7680,
+        heads=128,
+        kv_heads=128,
+        ffn_hidden_size=18432,
+        vocab_size=153376,
+        experts=256,
+        experts_per_token=8,
+        shared_experts=1,
+        expert_ffn_hidden_size=2048,
+        dense_layers=3,
+        dense_ffn_hidden_size=18432,
+    )
+    w = Workload.model_validate(
+        dict(name="pangu", model=model, method="pretrain", tokens_b=10000, seq_len=4096, deadline_days=10000)
+    )
+    ref, nodes = reference_offer("ASCEND-910B-64GB", 6144)
+    assert nodes == 768
+    (c,) = [
+        c for c in size_workload(w, [ref], SizingSettings(max_nodes_per_job=10000), None).candidates if c.nodes == nodes
+    ]
+    assert c.fits, c.reason
+    assert c.in_step_mfu == pytest.approx(0.300, abs=0.005)
