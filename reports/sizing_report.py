@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from procure.solver.sizing.band import evidence_note
 from procure.solver.sizing.constants import constant
 from procure.solver.sizing.goodput import goodput_of
 
@@ -93,12 +94,35 @@ def sizing_to_json(sizings: Iterable) -> dict[str, Any]:
                         "execution_factor": EXECUTION_FACTOR if c.hours is not None else None,
                         "relative_speed": _r(relative_speeds(sz).get(c.gpu) if c.fits else None, 3),
                         "host_ram_gb": _r(c.host_ram_gb),
+                        # when the job's stack era lies outside the band's evidence (band.evidence_note)
+                        "band_note": _band_note(c.gpu, sz.workload),
                     }
                     for c in sz.candidates
                 ],
             }
         )
     return {"workloads": out}
+
+
+def _band_note(gpu_id: str, w) -> str | None:
+    """The band's evidence note for a job on ``gpu_id`` (None when the job lies inside the evidence)."""
+    from procure.models.gpu import gpu_table
+
+    table = gpu_table()
+    gid = table.resolve(gpu_id)
+    note = evidence_note(table[gid].architecture, w.flash_attention) if gid is not None else None
+    return None if note is None else str(note)
+
+
+def band_notes(sz) -> list[tuple[str, str]]:
+    """(GPU, note) for each GPU that fits the job and lies outside the band's evidence, in the order shown."""
+    out: dict[str, str] = {}
+    for c in sz.candidates:
+        if c.fits and c.gpu not in out:
+            note = _band_note(c.gpu, sz.workload)
+            if note:
+                out[c.gpu] = note
+    return list(out.items())
 
 
 def relative_speeds(sz) -> dict[str, float]:
@@ -212,6 +236,8 @@ def print_sizing(console: Console, sizings: Iterable) -> None:
                 f"to {HOURS_BAND_P90:.2f}× the hours procure estimates for them, each estimated without it "
                 "(docs/sizing.md, Uncertainty band)"
             )
+            for gpu, band_note in band_notes(sz):
+                console.print(f"  P10–P90 h on {escape(gpu)}: {escape(band_note)}")
             console.print(
                 "  MFU in step: model FLOPs per second ÷ dense BF16 peak while steps run (the published convention; "
                 "MFU_* constants fitted on in-step benchmarks: Megatron-Core, LLM Foundry, IBM FSDP, Llama 3 Table 4); "

@@ -164,5 +164,29 @@ def test_band_says_when_a_stack_era_is_outside_its_evidence():
     from procure.solver.sizing.band import evidence_note
 
     assert evidence_note("ampere") is None and evidence_note("hopper") is None  # A100, H100/H800 runs
-    assert "blackwell" in evidence_note("blackwell")
-    assert "fused attention" in evidence_note("hopper", flash_attention=False)
+    assert "blackwell" in str(evidence_note("blackwell"))
+    assert "fused attention" in str(evidence_note("hopper", flash_attention=False))
+
+
+def test_the_sizing_console_and_json_say_when_a_gpu_is_outside_the_band_evidence(tmp_path):
+    # issue 51 §7: a B200 job's band is carried over from the Ampere/Hopper whole runs, an H100 job's is not
+    import json
+
+    from typer.testing import CliRunner
+
+    from procure.cli import app
+
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "name: p\nworkloads:\n  - name: pre\n    model: llama-2-7b\n    method: pretrain\n    tokens_b: 200\n"
+        "    seq_len: 4096\n    deadline_days: 300\n"
+    )
+    args = ["size", str(path), "--gpu", "B200-SXM-180GB,H100-SXM-80GB", "--gpus", "64"]
+    res = CliRunner().invoke(app, [*args, "--json", "-"])
+    assert res.exit_code == 0, res.output
+    notes = {c["gpu"]: c["band_note"] for c in json.loads(res.output)["workloads"][0]["candidates"]}
+    assert notes["H100-SXM-80GB"] is None
+    assert "no published whole run on blackwell GPUs" in notes["B200-SXM-180GB"]
+    text = " ".join(CliRunner().invoke(app, args, env={"COLUMNS": "200"}).output.split())
+    assert "P10–P90 h on B200-SXM-180GB: no published whole run on blackwell GPUs" in text
+    assert "P10–P90 h on H100-SXM-80GB" not in text

@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from procure.solver.reasons import Msg, say
+
 from .constants import constant
 
 _Z90 = NormalDist().inv_cdf(0.9)
@@ -45,16 +47,18 @@ EXECUTION_PROVENANCE = (
 EVIDENCE_ARCHITECTURES = ("ampere", "hopper")
 
 
-def evidence_note(architecture: str, flash_attention: bool = True) -> str | None:
-    """A sentence when a job's stack era lies outside the band's evidence (None when inside it): a GPU
-    architecture with no published whole run in the evidence (its band is carried over from Ampere and
-    Hopper runs), or a stack without fused attention kernels (before FlashAttention, 2022)."""
+def evidence_note(architecture: str, flash_attention: bool = True) -> Msg | None:
+    """A sentence (``str()`` gives the English; the reports render it in the reader's language) when a job's
+    stack era lies outside the band's evidence, None when inside it: a GPU architecture with no published whole
+    run in the evidence (its band is carried over from Ampere and Hopper runs), or a stack without fused
+    attention kernels (before FlashAttention, 2022)."""
     if not flash_attention:
-        return "a stack without fused attention kernels (before 2022) is outside the band's evidence"
+        return say("a stack without fused attention kernels (before 2022) is outside the band's evidence")
     if architecture not in EVIDENCE_ARCHITECTURES:
-        return (
-            f"no published whole run on {architecture} GPUs is in the band's evidence (Ampere and Hopper runs "
-            "of 2022–24): the band is carried over"
+        return say(
+            "no published whole run on {architecture} GPUs is in the band's evidence (Ampere and Hopper runs "
+            "of 2022–24): the band is carried over",
+            architecture=architecture,
         )
     return None
 
