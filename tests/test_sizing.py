@@ -436,6 +436,7 @@ def test_json_contract_and_console():
         "execution_factor",
         "relative_speed",
         "host_ram_gb",
+        "band_note",
     }
     # the factors of the hours, calibrated apart: in-step MFU (from benchmarks), whole-run goodput (executed
     # step hours ÷ wall hours) and the execution factor (the median whole run, the same for every GPU)
