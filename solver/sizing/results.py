@@ -135,11 +135,26 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class GpuCount:
+    """How many GPUs of one kind a job needs (solver.sizing.howmany): the fewest that fit, the fewest that
+    finish by the deadline, and on the fewest the smallest-memory layout beside the fastest."""
+
+    gpu: str
+    deadline_hours: float  # hours from earliest start to the deadline less the schedule buffer
+    tried_up_to: int  # the most GPUs sized
+    fewest: Candidate | None
+    by_deadline: Candidate | None
+    leanest: Parallelism | None = None
+    leanest_memory: MemoryBreakdown | None = None
+
+
+@dataclass(frozen=True)
 class WorkloadSizing:
     workload: Workload
     total_flops: float
     memory_gb: MemoryBreakdown
     candidates: list[Candidate] = field(default_factory=list)
+    gpu_counts: tuple[GpuCount, ...] = ()  # ``procure size --gpu`` without --gpus (solver.sizing.howmany)
 
     def feasible(self) -> list[Candidate]:
         return [c for c in self.candidates if c.fits]

@@ -241,3 +241,19 @@ def _leanest(p: Profile, sh: Shape, layouts: list):
             return None, (0.0,) * 5, None, None  # the pinned layout does not divide this shape (fit.layout_reasons)
         raise ValueError(f"no layout of {sh.gpus} GPUs to size")
     return None, least[2], least[1], None
+
+
+def leanest_strategy(p: Profile, sh: Shape, optim: str, offload: bool) -> tuple[Parallelism, tuple] | None:
+    """The smallest-memory layout of this shape with the given optimizer variant (checkpointing unless
+    pinned off, micro-batch 1, the most sharding): (strategy, memory parts), whether or not it fits."""
+    base = _layouts(p, sh)
+    layouts = [
+        lay for cp in _context_degrees(p, sh) for lay in _pinned(p, base, cp) if not sh.gpus % (lay[0] * lay[1] * cp)
+    ]
+    saved = p.pin
+    p.pin = {**saved, "optimizer": optim, "offload": offload}
+    try:
+        _none, parts, st, _eff = _leanest(p, sh, layouts)
+    finally:
+        p.pin = saved
+    return None if st is None else (st, parts)
