@@ -7,6 +7,8 @@ hours (compute.py) and runs the fit rules (fit.py). Every rejected shape keeps i
 
 from __future__ import annotations
 
+import dataclasses
+
 from procure.models.gpu import GPU, gpu_table
 from procure.models.offer import Offer
 from procure.models.project import Project, SizingSettings, Workload
@@ -17,7 +19,15 @@ from . import fit
 from .compute import Shape, default_mfu, fp8_gemm_speedup, step_time
 from .constants import HOST_MEMORY_BANDWIDTH_CONSUMER_GBS, HOST_MEMORY_BANDWIDTH_SERVER_GBS, PCIE_ACHIEVED_FRACTION
 from .goodput import in_step_hours
-from .memory import breakdown, checkpoint_stage_bytes, memory_parts, offload_host_bytes, usable_memory_gb
+from .memory import (
+    activation_host_bytes,
+    breakdown,
+    checkpoint_stage_bytes,
+    load_peak_bytes,
+    memory_parts,
+    offload_host_bytes,
+    usable_memory_gb,
+)
 from .profile import Profile, profile
 from .reference import is_reference
 from .results import Candidate, MemoryBreakdown, Parallelism, WorkloadSizing
@@ -142,21 +152,33 @@ def size_workload(
             if hit is None:
                 sh = _shape(g, offer, nodes, mfu)
                 st, parts, third, eff0 = best_strategy(p, sh)
+                laid = st if st is not None else third
                 host = None
-                if st is not None:
-                    host = (checkpoint_stage_bytes(p, st, sh.gpus) / GB, offload_host_bytes(p, st, sh.gpus) / GB)
-                hit = (st, breakdown(parts), third, eff0, sh.mem_cap, host)
+                mem0 = breakdown(parts)
+                if laid is not None:
+                    host = (
+                        checkpoint_stage_bytes(p, laid, sh.gpus) / GB,
+                        offload_host_bytes(p, laid, sh.gpus) / GB,
+                        activation_host_bytes(p, laid) / GB,
+                    )
+                    peak = load_peak_bytes(p, laid.tensor_parallel, laid.pipeline_parallel) / GB
+                    mem0 = dataclasses.replace(mem0, load_peak=peak)
+                hit = (st, mem0, third, eff0, sh.mem_cap, host)
                 cache[key] = hit
             strategy, mem, third, eff, mem_cap, host = hit
             hours = gpu_hours = host_ram = None
-            if strategy is None:
+            if host is not None:
+                host_ram = fit.host_ram_need_gb(gpn, *host)  # shown for a rejected layout too
+            if strategy is None and third is None:
+                reasons.insert(len(offer_reasons), fit.layout_reason(p, n_gpus, scale_up_gpus(g, offer, nodes)))
+                mem = None
+            elif strategy is None:
                 reasons.insert(len(offer_reasons), fit.memory_reason(p, third, mem, n_gpus, g, mem_cap))
             else:
                 hours = third
                 gpu_hours = hours * n_gpus
-                stage_gb, offload_gb = host
-                host_ram = fit.host_ram_need_gb(gpn, stage_gb, offload_gb)
-                ram = None if is_reference(offer) else fit.host_ram_reason(offer, stage_gb, offload_gb, settings)
+                stage_gb, offload_gb, act_gb = host
+                ram = fit.host_ram_reason(offer, stage_gb, offload_gb, settings, act_gb)
                 if ram:
                     reasons.append(ram)
                 eff_reason = fit.efficiency_reason(eff, offer, nodes, g, settings)
@@ -173,7 +195,7 @@ def size_workload(
                     nodes=nodes,
                     gpus=n_gpus,
                     strategy=strategy,
-                    per_gpu_memory_gb=mem.total,
+                    per_gpu_memory_gb=mem.total if mem is not None else None,
                     memory=mem,
                     fits=not reasons,
                     reasons=tuple(reasons),
