@@ -20,7 +20,7 @@ from procure.solver.sizing.profile import profile
 from procure.solver.sizing.reference import reference_offer
 from procure.solver.sizing.results import Parallelism
 from procure.solver.sizing.search import _layouts
-from procure.solver.sizing.shapes import _shape, evaluate_strategy, scale_up_gpus
+from procure.solver.sizing.shapes import _shape, evaluate_strategy, scale_up_gpus, size_workload
 
 from helpers import ROOT, cli, project, workload
 
@@ -223,6 +223,32 @@ def test_tensor_parallel_spans_trays_of_an_nvl72_rack_but_not_hgx_nodes():
     o, nodes = reference_offer("B200-SXM-180GB", 64)
     with pytest.raises(ValueError, match="per GPU-link domain"):
         evaluate_strategy(wl, o, nodes, st, pr.sizing)
+
+
+def test_a_pinned_tensor_parallel_is_checked_against_the_gpu_link_domain():
+    """A workload that pins TP16 (Llama 2 70B, 64 heads) on 64 GPUs: on GB200 NVL72 the 16 trays of 4 are one
+    64-GPU NVLink domain (scale_up_gpus), so TP16 is a placement and the layout is sized as pinned; on HGX
+    B200 the domain is the 8-GPU node, and the refusal names that domain. Pinning TP16 with PP3 on the
+    NVL72 shape fails only on the product, 16 × 3 = 48 not dividing 64: TP16 itself divides the 64-GPU
+    domain, so the reason must not call it larger than a 4-GPU tray."""
+    settings = project([workload(model="llama-2-70b", method="pretrain", tokens_b=10)]).sizing
+
+    def sized(gid: str, layout: dict):
+        pr = project([workload(model="llama-2-70b", method="pretrain", tokens_b=10, layout=layout)])
+        o, nodes = reference_offer(gid, 64)
+        (c,) = [c for c in size_workload(pr.workloads[0], [o], settings, None).candidates if c.gpus == 64]
+        return c
+
+    nvl = sized("GB200-NVL72-186GB", {"tensor_parallel": 16})
+    assert nvl.fits, nvl.reason
+    assert nvl.strategy.tensor_parallel == 16
+    hgx = sized("B200-SXM-180GB", {"tensor_parallel": 16})
+    assert not hgx.fits
+    assert "tensor_parallel 16 must divide the 8 GPUs of a GPU-link domain" in hgx.reason
+    odd = sized("GB200-NVL72-186GB", {"tensor_parallel": 16, "pipeline_parallel": 3})
+    assert not odd.fits
+    assert "tensor_parallel 16 × context_parallel 1 × pipeline_parallel 3 = 48 does not divide 64 GPUs" in odd.reason
+    assert "must divide the" not in odd.reason
 
 
 def test_expert_parallel_16_runs_on_nvlink_inside_nvl72_and_over_the_fabric_across_hgx_nodes():

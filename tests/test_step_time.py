@@ -9,7 +9,7 @@ import math
 import pytest
 
 from procure.models.gpu import gpu_table
-from procure.models.project import Workload
+from procure.models.project import SizingSettings, Workload
 from procure.solver.sizing import Parallelism, evaluate_strategy, reference_offer
 from procure.solver.sizing.compute import (
     attention_flops_per_token,
@@ -19,7 +19,7 @@ from procure.solver.sizing.compute import (
 )
 from procure.solver.sizing.profile import profile
 from procure.solver.sizing.search import _layouts
-from procure.solver.sizing.shapes import _shape, workload_mfu
+from procure.solver.sizing.shapes import _shape, size_workload, workload_mfu
 
 
 def workload(model="llama-2-7b", method="pretrain", seq_len=4096, **kw) -> Workload:
@@ -112,6 +112,19 @@ def test_dualpipe_is_offered_when_pinned():
     p = profile(w)
     p.pinned_schedule = "dualpipe"  # what a workload's layout: pipeline_schedule: dualpipe sets
     assert [lay for lay in _layouts(p, sh) if lay[3] == "dualpipe"]
+
+
+def test_a_workload_that_pins_dualpipe_is_sized_with_it():
+    # layout: pipeline_schedule: dualpipe (models.layout) sets Profile.pinned_schedule, the switch
+    # search._layouts reads; with only the schedule pinned the search still picks the pipeline and expert
+    # degrees, among the even pipelines with ep > 1 that DualPipe runs on (DeepSeek-V3 §3.2.1).
+    w = workload(model="deepseek-v2", tokens_b=10, layout={"pipeline_schedule": "dualpipe"})
+    assert profile(w).pinned_schedule == "dualpipe"
+    ref, _nodes = reference_offer("H800-SXM-80GB", 64)
+    (c,) = [c for c in size_workload(w, [ref], SizingSettings(), None).candidates if c.gpus == 64]
+    assert c.fits, c.reason
+    st = c.strategy
+    assert st.schedule == "dualpipe" and st.pipeline_parallel % 2 == 0 and st.expert_parallel > 1
 
 
 def test_dualpipe_hides_the_all_to_all_only_when_it_is_the_schedule():
