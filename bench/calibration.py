@@ -26,14 +26,15 @@ from procure.models.gpu import gpu_table
 from procure.models.project import SizingSettings, Workload
 from procure.solver.sizing import (
     Parallelism,
+    compute,
     evaluate_strategy,
     reference_offer,
     size_workload,
-    training_flops,
     usable_memory_gb,
 )
 from procure.solver.sizing.constants import constant
 from procure.solver.sizing.goodput import DEFAULT_CHECKPOINT_HOURS, in_step_hours, wall_hours
+from procure.solver.sizing.profile import profile
 
 TOLERANCE = 0.25
 
@@ -56,6 +57,7 @@ class Run:
     flash_attention: bool = True  # False for stacks without fused attention kernels (REFERENCE-RUNS era)
     fabric: tuple[str, int] | None = None  # (inter_node, rails) when not the reference node's NDR × 8
     layout: dict | None = None  # fixed strategy fields (benchmarks that publish it)
+    era: str = ""  # the stack era of a whole run (band.py: which eras the band's evidence covers)
     fitted: bool = False  # sets a parameter by itself (MOE_MFU_FACTOR: C22)
     comparable: bool = True  # whole runs: steady pretraining on a tuned stack, in EXECUTION_FACTOR and the band
     calibrate: bool = True  # benchmarks: in the in-step fit (False: a check the fit never sees)
@@ -200,12 +202,11 @@ RUNS: list[Run] = [
         "meta-llama/llama-models models/llama3/MODEL_CARD.md",
         note="GPU count and batch assumed",
         checkpoint_hours=L3_CHECKPOINT_HOURS,
-        comparable=False,
         miss=-1,
-        explained="not comparable: 16 % and 14 % of BF16 peak over the whole run against 31–47 % "
+        explained="in the band, not a defect of the GPU: 16 % and 14 % of BF16 peak over the whole run against 31–47 % "
         "in step for 7–10B models on H100 (Megatron-Core, LLM Foundry, IBM FSDP, TorchTitan); the card's '15T+' tokens, "
         "long-context stages and a small model's batch on a cluster sized for 405B are facts about one run's "
-        "accounting, not about the GPU. Kept as a check of the band's slow tail",
+        "accounting, not about the GPU: the band's slow tail",
     ),
     Run(
         "C8",
@@ -236,12 +237,11 @@ RUNS: list[Run] = [
         "meta-llama/llama-models models/llama3_1/MODEL_CARD.md",
         note="8K→128K context; GPU count assumed",
         checkpoint_hours=L3_CHECKPOINT_HOURS,
-        comparable=False,
         miss=-1,
-        explained="not comparable: 16 % and 14 % of BF16 peak over the whole run against 31–47 % "
+        explained="in the band, not a defect of the GPU: 16 % and 14 % of BF16 peak over the whole run against 31–47 % "
         "in step for 7–10B models on H100 (Megatron-Core, LLM Foundry, IBM FSDP, TorchTitan); the card's '15T+' tokens, "
         "long-context stages and a small model's batch on a cluster sized for 405B are facts about one run's "
-        "accounting, not about the GPU. Kept as a check of the band's slow tail",
+        "accounting, not about the GPU: the band's slow tail",
     ),
     Run(
         "C10",
@@ -438,7 +438,17 @@ RUNS: list[Run] = [
         2_664_000,
         "DeepSeek-V3 report arXiv:2412.19437 Table 1: 2,664K H800 GPU-hours of pre-training",
         precision="fp8",
-        note="not in the calibration file; batch 15,360 sequences after ramp-up (report §4.2)",
+        layout=dict(
+            zero_stage=1,
+            tensor_parallel=1,
+            pipeline_parallel=16,
+            expert_parallel=64,
+            checkpointing=False,
+            micro_batch=1,
+            schedule="dualpipe",
+        ),
+        note="not in the calibration file; batch 15,360 sequences after ramp-up (report §4.2); its published "
+        "layout pinned (PP16 DualPipe, EP64, ZeRO-1, no TP: report §3.2): DualPipe is sized only where pinned",
     ),
     # --- benchmarks: in-step throughput ----------------------------------------------------------------
     Run(
@@ -593,6 +603,84 @@ RUNS: list[Run] = [
     ),
 ]
 
+# NVIDIA NeMo Framework performance summary, user guide 24.09 (Sep 2024; the same rows in 24.12), DGX-H100,
+# pre-training in FP8 (Transformer Engine, delayed scaling): model, GPUs, global batch (seq), micro-batch, seq,
+# TP, PP, VP, tokens/s per GPU. In-step FP8 benchmarks on their published layouts: they fit
+# FP8_GEMM_EFFICIENCY (``fit_fp8``). The rows with context parallelism (Llama 3) are left out: the layout
+# cannot be sized here without it. docs.nvidia.com/nemo-framework/user-guide/24.09/performance/performance_summary.html
+_NEMO_FP8 = [
+    ("GPT3-5B", gpt(24, 4096, 32, 51200), 64, 2048, 4, 2048, 1, 1, 1, 23406),
+    ("GPT3-20B", gpt(44, 6144, 48, 51200), 64, 256, 2, 2048, 2, 1, 1, 5851),
+    ("GPT3-175B-128", gpt(96, 12288, 96, 51200), 128, 256, 1, 2048, 4, 8, 6, 716),
+    ("GPT3-175B-512", gpt(96, 12288, 96, 51200), 512, 2048, 2, 2048, 4, 8, 6, 825),
+    ("Llama2-7B", "llama-2-7b", 8, 128, 1, 4096, 1, 1, 1, 16934),
+    ("Llama2-13B", "llama-2-13b", 16, 128, 1, 4096, 1, 4, 10, 8715),
+    ("Llama2-70B", "llama-2-70b", 64, 128, 1, 4096, 4, 4, 20, 1728),
+]
+for name, model, n, gbs, mb, seq, tp, pp, vp, tok_s in _NEMO_FP8:
+    RUNS.append(
+        Run(
+            f"NeMo-{name}-fp8",
+            f"NeMo 24.09 {name.split('-1')[0].split('-5')[0]} pre-training, {n} H100, FP8",
+            model,
+            10,
+            seq,
+            "H100-SXM-80GB",
+            n,
+            gbs * seq,
+            "tok_s",
+            tok_s,
+            "NVIDIA NeMo Framework user guide 24.09, Performance Summary, Pretraining (FP8, DGX-H100): "
+            f"{n} GPUs, GBS {gbs}, MBS {mb}, seq {seq}, TP{tp} PP{pp} VP{vp}, {tok_s:,} tokens/s/GPU",
+            precision="fp8",
+            layout=dict(
+                zero_stage=1,
+                tensor_parallel=tp,
+                pipeline_parallel=pp,
+                checkpointing=False,
+                micro_batch=mb,
+                **({"schedule": "interleaved", "virtual_stages": vp} if vp > 1 else {}),
+            ),
+        )
+    )
+
+# The same guide, 24.12 (Dec 2024), Fine-tuning: Llama 2 SFT and LoRA in FP8 on DGX-H100, SQuAD packed to 4,096
+# tokens, GBS 32, MBS 1: model, method, GPUs, TP, PP, tokens/s per GPU. The LoRA rows fit MFU_ADAPTER_FACTOR
+# (``fit_adapter``); the SFT rows are checks of the FP8 full-training speed. Llama 2 7B runs SFT and LoRA on the
+# same layout (TP1 PP1, 8 GPUs): LoRA 24,824 / SFT 16,891 = 1.47x, about the 6/4 = 1.5x the skipped weight
+# gradients give, so adapters run their GEMMs at the base's rate.
+# docs.nvidia.com/nemo-framework/user-guide/24.12/nemotoolkit/performance/performance_summary.html
+_NEMO_FT = [
+    ("7B", "llama-2-7b", "full", 8, 1, 1, 16891),
+    ("13B", "llama-2-13b", "full", 8, 1, 4, 10176),
+    ("70B", "llama-2-70b", "full", 16, 4, 4, 1816),
+    ("7B", "llama-2-7b", "lora", 8, 1, 1, 24824),
+    ("13B", "llama-2-13b", "lora", 8, 1, 1, 14629),
+    ("70B", "llama-2-70b", "lora", 8, 2, 4, 2621),
+]
+for size, model, method, n, tp, pp, tok_s in _NEMO_FT:
+    label = "SFT" if method == "full" else "LoRA"
+    RUNS.append(
+        Run(
+            f"NeMo-{size}-{label.lower()}-fp8",
+            f"NeMo 24.12 Llama 2 {size} {label}, {n} H100, FP8",
+            model,
+            1,
+            4096,
+            "H100-SXM-80GB",
+            n,
+            32 * 4096,
+            "tok_s",
+            tok_s,
+            "NVIDIA NeMo Framework user guide 24.12, Performance Summary, Finetuning (FP8, DGX-H100, SQuAD packed "
+            f"to 4,096): {label} {n} GPUs, GBS 32, MBS 1, TP{tp} PP{pp}, {tok_s:,} tokens/s/GPU",
+            method=method,
+            precision="fp8",
+            layout=dict(zero_stage=1, tensor_parallel=tp, pipeline_parallel=pp, checkpointing=False, micro_batch=1),
+            calibrate=method == "lora",
+        )
+    )
+
 # Megatron-LM A100 weak scaling (C17, sub-table A): size, hidden, layers, TP×PP, GPUs, global batch (seq), % of peak.
 # Its TFLOP/s count the full activation recomputation (Narayanan et al. 2021, eq. 3: 96·B·s·l·h²(1 + …)), i.e.
 # hardware FLOPs with one extra forward; model FLOPs are 3/4 of that, which is what we compare.
@@ -668,7 +756,6 @@ _FOUNDRY = [
     ("13b", 2048, 512, "H100-SXM-80GB", 0.4112, 16, 8192, 3, True),
     ("7b", 2048, 512, "H100-SXM-80GB", 0.422, 6, 3072, 3, False),
     ("7b", 2048, 8, "H100-SXM-80GB", 0.4644, 6, 48, 3, False),
-    ("7b", 65536, 8, "H100-SXM-80GB", 0.2859, 1, 16, 3, True),
     ("1b", 2048, 512, "H100-SXM-80GB", 0.3665, 12, 6144, 2, False),
     ("70b", 2048, 64, "A100-SXM-80GB", 0.5333, 8, 2048, 3, True),
     ("7b", 2048, 8, "A100-SXM-80GB", 0.6423, 6, 96, 3, False),
@@ -694,6 +781,41 @@ for name, seq, n, gpu, mfu, mb, gbs, zero, ckpt in _FOUNDRY:
             "mosaicml/llm-foundry scripts/train/benchmarking/README.md",
             fabric=ROCE1600 if "A100" in gpu else None,
             layout=dict(zero_stage=zero, tensor_parallel=1, checkpointing=ckpt, micro_batch=mb),
+        )
+    )
+
+# LLM Foundry's H100 BF16 sequence-length sweep (same README, 8 H100, FULL_SHARD): the long-context checks.
+# MPT uses ALiBi, whose bias FlashAttention only gained in v2.4 (2024): these 2023 rows ran attention on
+# LLM Foundry's Triton kernel, before FlashAttention-3 (2024) and cuDNN fused attention on Hopper. The causal
+# attention rate (ATTENTION_RELATIVE_EFFICIENCY) is that of FA2/FA3-class kernels, so these rows are a stack
+# era outside the in-step evidence: checks, never fitted. Model, seq, MFU (12·L·s·h convention), MB, GBS, ckpt.
+_FOUNDRY_LONG = [
+    ("7b", 8192, 0.3714, 8, 128, True),
+    ("7b", 32768, 0.3094, 2, 32, True),
+    ("7b", 65536, 0.2859, 1, 16, True),
+    ("13b", 16384, 0.3555, 3, 72, True),
+    ("13b", 32768, 0.3168, 1, 24, True),
+]
+for name, seq, mfu, mb, gbs, ckpt in _FOUNDRY_LONG:
+    layers, h, heads = _MPT[name]
+    RUNS.append(
+        Run(
+            f"C19-{name}-8-H100-{seq // 1024}k",
+            f"LLM Foundry MPT-{name}, 8 × H100-SXM-80GB, seq {seq}",
+            mpt(layers, h, heads),
+            10,
+            seq,
+            "H100-SXM-80GB",
+            8,
+            gbs * seq,
+            "mfu",
+            mfu,
+            "mosaicml/llm-foundry scripts/train/benchmarking/README.md, H100 80GB BF16 table",
+            layout=dict(zero_stage=3, tensor_parallel=1, checkpointing=ckpt, micro_batch=mb),
+            calibrate=False,
+            explained="a 2023 stack: MPT's ALiBi attention on LLM Foundry's Triton kernel (FlashAttention gained "
+            "ALiBi in v2.4, 2024); procure times causal attention at the rate of FlashAttention-2/3-class kernels",
+            era="2023 Triton attention",
         )
     )
 
@@ -745,7 +867,7 @@ def estimate(run: Run, mfu: float | None = None) -> Result:
     pp = lay.get("pipeline_parallel", 1)
     best = None
     schedules = (
-        ((lay.pop("schedule"), 1),)
+        ((lay.pop("schedule"), lay.pop("virtual_stages", 1)),)
         if "schedule" in lay
         else (("1f1b", 1), ("interleaved", 2), ("interleaved", 4))
         if pp > 1
@@ -780,12 +902,20 @@ def estimate(run: Run, mfu: float | None = None) -> Result:
     step_s = in_step_hours(hours, run.gpus, w.effective_time, w.checkpoint_every_hours) * 3600.0
     if run.metric == "gpu_hours":
         value = hours * run.gpus
-    elif run.metric == "mfu":  # achieved MFU: model FLOPs (no recompute) / (in-step seconds × GPUs × BF16 peak)
-        value = training_flops(w, False) / (step_s * run.gpus * gpu_table()[offer.gpu].bf16_dense_tflops * 1e12)
+    elif run.metric == "mfu":  # achieved MFU in the benchmark's convention: model FLOPs (no recompute, attention
+        # over the full s×s square, as Megatron-LM and LLM Foundry count it) / (in-step seconds × GPUs × BF16 peak)
+        value = published_flops(w) / (step_s * run.gpus * gpu_table()[offer.gpu].bf16_dense_tflops * 1e12)
     else:  # tokens/s per GPU in step: D / (in-step seconds × GPUs)
         value = run.tokens_b * 1e9 / (step_s * run.gpus)
     tok_s = run.tokens_b * 1e9 / (step_s * run.gpus)
     return Result(run, value, value / run.published - 1.0, st.label(), True, tok_s)
+
+
+def published_flops(w: Workload) -> float:
+    """Model FLOPs of ``w`` as published MFU tables count them: 6·N + 12·L·s·h per token (attention over the
+    full square, no causal discount: Megatron-LM, Narayanan et al. 2021 eq. 3; LLM Foundry's MPT flops)."""
+    p = profile(w)
+    return compute.flops_per_token(p, False, w.method, causal=False) * p.D
 
 
 def _fmt(metric: str, x: float) -> str:
@@ -827,7 +957,7 @@ def instep_table(results: list[Result]) -> str:
         run = r.run
         if run.metric == "gpu_hours":
             continue
-        role = "fit" if run.calibrate and run.precision == "bf16" else "check"
+        role = _role(run)
         lines.append(
             f"| {run.id} | {run.name} | {run.gpus:,} × {run.gpu} | {r.strategy} | {_fmt(run.metric, run.published)} | "
             f"{_fmt(run.metric, r.estimate)} | {r.tok_s:,.0f} | {100 * r.error:+.1f} % | {role} |"
@@ -841,7 +971,11 @@ def _role(run: Run) -> str:
     if run.fitted:
         return "fitted"
     if run.metric != "gpu_hours":
-        return "fit" if run.calibrate and run.precision == "bf16" else "check"
+        if not run.calibrate:
+            return "check"
+        if run.method in ("lora", "qlora"):
+            return "fit (adapter)"
+        return "fit (FP8)" if run.precision == "fp8" else "fit"
     return "execution" if run.comparable and run.id != "V3" else "check"
 
 
@@ -886,9 +1020,8 @@ class Fit:
     def mfu(self, run: Run) -> float:
         fam = FAMILIES[run.gpu]
         m, half = self.family[fam]
-        if _moe(run):
-            return m * self.moe
-        return min(self.caps[fam], m * hidden_factor(_hidden(run), half))
+        base = min(self.caps[fam], m * hidden_factor(_hidden(run), half))
+        return base * self.moe if _moe(run) else base
 
 
 def hidden_factor(h: float, half: float) -> float:
@@ -1026,6 +1159,102 @@ def fit(runs: list[Run] | None = None, start: Fit | None = None) -> Fit:
     return cur
 
 
+def fp8_runs() -> list[Run]:
+    """The in-step FP8 benchmarks FP8_GEMM_EFFICIENCY is fitted on: full training in FP8 on its published
+    layout (NeMo 24.09 pre-training)."""
+    return [
+        r
+        for r in RUNS
+        if r.metric != "gpu_hours" and r.calibrate and r.precision == "fp8" and r.method in ("pretrain", "full")
+    ]
+
+
+def adapter_runs() -> list[Run]:
+    """The in-step adapter benchmarks MFU_ADAPTER_FACTOR is fitted on (NeMo 24.12 LoRA)."""
+    return [r for r in RUNS if r.metric != "gpu_hours" and r.calibrate and r.method in ("lora", "qlora")]
+
+
+def _minimax(grid, errors_at) -> float:
+    """The grid value whose largest |ln(estimate / published)| is smallest; ties → the first."""
+    best = None
+    for x in grid:
+        loss = max(abs(math.log(1.0 + e)) for e in errors_at(x))
+        if best is None or loss < best[0] - 1e-12:
+            best = (loss, float(x))
+    return best[1]
+
+
+def fp8_errors(f: Fit, efficiency: float, runs: list[Run] | None = None) -> list[float]:
+    """In-step errors of the FP8 benchmarks with FP8_GEMM_EFFICIENCY = ``efficiency`` (the BF16 curve ``f``)."""
+    saved = compute.FP8_GEMM_EFFICIENCY
+    compute.FP8_GEMM_EFFICIENCY = efficiency
+    try:
+        return [estimate(r, f.mfu(r)).error for r in (fp8_runs() if runs is None else runs)]
+    finally:
+        compute.FP8_GEMM_EFFICIENCY = saved
+
+
+def fit_fp8(f: Fit) -> float:
+    """FP8_GEMM_EFFICIENCY: the share of the FP8/BF16 peak ratio FP8 GEMMs realise, minimax over the FP8
+    in-step benchmarks on their published layouts, with the BF16 in-step curve held (searched 0.50–1.00)."""
+    return _minimax(np.arange(0.50, 1.0001, 0.01), lambda e: fp8_errors(f, e))
+
+
+def adapter_errors(f: Fit, factor: float, fp8: float, runs: list[Run] | None = None) -> list[float]:
+    """In-step errors of the adapter benchmarks with MFU_ADAPTER_FACTOR = ``factor`` and FP8 at ``fp8``."""
+    saved = compute.FP8_GEMM_EFFICIENCY
+    compute.FP8_GEMM_EFFICIENCY = fp8
+    try:
+        return [estimate(r, f.mfu(r) * factor).error for r in (adapter_runs() if runs is None else runs)]
+    finally:
+        compute.FP8_GEMM_EFFICIENCY = saved
+
+
+def fit_adapter(f: Fit, fp8: float) -> float:
+    """MFU_ADAPTER_FACTOR: minimax over the adapter in-step benchmarks (searched 0.50–1.00), with the BF16
+    curve and FP8_GEMM_EFFICIENCY held; at most 1 (an adapter never makes the base's GEMMs faster)."""
+    return _minimax(np.arange(0.50, 1.0001, 0.01), lambda x: adapter_errors(f, x, fp8))
+
+
+#: The groups the in-step error is printed by (a benchmark can be in several).
+GROUPS = ("dense", "MoE", "LoRA", "FP8", "long context")
+
+
+def groups_of(run: Run) -> list[str]:
+    """The groups of an in-step benchmark: long context from 16K tokens, LoRA/QLoRA, FP8, MoE, else dense."""
+    out = []
+    if run.seq >= 16384:
+        out.append("long context")
+    if run.method in ("lora", "qlora"):
+        out.append("LoRA")
+    if run.precision == "fp8":
+        out.append("FP8")
+    if _moe(run):
+        out.append("MoE")
+    return out or ["dense"]
+
+
+def group_table(results: list[Result]) -> str:
+    """In-step error per group: benchmarks (fitted / checks), median |error|, median signed, worst."""
+    lines = [
+        "| Group | Benchmarks (fit + check) | median \\|error\\| | median signed | worst |",
+        "|---|---|---|---|---|",
+    ]
+    for g in GROUPS:
+        rows = [r for r in results if r.run.metric != "gpu_hours" and g in groups_of(r.run)]
+        if not rows:
+            lines.append(f"| {g} | 0 | — | — | — |")
+            continue
+        errs = np.array([r.error for r in rows])
+        fitted = sum(r.run.calibrate for r in rows)
+        worst = rows[int(np.argmax(np.abs(errs)))]
+        lines.append(
+            f"| {g} | {len(rows)} ({fitted} + {len(rows) - fitted}) | {100 * float(np.median(np.abs(errs))):.1f} % | "
+            f"{100 * float(np.median(errs)):+.1f} % | {100 * worst.error:+.1f} % ({worst.run.id}) |"
+        )
+    return "\n".join(lines)
+
+
 @dataclass
 class Loo:
     run: Run
@@ -1131,6 +1360,9 @@ def main() -> int:
         f"median |error| {100 * float(np.median([abs(r.error) for r in cal])):.1f} %"
     )
     print()
+    print("in-step error per group (every benchmark, fitted and checks):")
+    print(group_table(results))
+    print()
     every, whole = median_error(results)
     print(
         f"median |error|: {100 * every:.1f} % over all {len(results) - 1} rows, {100 * whole:.1f} % over the comparable whole runs"
@@ -1141,6 +1373,13 @@ def main() -> int:
         ", ".join(f"{k} MFU {m:.3f} at h 8192, h½ {h:.0f}" for k, (m, h) in full.family.items()),
         f"MoE {full.moe:.3f}, execution factor {full.execution:.3f},",
         ", ".join(f"{k} cap {v:.3f}" for k, v in full.caps.items()),
+    )
+    fp8 = fit_fp8(full)
+    adapter = fit_adapter(full, fp8)
+    print(
+        f"FP8_GEMM_EFFICIENCY {fp8:.2f} (fitted on {len(fp8_runs())} FP8 benchmarks, max |error| "
+        f"{100 * max(abs(e) for e in fp8_errors(full, fp8)):.1f} %), MFU_ADAPTER_FACTOR {adapter:.2f} (fitted on "
+        f"{len(adapter_runs())} LoRA benchmarks, max |error| {100 * max(abs(e) for e in adapter_errors(full, adapter, fp8)):.1f} %)"
     )
     rows = leave_one_out_errors(full)
     print(loo_table(rows))

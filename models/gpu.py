@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from procure.common.errors import InputError, unknown_choice
 from procure.fileio.yamlio import line_of, load_yaml
@@ -23,7 +23,11 @@ from .validation import problems_from
 
 IntraNode = Literal["nvswitch", "nvlink", "pcie"]
 #: GPU architecture families; the default achieved efficiency (MFU) is set per family (solver/sizing/constants.yaml).
-Architecture = Literal["ampere", "ada", "hopper", "blackwell", "cdna3"]
+#: ``blackwell`` is datacenter Blackwell (sm_100/sm_103: B200, B300, GB200, GB300); ``blackwell_rtx`` the GeForce
+#: and RTX PRO Blackwell cards (sm_120: RTX 5090, RTX PRO 6000); ``davinci`` Huawei's Ascend NPUs.
+Architecture = Literal["ampere", "ada", "hopper", "blackwell", "blackwell_rtx", "cdna3", "cdna4", "davinci"]
+#: GPU vendors the table knows.
+Vendor = Literal["nvidia", "amd", "huawei"]
 InterNode = Literal["none", "eth-25g", "eth-100g", "roce-200g", "roce-400g", "ib-hdr", "ib-ndr"]
 
 #: Line rate of one fabric port in Gbit/s (IEEE 802.3 / InfiniBand Trade Association HDR = 200, NDR = 400).
@@ -43,7 +47,7 @@ class GPU(BaseModel):
 
     id: str
     aliases: list[str] = Field(default_factory=list)
-    vendor: Literal["nvidia", "amd"]
+    vendor: Vendor
     architecture: Architecture = Field(description="GPU architecture family; picks the default achieved MFU")
     ambiguous_aliases: list[str] = Field(
         default_factory=list,
@@ -64,9 +68,25 @@ class GPU(BaseModel):
     tdp_w: float = Field(gt=0, description="board power, W")
     ecc: bool
     default_gpus_per_node: int = Field(gt=0)
+    scale_up_domain_gpus: int | None = Field(
+        default=None,
+        gt=0,
+        description="GPUs joined by the GPU link (gpu_link_gbs) across nodes, a rack-scale domain such as NVL72 or "
+        "CloudMatrix 384; absent: the node (default_gpus_per_node) is the domain",
+    )
     default_intra_node: IntraNode
     default_inter_node: InterNode
     source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _domain_holds_whole_nodes(self) -> GPU:
+        d = self.scale_up_domain_gpus
+        if d is not None and (d < self.default_gpus_per_node or d % self.default_gpus_per_node):
+            raise ValueError(
+                f"scale_up_domain_gpus {d} must be a whole number of nodes of default_gpus_per_node "
+                f"{self.default_gpus_per_node}"
+            )
+        return self
 
     @property
     def capacity_gb(self) -> float:
@@ -126,7 +146,11 @@ def _norm(name: str) -> str:
 @lru_cache(maxsize=1)
 def gpu_table() -> GPUTable:
     """The bundled GPU table (``models/data/gpus.yaml``)."""
-    path = Path(str(resources.files("procure.models") / "data" / "gpus.yaml"))
+    return load_gpu_table(Path(str(resources.files("procure.models") / "data" / "gpus.yaml")))
+
+
+def load_gpu_table(path: Path) -> GPUTable:
+    """A GPU table file; every row that breaks the model is reported with its file, row, line and field."""
     data, lines = load_yaml(path, "GPU table")
     gpus, problems = [], []
     for i, row in enumerate(data.get("gpus", [])):

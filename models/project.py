@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from procure.common.errors import InputError, Problem
 from procure.common.text import clean_name, echo, same_name_key
@@ -30,6 +30,18 @@ from procure.fileio.yamlio import line_of, load_yaml
 from .analysis import AnalysisSettings
 from .gpu import gpu_table
 from .holdings import Commitment, Owned, Quota, months_before_start
+from .layout import (
+    ACTIVATION_OFFLOAD_DOC,
+    LAYOUT_DOC,
+    LOSS_DEFAULT,
+    LOSS_DOC,
+    QUANTIZE_ON_LOAD_DEFAULT,
+    QUANTIZE_ON_LOAD_DOC,
+    Layout,
+    Loss,
+    QuantizeOnLoad,
+    check_layout,
+)
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
@@ -109,6 +121,15 @@ class Workload(InputModel):
         default="optional",
         description="required: a partial plan never sets this job aside while an optional one could go instead",
     )
+    layout: Layout | None = Field(default=None, description=LAYOUT_DOC)
+    loss: Loss = Field(default=LOSS_DEFAULT, description=LOSS_DOC)
+    activation_offload: bool = Field(default=False, description=ACTIVATION_OFFLOAD_DOC)
+    quantize_on_load: QuantizeOnLoad = Field(default=QUANTIZE_ON_LOAD_DEFAULT, description=QUANTIZE_ON_LOAD_DOC)
+
+    @field_validator("layout")
+    @classmethod
+    def _layout(cls, value: Layout | None, info: ValidationInfo) -> Layout | None:
+        return check_layout(value, info.data)
 
     @field_validator("name", mode="before")
     @classmethod
@@ -147,10 +168,8 @@ class Workload(InputModel):
             )
         if self.min_slack_days is not None and self.deadline_days - self.min_slack_days <= self.earliest_start_days:
             raise ValueError(_no_time_left("min_slack_days", self.min_slack_days, self))
-        if self.precision == "fp8" and self.method not in ("pretrain", "full"):
-            raise ValueError(
-                f"precision fp8 follows a full-training recipe (DeepSeek-V3); method {self.method} must use bf16"
-            )
+        # fp8 is open to every method: adapter recipes run the base's GEMMs in FP8 too (NVIDIA NeMo 24.12
+        # performance summary, LoRA of Llama 2 7B–70B in FP8); a GPU without an FP8 rate refuses it (fit.py)
         return self
 
 

@@ -171,8 +171,8 @@ def size(
     from procure.models.gpu import gpu_table
     from procure.solver.sizing import reference_offer, size_project, size_workload
 
-    if (gpu is None) != (gpus is None):
-        raise InputError([Problem("command line", "--gpu/--gpus", "give both --gpu and --gpus, or neither")])
+    if gpu is None and gpus is not None:
+        raise InputError([Problem("command line", "--gpus", "--gpus counts the GPUs of --gpu: give --gpu too")])
     if gpus is not None and not 1 <= gpus <= MAX_COUNT:  # bounded before a reference node is built for it
         raise InputError(
             [Problem("command line", "--gpus", f"{gpus:,} GPUs: give a whole number from 1 to {MAX_COUNT:,}")]
@@ -182,12 +182,15 @@ def size(
             raise TypeError("size() needs a catalog or a reference GPU")
         log.info("sizing %d workload(s) × %d offers", len(project.workloads), len(catalog.offers))
         return size_project(project, catalog.offers)
-    refs = []  # --gpu H100-SXM-80GB,A100-SXM-80GB sizes each on its reference nodes, side by side
+    names = []  # --gpu H100-SXM-80GB,A100-SXM-80GB sizes each on its reference nodes, side by side
     for name in (x.strip() for x in gpu.split(",")):
         gid = gpu_table().resolve(name)
-        if gid is None or gpus is None:
+        if gid is None:
             raise InputError([Problem("--gpu", "gpu", gpu_table().unknown_message(name))])
-        refs.append(reference_offer(gid, gpus))
+        names.append(gid)
+    if gpus is None:
+        return _how_many(project, names)
+    refs = [reference_offer(gid, gpus) for gid in names]
     log.info("sizing %d workload(s) on %d × %s", len(project.workloads), gpus, gpu)
     out = []
     for w in project.workloads:
@@ -197,6 +200,28 @@ def size(
             # the reference offer also enumerates smaller node counts; keep the one asked for
             only += [c for c in sz.candidates if c.nodes == nodes] or sz.candidates
         out.append(dataclasses.replace(sz, candidates=only))
+    return out
+
+
+def _how_many(project: Project, gpus: list[str]) -> list[WorkloadSizing]:
+    """``size --gpu`` without ``--gpus``: per workload and GPU, the fewest GPUs that fit and the fewest that
+    finish by the deadline, each with its layout (``solver.sizing.howmany``)."""
+    from procure.solver.sizing import size_workload
+    from procure.solver.sizing.howmany import how_many
+
+    log.info("sizing %d workload(s): how many of %s", len(project.workloads), ", ".join(gpus))
+    out = []
+    for w in project.workloads:
+        window_h = (project.deadline_days_for(w) - w.earliest_start_days) * 24.0
+        shown, answers = [], []
+        for gid in gpus:
+            _shapes, answer = how_many(w, gid, project.sizing, project.team_area, window_h)
+            answers.append(answer)
+            for c in (answer.fewest, answer.by_deadline):
+                if c is not None and c not in shown:
+                    shown.append(c)
+        base = size_workload(w, [], project.sizing, project.team_area)
+        out.append(dataclasses.replace(base, candidates=shown, gpu_counts=tuple(answers)))
     return out
 
 

@@ -108,7 +108,14 @@ def size(
             help="Size on reference nodes of this GPU instead of a catalog; several, comma-separated, side by side."
         ),
     ] = None,
-    gpus: Annotated[int | None, typer.Option(help="Total GPUs for --gpu.", min=1)] = None,
+    gpus: Annotated[
+        int | None,
+        typer.Option(
+            help="Total GPUs for --gpu. Without it: how many GPUs of --gpu the job needs (the fewest that fit, "
+            "the fewest that finish by the deadline), each with its layout.",
+            min=1,
+        ),
+    ] = None,
     all_errors: AllErrors = False,
 ) -> None:
     """Size each workload: GPU memory, FLOPs, and hours and fit on every cluster shape."""

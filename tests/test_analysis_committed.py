@@ -132,9 +132,18 @@ def test_lp_bound_le_hindsight_optimum_le_committed_cost_per_scenario():
 # --- one re-cost: the risk line and the Monte Carlo's first step (issue: "the risk line must be true") -----
 
 
+#: Days each back-to-back job takes at its estimate. B, due day 180, ends at 2 × JOB_DAYS × r when it starts as
+#: A ends, so the plan runs as decided up to r* = 180 / (2 × JOB_DAYS) = 3. The jobs were 60 days while the band
+#: was × 1.35 at P90; with the calibrated band (HOURS_BAND_P90 1.743, σ = ln 1.743 / 1.2816 = 0.434 above the
+#: median) 60-day jobs leave r* = 1.5 < P90, so at P90 B ends on day 2 × 60 × 1.743 = 209 > 180 and a rental
+#: is added (P90 280,000 against P50 240,000), and they run as decided with Φ(ln 1.5 / 0.434) = 83 % only.
+#: 30-day jobs: at P90 B ends on day 2 × 30 × 1.743 = 104.6 ≤ 180, and Φ(ln 3 / 0.434) = 99.4 % > 95 %.
+JOB_DAYS = 30
+
+
 def _back_to_back():
-    """Two 60-day jobs on 4 committed nodes of one rent offer (6 months signed, to day 182.6): A due day 150,
-    B due day 180, so B follows A on the same nodes with 30 days to spare."""
+    """Two JOB_DAYS-day jobs on 4 committed nodes of one rent offer (6 months signed, to day 182.6): A due day
+    150, B due day 180, so B follows A on the same nodes with 180 − 2 × JOB_DAYS days to spare."""
     jobs = [
         workload(name="a", deadline_days=150, earliest_start_days=0),
         workload(name="b", deadline_days=180, earliest_start_days=0),
@@ -145,7 +154,7 @@ def _back_to_back():
         commitments=[{"offer": "r", "nodes": 4, "start_date": "2027-01-01", "months": 6}],
     )
     offers = [offer(mode="rent", id="r", price_per_node_month=10_000, max_nodes=8)]
-    hours = {(w, "r", 4): 1_440.0 for w in ("a", "b")}
+    hours = {(w, "r", 4): 24.0 * JOB_DAYS for w in ("a", "b")}
     return p, offers, hours
 
 
@@ -155,15 +164,15 @@ def test_back_to_back_jobs_on_committed_capacity_run_as_decided_and_rent_nothing
     p, offers, hours = _back_to_back()
     res = with_risk(solve_fixed(p, offers, hours))
     starts = sorted(a.start_day for a in res.plan.assignments)
-    assert starts[0] == 0 and starts[1] >= 60  # B after A on the same 4 nodes
+    assert starts[0] == 0 and starts[1] >= JOB_DAYS  # B after A on the same 4 nodes
     risk = res.risk
     # the commitment is paid whatever happens and both jobs fit inside it at the P90 hours (B starts when A ends):
     # no rental is added, so P90 is P50
     assert risk.tco_p90 == pytest.approx(risk.tco_p50)
     # it runs as decided while B meets its deadline (day 180, before the commitment ends on day 182.6)
-    # B starts at max(s_B, 60 r) (when A is done) and ends 60 r later, by day 180: max(s_B, 60 r) + 60 r ≤ 180
-    s_b = starts[1]
-    r_star = 1.5 if 2 * s_b <= 180 else (180 - s_b) / 60
+    # B starts at max(s_B, D r) (when A is done) and ends D r later, by day 180: max(s_B, D r) + D r ≤ 180
+    s_b, d = starts[1], JOB_DAYS
+    r_star = 180 / (2 * d) if 2 * s_b <= 180 else (180 - s_b) / d
     assert risk.runs_as_decided == pytest.approx(confidence(r_star), abs=1.5e-3)
     assert risk.runs_as_decided > 0.95
 
@@ -178,12 +187,12 @@ def test_a_minutes_long_overlap_is_a_later_start_not_a_failure():
     a_job = next(d for d in plan.decisions if d.workload == "a")
     b_job = next(d for d in plan.decisions if d.workload == "b")
     # the hours factor that makes A end ten minutes after B's decided start
-    r = (b_job.start_day + 10 / 1440) / 60
+    r = (b_job.start_day + 10 / 1440) / JOB_DAYS
     base = Baseline(res.project, list(res.offers.values()), res.sizings, lambda *_: None)
     got = as_decided(plan, base.apply(Scenario.of("late", {"mfu": 1 / r})), r, res.hybrid.modes)
     assert got.runs and got.shifted == 1 and got.signed == 0
     moved = {x.workload: x.start_day for x in got.plan.assignments}
-    assert moved["b"] == pytest.approx(a_job.start_day + 60 * r)
+    assert moved["b"] == pytest.approx(a_job.start_day + JOB_DAYS * r)
     assert got.plan.total_cost == pytest.approx(plan.total_cost)  # nothing rented beside the commitment
     # the plan as priced is a plan of the cost model: the same decisions priced again give the same money
     again = build_plan(

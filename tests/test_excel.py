@@ -879,9 +879,11 @@ def test_mi300x_hours_come_from_its_own_efficiency_with_the_source_on_the_assump
     chosen = next(r for r in rows[rows.index(header) + 1 :] if r[0] == "ft")
     col = {name: i for i, name in enumerate(header) if name}
     assert chosen[col["MFU from"]].startswith("MFU_CDNA3")
-    # MFU_CDNA3 0.301 at hidden size 8192 × the hidden-size factor for Llama-2-7B's 4096, h½ 832:
-    # 0.301 × (1 + 832/8192) / (1 + 832/4096) = 0.2757
-    assert chosen[col["MFU"]] == pytest.approx(0.301 * (1 + 832 / 8192) / (1 + 832 / 4096), rel=1e-6)
+    # MFU_CDNA3 0.287 at hidden size 8192 (MFU_HOPPER 0.515 × 989.4 / 1.36 / 1,307.4, constants.yaml) × the
+    # hidden-size factor CDNA3 takes from Hopper, h½ = MFU_HIDDEN_HALF_HOPPER 1024, for Llama-2-7B's 4096:
+    # 0.287 × (1 + 1024/8192) / (1 + 1024/4096) = 0.287 × 1.125 / 1.25 = 0.2583
+    assert (constant("MFU_CDNA3"), constant("MFU_HIDDEN_HALF_HOPPER")) == (0.287, 1024)
+    assert chosen[col["MFU"]] == pytest.approx(0.287 * 1.125 / 1.25, rel=1e-6)
     # what it means in step (published convention, below the matmul rate), the goodput and execution factors,
     # and the GPU's speed against the fastest sized (the only one here)
     assert 0 < chosen[col["MFU in step"]] < chosen[col["MFU"]]

@@ -279,23 +279,28 @@ def test_no_report_says_what_only_the_solver_s_authors_would_read():
 
 def test_analyze_says_its_percentiles_are_sampled_and_gives_solve_s_exact_range():
     """The solve's range is exact over the hours band: P50 at the band's median (× 1) = 72,000 CNY, P90 at
-    × HOURS_BAND_P90 / HOURS_BAND_P50 = × 1.35 → 97,200 CNY (the cloud bill is linear in the hours). The Monte
-    Carlo draws the same band in 40 scenarios, so its percentiles differ by the sampling error: the output
-    says which is which, and gives the exact figures beside the sampled ones. Due day 60, the 720-hour job
-    meets its deadline up to × 2 its hours (1,440 h = 60 days), so nothing else differs."""
+    × HOURS_BAND_P90 / HOURS_BAND_P50 = × 1.743 / 1.000 → 72,000 × 1.743 = 125,496 CNY (the cloud bill is
+    linear in the hours; the band of python -m bench.calibration, docs/sizing.md). The Monte Carlo draws the
+    same band in 40 scenarios, so its percentiles differ by the sampling error: the output says which is
+    which, and gives the exact figures beside the sampled ones. Due day 120, the 720-hour job meets its
+    deadline up to × 4 its hours (2,880 h = 120 days), so nothing else differs: the band's upper side has
+    σ = ln 1.743 / 1.2816 = 0.434, and its 40 seeded draws reach × 3.33 at most (the job ending day 99.76
+    of 30); due day 60 (× 2) two of them missed the deadline, as P(r > 2) = 1 − Φ(ln 2 / 0.434) = 5.5 % says."""
     from procure.reports.analysis_console import print_analysis
     from procure.reports.headline import range_lines
     from procure.reports.xlsx.analysis import analysis_workbook_bytes
+    from procure.solver.sizing.constants import constant
 
-    a = analysis_run(_project(deadline=60), OFFERS, HOURS, monte_carlo=40)
-    assert a.base.risk.tco_p50 == pytest.approx(72_000) and a.base.risk.tco_p90 == pytest.approx(97_200)
-    assert "over the hours band alone (exact, not sampled): P50 72,000 CNY, P90 97,200 CNY" in range_lines(a.base)[0]
+    assert (constant("HOURS_BAND_P50"), constant("HOURS_BAND_P90")) == (1.0, 1.743)
+    a = analysis_run(_project(deadline=120), OFFERS, HOURS, monte_carlo=40)
+    assert a.base.risk.tco_p50 == pytest.approx(72_000) and a.base.risk.tco_p90 == pytest.approx(125_496)
+    assert "over the hours band alone (exact, not sampled): P50 72,000 CNY, P90 125,496 CNY" in range_lines(a.base)[0]
     raw = _text(lambda c: print_analysis(c, a))
     text = " ".join(raw.split())
     assert "a Monte Carlo of 40 sampled scenarios" in text
     assert (
         "Sampled: the percentiles above come from 40 drawn scenarios (the hours band); procure solve gives today's "
-        "plan P50 72,000 CNY and P90 97,200 CNY, exact over the hours band alone and not sampled: they differ by "
+        "plan P50 72,000 CNY and P90 125,496 CNY, exact over the hours band alone and not sampled: they differ by "
         "the sampling error of 40 scenarios." in text
     ), text
     # the recommended (hybrid) plan ties cloud only: its "cheapest in" is not a bare "0%" beside the plan chosen

@@ -44,9 +44,13 @@ def test_gpuhunt_rows_become_cloud_offers_at_their_node_hour_price():
     assert spot["spot"] is True and spot["price_per_node_hour"] == 11.2543 and spot["spot_overhead_pct"] == 0.15
     assert offers["aws-p4d.24xlarge-us-east-1"]["gpu"] == "A100-SXM-40GB"
     assert offers["aws-g6e.48xlarge-us-west-2"]["nvme_tb"] == 7.6  # disk_size 7,600 GB
-    # two CPU-only rows, one A10G row (no such GPU in the table): counted, not imported
-    assert r.skipped["CPU-only rows skipped"] == 2 and r.unknown_gpus == {"A10G": 1}
-    assert len(r.offers) == 6 and r.rows == 9
+    # two CPU-only rows: counted, not imported. The A10G row (g5.xlarge, 24 GB) is imported since the GPU table
+    # has the A10G (issue 51): by its whole name, the memory only confirming it; its instance type is not in the
+    # interconnect table, so it comes in as pcie/none with a warning
+    assert r.skipped["CPU-only rows skipped"] == 2 and r.unknown_gpus == {}
+    g5 = offers["aws-g5.xlarge-us-east-1"]
+    assert (g5["gpu"], g5["gpus_per_node"], g5["intra_node"], g5["inter_node"]) == ("A10G-24GB", 1, "pcie", "none")
+    assert len(r.offers) == 7 and r.rows == 9
 
 
 def test_unknown_instance_types_are_conservative_and_warned():
@@ -66,7 +70,15 @@ def test_gpu_names_resolve_by_memory_and_warn_when_open():
     )
     assert resolve_gpu("A100-80GB", 80.0) == ("A100-SXM-80GB", None)
     assert resolve_gpu("L40S", 48.0) == ("L40S-48GB", None)
-    assert resolve_gpu("L4", 24.0) == (None, None)  # not L40S: a digit follows the name
+    # the name decides, the memory only narrows it: L4 is the 24 GB L4 (not L40S: a digit follows the name), and
+    # no 24 GB card is taken by its memory alone: the A10 is not the A10G, the Turing RTX 6000 is no L4
+    assert resolve_gpu("L4", 24.0) == ("L4-24GB", None)
+    assert resolve_gpu("L4", 48.0) == (
+        None,
+        "GPU 'L4' with 48 GB per GPU fits no model of that name in the GPU table (L4-24GB)",
+    )
+    assert resolve_gpu("A10", 24.0) == (None, None)
+    assert resolve_gpu("RTX 6000", 24.0) == (None, None)
     assert resolve_gpu("T4", 16.0) == (None, None)
 
 
@@ -127,7 +139,7 @@ def test_cli_import_then_solve_on_the_imported_offers(tmp_path):
     out = tmp_path / "offers.yaml"
     res = cli("offers", "import", GPUHUNT, "--from", "gpuhunt", "--out", out, "--as-of", "2026-11-30")
     assert res.exit_code == 0, res.output
-    assert "imported 6 offers (1 spot)" in res.output and "2 CPU-only rows skipped" in res.output
+    assert "imported 7 offers (1 spot)" in res.output and "2 CPU-only rows skipped" in res.output
     cat = load_catalog([out])
     assert {o.id for o in cat.offers} >= {"aws-p5.48xlarge-us-east-1", "aws-g6e.48xlarge-us-west-2"}
     assert all(o.quoted_on == AS_OF and "aws.csv row" in o.source for o in cat.offers)
@@ -364,7 +376,8 @@ def test_csv_out_and_the_gpu_and_region_filters(tmp_path):
         offers["aws-p5.48xlarge-us-east-2-spot"].spot
         and offers["aws-p5.48xlarge-us-east-1"].price_per_node_hour == 55.04
     )
-    assert "3 offers left out by --gpu/--region" in res.output
+    # left out: p4d (A100), g6e (L40S), g5 (A10G) and p5 in eu-west-2
+    assert "4 offers left out by --gpu/--region" in res.output
 
 
 def test_a_yaml_catalog_too_big_to_read_back_is_refused(tmp_path):
@@ -439,18 +452,23 @@ def test_gpu_memory_picks_the_model_and_whole_names_match():
     assert resolve_gpu("A100", 80.0, "NVIDIA A100 80GB PCIe")[0] == "A100-SXM-80GB"
     assert resolve_gpu("L40", 48.0) == (None, None)
     assert resolve_gpu("RTX 6000", 24.0) == (None, None)
-    gid, note = resolve_gpu("H20", 141.0)
-    assert gid is None and note and "141" in note and "H20-96GB" in note
+    # H20 comes in 96 GB and 141 GB (both in the table since issue 51): the memory picks one, and a memory
+    # within 10 % of neither (120 GB) is no model, the note naming both sizes
+    assert resolve_gpu("H20", 141.0) == ("H20-141GB", None)
+    assert resolve_gpu("H20", 96.0) == ("H20-96GB", None)
+    gid, note = resolve_gpu("H20", 120.0)
+    assert gid is None and note and "120" in note and "H20-96GB" in note and "H20-141GB" in note
 
 
 def test_a_memory_that_fits_no_model_is_skipped_with_a_warning_and_a_negative_one_refused(tmp_path):
     head = "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot\n"
     src = tmp_path / "vastai.csv"
-    src.write_text(head + "a,US,2.0,8,64,1,A100,48.0,False\nb,US,2.0,8,64,1,H20,141.0,False\n")
+    # A100 comes in 40 and 80 GB, H20 in 96 and 141 GB: 48 and 120 GB are within 10 % of none of them
+    src.write_text(head + "a,US,2.0,8,64,1,A100,48.0,False\nb,US,2.0,8,64,1,H20,120.0,False\n")
     r = import_file(src, "gpuhunt", as_of=AS_OF)
     assert not r.offers
     text = " ".join(str(w) for w in r.warnings)
-    assert "A100" in text and "48" in text and "H20" in text and "141" in text
+    assert "A100" in text and "48" in text and "H20" in text and "120" in text
     src.write_text(head + "a,US,2.0,8,64,1,A100,-80,False\n")
     res = cli("offers", "import", src, "--from", "gpuhunt", "--out", tmp_path / "o.yaml", "--as-of", "2026-11-30")
     assert res.exit_code == 1 and "gpu_memory: '-80' is not a number" in res.output

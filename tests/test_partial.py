@@ -27,13 +27,18 @@ def test_small_lab_plans_the_three_adapter_jobs_and_names_the_67b_set_aside(tmp_
     assert res.exit_code == ExitCode.PARTIAL == 5, res.output
     flat = " ".join(res.output.split())
     assert "3 of 4 jobs planned; legal-67b-full cannot run on these offers (" in flat
-    assert "GPU memory: needs" in flat and "per GPU" in flat and "set aside: legal-67b-full" in flat
+    # The 67B full fine-tune (P = 67.425e9) fits GPU memory only with ZeRO-3 + ZeRO-Offload, and host RAM is a
+    # fit rule (issue 51): on the one 4 × RTX A6000 node the offloaded state is 4 GPUs × 16 B × 1.5 (DeepSpeed's
+    # buffer factor) × P / 4 = 24 × 67.425e9 = 1,618.2 GB, the staged checkpoint the bf16 weights 2 × P =
+    # 134.85 GB, plus 16 GB system and 4 × 8 GB per GPU: 1,801 GB per node against its 384 GB.
+    assert "host RAM (2 offers): needs 1,801 GB per node, 384 GB installed on lab-4x-rtx-a6000" in flat
+    assert "set aside: legal-67b-full" in flat
     j = json.loads(js.read_text())
     assert [a["workload"] for a in j["assignments"]] == ADAPTER_JOBS
     assert j["headline"].startswith("3 of 4 jobs planned; legal-67b-full cannot run on these offers (")
     [aside] = j["set_aside"]
-    assert aside["workload"] == "legal-67b-full" and aside["cause"] == "fit" and "gpu_memory" in aside["rules"]
-    assert any(r["workload"] == "legal-67b-full" and r["rule"] == "gpu_memory" for r in j["rejected"])
+    assert aside["workload"] == "legal-67b-full" and aside["cause"] == "fit" and aside["rules"] == ["host_ram"]
+    assert any(r["workload"] == "legal-67b-full" and r["rule"] == "host_ram" for r in j["rejected"])
     # the plan's cost is the planned jobs' alone: the cost breakdown sums to it
     assert sum(j["cost_breakdown"].values()) == pytest.approx(j["total_cost"], abs=0.05)
     # what the workbook shows is in the JSON too: the Costs sheet's lines, the Cash flow months, the Options sheet
@@ -44,7 +49,7 @@ def test_small_lab_plans_the_three_adapter_jobs_and_names_the_67b_set_aside(tmp_
     assert any(x["section"] == "Workloads" and x["item"] == "legal-67b-full" for x in j["assumptions"])
     with open(folder / "set_aside.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert [r["workload"] for r in rows] == ["legal-67b-full"] and "GPU memory" in rows[0]["summary"]
+    assert [r["workload"] for r in rows] == ["legal-67b-full"] and "host RAM" in rows[0]["summary"]
     with open(folder / "summary.csv", newline="", encoding="utf-8") as fh:
         summary = {r["figure"]: r["value"] for r in csv.DictReader(fh)}
     assert summary["headline"] == j["headline"]

@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from procure.solver.reasons import Msg, say
+
 from .constants import constant
 
 _Z90 = NormalDist().inv_cdf(0.9)
@@ -38,6 +40,27 @@ EXECUTION_PROVENANCE = (
     "3.1 405B, MPT-7B, Falcon, BLOOM, DeepSeek) against procure's in-step hours with goodput on each run's "
     "published layout; median = P50, spread = P10–P90 (bench/calibration.py, docs/sizing.md)"
 )
+
+
+#: The GPU architectures of the whole runs the band is drawn from (REFERENCE-RUNS: A100 runs of 2022–23, H100
+#: and H800 runs of 2023–24), all on stacks with fused attention kernels.
+EVIDENCE_ARCHITECTURES = ("ampere", "hopper")
+
+
+def evidence_note(architecture: str, flash_attention: bool = True) -> Msg | None:
+    """A sentence (``str()`` gives the English; the reports render it in the reader's language) when a job's
+    stack era lies outside the band's evidence, None when inside it: a GPU architecture with no published whole
+    run in the evidence (its band is carried over from Ampere and Hopper runs), or a stack without fused
+    attention kernels (before FlashAttention, 2022)."""
+    if not flash_attention:
+        return say("a stack without fused attention kernels (before 2022) is outside the band's evidence")
+    if architecture not in EVIDENCE_ARCHITECTURES:
+        return say(
+            "no published whole run on {architecture} GPUs is in the band's evidence (Ampere and Hopper runs "
+            "of 2022–24): the band is carried over",
+            architecture=architecture,
+        )
+    return None
 
 
 def hours_band(hours: float | None) -> tuple[float | None, float | None]:

@@ -1,25 +1,33 @@
 """Compute and communication: FLOPs per token, MFU, and the time of one optimizer step.
 
 FLOPs per token (Kaplan et al. 2020; PaLM, Chowdhery et al. 2022, App. B; Narayanan et al. 2021,
-Megatron): dense 6·N (forward 2N, backward 4N) plus attention 12·L·s·h (QKᵀ and AV, forward 4·L·s·h,
-backward twice that; PaLM's MFU convention, no causal-mask discount). Adapter methods skip the base's
-weight-gradient GEMMs: 4·N + 6·A (+ the same attention term). Checkpointing adds one forward:
-+2·N + 4·L·s·h. QLoRA multiplies the total by QLORA_DEQUANT_OVERHEAD (NF4 → bf16 dequantization
-before every base GEMM). Total = per-token FLOPs × D, D = tokens_b·1e9.
+Megatron): dense 6·N (forward 2N, backward 4N) plus causal attention 6·L·s·h: QKᵀ and AV are 12·L·s·h
+forward and backward over the full s×s square (PaLM's convention), and a causal mask leaves half of it,
+which a causal FlashAttention kernel skips block by block (Dao 2023, FlashAttention-2,
+arXiv:2307.08691 §3.1.1, causal masking; its benchmarks count causal FLOPs as half). Eager attention
+computes the whole square and then masks it (``attention_rate``). Published MFU tables that count 12·L·s·h (Megatron-LM, LLM Foundry) are converted with
+``attention_flops_per_token(..., causal=False)``. Adapter methods skip the base's weight-gradient GEMMs:
+4·N + 6·A (+ the same attention term). Checkpointing adds one forward: +2·N + 2·L·s·h. QLoRA multiplies
+the total by QLORA_DEQUANT_OVERHEAD (NF4 → bf16 dequantization before every base GEMM). Total =
+per-token FLOPs × D, D = tokens_b·1e9. MFU (the one definition the output uses): these model FLOPs per
+token (no recomputation) × tokens/s ÷ dense BF16 peak.
 
 Step time (``step_time``; every constant with its source in constants.yaml): with d = G/(t·pp)
 data-parallel replicas and m = ceil(B / (d·s·b)) micro-batches per replica per optimizer step of B tokens
 (the workload's global_batch_tokens, the project's, or the DeepSeek LLM batch law for pretraining),
 
-* compute = (GEMM FLOPs / gemm_speed + attention FLOPs / ATTENTION_RELATIVE_EFFICIENCY) × B /
-  (G · bf16 peak · MFU) × ceil(L/pp)·pp/L (the slowest pipeline stage); gemm_speed > 1 only for FP8;
+* compute = (GEMM FLOPs × moe_gemm_stretch / gemm_speed + attention FLOPs / ATTENTION_RELATIVE_EFFICIENCY)
+  × B / (G · bf16 peak · MFU) × ceil(L/pp)·pp/L (the slowest pipeline stage); gemm_speed > 1 only for FP8;
+  moe_gemm_stretch > 1 only for mixture-of-experts models whose routed-expert GEMMs are small against the
+  GPU's ridge point (``expert_gemm_factor``);
 * + pipeline bubble (``bubble_fraction``: 1F1B, interleaved, ZB1P, DualPipe) and point-to-point sends;
 * + exposed data-parallel gradient traffic (``allreduce_s``, hierarchical ring over the GPU link and the
   GPU's share of the node fabric; ZeRO-1 once per step, ZeRO-2 (m+1)/2, ZeRO-3 1.5·m, ZeRO §7) minus
   COMM_OVERLAP of it hidden behind compute (PyTorch DDP, Li et al. 2020; FSDP prefetch);
 * + tensor-parallel all-reduces (4, or 6 with checkpointing, of 2·s·b·h bytes per layer per micro-batch;
   Megatron-LM, Shoeybi et al. 2019 §3), TP_COMM_OVERLAP of them hidden (Megatron-Core --tp-comm-overlap);
-* + expert all-to-all (``a2a_s``), hidden by DualPipe or by the shared experts' compute;
+* + expert all-to-all (``a2a_s``), hidden (DUALPIPE_A2A_OVERLAP) only under the DualPipe schedule, which
+  a layout gets only when it pins it; else only behind the shared experts' compute;
 * + with ZeRO-Offload, the gradient and weight copies over PCIe and the CPU's Adam step (``offload_s``).
 
 efficiency = compute / step time; in-step hours = steps × step time; wall-clock hours add the whole-run
@@ -45,6 +53,7 @@ from .constants import (
     MFU_ADAPTER_FACTOR,
     MFU_BY_ARCHITECTURE,
     MFU_CONSUMER,
+    MFU_GROUP,
     MFU_HIDDEN_HALF,
     MFU_MAX,
     MFU_REFERENCE_HIDDEN,
@@ -59,15 +68,18 @@ if TYPE_CHECKING:
     from .profile import Profile
 
 
-def flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
-    """Training FLOPs per token (see the module docstring)."""
-    att = attention_flops_per_token(p, ckpt, method)
+def flops_per_token(p: Profile, ckpt: bool, method: str, causal: bool = True) -> float:
+    """Training FLOPs per token (see the module docstring); ``causal=False`` counts attention over the
+    full s×s square, the convention of published MFU tables (Megatron-LM, LLM Foundry, PaLM)."""
+    att = attention_flops_per_token(p, ckpt, method, causal)
     return gemm_flops_per_token(p, ckpt, method) + att
 
 
-def attention_flops_per_token(p: Profile, ckpt: bool, method: str) -> float:
-    """12·L·s·h (QKᵀ and AV, forward and backward), + 1/3 with checkpointing; ×QLoRA dequantization."""
-    att = 12.0 * p.L * p.s * p.h
+def attention_flops_per_token(p: Profile, ckpt: bool, method: str, causal: bool = True) -> float:
+    """Causal attention: half of 12·L·s·h (QKᵀ and AV, forward and backward), the blocks above the
+    diagonal skipped (FlashAttention-2, arXiv:2307.08691 §3.1.1); 12·L·s·h with ``causal=False``;
+    + 1/3 with checkpointing (one more forward); × QLoRA dequantization."""
+    att = (6.0 if causal else 12.0) * p.L * p.s * p.h
     if ckpt:
         att += att / 3.0
     return att * (QLORA_DEQUANT_OVERHEAD if method == "qlora" else 1.0)
@@ -98,26 +110,27 @@ def hidden_factor(gpu: GPU, hidden: int | None) -> float:
 
 
 def default_mfu(gpu: GPU, method: str, moe: bool = False, hidden: int | None = None) -> float:
-    """In-step model FLOPs utilization by GPU architecture family (MFU_AMPERE, MFU_ADA, MFU_HOPPER,
-    MFU_BLACKWELL, MFU_CDNA3; GeForce cards MFU_CONSUMER) at hidden size 8192, × the hidden-size factor
-    (``hidden_factor``), at most MFU_MAX (mixture-of-experts models: × MOE_MFU_FACTOR in place of the
-    hidden-size factor), × MFU_ADAPTER_FACTOR for adapters. Each value and its source are in constants.yaml."""
+    """In-step rate of the step's matrix multiplies as a fraction of dense BF16 peak, by GPU architecture
+    family (MFU_AMPERE, MFU_ADA, MFU_HOPPER, MFU_BLACKWELL, MFU_CDNA3; GeForce cards MFU_CONSUMER) at hidden
+    size 8192, × the hidden-size factor (``hidden_factor``), at most MFU_MAX; mixture-of-experts models ×
+    MOE_MFU_FACTOR (routing, token permutation, load imbalance; the routed experts' small GEMMs are timed
+    apart, ``expert_gemm_factor``); adapters × MFU_ADAPTER_FACTOR. Not the MFU a run reports (that is
+    model FLOPs × tokens/s ÷ peak, shapes.in_step_rates): this is the speed of the GEMMs alone, before
+    attention, communication and the pipeline bubble. Each value and its source are in constants.yaml."""
     base = MFU_CONSUMER if gpu.form_factor == "consumer" else MFU_BY_ARCHITECTURE[gpu.architecture]
-    # mixture-of-experts: MOE_MFU_FACTOR in place of the hidden-size factor (the expert GEMMs' width is set
-    # by the expert FFN, not by h; the factor is fitted on DeepSeek-V2 as a whole)
-    base = base * MOE_MFU_FACTOR if moe else min(MFU_MAX[_family(gpu)], base * hidden_factor(gpu, hidden))
+    base = min(MFU_MAX[_family(gpu)], base * hidden_factor(gpu, hidden))
+    if moe:
+        base *= MOE_MFU_FACTOR
     return base * (MFU_ADAPTER_FACTOR if method in ("lora", "qlora") else 1.0)
 
 
 def mfu_basis(gpu: GPU, method: str, moe: bool = False) -> str:
     """The constants ``default_mfu`` multiplies, by name (their sources are in constants.yaml and on the
     workbook's Assumptions sheet), e.g. "MFU_AMPERE", "MFU_HOPPER × hidden-size factor
-    (MFU_HIDDEN_HALF_HOPPER)" or "MFU_HOPPER × MOE_MFU_FACTOR"."""
+    (MFU_HIDDEN_HALF_HOPPER)" or "MFU_HOPPER × hidden-size factor (…) × MOE_MFU_FACTOR"."""
     names = ["MFU_CONSUMER" if gpu.form_factor == "consumer" else f"MFU_{gpu.architecture.upper()}"]
-    if MFU_HIDDEN_HALF[_family(gpu)] > 0 and not moe:
-        names.append(
-            f"hidden-size factor (MFU_HIDDEN_HALF_{'HOPPER' if _family(gpu) in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'})"
-        )
+    if MFU_HIDDEN_HALF[_family(gpu)] > 0:
+        names.append(f"hidden-size factor (MFU_HIDDEN_HALF_{MFU_GROUP[_family(gpu)]})")
     if method in ("lora", "qlora"):
         names.append("MFU_ADAPTER_FACTOR")
     if moe:
@@ -125,10 +138,52 @@ def mfu_basis(gpu: GPU, method: str, moe: bool = False) -> str:
     return " × ".join(names)
 
 
+def gemm_intensity(n: float, k: float, m: float) -> float:
+    """FLOP per byte of an (n × k) · (k × m) matrix multiply in 16-bit: 2·n·k·m FLOPs over 2 B × (n·k + k·m
+    + n·m) of inputs and output read or written once (the roofline's arithmetic intensity; Williams et al.
+    2009, Roofline, CACM 52(4))."""
+    return n * k * m / (n * k + k * m + n * m)
+
+
+#: The reference GEMM the MFU_<FAMILY> constants are read at: the FFN of a hidden-8192 model (ffn 28,672, as
+#: Llama 2/3 70B) on a micro-batch of 4,096 tokens (the Megatron-Core 70B benchmark, REFERENCE-RUNS C18):
+#: about 2,493 FLOP/byte.
+REFERENCE_GEMM_INTENSITY = gemm_intensity(4096.0, 8192.0, 28672.0)
+
+
+def expert_gemm_factor(p: Profile, mb: int, ep: int, sh: Shape) -> float:
+    """Speed of the routed experts' GEMMs against the reference dense GEMM, from the roofline with compute
+    and memory traffic not overlapped (time = FLOPs / peak + bytes / HBM bandwidth, so a GEMM of intensity
+    I runs at 1 / (1 + R/I) of peak, R = peak ÷ HBM bandwidth, the GPU's ridge point): (1 + R/I_ref) /
+    (1 + R/I_e), at most 1. Each expert multiplies n = s·b·k·ep/E tokens (a micro-batch's tokens, k
+    experts each, gathered from the ep ranks of its expert-parallel group) by its h × f_e matrices, so
+    fine-grained experts (small f_e, many E) on few GPUs fall below the ridge and run slower, on any GPU
+    whose FLOP rate grew faster than its memory bandwidth."""
+    if not (p.L_moe and p.E and p.k and p.f_e):
+        return 1.0
+    n = p.s * mb * p.k * max(1, ep) / p.E
+    ridge = sh.peak / sh.hbm_bw
+    return min(1.0, (1.0 + ridge / REFERENCE_GEMM_INTENSITY) / (1.0 + ridge / gemm_intensity(n, p.h, p.f_e)))
+
+
+def moe_gemm_stretch(p: Profile, mb: int, ep: int, sh: Shape) -> float:
+    """How much longer the step's GEMMs take because the routed experts run at ``expert_gemm_factor``: 1 +
+    share × (1/factor − 1), share = the routed experts' part of the model's GEMM FLOPs, 18·h·f_e·k·L_moe
+    (a gated MLP of three h × f_e matrices per active expert, forward and backward) over 6·N."""
+    if not (p.L_moe and p.E and p.k and p.f_e):
+        return 1.0
+    share = min(1.0, 18.0 * p.h * p.f_e * p.k * p.L_moe / (6.0 * p.N))
+    return 1.0 + share * (1.0 / expert_gemm_factor(p, mb, ep, sh) - 1.0)
+
+
 def attention_rate(flash: bool) -> float:
-    """Attention FLOP rate relative to the GEMM rate: ATTENTION_RELATIVE_EFFICIENCY with fused (flash)
-    kernels, FLASH_ATTENTION_SPEEDUP times less without them (the workload's ``flash_attention``)."""
-    return ATTENTION_RELATIVE_EFFICIENCY if flash else ATTENTION_RELATIVE_EFFICIENCY / FLASH_ATTENTION_SPEEDUP
+    """Causal attention FLOP rate relative to the GEMM rate: ATTENTION_RELATIVE_EFFICIENCY with fused (flash)
+    kernels; without them (the workload's ``flash_attention: false``) FLASH_ATTENTION_SPEEDUP times less,
+    and half again, since eager attention computes the whole s×s square before masking it while the
+    attention FLOPs count its causal half."""
+    if flash:
+        return ATTENTION_RELATIVE_EFFICIENCY
+    return ATTENTION_RELATIVE_EFFICIENCY / FLASH_ATTENTION_SPEEDUP / 2.0
 
 
 def fp8_gemm_speedup(gpu: GPU) -> float:
@@ -137,7 +192,7 @@ def fp8_gemm_speedup(gpu: GPU) -> float:
     framework falls back to BF16 where FP8 would be slower."""
     if gpu.fp8_dense_tflops is None:
         return 1.0
-    eff = FP8_GEMM_EFFICIENCY_CDNA3 if gpu.architecture == "cdna3" else FP8_GEMM_EFFICIENCY
+    eff = FP8_GEMM_EFFICIENCY_CDNA3 if gpu.architecture in ("cdna3", "cdna4") else FP8_GEMM_EFFICIENCY
     return max(1.0, gpu.fp8_dense_tflops / gpu.bf16_dense_tflops * eff)
 
 
@@ -158,6 +213,7 @@ class Shape:
         "gemm_speed",
         "pcie",
         "host_bw",
+        "hbm_bw",
     )
 
     gpus: int
@@ -172,6 +228,7 @@ class Shape:
     gemm_speed: float
     pcie: float  # achieved host link per GPU per direction, bytes/s
     host_bw: float  # the node's host memory bandwidth, bytes/s
+    hbm_bw: float  # the GPU's memory bandwidth, bytes/s (the ridge point of ``expert_gemm_factor``)
 
 
 def allreduce_s(nbytes: float, n: int, local: int, sh: Shape) -> float:
@@ -274,7 +331,7 @@ def step_time(
     step_tokens = max(p.global_tokens, micro_tokens)
     m = max(1, math.ceil(step_tokens / micro_tokens - 1e-9))  # micro-batches per replica per step
     fp8 = p.fp8
-    gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) / (sh.gemm_speed if fp8 else 1.0)
+    gemm = (p.gemm_tok_ckpt if ckpt else p.gemm_tok) * moe_gemm_stretch(p, mb, ep, sh) / (sh.gemm_speed if fp8 else 1.0)
     att = (p.att_tok_ckpt if ckpt else p.att_tok) / p.att_rate
     rate = sh.gpus * sh.peak * sh.mfu
     compute = (gemm + att) * step_tokens / rate
@@ -307,7 +364,7 @@ def step_time(
     if ep > 1:
         tokens = step_tokens / d
         a2a = a2a_s(p, tokens, t, pp, ep, sh, fp8)
-        if schedule == "dualpipe":
+        if schedule == "dualpipe":  # only where the layout pins it (search._layouts)
             hidden = DUALPIPE_A2A_OVERLAP * a2a
         else:  # the shared experts' compute runs while tokens travel (DeepSeek-V2 §3.2.3)
             shared = p.shared_tok * (4.0 / 3.0 if ckpt else 1.0) / (sh.gemm_speed if fp8 else 1.0)

@@ -56,6 +56,11 @@ def constant_rows() -> list[tuple[str, float, str, str]]:
 
 
 USABLE_FRACTION = constant("USABLE_FRACTION")
+FIT_MARGIN = constant("FIT_MARGIN")
+LOGITS_FULL_BYTES = constant("LOGITS_FULL_BYTES")
+LOGITS_CHUNK_BYTES = constant("LOGITS_CHUNK_BYTES")
+REFERENCE_NODE_RAM_GB = constant("REFERENCE_NODE_RAM_GB")
+LOAD_SHARD_BYTES = constant("LOAD_SHARD_BYTES")
 BF16_BYTES = constant("BF16_BYTES")
 OPTIMIZER_BYTES = constant("OPTIMIZER_BYTES")
 ADAPTER_STATE_BYTES = constant("ADAPTER_STATE_BYTES")
@@ -71,10 +76,16 @@ QLORA_DEQUANT_OVERHEAD = constant("QLORA_DEQUANT_OVERHEAD")
 GLOBAL_BATCH_TOKENS: dict[str, float] = {
     m: constant(f"GLOBAL_BATCH_TOKENS_{m.upper()}") for m in ("pretrain", "full", "lora", "qlora")
 }
-#: Default in-step MFU per GPU architecture family (GPU.architecture); GeForce cards use MFU_CONSUMER.
-MFU_BY_ARCHITECTURE: dict[str, float] = {
-    a: constant(f"MFU_{a.upper()}") for a in ("ampere", "ada", "hopper", "blackwell", "cdna3")
+#: GPU architecture families (models.gpu.Architecture) and, per family and for GeForce cards ("consumer"), the
+#: fitted family whose MFU cap and hidden-size factor it takes (MFU_MAX_<GROUP>, MFU_HIDDEN_HALF_<GROUP>): the
+#: Hopper fit for HBM datacenter parts and for cards whose FLOP/byte is Hopper-like, the Ampere fit otherwise.
+ARCHITECTURES = ("ampere", "ada", "hopper", "blackwell", "blackwell_rtx", "cdna3", "cdna4", "davinci")
+MFU_GROUP: dict[str, str] = {
+    a: "HOPPER" if a in ("hopper", "blackwell", "blackwell_rtx", "cdna3", "cdna4", "davinci") else "AMPERE"
+    for a in (*ARCHITECTURES, "consumer")
 }
+#: Default in-step MFU per GPU architecture family (GPU.architecture); GeForce cards use MFU_CONSUMER.
+MFU_BY_ARCHITECTURE: dict[str, float] = {a: constant(f"MFU_{a.upper()}") for a in ARCHITECTURES}
 MFU_CONSUMER = constant("MFU_CONSUMER")
 FP8_GEMM_EFFICIENCY_CDNA3 = constant("FP8_GEMM_EFFICIENCY_CDNA3")
 FLASH_ATTENTION_SPEEDUP = constant("FLASH_ATTENTION_SPEEDUP")
@@ -87,15 +98,9 @@ JOB_STARTUP_HOURS = constant("JOB_STARTUP_HOURS")
 MFU_REFERENCE_HIDDEN = constant("MFU_REFERENCE_HIDDEN")
 #: Upper bound on the in-step MFU constant × hidden-size factor, per architecture family: the best published
 #: in-step hardware FLOP rate on that family (compute.default_mfu).
-MFU_MAX: dict[str, float] = {
-    a: constant(f"MFU_MAX_{'HOPPER' if a in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'}")
-    for a in ("ampere", "ada", "hopper", "blackwell", "cdna3", "consumer")
-}
+MFU_MAX: dict[str, float] = {a: constant(f"MFU_MAX_{g}") for a, g in MFU_GROUP.items()}
 #: h½ of the hidden-size factor on MFU, per architecture family (compute.hidden_factor).
-MFU_HIDDEN_HALF: dict[str, float] = {
-    a: constant(f"MFU_HIDDEN_HALF_{'HOPPER' if a in ('hopper', 'blackwell', 'cdna3') else 'AMPERE'}")
-    for a in ("ampere", "ada", "hopper", "blackwell", "cdna3", "consumer")
-}
+MFU_HIDDEN_HALF: dict[str, float] = {a: constant(f"MFU_HIDDEN_HALF_{g}") for a, g in MFU_GROUP.items()}
 MOE_MFU_FACTOR = constant("MOE_MFU_FACTOR")
 FP8_GEMM_EFFICIENCY = constant("FP8_GEMM_EFFICIENCY")
 FP8_GRAD_BYTES = constant("FP8_GRAD_BYTES")

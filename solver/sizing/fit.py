@@ -14,9 +14,9 @@ from procure.models.gpu import GPU
 from procure.models.offer import Offer
 from procure.models.project import SizingSettings
 from procure.models.units import GB, TB
-from procure.solver.reasons import Reason, Rule, say
+from procure.solver.reasons import Clauses, Reason, Rule, say
 
-from .constants import DATA_LOADER_WORKERS, HOST_RAM_PER_GPU_GB, HOST_RAM_SYSTEM_GB
+from .constants import DATA_LOADER_WORKERS, FIT_MARGIN, HOST_RAM_PER_GPU_GB, HOST_RAM_SYSTEM_GB
 from .profile import Profile
 from .reference import is_reference
 from .results import MemoryBreakdown, Parallelism
@@ -108,9 +108,9 @@ def offer_reasons(p: Profile, offer: Offer, g: GPU, settings: SizingSettings, te
     return out
 
 
-def host_ram_need_gb(gpn: int, stage_gb: float, offload_gb: float = 0.0) -> float:
+def host_ram_need_gb(gpn: int, stage_gb: float, offload_gb: float = 0.0, activations_gb: float = 0.0) -> float:
     """Host RAM one node needs (GB): HOST_RAM_SYSTEM_GB + gpn × (HOST_RAM_PER_GPU_GB + the GPU's checkpoint
-    staging + its offloaded optimizer state).
+    staging + its offloaded optimizer state + its offloaded activations).
 
     Staging (``memory.checkpoint_stage_bytes``): PyTorch distributed checkpointing's async_save copies each
     rank's state dict to CPU memory before writing it, so the node must hold its GPUs' trainable-state
@@ -118,22 +118,34 @@ def host_ram_need_gb(gpn: int, stage_gb: float, offload_gb: float = 0.0) -> floa
     adapter's weights + optimizer state alone for lora/qlora (the frozen base is not saved). Offloaded
     state (``memory.offload_host_bytes``, ZeRO-Offload) lives in host RAM for the whole run. The rule
     replaces the 1.5–2× node-GPU-memory rule of thumb, which is for full training of large models and
-    rejects a single RTX 4090 for a 7B LoRA or QLoRA."""
-    return HOST_RAM_SYSTEM_GB + gpn * (HOST_RAM_PER_GPU_GB + stage_gb + offload_gb)
+    rejects a single RTX 4090 for a 7B LoRA or QLoRA. Offloaded activations (``activation_offload``,
+    ``memory.activation_host_bytes``) stay in host RAM for the step."""
+    return HOST_RAM_SYSTEM_GB + gpn * (HOST_RAM_PER_GPU_GB + stage_gb + offload_gb + activations_gb)
 
 
-def host_ram_reason(offer: Offer, stage_gb: float, offload_gb: float, settings: SizingSettings) -> Reason | None:
-    if settings.host_ram_ratio is not None:
-        return None  # the project's ratio rule applies instead (offer_reasons)
+def host_ram_reason(
+    offer: Offer, stage_gb: float, offload_gb: float, settings: SizingSettings, activations_gb: float = 0.0
+) -> Reason | None:
+    """The node's host RAM against ``host_ram_need_gb``. With the project's ``host_ram_ratio`` that ratio
+    rule replaces this one (offer_reasons), except that state or activations offloaded to host RAM must
+    still fit in it: an offload layout is never called a fit on RAM no node has."""
     gpn = offer.gpus_per_node
-    need = host_ram_need_gb(gpn, stage_gb, offload_gb)
+    need = host_ram_need_gb(gpn, stage_gb, offload_gb, activations_gb)
     if offer.ram_gb >= need - 1e-9:
         return None
+    if settings.host_ram_ratio is not None and not (offload_gb or activations_gb):
+        return None  # the project's ratio rule applies instead (offer_reasons)
     offloaded = (
         say(" + {gb} GB of optimizer state offloaded to the CPU (ZeRO-Offload)", gb=_fmt(gpn * offload_gb))
         if offload_gb
         else ""
     )
+    if activations_gb:
+        offloaded = say(
+            "{before} + {gb} GB of activation checkpoints offloaded to host RAM (activation_offload)",
+            before=offloaded,
+            gb=_fmt(gpn * activations_gb),
+        )
     return Reason.of(
         Rule.HOST_RAM,
         say(
@@ -174,9 +186,9 @@ def fabric_reason(offer: Offer, nodes: int, settings: SizingSettings) -> Reason 
 def memory_reason(
     p: Profile, least: Parallelism, mem: MemoryBreakdown, n_gpus: int, g: GPU, mem_cap_bytes: float
 ) -> Reason:
-    """No strategy fits: quote the leanest one's per-GPU need against the usable capacity. When the
-    activations of one sequence alone overflow the GPU, say that the sequence needs context parallelism,
-    which the engine does not model (an honest rejection rather than a made-up fit)."""
+    """No strategy fits: quote the leanest one's per-GPU need against the usable capacity (after the
+    FIT_MARGIN safety margin). When the workload pins its layout, the leanest within the pinned keys, and
+    say so. When the activations alone overflow half the GPU, name the knobs that move them."""
     ck = say(
         "{base}{adam}{offload}",
         base=say("checkpointing") if least.checkpointing else say("no checkpointing"),
@@ -184,6 +196,10 @@ def memory_reason(
         offload=say(", the optimizer offloaded to the CPU (ZeRO-Offload)") if least.offload else "",
     )
     extra = ""
+    if least.tensor_parallel > 1 and not least.sequence_parallel:
+        extra += ", no SP"
+    if least.context_parallel > 1:
+        extra += f", CP{least.context_parallel}"
     if least.pipeline_parallel > 1:
         extra += f", PP{least.pipeline_parallel}"
     if least.expert_parallel > 1:
@@ -197,18 +213,33 @@ def memory_reason(
         how = say("{ck} and micro-batch {mb} on one GPU", ck=ck, mb=least.micro_batch)
     # one unit, GB (10^9 bytes): the datasheet's "24 GB" is a binary capacity, written out as GiB → GB
     context = (
-        say("; sequence length {s} needs context parallelism, which is not modelled", s=f"{p.s:,}")
+        say(
+            "; the activations of sequence length {s} take {act} GB: context parallelism, activation_offload "
+            "or loss: chunked lower them",
+            s=f"{p.s:,}",
+            act=f"{mem.activations:.1f}",
+        )
         if mem.activations * GB > mem_cap_bytes / 2
         else ""
     )
+    if mem.load_peak > mem.step:
+        context = say(
+            "{context}; loading the QLoRA base peaks at {peak} GB (quantize_on_load: gpu; cpu avoids it)",
+            context=context,
+            peak=f"{mem.load_peak:.1f}",
+        )
+    pinned = say("the workload's pinned layout, ") if p.pin else ""
     text = say(
-        "needs {total} GB per GPU even with {how}; {gpu} has {cap} GB usable (datasheet {gib} GiB = {gb} GB){context}",
+        "needs {total} GB per GPU even with {pinned}{how}; {gpu} has {cap} GB usable (datasheet {gib} GiB = {gb} GB, "
+        "less a {margin} % safety margin){context}",
         total=f"{mem.total:.1f}",
+        pinned=pinned,
         how=how,
         gpu=g.id,
         cap=f"{mem_cap_bytes / GB:.1f}",
         gib=f"{g.memory_gb:g}",
         gb=f"{g.capacity_gb:.2f}",
+        margin=f"{FIT_MARGIN * 100:g}",
         context=context,
     )
     return Reason.of(
@@ -223,7 +254,7 @@ def precision_reason(p: Profile, g: GPU) -> Reason | None:
     return Reason.of(
         Rule.PRECISION,
         say(
-            "{gpu} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell or MI300-class GPU "
+            "{gpu} has no FP8 tensor cores; precision fp8 needs a Hopper, Ada, Blackwell, MI300- or MI350-class GPU "
             "(or use precision bf16)",
             gpu=g.id,
         ),
@@ -268,4 +299,54 @@ def nvme_reason(p: Profile, offer: Offer, nodes: int) -> Reason | None:
             nodes=nodes,
             have=f"{offer.nvme_tb:g}",
         ),
+    )
+
+
+def layout_reason(p: Profile, n_gpus: int, gpn: int) -> Reason:
+    """The workload's pinned layout has no valid placement on ``n_gpus`` GPUs whose GPU-link domain
+    (``shapes.scale_up_gpus``: the node, or a group of nodes of a rack-scale domain such as NVL72) holds
+    ``gpn``: which product does not divide what (tensor parallelism stays inside the domain; TP × CP × PP
+    divides the GPUs; expert parallelism divides the data-parallel degree)."""
+    pin = p.pin
+    t, cp, pp, ep = (
+        pin.get(k, 1) for k in ("tensor_parallel", "context_parallel", "pipeline_parallel", "expert_parallel")
+    )
+    why: list = []
+    if t > gpn or gpn % t:
+        why.append(
+            say(
+                "tensor_parallel {t} must divide the {gpn} GPUs of a GPU-link domain (TP stays inside a node, "
+                "or a rack-scale domain such as NVL72)",
+                t=t,
+                gpn=gpn,
+            )
+        )
+    if n_gpus % (t * cp * pp):
+        why.append(
+            say(
+                "tensor_parallel {t} × context_parallel {cp} × pipeline_parallel {pp} = {prod} does not divide {n} GPUs",
+                t=t,
+                cp=cp,
+                pp=pp,
+                prod=t * cp * pp,
+                n=n_gpus,
+            )
+        )
+    elif ep > 1 and (n_gpus // (t * pp)) % ep:
+        why.append(
+            say(
+                "expert_parallel {ep} does not divide the data-parallel degree {d} ({n} GPUs / (TP{t} × PP{pp}))",
+                ep=ep,
+                d=n_gpus // (t * pp),
+                n=n_gpus,
+                t=t,
+                pp=pp,
+            )
+        )
+    if not why:
+        why.append(say("no placement of the pinned layout on {n} GPUs ({gpn} per GPU-link domain)", n=n_gpus, gpn=gpn))
+    return Reason.of(
+        Rule.OTHER,
+        say("the workload's pinned layout does not fit this shape: {why}", why=Clauses(tuple(why), "; ")),
+        short=say("pinned layout does not divide {n} GPUs", n=n_gpus),
     )

@@ -35,10 +35,21 @@ The bullets below are the single-stage, bf16 case.
   c = 4 (two norms) + 11 (attention; its K and V share 4 scales by kv/a for GQA) + MLP, where the MLP
   is 3 + 4·f/h for a GELU MLP (= 19 at f = 4h, reproducing Korthikanti's 34) and 3 + 6·f/h for a
   gated (SwiGLU) MLP, which stores gate, up and their product (assumed whenever f ≠ 4h; every modern
-  preset is gated). With TP (selective recompute, no sequence parallelism): s·b·h·(10 + (c − 10)/t)
-  (Korthikanti: 10 + 24/t at c = 34). Full recompute ("checkpointing"): 2·s·b·h per layer (the layer
-  input; Korthikanti Table 2) plus one layer's full activations as the working set.
-  Logits for the loss: s·b·V·(2 + 4)/t (bf16 logits + fp32 copy for the cross-entropy).
+  preset is gated). Korthikanti Table 2 per layer, c = 34 (with the attention matrix 5·a·s/h):
+  TP without sequence parallelism s·b·h·(10 + 24/t + 5·a·s/(h·t)) — the 10 of the norms and dropouts
+  is replicated, here s·b·h·(10 + (c − 10)/t); TP with sequence parallelism (SP, Megatron's
+  --sequence-parallel, the default here whenever t > 1) s·b·h·(34/t + 5·a·s/(h·t)), here s·b·h·c/t.
+  Context parallelism cp (Megatron --context-parallel-size; ring attention) gives each GPU s/cp of the
+  sequence: s → s/cp in every s·b·h term (the attention matrix of its queries against all s keys keeps
+  its 5·a·s/h per s·b·h). Full recompute ("checkpointing"): the layer input, 2·s·b·h per layer
+  (Korthikanti Table 2), stored as the framework shards it: ÷ t with SP (the input lives in the
+  sequence-parallel region; without SP Megatron keeps it whole on every TP rank unless
+  --distribute-saved-activations), ÷ cp; plus one layer's full activations as the working set.
+  Logits for the loss (``logits_bytes``, ÷ t: vocab-parallel; ÷ cp): ``loss: full`` s·b·V·LOGITS_FULL_BYTES
+  (bf16 logits + fp32 upcast + fp32 gradient, Hugging Face Transformers), ``loss: chunked``
+  s·b·h·LOGITS_CHUNK_BYTES (one chunk of a fused cross-entropy).
+  ``activation_offload``: the stored activations go to host RAM (``activation_host_bytes``); the GPU
+  keeps the working set and two stored layers in transit (one copied out while the next is copied in).
   lora/qlora keep the same activations (the base is frozen, but input gradients still flow through
   every layer, so the same tensors are saved).
 * overhead = CUDA context (CUDA_CONTEXT_BYTES) + a gradient communication bucket when G > 1
@@ -49,7 +60,13 @@ The bullets below are the single-stage, bf16 case.
   and one gradient bucket on the GPU, and OFFLOAD_HOST_BYTES × OFFLOAD_BUFFER_FACTOR = 16 × 1.5 B per
   param of the GPU's shard in host RAM (DeepSpeed's estimator); its step-time cost is in compute.py.
 * Host RAM (fit.py): the node's checkpoint staging (``checkpoint_stage_bytes``: the trainable state,
-  the adapter alone for lora/qlora) + the offloaded state (``offload_host_bytes``).
+  the adapter alone for lora/qlora) + the offloaded state (``offload_host_bytes``) + offloaded
+  activations (``activation_host_bytes``).
+* QLoRA load peak (``load_peak_bytes``, ``quantize_on_load: gpu``): a loader that quantizes each weight
+  on the GPU (transformers + bitsandbytes) holds the NF4 base done so far and the bf16 checkpoint shard
+  being quantized: CUDA context + the GPU's NF4 base + min(LOAD_SHARD_BYTES, 2 B × its params); the
+  step's memory is compared with max(step, load peak).
+* Fits: usable = datasheet GiB × USABLE_FRACTION × (1 − FIT_MARGIN), a 4 % safety margin.
 """
 
 from __future__ import annotations
@@ -66,7 +83,11 @@ from .constants import (
     COMM_BUCKET_BYTES,
     CUDA_CONTEXT_BYTES,
     DUALPIPE_PARAM_COPIES,
+    FIT_MARGIN,
     FRAGMENTATION,
+    LOAD_SHARD_BYTES,
+    LOGITS_CHUNK_BYTES,
+    LOGITS_FULL_BYTES,
     OFFLOAD_BUFFER_FACTOR,
     OFFLOAD_HOST_BYTES,
     OPTIMIZER_BYTES,
@@ -80,8 +101,8 @@ if TYPE_CHECKING:
 
 
 def usable_memory_gb(gpu: GPU) -> float:
-    """Usable GPU memory in GB: memory_gb GiB × USABLE_FRACTION."""
-    return gpu.memory_gb * GIB * USABLE_FRACTION / GB
+    """Usable GPU memory in GB: memory_gb GiB × USABLE_FRACTION × (1 − FIT_MARGIN)."""
+    return gpu.memory_gb * GIB * USABLE_FRACTION * (1.0 - FIT_MARGIN) / GB
 
 
 def is_gated(hidden: int, ffn: int) -> bool:
@@ -218,21 +239,82 @@ def checkpoint_stage_bytes(p: Profile, st: Parallelism, gpus: int) -> float:
     return w + o
 
 
-def layer_activation_bytes(p: Profile, t: int, mb: int) -> float:
-    """One layer's saved activations for one micro-batch: s·b·h·(10 + (c − 10)/t), + s·b·h·5·a·s/(h·t)
-    for the stored attention matrix when the workload has no fused (flash) attention (Korthikanti Table 2)."""
-    return p.s * mb * p.h * (10.0 + (p.act_coef - 10.0 + p.att_matrix) / t)
+def layer_activation_bytes(p: Profile, t: int, mb: int, sp: bool | None = None, cp: int = 1) -> float:
+    """One layer's saved activations for one micro-batch (Korthikanti Table 2): s·b·h·(10 + (c − 10 + m)/t)
+    without sequence parallelism, s·b·h·(c + m)/t with it (``sp``; None: on when t > 1), m = 5·a·s/h the
+    stored attention matrix when the workload has no fused (flash) attention; s → s/cp under context
+    parallelism."""
+    sp = t > 1 if sp is None else sp
+    sbh = p.s / cp * mb * p.h
+    if sp:
+        return sbh * (p.act_coef + p.att_matrix) / t
+    return sbh * (10.0 + (p.act_coef - 10.0 + p.att_matrix) / t)
 
 
-def activation_bytes(p: Profile, t: int, ckpt: bool, mb: int, pp: int = 1, schedule: str = "", v: int = 1) -> float:
+def logits_bytes(p: Profile, t: int, mb: int, cp: int = 1) -> float:
+    """The loss's logits for one micro-batch, vocab-parallel (÷ t), s/cp tokens: ``loss: full`` holds
+    s·b·V·LOGITS_FULL_BYTES, ``loss: chunked`` one chunk of s·b·h·LOGITS_CHUNK_BYTES."""
+    tokens = p.s / cp * mb
+    if p.loss == "chunked":
+        return tokens * p.h * LOGITS_CHUNK_BYTES / t
+    return tokens * p.V * LOGITS_FULL_BYTES / t
+
+
+def _activation_split(
+    p: Profile, t: int, ckpt: bool, mb: int, pp: int, schedule: str, v: int, sp: bool | None, cp: int
+) -> tuple[float, float]:
+    """(bytes on the busiest GPU, bytes it keeps in host RAM under ``activation_offload``)."""
+    sp = t > 1 if sp is None else sp
+    layer = layer_activation_bytes(p, t, mb, sp, cp)
+    stored_layers = -(-p.L // pp) * pp * inflight_factor(pp, schedule, v)  # layers' worth held at once
+    # full recompute keeps each layer's input, sharded by SP over t and by CP over cp
+    unit = 2.0 * p.s / cp * mb * p.h / (t if sp else 1) if ckpt else layer
+    working = layer if ckpt else 0.0
+    stored = stored_layers * unit
+    logits = logits_bytes(p, t, mb, cp)
+    if p.act_offload:
+        in_transit = min(stored, 2.0 * unit)
+        return working + in_transit + logits, stored - in_transit
+    return working + stored + logits, 0.0
+
+
+def activation_bytes(
+    p: Profile,
+    t: int,
+    ckpt: bool,
+    mb: int,
+    pp: int = 1,
+    schedule: str = "",
+    v: int = 1,
+    sp: bool | None = None,
+    cp: int = 1,
+) -> float:
     """Activation bytes on the busiest GPU (see the module docstring and ``inflight_factor``)."""
-    sbh = p.s * mb * p.h
-    layer = layer_activation_bytes(p, t, mb)
-    logits = p.s * mb * p.V * (BF16_BYTES + 4) / t
-    stored = -(-p.L // pp) * pp * inflight_factor(pp, schedule, v)  # layers' worth held at once
-    if ckpt:
-        return stored * 2.0 * sbh + layer + logits
-    return stored * layer + logits
+    return _activation_split(p, t, ckpt, mb, pp, schedule, v, sp, cp)[0]
+
+
+def activation_host_bytes(p: Profile, st: Parallelism) -> float:
+    """Host RAM one GPU's offloaded activations take (``activation_offload``; 0 otherwise)."""
+    return _activation_split(
+        p,
+        st.tensor_parallel,
+        st.checkpointing,
+        st.micro_batch,
+        st.pipeline_parallel,
+        st.schedule,
+        st.virtual_stages,
+        st.sequence_parallel,
+        st.context_parallel,
+    )[1]
+
+
+def load_peak_bytes(p: Profile, t: int, pp: int) -> float:
+    """QLoRA with ``quantize_on_load: gpu``: the CUDA context + the GPU's shard of the quantized base
+    (NF4 + bf16 embeddings) + one checkpoint shard file in bf16 as it is quantized, min(LOAD_SHARD_BYTES,
+    2 B × the GPU's params); 0 otherwise (see the module docstring)."""
+    if p.method != "qlora" or p.quantize_on_load != "gpu":
+        return 0.0
+    return CUDA_CONTEXT_BYTES + p.base_bytes / (t * pp) + min(LOAD_SHARD_BYTES, BF16_BYTES * p.P / (t * pp))
 
 
 def comm_bucket_bytes(p: Profile, t: int, gpus: int, pp: int = 1, offload: bool = False) -> float:
@@ -252,7 +334,17 @@ def memory_parts(p: Profile, st: Parallelism, gpus: int) -> tuple[float, float, 
     d = max(1, gpus // (t * pp))
     copies = DUALPIPE_PARAM_COPIES if st.schedule == "dualpipe" else 1.0
     w, g, o = state_bytes(p, st.zero_stage, t, pp, ep, d, copies, st.optimizer, st.offload)
-    act = activation_bytes(p, t, st.checkpointing, st.micro_batch, pp, st.schedule, st.virtual_stages)
+    act = activation_bytes(
+        p,
+        t,
+        st.checkpointing,
+        st.micro_batch,
+        pp,
+        st.schedule,
+        st.virtual_stages,
+        st.sequence_parallel,
+        st.context_parallel,
+    )
     bucket = comm_bucket_bytes(p, t, gpus, pp, st.offload)
     overhead = CUDA_CONTEXT_BYTES + bucket + FRAGMENTATION * (w + g + o + act + bucket)
     return w, g, o, act, overhead

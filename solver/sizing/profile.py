@@ -21,11 +21,17 @@ from .results import MemoryBreakdown, Parallelism
 
 #: The strategy search space: tensor-parallel degrees and micro-batch sizes tried per shape; pipeline
 #: degrees; expert-parallel degrees (MoE models with an expert layout only).
-TP_DEGREES = (1, 2, 4, 8)
+TP_DEGREES = (1, 2, 4, 8, 16, 32, 64)  # above 8 only inside a rack-scale GPU-link domain (shapes.scale_up_gpus)
 MICRO_BATCHES = (1, 2, 4, 8)
 ZERO_STAGES = (0, 1, 2, 3)
 PP_DEGREES = (1, 2, 4, 8, 16)
 EP_DEGREES = (1, 2, 4, 8, 16, 32, 64)
+#: Context-parallel degrees, tried only on a shape where no layout fits without them (as the low-memory
+#: optimizers) and only while each GPU keeps at least CP_MIN_TOKENS of the sequence: ring attention hides
+#: its key/value exchange behind the attention of a long enough chunk (Megatron-Core context parallelism
+#: is for long-context training; assumption, not fitted). A pinned context_parallel is taken as given.
+CP_DEGREES = (1, 2, 4, 8, 16, 32)
+CP_MIN_TOKENS = 4096
 
 
 class Profile:
@@ -70,6 +76,8 @@ class Profile:
         "L_moe",
         "route_limit",
         "shared_tok",
+        "f_e",
+        "pinned_schedule",
         "moe",
         "expert_layout",
         "fp8",
@@ -81,6 +89,10 @@ class Profile:
         "checkpoint_hours",
         "att_rate",
         "att_matrix",
+        "loss",
+        "act_offload",
+        "quantize_on_load",
+        "pin",
     )
 
     name: str
@@ -121,6 +133,8 @@ class Profile:
     L_moe: int
     route_limit: int | None
     shared_tok: float
+    f_e: float
+    pinned_schedule: str | None
     moe: bool
     expert_layout: bool
     fp8: bool
@@ -132,6 +146,15 @@ class Profile:
     checkpoint_hours: float
     att_rate: float
     att_matrix: float
+    loss: str
+    act_offload: bool
+    quantize_on_load: str
+    pin: dict
+
+    def choices(self, key: str, searched) -> tuple:
+        """The values of layout key ``key`` to try: the workload's pinned value, else ``searched``."""
+        value = self.pin.get(key)
+        return (value,) if value is not None else tuple(searched)
 
 
 def adapter_params(workload: Workload) -> float:
@@ -182,6 +205,7 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.E = m.experts or 0
     p.L_moe = m.moe_layers
     p.route_limit = m.routing_group_limit
+    p.f_e = float(m.expert_ffn_hidden_size or 0)  # a routed expert's FFN width (compute.expert_gemm_factor)
     # shared experts' FLOPs per token over all MoE layers: 6 × 3·h·f_e × shared (gated MLP, fwd + bwd)
     p.shared_tok = 18.0 * m.hidden_size * (m.expert_ffn_hidden_size or 0) * (m.shared_experts or 0) * p.L_moe
     p.precision = w.precision
@@ -209,6 +233,12 @@ def profile(w: Workload, settings: SizingSettings | None = None) -> Profile:
     p.kept = w.checkpoints_kept
     p.mfu = w.mfu
     p.allowed = set(w.allowed_gpus) if w.allowed_gpus else None
+    p.loss = w.loss
+    p.act_offload = w.activation_offload
+    p.quantize_on_load = w.quantize_on_load
+    p.pin = w.layout.pinned() if w.layout is not None else {}
+    # the layout's pipeline_schedule when the workload pins one: DualPipe is sized only then (search._layouts)
+    p.pinned_schedule = p.pin.get("pipeline_schedule")
     return p
 
 

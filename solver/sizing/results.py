@@ -32,6 +32,14 @@ class Parallelism:
     virtual_stages: int = 1
     optimizer: str = "adam"  # "adam" (fp32 states) | "adam8bit" (bitsandbytes 8-bit states)
     offload: bool = False  # ZeRO-Offload: optimizer states and the optimizer step on the CPU
+    # Megatron's --sequence-parallel: None means on whenever tensor_parallel > 1 (it costs no extra traffic:
+    # the all-reduce becomes a reduce-scatter + all-gather of the same volume; Korthikanti et al. 2022 §4.2.2)
+    sequence_parallel: bool | None = None
+    context_parallel: int = 1  # the sequence split over this many GPUs (Megatron --context-parallel-size)
+
+    def __post_init__(self) -> None:
+        if self.sequence_parallel is None:
+            object.__setattr__(self, "sequence_parallel", self.tensor_parallel > 1)
 
     def label(self) -> str:
         return str(self.message())
@@ -43,6 +51,10 @@ class Parallelism:
 
         dp = f"ZeRO-{self.zero_stage}" if self.zero_stage else "DP"
         parts: list = [dp, f"TP{self.tensor_parallel}"]
+        if self.tensor_parallel > 1 and not self.sequence_parallel:
+            parts.append(say("no SP"))
+        if self.context_parallel > 1:
+            parts.append(f"CP{self.context_parallel}")
         if self.pipeline_parallel > 1:
             sched = say("interleaved×{k}", k=self.virtual_stages) if self.schedule == "interleaved" else self.schedule
             parts.append(say("PP{pp} {schedule}", pp=self.pipeline_parallel, schedule=sched))
@@ -67,10 +79,17 @@ class MemoryBreakdown:
     optimizer: float
     activations: float
     overhead: float
+    load_peak: float = 0.0  # QLoRA quantizing on the GPU: the peak while loading (memory.load_peak_bytes)
+
+    @property
+    def step(self) -> float:
+        """The training step's memory: the five parts."""
+        return self.weights + self.gradients + self.optimizer + self.activations + self.overhead
 
     @property
     def total(self) -> float:
-        return self.weights + self.gradients + self.optimizer + self.activations + self.overhead
+        """What must fit: the step, or the loading peak when it is higher."""
+        return max(self.step, self.load_peak)
 
     @property
     def model_state(self) -> float:
@@ -116,11 +135,26 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class GpuCount:
+    """How many GPUs of one kind a job needs (solver.sizing.howmany): the fewest that fit, the fewest that
+    finish by the deadline, and on the fewest the smallest-memory layout beside the fastest."""
+
+    gpu: str
+    deadline_hours: float  # hours from earliest start to the deadline less the schedule buffer
+    tried_up_to: int  # the most GPUs sized
+    fewest: Candidate | None
+    by_deadline: Candidate | None
+    leanest: Parallelism | None = None
+    leanest_memory: MemoryBreakdown | None = None
+
+
+@dataclass(frozen=True)
 class WorkloadSizing:
     workload: Workload
     total_flops: float
     memory_gb: MemoryBreakdown
     candidates: list[Candidate] = field(default_factory=list)
+    gpu_counts: tuple[GpuCount, ...] = ()  # ``procure size --gpu`` without --gpus (solver.sizing.howmany)
 
     def feasible(self) -> list[Candidate]:
         return [c for c in self.candidates if c.fits]

@@ -7,6 +7,8 @@ hours (compute.py) and runs the fit rules (fit.py). Every rejected shape keeps i
 
 from __future__ import annotations
 
+import dataclasses
+
 from procure.models.gpu import GPU, gpu_table
 from procure.models.offer import Offer
 from procure.models.project import Project, SizingSettings, Workload
@@ -17,7 +19,15 @@ from . import fit
 from .compute import Shape, default_mfu, fp8_gemm_speedup, step_time
 from .constants import HOST_MEMORY_BANDWIDTH_CONSUMER_GBS, HOST_MEMORY_BANDWIDTH_SERVER_GBS, PCIE_ACHIEVED_FRACTION
 from .goodput import in_step_hours
-from .memory import breakdown, checkpoint_stage_bytes, memory_parts, offload_host_bytes, usable_memory_gb
+from .memory import (
+    activation_host_bytes,
+    breakdown,
+    checkpoint_stage_bytes,
+    load_peak_bytes,
+    memory_parts,
+    offload_host_bytes,
+    usable_memory_gb,
+)
 from .profile import Profile, profile
 from .reference import is_reference
 from .results import Candidate, MemoryBreakdown, Parallelism, WorkloadSizing
@@ -65,21 +75,45 @@ def intra_bw(gpu: GPU, offer_intra: str, gpn: int) -> float:
     return gpu.gpu_link_gbs / 2
 
 
+def scale_up_gpus(gpu: GPU, offer: Offer, nodes: int) -> int:
+    """GPUs of ``nodes`` nodes of ``offer`` that one GPU-link domain joins: the node, or — for a GPU with a
+    rack-scale domain (``scale_up_domain_gpus``: GB200/GB300 NVL72, CloudMatrix 384) on an offer whose GPUs
+    are linked (``intra_node`` nvswitch or nvlink, not pcie) — the most whole nodes, at most the domain's,
+    that divide the job into equal groups: 16 nodes of 4 GB200 are one 64-GPU domain; 24 nodes (96 GPUs)
+    are two 48-GPU groups, the even split of a job over two racks."""
+    gpn = offer.gpus_per_node
+    domain = gpu.scale_up_domain_gpus
+    if domain is None or offer.intra_node == "pcie" or domain < 2 * gpn or nodes < 2:
+        return gpn
+    per_domain = min(domain // gpn, nodes)
+    return gpn * max(k for k in range(1, per_domain + 1) if nodes % k == 0)
+
+
 def _shape(g: GPU, offer: Offer, nodes: int, mfu: float) -> Shape:
+    """The step-time model's view of ``nodes`` nodes of ``offer``. Its "node" (``gpn``, ``nodes``) is the
+    GPU-link domain (``scale_up_gpus``): the server, or a group of servers of a rack-scale domain, inside which
+    tensor, expert and pipeline traffic runs at the GPU link and TP may reach the domain's size; the fabric and
+    the host memory of the group's servers are pooled, so each GPU keeps its server's share of both."""
     sh = Shape()
     gpn = offer.gpus_per_node
-    sh.gpus, sh.gpn, sh.nodes = nodes * gpn, gpn, nodes
+    dom = scale_up_gpus(g, offer, nodes)
+    servers = dom // gpn  # servers per domain group
+    sh.gpus, sh.gpn, sh.nodes = nodes * gpn, dom, nodes // servers
     sh.bw_intra = intra_bw(g, offer.intra_node, gpn) * GB  # bytes/s
-    sh.bw_inter = offer.fabric_gbps / 8.0 * GB if offer.fabric_gbps > 0 else 1.0  # bytes/s per node
+    # bytes/s per domain group: its servers' fabric together
+    sh.bw_inter = offer.fabric_gbps / 8.0 * GB * servers if offer.fabric_gbps > 0 else 1.0
     sh.peak = g.bf16_dense_tflops * 1e12
     sh.mfu = mfu
     sh.mem_cap = usable_memory_gb(g) * GB
-    sh.max_tp = gpn
+    sh.max_tp = dom
     sh.gemm_speed = fp8_gemm_speedup(g)
     sh.pcie = g.pcie_gbs / 2 * PCIE_ACHIEVED_FRACTION * GB
+    sh.hbm_bw = g.memory_bandwidth_gbs * GB
     sh.host_bw = (
-        HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS
-    ) * GB
+        (HOST_MEMORY_BANDWIDTH_CONSUMER_GBS if g.form_factor == "consumer" else HOST_MEMORY_BANDWIDTH_SERVER_GBS)
+        * GB
+        * servers
+    )
     return sh
 
 
@@ -113,26 +147,38 @@ def size_workload(
             fabric_reason = fit.fabric_reason(offer, nodes, settings)
             if fabric_reason:
                 reasons.append(fabric_reason)
-            key = (g.id, gpn, nodes, bw_intra, offer.fabric_gbps, mfu)
+            key = (g.id, gpn, nodes, offer.intra_node, bw_intra, offer.fabric_gbps, mfu)
             hit = cache.get(key)
             if hit is None:
                 sh = _shape(g, offer, nodes, mfu)
                 st, parts, third, eff0 = best_strategy(p, sh)
+                laid = st if st is not None else third
                 host = None
-                if st is not None:
-                    host = (checkpoint_stage_bytes(p, st, sh.gpus) / GB, offload_host_bytes(p, st, sh.gpus) / GB)
-                hit = (st, breakdown(parts), third, eff0, sh.mem_cap, host)
+                mem0 = breakdown(parts)
+                if laid is not None:
+                    host = (
+                        checkpoint_stage_bytes(p, laid, sh.gpus) / GB,
+                        offload_host_bytes(p, laid, sh.gpus) / GB,
+                        activation_host_bytes(p, laid) / GB,
+                    )
+                    peak = load_peak_bytes(p, laid.tensor_parallel, laid.pipeline_parallel) / GB
+                    mem0 = dataclasses.replace(mem0, load_peak=peak)
+                hit = (st, mem0, third, eff0, sh.mem_cap, host)
                 cache[key] = hit
             strategy, mem, third, eff, mem_cap, host = hit
             hours = gpu_hours = host_ram = None
-            if strategy is None:
+            if host is not None:
+                host_ram = fit.host_ram_need_gb(gpn, *host)  # shown for a rejected layout too
+            if strategy is None and third is None:
+                reasons.insert(len(offer_reasons), fit.layout_reason(p, n_gpus, scale_up_gpus(g, offer, nodes)))
+                mem = None
+            elif strategy is None:
                 reasons.insert(len(offer_reasons), fit.memory_reason(p, third, mem, n_gpus, g, mem_cap))
             else:
                 hours = third
                 gpu_hours = hours * n_gpus
-                stage_gb, offload_gb = host
-                host_ram = fit.host_ram_need_gb(gpn, stage_gb, offload_gb)
-                ram = None if is_reference(offer) else fit.host_ram_reason(offer, stage_gb, offload_gb, settings)
+                stage_gb, offload_gb, act_gb = host
+                ram = fit.host_ram_reason(offer, stage_gb, offload_gb, settings, act_gb)
                 if ram:
                     reasons.append(ram)
                 eff_reason = fit.efficiency_reason(eff, offer, nodes, g, settings)
@@ -149,7 +195,7 @@ def size_workload(
                     nodes=nodes,
                     gpus=n_gpus,
                     strategy=strategy,
-                    per_gpu_memory_gb=mem.total,
+                    per_gpu_memory_gb=mem.total if mem is not None else None,
                     memory=mem,
                     fits=not reasons,
                     reasons=tuple(reasons),
@@ -166,8 +212,8 @@ def size_workload(
 
 def in_step_rates(p: Profile, g: GPU, hours: float | None, n_gpus: int) -> dict[str, float | None]:
     """What ``hours`` mean per GPU in step (goodput and execution factor taken out): tokens/s per GPU and
-    the in-step MFU in the published convention, the model's FLOPs (6·N + attention, no recomputation) ÷
-    (in-step seconds × GPUs × dense BF16 peak)."""
+    the MFU, the one definition the output uses: the model's FLOPs per token (6·N + causal attention
+    6·L·s·h, no recomputation) × tokens/s ÷ dense BF16 peak."""
     if hours is None or hours <= 0:
         return {"in_step_mfu": None, "tokens_per_gpu_s": None}
     seconds = in_step_hours(hours, n_gpus, p.effective_time, p.checkpoint_hours) * 3600.0 * n_gpus
@@ -198,7 +244,7 @@ def evaluate_strategy(
     sh = _shape(g, offer, nodes, workload_mfu(workload, g))
     t, pp, ep = strategy.tensor_parallel, strategy.pipeline_parallel, strategy.expert_parallel
     if sh.gpus % (t * pp) or sh.gpn % t:
-        raise ValueError(f"TP{t} × PP{pp} does not divide {sh.gpus} GPUs / {sh.gpn} per node")
+        raise ValueError(f"TP{t} × PP{pp} does not divide {sh.gpus} GPUs / {sh.gpn} per GPU-link domain")
     if (sh.gpus // (t * pp)) % ep:
         raise ValueError(f"EP{ep} does not divide the data-parallel degree {sh.gpus // (t * pp)}")
     timed = step_time(
