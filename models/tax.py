@@ -35,6 +35,7 @@ class TaxRule(BaseModel):
     kind: Literal["straight_line", "one_off", "table"]
     title: str
     source: str
+    title_zh: str | None = None  # the title in Simplified Chinese, for the zh-CN reports
     start: Literal["same_month", "next_month"] = "same_month"
     min_life_years: float = 0.0
     default_life_years: float | None = None

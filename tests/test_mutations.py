@@ -153,10 +153,12 @@ def committed_case():
 
 
 def taxed_case():
-    """The buy case after US income tax (21 %, MACRS 5-year), its after-tax NPV at a 9 % wacc: a purchase deducted
+    """The buy case over 24 months after US income tax (21 %, MACRS 5-year), its after-tax NPV at a 9 % wacc: a purchase deducted
     by the table's shares, its running costs as paid, its resale taxed on the gain over the basis left."""
     p, offers, hours = buy_case()
-    p = p.model_copy(update={"tax": TaxSettings(income_tax_rate=0.21, depreciation="us-macrs-5"), "wacc": 0.09})
+    # 24 months: bought in 2027 and sold in 2028, so MACRS deducts (bought and sold in one tax year it would not)
+    tax = TaxSettings(income_tax_rate=0.21, depreciation="us-macrs-5")
+    p = p.model_copy(update={"tax": tax, "wacc": 0.09, "horizon_months": 24})
     return p, offers, hours
 
 

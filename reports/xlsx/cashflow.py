@@ -253,6 +253,13 @@ def _define_year_blocks(ws: Worksheet, names: Names, n: int, c0: int, total_row:
             ),
             define_block(ws, f"cf_total_y{y + 1}", lo, total_row, hi, total_row),
         )
+    # the whole horizon, month by month (the Lease vs buy sheet reads a month's column with INDEX)
+    last = c0 + n - 1
+    names.cf_operating = define_block(ws, "cf_operating", c0, min(ops), last, max(ops))
+    names.cf_interest = define_block(
+        ws, "cf_interest", c0, names.category_rows["interest"], last, names.category_rows["interest"]
+    )
+    names.cf_total = define_block(ws, "cf_total", c0, total_row, last, total_row)
 
 
 def _write_instalments(

@@ -26,7 +26,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from procure.models.units import MONTHS_PER_YEAR
 from procure.solver import appraisal
-from procure.solver.costs import DEDUCTIBLE
+from procure.solver.costs import DEDUCTIBLE, OPERATING
 
 from ..finance_report import NAL_DEBT, NAL_FALLBACK, break_even_text, irr_note
 from ..headline import STRATEGY_LABEL
@@ -74,33 +74,36 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
     money = tr.amount_fmt(INT_FMT)
     book = plan.ledger
     put(ws, 1, 1, tr("Lease vs buy: after income tax"), font=TITLE_FONT)
+    title = tax.rule.title if tr.en or not tax.rule.title_zh else tax.rule.title_zh
     note = tr(
         "Income tax saved month by month against the company's other taxable income (monthly timing); servers "
-        "deducted by the rule {rule}: {title}. Source: {source}",
+        "deducted by the rule {rule}: {title}.",
         rule=tax.depreciation,
-        title=tax.rule.title,
-        source=tax.rule.source.strip(),
+        title=title,
     )
     put(ws, 2, 1, note, font=NOTE_FONT, align=WRAP)
     merge_in_row(ws, 2, 1, C0 + 9)
     fit_row(ws, 2, note, 58 + 4 + 16 + 10 * 12)
+    put(ws, 3, 1, tr("source"), font=BOLD)
+    source = tax.rule.source.strip()
+    put(ws, 4, 1, source, font=NOTE_FONT, align=WRAP)
+    merge_in_row(ws, 4, 1, C0 + 9)
+    fit_row(ws, 4, source, 58 + 4 + 16 + 10 * 12)
     # the rates, as inputs
-    put(ws, 4, 1, tr("income tax rate"))
-    as_input(put(ws, 4, 3, appraisal.rates(p).income_tax, PCT_FMT))
-    t = "$C$4"
-    put(ws, 5, 1, tr("after-tax discount rate (hurdle rate, else wacc, else discount rate)"))
-    as_input(put(ws, 5, 3, appraisal.rates(p).after_tax, PCT_FMT))
-    put(ws, 6, 1, tr("monthly rate (1+r)^(1/12)−1"))
+    put(ws, 6, 1, tr("income tax rate"))
+    as_input(put(ws, 6, 3, appraisal.rates(p).income_tax, PCT_FMT))
+    t = "$C$6"
+    put(ws, 7, 1, tr("after-tax discount rate (hurdle rate, else wacc, else discount rate)"))
+    as_input(put(ws, 7, 3, appraisal.rates(p).after_tax, PCT_FMT))
+    put(ws, 8, 1, tr("monthly rate (1+r)^(1/12)−1"))
     r_m = appraisal.rates(p).after_tax_monthly
-    formula(ws, 6, 3, "=(1+C5)^(1/12)-1", "0.0000%", value=r_m)
-    rate = "$C$6"
+    formula(ws, 8, 3, "=(1+C7)^(1/12)-1", "0.0000%", value=r_m)
+    rate = "$C$8"
     # months
-    row = 8
+    row = 10
     header(ws, row, [tr("after tax"), "", tr("total")], col=1)
     for m in range(n):
         put(ws, row, C0 + m, month_start(p, m), "yyyy-mm", font=HEADER_FONT, fill=HEADER_FILL)
-    cf = names.sheet.get("Cash flow", "Cash flow")
-    q = f"'{cf}'"
     before, ded_row, dep_row, shield_row, gain_row, sale_row, tax_row, after_row = range(row + 1, row + 9)
     ded = book.tax_by_month("deductions")
     dep_shield = book.tax_by_month("depreciation")
@@ -120,18 +123,18 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
         tax_row: (tr("income tax (negative: saved)"), book.tax_by_month()),
         after_row: (tr("cash out after tax"), book.after_tax_by_month()),
     }
-    deductible_rows = [names.category_rows[c] for c in DEDUCTIBLE]
+    # the deductible categories are the Cash flow's operating block and its interest row (costs.DEDUCTIBLE)
+    assert set(DEDUCTIBLE) == {*OPERATING, "interest"}
     for r, (label, values) in rows.items():
         bold = r in (tax_row, after_row)
         put(ws, r, 1, label, font=BOLD if bold else None)
         formula(ws, r, 3, f"=SUM({L(C0)}{r}:{L(last)}{r})", money, font=BOLD if bold else None, value=sum(values))
         for m in range(n):
             col = L(C0 + m)
-            src = L(names.first_month_col + m)
             if r == before:
-                text = f"={q}!{src}{names.cash_total_row}"
+                text = f"=INDEX({names.cf_total},1,{m + 1})"
             elif r == ded_row:
-                text = "=-" + t + "*(" + "+".join(f"{q}!{src}{k}" for k in deductible_rows) + ")"
+                text = f"=-{t}*(SUM(INDEX({names.cf_operating},0,{m + 1}))+INDEX({names.cf_interest},1,{m + 1}))"
             elif r == shield_row:
                 text = f"=-{t}*{col}{dep_row}"
             elif r == sale_row:
@@ -168,8 +171,8 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
     month_w = max(12.0, money_width([v for v in shown if abs(v) < 1e15], p.currency))
     total_w = max(16.0, money_width(shown, p.currency) + 4)
     widths(ws, {"A": 72, "B": 4, "C": total_w, **{L(C0 + m): month_w for m in range(n)}})
-    ws.freeze_panes = ws.cell(row=9, column=C0)
-    print_setup(ws, "8:8")
+    ws.freeze_panes = ws.cell(row=11, column=C0)
+    print_setup(ws, "10:10")
     ws.page_setup.fitToWidth = max(1, math.ceil(n / 12))  # a year of months a page, as the Cash flow sheet
     ws.print_title_cols = "A:C"
 

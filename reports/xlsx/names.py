@@ -15,6 +15,9 @@ class Names:
     item_amount: dict[str, str] = field(default_factory=dict)  # line item key -> defined name of its amount on Costs
     npv: str = ""
     after_tax_npv: str = ""  # defined name of the Lease vs buy sheet's after-tax NPV (with the project's tax)
+    cf_operating: str = ""  # the Cash flow's operating category rows over every month (a block)
+    cf_interest: str = ""  # its interest row over every month
+    cf_total: str = ""  # its total cash out row over every month
     cumulative: str = ""  # defined name of the Cash flow's cumulative cash-out row (months)
     month_header_row: int = 0  # Cash flow row of the month dates (chart categories)
     first_month_col: int = 4  # Cash flow column of month 1
