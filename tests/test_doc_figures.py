@@ -68,7 +68,7 @@ CHECKS = [
     (README, rf"more after-tax NPV; IRR {NUM}% a year", "programme", lambda j: 100 * j["lease_vs_buy"]["irr"]),
     (
         README,
-        rf"net advantage to leasing {NUM} USD \(at 9.00%\)",
+        rf"net advantage to leasing {NUM} USD \(at 9.00%,",
         "programme",
         lambda j: j["lease_vs_buy"]["net_advantage_to_leasing"],
     ),
