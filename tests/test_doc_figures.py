@@ -79,7 +79,7 @@ CHECKS = [
         lambda j: 100 * j["lease_vs_buy"]["break_even_utilisation"],
     ),
     (README, rf"utilisation of \d+% \(today {NUM}%\)", "programme", lambda j: 100 * j["lease_vs_buy"]["utilisation"]),
-    (README, rf"\*\*spot\*\* node at {NUM} USD", "67b", _tco),
+    (README, rf"\*\*spot\*\* nodes? at {NUM} USD", "67b", _tco),
     (README, rf"\({NUM} USD of it AWS's internet egress", "67b", lambda j: j["cost_breakdown"]["egress"]),
     (README, rf"on-demand fallback, {NUM} USD", "67b", lambda j: j["spot_fallback"]["total_cost"]),
     (README, rf"\d+ × 8×H100 bought, {NUM} USD", "buy-only", _tco),
