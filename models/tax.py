@@ -17,8 +17,9 @@ import functools
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from procure.fileio.yamlio import load_yaml
 
 from .money import Pct
 from .validation import InputModel
@@ -59,7 +60,7 @@ class TaxRule(BaseModel):
 @functools.cache
 def tax_rules() -> dict[str, TaxRule]:
     """The bundled rules by name (read once)."""
-    raw = yaml.safe_load(RULES_FILE.read_text(encoding="utf-8"))
+    raw, _lines = load_yaml(RULES_FILE, "tax rules")
     rules = {name: TaxRule(name=name, **body) for name, body in raw.items()}
     for r in rules.values():
         if r.otherwise is not None and (r.otherwise not in rules or rules[r.otherwise].kind == "one_off"):
