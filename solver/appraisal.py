@@ -83,9 +83,7 @@ class Rates:
 
 def rates(project: Project) -> Rates:
     r = costs.after_tax_rate(project)
-    return Rates(
-        costs.income_tax_rate(project), r, (1.0 + r) ** (1.0 / 12.0) - 1.0, costs.incremental_borrowing_rate(project)
-    )
+    return Rates(costs.income_tax_rate(project), r, costs.monthly_rate(r), costs.incremental_borrowing_rate(project))
 
 
 def after_tax(plan: Plan) -> AfterTax | None:
@@ -114,7 +112,8 @@ def after_tax(plan: Plan) -> AfterTax | None:
     )
 
 
-def _plans(result: Result) -> dict[str, Plan]:
+def plans(result: Result) -> dict[str, Plan]:
+    """Every strategy's verified plan by name (the hybrid's as "hybrid")."""
     plans = {str(k): s.plan for k, s in result.strategies.items() if s.plan is not None}
     if result.hybrid.plan is not None:
         plans.setdefault("hybrid", result.hybrid.plan)
@@ -132,11 +131,11 @@ def investment(result: Result, name: str) -> BuyCase | None:
     p = result.project
     if p.tax is None:
         return None
-    plans = _plans(result)
-    buy = plans.get(name)
+    by_name = plans(result)
+    buy = by_name.get(name)
     if buy is None or not _buys(buy):
         return None
-    others = {k: pl for k, pl in plans.items() if k != name and not _buys(pl)}
+    others = {k: pl for k, pl in by_name.items() if k != name and not _buys(pl)}
     if not others:
         return None
     taxed = {k: after_tax(pl) for k, pl in others.items()}

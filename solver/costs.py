@@ -592,12 +592,22 @@ def cloud_cost(offer: Offer, project: Project, nodes: int, hours: float) -> floa
 
 
 def monthly_discount_rate(project: Project) -> float:
-    return (1.0 + project.discount_rate) ** (1.0 / 12.0) - 1.0
+    return monthly_rate(project.discount_rate)
+
+
+def monthly_rate(annual: float) -> float:
+    """r_m = (1 + r)^(1/12) − 1: the monthly rate of an effective annual rate (every discount factor and lease
+    liability of procure uses it)."""
+    return (1.0 + annual) ** (1.0 / 12.0) - 1.0
 
 
 def discount_factors(project: Project) -> list[float]:
-    r = monthly_discount_rate(project)
-    return [1.0 / (1.0 + r) ** (m + 1) for m in range(project.horizon_months)]
+    return monthly_factors(monthly_discount_rate(project), project.horizon_months)
+
+
+def monthly_factors(r_m: float, n_months: int) -> list[float]:
+    """End-of-month discount factors 1/(1 + r_m)^(m+1) of months 0 … n_months − 1 at the monthly rate r_m."""
+    return [1.0 / (1.0 + r_m) ** (m + 1) for m in range(n_months)]
 
 
 def scale(flows: Mapping[str, Mapping[int, float]], k: float) -> Flows:
@@ -864,8 +874,7 @@ def after_tax_rate(project: Project) -> float:
 
 def rate_factors(annual_rate: float, n_months: int) -> list[float]:
     """End-of-month discount factors 1/(1 + r_m)^(m+1), r_m = (1 + r)^(1/12) − 1 (as ``discount_factors``)."""
-    r = (1.0 + annual_rate) ** (1.0 / 12.0) - 1.0
-    return [1.0 / (1.0 + r) ** (m + 1) for m in range(n_months)]
+    return monthly_factors(monthly_rate(annual_rate), n_months)
 
 
 def after_tax_factors(project: Project) -> list[float]:
@@ -940,7 +949,7 @@ def lease_book(
     """The lease of ``payments`` (month → amount, paid at each month end, its whole signed schedule from its first
     month, which may lie before the project start or run past its end) and its setup fee (paid in ``setup_month``,
     by default the first month)."""
-    i = (1.0 + annual_rate) ** (1.0 / 12.0) - 1.0
+    i = monthly_rate(annual_rate)
     months = sorted(payments)
     liability = sum(payments[m] / (1.0 + i) ** (m - first_month + 1) for m in months)
     asset = liability + setup

@@ -163,7 +163,7 @@ def write_lease_vs_buy(ws: Worksheet, result: Result, names: Names, tr: Lang = E
     shown = [v for _label, values in rows.values() for v in values] + [at_npv]
     if case is not None:
         shown += [*case.incremental, sum(case.incremental), case.npv_saving, case.nal]
-        plans = appraisal._plans(result)
+        plans = appraisal.plans(result)
         for name in (case.buy, case.against):
             got = appraisal.after_tax(plans[name])
             if got is not None:
@@ -216,7 +216,7 @@ def _write_buy_case(ws: Worksheet, result: Result, row: int, rate: str, money: s
         put(ws, row, 1, tr("no comparison: the buy strategy has no plan, or every other strategy buys servers too"))
         return row + 1
     p = result.project
-    plans = appraisal._plans(result)
+    plans = appraisal.plans(result)
     buy_at, alt_at = appraisal.after_tax(plans[case.buy]), appraisal.after_tax(plans[case.against])
     assert buy_at is not None and alt_at is not None
     L = get_column_letter
