@@ -98,6 +98,7 @@ class Analysis:
                             "status": s.status,
                             "total_cost": s.total_cost,
                             "npv_cost": s.npv_cost,
+                            "after_tax_npv": s.after_tax_npv if s.ok else None,
                             "modes": "+".join(s.modes),
                             "offers": " ".join(s.offers),
                             "cheapest": win == name,
@@ -117,6 +118,7 @@ class Analysis:
             "status",
             "total_cost",
             "npv_cost",
+            "after_tax_npv",
             "modes",
             "offers",
             "cheapest",
@@ -167,6 +169,9 @@ class Analysis:
                     "high_tco": b.tco("high"),
                     "low_npv": b.npv("low"),
                     "high_npv": b.npv("high"),
+                    "low_after_tax_npv": b.after_tax("low"),
+                    "high_after_tax_npv": b.after_tax("high"),
+                    "reach": b.reach,
                     "low_modes": "+".join(b.modes("low") or ()),
                     "high_modes": "+".join(b.modes("high") or ()),
                     "flips": b.flips,
@@ -287,7 +292,8 @@ def _sensitivity(out: Analysis, runner: Runner) -> None:
     analysis = out.inputs.project.analysis
     modes = tuple(sorted(out.base.plan.modes())) if out.base.plan is not None else ()
     outcomes = runner.map(_tornado_task, sens.scenarios(analysis), "sensitivity")
-    out.sensitivity = sens.bars(analysis, outcomes, modes, out.inputs.objective)
+    reaches = {d: sens.reach(runner.ctx, d) for d in DRIVERS}
+    out.sensitivity = sens.bars(analysis, outcomes, modes, out.inputs.objective, reaches)
     out.solves["sensitivity"] = _solves(outcomes)
     out.solved_by["sensitivity"] = _paths(outcomes)
 

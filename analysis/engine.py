@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from procure.common import runtime
 from procure.common.errors import ExitCode, ProcureError
+from procure.solver import costs, holdings
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus, Strategy
 from procure.solver.milp import SolverFailed, SolverUnavailable
@@ -192,9 +193,16 @@ def _reference(ctx: Context, a: Applied, name: str, warm: Plan | None) -> Strate
 
 #: Drivers that change the cost coefficients of a mode's offers (the others act on every mode).
 MODE_DRIVERS = {
-    "buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage"},
-    "rent": {"price_rent", "staff", "network", "storage"},
-    "cloud": {"price_cloud", "network", "storage"},
+    "buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage", "fx_rate"},
+    "rent": {"price_rent", "staff", "network", "storage", "fx_rate"},
+    "cloud": {"price_cloud", "network", "storage", "fx_rate"},
+}
+#: Drivers that change cost coefficients only on an objective (the after-tax ones only after tax; the discount rate
+#: on any discounted one): on the others they leave every strategy's MILP as it is
+OBJECTIVE_DRIVERS: dict[Objective, set[str]] = {
+    Objective.TCO: set(),
+    Objective.NPV: {"discount_rate"},
+    Objective.AFTER_TAX_NPV: {"discount_rate", "tax_rate", "depreciation_life"},
 }
 #: Moving these drivers this way makes every cost coefficient they touch dearer (or leaves it).
 DEARER = {
@@ -210,13 +218,27 @@ DEARER = {
 
 
 def inert_drivers(ctx: Context) -> set[str]:
-    """The drivers of the costs beyond the servers that move nothing in these inputs (no staff, or no offer
-    quotes the fields they scale): a scenario moving them is today's."""
-    offers = ctx.inputs.offers
-    out = set() if ctx.inputs.project.staff is not None else {"staff"}
+    """The drivers that move nothing in these inputs: a scenario moving them is today's. The costs beyond the
+    servers with no staff or no offer quoting the fields they scale; the exchange rate with no amount in another
+    currency (no offer quoted in one, no tax cap in one); the tax rate without a tax rate that saves tax (no tax
+    section, or its losses not usable); the depreciation life with nothing bought; the resale value with nothing
+    to resell (no buy offer with a residual value, no owned server with one)."""
+    offers, project = ctx.inputs.offers, ctx.inputs.project
+    out = set() if project.staff is not None else {"staff"}
     for driver, fields in EXTRA_FIELDS.items():
         if not any(getattr(o, f) for o in offers for f in fields):
             out.add(driver)
+    own = (None, project.currency)
+    caps = {project.tax.rule.cap_currency} if project.tax is not None else set()  # a one-off rule's cap
+    if not project.fx_rates or not any(c not in own for c in {o.currency for o in offers} | caps):
+        out.add("fx_rate")
+    if not costs.income_tax_rate(project):
+        out.add("tax_rate")
+    bought = [o for o in offers if o.mode == "buy" and not holdings.owned_entry(project, o.id)]
+    if not bought:
+        out.add("depreciation_life")
+    if not any(o.residual for o in bought) and not any(e.residual_value for e in project.owned):
+        out.add("residual_value")
     return out
 
 
@@ -234,8 +256,7 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
     prices = dict(s.offer_prices)
     touched_offers = {o.id for o in ctx.inputs.offers if o.id in prices and o.mode in modes}
     relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | {"mfu", "tokens", "deadline_slip_days"}
-    if Objective(ctx.inputs.objective).discounted:
-        relevant.add("discount_rate")
+    relevant |= OBJECTIVE_DRIVERS[Objective(ctx.inputs.objective)]
     hit = moved & relevant
     if not hit and not touched_offers:
         return True

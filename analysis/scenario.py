@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from procure.fileio.limits import MAX_PRICE
-from procure.models.analysis import DRIVERS, MAX_FACTOR, SLIP, check_value
+from procure.models.analysis import DRIVERS, MAX_FACTOR, MAX_TAX_RATE, SLIP, check_value
 from procure.models.offer import Offer
 from procure.models.project import Project
+from procure.models.tax import tax_rules
 from procure.solver import holdings
 from procure.solver.costs import Objective
 
@@ -136,9 +137,20 @@ def _priced(offer: Offer, price: float) -> dict[str, Any]:
     }
 
 
+#: the book life a scenario may give (``depreciation_life``): a month at least (a life of no time has no
+#: monthly charge), 50 years at most (the longest ``depreciation_years`` a project or an offer may have)
+MIN_LIFE_YEARS, MAX_LIFE_YEARS = 1 / 12, 50.0
+
+
+def life(years: float, k: float, least: float = MIN_LIFE_YEARS) -> float:
+    """A depreciation life of ``years`` × ``k`` (the ``depreciation_life`` driver), within [``least``,
+    ``MAX_LIFE_YEARS``]."""
+    return min(MAX_LIFE_YEARS, max(least, years * k))
+
+
 def scaled_offer(offer: Offer, s: Scenario) -> Offer:
-    """The offer under the scenario: its mode's price level, an absolute price, the residual factor.
-    A tiered quote (term or volume tiers) moves as a whole: every tier by the same factor."""
+    """The offer under the scenario: its mode's price level, an absolute price, the residual factor, its own
+    depreciation life. A tiered quote (term or volume tiers) moves as a whole: every tier by the same factor."""
     update: dict[str, Any] = {}
     price = dict(s.offer_prices).get(offer.id, reference_price(offer))
     k = s.value(f"price_{offer.mode}")
@@ -146,6 +158,8 @@ def scaled_offer(offer: Offer, s: Scenario) -> Offer:
         update.update(_priced(offer, price * k))
     if offer.mode == "buy" and s.value("residual_value") != 1.0:
         update["residual_value_pct"] = min(1.0, offer.residual * s.value("residual_value"))
+    if offer.depreciation_years is not None and s.value("depreciation_life") != 1.0:
+        update["depreciation_years"] = life(offer.depreciation_years, s.value("depreciation_life"))
     for driver, fields in EXTRA_FIELDS.items():
         k = s.value(driver)
         if k != 1.0:
@@ -154,10 +168,52 @@ def scaled_offer(offer: Offer, s: Scenario) -> Offer:
     return offer.model_copy(update=update) if update else offer
 
 
-def scaled_project(project: Project, s: Scenario) -> Project:
-    """The project under the scenario: electricity, discount rate, tokens and deadlines; a scenario that
-    moves the hours checks deadlines at them (deadline_confidence 0.5)."""
+def straight_tax_rule(project: Project):
+    """The straight-line tax rule whose life the ``depreciation_life`` driver moves: the project's rule, or the
+    straight line its one-off rule falls back to; None without a tax section or for a rule of fixed shares."""
+    if project.tax is None:
+        return None
+    rule = project.tax.rule
+    straight = rule if rule.kind == "straight_line" else tax_rules().get(rule.otherwise or "")
+    return straight if straight is not None and straight.kind == "straight_line" else None
+
+
+def scaled_tax(project: Project, s: Scenario) -> dict[str, Any]:
+    """The update of the project's tax section under the scenario: the income tax rate × ``tax_rate`` (at most
+    ``MAX_TAX_RATE``), the tax life of a straight-line rule × ``depreciation_life`` (the rule's, or the straight
+    line a one-off rule falls back to; never below the rule's minimum life, which is the law's). A rule whose
+    shares are fixed (MACRS) keeps them. {} without a tax section or when neither driver moves."""
+    tax = project.tax
+    if tax is None:
+        return {}
     update: dict[str, Any] = {}
+    if s.value("tax_rate") != 1.0:
+        update["income_tax_rate"] = min(MAX_TAX_RATE, tax.income_tax_rate * s.value("tax_rate"))
+    k = s.value("depreciation_life")
+    straight = straight_tax_rule(project)
+    if k != 1.0 and straight is not None:
+        update["life_years"] = life(tax.straight_life_years(straight), k, max(MIN_LIFE_YEARS, straight.min_life_years))
+    return {"tax": tax.model_copy(update=update)} if update else {}
+
+
+def scaled_project(project: Project, s: Scenario) -> Project:
+    """The project under the scenario: electricity, discount rate, exchange rates, income tax, depreciation life,
+    the resale value of owned servers, tokens and deadlines; a scenario that moves the hours checks deadlines at
+    them (deadline_confidence 0.5)."""
+    update: dict[str, Any] = {}
+    if s.value("fx_rate") != 1.0 and project.fx_rates:
+        # every foreign currency's value in the project currency: a quote, a signed rate, a tax cap in it
+        update["fx_rates"] = {c: r * s.value("fx_rate") for c, r in project.fx_rates.items()}
+    update.update(scaled_tax(project, s))
+    if s.value("depreciation_life") != 1.0:
+        update["depreciation_years"] = life(project.depreciation_years, s.value("depreciation_life"))
+    if s.value("residual_value") != 1.0 and any(o.residual_value for o in project.owned):
+        update["owned"] = [
+            o.model_copy(update={"residual_value": o.residual_value * s.value("residual_value")})
+            if o.residual_value
+            else o
+            for o in project.owned
+        ]
     if s.value("electricity") != 1.0:
         update["electricity_price_per_kwh"] = project.electricity_price_per_kwh * s.value("electricity")
     if s.value("staff") != 1.0 and project.staff is not None:

@@ -21,14 +21,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from procure.models.analysis import DRIVERS, AnalysisSettings
+from procure.models.analysis import DRIVERS, NO_PRE_TAX_CASH, AnalysisSettings
+from procure.solver import costs
 from procure.solver.costs import Objective
 
-from .engine import ScenarioOutcome
-from .scenario import Scenario
+from .engine import Context, ScenarioOutcome, inert_drivers
+from .scenario import Scenario, straight_tax_rule
 
 #: a re-optimized end changes the decision when it costs less than today's plan there by more than this (a cent)
 DECISION_TOL = 0.01
+
+#: what a driver's bar can move (``reach``): the figure minimized; only the after-tax NPV (a tax driver when the
+#: objective is before tax); only the P&L (the book depreciation life, with no tax life to move); nothing at all
+OBJECTIVE, AFTER_TAX, PNL, NOTHING = "objective", "after_tax", "pnl", "nothing"
+
+
+def reach(ctx: Context, driver: str) -> str:
+    """What moving ``driver`` can move in these inputs. The tax rate and the depreciation life move no cash flow
+    before tax: on the TCO or NPV objective their bars keep today's figure, and their after-tax NPV at each end
+    (``Bar.after_tax``) shows what they move; on the after-tax objective they move the figure minimized. The
+    depreciation life moves only the P&L where no tax depreciation follows a life (no tax that saves, a rule of
+    fixed shares). A driver with nothing to move in these inputs (``engine.inert_drivers``) moves nothing."""
+    if driver in inert_drivers(ctx):
+        return NOTHING
+    if driver not in NO_PRE_TAX_CASH:
+        return OBJECTIVE
+    project = ctx.inputs.project
+    taxed = bool(costs.income_tax_rate(project)) and (driver == "tax_rate" or straight_tax_rule(project) is not None)
+    if not taxed:
+        return PNL
+    return OBJECTIVE if Objective(ctx.inputs.objective) is Objective.AFTER_TAX_NPV else AFTER_TAX
 
 
 @dataclass
@@ -40,6 +62,7 @@ class Bar:
     high: ScenarioOutcome
     base_modes: tuple[str, ...]
     objective: Objective = Objective.TCO  # the bars are ordered by the swing of the objective minimized
+    reach: str = OBJECTIVE  # what the driver can move in these inputs (``reach``)
 
     def tco(self, end: str, strategy: str = "hybrid") -> float | None:
         o = (self.low if end == "low" else self.high).strategies.get(strategy)
@@ -48,6 +71,11 @@ class Bar:
     def npv(self, end: str, strategy: str = "hybrid") -> float | None:
         o = (self.low if end == "low" else self.high).strategies.get(strategy)
         return o.npv_cost if o is not None and o.ok else None
+
+    def after_tax(self, end: str, strategy: str = "hybrid") -> float | None:
+        """Today's plan's after-tax NPV at that end (None without the project's tax section, or no plan)."""
+        o = (self.low if end == "low" else self.high).strategies.get(strategy)
+        return o.after_tax_npv if o is not None and o.ok else None
 
     def measure(self, end: str, strategy: str = "hybrid") -> float | None:
         """Today's plan re-costed at that end (re-optimized where it breaks), on the objective minimized."""
@@ -120,11 +148,15 @@ def bars(
     outcomes: list[ScenarioOutcome],
     base_modes: tuple[str, ...],
     objective: Objective = Objective.TCO,
+    reaches: dict[str, str] | None = None,
 ) -> list[Bar]:
-    """Pair the outcomes (low, high per driver) into bars, widest swing first."""
+    """Pair the outcomes (low, high per driver) into bars, widest swing first; ``reaches``: what each driver can
+    move (``reach``; unnamed: the objective)."""
     ranges = settings.ranges()
     out = []
     for i, d in enumerate(DRIVERS):
         r = ranges[d]
-        out.append(Bar(d, r.low, r.high, outcomes[2 * i], outcomes[2 * i + 1], base_modes, objective))
+        bar = Bar(d, r.low, r.high, outcomes[2 * i], outcomes[2 * i + 1], base_modes, objective)
+        bar.reach = (reaches or {}).get(d, OBJECTIVE)
+        out.append(bar)
     return sorted(out, key=lambda b: -b.swing if b.swing != float("inf") else -1e300)

@@ -7,13 +7,23 @@ A *driver* is one input the analysis moves. Every driver but the slip is a facto
     price_buy / price_rent / price_cloud   factor on the price field of every offer of that mode
                                            (price_per_node, price_per_node_month, price_per_node_hour)
     electricity                            factor on electricity_price_per_kwh
-    residual_value                         factor on every buy offer's residual_value_pct (capped at 1)
+    residual_value                         factor on every buy offer's residual_value_pct (capped at 1) and on
+                                           every owned entry's residual_value
     discount_rate                          factor on the annual discount rate (moves only the NPV)
     mfu                                    factor on achieved throughput: every shape's hours ÷ factor
     tokens                                 factor on every workload's tokens_b: hours × factor
     staff                                  factor on the project's staff cost_per_fte_year
     network                                factor on every offer's network_per_node and fixed_cost (the fabric)
     storage                                factor on every offer's storage_per_tb_month and egress_per_tb
+    fx_rate                                factor on every rate of fx_rates: the value of each foreign currency
+                                           in the project currency (above 0)
+    tax_rate                               factor on tax.income_tax_rate (capped at 0.99; moves only the
+                                           after-tax figures)
+    depreciation_life                      factor on the book life (depreciation_years, the project's and every
+                                           buy offer's; at most 50 years, at least a month) and on the tax life
+                                           of a straight-line tax rule (tax.life_years, else the rule's default;
+                                           never below the rule's minimum); above 0. It moves no cash flow: the
+                                           P&L and, through the tax life, the after-tax figures
     deadline_slip_days                     days added to every deadline (negative: due sooner)
 """
 
@@ -33,16 +43,27 @@ DRIVERS: dict[str, tuple[str, str]] = {
     "price_rent": ("monthly price of every rent offer", "factor"),
     "price_cloud": ("hourly price of every cloud offer", "factor"),
     "electricity": ("electricity price", "factor"),
-    "residual_value": ("resale value of bought servers", "factor"),
+    "residual_value": ("resale value of bought and owned servers", "factor"),
     "discount_rate": ("discount rate (NPV only)", "factor"),
     "mfu": ("achieved throughput (MFU): hours ÷ factor", "factor"),
     "tokens": ("tokens of every workload: hours × factor", "factor"),
     "staff": ("cost of an operations FTE", "factor"),
     "network": ("network fabric: network per node and fixed charges", "factor"),
     "storage": ("storage and egress prices", "factor"),
+    "fx_rate": ("value of every foreign currency in the project currency (fx_rates)", "factor"),
+    "tax_rate": ("income tax rate (after-tax figures only)", "factor"),
+    "depreciation_life": ("depreciation life: the book life, and the tax life of a straight-line rule", "factor"),
     "deadline_slip_days": ("days added to every deadline", "days"),
 }
 SLIP = "deadline_slip_days"
+#: factor drivers whose value must be above 0 (the others may be 0): no throughput, no tokens, a currency worth
+#: nothing or a depreciation life of no time is no scenario of this project
+POSITIVE: frozenset[str] = frozenset({"mfu", "tokens", "fx_rate", "depreciation_life"})
+#: drivers that move no cash flow before tax: the TCO and the NPV stay as they are, the after-tax figures (and the
+#: depreciation life, the P&L) move (analysis/sensitivity.py ``reach``)
+NO_PRE_TAX_CASH: frozenset[str] = frozenset({"tax_rate", "depreciation_life"})
+#: the highest income tax rate a scenario reaches (``tax_rate``; the tax section's own bound is below 1)
+MAX_TAX_RATE = 0.99
 #: the most Monte Carlo scenarios one analysis draws (analysis.scenarios and --monte-carlo alike): each is an
 #: object held in memory before the first solve
 MAX_SCENARIOS = 100_000
@@ -68,13 +89,16 @@ DriverName = Literal[
     "staff",
     "network",
     "storage",
+    "fx_rate",
+    "tax_rate",
+    "depreciation_life",
     "deadline_slip_days",
 ]
 
 
 def check_value(driver: str, value: float, what: str) -> None:
     """A driver's value (``what``: low, mode, high, mean) within its allowed range: a factor from 0 (above 0 for
-    mfu and tokens) to ``MAX_FACTOR``; the slip within ±``MAX_SLIP_DAYS`` days."""
+    the ``POSITIVE`` drivers) to ``MAX_FACTOR``; the slip within ±``MAX_SLIP_DAYS`` days."""
     if driver == SLIP:
         if not -MAX_SLIP_DAYS <= value <= MAX_SLIP_DAYS:
             raise ValueError(
@@ -82,7 +106,7 @@ def check_value(driver: str, value: float, what: str) -> None:
                 "days (a deadline moves at most a hundred years either way)"
             )
         return
-    if driver in ("mfu", "tokens") and value <= 0:
+    if driver in POSITIVE and value <= 0:
         raise ValueError(f"{driver}.{what}: {value:g} must be a factor above 0 (1 = as planned)")
     if value < 0:
         raise ValueError(f"{driver}.{what}: {value:g} must be a factor of at least 0 (1 = today's value)")
@@ -210,6 +234,45 @@ class AnalysisSettings(InputModel):
         if dr is not None and dr.high <= 0:
             raise ValueError("discount_rate: high must be above 0")
         return self
+
+    def declared(self) -> dict[str, tuple[float, float, str]]:
+        """The drivers declared in ``sensitivity`` or ``uncertainty`` (a distribution, not null): their lowest and
+        highest value, and where the highest is written (``sensitivity.tax_rate.high``)."""
+        out: dict[str, tuple[float, float, str]] = {}
+        for d, r in self.sensitivity.items():
+            out[d] = (r.low, r.high, f"sensitivity.{d}.high")
+        for d, dist in self.uncertainty.items():
+            if dist is None:
+                continue
+            lo, hi = dist.bounds
+            if d not in out or hi > out[d][1]:
+                out[d] = (min(lo, out[d][0]) if d in out else lo, hi, f"uncertainty.{d}.high")
+        return out
+
+    def check_project(self, tax_rate: float | None, fx_rates: dict[str, float], currency: str) -> None:
+        """The declared drivers that the project gives nothing to move, or that would move its tax rate to
+        ``MAX_TAX_RATE`` or above (``tax_rate``: the project's income_tax_rate, None without a tax section).
+        The ranges left to their default move nothing there, and the report says so (analysis/sensitivity.py)."""
+        declared = self.declared()
+        if "tax_rate" in declared:
+            where = declared["tax_rate"][2].rsplit(".", 1)[0]
+            if tax_rate is None:
+                raise ValueError(
+                    f"{where}: the project has no tax section, so there is no income tax rate to move; add "
+                    "tax: {income_tax_rate: …, depreciation: …} or remove the driver"
+                )
+            high, at = declared["tax_rate"][1], declared["tax_rate"][2]
+            if tax_rate * high > MAX_TAX_RATE:  # so tax_rate > 0
+                raise ValueError(
+                    f"{at}: ×{high:g} of the income tax rate {tax_rate:.4g} is {tax_rate * high:.4g}, above "
+                    f"{MAX_TAX_RATE:g}; with this tax rate the factor goes up to ×{MAX_TAX_RATE / tax_rate:.4g}"
+                )
+        if "fx_rate" in declared and not fx_rates:
+            where = declared["fx_rate"][2].rsplit(".", 1)[0]
+            raise ValueError(
+                f"{where}: the project has no fx_rates (every amount is in {currency}), so there is no exchange rate "
+                "to move; add fx_rates for the currencies the offers are quoted in, or remove the driver"
+            )
 
     def ranges(self) -> dict[str, Range]:
         """Every driver's range: the configured one, else the default (±20%; slip ±30 days)."""

@@ -438,6 +438,20 @@ class Project(InputModel):
             raise ValueError("; ".join(bad))
         return out
 
+    @field_validator("analysis")
+    @classmethod
+    def _analysis_drivers(cls, value: AnalysisSettings, info: ValidationInfo) -> AnalysisSettings:
+        """The declared drivers this project gives something to move (models.analysis, ``check_project``)."""
+        if "tax" not in info.data or "fx_rates" not in info.data:  # refused already: its own error says why
+            return value
+        tax = info.data["tax"]
+        value.check_project(
+            tax.income_tax_rate if tax is not None else None,
+            info.data.get("fx_rates") or {},
+            info.data.get("currency", "USD"),
+        )
+        return value
+
     @model_validator(mode="after")
     def _checks(self) -> Project:
         if self.fx_rates and (self.fx_rates_date is None or self.fx_rates_source is None):

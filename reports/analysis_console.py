@@ -204,6 +204,8 @@ def print_analysis(console: Console, a, top: int = TOP, tr: Lang = EN) -> None:
             markup=False,
             soft_wrap=True,
         )
+        for line in reach_notes(a, tr):
+            console.print(line, markup=False, soft_wrap=True)
     if a.summary is not None and a.summary.committed:
         _print_committed(console, a, tr)
     elif a.summary is not None:
@@ -318,6 +320,46 @@ def mixing_text(s, tr: Lang = EN) -> str:
         "single mode counts; mixing modes was strictly cheaper in {pct} of the scenarios.",
         pct=_pct(hybrid["win_probability"]),
     )
+
+
+def reach_note(b, metric: str, cur: str, tr: Lang = EN) -> str:
+    """What a tornado bar of a driver that cannot move the figure minimized moves instead (``Bar.reach``,
+    analysis/sensitivity.py): the after-tax NPV of today's plan at each end, or only the P&L; "" for any other
+    bar (``reach_notes`` names the drivers with nothing to move)."""
+    if b.reach == "after_tax":
+        lo, hi = b.after_tax("low"), b.after_tax("high")
+        return tr(
+            "{driver} moves no cash flow before tax, so today's plan's {metric} stays as it is; its after-tax NPV is "
+            "{low} at {lo} and {high} at {hi}.",
+            driver=b.driver,
+            metric=metric,
+            low=tr.money(lo, cur) if lo is not None else tr("no plan"),
+            lo=_value(b.driver, b.low_value),
+            high=tr.money(hi, cur) if hi is not None else tr("no plan"),
+            hi=_value(b.driver, b.high_value),
+        )
+    if b.reach == "pnl":
+        return tr(
+            "{driver} moves only the P&L (the book depreciation of the servers bought), no cash flow: "
+            "today's plan's {metric} stays as it is.",
+            driver=b.driver,
+            metric=metric,
+        )
+    return ""
+
+
+def reach_notes(a, tr: Lang = EN) -> list[str]:
+    """``reach_note`` of every bar that has one, in the table's order, and one line naming the drivers with
+    nothing to move in these inputs."""
+    metric = tr(a.inputs.objective.upper())
+    bars = a.sensitivity or []
+    out = [n for b in bars if (n := reach_note(b, metric, a.currency, tr))]
+    idle = [b.driver for b in bars if b.reach == "nothing"]
+    if idle:
+        out.append(
+            tr("Nothing in these inputs for {drivers} to move: their bars are today's plan.", drivers=", ".join(idle))
+        )
+    return out
 
 
 def sampled_text(a, tr: Lang = EN) -> str:

@@ -8,10 +8,13 @@ break_even[]{offer, kind, mode, field, current, break_even, change_pct, currency
     into the reporting currency at fx_rates; null for a strategy or a driver)
 sensitivity[]{driver, low_value, high_value, low_tco, high_tco, low_modes, high_modes, flips, low_reoptimized,
               high_reoptimized, low_optimum, high_optimum, low_optimum_modes, high_optimum_modes,
-              low_decision_changes, high_decision_changes}
+              low_decision_changes, high_decision_changes, reach, low_after_tax_npv, high_after_tax_npv}
     (low_tco/high_tco: today's plan re-costed at the end; low_optimum/high_optimum: the free strategy re-optimized
     there, on the objective minimized; decision_changes: the optimum there is cheaper than today's plan, or today's
-    plan does not run there; flips: where it changes, the winning plan uses other modes)
+    plan does not run there; flips: where it changes, the winning plan uses other modes; reach: what the driver
+    can move in these inputs: objective (the figure minimized), after_tax (only the after-tax NPV: a tax driver on a
+    pre-tax objective), pnl (only the P&L: the book depreciation life) or nothing; low/high_after_tax_npv: today's
+    plan's after-tax NPV at the end, null without the project's tax section)
 uncertainty{..., value_of_waiting_missing}  (why the value of waiting was not computed, or null)
 uncertainty{scenarios, failed, strategies{hybrid|buy|rent|cloud}{p10, p50, p90, win_probability, plans},
             regret{mean, p90, scenarios, decided_infeasible}, failures[]{scenario, strategy, reason}}
@@ -80,6 +83,9 @@ def analysis_to_json(a) -> dict:
                 "high_optimum_modes": list(m) if (m := b.optimum_modes("high")) is not None else None,
                 "low_decision_changes": b.changes("low"),
                 "high_decision_changes": b.changes("high"),
+                "reach": b.reach,
+                "low_after_tax_npv": _r(b.after_tax("low")),
+                "high_after_tax_npv": _r(b.after_tax("high")),
             }
             for b in a.sensitivity
         ]

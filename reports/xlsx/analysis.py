@@ -30,7 +30,7 @@ from procure.models.analysis import DRIVERS
 from procure.solver.costs import Objective
 from procure.solver.enums import STRATEGIES
 
-from ..analysis_console import DECISION_LABEL, mixing_text, sampled_text
+from ..analysis_console import DECISION_LABEL, mixing_text, reach_note, sampled_text
 from ..console import STRATEGY_LABEL
 from ..headline import mode_label, status_label
 from ..i18n import EN, N_, Lang
@@ -145,6 +145,9 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
     base_ref = "$E$4"
     put(ws, 4, 6, tr("modes: ") + " + ".join(mode_label(x, tr) for x in sorted(a.base.plan.modes())))
     hdr = 6
+    # the after-tax NPV of today's plan at each end, where the project has a tax section: what a tax driver moves
+    # on a pre-tax objective (``Bar.reach``); the note says what such a bar moves instead of the figure minimized
+    taxed = any(b.after_tax(e) is not None for b in a.sensitivity for e in ("low", "high"))
     header(
         ws,
         hdr,
@@ -152,9 +155,12 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
         + [tr("{m} at low", m=m), tr("{m} at high", m=m)]
         + tr.each("low − today", "high − today", "swing")
         + [tr("optimum {m} at low", m=m), tr("optimum {m} at high", m=m)]
-        + tr.each("decision at low", "decision at high"),
+        + tr.each("decision at low", "decision at high")
+        + (tr.each("after-tax NPV at low", "after-tax NPV at high") if taxed else [])
+        + [tr("note")],
         height=30,
     )
+    note_col = 16 if taxed else 14
     r = hdr + 1
     for b in a.sensitivity:
         what, unit = DRIVERS[b.driver]
@@ -190,13 +196,26 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
         for col, end in ((12, "low"), (13, "high")):
             changes = b.changes(end)
             put(ws, r, col, _decision(b, end, tr), font=BOLD if changes else None)
+        if taxed:
+            put(ws, r, 14, b.after_tax("low"), money)
+            put(ws, r, 15, b.after_tax("high"), money)
+        note = reach_note(b, m, cur, tr) or (
+            tr("nothing in these inputs for it to move") if b.reach == "nothing" else ""
+        )
+        if note:
+            put(ws, r, note_col, note, font=NOTE_FONT)
         r += 1
     last = r - 1
     shown = [a.inputs.metric(a.base.plan)]
     for b in a.sensitivity:
-        shown += [x for e in ("low", "high") for x in (b.measure(e), b.optimum(e))]
+        shown += [x for e in ("low", "high") for x in (b.measure(e), b.optimum(e), b.after_tax(e))]
     mw = money_width(shown, cur)  # the widest amount in bold, with Calibri's metrics, never ###
-    widths(ws, {"A": 20, "B": 34, "C": 8, "D": 8} | {c: max(15, mw) for c in "EFGHIJK"} | {"L": 22, "M": 22})
+    widths(
+        ws,
+        {"A": 20, "B": 34, "C": 8, "D": 8}
+        | {c: max(15, mw) for c in ("EFGHIJKNO" if taxed else "EFGHIJK")}
+        | {"L": 22, "M": 22, get_column_letter(note_col): 60},
+    )
     chart = BarChart()
     chart.type = "bar"  # horizontal bars: a tornado
     chart.grouping = "clustered"
