@@ -197,6 +197,8 @@ MODE_DRIVERS = {
     "rent": {"price_rent", "staff", "network", "storage", "fx_rate"},
     "cloud": {"price_cloud", "network", "storage", "fx_rate"},
 }
+#: Drivers that change every mode's hours or deadlines
+EVERY_MODE = {"mfu", "tokens", "deadline_slip_days"}
 #: Drivers that change cost coefficients only on an objective (the after-tax ones only after tax; the discount rate
 #: on any discounted one): on the others they leave every strategy's MILP as it is
 OBJECTIVE_DRIVERS: dict[Objective, set[str]] = {
@@ -247,7 +249,7 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
     re-solving would return it again:
 
     * unchanged: no driver ``s`` moves touches the strategy's MILP (e.g. buy prices for cloud-only;
-      the discount rate when the objective is TCO), or
+      the discount rate when the objective is TCO; the tax rate and the depreciation life before tax), or
     * only dearer: every moved driver only raises cost coefficients (prices up, resale value down) and
       today's plan costs what it cost — every other plan costs at least as much as before.
     """
@@ -255,7 +257,7 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
     moved = {d for d, v in s.factors if v != (0.0 if d == "deadline_slip_days" else 1.0)} - inert_drivers(ctx)
     prices = dict(s.offer_prices)
     touched_offers = {o.id for o in ctx.inputs.offers if o.id in prices and o.mode in modes}
-    relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | {"mfu", "tokens", "deadline_slip_days"}
+    relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | EVERY_MODE
     relevant |= OBJECTIVE_DRIVERS[Objective(ctx.inputs.objective)]
     hit = moved & relevant
     if not hit and not touched_offers:

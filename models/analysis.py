@@ -38,6 +38,11 @@ from procure.fileio.limits import MAX_DAYS
 from .validation import InputModel
 
 #: Driver name → (what it moves, unit of its values). The order is the tornado's and the JSON's.
+#: A new driver is: an entry here and in ``DriverName``; what it moves, in analysis/scenario.py (``scaled_offer``,
+#: ``scaled_project``); the MILPs it touches, in analysis/engine.py (``MODE_DRIVERS``, ``OBJECTIVE_DRIVERS`` or
+#: ``EVERY_MODE``; ``DEARER`` only where moving it up can only raise coefficients; ``inert_drivers`` when inputs
+#: can leave it nothing to move); its label and its name as a CSV column in reports/locale/zh_CN.po; its row
+#: in docs/analysis.md. tests/test_analysis_drivers.py checks the lists agree.
 DRIVERS: dict[str, tuple[str, str]] = {
     "price_buy": ("purchase price of every buy offer", "factor"),
     "price_rent": ("monthly price of every rent offer", "factor"),

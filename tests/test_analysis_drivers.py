@@ -347,6 +347,26 @@ def test_monte_carlo_draws_the_four_drivers_and_every_sample_costs_what_the_hand
     assert hybrid["p10"] < hybrid["p50"] < hybrid["p90"]  # the after-tax NPV, the figure minimized, spreads
 
 
+# --- one list of drivers -----------------------------------------------------------------------------------
+
+
+def test_every_driver_is_named_validated_placed_and_translated_alike():
+    """A driver added to DRIVERS and forgotten elsewhere would be refused in the workload file, or treated as
+    touching no MILP (today's plan kept where it should be re-solved), or reach the reports untranslated."""
+    from typing import get_args
+
+    from procure.analysis.engine import EVERY_MODE, MODE_DRIVERS, OBJECTIVE_DRIVERS
+    from procure.models.analysis import DRIVERS, DriverName
+    from procure.reports.i18n import catalogue
+
+    assert get_args(DriverName) == tuple(DRIVERS)
+    placed = set().union(*MODE_DRIVERS.values(), *OBJECTIVE_DRIVERS.values(), EVERY_MODE)
+    assert placed == set(DRIVERS)
+    zh = catalogue("zh-CN")
+    for d, (what, _unit) in DRIVERS.items():
+        assert zh.get(d, "").strip() and zh.get(what, "").strip(), d
+
+
 # --- bad input ---------------------------------------------------------------------------------------------
 
 
