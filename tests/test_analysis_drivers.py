@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 
 import pytest
 from rich.console import Console
@@ -345,6 +346,45 @@ def test_monte_carlo_draws_the_four_drivers_and_every_sample_costs_what_the_hand
     assert {"fx_rate", "tax_rate", "depreciation_life", "residual_value", "after_tax_npv"} <= set(frame.columns)
     hybrid = a.summary.strategies["hybrid"]
     assert hybrid["p10"] < hybrid["p50"] < hybrid["p90"]  # the after-tax NPV, the figure minimized, spreads
+
+
+@pytest.mark.slow
+@pytest.mark.soffice
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed")
+def test_the_taxed_tornado_and_monte_carlo_sheets_recalculate_without_an_error(tmp_path):
+    """The tax case's workbook (the after-tax columns and the notes of the Sensitivity sheet, the new drivers'
+    columns of the Scenarios sheet) opened and recalculated by LibreOffice: no cell is an error, and the
+    after-tax NPV at the tax rate's ends is the hand figure."""
+    import openpyxl
+
+    from helpers import recalculated
+
+    b = _buy()
+    p = project(
+        [_job()],
+        currency="CNY",
+        electricity_price_per_kwh=0,
+        discount_rate=RATE,
+        allowed_modes=["buy"],
+        tax={"income_tax_rate": "25%", "depreciation": "straight-line"},
+        analysis={
+            "sensitivity": {"tax_rate": {"low": 0.8, "high": 1.2}},
+            "uncertainty": {"tax_rate": {"dist": "triangular", "low": 0.8, "mode": 1.0, "high": 1.2}, "mfu": None},
+        },
+    )
+    a = run(p, [b], _hours([b]), sensitivity=True, monte_carlo=6)
+    path = tmp_path / "analysis.xlsx"
+    build_analysis_workbook(a).save(path)
+    wb = openpyxl.load_workbook(recalculated(path, tmp_path / "recalc"), data_only=True)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                assert not (isinstance(c.value, str) and c.value.startswith(("#", "Err:"))), (ws.title, c.coordinate)
+    ws = wb["Sensitivity"]
+    head = [c.value for c in ws[6]]
+    r = next(r for r in range(7, ws.max_row + 1) if ws.cell(r, 1).value == "tax_rate")
+    assert ws.cell(r, head.index("after-tax NPV at low") + 1).value == pytest.approx(_after_tax_npv(0.20), abs=0.01)
+    assert "tax_rate" in [c.value for c in wb["Scenarios"][1]]
 
 
 # --- one list of drivers -----------------------------------------------------------------------------------
