@@ -209,3 +209,35 @@ def test_bad_paths_are_bad_input(line, where, allowed, tmp_path):
     assert res.exit_code == 1
     assert where in res.output and allowed in res.output, res.output
     assert not out.exists()
+
+
+# --- the price paths' slope: a driver of the tornado and the Monte Carlo -------------------------------------------
+
+
+def test_the_slope_driver_adds_percentage_points_a_year_to_each_path():
+    from procure.analysis.scenario import Scenario, scaled_project
+
+    p, o, hours = _renewal_case()  # rent −20 %/year
+    moved = scaled_project(p, Scenario.of("s", {"price_path_slope": 10}))
+    res = solve_fixed(moved, [o], hours)
+    # by hand: −20 + 10 = −10 %/year: 12 × 10,000 + 12 × 10,000 × 0.9 = 228,000 (one 24-month contract: 240,000)
+    assert res.plan.total_cost == pytest.approx(228_000.0, abs=0.005)
+    # a flat mode gets a path of the slope alone: cloud at −20 %/year from a project without a cloud path
+    paths = {q.mode: q for q in scaled_project(p, Scenario.of("s", {"price_path_slope": -20})).price_paths}
+    assert paths["cloud"].index(12) == pytest.approx(0.8)
+    assert paths["rent"].index(12) == pytest.approx(0.6)  # −20 − 20 = −40 %/year
+    # an explicit path: each month's index × (1 + slope/100)^(m/12), the last value held and moved on
+    q = p.model_copy(
+        update={"price_paths": [p.price_paths[0].model_copy(update={"annual_pct": None, "monthly": [1.0, 2.0]})]}
+    )
+    (rent,) = [x for x in scaled_project(q, Scenario.of("s", {"price_path_slope": 10})).price_paths if x.mode == "rent"]
+    assert rent.index(1) == pytest.approx(2.0 * 1.1 ** (1 / 12))
+    assert rent.index(12) == pytest.approx(2.0 * 1.1)
+
+
+def test_the_slope_is_a_tornado_bar_and_its_range_is_bounded():
+    from procure.models.analysis import AnalysisSettings
+
+    assert AnalysisSettings().ranges()["price_path_slope"].low == -10
+    with pytest.raises(ValueError, match="price_path_slope.high: 150 %/year is outside"):
+        AnalysisSettings.model_validate({"sensitivity": {"price_path_slope": {"low": -10, "high": 150}}})
