@@ -462,10 +462,8 @@ class _Derive:
         for oid in sorted(used):
             o = self.offers.get(oid)
             if o is not None and o.fixed:
-                d = self.delivery(o)
-                self.add(
-                    f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, _in(d), lambda m, o=o: self.fxi(o, m)
-                )
+                d, paid = self.delivery(o), self.fxi(o, self.delivery(o))  # converted in the month it is paid
+                self.add(f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, _in(d), _times_const(paid))
         self.staff()
 
     def held(self) -> list[int]:
@@ -543,6 +541,11 @@ def _signed(rows) -> str:
         for o, n, m, ph, k, s, r in sorted(rows, key=repr)
     ]
     return "; ".join(said) or "none"
+
+
+def _times_const(k: float) -> Callable[[int], float]:
+    """A month's factor that is ``k`` in every month (an amount paid in one month)."""
+    return lambda _m: k
 
 
 def _in(month: int) -> Callable[[float], Months]:

@@ -112,7 +112,17 @@ def test_an_fx_path_moves_a_usd_rent_paid_from_a_cny_project_month_by_month():
 def test_a_solve_on_price_and_fx_paths_agrees_model_ledger_and_verifier(objective):
     """Rent falling, cloud rising and a USD rent on an FX path: the plan is optimal (the objective equals the
     ledger: reading.agreed; the verifier re-derives every entry by its own rules) and costs what its entries say."""
-    r = offer(id="r", mode="rent", price_per_node_month=1_500, currency="USD", min_term_months=1, max_nodes=2)
+    r = offer(
+        id="r",
+        mode="rent",
+        price_per_node_month=1_500,
+        currency="USD",
+        min_term_months=1,
+        max_nodes=2,
+        fixed_cost=1_000,
+        storage_per_tb_month=20,
+        egress_per_tb=90,
+    )
     c = offer(id="c", mode="cloud", price_per_node_hour=8.0, max_nodes=2)
     p = project(
         [workload(name="a", deadline_days=100), workload(name="b", earliest_start_days=120, deadline_days=300)],
