@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from procure.common import runtime
 from procure.common.errors import ExitCode, ProcureError
+from procure.models.analysis import neutral
 from procure.solver import costs, holdings
 from procure.solver.costs import Objective
 from procure.solver.enums import SolveStatus, Strategy
@@ -193,9 +194,9 @@ def _reference(ctx: Context, a: Applied, name: str, warm: Plan | None) -> Strate
 
 #: Drivers that change the cost coefficients of a mode's offers (the others act on every mode).
 MODE_DRIVERS = {
-    "buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage", "fx_rate"},
-    "rent": {"price_rent", "staff", "network", "storage", "fx_rate"},
-    "cloud": {"price_cloud", "network", "storage", "fx_rate"},
+    "buy": {"price_buy", "electricity", "residual_value", "staff", "network", "storage", "fx_rate", "price_path_slope"},
+    "rent": {"price_rent", "staff", "network", "storage", "fx_rate", "price_path_slope"},
+    "cloud": {"price_cloud", "network", "storage", "fx_rate", "price_path_slope"},
 }
 #: Drivers that change every mode's hours or deadlines
 EVERY_MODE = {"mfu", "tokens", "deadline_slip_days"}
@@ -216,6 +217,7 @@ DEARER = {
     "staff": 1,
     "network": 1,
     "storage": 1,
+    "price_path_slope": 1,  # every index rises with the slope (month m ≥ 0)
 }
 
 
@@ -254,7 +256,7 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
       today's plan costs what it cost — every other plan costs at least as much as before.
     """
     modes = set(ctx.modes[name])
-    moved = {d for d, v in s.factors if v != (0.0 if d == "deadline_slip_days" else 1.0)} - inert_drivers(ctx)
+    moved = {d for d, v in s.factors if v != neutral(d)} - inert_drivers(ctx)
     prices = dict(s.offer_prices)
     touched_offers = {o.id for o in ctx.inputs.offers if o.id in prices and o.mode in modes}
     relevant = set().union(*(MODE_DRIVERS[m] for m in modes)) | EVERY_MODE
@@ -264,7 +266,7 @@ def keeps_todays_plan(ctx: Context, s: Scenario, name: str, todays: Plan, recost
         return True
     if not hit <= set(DEARER) or touched_offers:
         return False
-    if any((s.value(d) - 1.0) * DEARER[d] < 0 for d in hit):
+    if any((s.value(d) - neutral(d)) * DEARER[d] < 0 for d in hit):
         return False
     before, after = ctx.inputs.metric(todays), ctx.inputs.metric(recosted)
     return after <= before + 1e-9 * max(1.0, abs(before))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from procure.fileio.limits import MAX_PRICE
-from procure.models.analysis import DRIVERS, MAX_FACTOR, MAX_TAX_RATE, SLIP, check_value
+from procure.models.analysis import DRIVERS, MAX_FACTOR, MAX_TAX_RATE, PATH_SLOPE, SLIP, check_value, neutral
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.models.tax import tax_rules
@@ -93,7 +93,7 @@ class Scenario:
 
     def value(self, driver: str) -> float:
         """The driver's value in this scenario (1.0, or 0 days for the slip, when not moved)."""
-        return dict(self.factors).get(driver, 0.0 if driver == SLIP else 1.0)
+        return dict(self.factors).get(driver, neutral(driver))
 
     @property
     def hours_factor(self) -> float:
@@ -204,6 +204,11 @@ def scaled_project(project: Project, s: Scenario) -> Project:
     if s.value("fx_rate") != 1.0 and project.fx_rates:
         # every foreign currency's value in the project currency: a quote, a signed rate, a tax cap in it
         update["fx_rates"] = {c: r * s.value("fx_rate") for c, r in project.fx_rates.items()}
+        if project.fx_paths:  # a dated path moves with the rates: every step by the same factor
+            update["fx_paths"] = {
+                c: [st.model_copy(update={"rate": st.rate * s.value("fx_rate")}) for st in steps]
+                for c, steps in project.fx_paths.items()
+            }
     update.update(scaled_tax(project, s))
     if s.value("depreciation_life") != 1.0:
         update["depreciation_years"] = life(project.depreciation_years, s.value("depreciation_life"))
@@ -220,6 +225,8 @@ def scaled_project(project: Project, s: Scenario) -> Project:
         update["staff"] = project.staff.model_copy(
             update={"cost_per_fte_year": project.staff.cost_per_fte_year * s.value("staff")}
         )
+    if s.value(PATH_SLOPE) != 0.0:
+        update["price_paths"] = sloped_paths(project, s.value(PATH_SLOPE))
     if s.value("discount_rate") != 1.0:
         update["discount_rate"] = min(0.99, project.discount_rate * s.value("discount_rate"))
     if s.hours_factor != 1.0:
@@ -230,6 +237,25 @@ def scaled_project(project: Project, s: Scenario) -> Project:
     if tokens != 1.0 or slip:
         update["workloads"] = [scaled_workload(project, w, tokens, slip) for w in project.workloads]
     return project.model_copy(update=update) if update else project
+
+
+def sloped_paths(project: Project, slope: float) -> list:
+    """The project's price paths with ``slope`` percentage points a year added (models.analysis, price_path_slope):
+    an annual path's annual_pct + slope; an explicit path's index(m) × (1 + slope/100)^(m/12) for every month of
+    the horizon; a mode without a path gets a flat one moved by the slope (annual_pct = slope)."""
+    from procure.models.paths import PATH_MODES, PricePath
+
+    out = []
+    for path in project.price_paths:
+        if path.annual_pct is not None:
+            out.append(path.model_copy(update={"annual_pct": max(-99.0, path.annual_pct + slope)}))
+        else:
+            g = 1.0 + slope / 100.0
+            months = range(max(project.horizon_months, len(path.monthly or ())))
+            out.append(path.model_copy(update={"monthly": [path.index(m) * g ** (m / 12.0) for m in months]}))
+    general = {p.mode for p in project.price_paths if p.gpu is None and p.offer is None}
+    out += [PricePath(mode=m, annual_pct=slope) for m in PATH_MODES if m not in general]
+    return out
 
 
 def scaled_workload(project: Project, w, tokens: float, slip: int):

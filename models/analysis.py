@@ -25,6 +25,9 @@ A *driver* is one input the analysis moves. Every driver but the slip is a facto
                                            never below the rule's minimum); above 0. It moves no cash flow: the
                                            P&L and, through the tax life, the after-tax figures
     deadline_slip_days                     days added to every deadline (negative: due sooner)
+    price_path_slope                       percentage points a year added to the annual change of every mode's
+                                           price path (rent, buy, cloud, energy; a mode without a path has a flat
+                                           one, index 1): index(m) × (1 + slope/100)^(m/12) (models.paths)
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ DRIVERS: dict[str, tuple[str, str]] = {
     "tax_rate": ("income tax rate (after-tax figures only)", "factor"),
     "depreciation_life": ("depreciation life: the book life, and the tax life of a straight-line rule", "factor"),
     "deadline_slip_days": ("days added to every deadline", "days"),
+    "price_path_slope": ("slope of every price path, percentage points a year (flat paths included)", "%/year"),
 }
 SLIP = "deadline_slip_days"
 #: factor drivers whose value must be above 0 (the others may be 0): no throughput, no tokens, a currency worth
@@ -69,6 +73,18 @@ POSITIVE: frozenset[str] = frozenset({"mfu", "tokens", "fx_rate", "depreciation_
 NO_PRE_TAX_CASH: frozenset[str] = frozenset({"tax_rate", "depreciation_life"})
 #: the highest income tax rate a scenario reaches (``tax_rate``; the tax section's own bound is below 1)
 MAX_TAX_RATE = 0.99
+
+PATH_SLOPE = "price_path_slope"
+#: the price paths' slope lies within these (%/year): −90 % a year leaves a tenth of a price after a year; +100 %
+#: doubles it. Beyond them a value is a typo, not a forecast
+SLOPE_RANGE = (-90.0, 100.0)
+
+
+def neutral(driver: str) -> float:
+    """A driver's value that moves nothing: 0 for the additive ones (the slip, the paths' slope), else a factor 1."""
+    return 0.0 if driver in (SLIP, PATH_SLOPE) else 1.0
+
+
 #: the most Monte Carlo scenarios one analysis draws (analysis.scenarios and --monte-carlo alike): each is an
 #: object held in memory before the first solve
 MAX_SCENARIOS = 100_000
@@ -98,6 +114,7 @@ DriverName = Literal[
     "tax_rate",
     "depreciation_life",
     "deadline_slip_days",
+    "price_path_slope",
 ]
 
 
@@ -109,6 +126,14 @@ def check_value(driver: str, value: float, what: str) -> None:
             raise ValueError(
                 f"{driver}.{what}: {value:g} days is outside the allowed range -{MAX_SLIP_DAYS:,} to {MAX_SLIP_DAYS:,} "
                 "days (a deadline moves at most a hundred years either way)"
+            )
+        return
+    if driver == PATH_SLOPE:
+        lo, hi = SLOPE_RANGE
+        if not lo <= value <= hi:
+            raise ValueError(
+                f"{driver}.{what}: {value:g} %/year is outside the allowed range {lo:g} to +{hi:g} %/year "
+                "(percentage points a year added to every price path)"
             )
         return
     if driver in POSITIVE and value <= 0:
@@ -124,7 +149,7 @@ def check_value(driver: str, value: float, what: str) -> None:
 
 def _check_spread(driver: str, sd: float) -> None:
     """A normal distribution's standard deviation at most the driver's range (``MAX_FACTOR``, ``MAX_SLIP_DAYS``)."""
-    top = MAX_SLIP_DAYS if driver == SLIP else MAX_FACTOR
+    top = MAX_SLIP_DAYS if driver == SLIP else SLOPE_RANGE[1] if driver == PATH_SLOPE else MAX_FACTOR
     if sd > top:
         unit = " days" if driver == SLIP else ""
         raise ValueError(f"{driver}.sd: {sd:g}{unit} is above {top:,g}{unit}, the allowed range of the driver's values")
@@ -144,7 +169,8 @@ class Range(InputModel):
 
 
 def _default_ranges() -> dict[str, Range]:
-    return {d: (Range(low=-30, high=30) if d == SLIP else Range(low=0.8, high=1.2)) for d in DRIVERS}
+    special = {SLIP: Range(low=-30, high=30), PATH_SLOPE: Range(low=-10, high=10)}
+    return {d: special.get(d, Range(low=0.8, high=1.2)) for d in DRIVERS}
 
 
 class Triangular(InputModel):

@@ -45,6 +45,7 @@ from .layout import (
 from .model_spec import ModelSpec, resolve_preset
 from .money import Currency, Financing, FxRate, Pct, high_rate_warning, known_currency
 from .offer import MODES, Mode
+from .paths import MAX_PATHS, FxStep, PricePath, check_fx_steps, duplicate_paths
 from .regions import normalize_token, resolve_region
 from .tax import TaxSettings
 from .units import months_to_days
@@ -277,6 +278,19 @@ class Project(InputModel):
     fx_rates_source: str | None = Field(
         default=None, min_length=1, max_length=2000, description="where the fx_rates come from"
     )
+    price_paths: list[PricePath] = Field(
+        default_factory=list,
+        max_length=MAX_PATHS,
+        description="prices that move: {mode: rent|buy|cloud|energy, gpu?, offer?, annual_pct | monthly, source?} "
+        "(models.paths)",
+    )
+    fx_paths: dict[str, list[FxStep]] = Field(
+        default_factory=dict,
+        description="dated exchange rates of quoted currencies: {USD: [{from: YYYY-MM-DD, rate: 7.1}, …]} (models.paths)",
+    )
+    fx_paths_source: str | None = Field(
+        default=None, min_length=1, max_length=2000, description="where the fx_paths come from"
+    )
     financing: Financing | None = Field(
         default=None, description="default loan for every purchase (an offer's own financing wins)"
     )
@@ -452,6 +466,20 @@ class Project(InputModel):
         )
         return value
 
+    @field_validator("fx_paths", mode="before")
+    @classmethod
+    def _fx_path_codes(cls, value: object) -> object:
+        """Currency codes as fx_rates spells them (``usd`` → ``USD``); an unknown code is named by _path_checks."""
+        if not isinstance(value, dict):
+            return value
+        out = {}
+        for code, steps in value.items():
+            try:
+                out[known_currency(code)] = steps
+            except ValueError:
+                out[code] = steps
+        return out
+
     @model_validator(mode="after")
     def _checks(self) -> Project:
         if self.fx_rates and (self.fx_rates_date is None or self.fx_rates_source is None):
@@ -462,6 +490,7 @@ class Project(InputModel):
                 f"fx_rates gives {self.currency}, the project's own currency, a rate of {own:g}; amounts in "
                 f"{self.currency} need no conversion (its rate is 1): remove it, or set currency to the one the rates are for"
             )
+        self._path_checks()
         if self.budget is not None:
             # `budget` is the deprecated name of budget_tco (load_project warns); one cap, one field to read
             if self.budget_tco is not None and self.budget_tco != self.budget:
@@ -493,6 +522,28 @@ class Project(InputModel):
                 f"deadline_days of {', '.join(late)} lies beyond the horizon ({self.horizon_months} months = {horizon_days} days); raise horizon_months"
             )
         return self
+
+    def _path_checks(self) -> None:
+        """price_paths: one per mode, GPU and offer; fx_paths: currencies with an fx_rates rate, steps in date order."""
+        bad = duplicate_paths(self.price_paths)
+        if len(self.fx_paths) > MAX_PATHS:
+            bad.append(f"fx_paths: {len(self.fx_paths)} currencies; at most {MAX_PATHS} are allowed")
+        for code, steps in self.fx_paths.items():
+            try:
+                key = known_currency(code)
+            except ValueError as exc:
+                bad.append(f"fx_paths: {exc}")
+                continue
+            if key == self.currency:
+                bad.append(f"fx_paths.{key}: {key} is the project's own currency; its rate is always 1")
+            elif key not in self.fx_rates:
+                bad.append(
+                    f"fx_paths.{key}: {key} has no rate in fx_rates; give its rate of today in fx_rates "
+                    f"(with fx_rates_date and fx_rates_source) and the path from there"
+                )
+            bad += check_fx_steps(key, steps)
+        if bad:
+            raise ValueError("; ".join(bad))
 
     def _holdings_checks(self, horizon_days: int) -> None:
         """Owned windows and commitments lie in the horizon (models.holdings)."""

@@ -18,7 +18,8 @@ TOP = 5
 
 
 def _value(driver: str, v: float) -> str:
-    return f"{v:+g} d" if DRIVERS[driver][1] == "days" else f"×{v:g}"
+    unit = DRIVERS[driver][1]
+    return f"{v:+g} d" if unit == "days" else f"{v:+g} %/yr" if unit == "%/year" else f"×{v:g}"
 
 
 def break_even_price(b, price: float, currency: str, tr: Lang = EN, unit: str = "") -> str:

@@ -167,6 +167,7 @@ def _project_section(result: Result, tr: Lang) -> Section:
             ]
             for code, rate in sorted(p.fx_rates.items())
         ],
+        *_path_rows(p, tr),
         [
             tr("financing (project default)"),
             _price_text(p.financing) if p.financing else tr("none: purchases paid on delivery"),
@@ -187,6 +188,35 @@ def _project_section(result: Result, tr: Lang) -> Section:
             [tr("amounts shown in"), tr.unit(p.currency), tr("number formats: every cell keeps its full value")],
         ]
     return (tr("Project"), [tr("parameter"), tr("value"), tr("unit / note")], proj)
+
+
+def _path_rows(p, tr: Lang) -> list[list[Any]]:
+    """The project's price paths and FX paths (models.paths; costs, "Price and FX paths"): one row each, with what
+    it indexes, its values and its source."""
+    rows: list[list[Any]] = []
+    for path in p.price_paths:
+        if path.annual_pct is not None:
+            value = tr("{pct}% a year: index(m) = (1 + {pct}/100)^(m/12)", pct=f"{path.annual_pct:g}")
+        else:
+            value = tr(
+                "index by month from the start: {values}", values=", ".join(f"{v:g}" for v in path.monthly or ())
+            )
+        rows.append([tr("price path {what}", what=path.label), value, path.source or tr("no source given")])
+    for code, steps in sorted(p.fx_paths.items()):
+        value = "; ".join(f"{s.from_.isoformat()}: {s.rate:g}" for s in steps)
+        rows.append(
+            [
+                tr("FX path {code}", code=code),
+                value,
+                tr(
+                    "{cur} per {code} from each date's month on; {source}",
+                    cur=p.currency,
+                    code=code,
+                    source=p.fx_paths_source or tr("no source given"),
+                ),
+            ]
+        )
+    return rows
 
 
 def _workloads_section(result: Result, tr: Lang) -> Section:

@@ -188,8 +188,9 @@ _UNITS: dict[str, tuple[str, Callable[[Entry], float | None]]] = {
     # reserved cloud: node-hours of the term (730 h a month)
     "reserved": ("Hours", lambda e: _times(e.nodes, e.quantity, HOURS_PER_DAY * DAYS_PER_MONTH)),
     # energy: the kWh its amount buys at the electricity price (the entry's unit price, reporting currency)
-    "idle": ("kWh", lambda e: e.amount / e.unit_price if e.unit_price else None),
-    "energy": ("kWh", lambda e: e.amount / e.unit_price if e.unit_price else None),
+    # (on an energy price path the amount is × its index: the kWh are the amount / (price × index))
+    "idle": ("kWh", lambda e: e.amount / (e.unit_price * (e.index or 1.0)) if e.unit_price else None),
+    "energy": ("kWh", lambda e: e.amount / (e.unit_price * (e.index or 1.0)) if e.unit_price else None),
     # a cloud bill: node-hours billed, interruptions' extra hours included
     "cloud": ("Hours", lambda e: _times(e.nodes, e.quantity, 1 + (e.rate or 0.0))),
     "storage": ("TB-Months", lambda e: _times(e.quantity, e.rate, 1 / DAYS_PER_MONTH)),

@@ -70,6 +70,31 @@ Costs beyond the servers (issue: TCO as a finance team counts it; all in the off
     staff            = FTEs · cost_per_fte_year / 12 in every month held                 (operating cost)
   Sources of the bundled reference figures: docs/quotes.md ("Costs beyond the servers").
 
+Price and FX paths (project ``price_paths`` and ``fx_paths``, models.paths; none given: every factor below is 1 and
+no amount changes). idx_mode(m) is the index of project month m of the most specific path of that mode matching the
+offer (its offer id, else its GPU, else the mode alone; 1 without one); fxi_c(m) = rate_c(m) / fx_rates[c], the
+FX path's rate in force in month m (the last step whose ``from`` date lies in month m or before; fx_rates[c] before
+the first step) over today's. Each amount takes the index of the month its price is set in and converts at the
+rate of the month it is paid in:
+    purchase         price, duty, VAT and network × idx_buy(d) · fxi(d), d the delivery month (the price is set and
+                     paid at delivery; a financed part is a loan in the reporting currency from then on); maintenance
+                     (a share of that price) × idx_buy(d) · fxi(m) in each month m it is paid; the residual value
+                     × idx_buy(d) · fxi(M−1) (a share of the price paid, sold at the horizon end)
+    rent, reserved   a contract's rate and setup fee × idx_mode(s), s the month it starts, fixed for its whole
+                     length (a renewal is a new contract: the index of its own start); each month's payment ×
+                     fxi(m); commitments were signed before the plan: their rate takes no index, only fxi(m)
+    cloud hours      on-demand and spot hours × idx_cloud(m) · fxi(m) in the month m they run
+    energy           idle and busy electricity of bought and owned servers × idx_energy(m) in the month m drawn
+                     (electricity is priced in the reporting currency: no FX)
+    other charges    colocation, storage, egress, fixed charges × fxi(m) of the month paid (no price index)
+Why: a vendor quotes the price of the day an order or a contract is signed, and the contract holds its rate for
+its term (a renewal is re-priced: GPU rents moved by tens of percent within 2025–26, e.g. H100 rents rose about
+40 % from an October-2025 trough, issue 53); metered hours and electricity are billed at the tariff of the month
+used; a foreign-currency invoice is converted when it is paid (IAS 21.21–22: a foreign-currency transaction is
+recorded at the spot rate of its date). With paths, a job's cost depends on its start, and the optimizer prices
+every start column on its own; an open-ended rent tier whose index moves with the start month is modelled as one
+column per start month and length (solver.milp.rental_rows), so that each contract pays its own start's rate.
+
 NPV: monthly cash flows c_m discounted at the monthly rate r_m = (1 + r)^(1/12) − 1 with end-of-month
 timing, NPV = Σ_m c_m / (1 + r_m)^(m+1) — exactly Excel's ``NPV(r_m, c_0, …, c_{M−1})``.
 
@@ -98,6 +123,7 @@ import pyxirr
 
 from procure.models.money import Financing
 from procure.models.offer import Offer
+from procure.models.paths import PricePath
 from procure.models.project import Project
 from procure.models.tax import TaxRule, tax_rules
 from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, MONTHS_PER_YEAR, day_date
@@ -164,6 +190,97 @@ IDLE_POWER_FRACTION = 0.15
 Flows = dict[str, dict[int, float]]  # category -> month -> amount
 
 
+# --- price and FX paths (module docstring, "Price and FX paths") --------------------------------------
+
+
+def has_paths(project: Project) -> bool:
+    """The project gives a price path or an FX path (without one, every factor is 1 and nothing is scaled)."""
+    return bool(project.price_paths or project.fx_paths)
+
+
+def _base_offer_id(offer_id: str) -> str:
+    """An owned offer's id without its ``.owned`` suffix (holdings names them ``<offer>.owned``, ``.owned2``, …)."""
+    head, sep, tail = offer_id.rpartition(".owned")
+    return head if sep and (tail == "" or tail.isdigit()) else offer_id
+
+
+def price_path(offer: Offer, project: Project, mode: str) -> PricePath | None:
+    """The most specific path of ``mode`` that matches ``offer`` (its id, else its GPU, else the mode alone)."""
+    best: PricePath | None = None
+    oid = _base_offer_id(offer.id)
+    for path in project.price_paths:
+        if path.mode != mode or (path.offer is not None and path.offer not in (oid, offer.id)):
+            continue
+        if path.gpu is not None and path.gpu != offer.gpu:
+            continue
+        if best is None or path.specificity > best.specificity:
+            best = path
+    return best
+
+
+def price_index(offer: Offer, project: Project, mode: str, month: int) -> float:
+    """idx_mode(month) of ``offer``: its path's index (1 without a path)."""
+    path = price_path(offer, project, mode) if project.price_paths else None
+    return 1.0 if path is None else path.index(month)
+
+
+def fx_path_month(project: Project, date: dt.date) -> int:
+    """The project month an FX step dated ``date`` takes effect in (month 0 for a date before the start)."""
+    return month_of(max(0.0, float((date - project.start_date).days)))
+
+
+def fx_rate_in(project: Project, currency: str | None, month: int) -> float:
+    """rate_c(month): the value of one unit of ``currency`` in the reporting currency in project ``month``."""
+    rate = project.fx_rate(currency)
+    for step in project.fx_paths.get(currency or "", ()):
+        if fx_path_month(project, step.from_) <= month:
+            rate = step.rate
+    return rate
+
+
+def fx_index(project: Project, currency: str | None, month: int) -> float:
+    """fxi_c(month) = rate_c(month) / fx_rates[c]: 1 for the reporting currency or a currency without a path."""
+    if currency is None or currency == project.currency or currency not in project.fx_paths:
+        return 1.0
+    return fx_rate_in(project, currency, month) / project.fx_rate(currency)
+
+
+def _per_month(per: Mapping[int, float], factor) -> dict[int, float]:
+    """``per`` with each month's amount × factor(month)."""
+    return {m: v * factor(m) for m, v in per.items()}
+
+
+def _paid_in(offer: Offer, project: Project, per: Mapping[int, float]) -> dict[int, float]:
+    """Amounts in the offer's currency, each converted at its month's FX path (× fxi(m))."""
+    if not project.fx_paths:
+        return dict(per)
+    return _per_month(per, lambda m: fx_index(project, offer.currency, m))
+
+
+def purchase_factor(offer: Offer, project: Project) -> float:
+    """idx_buy(d) · fxi(d): what a purchase's price paid at delivery month d is multiplied by."""
+    if not has_paths(project):
+        return 1.0
+    d = delivery_month(offer, project)
+    return price_index(offer, project, "buy", d) * fx_index(project, offer.currency, d)
+
+
+def contract_index(offer: Offer, project: Project, contract: RentalContract) -> float:
+    """idx_mode(s) of a contract started in month s (its rate for every month it runs); 1 for a commitment."""
+    if contract.committed or not project.price_paths:
+        return 1.0
+    return price_index(offer, project, offer.mode, contract.start_month)
+
+
+def contract_index_moves(offer: Offer, project: Project) -> bool:
+    """Whether a new contract's rate depends on the month it starts (its mode's path is not flat over the horizon):
+    the optimizer then models the offer's open-ended tiers by start month and length."""
+    if not project.price_paths or price_path(offer, project, offer.mode) is None:
+        return False
+    first = price_index(offer, project, offer.mode, 0)
+    return any(price_index(offer, project, offer.mode, m) != first for m in range(project.horizon_months))
+
+
 # --- buy ---------------------------------------------------------------------------------------
 
 
@@ -206,6 +323,12 @@ def unit_price(offer: Offer, project: Project, nodes: int) -> float:
     return quoted_price(offer, nodes) * fx(offer, project)
 
 
+def paid_unit_price(offer: Offer, project: Project, nodes: int) -> float:
+    """p·fx·idx_buy(d)·fxi(d): the price per node paid at delivery, on the price and FX paths (``unit_price``
+    without paths)."""
+    return unit_price(offer, project, nodes) * purchase_factor(offer, project)
+
+
 def duty_rate(offer: Offer) -> float:
     """Import duty, a fraction of the price."""
     return offer.import_duty_pct or 0.0
@@ -239,7 +362,7 @@ def landed_factor(offer: Offer, project: Project) -> float:
 def landed_parts(offer: Offer, project: Project, nodes: int) -> dict[str, float]:
     """The landed price of ``nodes`` nodes bought, by part: price, import duty (on the price) and
     non-recoverable VAT (on price plus duty); they add up to nodes · P."""
-    price = nodes * unit_price(offer, project, nodes)
+    price = nodes * paid_unit_price(offer, project, nodes)
     duty = price * duty_rate(offer)
     return {"price": price, "duty": duty, "vat": (price + duty) * vat_cost_rate(offer, project)}
 
@@ -250,7 +373,7 @@ def loan_principal(offer: Offer, project: Project, nodes: int) -> float:
     fin = financing_of(offer, project)
     if fin is None:
         return 0.0
-    landed = unit_price(offer, project, nodes) * landed_factor(offer, project)
+    landed = paid_unit_price(offer, project, nodes) * landed_factor(offer, project)
     return landed - landed * fin.down_payment_pct
 
 
@@ -260,7 +383,11 @@ def resale_value(offer: Offer, project: Project, nodes: int) -> float:
     own = owned_terms(offer, project)
     if own is not None:
         return nodes * own[2]
-    return nodes * unit_price(offer, project, nodes) * offer.residual
+    value = nodes * unit_price(offer, project, nodes) * offer.residual
+    if not has_paths(project):
+        return value
+    d, last = delivery_month(offer, project), project.horizon_months - 1
+    return value * price_index(offer, project, "buy", d) * fx_index(project, offer.currency, last)
 
 
 def owned_terms(offer: Offer, project: Project) -> tuple[float, float, float] | None:
@@ -336,9 +463,11 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
     lead = float(offer.lead_time_days)
     end = horizon_end_day(project)
     days = owned_days(offer, project)
-    price = unit_price(offer, project, nodes)
-    landed = price * landed_factor(offer, project)
     d = delivery_month(offer, project)
+    price = unit_price(offer, project, nodes)  # the quoted price the maintenance rate applies to, on its path
+    if project.price_paths:
+        price *= price_index(offer, project, "buy", d)
+    landed = paid_unit_price(offer, project, nodes) * landed_factor(offer, project)
     flows: Flows = {c: {} for c in CATEGORIES}
     fin = financing_of(offer, project)
     if fin is None:
@@ -356,6 +485,17 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
     flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lead, end, n_months)
     flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lead, end, n_months)
     flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lead, end, n_months)
+    return _running_on_paths(offer, project, flows)
+
+
+def _running_on_paths(offer: Offer, project: Project, flows: Flows) -> Flows:
+    """A held node's running costs on the paths: maintenance and colocation converted at each month's FX rate,
+    electricity × idx_energy(m) of the month it is drawn."""
+    if not has_paths(project):
+        return flows
+    for c in ("maintenance", "colocation"):
+        flows[c] = _paid_in(offer, project, flows[c])
+    flows["energy"] = _per_month(flows["energy"], lambda m: price_index(offer, project, "energy", m))
     return flows
 
 
@@ -371,7 +511,7 @@ def _owned_flows(offer: Offer, project: Project, lo: float, hi: float, residual:
     flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lo, hi, n_months)
     flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lo, hi, n_months)
     flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lo, hi, n_months)
-    return flows
+    return _running_on_paths(offer, project, flows)
 
 
 def depreciation_life_months(offer: Offer, project: Project) -> int:
@@ -380,8 +520,9 @@ def depreciation_life_months(offer: Offer, project: Project) -> int:
 
 
 def network_cost(offer: Offer, project: Project) -> float:
-    """network_per_node · fx: the fabric of one node bought (paid with it, depreciated with it)."""
-    return offer.network * fx(offer, project)
+    """network_per_node · fx: the fabric of one node bought (paid with it, depreciated with it; on the paths
+    × idx_buy(d) · fxi(d), as the purchase)."""
+    return offer.network * fx(offer, project) * purchase_factor(offer, project)
 
 
 def capitalised_cost(offer: Offer, project: Project, nodes: int = 1) -> float:
@@ -389,7 +530,7 @@ def capitalised_cost(offer: Offer, project: Project, nodes: int = 1) -> float:
     the asset into use). Owned servers add nothing: they are on the books already."""
     if owned_terms(offer, project) is not None:
         return 0.0
-    return unit_price(offer, project, nodes) * landed_factor(offer, project) + network_cost(offer, project)
+    return paid_unit_price(offer, project, nodes) * landed_factor(offer, project) + network_cost(offer, project)
 
 
 def depreciation_flows(offer: Offer, project: Project, nodes: int = 1) -> dict[int, float]:
@@ -435,10 +576,17 @@ def rental_setup_cost(offer: Offer, project: Project, term: Term | None = None) 
     return term.setup * fx(offer, project)
 
 
-def rental_contract_cost(offer: Offer, project: Project, term: Term, nodes: int, months: int) -> float:
+def rental_contract_cost(
+    offer: Offer, project: Project, term: Term, nodes: int, months: int, start_month: int | None = None
+) -> float:
     """The undiscounted total of ``rental_flows`` for ``nodes`` node-contracts of ``months`` months signed at
     ``term`` (a new contract, not a commitment), by arithmetic on the term's rates: nodes · (months · rent + setup).
-    The greedy plan and the stand-alone costs price thousands of candidate contracts with it."""
+    The greedy plan and the stand-alone costs price thousands of candidate contracts with it. On price or FX paths
+    (and a ``start_month`` given) the contract's own flows are added instead (the index of its start, the FX rate
+    of each month)."""
+    if start_month is not None and has_paths(project):
+        contract = RentalContract(offer.id, nodes, start_month, months, term.months)
+        return total(rental_flows(offer, contract, project))
     return nodes * (months * rental_month_cost(offer, project, term) + rental_setup_cost(offer, project, term))
 
 
@@ -454,12 +602,26 @@ def open_contract_unit_flows(offer: Offer, project: Project, term: Term, month: 
         E[m]:  rent −p in month m
 
     Undiscounted, the setup parts sum to f·S[M−1]: every contract started in the horizon pays once; summed to
-    a month k they give the cash spent by then, Σ_{j ≤ k} p·(S[j] − E[j]) + f·S[k]."""
+    a month k they give the cash spent by then, Σ_{j ≤ k} p·(S[j] − E[j]) + f·S[k].
+
+    On the paths ("Price and FX paths"): every payment of month m × fxi(m), which needs no knowledge of the
+    contract's start; the counts cannot tell which contract ends when, so the rate's index must be the same for
+    every start month (``contract_index_moves`` false: p and f × that one index); where it moves, the optimizer
+    models the tier by start month and length instead."""
     p, f = rental_month_cost(offer, project, term), rental_setup_cost(offer, project, term)
+    if has_paths(project):
+        if contract_index_moves(offer, project):
+            raise ValueError(f"{offer.id}: its rate moves with the start month; the S/E counts cannot price it")
+        k = price_index(offer, project, offer.mode, 0) if project.price_paths else 1.0
+        p0, f0 = p * k, f * k
+        p, f = p0 * fx_index(project, offer.currency, month), f0 * fx_index(project, offer.currency, month)
+        f_next = f0 * fx_index(project, offer.currency, month + 1)
+    else:
+        f_next = f
     run, fee = rental_categories(offer)
     setup = {month: f}
     if month + 1 < project.horizon_months:
-        setup[month + 1] = -f
+        setup[month + 1] = -f_next
     started: Flows = {run: {month: p}}
     if f:  # run and fee are one category for a reserved term: add, never overwrite
         part = started.setdefault(fee, {})
@@ -497,6 +659,14 @@ def job_flows(
         flows["storage"] = spread(storage_cost(offer, project, data, end - start_day), start_day, end, n_months)
     if data is not None and offer.egress:
         flows["egress"] = {min(month_of(end), n_months - 1): egress_cost(offer, project, data)}
+    if has_paths(project):  # hours and electricity at the index of the month they happen; FX of the month paid
+        if "energy" in flows:
+            flows["energy"] = _per_month(flows["energy"], lambda m: price_index(offer, project, "energy", m))
+        if "cloud" in flows:
+            flows["cloud"] = _per_month(flows["cloud"], lambda m: price_index(offer, project, "cloud", m))
+        for c in ("cloud", "storage", "egress"):
+            if c in flows:
+                flows[c] = _paid_in(offer, project, flows[c])
     return flows
 
 
@@ -512,7 +682,8 @@ def fixed_charge_flows(offer: Offer, project: Project) -> Flows:
     """fixed_cost · fx, once, in ``fixed_charge_month`` (empty without a fixed_cost)."""
     if not offer.fixed:
         return {}
-    return {"fixed": {fixed_charge_month(offer, project): offer.fixed * fx(offer, project)}}
+    d = fixed_charge_month(offer, project)
+    return {"fixed": {d: offer.fixed * fx(offer, project) * fx_index(project, offer.currency, d)}}
 
 
 def staff_modes(project: Project) -> tuple[str, ...]:
@@ -666,6 +837,9 @@ def rental_parts(offer: Offer, contract: RentalContract, project: Project) -> di
     }
     if once or offer.mode == "rent":
         parts["setup"] = {contract.start_month: contract.nodes * once}
+    if has_paths(project):  # the rate of its start month for every month it runs; each payment at its month's FX
+        k = contract_index(offer, project, contract)
+        parts = {part: _paid_in(offer, project, {m: v * k for m, v in per.items()}) for part, per in parts.items()}
     return parts
 
 

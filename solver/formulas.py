@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from procure.models.project import Project
@@ -93,7 +94,16 @@ def template(e: Entry, reporting: str) -> str:
     fx = "" if e.currency == reporting else f"*{{{fx_key(e.currency)}}}"
     if e.kind == "interest" and not (e.quantity and e.rate):
         return "0*{D}"
-    return EXPR[e.kind].replace("{fx}", fx).replace("{T}", str(e.term_months))
+    expr = EXPR[e.kind].replace("{fx}", fx).replace("{T}", str(e.term_months))
+    # on price or FX paths the entry's index (its factor over today's quote and rate) is written in, as a number
+    return expr if e.index is None else f"({expr})*{e.index!r}"
+
+
+def path_index(e: Entry, project: Project) -> float:
+    """The index of an entry priced on price or FX paths (solver.ledger.Entry.index): its amount over what its
+    template makes of its fields at today's quote and rate; 1 where that is 0."""
+    base = entry_formula_value(replace(e, index=None), parameters(project), project.currency)
+    return e.amount / base if base else 1.0
 
 
 _TOKEN = re.compile(r"\s*(?:\{(\w+)\}|(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|([A-Z]+)|([-+*/(),]))")

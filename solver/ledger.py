@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from procure.models.holdings import months_before_start
@@ -46,7 +46,7 @@ from procure.models.units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 
 from . import costs
 from .costs import CATEGORIES, OPERATING, Flows, RentalContract
-from .formulas import EXPR, KINDS, fx_key, template  # the vocabulary of entries and their formulas
+from .formulas import EXPR, KINDS, fx_key, path_index, template  # the vocabulary of entries and their formulas
 
 if TYPE_CHECKING:
     from procure.models.offer import Offer
@@ -89,6 +89,11 @@ class Entry:
     down_payment: float | None = None  # interest: the share of the price paid down
     tier_nodes: int | None = None  # buy: the least nodes of the volume tier reached
     committed: bool = False  # owed whatever the plan does: owned servers' running costs, signed commitments
+    # on price or FX paths (costs, "Price and FX paths"; None without paths): the factor its amount is priced at
+    # over today's quote and rate, amount = template × index. One month's index × FX change for an amount paid
+    # in one month or a contract's rate; the amount-weighted mean of its months' factors for an amount spread over
+    # months (1 where the template is 0)
+    index: float | None = None
 
     @property
     def amount(self) -> float:
@@ -402,21 +407,11 @@ class _Pricer:
     def add(self, key, kind, category, o, nodes, quantity, unit_price, rate, amounts, **extra) -> None:
         reporting = o is None or kind in ("idle", "energy", "interest", "owned_residual", "service_vat")
         cur = self.project.currency if reporting else self.quoted(o)
-        self.out.append(
-            Entry(
-                key,
-                kind,
-                category,
-                o.id if o is not None else None,
-                nodes,
-                quantity,
-                unit_price,
-                rate,
-                cur,
-                amounts,
-                **extra,
-            )
-        )
+        e = Entry(key, kind, category, o.id if o is not None else None, nodes, quantity, unit_price, rate, cur,
+                  amounts, **extra)  # fmt: skip
+        if costs.has_paths(self.project):
+            e = replace(e, index=path_index(e, self.project))
+        self.out.append(e)
 
     def quoted(self, o: Offer) -> str:
         return o.currency or self.project.currency

@@ -26,6 +26,15 @@ from rules written here a second time, small and on purpose apart:
                        solver.costs states it; stated again here so that a change of one is caught)
     months             an amount over a span of days is spread over the project months (365/12 days each) in
                        proportion to its days in each
+    price paths        the path of an amount's mode that names its offer, else its GPU, else the mode alone;
+                       its index in month m is (1 + pct/100)^(m/12), or the m-th listed value (the last one after
+                       the list); a purchase takes the buy index of its delivery month, a contract the index of
+                       the month it starts (a commitment none), cloud hours and electricity that of each month
+                       they are paid in
+    FX paths           an amount in a quoted currency converts at the rate in force in the month it is paid (the
+                       last step dated in that month or before, else fx_rates): × that rate / fx_rates; a
+                       purchase's price, duty, VAT and network at the delivery month's rate, its residual value at
+                       the horizon's last month's
 
 Each entry's amount is then its formula template (solver.formulas, the workbook's formula) evaluated on the
 fields derived here, and placed in its months by the rules above. The plan's ledger must match entry by entry,
@@ -82,6 +91,43 @@ class _Derive:
     def fx(self, o: Offer) -> float:
         return self.p.fx_rate(o.currency)
 
+    @property
+    def on_paths(self) -> bool:
+        return bool(self.p.price_paths or self.p.fx_paths)
+
+    def idx(self, o: Offer, mode: str, month: int) -> float:
+        """The price index of ``mode`` for offer ``o`` in ``month`` (module docstring, "price paths")."""
+        base = o.id.split(".owned")[0] if ".owned" in o.id else o.id
+        found, rank = None, -1
+        for path in self.p.price_paths:
+            if path.mode != mode:
+                continue
+            if path.offer is not None:
+                r = 2 if path.offer in (base, o.id) else -1
+            elif path.gpu is not None:
+                r = 1 if path.gpu == o.gpu else -1
+            else:
+                r = 0
+            if r > rank:
+                found, rank = path, r
+        if found is None:
+            return 1.0
+        if found.monthly is not None:
+            return float(found.monthly[min(max(month, 0), len(found.monthly) - 1)])
+        return (1.0 + (found.annual_pct or 0.0) / 100.0) ** (max(month, 0) / 12.0)
+
+    def fxi(self, o: Offer, month: int) -> float:
+        """The FX path's rate of month ``month`` over fx_rates for ``o``'s currency (module docstring, "FX paths")."""
+        code = o.currency
+        if code is None or code == self.p.currency or code not in self.p.fx_paths:
+            return 1.0
+        today = self.p.fx_rates[code]
+        rate = today
+        for step in self.p.fx_paths[code]:
+            if day_to_month(max(0.0, self.day(step.from_))) <= month:
+                rate = step.rate
+        return rate / today
+
     def currency(self, o: Offer | None, kind: str) -> str:
         if o is None or kind in ("idle", "energy", "interest", "owned_residual", "service_vat"):
             return self.p.currency
@@ -114,8 +160,22 @@ class _Derive:
             m += 1
         return out
 
-    def add(self, key, kind, category, o, nodes, quantity, unit, rate, place: Callable[[float], Months], **extra):
-        """An entry whose amount is its template on these fields, placed in months by ``place(amount)``."""
+    def add(
+        self,
+        key,
+        kind,
+        category,
+        o,
+        nodes,
+        quantity,
+        unit,
+        rate,
+        place: Callable[[float], Months],
+        factor: Callable[[int], float] | None = None,
+        **extra,
+    ):
+        """An entry whose amount is its template on these fields, placed in months by ``place(amount)``; on price
+        or FX paths each month's part × ``factor(month)`` and the entry's index is what that makes of the amount."""
         draft = Entry(
             key, kind, category, o.id if o else None, nodes, quantity, unit, rate, self.currency(o, kind), (), **extra
         )
@@ -124,10 +184,19 @@ class _Derive:
         except (ValueError, KeyError, ZeroDivisionError) as exc:
             self.bad.append(f"money: {key} ({kind}) cannot be priced from its quote: {exc}")
             return
-        months = tuple(sorted(place(amount).items()))
+        placed = place(amount)
+        index = None
+        if self.on_paths:
+            if factor is not None:
+                placed = {m: v * factor(m) for m, v in placed.items()}
+            index = sum(placed.values()) / amount if amount else 1.0
+        months = tuple(sorted(placed.items()))
         self.out.append(
-            Entry(key, kind, category, draft.offer, nodes, quantity, unit, rate, draft.currency, months, **extra)
-        )
+            Entry(
+                key, kind, category, draft.offer, nodes, quantity, unit, rate, draft.currency, months, **extra,
+                index=index,
+            )
+        )  # fmt: skip
 
     # --- purchases ---------------------------------------------------------------------------------
     def purchases(self) -> None:
@@ -153,10 +222,12 @@ class _Derive:
         fx, d, k = self.fx(o), self.delivery(o), f"buy:{o.id}"
         duty = o.import_duty_pct or 0.0
         vat = 0.0 if self.p.vat_recoverable else (o.vat_pct or 0.0)
-        landed = q * fx * (1 + duty) * (1 + vat)  # one node, as paid
+        price_idx = self.idx(o, "buy", d) if self.on_paths else 1.0  # the price set at delivery
+        paid = price_idx * self.fxi(o, d) if self.on_paths else 1.0  # and converted when paid there
+        landed = q * fx * paid * (1 + duty) * (1 + vat)  # one node, as paid
         fin = o.financing if o.financing is not None else self.p.financing
         schedule = self.loan(landed, fin, d) if fin is not None else {d: landed}  # capex per node by month
-        parts = {"price": q * fx, "duty": q * fx * duty, "vat": q * fx * (1 + duty) * vat}
+        parts = {"price": q * fx * paid, "duty": q * fx * paid * duty, "vat": q * fx * paid * (1 + duty) * vat}
 
         def share(part: float) -> Callable[[float], Months]:
             return lambda _amount: {m: n * v * part / landed for m, v in schedule.items()} if landed else {}
@@ -167,29 +238,43 @@ class _Derive:
         if vat:
             self.add(f"{k}:vat", "vat", "capex", o, n, 1.0 + duty, q, vat, share(parts["vat"]))
         if o.network:
-            self.add(f"{k}:network", "network", "network", o, n, None, o.network, None, lambda a: {d: a})
+            self.add(f"{k}:network", "network", "network", o, n, None, o.network, None, lambda a: {d: a * paid})
         lead = float(o.lead_time_days)
         days = max(0.0, self.H - lead)
-        self.add(f"{k}:residual", "residual", "residual_value", o, n, None, q, o.residual, lambda a: {self.M - 1: a})
-        self.running(k, o, n, q, days, lead, self.H, {})
+        sold = price_idx * self.fxi(o, self.M - 1) if self.on_paths else 1.0
+        self.add(f"{k}:residual", "residual", "residual_value", o, n, None, q, o.residual,
+                 lambda a: {self.M - 1: a * sold})  # fmt: skip
+        self.running(k, o, n, q, days, lead, self.H, {}, price_idx)
         if fin is not None:
             self.interest(k, o, n, landed, fin, d)
         life = int(
             round(12 * (o.depreciation_years if o.depreciation_years is not None else self.p.depreciation_years))
         )
-        resale = n * q * fx * o.residual
-        self.capitalised.append((n * (landed + o.network * fx), d, life, resale))
-        self.assets.append((n * (landed + o.network * fx), n, d, self.M - 1, resale))
+        resale = n * q * fx * o.residual * sold
+        self.capitalised.append((n * (landed + o.network * fx * paid), d, life, resale))
+        self.assets.append((n * (landed + o.network * fx * paid), n, d, self.M - 1, resale))
 
-    def running(self, k: str, o: Offer, n: int, q: float, days: float, lo: float, hi: float, extra: dict) -> None:
-        """Maintenance, colocation and idle energy of ``n`` nodes held over [lo, hi) (``days`` days)."""
+    def running(
+        self, k: str, o: Offer, n: int, q: float, days: float, lo: float, hi: float, extra: dict, price_idx=1.0
+    ) -> None:
+        """Maintenance, colocation and idle energy of ``n`` nodes held over [lo, hi) (``days`` days); on the paths
+        maintenance at the purchase's price index, both converted in the month paid, electricity at each month's
+        energy index."""
         rows = (
-            ("maintenance", "maintenance", q, o.maintenance),
-            ("colocation", "colocation", o.colocation, None),
-            ("idle", "energy", self.p.electricity_price_per_kwh, o.power_kw_per_node),
+            ("maintenance", "maintenance", q, o.maintenance, lambda m: price_idx * self.fxi(o, m)),
+            ("colocation", "colocation", o.colocation, None, lambda m: self.fxi(o, m)),
+            (
+                "idle",
+                "energy",
+                self.p.electricity_price_per_kwh,
+                o.power_kw_per_node,
+                lambda m: self.idx(o, "energy", m),
+            ),
         )
-        for kind, cat, unit, rate in rows:
-            self.add(f"{k}:{kind}", kind, cat, o, n, days, unit, rate, lambda a: self.spread(a, lo, hi), **extra)
+        for kind, cat, unit, rate, factor in rows:
+            self.add(
+                f"{k}:{kind}", kind, cat, o, n, days, unit, rate, lambda a: self.spread(a, lo, hi), factor, **extra
+            )
 
     def loan(self, landed: float, fin, d: int) -> Months:
         """Capex per node by month when financed: the down payment at delivery, each instalment's principal,
@@ -282,18 +367,20 @@ class _Derive:
             if o.storage:
                 held = wl.dataset_tb + wl.checkpoints_kept * checkpoint
                 self.add(f"{k}:storage", "storage", "storage", o, dec.nodes, held, o.storage, hi - lo,
-                         lambda a: self.spread(a, lo, hi), **w)  # fmt: skip
+                         lambda a: self.spread(a, lo, hi), lambda m: self.fxi(o, m), **w)  # fmt: skip
             if o.egress:
                 out = checkpoint + (wl.dataset_tb if wl.dataset_moves_on else 0.0)
                 self.add(f"{k}:egress", "egress", "egress", o, dec.nodes, out, o.egress, None,
-                         lambda a: {self.month(hi): a}, **w)  # fmt: skip
+                         lambda a: {self.month(hi): a}, lambda m: self.fxi(o, m), **w)  # fmt: skip
             return
         if o.mode == "buy":
             self.add(f"{k}:energy", "energy", "energy", o, dec.nodes, dec.hours, self.p.electricity_price_per_kwh,
-                     o.power_kw_per_node, lambda a: self.spread(a, lo, hi), **w)  # fmt: skip
+                     o.power_kw_per_node, lambda a: self.spread(a, lo, hi), lambda m: self.idx(o, "energy", m),
+                     **w)  # fmt: skip
         elif o.mode == "cloud" and o.commitment_months is None:
             self.add(f"{k}:cloud", "cloud", "cloud", o, dec.nodes, dec.hours, o.price_per_node_hour, spot,
-                     lambda a: self.spread(a, lo, hi), **w)  # fmt: skip
+                     lambda a: self.spread(a, lo, hi), lambda m: self.idx(o, "cloud", m) * self.fxi(o, m),
+                     **w)  # fmt: skip
 
     # --- contracts -----------------------------------------------------------------------------------
     def contracts(self) -> None:
@@ -356,9 +443,16 @@ class _Derive:
             kinds = ("reserved", "reserved_setup")
         t = {"term_months": term, "committed": c.committed}
         per = (lambda a: {m: a / len(months) for m in months}) if months else (lambda a: {})
-        self.add(f"{k}:rent", kinds[0], run, o, c.nodes, float(c.months), unit, None, per, **t)
+        signed = 1.0 if c.committed or not self.on_paths else self.idx(o, o.mode, c.start_month)  # its start's rate
+
+        def factor(m: int) -> float:
+            return signed * self.fxi(o, m)
+
+        self.add(f"{k}:rent", kinds[0], run, o, c.nodes, float(c.months), unit, None, per, factor, **t)
         if upfront or o.mode == "rent":
-            self.add(f"{k}:setup", kinds[1], fee, o, c.nodes, None, upfront, None, lambda a: {c.start_month: a}, **t)
+            self.add(
+                f"{k}:setup", kinds[1], fee, o, c.nodes, None, upfront, None, lambda a: {c.start_month: a}, factor, **t
+            )
 
     # --- fixed charges and staff -------------------------------------------------------------------
     def charges(self) -> None:
@@ -368,8 +462,8 @@ class _Derive:
         for oid in sorted(used):
             o = self.offers.get(oid)
             if o is not None and o.fixed:
-                d = self.delivery(o)
-                self.add(f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, _in(d))
+                d, paid = self.delivery(o), self.fxi(o, self.delivery(o))  # converted in the month it is paid
+                self.add(f"fixed:{oid}", "fixed", "fixed", o, None, 1.0, o.fixed, None, _in(d), _times_const(paid))
         self.staff()
 
     def held(self) -> list[int]:
@@ -447,6 +541,11 @@ def _signed(rows) -> str:
         for o, n, m, ph, k, s, r in sorted(rows, key=repr)
     ]
     return "; ".join(said) or "none"
+
+
+def _times_const(k: float) -> Callable[[int], float]:
+    """A month's factor that is ``k`` in every month (an amount paid in one month)."""
+    return lambda _m: k
 
 
 def _in(month: int) -> Callable[[float], Months]:
@@ -542,7 +641,9 @@ def _field_problems(a: Entry, b: Entry) -> list[str]:
         for name in _FIXED_FIELDS
         if getattr(a, name) != getattr(b, name)
     ]
-    for name in ("nodes", "quantity", "unit_price", "rate"):
+    if (a.index is None) != (b.index is None):
+        bad.append(f"ledger: {a.key} has index {a.index} in the plan, {b.index} from the quotes")
+    for name in ("nodes", "quantity", "unit_price", "rate", "index"):
         x, y = getattr(a, name), getattr(b, name)
         if (x or 0.0) != (y or 0.0) and not _close(x or 0.0, y or 0.0):
             bad.append(f"ledger: {a.key} has {name} {x} in the plan, {y} from the quotes")

@@ -45,6 +45,24 @@ def _dearer():
     return offer(mode="cloud", id="dearer", price_per_node_hour=1_000.0, max_nodes=2)
 
 
+def paths_case():
+    """A node rented in USD from a CNY project for a 700-day job, 12 months at least, on a rent index of −20 % a
+    year and an FX path (7.0, then 7.3 from the middle of month 5): the plan rents 12 months and renews for 12 at
+    0.8 of the rate (216,000 USD, not 240,000 for one 24-month contract)."""
+    p = project(
+        [workload(deadline_days=720)],
+        horizon_months=24,
+        currency="CNY",
+        fx_rates={"USD": 7.0},
+        fx_rates_date="2026-12-31",
+        fx_rates_source="test",
+        fx_paths={"USD": [{"from": "2027-06-15", "rate": 7.3}]},
+        price_paths=[{"mode": "rent", "annual_pct": -20}],
+    )
+    r = offer(mode="rent", id="r", price_per_node_month=10_000, currency="USD", min_term_months=12, max_nodes=2)
+    return p, [r, _dearer()], _both("r", 1, 700 * 24.0)
+
+
 def _both(oid: str, nodes: int, h: float) -> dict[tuple[str, str, int], float]:
     """The job's hours on ``nodes`` of the offer ``oid`` and of the dearer alternative."""
     return {("job", oid, nodes): h, ("job", "dearer", nodes): h}
@@ -247,6 +265,11 @@ def check_committed(p, plan) -> None:
     assert [a.offer_id for a in plan.assignments] == ["r"]
 
 
+def check_paths(p, plan) -> None:
+    assert sorted((r.start_month, r.months) for r in plan.rentals) == [(0, 12), (12, 12)]
+    assert {e.index for e in plan.ledger.entries if e.kind == "rent"} != {1.0}
+
+
 def check_financed(p, plan) -> None:
     _buys(plan)
     assert plan.ledger["buy:b:interest"].amount > 0
@@ -274,11 +297,34 @@ EXAMPLES = {
         Example("committed", committed_case, check_committed),
         Example("taxed", taxed_case, check_taxed),
         Example("leased", leased_case, check_leased),
+        Example("paths", paths_case, check_paths),
     )
 }
 
 
 # --- the mutations: each a wrong rule, made from the right one -----------------------------------------------
+
+
+def _index_a_month_late(right):
+    return lambda offer, project, mode, month: right(offer, project, mode, month + 1)
+
+
+def _fx_a_month_late(right):
+    return lambda project, currency, month: right(project, currency, max(0, month - 1))
+
+
+def _rate_reindexed_every_month(right):
+    """A contract's rent re-indexed in every month it runs (× idx(m) / idx(s)), not fixed at its start's index."""
+
+    def wrong(offer, contract, project):
+        parts = right(offer, contract, project)
+        if contract.committed:
+            return parts
+        s = costs.price_index(offer, project, offer.mode, contract.start_month)
+        rent = {m: v * costs.price_index(offer, project, offer.mode, m) / s for m, v in parts["rent"].items()}
+        return {**parts, "rent": rent}
+
+    return wrong
 
 
 def _owned_days_plus_30(right):
@@ -663,6 +709,28 @@ MUTATIONS = (
         ((costs, "is_lease"),),
         _never,
         "leased",
+    ),
+    # price and FX paths (issue 53)
+    Mutation(
+        "price-index-a-month-late",
+        "every price path's index taken a month late",
+        ((costs, "price_index"),),
+        _index_a_month_late,
+        "paths",
+    ),
+    Mutation(
+        "contract-rate-re-indexed-every-month",
+        "a contract's rate re-indexed every month it runs, not fixed at its start",
+        ((costs, "rental_parts"),),
+        _rate_reindexed_every_month,
+        "paths",
+    ),
+    Mutation(
+        "fx-path-a-month-late",
+        "each payment converted at the previous month's FX rate",
+        ((costs, "fx_index"),),
+        _fx_a_month_late,
+        "paths",
     ),
     # more, cheap ones
     Mutation(

@@ -166,7 +166,7 @@ def write_sensitivity(ws: Worksheet, a, tr: Lang = EN) -> None:
         what, unit = DRIVERS[b.driver]
         put(ws, r, 1, b.driver)
         put(ws, r, 2, tr(what))
-        fmt = "+0;-0;0" if unit == "days" else "0.00×"
+        fmt = "+0;-0;0" if unit == "days" else '+0.0"%/yr";-0.0"%/yr";0' if unit == "%/year" else "0.00×"
         put(ws, r, 3, b.low_value, fmt)
         put(ws, r, 4, b.high_value, fmt)
         lo, hi = b.measure("low"), b.measure("high")

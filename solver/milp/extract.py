@@ -41,7 +41,8 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
     for (oid, L, ph, start), v in sorted(model.T.items()):
         n = int(round(v.value() or 0))
         if n > 0:
-            contracts.append(RentalContract(oid, n, start, L, L, model.phases[oid][ph]))
+            signed = model.T_signed.get((oid, L, ph, start), L)  # an open-ended tier's column: the tier signed at
+            contracts.append(RentalContract(oid, n, start, L, signed, model.phases[oid][ph]))
     contracts += [c for c in holdings.committed_contracts(project) if c.offer_id in offers]
     return decisions, purchases, contracts
 

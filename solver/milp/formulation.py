@@ -180,7 +180,7 @@ class Builder(WarmStart):
                     # a rental's pieces by their lattice months: the rent_job rows it enters
                     months = tuple(dict.fromkeys(k[2] for k in keys)) if opt.offer.contracted else ()
                     footprints[(w, i, s)] = (keys, months, opt.nodes)
-                    if self.objective.discounted:
+                    if self.objective.discounted or self._priced_by_start:
                         pv[(w, i, s)] = self._value(self._job(opt, day))
         return footprints, pv
 
@@ -188,7 +188,7 @@ class Builder(WarmStart):
         """The starts and capacity rows kept (reduce.py), or all of them with ``reduce=False``."""
         capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
         if self.reduce:
-            return reduce_model(footprints, capped, pv if self.objective.discounted else None)
+            return reduce_model(footprints, capped, pv if self.objective.discounted or self._priced_by_start else None)
         red = Reduction(
             starts={},
             representative={c: c[2] for c in footprints},
@@ -207,6 +207,10 @@ class Builder(WarmStart):
         # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
         # latest for NPV (the later a cost, the smaller its present value)
         m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
+        if self._priced_by_start:  # on price or FX paths the start moves the cost: the cheapest start, earliest first
+            m.y_start[(w, i)] = min(
+                opt.starts, key=lambda s: (self._value(self._job(opt, self.grid.day_of_period(s))), s)
+            )
         self._tie(var, self.grid.day_of_period(m.y_start[(w, i)]) + opt.wall_days)
         self._cost(var, self._job(opt, self.grid.day_of_period(m.y_start[(w, i)])))
 
@@ -224,6 +228,10 @@ class Builder(WarmStart):
             m.x[(w, i, s)] = var
             day = self.grid.day_of_period(s)
             self._tie(var, day + opt.wall_days)
+            if self._priced_by_start:  # on price or FX paths each start has its own cost
+                flows = self._job(opt, day)
+                totals = {c: v for c, v in costs.by_category(flows).items() if v}
+                total = sum(totals.values())
             self.table.add_start(var, totals, total, functools.partial(self._job, opt, day), pv.get((w, i, s)))
             for key in footprints[(w, i, s)][0]:
                 if key not in red.rows:
@@ -245,9 +253,12 @@ class Builder(WarmStart):
             else:
                 self._cost(var, costs.purchase_flows(offer, self.project))
         elif offer.contracted:
-            for term in costs.contract_terms(offer):
-                if term.open_ended:
-                    self._add_open_contract_vars(oid, term)
+            if costs.contract_index_moves(offer, self.project):  # a rate per start month: columns per start, length
+                self.add_indexed_contract_vars(oid)
+            else:
+                for term in costs.contract_terms(offer):
+                    if term.open_ended:
+                        self._add_open_contract_vars(oid, term)
             self.add_term_tier_vars(oid)
         if offer.fixed:
             m.u[oid] = self._var(f"u_{k}", cat=pulp.LpBinary)

@@ -44,6 +44,38 @@ class RentalRows(BuilderState):
                 self._cost(m.S[(oid, L, ph, mm)], started)
                 self._cost(m.E[(oid, L, ph, mm)], ended)
 
+    def add_indexed_contract_vars(self, oid: str) -> None:
+        """The open-ended tiers of an offer whose rate moves with the month a contract starts (price paths,
+        costs.contract_index_moves): T[o,ℓ,φ,s] node-contracts of ℓ whole months from lattice month s of phase φ,
+        for every length from the shortest tier to the horizon end, each at the cheapest tier its length reaches
+        and costed by its own flows (costs.rental_flows: the index of its start for all its months).
+
+        Why not S/E: the cumulative counts cannot tell which contract ends when, so every contract held in a month
+        would pay one rate; with a rate per start month the rent of a month depends on which contracts are still
+        held. A column per start and length is exact (each contract pays its own start's index, as the ledger
+        books it) and holds the same contracts S/E do: any length ≥ the tier's minimum, within the horizon, not
+        before delivery. It is used only where a path moves the rate; without paths the model is unchanged."""
+        m, offer, k, M = self.m, self.offers[oid], self.oidx[oid], self.grid.n_months
+        terms = [t for t in costs.contract_terms(offer) if t.open_ended]
+        if not terms:
+            return
+        shortest = min(t.months for t in terms)
+        for ph, phase in enumerate(self.phases[oid]):
+            for mm in range(M - shortest + 1):
+                if not lattice.may_start(offer, phase, mm, self._from_day(oid)):
+                    continue
+                for length in range(shortest, M - mm + 1):
+                    term = min((t for t in terms if t.months <= length), key=lambda t: (t.price, t.months))
+                    signed = costs.signed_term_months(offer, term)
+                    var = self._var(f"T_{k}_{length}_{ph}_{mm}", 0, offer.max_nodes, cat=self._contract_cat())
+                    m.T[(oid, length, ph, mm)] = var
+                    m.T_signed[(oid, length, ph, mm)] = signed
+                    contract = RentalContract(oid, 1, mm, length, signed, phase)
+                    self._cost(
+                        var,
+                        costs.with_service_vat(offer, self.project, costs.rental_flows(offer, contract, self.project)),
+                    )
+
     # --- quote schedules: fixed-length terms (reserved cloud) and volume tiers --------------------
     def add_term_tier_vars(self, oid: str) -> None:
         """T[o,τ,φ,m]: node-contracts of every fixed-length term τ of the offer (a reserved cloud term) that

@@ -40,6 +40,9 @@ class Model:
     E: dict[tuple[str, int, int, int], pulp.LpVariable] = field(default_factory=dict)
     # (offer, term months, phase index, start lattice month)
     T: dict[tuple[str, int, int, int], pulp.LpVariable] = field(default_factory=dict)
+    # the T columns of open-ended tiers whose rate moves with the start month (price paths): key -> the term
+    # months the contract is signed at (RentalContract.term_months); T's second key is then its length
+    T_signed: dict[tuple[str, int, int, int], int | None] = field(default_factory=dict)
     q: dict[tuple[str, int], pulp.LpVariable] = field(
         default_factory=dict
     )  # (offer, volume tier) nodes bought at that tier
@@ -130,6 +133,12 @@ class BuilderState:
         var = make(name, low, up, cat=cat) if make else pulp.LpVariable(name, low, up, cat=cat)
         self.m.columns.append(var)
         return var
+
+    @property
+    def _priced_by_start(self) -> bool:
+        """On price or FX paths (costs.has_paths) a job's undiscounted cost depends on its start: each start column
+        is priced on its own, and only starts of equal cost merge (reduce.py)."""
+        return costs.has_paths(self.project)
 
     def _contract_cat(self) -> str:
         """The category of the contract columns S, E and T (``contracts_integer``)."""

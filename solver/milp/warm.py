@@ -97,6 +97,8 @@ class WarmStart(BudgetRows):
                 continue
             L = r.term_months if r.term_months is not None else costs.contract_terms(offer)[0].months
             key = (r.offer_id, L, ph, r.start_month)
+            if (r.offer_id, r.months, ph, r.start_month) in m.T_signed:  # a column per start and length (price paths)
+                key = (r.offer_id, r.months, ph, r.start_month)
             if key in m.T:
                 m.T[key].setInitialValue((m.T[key].varValue or 0) + r.nodes)
                 continue
