@@ -81,6 +81,7 @@ _CATEGORY_IDS = Ns(
     "storage",
     "egress",
     "staff",
+    "carbon",
     "interest",
 )
 

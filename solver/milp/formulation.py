@@ -180,7 +180,7 @@ class Builder(WarmStart):
                     # a rental's pieces by their lattice months: the rent_job rows it enters
                     months = tuple(dict.fromkeys(k[2] for k in keys)) if opt.offer.contracted else ()
                     footprints[(w, i, s)] = (keys, months, opt.nodes)
-                    if self.objective.discounted:
+                    if self.objective.discounted or self._start_priced:
                         pv[(w, i, s)] = self._value(self._job(opt, day))
         return footprints, pv
 
@@ -188,7 +188,7 @@ class Builder(WarmStart):
         """The starts and capacity rows kept (reduce.py), or all of them with ``reduce=False``."""
         capped = {oid: o.max_nodes for oid, o in self.offers.items() if o.mode == "cloud" and oid not in uncapped}
         if self.reduce:
-            return reduce_model(footprints, capped, pv if self.objective.discounted else None)
+            return reduce_model(footprints, capped, pv if self.objective.discounted or self._start_priced else None)
         red = Reduction(
             starts={},
             representative={c: c[2] for c in footprints},
@@ -207,6 +207,8 @@ class Builder(WarmStart):
         # its start moves nothing but its cash flows: earliest for TCO (same cost at any start),
         # latest for NPV (the later a cost, the smaller its present value)
         m.y_start[(w, i)] = opt.starts[-1] if self.objective.discounted else opt.starts[0]
+        if self._start_priced:  # a carbon price path: the start whose cost is least on the objective
+            m.y_start[(w, i)] = min(opt.starts, key=lambda s: self._value(self._job(opt, self.grid.day_of_period(s))))
         self._tie(var, self.grid.day_of_period(m.y_start[(w, i)]) + opt.wall_days)
         self._cost(var, self._job(opt, self.grid.day_of_period(m.y_start[(w, i)])))
 
@@ -224,6 +226,9 @@ class Builder(WarmStart):
             m.x[(w, i, s)] = var
             day = self.grid.day_of_period(s)
             self._tie(var, day + opt.wall_days)
+            if self._start_priced:  # a carbon price path: the start's own totals (the price moves by year)
+                totals = {c: v for c, v in costs.by_category(self._job(opt, day)).items() if v}
+                total = sum(totals.values())
             self.table.add_start(var, totals, total, functools.partial(self._job, opt, day), pv.get((w, i, s)))
             for key in footprints[(w, i, s)][0]:
                 if key not in red.rows:

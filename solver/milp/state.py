@@ -148,6 +148,14 @@ class BuilderState:
         self.m.tie[var] = share * max(0.0, end_day) / max(1.0, costs.horizon_end_day(self.project))
         self.m.tie_max = TIE_BREAK_TOTAL
 
+    @property
+    def _start_priced(self) -> bool:
+        """Whether a job's undiscounted cost depends on its start: a carbon price that moves by year
+        (costs.carbon_varies); its start columns are then priced one by one and merge only at equal cost."""
+        if not hasattr(self, "_start_priced_cache"):
+            self._start_priced_cache = costs.carbon_varies(self.project)
+        return self._start_priced_cache
+
     def _value(self, flows) -> float:
         return self.objective.measure(flows, self.project)
 
