@@ -174,12 +174,16 @@ class _Layout:
         """A carbon price entry (``<source>:carbon:y<k>``): the energy of a purchase, job or contract in year k."""
         tr = self.tr
         source, _c, year = e.key.rsplit(":", 2)
-        of = e.workload if source.startswith("job") else source.split(":")[0] if source.startswith("rent") else e.offer
-        item = tr(
-            "carbon price of {what}'s energy, project year {year}",
-            what=of or "",
-            year=year.removeprefix("y"),
-        )
+        year = year.removeprefix("y")
+        if source.startswith("job"):
+            item = tr(
+                "carbon price of the energy of {workload}, project year {year}", workload=e.workload or "", year=year
+            )
+        elif source.startswith("rent"):
+            item = tr("carbon price of the idle energy of contract {key} ({offer}), project year {year}",
+                      key=source, offer=e.offer or "", year=year)  # fmt: skip
+        else:
+            item = tr("carbon price of the idle energy of {offer}, project year {year}", offer=e.offer or "", year=year)
         how = tr("kWh × grid gCO2e/kWh / 1,000,000 × price per tCO2e") + conv
         return item, "kWh", tr("{cur}/tCO2e", cur=e.currency), "gCO2e/kWh", how
 
