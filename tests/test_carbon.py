@@ -282,3 +282,104 @@ def test_a_bad_carbon_price_in_the_workload_file_exits_1_naming_the_field(tmp_pa
     )
     res = cli("solve", path, "--out", out)
     assert res.exit_code == 1 and "has no rate in fx_rates" in res.output and not out.exists()
+
+
+# --- FOCUS ------------------------------------------------------------------------------------------------------
+
+
+def test_focus_books_the_carbon_price_as_its_own_tax_charge():
+    """The carbon rows are ChargeCategory Tax (a levy on emissions, not a provider's usage), priced per kWh: 994.5
+    kWh at 713 g/kWh × 100 a tonne = 0.0713 a kWh; the rows add up to the TCO and keep the specification's rules."""
+    from test_focus import focus_rule_violations
+
+    from procure.reports.focus import cost_rows
+
+    p = project([JOB], allowed_modes=["cloud"], carbon_price_per_t=100)
+    res, plan = _solve(p, [DIRTY])
+    rows = cost_rows(res)
+    (carbon,) = [r for r in rows if r["x_CostCategory"] == "carbon"]
+    assert (carbon["ChargeCategory"], carbon["ChargeFrequency"]) == ("Tax", "Usage-Based")
+    assert carbon["PricingUnit"] == "kWh" and carbon["PricingQuantity"] == pytest.approx(994.5)
+    assert carbon["ListUnitPrice"] == pytest.approx(713e-6 * 100)
+    assert carbon["EffectiveCost"] == pytest.approx(994.5 * 713e-6 * 100)
+    assert sum(r["EffectiveCost"] for r in rows) == pytest.approx(plan.total_cost, abs=0.005)
+    as_text = [{k: "" if v is None else str(v) for k, v in r.items()} for r in rows]
+    assert focus_rule_violations(as_text) == []
+
+
+# --- (b) the cost–emissions frontier ----------------------------------------------------------------------------
+
+
+def test_the_carbon_frontier_of_three_regions_by_hand():
+    """The 100 h job on ap-in at 30 (0.7090785 t), us-east at 30.5 (994.5 × 369 / 10^6 = 0.3669705 t) or eu-north
+    at 31 (0.0447525 t): the slopes 50 / 0.342108 = 146.1527 and 50 / 0.322218 = 155.1744 a tonne rise, so all
+    three plans are on the frontier, each the cheapest between its break-even prices: [0, 146.1527],
+    [146.1527, 155.1744], [155.1744, ∞)."""
+    from procure.analysis.carbon_frontier import trace_carbon
+
+    from helpers import fixed_sizings
+
+    mid = offer(mode="cloud", id="mid", region="us-east", price_per_node_hour=30.5)
+    offers = [DIRTY, mid, CLEAN]
+    p = project([JOB], allowed_modes=["cloud"], carbon_price_per_t=40)  # the project's own price is set aside
+    sizings, resize = fixed_sizings(p, offers, {("a", o.id, 1): HOURS for o in offers})
+    f = trace_carbon(p, offers, sizings, resize, points=8)
+    kwh = 994.5
+    want = [(3_000.0, kwh * 713e-6, "dirty"), (3_050.0, kwh * 369e-6, "mid"), (3_100.0, kwh * 45e-6, "clean")]
+    got = [(pt.cost, pt.tco2e, pt.plan.decisions[0].offer_id) for pt in f.points]
+    assert [g[2] for g in got] == [w[2] for w in want]
+    assert [x for g in got for x in g[:2]] == pytest.approx([x for w in want for x in w[:2]])
+    s1, s2 = 50 / (kwh * (713 - 369) * 1e-6), 50 / (kwh * (369 - 45) * 1e-6)
+    assert (s1, s2) == pytest.approx((146.1527, 155.1744), abs=1e-4)
+    assert [(pt.low, pt.high) for pt in f.points] == [
+        (0.0, pytest.approx(s1)),
+        (pytest.approx(s1), pytest.approx(s2)),
+        (pytest.approx(s2), None),
+    ]
+    assert f.dropped == 0
+
+
+def test_procure_frontier_carbon_on_the_two_region_example(tmp_path):
+    """examples/carbon-two-regions.yaml: one job, the same 8 × H100 instance at 30 on ap-in or 31 on eu-north a
+    node-hour. Whatever its hours H, the dirty plan costs 30·H and emits 9.945·H·713/10^6 t (10.2 kW × 0.75 × 1.3
+    = 9.945 kWh a node-hour), the clean one 31·H and 9.945·H·45/10^6; the frontier is those two plans, and the
+    price between them is 1 / (9.945 × 668 / 10^6) = 150.5285 a tonne."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "carbon.json"
+    res = cli("frontier", root / "examples" / "carbon-two-regions.yaml", "--carbon", "--json", out, "--quiet")
+    assert res.exit_code == 0, res.output
+    assert "What cleaner costs" in res.output
+    doc = json.loads(out.read_text())
+    dirty, clean = doc["points"]
+    assert [a["offer_id"] for a in dirty["assignments"]] == ["h100-ap-in"]
+    assert [a["offer_id"] for a in clean["assignments"]] == ["h100-eu-north"]
+    hours = dirty["total_cost"] / 30.0  # H, from the cheapest plan's own bill
+    assert clean["total_cost"] == pytest.approx(31.0 * hours, abs=0.01)
+    assert dirty["tco2e"] == pytest.approx(9.945 * hours * 713e-6, abs=1e-5)
+    assert clean["tco2e"] == pytest.approx(9.945 * hours * 45e-6, abs=1e-5)
+    p_star = 1 / (9.945 * 668e-6)
+    assert p_star == pytest.approx(150.5285, abs=1e-4)
+    assert dirty["carbon_price_to"] == pytest.approx(p_star, abs=1e-4)
+    assert clean["carbon_price_from"] == pytest.approx(p_star, abs=1e-4)
+    assert clean["cost_per_tco2e_avoided"] == pytest.approx(p_star, abs=0.01)
+    assert doc["dropped_points"] == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--jobs", "a"], "--carbon traces the whole programme"),
+        (["--out", "f.xlsx"], "drop --out"),
+        (["--objective", "npv"], "give --objective tco"),
+        (["--points", "1"], "give 2 to 50"),
+    ],
+)
+def test_frontier_carbon_bad_options_exit_1(tmp_path, extra, message):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    res = cli("frontier", root / "examples" / "carbon-two-regions.yaml", "--carbon", *extra)
+    assert res.exit_code == 1 and message in res.output, res.output
