@@ -70,13 +70,16 @@ Costs beyond the servers (issue: TCO as a finance team counts it; all in the off
     staff            = FTEs · cost_per_fte_year / 12 in every month held                 (operating cost)
   Sources of the bundled reference figures: docs/quotes.md ("Costs beyond the servers").
 
+carbon (project ``carbon_price_per_t``; section "Carbon" below): tCO2e of the energy a purchase, a job or a
+contract draws in a month × that project year's carbon price × fx, in that month; an operating cost, no VAT.
+
 NPV: monthly cash flows c_m discounted at the monthly rate r_m = (1 + r)^(1/12) − 1 with end-of-month
 timing, NPV = Σ_m c_m / (1 + r_m)^(m+1) — exactly Excel's ``NPV(r_m, c_0, …, c_{M−1})``.
 
 P&L (``solver.ledger.Ledger.pnl_years``): per project year, depreciation of bought servers (straight line over
 ``depreciation_years`` from the delivery month: (P + network) / (12·years) per month, IAS 16 — import duty and
 non-recoverable taxes are part of an asset's cost, IAS 16.16(a); the network fabric, IAS 16.16(b)),
-operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed, storage, egress, staff),
+operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed, storage, egress, staff, carbon),
 interest, and in the last year the gain on disposal = resale value − book value at the horizon end.
 Σ (depreciation + operating + interest − disposal gain) = TCO.
 
