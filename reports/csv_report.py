@@ -126,6 +126,7 @@ EXPLAIN_COLUMNS = list(
         "diff_storage",
         "diff_egress",
         "diff_staff",
+        "diff_carbon",
         "diff_interest",
         "break_even",
         "break_even_field",
