@@ -383,3 +383,28 @@ def test_frontier_carbon_bad_options_exit_1(tmp_path, extra, message):
     root = Path(__file__).resolve().parents[1]
     res = cli("frontier", root / "examples" / "carbon-two-regions.yaml", "--carbon", *extra)
     assert res.exit_code == 1 and message in res.output, res.output
+
+
+def test_owned_servers_and_signed_commitments_pay_the_carbon_price_whatever_the_plan():
+    """Two servers owned from February to August (power_kw_per_node 10.2, us-east) and a rental signed on the start
+    for 6 months: their idle energy is priced as committed entries (owed whatever the plan does), and the
+    verifier's own rule agrees. The owned window is 2027-02-01 to 2027-08-01, 181 days: 2 × 10.2 × 0.15 × 181 × 24
+    × 1.3 kWh × 369 / 10^6 × 100."""
+    from procure.solver import holdings
+
+    p = project(
+        [dict(JOB, deadline_days=200)],
+        horizon_months=12,
+        carbon_price_per_t=100,
+        owned=[{"offer": "dgx", "nodes": 2, "from": "2027-02-01", "until": "2027-08-01"}],
+        commitments=[{"offer": "r", "nodes": 1, "start_date": "2027-01-01", "months": 6}],
+    )
+    r = offer(mode="rent", id="r", price_per_node_month=14_000, min_term_months=1, max_nodes=2)
+    offers = holdings.with_owned(p, [offer(mode="buy", id="dgx"), r, DIRTY])
+    hours = {("a", "dgx.owned", 2): 720.0, ("a", "r", 1): 720.0, ("a", "dirty", 1): 720.0}
+    _res, plan = _solve(p, offers, hours)
+    own = plan.ledger["own:dgx.owned:carbon:y1"]
+    assert own.committed and own.amount == pytest.approx(2 * 10.2 * 0.15 * 181 * 24 * 1.3 * 369e-6 * 100)
+    signed = [e for e in plan.ledger if e.kind == "carbon" and e.key.startswith("rent")]
+    assert signed and all(e.committed for e in signed)
+    assert sum(e.amount for e in signed) == pytest.approx(6 * 10.2 * 0.15 * 365 / 12 * 24 * 1.3 * 369e-6 * 100)
