@@ -64,6 +64,11 @@ MAX_DATE = dt.date(2100, 12, 31)
 MAX_PRICE = 1e12
 #: a budget, in the project currency
 MAX_BUDGET = 1e15
+#: a carbon price, currency per tonne of CO2e (the EU ETS traded at about 60–100 EUR/t in 2023–25; a
+#: million per tonne in any currency is a typing slip)
+MAX_CARBON_PRICE = 1e6
+#: prices of a carbon price path, one per project year (the horizon is at most 120 months)
+MAX_CARBON_YEARS = 10
 #: electricity, currency per kWh
 MAX_ELECTRICITY_PRICE = 1e4
 #: days counted from start_date (deadline, earliest start, lead time): a hundred years (a project's

@@ -17,6 +17,8 @@ from procure.common.errors import InputError, Problem
 from procure.common.text import clean_name, echo, same_name_key
 from procure.fileio.limits import (
     MAX_BUDGET,
+    MAX_CARBON_PRICE,
+    MAX_CARBON_YEARS,
     MAX_COUNT,
     MAX_DAYS,
     MAX_ELECTRICITY_PRICE,
@@ -384,6 +386,33 @@ class Project(InputModel):
         description="price of one kWh at the sites of bought servers, in the project currency",
     )
     pue: float = Field(default=1.3, ge=1, le=3)
+    carbon_price_per_t: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_CARBON_PRICE,
+        description="a price on carbon: money per tonne of CO2e of the plan's operational emissions (energy × the grid "
+        "intensity of each offer's region), in carbon_price_currency; a cost category of the plan (carbon); the "
+        "price of every project year unless carbon_price_change_pct_per_year or carbon_price_by_year is given",
+    )
+    carbon_price_currency: Currency | None = Field(
+        default=None,
+        description="the currency of the carbon price (ISO 4217); default the reporting currency; another one needs "
+        "its rate in fx_rates",
+    )
+    carbon_price_change_pct_per_year: Pct | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="the carbon price's path: it rises by this much each project year, compounded (year y pays "
+        "carbon_price_per_t · (1 + change)^(y − 1)); 5% or 0.05",
+    )
+    carbon_price_by_year: list[float] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_CARBON_YEARS,
+        description="the carbon price's path as a price per tonne for each project year (months 1–12, 13–24, …); "
+        "the last one holds for the years after it; instead of carbon_price_per_t",
+    )
     team_region: str | None = Field(default=None, max_length=80)
     allowed_modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1)
     allow_spot: bool = Field(default=True, description="false: never place a job on spot/preemptible cloud capacity")
@@ -514,6 +543,7 @@ class Project(InputModel):
         for w in self.workloads:
             if w.min_slack_days is None and self.deadline_days_for(w) <= w.earliest_start_days:
                 raise ValueError(_no_time_left("the project's min_slack_days", self.min_slack_days, w))
+        self._carbon_checks()
         horizon_days = self.horizon_days
         self._holdings_checks(horizon_days)
         late = [w.name for w in self.workloads if w.deadline_days > horizon_days]
@@ -544,6 +574,63 @@ class Project(InputModel):
             bad += check_fx_steps(key, steps)
         if bad:
             raise ValueError("; ".join(bad))
+
+    def _carbon_checks(self) -> None:
+        """The carbon price: one price or a price per year, its currency known, its path within the horizon."""
+        by_year, price = self.carbon_price_by_year, self.carbon_price_per_t
+        given = [
+            f for f in ("carbon_price_currency", "carbon_price_change_pct_per_year") if getattr(self, f) is not None
+        ]
+        if by_year is not None and price is not None:
+            raise ValueError(
+                "give carbon_price_per_t (one price, with carbon_price_change_pct_per_year for a yearly rise) or "
+                "carbon_price_by_year (a price for each project year), not both"
+            )
+        if by_year is not None and self.carbon_price_change_pct_per_year is not None:
+            raise ValueError(
+                "carbon_price_change_pct_per_year goes with carbon_price_per_t; carbon_price_by_year states each "
+                "year's price already"
+            )
+        if price is None and by_year is None and given:
+            raise ValueError(f"{' and '.join(given)} need carbon_price_per_t (money per tonne of CO2e)")
+        if by_year is not None:
+            years = math.ceil(self.horizon_months / 12)
+            if len(by_year) > years:
+                raise ValueError(
+                    f"carbon_price_by_year gives {len(by_year)} years; the horizon ({self.horizon_months} months) "
+                    f"has {years}: give at most {years} prices"
+                )
+            bad = [
+                f"carbon_price_by_year[{i}] = {v!r}"
+                for i, v in enumerate(by_year)
+                if not math.isfinite(v) or v < 0 or v > MAX_CARBON_PRICE
+            ]
+            if bad:
+                raise ValueError(
+                    f"{'; '.join(bad)}: each price per tonne of CO2e must be a number from 0 to {MAX_CARBON_PRICE:g}"
+                )
+        cur = self.carbon_price_currency
+        if cur is not None and cur != self.currency and cur not in self.fx_rates:
+            raise ValueError(
+                f"carbon_price_currency {cur} has no rate in fx_rates: add {cur} (the value of one {cur} in "
+                f"{self.currency}), or give the carbon price in {self.currency}"
+            )
+
+    @property
+    def carbon_priced(self) -> bool:
+        """Whether the project puts a price on carbon (a price above 0 in some year)."""
+        if self.carbon_price_by_year is not None:
+            return any(v > 0 for v in self.carbon_price_by_year)
+        return bool(self.carbon_price_per_t)
+
+    def carbon_price_in_year(self, year: int) -> float:
+        """The carbon price per tonne of CO2e in project year ``year`` (0-based: months 12·year … 12·year + 11), in
+        carbon_price_currency (0 without a carbon price)."""
+        if self.carbon_price_by_year is not None:
+            return self.carbon_price_by_year[min(year, len(self.carbon_price_by_year) - 1)]
+        if not self.carbon_price_per_t:
+            return 0.0
+        return self.carbon_price_per_t * (1.0 + (self.carbon_price_change_pct_per_year or 0.0)) ** year
 
     def _holdings_checks(self, horizon_days: int) -> None:
         """Owned windows and commitments lie in the horizon (models.holdings)."""

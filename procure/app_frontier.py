@@ -85,3 +85,38 @@ def write_frontier_outputs(f: Frontier, planned: SolveOutputs, tr=None) -> list[
     if planned.workbook is not None and f.points:
         written.append(tr("wrote {path}", path=planned.workbook.path))
     return written
+
+
+def carbon_frontier(
+    inputs: Inputs,
+    *,
+    points: int = 8,
+    solver: str = "cbc",
+    gap: float = 1e-6,
+    objective: Objective = Objective.TCO,
+    budget=None,
+    progress=None,
+):
+    """Trace the cost–emissions frontier on the inputs (analysis.carbon_frontier)."""
+    from procure.analysis.carbon_frontier import MAX_POINTS, plan_carbon_frontier
+    from procure.common.runtime import scratch_dir
+
+    if not 2 <= points <= MAX_POINTS:
+        raise InputError([Problem("command line", "--points", f"{points} points: give 2 to {MAX_POINTS}")])
+    with scratch_dir():
+        return plan_carbon_frontier(
+            inputs.project,
+            inputs.catalog.offers,
+            points=points,
+            solver=solver,
+            gap=gap,
+            objective=objective,
+            budget=budget,
+            progress=progress,
+        )
+
+
+def carbon_frontier_json(f) -> str:
+    from procure.reports.frontier_report import carbon_frontier_to_json
+
+    return json.dumps(carbon_frontier_to_json(f), indent=2)

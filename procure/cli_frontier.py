@@ -65,6 +65,14 @@ def frontier(
         float, typer.Option(help="Relative optimality gap at which the solver may stop.", min=0.0, max=1.0)
     ] = 1e-6,
     objective: Annotated[Objective, typer.Option(help="tco or npv: the cost traced.")] = Objective.TCO,
+    carbon: Annotated[
+        bool,
+        typer.Option(
+            "--carbon",
+            help="Trace the cost–emissions frontier instead: verified plans from the cheapest to the cleanest, each "
+            "the cheapest at a carbon price (TCO without a carbon price against operational tCO2e); console and JSON.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     all_errors: AllErrors = False,
     lang: LangOption = None,
@@ -75,6 +83,10 @@ def frontier(
     from procure.common.runtime import Budget, Interrupted, guarded_run, process_started
     from procure.reports.frontier_report import print_frontier
 
+    if carbon:
+        _carbon_frontier(workload, offers, jobs, points, out, json_out, solver, time_limit, gap, objective, quiet,
+                         all_errors, lang, amounts_in)  # fmt: skip
+        return
     try:
         budget = Budget(use.parse_time_limit(time_limit), started=process_started())
         use.language(lang, amounts_in)
@@ -109,6 +121,77 @@ def frontier(
                 console.print(_esc(line))
             if planned.json_stdout:
                 _echo_data(tracing.frontier_json(f), "--json")
+    except ProcureError as exc:
+        _fail(exc)
+    except Interrupted as stop:
+        _interrupted(stop)
+    raise typer.Exit(use.exit_code_of(f.base))
+
+
+def carbon_point_line(k: int, p) -> str:
+    """The progress line of one plan of the carbon frontier, on stderr as it is found."""
+    return f"plan {k + 1}: {p.tco2e:,.3f} tCO2e at {p.cost:,.0f} (carbon price {p.price:,.2f})"
+
+
+def _carbon_frontier(workload, offers, jobs, points, out, json_out, solver, time_limit, gap, objective, quiet,
+                     all_errors, lang, amounts_in) -> None:  # fmt: skip
+    """``procure frontier --carbon``: the cost–emissions frontier (analysis.carbon_frontier), console and JSON."""
+    from procure import app as use, app_frontier as tracing
+    from procure.common.errors import InputError, Problem, ProcureError
+    from procure.common.runtime import Budget, Interrupted, guarded_run, process_started
+    from procure.reports.frontier_report import print_carbon_frontier
+
+    try:
+        if jobs is not None:
+            raise InputError([Problem("command line", "--jobs", "--carbon traces the whole programme: drop --jobs")])
+        if out is not None:
+            raise InputError(
+                [
+                    Problem(
+                        "command line",
+                        "--out",
+                        "--carbon writes its frontier as JSON (--json) and prints it: drop --out",
+                    )
+                ]
+            )
+        if objective != Objective.TCO:
+            raise InputError(
+                [Problem("command line", "--objective", "--carbon traces the undiscounted TCO: give --objective tco")]
+            )
+        budget = Budget(use.parse_time_limit(time_limit), started=process_started())
+        use.language(lang, amounts_in)
+        planned = tracing.check_frontier_outputs(None, json_out)
+        inputs = use.load_inputs(workload, offers, objective=objective)
+        tr = use.language(lang, amounts_in, inputs.project)
+        planned.files.forbid_inputs(inputs.files)
+    except ProcureError as exc:
+        _fail(exc, all_errors)
+    _print_warnings(inputs.warnings)
+    err = _console(stderr=True)
+    try:
+        with guarded_run():
+            f = tracing.carbon_frontier(
+                inputs,
+                points=points,
+                solver=solver.value,
+                gap=gap,
+                objective=objective,
+                budget=budget,
+                progress=None if quiet else lambda k, p: err.print(_esc(carbon_point_line(k, p)), soft_wrap=True),
+            )
+            console = _console(stderr=planned.json_stdout)
+            if not f.points:
+                from procure.reports.console import print_result
+
+                print_result(console, f.base, inputs=inputs.files, tr=tr)
+            else:
+                print_carbon_frontier(console, f, tr)
+            if planned.json is not None:
+                planned.files.put(planned.json, tracing.carbon_frontier_json(f).encode("utf-8"))
+                planned.files.commit()
+                console.print(_esc(tr("wrote {path}", path=planned.json.path)))
+            if planned.json_stdout:
+                _echo_data(tracing.carbon_frontier_json(f), "--json")
     except ProcureError as exc:
         _fail(exc)
     except Interrupted as stop:

@@ -57,6 +57,7 @@ CATEGORY_LABEL = {
     "storage": N_("storage"),
     "egress": N_("data egress"),
     "staff": N_("operations staff"),
+    "carbon": N_("carbon price"),
 }
 
 

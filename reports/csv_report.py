@@ -81,6 +81,7 @@ _CATEGORY_IDS = Ns(
     "storage",
     "egress",
     "staff",
+    "carbon",
     "interest",
 )
 
@@ -125,6 +126,7 @@ EXPLAIN_COLUMNS = list(
         "diff_storage",
         "diff_egress",
         "diff_staff",
+        "diff_carbon",
         "diff_interest",
         "break_even",
         "break_even_field",

@@ -58,7 +58,57 @@ def emissions_json(result: Result) -> dict[str, Any]:
             ],
         }
     doc["strategies"] = {n: (_r(s.tco2e) if s else None) for n, s in of_strategies(result).items()}
+    doc["carbon_price"] = carbon_price_json(result)
     return doc
+
+
+def carbon_priced(plan) -> tuple[float, float]:
+    """(tCO2e priced, carbon cost) of a plan, read from its ledger's carbon entries (kWh × g/kWh / 10^6)."""
+    entries = [e for e in plan.ledger.entries if e.kind == "carbon"]
+    return sum((e.quantity or 0.0) * (e.rate or 0.0) / 1e6 for e in entries), sum(e.amount for e in entries)
+
+
+def carbon_price_json(result: Result) -> dict[str, Any] | None:
+    """``carbon_price{per_t, currency, change_pct_per_year, by_year[], tco2e, cost, strategies{}}``: the price per
+    tonne of each project year (in its currency), the tonnes it charged and their cost in the recommended plan
+    (reporting currency) and each strategy's carbon cost; None without a carbon price."""
+    p = result.project
+    if not p.carbon_priced:
+        return None
+    years = (p.horizon_months + 11) // 12
+    doc: dict[str, Any] = {
+        "per_t": p.carbon_price_per_t,
+        "currency": p.carbon_price_currency or p.currency,
+        "change_pct_per_year": p.carbon_price_change_pct_per_year,
+        "by_year": [round(p.carbon_price_in_year(y), 6) for y in range(years)],
+        "tco2e": None,
+        "cost": None,
+        "strategies": {},
+    }
+    if result.plan is not None:
+        t, cost = carbon_priced(result.plan)
+        doc["tco2e"], doc["cost"] = _r(t), round(cost, 2)
+    for name, s in result.strategies.items():
+        doc["strategies"][name] = round(carbon_priced(s.plan)[1], 2) if s.plan is not None else None
+    return doc
+
+
+def carbon_text(result: Result, tr: Lang = EN) -> str | None:
+    """The console's line on the carbon price: the price, its path and what it adds to the plan."""
+    p, plan = result.project, result.plan
+    if not p.carbon_priced or plan is None:
+        return None
+    t, cost = carbon_priced(plan)
+    years = (p.horizon_months + 11) // 12
+    prices = " → ".join(f"{p.carbon_price_in_year(y):,.2f}" for y in range(years))
+    return tr(
+        "Carbon price: {prices} {cur}/tCO2e by project year; {t} tCO2e priced, {cost} {rep} of the TCO",
+        prices=prices,
+        cur=p.carbon_price_currency or p.currency,
+        t=_fig(t),
+        cost=f"{cost:,.2f}",
+        rep=p.currency,
+    )
 
 
 def _fig(x: float) -> str:
@@ -85,6 +135,9 @@ def print_emissions(console: Console, result: Result, tr: Lang = EN) -> None:
     if e is None or not e.rows:
         return
     console.print(emissions_text(e, tr), soft_wrap=True, markup=False)
+    carbon = carbon_text(result, tr)
+    if carbon:
+        console.print(carbon, soft_wrap=True, markup=False)
     per = {n: s for n, s in of_strategies(result).items() if s is not None}
     if len(per) <= 1:
         return

@@ -136,6 +136,10 @@ CHARGE_KINDS: dict[str, tuple[str, str, str]] = {
     "storage": ("Usage", "Usage-Based", "Storage"),
     "egress": ("Usage", "Usage-Based", "Networking"),
     "staff": ("Purchase", "Recurring", "Other"),
+    # a carbon price is a levy on the emissions of the energy drawn (a carbon tax, an emissions allowance, or an
+    # internal price modelled on them), not a provider's charge for a service: FOCUS's Tax category ("taxes levied
+    # by the relevant authorities"), usage-based, so the Usage rows stay what the providers bill
+    "carbon": ("Tax", "Usage-Based", "Other"),
     "interest": ("Purchase", "Recurring", "Other"),
 }
 
@@ -199,6 +203,8 @@ _UNITS: dict[str, tuple[str, Callable[[Entry], float | None]]] = {
     "staff": ("FTE-Months", lambda e: _times(e.quantity, e.rate)),
     # VAT on a rent or cloud offer's charges: the charges it is levied on, in the billing currency
     "service_vat": ("Charges", lambda e: e.quantity),
+    # a carbon price: the kWh whose emissions it prices (its amount per kWh is price × the grid's g/kWh / 10^6)
+    "carbon": ("kWh", lambda e: e.quantity),
 }
 
 

@@ -222,6 +222,7 @@ def result_to_json(result: Result, inputs=()) -> dict:
     for name, tco2e in em["strategies"].items():
         if name in out["strategies"]:
             out["strategies"][name]["emissions_tco2e"] = tco2e
+    out["carbon_price"] = em["carbon_price"]  # the project's carbon price and what it charges (None without one)
     return out
 
 

@@ -70,7 +70,10 @@ def cost_parameters(project, offers=(), tr: Lang = EN) -> list[tuple[str, str, A
         ("hpd", tr("hours per day"), HOURS_PER_DAY, tr("hours"), "0"),
     ]
     # one exchange-rate cell per quoted currency other than the reporting one
-    for code in sorted({o.currency for o in offers if o.currency and o.currency != project.currency}):
+    quoted = {o.currency for o in offers if o.currency and o.currency != project.currency}
+    if project.carbon_price_currency and project.carbon_price_currency != project.currency:
+        quoted.add(project.carbon_price_currency)  # the carbon price's entries are in its currency
+    for code in sorted(quoted):
         rows.append(
             (
                 fx_key(code),
@@ -115,6 +118,8 @@ class _Layout:
         conv = tr(" × {cur} rate", cur=q) if q != p.currency else ""
         per_node = tr("{cur}/node", cur=q)
         workload = e.workload or ""
+        if e.kind == "carbon":
+            return self._carbon_texts(e, conv)
         if e.key.startswith("own:"):  # owned servers: their running costs, committed
             if e.kind == "owned_residual":
                 return (
@@ -164,6 +169,23 @@ class _Layout:
                     tr("FTEs × cost per FTE-year × months held / 12"),
                 )
         raise ValueError(f"ledger entry {e.key} has a kind no report knows: {e.kind}")
+
+    def _carbon_texts(self, e: Entry, conv: str) -> tuple[str, str, str, str, str]:
+        """A carbon price entry (``<source>:carbon:y<k>``): the energy of a purchase, job or contract in year k."""
+        tr = self.tr
+        source, _c, year = e.key.rsplit(":", 2)
+        year = year.removeprefix("y")
+        if source.startswith("job"):
+            item = tr(
+                "carbon price of the energy of {workload}, project year {year}", workload=e.workload or "", year=year
+            )
+        elif source.startswith("rent"):
+            item = tr("carbon price of the idle energy of contract {key} ({offer}), project year {year}",
+                      key=source, offer=e.offer or "", year=year)  # fmt: skip
+        else:
+            item = tr("carbon price of the idle energy of {offer}, project year {year}", offer=e.offer or "", year=year)
+        how = tr("kWh × grid gCO2e/kWh / 1,000,000 × price per tCO2e") + conv
+        return item, "kWh", tr("{cur}/tCO2e", cur=e.currency), "gCO2e/kWh", how
 
     def _purchase_texts(self, e: Entry, o, conv: str, per_node: str) -> tuple[str, str, str, str, str]:
         tr, q = self.tr, e.currency

@@ -95,13 +95,16 @@ recorded at the spot rate of its date). With paths, a job's cost depends on its 
 every start column on its own; an open-ended rent tier whose index moves with the start month is modelled as one
 column per start month and length (solver.milp.rental_rows), so that each contract pays its own start's rate.
 
+carbon (project ``carbon_price_per_t``; section "Carbon" below): tCO2e of the energy a purchase, a job or a
+contract draws in a month × that project year's carbon price × fx, in that month; an operating cost, no VAT.
+
 NPV: monthly cash flows c_m discounted at the monthly rate r_m = (1 + r)^(1/12) − 1 with end-of-month
 timing, NPV = Σ_m c_m / (1 + r_m)^(m+1) — exactly Excel's ``NPV(r_m, c_0, …, c_{M−1})``.
 
 P&L (``solver.ledger.Ledger.pnl_years``): per project year, depreciation of bought servers (straight line over
 ``depreciation_years`` from the delivery month: (P + network) / (12·years) per month, IAS 16 — import duty and
 non-recoverable taxes are part of an asset's cost, IAS 16.16(a); the network fabric, IAS 16.16(b)),
-operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed, storage, egress, staff),
+operating costs (maintenance, colocation, energy, rent, setup, cloud, fixed, storage, egress, staff, carbon),
 interest, and in the last year the gain on disposal = resale value − book value at the horizon end.
 Σ (depreciation + operating + interest − disposal gain) = TCO.
 
@@ -121,6 +124,8 @@ from dataclasses import dataclass
 
 import pyxirr
 
+from procure.models.gpu import gpu_table as _gpu_table
+from procure.models.grid import intensity_of as _intensity_of
 from procure.models.money import Financing
 from procure.models.offer import Offer
 from procure.models.paths import PricePath
@@ -166,6 +171,7 @@ CATEGORIES: tuple[str, ...] = (
     "storage",
     "egress",
     "staff",
+    "carbon",
     "interest",
 )
 #: categories that are operating costs in the P&L (capex and network are depreciated; residual value is a
@@ -181,6 +187,7 @@ OPERATING: tuple[str, ...] = (
     "storage",
     "egress",
     "staff",
+    "carbon",
 )
 #: categories that are capitalised and depreciated (what ``depreciation_flows`` spreads)
 CAPITALISED: tuple[str, ...] = ("capex", "network")
@@ -351,7 +358,10 @@ def with_service_vat(offer: Offer, project: Project, flows: Flows) -> Flows:
     """``flows`` of an offer's charges with the VAT that is a cost added: × (1 + service_vat_rate). The model's
     columns are priced with it; the ledger books the VAT as entries of its own (``vat:<offer>:<category>``)."""
     v = service_vat_rate(offer, project)
-    return scale(flows, 1.0 + v) if v else flows
+    if not v:
+        return flows
+    # the carbon price is no vendor's charge: no VAT on it
+    return {c: dict(per) if c == "carbon" else {m: a * (1.0 + v) for m, a in per.items()} for c, per in flows.items()}
 
 
 def landed_factor(offer: Offer, project: Project) -> float:
@@ -485,6 +495,7 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
     flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lead, end, n_months)
     flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lead, end, n_months)
     flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lead, end, n_months)
+    flows["carbon"] = carbon_flows(offer, project, purchase_kwh(offer, project)).get("carbon", {})
     return _running_on_paths(offer, project, flows)
 
 
@@ -511,6 +522,7 @@ def _owned_flows(offer: Offer, project: Project, lo: float, hi: float, residual:
     flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lo, hi, n_months)
     flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lo, hi, n_months)
     flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lo, hi, n_months)
+    flows["carbon"] = carbon_flows(offer, project, purchase_kwh(offer, project)).get("carbon", {})
     return _running_on_paths(offer, project, flows)
 
 
@@ -627,7 +639,11 @@ def open_contract_unit_flows(offer: Offer, project: Project, term: Term, month: 
         part = started.setdefault(fee, {})
         for m, v in setup.items():
             part[m] = part.get(m, 0.0) + v
-    return started, {run: {month: -p}}
+    ended: Flows = {run: {month: -p}}
+    carbon = carbon_flows(offer, project, held_node_kwh(offer, project, range(month, month + 1))).get("carbon")
+    if carbon:  # the idle draw of one node held in month m (module section "Carbon")
+        started["carbon"], ended["carbon"] = carbon, {m: -v for m, v in carbon.items()}
+    return started, ended
 
 
 # --- jobs --------------------------------------------------------------------------------------
@@ -667,6 +683,9 @@ def job_flows(
         for c in ("cloud", "storage", "egress"):
             if c in flows:
                 flows[c] = _paid_in(offer, project, flows[c])
+    carbon = carbon_flows(offer, project, job_kwh(offer, project, nodes, hours, start_day)).get("carbon")
+    if carbon:
+        flows["carbon"] = carbon
     return flows
 
 
@@ -757,6 +776,127 @@ def cloud_cost(offer: Offer, project: Project, nodes: int, hours: float) -> floa
     if offer.price_per_node_hour is None:  # required for cloud offers (validated on load)
         raise ValueError(f"{offer.id}: a {offer.mode} offer has no price_per_node_hour")
     return nodes * wall_hours(offer, hours) * offer.price_per_node_hour * fx(offer, project)
+
+
+# --- carbon (project carbon_price_per_t) ------------------------------------------------------------
+#
+# The energy a plan's servers draw, kWh, as solver.emissions reports it and the carbon price charges it (one
+# definition for both; the node's power is its power_kw_per_node, else estimated from its GPUs, below):
+#   bought node      kW · IDLE_POWER_FRACTION · 24·(H − ℓ) · PUE, spread over its owned days [ℓ, H) (owned
+#                    servers: over their window), and per job nodes · kW · (BUSY − IDLE) · hours · PUE
+#   rent, reserved   per node and contract month m: kW · IDLE · hours of month m · PUE (a held server idles between
+#                    jobs), and per job nodes · kW · (BUSY − IDLE) · wall hours · PUE
+#   on-demand cloud  per job nodes · kW · BUSY · wall hours · PUE (an instance exists only while it runs)
+# placed in the months the energy is drawn (a job's over its days, as ``spread``).
+#   tCO2e            = kWh · g / 10^6, g = the grid intensity of the offer's region in gCO2e/kWh
+#                      (models.grid; a region without a figure emits nothing priced)
+#   carbon(m)        = tCO2e(m) · price(year of m) · fx(carbon_price_currency)   (category ``carbon``, an operating
+#                      cost: in the P&L, deductible for income tax, never subject to VAT)
+#   price(y)         = carbon_price_per_t · (1 + carbon_price_change_pct_per_year)^y, or carbon_price_by_year[y]
+#                      (the last holding after it), in project year y = ⌊m / 12⌋ (0-based)
+# Estimated node power (rent and cloud offers carry no power_kw_per_node): GPUs × board power ÷
+# GPU_SHARE_OF_SERVER_POWER; NVIDIA's DGX H100 datasheet gives 10.2 kW maximum for a system of 8 × 700 W GPUs,
+# so the GPUs are 5.6 / 10.2 = 0.549 of the server's maximum draw.
+
+#: NVIDIA DGX H100 datasheet: 10.2 kW system maximum, 8 × H100 SXM at 700 W = 5.6 kW
+GPU_SHARE_OF_SERVER_POWER = 5.6 / 10.2
+GRAMS_PER_TONNE = 1e6
+
+
+def node_power_kw(offer: Offer) -> tuple[float, bool]:
+    """(maximum draw of one node in kW, whether it is estimated): the offer's power_kw_per_node, else from its
+    GPUs' board power (module section "Carbon")."""
+    if offer.power_kw_per_node is not None:
+        return offer.power_kw_per_node, False
+    gpu = _gpu_table()[offer.gpu]
+    return offer.gpus_per_node * gpu.tdp_w / 1000 / GPU_SHARE_OF_SERVER_POWER, True
+
+
+def tco2e(kwh: float, g_per_kwh: float) -> float:
+    """Tonnes of CO2e of ``kwh`` drawn from a grid emitting ``g_per_kwh`` grams per kWh: kWh · g / 10^6."""
+    return kwh * g_per_kwh / GRAMS_PER_TONNE
+
+
+def grid_g_per_kwh(offer: Offer) -> float | None:
+    """The grid intensity of the offer's region, gCO2e/kWh (models.grid); None where the table has no figure."""
+    grid = _intensity_of(offer.region)
+    return None if grid is None else grid.g_per_kwh
+
+
+def _kwh(offer: Offer, project: Project, hours: float, fraction: float) -> float:
+    """kW · fraction · hours · PUE with the node's measured or estimated power (``energy_kwh`` for any offer)."""
+    return node_power_kw(offer)[0] * fraction * hours * project.pue
+
+
+def month_hours(project: Project) -> list[float]:
+    """The hours of each project month: the horizon's hours spread over its calendar months (``spread``)."""
+    end = horizon_end_day(project)
+    per = spread(project, end * HOURS_PER_DAY, 0.0, end)
+    return [per.get(m, 0.0) for m in range(project.horizon_months)]
+
+
+def purchase_kwh(offer: Offer, project: Project) -> dict[int, float]:
+    """The idle energy of ONE bought (or owned) node by month, kWh: over its owned days (module section "Carbon")."""
+    own = owned_terms(offer, project)
+    lo, hi = (own[0], own[1]) if own is not None else (float(offer.lead_time_days), horizon_end_day(project))
+    days = max(0.0, hi - lo)
+    return spread(_kwh(offer, project, days * HOURS_PER_DAY, IDLE_POWER_FRACTION), lo, hi, project.horizon_months)
+
+
+def job_kwh(offer: Offer, project: Project, nodes: int, hours: float, start_day: float) -> dict[int, float]:
+    """The energy one job draws by month, kWh: above idle on bought or contracted nodes, its whole draw on
+    on-demand cloud (module section "Carbon")."""
+    if offer.mode == "buy":
+        kwh = nodes * _kwh(offer, project, hours, BUSY_POWER_FRACTION - IDLE_POWER_FRACTION)
+    else:
+        fraction = BUSY_POWER_FRACTION - IDLE_POWER_FRACTION if offer.contracted else BUSY_POWER_FRACTION
+        kwh = nodes * _kwh(offer, project, wall_hours(offer, hours), fraction)
+    return spread(kwh, start_day, job_end_day(offer, start_day, hours), project.horizon_months)
+
+
+def held_node_kwh(offer: Offer, project: Project, months: Iterable[int]) -> dict[int, float]:
+    """The idle energy of ONE node held in each of ``months`` (a contract's), kWh."""
+    hours, last = month_hours(project), project.horizon_months - 1
+    return {m: _kwh(offer, project, hours[min(max(m, 0), last)], IDLE_POWER_FRACTION) for m in months}
+
+
+def contract_kwh(offer: Offer, project: Project, contract: RentalContract) -> dict[int, float]:
+    """The idle energy of a contract's nodes in each month it is held, kWh (module section "Carbon")."""
+    months = range(contract.start_month, contract.start_month + contract.months)
+    return {m: contract.nodes * v for m, v in held_node_kwh(offer, project, months).items()}
+
+
+def carbon_fx(project: Project) -> float:
+    """The value of one unit of the carbon price's currency in the reporting currency."""
+    return project.fx_rate(project.carbon_price_currency)
+
+
+def carbon_year(month: int) -> int:
+    """The 0-based project year of ``month``, which sets the carbon price on a path."""
+    return month // MONTHS_PER_YEAR
+
+
+def carbon_price(project: Project, month: int) -> float:
+    """The carbon price per tonne of CO2e in ``month``, in the reporting currency: price(year) · fx."""
+    return project.carbon_price_in_year(carbon_year(month)) * carbon_fx(project)
+
+
+def carbon_flows(offer: Offer, project: Project, kwh: Mapping[int, float]) -> Flows:
+    """{carbon: month → tCO2e(kWh of the month) · carbon_price(month)}: the carbon price of the energy ``kwh``
+    drawn on ``offer`` (empty without a carbon price or a grid figure for its region)."""
+    g = grid_g_per_kwh(offer) if project.carbon_priced else None
+    if not g:
+        return {}
+    out = {m: tco2e(v, g) * carbon_price(project, m) for m, v in kwh.items() if v}
+    return {"carbon": {m: v for m, v in out.items() if v}} if any(out.values()) else {}
+
+
+def carbon_varies(project: Project) -> bool:
+    """Whether the carbon price changes over the horizon (a path): a job's carbon cost then depends on its start."""
+    if not project.carbon_priced:
+        return False
+    years = range(carbon_year(project.horizon_months - 1) + 1)
+    return len({project.carbon_price_in_year(y) for y in years}) > 1
 
 
 # --- totals ------------------------------------------------------------------------------------
@@ -857,6 +997,9 @@ def rental_flows(offer: Offer, contract: RentalContract, project: Project) -> Fl
     for part, cat in ((parts["rent"], run), (parts.get("setup", {}), fee)):
         for m, v in part.items():
             flows[cat][m] = flows[cat].get(m, 0.0) + v
+    carbon = carbon_flows(offer, project, contract_kwh(offer, project, contract)).get("carbon")
+    if carbon:
+        flows["carbon"] = carbon
     return flows
 
 

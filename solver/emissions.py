@@ -1,53 +1,41 @@
 """Operational emissions of a plan: the energy its servers draw (kWh) × the grid intensity of their region.
 
-    tCO2e = Σ_offers kWh_offer × g_per_kWh(region) / 10^6
+    tCO2e = Σ_offers costs.tco2e(kWh_offer, g_per_kWh(region))  = kWh × g / 10^6
 
-Energy per offer, with the cost model's power fractions and the project's PUE (``solver.costs``):
+The energy is defined once, in ``solver.costs`` (section "Carbon"), with the cost model's power fractions and the
+project's PUE; the carbon price (category ``carbon``) charges exactly these tonnes:
 - buy: exactly the energy the cost model prices — idle draw over the owned days of every node bought
-  (``energy_kwh(…, owned hours, IDLE_POWER_FRACTION)``) plus each job's draw above idle
-  (``energy_kwh(…, hours, BUSY_POWER_FRACTION − IDLE_POWER_FRACTION)``); so kWh × electricity price is the
+  (``costs.purchase_kwh``) plus each job's draw above idle (``costs.job_kwh``); so kWh × electricity price is the
   plan's energy cost category.
-- rent, reserved cloud: the same two terms over each contract's months (a held server idles between jobs),
-  with the node's power ESTIMATED (below): the energy is in the price, not billed apart.
+- rent, reserved cloud: the same two terms over each contract's months (``costs.contract_kwh``: a held server
+  idles between jobs), with the node's power ESTIMATED (below): the energy is in the price, not billed apart.
 - on-demand and spot cloud: the job's wall-clock hours at BUSY_POWER_FRACTION (an instance exists only while it
   runs), with the estimated power.
 Estimated node power (rent and cloud offers carry no ``power_kw_per_node``): GPUs × board power ÷
-``GPU_SHARE_OF_SERVER_POWER``; NVIDIA's DGX H100 datasheet gives 10.2 kW maximum for a system of 8 × 700 W
-GPUs, so the GPUs are 5.6 / 10.2 = 0.549 of the server's maximum draw. Embodied emissions (manufacture) are
-not counted: no source in procure's tables gives them.
+``GPU_SHARE_OF_SERVER_POWER`` (``costs.node_power_kw``); NVIDIA's DGX H100 datasheet gives 10.2 kW maximum for a
+system of 8 × 700 W GPUs, so the GPUs are 5.6 / 10.2 = 0.549 of the server's maximum draw. Embodied emissions
+(manufacture) are not counted: no source in procure's tables gives them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from procure.models.gpu import gpu_table
 from procure.models.grid import intensity_of
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import HOURS_PER_DAY, HOURS_PER_MONTH
 
 from . import costs
+from .costs import GPU_SHARE_OF_SERVER_POWER as GPU_SHARE_OF_SERVER_POWER  # re-exported
 from .plan import Plan
 
-#: NVIDIA DGX H100 datasheet: 10.2 kW system maximum, 8 × H100 SXM at 700 W = 5.6 kW
-GPU_SHARE_OF_SERVER_POWER = 5.6 / 10.2
 MEASURED = "the cost model's energy (power_kw_per_node)"
 ESTIMATED = "estimated: GPUs × board power ÷ 0.549 (DGX H100: 5.6 of 10.2 kW)"
 
 
 def node_power_kw(offer: Offer) -> tuple[float, bool]:
-    """(maximum draw of one node in kW, whether it is estimated): the offer's power_kw_per_node, else from
-    its GPUs' board power (module docstring)."""
-    if offer.power_kw_per_node is not None:
-        return offer.power_kw_per_node, False
-    gpu = gpu_table()[offer.gpu]
-    return offer.gpus_per_node * gpu.tdp_w / 1000 / GPU_SHARE_OF_SERVER_POWER, True
-
-
-def _kwh(kw: float, fraction: float, hours: float, project: Project) -> float:
-    """kW × fraction × hours × PUE: ``costs.energy_kwh`` for a node whose power is estimated."""
-    return kw * fraction * hours * project.pue
+    """(maximum draw of one node in kW, whether it is estimated): ``costs.node_power_kw``."""
+    return costs.node_power_kw(offer)
 
 
 @dataclass(frozen=True)
@@ -85,8 +73,7 @@ class PlanEmissions:
 
 
 def offer_kwh(project: Project, offers: dict[str, Offer], plan: Plan) -> dict[str, float]:
-    """Energy per offer of the plan, kWh (module docstring)."""
-    idle, busy = costs.IDLE_POWER_FRACTION, costs.BUSY_POWER_FRACTION
+    """Energy per offer of the plan, kWh (module docstring; the definitions are ``solver.costs``'s)."""
     out: dict[str, float] = {}
 
     def add(oid: str, kwh: float) -> None:
@@ -94,19 +81,13 @@ def offer_kwh(project: Project, offers: dict[str, Offer], plan: Plan) -> dict[st
 
     for pur in plan.purchases:
         o = offers[pur.offer_id]
-        add(o.id, pur.nodes * costs.energy_kwh(o, project, costs.owned_days(o, project) * HOURS_PER_DAY, idle))
+        add(o.id, pur.nodes * sum(costs.purchase_kwh(o, project).values()))
     for r in plan.rentals:
         o = offers[r.offer_id]
-        kw, _ = node_power_kw(o)
-        add(o.id, r.nodes * _kwh(kw, idle, r.months * HOURS_PER_MONTH, project))
+        add(o.id, sum(costs.contract_kwh(o, project, r.contract).values()))
     for d in plan.decisions:
         o = offers[d.offer_id]
-        if o.mode == "buy":
-            add(o.id, d.nodes * costs.energy_kwh(o, project, d.hours, busy - idle))
-            continue
-        kw, _ = node_power_kw(o)
-        wall = costs.wall_hours(o, d.hours)
-        add(o.id, d.nodes * _kwh(kw, busy - idle if o.contracted else busy, wall, project))
+        add(o.id, sum(costs.job_kwh(o, project, d.nodes, d.hours, d.start_day).values()))
     return out
 
 
@@ -131,7 +112,7 @@ def plan_emissions(project: Project, offers: dict[str, Offer], plan: Plan | None
                 o.region,
                 kwh,
                 grid.g_per_kwh,
-                kwh * grid.g_per_kwh / 1e6,
+                costs.tco2e(kwh, grid.g_per_kwh),
                 basis,
                 f"{grid.source} ({grid.year})",
             )

@@ -50,6 +50,7 @@ KINDS: dict[str, tuple[str, str, str]] = {
     "fixed": ("charges", "fixed cost per charge", "-"),
     "staff": ("FTEs", "cost per FTE-year", "months held"),
     "service_vat": ("charges before VAT", "-", "VAT, of the charges"),
+    "carbon": ("kWh drawn in the year", "carbon price per tCO2e", "grid gCO2e per kWh"),
 }
 
 #: kind -> the formula template that makes an entry's amount from its own fields ({D} nodes, {E} quantity,
@@ -79,6 +80,7 @@ EXPR: dict[str, str] = {
     "fixed": "{E}*{G}{fx}",
     "staff": "{E}*{G}*{I}/12",
     "service_vat": "{E}*{I}",
+    "carbon": "{E}*{I}/1000000*{G}{fx}",  # kWh × g/kWh / 10^6 g per t × price per t
 }
 
 

@@ -28,6 +28,8 @@ Keys (stable for one plan; the verifier names an entry by its key):
     fixed:<offer>                             an offer's fixed charge
     vat:<offer>:<category>[:committed]        VAT that is a cost on a rent or cloud offer's charges
     staff                                     the project's operations staff
+    <source>:carbon:y<k>                      the carbon price of a purchase's (buy:<offer>, own:<offer>), a job's
+                                              (job<i>) or a contract's (rent<j>) energy drawn in project year k
 
 The plan (``solver.plan.Plan``) carries its ledger and reads its totals from these views; the verifier
 prices the plan's raw decisions again into a ledger of its own and compares them entry by entry; the
@@ -407,6 +409,8 @@ class _Pricer:
     def add(self, key, kind, category, o, nodes, quantity, unit_price, rate, amounts, **extra) -> None:
         reporting = o is None or kind in ("idle", "energy", "interest", "owned_residual", "service_vat")
         cur = self.project.currency if reporting else self.quoted(o)
+        if kind == "carbon":  # priced in the carbon price's currency, whatever the offer's
+            cur = self.project.carbon_price_currency or self.project.currency
         e = Entry(key, kind, category, o.id if o is not None else None, nodes, quantity, unit_price, rate, cur,
                   amounts, **extra)  # fmt: skip
         if costs.has_paths(self.project):
@@ -449,6 +453,7 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
     )
     for kind, cat, qty, unit, rate in rows:
         pr.add(f"{k}:{kind}", kind, cat, o, n, qty, unit, rate, _amounts(flows[cat]))
+    _carbon_entries(pr, k, o, n, {m: n * v for m, v in costs.purchase_kwh(o, p).items()}, flows)
     fin = costs.financing_of(o, p)
     if fin is not None:
         loan = costs.loan_principal(o, p, n)
@@ -497,6 +502,7 @@ def _owned_entries(pr: _Pricer, o: Offer, n: int, flows: Flows) -> Book:
     )
     for kind, cat, qty, unit, rate in rows:
         pr.add(f"{k}:{kind}", kind, cat, o, n, qty, unit, rate, _amounts(flows[cat]), **c)
+    _carbon_entries(pr, k, o, n, {m: n * v for m, v in costs.purchase_kwh(o, p).items()}, flows, **c)
     if residual:
         pr.add(
             f"{k}:residual",
@@ -545,6 +551,8 @@ def _job_entries(pr: _Pricer, i: int, d: Decision, data_part: bool) -> None:
             _amounts(f["energy"]),
             **w,
         )
+    if "carbon" in f:
+        _carbon_entries(pr, k, o, d.nodes, costs.job_kwh(o, p, d.nodes, d.hours, d.start_day), f, **w)
     if "cloud" in f:
         pr.add(
             f"{k}:cloud",
@@ -591,6 +599,25 @@ def _contract_entries(pr: _Pricer, j: int, c: RentalContract) -> None:
     pr.add(f"{k}:rent", rent, run, o, c.nodes, float(c.months), price, None, _amounts(parts["rent"]), **t)
     if "setup" in parts:
         pr.add(f"{k}:setup", setup, fee, o, c.nodes, None, term.setup, None, _amounts(parts["setup"]), **t)
+    carbon = costs.carbon_flows(o, p, costs.contract_kwh(o, p, c))
+    if carbon:
+        _carbon_entries(pr, k, o, c.nodes, costs.contract_kwh(o, p, c), carbon, committed=c.committed)
+
+
+def _carbon_entries(pr: _Pricer, k: str, o: Offer, nodes, kwh: Mapping[int, float], flows: Flows, **extra) -> None:
+    """The carbon price of the energy ``kwh`` (month → kWh) of a purchase, job or contract: its ``carbon`` flows
+    (costs, "Carbon"), one entry per project year ``<k>:carbon:y<year>`` (the price is one per year): quantity the
+    year's kWh, unit price the year's price per tCO2e (in the carbon price's currency), rate the grid's gCO2e/kWh."""
+    per = flows.get("carbon") or {}
+    g = costs.grid_g_per_kwh(o)
+    if not per or not g:
+        return
+    p = pr.project
+    for year in sorted({costs.carbon_year(m) for m in per}):
+        months = {m: v for m, v in per.items() if costs.carbon_year(m) == year}
+        energy = sum(v for m, v in kwh.items() if costs.carbon_year(m) == year)
+        price = p.carbon_price_in_year(year)
+        pr.add(f"{k}:carbon:y{year + 1}", "carbon", "carbon", o, nodes, energy, price, g, _amounts(months), **extra)
 
 
 def _charge_entries(pr: _Pricer, used: set[str], purchases: Mapping[str, int], contracts: list[RentalContract]) -> None:
@@ -663,7 +690,7 @@ def _service_vat_entries(pr: _Pricer) -> None:
     month; its quantity is the charges before VAT (reporting currency)."""
     groups: dict[tuple[str, str, bool], dict[int, float]] = {}
     for e in pr.out:
-        if e.offer is None or costs.service_vat_rate(pr.offers[e.offer], pr.project) == 0:
+        if e.offer is None or e.category == "carbon" or costs.service_vat_rate(pr.offers[e.offer], pr.project) == 0:
             continue
         per = groups.setdefault((e.offer, e.category, e.committed), {})
         for m, v in e.amounts:

@@ -254,7 +254,9 @@ def standalone_cost(
     ``owned``: a cache of the cost of owning one node, per (offer id, nodes bought), for many calls on one project;
     ``covers``: standalone_contracts' cache, likewise."""
     vat = 1.0 + costs.service_vat_rate(offer, project)  # the VAT that is a cost on a rent or cloud offer's charges
-    job = costs.total(costs.job_flows(offer, project, nodes, hours, start_day, data)) * vat
+    job = costs.total(
+        costs.with_service_vat(offer, project, costs.job_flows(offer, project, nodes, hours, start_day, data))
+    )
     job += costs.total(costs.fixed_charge_flows(offer, project)) * vat
     offers = {offer.id: offer}
     if offer.mode == "buy":
@@ -270,7 +272,10 @@ def standalone_cost(
         contracts = standalone_contracts(project, grid, offer, nodes, hours, start_day, covers)
         return (
             job
-            + sum(costs.total(costs.rental_flows(offer, c, project)) for c in contracts) * vat
+            + sum(
+                costs.total(costs.with_service_vat(offer, project, costs.rental_flows(offer, c, project)))
+                for c in contracts
+            )
             + costs.total(costs.staff_flows(project, offers, {}, contracts))
         )
     return job

@@ -35,6 +35,13 @@ from rules written here a second time, small and on purpose apart:
                        last step dated in that month or before, else fx_rates): × that rate / fx_rates; a
                        purchase's price, duty, VAT and network at the delivery month's rate, its residual value at
                        the horizon's last month's
+    carbon             kWh × the grid's gCO2e/kWh (models.grid, the region's figure) / 10^6 × the year's carbon
+                       price (carbon_price_per_t × (1 + change)^(year − 1), or carbon_price_by_year, the last
+                       holding), one entry per project year; the kWh: a bought or owned node idles at 0.15 of its
+                       power over its days held, a contract's node over every month of it (730 h), a job draws
+                       0.75 − 0.15 on bought or contracted nodes and 0.75 on the cloud over its wall hours, × PUE; a
+                       node without power_kw_per_node draws its GPUs' board power ÷ (5.6/10.2) (the DGX H100
+                       datasheet: 8 × 700 W of a 10.2 kW system); no VAT on it
 
 Each entry's amount is then its formula template (solver.formulas, the workbook's formula) evaluated on the
 fields derived here, and placed in its months by the rules above. The plan's ledger must match entry by entry,
@@ -49,6 +56,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+from procure.models.gpu import gpu_table
+from procure.models.grid import intensity_of
 from procure.models.holdings import Owned
 from procure.models.offer import Offer
 from procure.models.project import Project
@@ -62,6 +71,8 @@ from .sizing.profile import checkpoint_bytes
 #: the verifier's own statement of the power fractions (solver.costs: Epoch AI, cost_analysis_standalone.py)
 BUSY = 0.75
 IDLE = 0.15
+#: the GPUs' share of a server's maximum draw (NVIDIA DGX H100 datasheet: 8 × 700 W of 10.2 kW)
+GPU_SHARE = 5.6 / 10.2
 
 Months = dict[int, float]
 
@@ -129,9 +140,40 @@ class _Derive:
         return rate / today
 
     def currency(self, o: Offer | None, kind: str) -> str:
+        if kind == "carbon":
+            return self.p.carbon_price_currency or self.p.currency
         if o is None or kind in ("idle", "energy", "interest", "owned_residual", "service_vat"):
             return self.p.currency
         return o.currency or self.p.currency
+
+    def kw(self, o: Offer) -> float:
+        """A node's maximum draw: its power_kw_per_node, else its GPUs' board power ÷ GPU_SHARE."""
+        if o.power_kw_per_node is not None:
+            return o.power_kw_per_node
+        return o.gpus_per_node * gpu_table()[o.gpu].tdp_w / 1000 / GPU_SHARE
+
+    def carbon_price(self, year: int) -> float:
+        """The carbon price per tonne in 0-based project year ``year``, in its own currency."""
+        p = self.p
+        if p.carbon_price_by_year is not None:
+            return p.carbon_price_by_year[min(year, len(p.carbon_price_by_year) - 1)]
+        return (p.carbon_price_per_t or 0.0) * (1 + (p.carbon_price_change_pct_per_year or 0.0)) ** year
+
+    def carbon(self, k: str, o: Offer, nodes, kwh: Months, **extra) -> None:
+        """The carbon price of ``kwh`` (month → kWh) drawn on ``o``: one entry per project year, kWh × g / 10^6 ×
+        that year's price, placed in the months in proportion to their kWh."""
+        grid = intensity_of(o.region)
+        if grid is None or not grid.g_per_kwh:
+            return
+        by_year: dict[int, Months] = {}
+        for m, v in kwh.items():
+            if v and self.carbon_price(m // 12):
+                by_year.setdefault(m // 12, {})[m] = v
+        for y, months in sorted(by_year.items()):
+            energy = sum(months.values())
+            place = (lambda ms, e: lambda a: {m: a * v / e for m, v in ms.items()})(months, energy)
+            self.add(f"{k}:carbon:y{y + 1}", "carbon", "carbon", o, nodes, energy, self.carbon_price(y),
+                     grid.g_per_kwh, place, **extra)  # fmt: skip
 
     def day(self, date) -> float:
         return float((date - self.p.start_date).days)
@@ -275,6 +317,8 @@ class _Derive:
             self.add(
                 f"{k}:{kind}", kind, cat, o, n, days, unit, rate, lambda a: self.spread(a, lo, hi), factor, **extra
             )
+        idle_kwh = n * self.kw(o) * IDLE * days * HOURS_PER_DAY * self.p.pue
+        self.carbon(k, o, n, self.spread(idle_kwh, lo, hi), **extra)
 
     def loan(self, landed: float, fin, d: int) -> Months:
         """Capex per node by month when financed: the down payment at delivery, each instalment's principal,
@@ -373,6 +417,10 @@ class _Derive:
                 self.add(f"{k}:egress", "egress", "egress", o, dec.nodes, out, o.egress, None,
                          lambda a: {self.month(hi): a}, lambda m: self.fxi(o, m), **w)  # fmt: skip
             return
+        contracted = o.mode == "rent" or (o.mode == "cloud" and o.commitment_months is not None)
+        fraction = BUSY - IDLE if o.mode == "buy" or contracted else BUSY
+        self.carbon(k, o, dec.nodes, self.spread(dec.nodes * self.kw(o) * fraction * (hi - lo) * HOURS_PER_DAY
+                                                 * self.p.pue, lo, hi), **w)  # fmt: skip
         if o.mode == "buy":
             self.add(f"{k}:energy", "energy", "energy", o, dec.nodes, dec.hours, self.p.electricity_price_per_kwh,
                      o.power_kw_per_node, lambda a: self.spread(a, lo, hi), lambda m: self.idx(o, "energy", m),
@@ -453,6 +501,8 @@ class _Derive:
             self.add(
                 f"{k}:setup", kinds[1], fee, o, c.nodes, None, upfront, None, lambda a: {c.start_month: a}, factor, **t
             )
+        idle = c.nodes * self.kw(o) * IDLE * DAYS_PER_MONTH * HOURS_PER_DAY * self.p.pue  # one month held
+        self.carbon(k, o, c.nodes, dict.fromkeys(months, idle), committed=c.committed)
 
     # --- fixed charges and staff -------------------------------------------------------------------
     def charges(self) -> None:
@@ -520,7 +570,7 @@ class _Derive:
         groups: dict[tuple[str, str, bool], Months] = {}
         for e in self.out:
             o = self.offers.get(e.offer) if e.offer else None
-            if o is None or o.mode == "buy" or not o.vat_pct:
+            if o is None or o.mode == "buy" or not o.vat_pct or e.category == "carbon":
                 continue
             per = groups.setdefault((o.id, e.category, e.committed), {})
             for m, v in e.amounts:
@@ -725,7 +775,9 @@ def _pnl_problems(project: Project, plan: Plan, want: Sequence[Entry], books) ->
         for m in range(d, min(d + life, M)):
             dep[m] += amount / life
         gain += resale - (amount - amount / life * max(0, min(d + life, M) - d))
-    operating = ("maintenance", "colocation", "energy", "rent", "setup", "cloud", "fixed", "storage", "egress", "staff")
+    operating = (
+        "maintenance", "colocation", "energy", "rent", "setup", "cloud", "fixed", "storage", "egress", "staff", "carbon"
+    )  # fmt: skip
     years = math.ceil(M / 12)
     bad: list[str] = []
     if len(plan.pnl) != years:

@@ -45,6 +45,7 @@ _DEDUCTIBLE = (
     "storage",
     "egress",
     "staff",
+    "carbon",
     "interest",
 )
 

@@ -29,6 +29,7 @@ BREAKDOWN_KEYS = {
     "storage",
     "egress",
     "staff",
+    "carbon",
     "interest",
 }
 TOP_KEYS = {

@@ -36,14 +36,17 @@ def _every_kind():
     """A plan priced by the ledger with an entry of every kind: a financed, imported purchase in CNY (price, duty,
     VAT, network, residual, maintenance, colocation, idle, interest), owned servers with a residual value, a
     job's busy energy, storage and egress, a cloud job with 6 % VAT that is not recoverable (service_vat), a rent
-    contract with its setup, a reserved cloud term with its upfront, a fixed charge and the staff."""
+    contract with its setup, a reserved cloud term with its upfront, a fixed charge, the staff, and a carbon price
+    in EUR on the energy of every purchase, job and contract."""
     p = project(
         [workload(name=n, deadline_days=300, dataset_tb=2.0) for n in ("a", "c", "r", "o")],
         horizon_months=12,
         currency="USD",
-        fx_rates={"CNY": 0.14},
+        fx_rates={"CNY": 0.14, "EUR": 1.1},
         fx_rates_date="2026-11-01",
         fx_rates_source="test",
+        carbon_price_per_t=80,
+        carbon_price_currency="EUR",
         vat_recoverable=False,
         financing={"annual_rate": 0.08, "months": 24, "down_payment_pct": 0.25},
         staff={"nodes_per_fte": 2, "cost_per_fte_year": 120_000, "modes": ["buy", "rent"]},
@@ -83,6 +86,14 @@ def test_every_kind_of_entry_is_its_formula_of_its_own_fields():
     # a quoted price converts at the project's rate: 2 nodes × 1,800,000 CNY × 0.14
     assert entry_formula_value(book["buy:b:capex"], parameters(p), p.currency) == pytest.approx(2 * 1_800_000 * 0.14)
     assert book["buy:b:capex"].amount == pytest.approx(504_000)
+    # the carbon price of every source of energy, in EUR; no VAT on it (it is no vendor's charge)
+    carbon = {e.key.rsplit(":", 2)[0] for e in book if e.kind == "carbon"}
+    assert carbon == {"buy:b", "own:own.owned", "job0", "job1", "job2", "job3", "rent0", "rent1"}
+    assert all(e.currency == "EUR" for e in book if e.kind == "carbon")
+    assert not [e.key for e in book if e.kind == "service_vat" and e.category == "carbon"]
+    # the cloud job: 1 node × 10.2 kW (8 × 700 W ÷ 5.6/10.2) × 0.75 × 100 h × 1.1 spot × PUE 1.3 = 1,093.95 kWh,
+    # × 369 g/kWh (us-east) / 10^6 × 80 EUR × 1.1
+    assert book["job1:carbon:y1"].amount == pytest.approx(10.2 * 0.75 * 110 * 1.3 * 369e-6 * 80 * 1.1)
 
 
 def test_an_amount_that_is_not_its_formula_is_named():

@@ -188,6 +188,25 @@ def leased_case():
     return p, [r, _dearer()], _both("r", 1, 100 * 24.0)
 
 
+def carbon_case():
+    """The buy case on a coal-heavy grid (ap-in, 713 gCO2e/kWh) over 24 months with a carbon price of 100 a tonne
+    rising 10 % a year: the idle energy of the node bought and the job's busy energy are priced in both years."""
+    p, offers, hours = buy_case()
+    p = p.model_copy(
+        update={"horizon_months": 24, "carbon_price_per_t": 100.0, "carbon_price_change_pct_per_year": 0.10}
+    )
+    b = offers[0].model_copy(update={"region": "ap-in"})
+    return p, [b, offers[1]], hours
+
+
+def carbon_rent_case():
+    """The rent case (3 months at the short tier) on ap-in with a carbon price of 100 a tonne: the idle energy of
+    the node held in every contract month is priced."""
+    p, offers, hours = rent_tiers_case()
+    p = p.model_copy(update={"carbon_price_per_t": 100.0})
+    return p, [offers[0].model_copy(update={"region": "ap-in"}), offers[1]], hours
+
+
 def _buys(plan, nodes: int = 1) -> None:
     assert [(x.offer_id, x.nodes) for x in plan.purchases] == [("b", nodes)]
     assert not plan.rentals and {a.offer_id for a in plan.assignments} == {"b"}
@@ -276,6 +295,17 @@ def check_financed(p, plan) -> None:
     assert plan.ledger["buy:b:interest"].quantity == 11  # instalments within the horizon
 
 
+def check_carbon(p, plan) -> None:
+    _buys(plan)
+    keys = {e.key for e in plan.ledger if e.kind == "carbon"}
+    assert {"buy:b:carbon:y1", "buy:b:carbon:y2", "job0:carbon:y1"} <= keys
+
+
+def check_carbon_rent(p, plan) -> None:
+    check_rent_tiers(p, plan)
+    assert plan.ledger["rent0:carbon:y1"].amount > 0
+
+
 @dataclass(frozen=True)
 class Example:
     name: str
@@ -298,6 +328,8 @@ EXAMPLES = {
         Example("taxed", taxed_case, check_taxed),
         Example("leased", leased_case, check_leased),
         Example("paths", paths_case, check_paths),
+        Example("carbon", carbon_case, check_carbon),
+        Example("carbon-rent", carbon_rent_case, check_carbon_rent),
     )
 }
 
@@ -505,6 +537,10 @@ def _sale_untaxed(right):
 
 def _discount_rate_instead(right):
     return lambda project: project.discount_rate
+
+
+def _no_energy(right):
+    return lambda *args, **kw: {}
 
 
 def _never(right):
@@ -731,6 +767,35 @@ MUTATIONS = (
         ((costs, "fx_index"),),
         _fx_a_month_late,
         "paths",
+    ),
+    Mutation(
+        "carbon-price-x1.01",
+        "the carbon price per tonne × 1.01",
+        ((costs, "carbon_price"),),
+        _times(1.01),
+        "carbon",
+        BOTH,
+    ),
+    Mutation(
+        "grid-intensity-x1.01",
+        "the grid's gCO2e/kWh × 1.01 in the carbon price",
+        ((costs, "grid_g_per_kwh"),),
+        _times(1.01),
+        "carbon",
+    ),
+    Mutation(
+        "carbon-left-out-of-jobs",
+        "a job's energy left out of the carbon price",
+        ((costs, "job_kwh"),),
+        _no_energy,
+        "carbon",
+    ),
+    Mutation(
+        "carbon-left-out-of-contracts",
+        "the energy of the nodes a contract holds left out of the carbon price",
+        ((costs, "held_node_kwh"),),
+        _no_energy,
+        "carbon-rent",
     ),
     # more, cheap ones
     Mutation(

@@ -27,7 +27,8 @@ the same rules, and the budget rows see exactly the amounts the objective does.
 
 A job's undiscounted flows do not depend on its start day (costs.job_flows spreads a start-independent
 amount), so a start column keeps its option's category totals and builds its month-by-month flows only when
-a row needs them (``cash_rows``) or the objective is discounted.
+a row needs them (``cash_rows``) or the objective is discounted. The exception is a carbon price that moves by
+project year (costs.carbon_varies): then each start column carries its own totals (formulation._add_x_vars).
 """
 
 from __future__ import annotations

@@ -136,9 +136,17 @@ class BuilderState:
 
     @property
     def _priced_by_start(self) -> bool:
-        """On price or FX paths (costs.has_paths) a job's undiscounted cost depends on its start: each start column
-        is priced on its own, and only starts of equal cost merge (reduce.py)."""
-        return costs.has_paths(self.project)
+        """Whether a job's undiscounted cost depends on its start: on price or FX paths (costs.has_paths), with a
+        carbon price that moves by year (costs.carbon_varies), or with storage priced per calendar month (a month
+        held in part is paid by its days, and months have 28 to 31). Each start column is then priced on its own,
+        and only starts of equal cost merge (reduce.py)."""
+        if not hasattr(self, "_priced_by_start_cache"):
+            self._priced_by_start_cache = (
+                costs.has_paths(self.project)
+                or costs.carbon_varies(self.project)
+                or any(o.storage for o in self.offers.values())
+            )
+        return self._priced_by_start_cache
 
     def _contract_cat(self) -> str:
         """The category of the contract columns S, E and T (``contracts_integer``)."""
