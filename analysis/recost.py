@@ -34,7 +34,6 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from procure.models.units import DAYS_PER_MONTH
 from procure.solver import costs, holdings
 from procure.solver.costs import RentalContract
 from procure.solver.plan import Decision, Plan, build_plan
@@ -193,7 +192,7 @@ def extend_rentals(
 def _cover(mine: list[RentalContract], oid: str, use: int, lo: float, hi: float, a: Applied) -> tuple[int, list[str]]:
     """Hold ``use`` nodes of ``oid`` over [lo, hi): extend the contracts that ended last (a rent contract of any
     term tier, a minimum length, can run longer at its rate), else sign new ones from ``lo``."""
-    mid, M = (lo + hi) / 2, a.project.horizon_months
+    mid, M, cal = (lo + hi) / 2, a.project.horizon_months, a.project.calendar
     extended = 0
     signed: list[str] = []
     while True:
@@ -209,14 +208,15 @@ def _cover(mine: list[RentalContract], oid: str, use: int, lo: float, hi: float,
             if c.nodes > take:
                 mine.append(dataclasses.replace(c, nodes=c.nodes - take))
             # whole months of its own, paid within the horizon: what lies beyond is left for the verifier to name
-            months = min(math.ceil((hi - c.start_day) / DAYS_PER_MONTH - 1e-9), M - c.start_month)
+            months = min(cal.months_until(c.phase_days, c.start_month, hi), M - c.start_month)
             mine.append(dataclasses.replace(c, nodes=take, months=max(c.months, months)))
             extended += 1
             if months <= c.months:
                 return extended, signed
         else:
             term = a.offers[oid].min_term
-            new = costs.contract_at(oid, short, lo, max(term, math.ceil((hi - lo) / DAYS_PER_MONTH - 1e-9)))
+            new = costs.contract_at(oid, short, lo, term, cal)
+            new = dataclasses.replace(new, months=max(term, cal.months_until(new.phase_days, new.start_month, hi)))
             if new.start_month + term > M:
                 return extended, signed  # no contract of the offer can begin here and end within the horizon
             new = dataclasses.replace(new, months=min(new.months, M - new.start_month))

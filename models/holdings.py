@@ -20,7 +20,7 @@ How the solver uses them: solver/holdings.py.
 
 from __future__ import annotations
 
-import math
+import datetime as dt
 
 from pydantic import Field, field_validator
 
@@ -92,9 +92,14 @@ class Quota(InputModel):
         return f"{', '.join(parts) or 'every offer'}: {self.max_gpus} GPUs"
 
 
-def months_before_start(start_day: float) -> int:
-    """The months of a contract beginning on project day ``start_day`` that were paid before day 0: its
-    payments fall every 365/12 days from its own start, so those on days < 0 are behind it."""
-    from .units import DAYS_PER_MONTH
+def months_before_start(signed: dt.date, start: dt.date) -> int:
+    """The months of a contract signed on ``signed`` that were paid before the project ``start``: its payments
+    fall on its anniversary days (models.calendar.add_months), those before ``start`` are behind it."""
+    from .calendar import add_months
 
-    return math.ceil(-start_day / DAYS_PER_MONTH - 1e-9) if start_day < 0 else 0
+    k = max(0, (start.year - signed.year) * 12 + start.month - signed.month)
+    while k > 0 and add_months(signed, k - 1) >= start:
+        k -= 1
+    while add_months(signed, k) < start:
+        k += 1
+    return k

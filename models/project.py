@@ -30,6 +30,7 @@ from procure.fileio.limits import (
 from procure.fileio.yamlio import line_of, load_yaml
 
 from .analysis import AnalysisSettings
+from .calendar import Calendar, calendar
 from .gpu import gpu_table
 from .holdings import Commitment, Owned, Quota, months_before_start
 from .layout import (
@@ -50,7 +51,6 @@ from .offer import MODES, Mode
 from .paths import MAX_PATHS, FxStep, PricePath, check_fx_steps, duplicate_paths
 from .regions import normalize_token, resolve_region
 from .tax import TaxSettings
-from .units import months_to_days
 from .validation import Date, InputModel, problems_from
 
 
@@ -637,7 +637,7 @@ class Project(InputModel):
         bad = []
         for i, c in enumerate(self.commitments):
             day = (c.start_date - self.start_date).days
-            if day < 0 and months_before_start(day) >= c.months:
+            if day < 0 and months_before_start(c.start_date, self.start_date) >= c.months:
                 bad.append(
                     f"commitments[{i}]: signed on {c.start_date} for {c.months} month(s), it ended before the "
                     f"project start_date {self.start_date}: leave it out"
@@ -690,8 +690,14 @@ class Project(InputModel):
         return {k: v for k, v in caps.items() if v is not None}
 
     @property
+    def calendar(self) -> Calendar:
+        """The project's calendar months (models.calendar)."""
+        return calendar(self.start_date)
+
+    @property
     def horizon_days(self) -> int:
-        return months_to_days(self.horizon_months)
+        """Days from the start to the horizon's end, the 1st of the month ``horizon_months`` after the start's."""
+        return self.calendar.end_day(self.horizon_months)
 
     @property
     def team_area(self) -> str | None:

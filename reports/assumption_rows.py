@@ -484,8 +484,19 @@ def _cost_model_section(tr: Lang) -> Section:
                 costs.IDLE_POWER_FRACTION,
                 tr("draw of an owned node that is not training / max power"),
             ],
-            [tr("days per month"), DAYS_PER_MONTH, tr("365/12; month m covers days [m·365/12, (m+1)·365/12)")],
-            [tr("hours per month"), DAYS_PER_MONTH * HOURS_PER_DAY, "730"],
+            [
+                tr("months"),
+                tr("calendar months"),
+                tr(
+                    "month 1 runs from the start date to the next 1st; a price per month over part of one is "
+                    "prorated by its days; the horizon ends on a 1st"
+                ),
+            ],
+            [
+                tr("hours per month of a reserved term"),
+                DAYS_PER_MONTH * HOURS_PER_DAY,
+                tr("730 (365 × 24 / 12): a reserved term is paid in equal monthly amounts"),
+            ],
             [
                 tr("purchase timing"),
                 "",

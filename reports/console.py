@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
-from procure.models.units import DAYS_PER_MONTH, day_date
+from procure.models.units import day_date
 from procure.solver.costs import CATEGORIES, Objective
 
 from .headline import (
@@ -333,7 +333,7 @@ def _print_capacity(console: Console, result: Result, plan: Plan, tr: Lang) -> N
                 esc(pur.offer_id),
                 str(pur.nodes),
                 tr.date(day_date(p.start_date, lo)) + ("" if pur.committed else tr(" (delivery)")),
-                tr("{months} (owned)", months=f"{(hi - lo) / DAYS_PER_MONTH:.3g}"),
+                tr("{months} (owned)", months=f"{p.calendar.months_held(lo, hi) if hi > lo else 0.0:.3g}"),
                 tr.money(pur.cost),
             ]
         )

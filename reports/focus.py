@@ -16,8 +16,10 @@
   **Contract Commitment** dataset: one row per rental contract or reserved cloud term the plan signs
   (header only when it signs none); the Cost and Usage rows of a contract name it in ``x_ContractId``.
 
-Periods: a project month is 365/12 days from ``start_date`` (``reports.tables.month_start``); a charge's
-``ChargePeriodStart``/``End`` and ``BillingPeriodStart``/``End`` are those days at 00:00 UTC. Columns
+Periods: a project month is a calendar month (models.calendar). A charge's ``BillingPeriodStart``/``End`` are
+the 1st of its month and of the next at 00:00 UTC; its ``ChargePeriodStart``/``End`` the same, but for the
+start's own month when the project starts after its 1st: that charge period begins on the start date
+(``reports.tables.month_start``). Every charge period lies within one calendar month. Columns
 procure adds carry the ``x_`` prefix, as the specification asks: ``x_Strategy`` (the parallelism of a
 job), ``x_Workload``, ``x_CostCategory`` (procure's category: capex, energy, …), ``x_Mode``,
 ``x_ContractId``, ``x_Project``; ``Tags`` repeats the workload and strategy as a JSON object. A job's own
@@ -40,13 +42,13 @@ from pathlib import Path
 from typing import Any
 
 from procure.models.regions import REGIONS
-from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
+from procure.models.units import DAYS_PER_YEAR, HOURS_PER_MONTH
 from procure.solver.ledger import Entry
 from procure.solver.result import Result
 
 from .csv_report import _cell
 from .lines import LineItem, line_items
-from .tables import _strategy_label, month_start
+from .tables import _strategy_label, billing_month, day_date, month_start
 
 FOCUS_VERSION = "1.3"
 
@@ -185,19 +187,20 @@ _UNITS: dict[str, tuple[str, Callable[[Entry], float | None]]] = {
     "network": ("Servers", lambda e: e.nodes),
     "setup": ("Servers", lambda e: e.nodes),
     "reserved_setup": ("Servers", lambda e: e.nodes),
-    # maintenance and colocation: the nodes' owned days, in server-months
-    "maintenance": ("Server-Months", lambda e: _times(e.nodes, e.quantity, 1 / DAYS_PER_MONTH)),
-    "colocation": ("Server-Months", lambda e: _times(e.nodes, e.quantity, 1 / DAYS_PER_MONTH)),
+    # maintenance: the nodes' owned days, in server-years (its rate is a share of the price per year)
+    "maintenance": ("Server-Years", lambda e: _times(e.nodes, e.quantity, 1 / DAYS_PER_YEAR)),
+    # colocation: the nodes' owned calendar months (a month held in part by its days)
+    "colocation": ("Server-Months", lambda e: _times(e.nodes, e.quantity)),
     "rent": ("Server-Months", lambda e: _times(e.nodes, e.quantity)),
     # reserved cloud: node-hours of the term (730 h a month)
-    "reserved": ("Hours", lambda e: _times(e.nodes, e.quantity, HOURS_PER_DAY * DAYS_PER_MONTH)),
+    "reserved": ("Hours", lambda e: _times(e.nodes, e.quantity, HOURS_PER_MONTH)),
     # energy: the kWh its amount buys at the electricity price (the entry's unit price, reporting currency)
     # (on an energy price path the amount is × its index: the kWh are the amount / (price × index))
     "idle": ("kWh", lambda e: e.amount / (e.unit_price * (e.index or 1.0)) if e.unit_price else None),
     "energy": ("kWh", lambda e: e.amount / (e.unit_price * (e.index or 1.0)) if e.unit_price else None),
     # a cloud bill: node-hours billed, interruptions' extra hours included
     "cloud": ("Hours", lambda e: _times(e.nodes, e.quantity, 1 + (e.rate or 0.0))),
-    "storage": ("TB-Months", lambda e: _times(e.quantity, e.rate, 1 / DAYS_PER_MONTH)),
+    "storage": ("TB-Months", lambda e: _times(e.quantity, e.rate)),
     "egress": ("TB", lambda e: e.quantity),
     "fixed": ("Charges", lambda e: 1.0),
     "staff": ("FTE-Months", lambda e: _times(e.quantity, e.rate)),
@@ -271,6 +274,7 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
         priced = _row_prices(e)
         for n, (m, amount, unit, quantity, price) in enumerate(priced):
             start, end = _stamp(month_start(p, m)), _stamp(month_start(p, m + 1))
+            bill = _stamp(billing_month(p, m))
             # a purchase paid over several months (a financed price: down payment, then instalments) recurs
             freq = "Recurring" if frequency == "One-Time" and category == "Purchase" and n > 0 else frequency
             sku = f"{item.ref or 'staff'}:{item.category}" if unit is not None else None
@@ -283,7 +287,7 @@ def cost_rows(result: Result) -> list[dict[str, Any]]:
                     "BillingCurrency": p.currency,
                     "BillingAccountId": p.name,
                     "BillingAccountName": p.name,
-                    "BillingPeriodStart": start,
+                    "BillingPeriodStart": bill,
                     "BillingPeriodEnd": end,
                     "ChargeCategory": category,
                     "ChargeClass": None,
@@ -335,8 +339,7 @@ def commitment_rows(result: Result) -> list[dict[str, Any]]:
     out = []
     for j, r in enumerate(plan.rentals):
         o = result.offers[r.offer_id]
-        start = month_start(p, r.start_month) + dt.timedelta(days=int(r.phase_days))
-        end = month_start(p, r.start_month + r.months) + dt.timedelta(days=int(r.phase_days))
+        start, end = day_date(p, r.start_day), day_date(p, r.end_day)
         cid = _contract_id(result, j)
         term = "reserved cloud term" if o.mode == "cloud" else "bare-metal rental"
         out.append(

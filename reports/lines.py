@@ -66,7 +66,7 @@ def cost_parameters(project, offers=(), tr: Lang = EN) -> list[tuple[str, str, A
             "0.00",
         ),
         ("dpy", tr("days per year"), DAYS_PER_YEAR, tr("days"), "0"),
-        ("dpm", tr("days per month (365/12)"), DAYS_PER_MONTH, tr("days"), "0.0000"),
+        ("dpm", tr("days per month of a reserved term (365/12)"), DAYS_PER_MONTH, tr("days"), "0.0000"),
         ("hpd", tr("hours per day"), HOURS_PER_DAY, tr("hours"), "0"),
     ]
     # one exchange-rate cell per quoted currency other than the reporting one
@@ -219,11 +219,11 @@ class _Layout:
                 )
             case "colocation":
                 return (
-                    tr("colocation over the owned days"),
-                    tr("owned days"),
+                    tr("colocation over the owned months"),
+                    tr("owned months"),
                     tr("{cur}/node-month", cur=q),
                     "",
-                    tr("nodes × colocation per node-month × owned days / (365/12)"),
+                    tr("nodes × colocation per node-month × owned months (a month held in part by its days)"),
                 )
             case "idle":
                 return (
@@ -263,8 +263,8 @@ class _Layout:
                     tr("storage of {workload}: dataset + {n} checkpoint(s)", workload=workload, n=kept),
                     "TB",
                     tr("{cur}/TB-month", cur=q),
-                    tr("days on the offer"),
-                    tr("TB held × price per TB-month × days / (365/12)"),
+                    tr("months on the offer"),
+                    tr("TB held × price per TB-month × months (a month held in part by its days)"),
                 )
             case "egress":
                 moves = w is not None and w.dataset_moves_on

@@ -19,7 +19,6 @@ from typing import Any
 
 from procure.common.text import FORMULA_PREFIXES as _FORMULA_PREFIXES
 from procure.models import units
-from procure.models.units import DAYS_PER_MONTH
 from procure.solver.costs import CATEGORIES
 from procure.solver.options import cheapest_first
 
@@ -31,8 +30,15 @@ FORMULA_PREFIXES = _FORMULA_PREFIXES
 
 
 def month_start(project, m: int) -> dt.date:
-    """First calendar day of project month ``m`` (months are 365/12 days from start_date)."""
-    return units.day_date(project.start_date, m * DAYS_PER_MONTH)
+    """The first day of project month ``m`` in the project: the 1st of its calendar month (month 0: the start
+    date, models.calendar)."""
+    cal = project.calendar
+    return cal.date(cal.bucket_start(m))
+
+
+def billing_month(project, m: int) -> dt.date:
+    """The 1st of project month ``m``'s calendar month (before the start date for a partial month 0)."""
+    return project.calendar.month_first(m)
 
 
 def day_date(project, day: float) -> dt.date:
@@ -244,7 +250,7 @@ def capacity_rows(result: Result, tr: Lang = EN) -> list[dict]:
                 "from_day": lo,
                 "to_day": hi,
                 "from": day_date(p, lo),
-                "months": None,
+                "months": p.calendar.months_held(lo, hi) if hi > lo else 0.0,
                 "cost": pur.cost,
             }
         )

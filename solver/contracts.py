@@ -4,11 +4,11 @@ months, the tier), and which term a contract is signed at. The prices of these t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from procure.models import units
+from procure.models.calendar import Calendar
 from procure.models.offer import Offer
-from procure.models.units import DAYS_PER_MONTH, HOURS_PER_MONTH
+from procure.models.units import HOURS_PER_MONTH
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,11 @@ class RentalContract:
     """``nodes`` node-contracts for ``months`` whole months from their own start, signed at the offer's term
     of ``term_months`` months (None: the shortest term; a reserved cloud term is its commitment_months).
 
-    A contract starts on day ``start_month``·μ + ``phase_days`` (μ = DAYS_PER_MONTH, 0 ≤ phase_days < μ):
-    its months are its own, [start + j·μ, start + (j+1)·μ), not the project's calendar months. Its j-th
-    month is paid when it begins, which falls in project month ``start_month`` + j because the phase is
-    less than a month, so the cash of a contract is indexed by project month like every other flow."""
+    A contract begins ``phase_days`` days after the 1st of calendar month ``start_month`` (0 ≤ phase_days < 31,
+    ``Calendar.anniversary``): its months are its own anniversary months (models.calendar), not the project's
+    calendar months. Its j-th month is paid when it begins, which falls in project month ``start_month`` + j,
+    so the cash of a contract is indexed by project month like every other flow. ``cal`` is the calendar of
+    the project it belongs to (``Project.calendar``): it places the contract on the project's days."""
 
     offer_id: str
     nodes: int
@@ -105,24 +106,31 @@ class RentalContract:
     # part of it within the horizon, and its rate the one the signed length reaches (``committed_term``)
     committed: bool = False
     rate: float | None = None  # a commitment's rate as signed, per node-month in the offer's currency
+    cal: Calendar | None = field(default=None, compare=False, repr=False)
+
+    def _calendar(self) -> Calendar:
+        if self.cal is None:
+            raise ValueError(f"contract of {self.offer_id} from month {self.start_month} has no calendar to lie on")
+        return self.cal
 
     @property
     def start_day(self) -> float:
         """The day the contract begins (the nodes are handed over)."""
-        return self.start_month * DAYS_PER_MONTH + self.phase_days
+        return self._calendar().anniversary(self.phase_days, self.start_month)
 
     @property
     def end_day(self) -> float:
         """The day its last month ends."""
-        return self.start_day + self.months * DAYS_PER_MONTH
+        return self._calendar().anniversary(self.phase_days, self.start_month + self.months)
+
+    def on(self, cal: Calendar) -> RentalContract:
+        """This contract on the calendar ``cal``."""
+        return self if self.cal is cal else replace(self, cal=cal)
 
 
 def contract_at(
-    offer_id: str, nodes: int, start_day: float, months: int, term_months: int | None = None
+    offer_id: str, nodes: int, start_day: float, months: int, cal: Calendar, term_months: int | None = None
 ) -> RentalContract:
-    """The contract that begins on ``start_day``: its project month and its phase within that month."""
-    m = units.day_to_month(start_day + 1e-9)
-    phase = max(0.0, start_day - m * DAYS_PER_MONTH)
-    if phase < 1e-9:
-        phase = 0.0
-    return RentalContract(offer_id, nodes, m, months, term_months, phase)
+    """The contract that begins on ``start_day``: its calendar month and its phase (days after the month's 1st)."""
+    m = cal.month_of(start_day + 1e-9)
+    return RentalContract(offer_id, nodes, m, months, term_months, cal.phase_of(start_day), cal=cal)

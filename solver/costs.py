@@ -131,7 +131,7 @@ from procure.models.offer import Offer
 from procure.models.paths import PricePath
 from procure.models.project import Project
 from procure.models.tax import TaxRule, tax_rules
-from procure.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY, MONTHS_PER_YEAR, day_date
+from procure.models.units import DAYS_PER_YEAR, HOURS_PER_DAY, MONTHS_PER_YEAR
 from procure.solver.enums import Objective as Objective  # the objective vocabulary, re-exported
 
 from .contracts import (  # the contract vocabulary the rules below price, re-exported
@@ -150,9 +150,13 @@ from .jobdata import (  # what a job keeps and moves, re-exported
     job_data as job_data,
 )
 from .timeline import (  # the calendar the rules below place amounts on, re-exported
+    clamp_month as clamp_month,
     horizon_end_day as horizon_end_day,
     job_end_day as job_end_day,
     month_of as month_of,
+    month_share as month_share,
+    months_held as months_held,
+    prorate as prorate,
     spread as spread,
     wall_hours as wall_hours,
 )
@@ -233,7 +237,7 @@ def price_index(offer: Offer, project: Project, mode: str, month: int) -> float:
 
 def fx_path_month(project: Project, date: dt.date) -> int:
     """The project month an FX step dated ``date`` takes effect in (month 0 for a date before the start)."""
-    return month_of(max(0.0, float((date - project.start_date).days)))
+    return month_of(project, max(0.0, float((date - project.start_date).days)))
 
 
 def fx_rate_in(project: Project, currency: str | None, month: int) -> float:
@@ -293,6 +297,12 @@ def contract_index_moves(offer: Offer, project: Project) -> bool:
 
 def owned_days(offer: Offer, project: Project) -> float:
     return max(0.0, horizon_end_day(project) - offer.lead_time_days)
+
+
+def owned_months(offer: Offer, project: Project) -> float:
+    """The calendar months a bought node is held, delivery to the horizon end, partial months by days (what its
+    colocation per node-month is paid for)."""
+    return months_held(project, float(offer.lead_time_days), horizon_end_day(project))
 
 
 def fx(offer: Offer, project: Project) -> float:
@@ -422,7 +432,7 @@ def depreciation_years(offer: Offer, project: Project) -> float:
 
 
 def delivery_month(offer: Offer, project: Project) -> int:
-    return min(month_of(float(offer.lead_time_days)), project.horizon_months - 1)
+    return clamp_month(project, float(offer.lead_time_days))
 
 
 def annuity_payment(principal: float, annual_rate: float, months: int) -> float:
@@ -492,9 +502,9 @@ def purchase_flows(offer: Offer, project: Project, nodes: int = 1) -> Flows:
     if offer.network:
         flows["network"][d] = network_cost(offer, project)
     flows["residual_value"][n_months - 1] = -resale_value(offer, project, nodes) / nodes
-    flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lead, end, n_months)
-    flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lead, end, n_months)
-    flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lead, end, n_months)
+    flows["maintenance"] = spread(project, price * offer.maintenance * days / DAYS_PER_YEAR, lead, end)
+    flows["colocation"] = prorate(project, offer.colocation * fx(offer, project), lead, end)
+    flows["energy"] = spread(project, idle_energy_cost(offer, project, days * HOURS_PER_DAY), lead, end)
     flows["carbon"] = carbon_flows(offer, project, purchase_kwh(offer, project)).get("carbon", {})
     return _running_on_paths(offer, project, flows)
 
@@ -514,14 +524,14 @@ def _owned_flows(offer: Offer, project: Project, lo: float, hi: float, residual:
     """Cash flows of ONE owned node (owned servers, module docstring): no capex, network or interest; its
     maintenance, colocation and idle energy from ``lo`` to ``hi`` as a bought node's, and ``residual``
     credited in the month its window ends."""
-    n_months, days = project.horizon_months, max(0.0, hi - lo)
+    days = max(0.0, hi - lo)
     price = unit_price(offer, project, 1)
     flows: Flows = {c: {} for c in CATEGORIES}
     if residual:
-        flows["residual_value"][min(month_of(max(lo, hi - 1e-6)), n_months - 1)] = -residual
-    flows["maintenance"] = spread(price * offer.maintenance * days / DAYS_PER_YEAR, lo, hi, n_months)
-    flows["colocation"] = spread(offer.colocation * fx(offer, project) * days / DAYS_PER_MONTH, lo, hi, n_months)
-    flows["energy"] = spread(idle_energy_cost(offer, project, days * HOURS_PER_DAY), lo, hi, n_months)
+        flows["residual_value"][clamp_month(project, max(lo, hi - 1e-6))] = -residual
+    flows["maintenance"] = spread(project, price * offer.maintenance * days / DAYS_PER_YEAR, lo, hi)
+    flows["colocation"] = prorate(project, offer.colocation * fx(offer, project), lo, hi)
+    flows["energy"] = spread(project, idle_energy_cost(offer, project, days * HOURS_PER_DAY), lo, hi)
     flows["carbon"] = carbon_flows(offer, project, purchase_kwh(offer, project)).get("carbon", {})
     return _running_on_paths(offer, project, flows)
 
@@ -597,7 +607,7 @@ def rental_contract_cost(
     (and a ``start_month`` given) the contract's own flows are added instead (the index of its start, the FX rate
     of each month)."""
     if start_month is not None and has_paths(project):
-        contract = RentalContract(offer.id, nodes, start_month, months, term.months)
+        contract = RentalContract(offer.id, nodes, start_month, months, term.months, cal=project.calendar)
         return total(rental_flows(offer, contract, project))
     return nodes * (months * rental_month_cost(offer, project, term) + rental_setup_cost(offer, project, term))
 
@@ -649,9 +659,19 @@ def open_contract_unit_flows(offer: Offer, project: Project, term: Term, month: 
 # --- jobs --------------------------------------------------------------------------------------
 
 
-def storage_cost(offer: Offer, project: Project, data: JobData, wall_days: float) -> float:
-    """held TB · storage_per_tb_month · fx · wall_days / D: the job's data kept on the offer while it runs."""
-    return data.held_tb * offer.storage * fx(offer, project) * wall_days / DAYS_PER_MONTH
+def storage_month_cost(offer: Offer, project: Project, data: JobData) -> float:
+    """held TB · storage_per_tb_month · fx: the job's data kept on the offer for a whole calendar month."""
+    return data.held_tb * offer.storage * fx(offer, project)
+
+
+def storage_flows(offer: Offer, project: Project, data: JobData, start_day: float, end_day: float) -> dict[int, float]:
+    """``storage_month_cost`` prorated over the calendar months of [start_day, end_day) (models.calendar)."""
+    return prorate(project, storage_month_cost(offer, project, data), start_day, end_day)
+
+
+def storage_cost(offer: Offer, project: Project, data: JobData, start_day: float, end_day: float) -> float:
+    """The storage a job pays while it runs from ``start_day`` to ``end_day``: Σ ``storage_flows``."""
+    return sum(storage_flows(offer, project, data, start_day, end_day).values())
 
 
 def egress_cost(offer: Offer, project: Project, data: JobData) -> float:
@@ -666,15 +686,14 @@ def job_flows(
     ``data``, the storage it holds on the offer while it runs and the egress at its end."""
     flows: Flows = {}
     end = job_end_day(offer, start_day, hours)
-    n_months = project.horizon_months
     if offer.mode == "buy":
-        flows["energy"] = spread(busy_energy_cost(offer, project, nodes, hours), start_day, end, n_months)
+        flows["energy"] = spread(project, busy_energy_cost(offer, project, nodes, hours), start_day, end)
     elif offer.mode == "cloud" and not offer.committed:  # reserved capacity is paid by its contract
-        flows["cloud"] = spread(cloud_cost(offer, project, nodes, hours), start_day, end, n_months)
+        flows["cloud"] = spread(project, cloud_cost(offer, project, nodes, hours), start_day, end)
     if data is not None and offer.storage:
-        flows["storage"] = spread(storage_cost(offer, project, data, end - start_day), start_day, end, n_months)
+        flows["storage"] = storage_flows(offer, project, data, start_day, end)
     if data is not None and offer.egress:
-        flows["egress"] = {min(month_of(end), n_months - 1): egress_cost(offer, project, data)}
+        flows["egress"] = {clamp_month(project, end): egress_cost(offer, project, data)}
     if has_paths(project):  # hours and electricity at the index of the month they happen; FX of the month paid
         if "energy" in flows:
             flows["energy"] = _per_month(flows["energy"], lambda m: price_index(offer, project, "energy", m))
@@ -733,7 +752,7 @@ def held_months(offer: Offer, project: Project) -> range:
     own = owned_terms(offer, project)
     if own is None:
         return range(delivery_month(offer, project), project.horizon_months)
-    return range(month_of(own[0]), min(month_of(max(own[0], own[1] - 1e-6)) + 1, project.horizon_months))
+    return range(clamp_month(project, own[0]), clamp_month(project, max(own[0], own[1] - 1e-6)) + 1)
 
 
 def staff_ftes(project: Project, peak_nodes: int) -> int:
@@ -743,14 +762,22 @@ def staff_ftes(project: Project, peak_nodes: int) -> int:
     return -(-peak_nodes // project.staff.nodes_per_fte)
 
 
-def staff_month_cost(project: Project) -> float:
-    """cost_per_fte_year / 12: one FTE for one month."""
-    return project.staff.cost_per_fte_year / MONTHS_PER_YEAR if project.staff is not None else 0.0
+def staff_month_cost(project: Project, month: int) -> float:
+    """One FTE for ``month``: cost_per_fte_year / 12 × the share of the calendar month in the project (month 0
+    is prorated when the project starts after its 1st, models.calendar)."""
+    if project.staff is None:
+        return 0.0
+    return project.staff.cost_per_fte_year / MONTHS_PER_YEAR * month_share(project, month)
 
 
 def staff_month_flows(project: Project, month: int) -> Flows:
-    """One FTE paid in ``month``: cost_per_fte_year / 12 there (the optimizer's G[m] column)."""
-    return {"staff": {month: staff_month_cost(project)}}
+    """One FTE paid in ``month``: ``staff_month_cost`` there (the optimizer's G[m] column)."""
+    return {"staff": {month: staff_month_cost(project, month)}}
+
+
+def staff_months(project: Project, held: list[int]) -> float:
+    """The months the staff is paid for: the months of ``held_span``, month 0 by its share (``month_share``)."""
+    return sum(month_share(project, m) for m in held_span(held))
 
 
 def held_span(held: list[int]) -> range:
@@ -769,7 +796,7 @@ def staff_flows(
     ftes = staff_ftes(project, max(held, default=0))
     if not ftes:
         return {}
-    return {"staff": {m: ftes * staff_month_cost(project) for m in held_span(held)}}
+    return {"staff": {m: ftes * staff_month_cost(project, m) for m in held_span(held)}}
 
 
 def cloud_cost(offer: Offer, project: Project, nodes: int, hours: float) -> float:
@@ -840,7 +867,7 @@ def purchase_kwh(offer: Offer, project: Project) -> dict[int, float]:
     own = owned_terms(offer, project)
     lo, hi = (own[0], own[1]) if own is not None else (float(offer.lead_time_days), horizon_end_day(project))
     days = max(0.0, hi - lo)
-    return spread(_kwh(offer, project, days * HOURS_PER_DAY, IDLE_POWER_FRACTION), lo, hi, project.horizon_months)
+    return spread(project, _kwh(offer, project, days * HOURS_PER_DAY, IDLE_POWER_FRACTION), lo, hi)
 
 
 def job_kwh(offer: Offer, project: Project, nodes: int, hours: float, start_day: float) -> dict[int, float]:
@@ -851,7 +878,7 @@ def job_kwh(offer: Offer, project: Project, nodes: int, hours: float, start_day:
     else:
         fraction = BUSY_POWER_FRACTION - IDLE_POWER_FRACTION if offer.contracted else BUSY_POWER_FRACTION
         kwh = nodes * _kwh(offer, project, wall_hours(offer, hours), fraction)
-    return spread(kwh, start_day, job_end_day(offer, start_day, hours), project.horizon_months)
+    return spread(project, kwh, start_day, job_end_day(offer, start_day, hours))
 
 
 def held_node_kwh(offer: Offer, project: Project, months: Iterable[int]) -> dict[int, float]:
@@ -1076,8 +1103,9 @@ def income_tax_rate(project: Project) -> float:
 
 
 def month_start_date(project: Project, month: int) -> dt.date:
-    """The calendar date project month ``month`` begins on (day ⌊month · 365/12⌋)."""
-    return day_date(project.start_date, month * DAYS_PER_MONTH)
+    """The date project month ``month`` begins on: the 1st of its calendar month (month 0: the start date)."""
+    cal = project.calendar
+    return cal.date(cal.bucket_start(month))
 
 
 def tax_year(project: Project, month: int) -> int:

@@ -31,10 +31,10 @@ import datetime as dt
 import difflib
 from collections.abc import Iterable, Mapping
 
+from procure.models.calendar import add_months
 from procure.models.holdings import Owned, Quota, months_before_start
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import DAYS_PER_MONTH
 
 from .costs import RentalContract, contract_at
 
@@ -65,9 +65,9 @@ def committed_contracts(project: Project) -> list[RentalContract]:
     for c in project.commitments:
         # one signed before the start: the months paid before it are behind it, the first one left begins on
         # its own payment day (models.holdings.months_before_start)
-        signed_day = day_of(project, c.start_date)
-        behind = months_before_start(signed_day)
-        contract = contract_at(c.offer, c.nodes, signed_day + behind * DAYS_PER_MONTH, c.months - behind)
+        behind = months_before_start(c.start_date, project.start_date)
+        first = day_of(project, add_months(c.start_date, behind))
+        contract = contract_at(c.offer, c.nodes, first, c.months - behind, project.calendar)
         months = min(c.months - behind, project.horizon_months - contract.start_month)
         out.append(
             RentalContract(
@@ -79,6 +79,7 @@ def committed_contracts(project: Project) -> list[RentalContract]:
                 contract.phase_days,
                 True,
                 c.price_per_node_month,
+                cal=project.calendar,
             )
         )
     return out
@@ -142,8 +143,9 @@ def owned_window(project: Project, offer_id: str) -> tuple[float, float] | None:
     e = owned_entry(project, offer_id)
     if e is None:
         return None
-    hi = day_of(project, e.until) if e.until else project.horizon_months * 365 / 12
-    return (day_of(project, e.from_) if e.from_ else 0.0), min(hi, project.horizon_months * 365 / 12)
+    end = float(project.horizon_days)
+    hi = day_of(project, e.until) if e.until else end
+    return (day_of(project, e.from_) if e.from_ else 0.0), min(hi, end)
 
 
 def owned_offers(project: Project, offers: Iterable[Offer]) -> list[Offer]:
@@ -316,7 +318,7 @@ def tightest_quota(project: Project, offer: Offer) -> Quota | None:
 
 def held_intervals(project: Project, offers: Mapping[str, Offer], plan) -> list[tuple[str, float, float, int]]:
     """(offer id, from day, to day, GPUs) in use per the module docstring, for every holding of ``plan``."""
-    end = project.horizon_months * 365 / 12
+    end = float(project.horizon_days)
     out = []
     for p in plan.purchases:
         o = offers[p.offer_id]

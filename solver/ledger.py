@@ -435,7 +435,7 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
     k = f"buy:{o.id}"
     parts = costs.landed_parts(o, p, n)
     landed = sum(parts.values())
-    days = costs.owned_days(o, p)
+    days, months = costs.owned_days(o, p), costs.owned_months(o, p)
     price = _share(flows["capex"], parts["price"], landed)
     pr.add(f"{k}:capex", "price", "capex", o, n, None, quoted, None, price, tier_nodes=least)
     duty, vat = costs.duty_rate(o), costs.vat_cost_rate(o, p)
@@ -448,7 +448,7 @@ def _purchase_entries(pr: _Pricer, o: Offer, n: int) -> Book:
     rows = (
         ("residual", "residual_value", None, quoted, o.residual),
         ("maintenance", "maintenance", days, quoted, o.maintenance),
-        ("colocation", "colocation", days, o.colocation, None),
+        ("colocation", "colocation", months, o.colocation, None),
         ("idle", "energy", days, p.electricity_price_per_kwh, o.power_kw_per_node),
     )
     for kind, cat, qty, unit, rate in rows:
@@ -492,12 +492,12 @@ def _owned_entries(pr: _Pricer, o: Offer, n: int, flows: Flows) -> Book:
     terms = costs.owned_terms(o, p)
     assert terms is not None
     lo, hi, residual = terms
-    days = max(0.0, hi - lo)
+    days, months = max(0.0, hi - lo), costs.months_held(p, lo, hi)
     k, c = f"own:{o.id}", {"committed": True}
     quoted = costs.quoted_price(o, 1)  # the quoted price the maintenance rate applies to
     rows = (
         ("maintenance", "maintenance", days, quoted, o.maintenance),
-        ("colocation", "colocation", days, o.colocation, None),
+        ("colocation", "colocation", months, o.colocation, None),
         ("idle", "energy", days, p.electricity_price_per_kwh, o.power_kw_per_node),
     )
     for kind, cat, qty, unit, rate in rows:
@@ -571,9 +571,18 @@ def _job_entries(pr: _Pricer, i: int, d: Decision, data_part: bool) -> None:
 def _data_entries(pr: _Pricer, k: str, d: Decision, f: Flows) -> None:
     o, data, w = pr.offers[d.offer_id], costs.data_of(pr.project, d.workload), {"workload": d.workload}
     if "storage" in f:
-        days = costs.job_end_day(o, d.start_day, d.hours) - d.start_day
+        months = costs.months_held(pr.project, d.start_day, costs.job_end_day(o, d.start_day, d.hours))
         pr.add(
-            f"{k}:storage", "storage", "storage", o, d.nodes, data.held_tb, o.storage, days, _amounts(f["storage"]), **w
+            f"{k}:storage",
+            "storage",
+            "storage",
+            o,
+            d.nodes,
+            data.held_tb,
+            o.storage,
+            months,
+            _amounts(f["storage"]),
+            **w,
         )
     if "egress" in f:
         pr.add(
@@ -633,7 +642,7 @@ def _charge_entries(pr: _Pricer, used: set[str], purchases: Mapping[str, int], c
     if f and p.staff is not None:
         held = costs.held_by_month(p, pr.offers, purchases, contracts)
         ftes = costs.staff_ftes(p, max(held))
-        months = float(len(costs.held_span(held)))
+        months = costs.staff_months(p, held)
         pr.add(
             "staff",
             "staff",
@@ -736,7 +745,7 @@ def _leases(project: Project, offers: Mapping[str, Offer], entries: tuple[Entry,
 
     rate = costs.incremental_borrowing_rate(project)
     behind = {
-        rc: months_before_start(holdings.day_of(project, c.start_date))
+        rc: months_before_start(c.start_date, project.start_date)
         for rc, c in zip(holdings.committed_contracts(project), project.commitments, strict=True)
     }
     out = []

@@ -188,10 +188,10 @@ def standalone_contracts(
     phases, from_day = cache[key]
     best: tuple[float, float, tuple] | None = None
     for phase in phases:
-        first = lattice.covering_start(offer, phase, start_day, from_day)
+        first = lattice.covering_start(project.calendar, offer, phase, start_day, from_day)
         if first is None:
             continue
-        months = lattice.months_touched(phase, start_day, end)
+        months = lattice.months_touched(project.calendar, phase, start_day, end)
         span = ("cover", offer.id, phase, first, min(months.stop, grid.n_months))
         if span not in cache:
             cache[span] = _cover_months(project, grid, offer, phase, from_day, first, span[4])
@@ -199,12 +199,15 @@ def standalone_contracts(
         if got is None:
             continue
         cost, pieces = got
-        order = (cost, -lattice.month_start(phase, first))
+        order = (cost, -lattice.month_start(project.calendar, phase, first))
         if best is None or order < best[:2]:
             best = (order[0], order[1], tuple((phase, *piece) for piece in pieces))
     if best is None:
         return []
-    return [RentalContract(offer.id, nodes, start, length, term, phase) for phase, start, length, term in best[2]]
+    return [
+        RentalContract(offer.id, nodes, start, length, term, phase, cal=project.calendar)
+        for phase, start, length, term in best[2]
+    ]
 
 
 def _cover_months(
@@ -226,7 +229,7 @@ def _cover_months(
             if length > M:
                 continue
             start = min(p, M - length)
-            if not lattice.may_start(offer, phase, start, from_day):
+            if not lattice.may_start(project.calendar, offer, phase, start, from_day):
                 continue
             here = costs.rental_contract_cost(offer, project, t, 1, length)
             rest, more = best(start + length)
@@ -626,7 +629,7 @@ def thin_starts(
                 if s in (o.starts[0], o.starts[-1])
                 or s in wanted
                 or (s * P) % STRIDE_DAYS == 0
-                or any(abs(lattice.phase_of(s * P) - ph) <= lattice.TOL for ph in days)
+                or any(abs(lattice.phase_of(project.calendar, s * P) - ph) <= lattice.TOL for ph in days)
             ]
             thinned.append(dataclasses.replace(o, starts=starts) if len(starts) < len(o.starts) else o)
         out[w] = thinned

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from procure.models.calendar import Calendar
 from procure.models.offer import Offer
 from procure.models.project import Project
 
@@ -81,9 +82,10 @@ class Rental:
     cost: float
     term_months: int | None = None  # the term tier signed (None: the offer's shortest term)
     price_per_node_month: float = 0.0  # the tier's rate paid, reporting currency
-    phase_days: float = 0.0  # days after the start of project month start_month that the contract begins
+    phase_days: float = 0.0  # days after the 1st of calendar month start_month that the contract begins
     committed: bool = False  # signed before the plan (project ``commitments``): owed whatever the plan does
     rate: float | None = None  # a commitment's rate as signed (RentalContract.rate)
+    cal: Calendar | None = field(default=None, compare=False, repr=False)  # the project's (RentalContract.cal)
 
     @property
     def start_day(self) -> float:
@@ -106,6 +108,7 @@ class Rental:
             self.phase_days,
             self.committed,
             self.rate,
+            cal=self.cal,
         )
 
 
@@ -232,6 +235,7 @@ def build_plan(
                 c.phase_days,
                 c.committed,
                 c.rate,
+                cal=project.calendar,
             )
         )
     assignments = []
@@ -287,11 +291,11 @@ def plan_charges(book: Ledger) -> list[Charge]:
 
 
 def contracts_from_profile(
-    offer_id: str, starts: list[int], ends: list[int], phase_days: float = 0.0
+    offer_id: str, starts: list[int], ends: list[int], phase_days: float, cal: Calendar
 ) -> list[RentalContract]:
     """Match contract starts and ends first-in first-out. ``starts[m]`` nodes begin in month m,
     ``ends[m]`` nodes stop before month m (their last month is m − 1); months of the lattice that begins
-    ``phase_days`` into the project (costs.RentalContract)."""
+    ``phase_days`` after the 1st of each calendar month of ``cal`` (costs.RentalContract)."""
     queue: list[list[int]] = []  # [start_month, nodes]
     out: dict[tuple[int, int], int] = {}
     for m in range(max(len(starts), len(ends))):
@@ -308,4 +312,4 @@ def contracts_from_profile(
             queue.append([m, starts[m]])
     if queue:
         raise ValueError("rental contracts left open at the horizon end")
-    return [RentalContract(offer_id, n, s, length, None, phase_days) for (s, length), n in sorted(out.items())]
+    return [RentalContract(offer_id, n, s, length, None, phase_days, cal=cal) for (s, length), n in sorted(out.items())]

@@ -15,6 +15,8 @@ held), ``commitment`` (every signed contract, as signed), ``quota`` (GPUs in use
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import math
 from collections import defaultdict
 from collections.abc import Mapping
@@ -22,7 +24,7 @@ from collections.abc import Mapping
 from procure.common.errors import ExitCode, ProcureError
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
+from procure.models.units import HOURS_PER_DAY
 
 from . import holdings
 from .formulas import formula_problems
@@ -277,8 +279,7 @@ def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str])
             bad.append(f"rental: {r.offer_id} is a {o.mode} offer without a commitment term")
             continue
         bad += _contract_problems(project, o, r, modes, used)
-        begin = r.start_month * DAYS_PER_MONTH + r.phase_days
-        rented[r.offer_id].append((begin, begin + r.months * DAYS_PER_MONTH, r.nodes))
+        rented[r.offer_id].append((*_contract_days(project, r), r.nodes))
     new = {r.contract for r in plan.rentals if not r.committed}  # max_nodes bounds the new contracts
     for oid in rented:
         fresh = [(c.start_day, c.end_day, c.nodes) for c in new if c.offer_id == oid]
@@ -290,6 +291,21 @@ def _rental_problems(project, offers, plan: Plan, rented, modes, used: set[str])
                 )
                 break
     return bad
+
+
+def _month_day(project, month: int, phase: float) -> float:
+    """The day ``phase`` days after the 1st of calendar month ``month`` (month 0: the start date's), on the
+    month's last day when it is shorter: a contract's months begin on the same day of each month."""
+    s = project.start_date
+    y, mo = divmod(s.year * 12 + s.month - 1 + month, 12)
+    last = calendar.monthrange(y, mo + 1)[1] - 1
+    whole = math.floor(phase + 1e-9)
+    return (dt.date(y, mo + 1, 1) - s).days + (phase if whole <= last else last + phase - whole)
+
+
+def _contract_days(project, r: Rental) -> tuple[float, float]:
+    """The days a contract holds its nodes: from its first month's day to the same day ``months`` later."""
+    return _month_day(project, r.start_month, r.phase_days), _month_day(project, r.start_month + r.months, r.phase_days)
 
 
 def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> list[str]:
@@ -315,11 +331,9 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
             f"rent_price: contract of {r.offer_id} from month {r.start_month} reports "
             f"{r.price_per_node_month:,.2f} per node-month, its tier is {rate:,.2f} {project.currency}"
         )
-    begin = r.start_month * DAYS_PER_MONTH + r.phase_days
-    if not 0.0 <= r.phase_days < DAYS_PER_MONTH:
-        bad.append(
-            f"rent_phase: contract of {r.offer_id} begins {r.phase_days:g} days into a month (0 to {DAYS_PER_MONTH:g})"
-        )
+    begin = _contract_days(project, r)[0]
+    if not 0.0 <= r.phase_days < 31:
+        bad.append(f"rent_phase: contract of {r.offer_id} begins {r.phase_days:g} days after a month's 1st (0 to 31)")
     if begin < holdings.contract_from_day(project, o) - DAY_TOL:
         bad.append(
             f"rent_lead: contract of {r.nodes} × {r.offer_id} begins on day {begin:.2f}, before its delivery "
@@ -334,8 +348,7 @@ def _contract_problems(project, o: Offer, r: Rental, modes, used: set[str]) -> l
 def _capacity_problems(project, offers, plan: Plan, bought, rented) -> list[str]:
     """Sweep the actual job intervals per offer; a rental's capacity changes where one of its contracts
     begins or ends."""
-    horizon = project.horizon_months * DAYS_PER_MONTH
-    months = {m * DAYS_PER_MONTH for m in range(int(horizon / DAYS_PER_MONTH) + 1)}
+    months = {float(max(0.0, _month_day(project, m, 0.0))) for m in range(project.horizon_months + 1)}
     months |= {d for held in rented.values() for b, e, _n in held for d in (b, e)}
     by_offer: defaultdict[str, list[Assignment]] = defaultdict(list)
     for a in plan.assignments:

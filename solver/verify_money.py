@@ -7,8 +7,10 @@ category, node count, quantity, unit price, rate, the months it is paid in, and 
 from rules written here a second time, small and on purpose apart:
 
     volume tier        the highest tier whose least nodes the offer's total bought reaches (all-units)
-    delivery month     ⌊lead_time_days / (365/12)⌋, at most the horizon's last month (capex, network, the fixed
-                       charge and depreciation start there)
+    calendar           month m is the calendar month m after the start date's (month 0: from the start date to
+                       the next 1st); the horizon ends on the 1st of month horizon_months
+    delivery month     the calendar month of day lead_time_days, at most the horizon's last month (capex,
+                       network, the fixed charge and depreciation start there)
     days held          a bought node from its lead time to the horizon end; an owned node over its window, from
                        the ``owned`` entry's own dates (and its residual value from the entry)
     commitments        each signed contract from the project's ``commitments``: its first payment day on or after
@@ -21,11 +23,12 @@ from rules written here a second time, small and on purpose apart:
     loan               the annuity A = F·i/(1 − (1+i)^−n), i = annual rate/12, instalments from the month after
                        delivery, the balance repaid in the horizon's last month
     FTEs               ⌈peak nodes held / nodes_per_fte⌉, the nodes held counted here month by month, paid from
-                       the first to the last month anything is held
+                       the first to the last month anything is held (month 0 by the share of it in the project)
     power              busy 0.75 and idle 0.15 of the server's maximum draw (Epoch AI's cost model, as
                        solver.costs states it; stated again here so that a change of one is caught)
-    months             an amount over a span of days is spread over the project months (365/12 days each) in
-                       proportion to its days in each
+    months             an amount over a span of days is spread over the calendar months in proportion to its
+                       days in each; a price per month (colocation, storage per TB-month) is paid for the months
+                       held, a month held in part by its days / the days of that month
     price paths        the path of an amount's mode that names its offer, else its GPU, else the mode alone;
                        its index in month m is (1 + pct/100)^(m/12), or the m-th listed value (the last one after
                        the list); a purchase takes the buy index of its delivery month, a contract the index of
@@ -38,7 +41,7 @@ from rules written here a second time, small and on purpose apart:
     carbon             kWh × the grid's gCO2e/kWh (models.grid, the region's figure) / 10^6 × the year's carbon
                        price (carbon_price_per_t × (1 + change)^(year − 1), or carbon_price_by_year, the last
                        holding), one entry per project year; the kWh: a bought or owned node idles at 0.15 of its
-                       power over its days held, a contract's node over every month of it (730 h), a job draws
+                       power over its days held, a contract's node over every month of it (its days), a job draws
                        0.75 − 0.15 on bought or contracted nodes and 0.75 on the cloud over its wall hours, × PUE; a
                        node without power_kw_per_node draws its GPUs' board power ÷ (5.6/10.2) (the DGX H100
                        datasheet: 8 × 700 W of a 10.2 kW system); no VAT on it
@@ -53,6 +56,8 @@ the verifier refuses the plan, naming the entry.
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import math
 from collections.abc import Callable, Mapping, Sequence
 
@@ -61,7 +66,7 @@ from procure.models.grid import intensity_of
 from procure.models.holdings import Owned
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY, day_to_month
+from procure.models.units import DAYS_PER_MONTH, HOURS_PER_DAY
 
 from .formulas import entry_formula_value, parameters
 from .ledger import Entry, contract_order
@@ -83,7 +88,7 @@ class _Derive:
     def __init__(self, project: Project, offers: Mapping[str, Offer], plan: Plan):
         self.p, self.offers, self.plan = project, offers, plan
         self.M = project.horizon_months
-        self.H = self.M * DAYS_PER_MONTH
+        self.H = float(self.first(self.M))
         self.params = {**parameters(project), "busy": BUSY, "idle": IDLE}
         self.out: list[Entry] = []
         self.bad: list[str] = []
@@ -135,7 +140,7 @@ class _Derive:
         today = self.p.fx_rates[code]
         rate = today
         for step in self.p.fx_paths[code]:
-            if day_to_month(max(0.0, self.day(step.from_))) <= month:
+            if self.calendar_month(max(0.0, self.day(step.from_))) <= month:
                 rate = step.rate
         return rate / today
 
@@ -182,25 +187,53 @@ class _Derive:
         """The days an owned entry is held: from its ``from`` (day 0) until its ``until`` (the horizon end)."""
         return (self.day(e.from_) if e.from_ else 0.0), min(self.day(e.until) if e.until else self.H, self.H)
 
+    # the calendar, stated again: month m is the calendar month m after the start's; day 0 is the start date
+    def first(self, m: int) -> int:
+        """The day the calendar month m begins on (its 1st; ≤ 0 for the start's own month)."""
+        s = self.p.start_date
+        y, mo = divmod(s.year * 12 + s.month - 1 + m, 12)
+        return (dt.date(y, mo + 1, 1) - s).days
+
+    def calendar_month(self, day: float) -> int:
+        d = self.p.start_date + dt.timedelta(days=math.floor(day + 1e-9))
+        return (d.year - self.p.start_date.year) * 12 + d.month - self.p.start_date.month
+
     def month(self, day: float) -> int:
-        return min(day_to_month(day), self.M - 1)
+        return max(0, min(self.calendar_month(day), self.M - 1))
 
     def delivery(self, o: Offer) -> int:
         return self.month(float(o.lead_time_days))
+
+    def days_in(self, lo: float, hi: float) -> Months:
+        """The days of [lo, hi) in each calendar month (within the horizon's months)."""
+        out: Months = {}
+        m = self.calendar_month(lo)
+        while self.first(m) < hi:
+            part = min(hi, self.first(m + 1)) - max(lo, self.first(m))
+            if part > 0:
+                k = max(0, min(m, self.M - 1))
+                out[k] = out.get(k, 0.0) + part
+            m += 1
+        return out
 
     def spread(self, amount: float, lo: float, hi: float) -> Months:
         """``amount`` over the project months in proportion to the days of [lo, hi) in each."""
         if hi <= lo:
             return {self.month(lo): amount}
-        out: Months = {}
-        m = day_to_month(lo)
-        while m * DAYS_PER_MONTH < hi:
-            part = min(hi, (m + 1) * DAYS_PER_MONTH) - max(lo, m * DAYS_PER_MONTH)
-            if part > 0:
-                k = min(m, self.M - 1)
-                out[k] = out.get(k, 0.0) + amount * part / (hi - lo)
-            m += 1
-        return out
+        return {m: amount * part / (hi - lo) for m, part in self.days_in(lo, hi).items()}
+
+    def month_share(self, lo: float, hi: float) -> Months:
+        """The share of each calendar month that [lo, hi) holds (a price per month over part of one is prorated)."""
+        return {m: part / (self.first(m + 1) - self.first(m)) for m, part in self.days_in(lo, hi).items()}
+
+    def months_of(self, lo: float, hi: float) -> float:
+        return sum(self.month_share(lo, hi).values()) if hi > lo else 0.0
+
+    def prorate(self, amount: float, lo: float, hi: float) -> Months:
+        """``amount`` (a price per month × the months held) over the months in proportion to their shares."""
+        shares = self.month_share(lo, hi)
+        total = sum(shares.values())
+        return {m: amount * v / total for m, v in shares.items()} if total else {}
 
     def add(
         self,
@@ -314,9 +347,12 @@ class _Derive:
             ),
         )
         for kind, cat, unit, rate, factor in rows:
-            self.add(
-                f"{k}:{kind}", kind, cat, o, n, days, unit, rate, lambda a: self.spread(a, lo, hi), factor, **extra
-            )
+            if kind == "colocation":  # a price per node-month: calendar months held, partial ones by days
+                self.add(f"{k}:{kind}", kind, cat, o, n, self.months_of(lo, hi), unit, rate,
+                         lambda a: self.prorate(a, lo, hi), factor, **extra)  # fmt: skip
+            else:
+                self.add(f"{k}:{kind}", kind, cat, o, n, days, unit, rate, lambda a: self.spread(a, lo, hi), factor,
+                         **extra)  # fmt: skip
         idle_kwh = n * self.kw(o) * IDLE * days * HOURS_PER_DAY * self.p.pue
         self.carbon(k, o, n, self.spread(idle_kwh, lo, hi), **extra)
 
@@ -410,8 +446,8 @@ class _Derive:
             checkpoint = checkpoint_bytes(wl) / 1e12  # one checkpoint of the trainable state, TB (10^12 bytes)
             if o.storage:
                 held = wl.dataset_tb + wl.checkpoints_kept * checkpoint
-                self.add(f"{k}:storage", "storage", "storage", o, dec.nodes, held, o.storage, hi - lo,
-                         lambda a: self.spread(a, lo, hi), lambda m: self.fxi(o, m), **w)  # fmt: skip
+                self.add(f"{k}:storage", "storage", "storage", o, dec.nodes, held, o.storage, self.months_of(lo, hi),
+                         lambda a: self.prorate(a, lo, hi), lambda m: self.fxi(o, m), **w)  # fmt: skip
             if o.egress:
                 out = checkpoint + (wl.dataset_tb if wl.dataset_moves_on else 0.0)
                 self.add(f"{k}:egress", "egress", "egress", o, dec.nodes, out, o.egress, None,
@@ -440,15 +476,19 @@ class _Derive:
     def commitments(self) -> None:
         """The plan's signed contracts against the project's ``commitments``, each stated again here: it begins on
         its start_date, or, signed before the project start, on its first payment day after it with the months
-        paid before day 0 behind it (one every 365/12 days from its own start); it runs the months left, cut at the
-        horizon end; it is signed for its whole length, at its stated rate (None: its offer's tier, contract_rate)."""
+        paid before day 0 behind it (one on the same day of every month from its own start, the month's last day
+        when it is shorter); it runs the months left, cut at the horizon end; it is signed for its whole length, at
+        its stated rate (None: its offer's tier, contract_rate)."""
         want = []
+        s = self.p.start_date
         for c in self.p.commitments:
-            day = self.day(c.start_date)
-            behind = math.ceil(-day / DAYS_PER_MONTH - 1e-9) if day < 0 else 0
-            begin = day + behind * DAYS_PER_MONTH
-            m = day_to_month(begin + 1e-9)
-            phase = begin - m * DAYS_PER_MONTH
+            behind, pay = 0, c.start_date
+            while pay < s:
+                behind += 1
+                y, mo = divmod(c.start_date.year * 12 + c.start_date.month - 1 + behind, 12)
+                pay = dt.date(y, mo + 1, min(c.start_date.day, calendar.monthrange(y, mo + 1)[1]))
+            m = (pay.year - s.year) * 12 + pay.month - s.month
+            phase = float(pay.day - 1)
             months = min(c.months - behind, self.M - m)
             want.append(
                 (
@@ -501,8 +541,10 @@ class _Derive:
             self.add(
                 f"{k}:setup", kinds[1], fee, o, c.nodes, None, upfront, None, lambda a: {c.start_month: a}, factor, **t
             )
-        idle = c.nodes * self.kw(o) * IDLE * DAYS_PER_MONTH * HOURS_PER_DAY * self.p.pue  # one month held
-        self.carbon(k, o, c.nodes, dict.fromkeys(months, idle), committed=c.committed)
+        # a node held in a month idles over the month's days in the project (month 0 from the start date)
+        idle = {m: c.nodes * self.kw(o) * IDLE * (self.first(m + 1) - max(0, self.first(m))) * HOURS_PER_DAY * self.p.pue
+                for m in months}  # fmt: skip
+        self.carbon(k, o, c.nodes, idle, committed=c.committed)
 
     # --- fixed charges and staff -------------------------------------------------------------------
     def charges(self) -> None:
@@ -527,7 +569,7 @@ class _Derive:
                 continue
             if pu.offer_id in self.owned_entries:
                 lo, hi = self.window(self.owned_entries[pu.offer_id])
-                span = range(day_to_month(lo), min(day_to_month(max(lo, hi - 1e-6)) + 1, self.M))
+                span = range(self.month(lo), self.month(max(lo, hi - 1e-6)) + 1)
             else:
                 span = range(self.delivery(o), self.M)
             for m in span:
@@ -550,8 +592,11 @@ class _Derive:
         ftes = math.ceil(peak / s.nodes_per_fte)
         months = [m for m, n in enumerate(held) if n > 0]
         span = range(months[0], months[-1] + 1)
-        self.add("staff", "staff", "staff", None, peak, float(ftes), s.cost_per_fte_year, float(len(span)),
-                 lambda a: {m: a / len(span) for m in span})  # fmt: skip
+        # a month is paid whole, but for the start's month when the project begins after its 1st
+        share = {m: (self.first(m + 1) - max(0, self.first(m))) / (self.first(m + 1) - self.first(m)) for m in span}
+        total = sum(share.values())
+        self.add("staff", "staff", "staff", None, peak, float(ftes), s.cost_per_fte_year, total,
+                 lambda a: {m: a * v / total for m, v in share.items()})  # fmt: skip
 
     def derive(self) -> list[Entry]:
         self.purchases()

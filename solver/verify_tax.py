@@ -7,7 +7,8 @@ shares are inputs, like a quote), it states again:
 
     deductible     operating costs and interest save t × their amount in the month they are paid
     basis          a purchase's capitalised cost (landed price and network); owned servers 0
-    put in use     the delivery month d; a rule's dates compare the day month d begins on, start + ⌊d·365/12⌋ days
+    put in use     the delivery month d; a rule's dates compare the day month d begins on (its calendar month's
+                   1st; month 0: the start date)
     straight line  basis / round(12·life) a month from d (d + 1 when the rule starts the month after)
     one-off        the whole basis in d (d + 1 when the rule starts the month after), inside the dates and under
                    the cap per server (cap × the fx rate of its currency); else the rule it names
@@ -23,8 +24,8 @@ and the plan's tax by part and month, and its after-tax NPV, must match.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
-import math
 from collections.abc import Mapping, Sequence
 
 from procure.models.offer import Offer
@@ -55,7 +56,11 @@ def _close(a: float, b: float) -> bool:
 
 
 def _begins(p: Project, m: int) -> dt.date:
-    return p.start_date + dt.timedelta(days=math.floor(m * 365.0 / 12.0 + 1e-9))
+    """The day month m begins: the 1st of the calendar month m after the start's (month 0: the start date)."""
+    if m <= 0:
+        return p.start_date
+    y, mo = divmod(p.start_date.year * 12 + p.start_date.month - 1 + m, 12)
+    return dt.date(y, mo + 1, 1)
 
 
 def _year(p: Project, m: int) -> int:
@@ -162,10 +167,15 @@ def lease_problems(project: Project, offers: Mapping[str, Offer], plan: Plan, wa
     entries = {e.key: e for e in want}
     signed_before = {}
     for signed in p.commitments:
-        day = float((signed.start_date - p.start_date).days)
-        # one payment every 365/12 days from the day it was signed: those before day 0 are behind the start
+        # one payment on the same day of every month from the day it was signed (the month's last day when it is
+        # shorter): those before the start are behind it
         key = (signed.offer, signed.nodes, signed.months)
-        signed_before[key] = math.ceil(-day / (365.0 / 12.0) - 1e-9) if day < 0 else 0
+        behind, due = 0, signed.start_date
+        while due < p.start_date:
+            behind += 1
+            y, mo = divmod(signed.start_date.year * 12 + signed.start_date.month - 1 + behind, 12)
+            due = dt.date(y, mo + 1, min(signed.start_date.day, calendar.monthrange(y, mo + 1)[1]))
+        signed_before[key] = behind
     booked = dict(plan.ledger.leases)
     bad: list[str] = []
     for j, c in enumerate(contract_order(r.contract for r in plan.rentals)):

@@ -125,7 +125,7 @@ def _write_month_header(ws: Worksheet, result: Result, names: Names, tr: Lang) -
         1,
         tr(
             "Each line item's month = its total on the Costs sheet × the fraction the cost model places in that month; "
-            "months are 365/12 days from the start date."
+            "months are calendar months, the first from the start date."
         ),
         font=NOTE_FONT,
     )

@@ -12,9 +12,6 @@ from openpyxl.styles import Alignment, Border
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.models import units
-from procure.models.units import DAYS_PER_MONTH
-
 from ..headline import amount_unit, mode_label, peaks
 from ..i18n import EN, Lang
 from ..tables import capacity_rows, day_date, month_start, plan_rows, strategy_text
@@ -175,7 +172,7 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
             put(ws, row, 4, c["nodes"], INT_FMT, align=Alignment(horizontal="center", vertical="top"))
             put(ws, row, 5, c["from"], DATE_FMT)
             put(ws, row, 6, day_date(p, c["to_day"]), DATE_FMT)
-            put(ws, row, 7, (c["to_day"] - c["from_day"]) / DAYS_PER_MONTH, NUM_FMT)
+            put(ws, row, 7, c["months"], NUM_FMT)
             put(ws, row, 8, c["cost"], money)
             ws.row_dimensions[row].height = 26
             align_top(ws, row, 8)
@@ -183,7 +180,7 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
         row += 1
     # timeline: months down, one column per workload and per capacity block (fits under the table)
     ends = [a.deadline_day for a in plan.assignments] + [c["to_day"] - 1e-6 for c in caps if c["what"] == "rent"]
-    last_m = min(p.horizon_months - 1, units.day_to_month(max(ends))) if ends else 0
+    last_m = min(p.horizon_months - 1, p.calendar.month_of(max(ends))) if ends else 0
     put(
         ws,
         row,
@@ -206,13 +203,13 @@ def write_plan(ws: Worksheet, result: Result, tr: Lang = EN) -> None:
     row += 1
     border = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
     for m in range(last_m + 1):
-        lo, hi = m * DAYS_PER_MONTH, (m + 1) * DAYS_PER_MONTH
+        lo, hi = p.calendar.bucket_start(m), p.calendar.first_day(m + 1)
         put(ws, row, 1, month_start(p, m), DATE_FMT, font=BOLD, align=Alignment(horizontal="left"))
         for j, a in enumerate(plan.assignments):
             days = max(0.0, min(hi, a.end_day) - max(lo, a.start_day))
             running = days > 0 or (a.start_day == a.end_day and lo <= a.start_day < hi)
             text = (tr("{days:.1f} d", days=days) if days < 9.95 else tr("{days:.0f} d", days=days)) if running else ""
-            if m == units.day_to_month(a.deadline_day):
+            if m == p.calendar.month_of(a.deadline_day):
                 text = (text + " ◆").strip()
             c = put(ws, row, 2 + j, text, fill=MODE_FILL[a.mode] if running else None, align=CENTER)
             c.border = border

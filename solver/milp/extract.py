@@ -36,13 +36,13 @@ def extract(model: Model, project: Project, offers: dict[str, Offer]):
         term = next(t for t in costs.contract_terms(offers[oid]) if t.months == L)
         signed = costs.signed_term_months(offers[oid], term)
         phase = model.phases[oid][ph]
-        made = contracts_from_profile(oid, starts, ends, phase)
+        made = contracts_from_profile(oid, starts, ends, phase, project.calendar)
         contracts += [dataclasses.replace(c, term_months=signed) for c in made]
     for (oid, L, ph, start), v in sorted(model.T.items()):
         n = int(round(v.value() or 0))
         if n > 0:
             signed = model.T_signed.get((oid, L, ph, start), L)  # an open-ended tier's column: the tier signed at
-            contracts.append(RentalContract(oid, n, start, L, signed, model.phases[oid][ph]))
+            contracts.append(RentalContract(oid, n, start, L, signed, model.phases[oid][ph], cal=project.calendar))
     contracts += [c for c in holdings.committed_contracts(project) if c.offer_id in offers]
     return decisions, purchases, contracts
 

@@ -40,7 +40,9 @@ def add_quota_rows(b: Builder) -> None:
         ]
         phases = tuple(sorted({ph for oid in contracted for ph in b.phases[oid]}))
         for t in range(grid.n_periods):
-            for lo, hi, _months in lattice.pieces(phases, t * P, min((t + 1) * P, costs.horizon_end_day(b.project))):
+            for lo, hi, _months in lattice.pieces(
+                b.project.calendar, phases, t * P, min((t + 1) * P, costs.horizon_end_day(b.project))
+            ):
                 expr = _quota_use(b, matched, contracted, t, (lo, hi), busy)
                 if expr.keys() or expr.constant > q.max_gpus:
                     m.prob += (expr <= q.max_gpus, b.names.row("quota", qi, t, int(lo * 1000)))
@@ -60,7 +62,7 @@ def _quota_use(b: Builder, matched: list[str], contracted: list[str], t: int, pi
             if span[0] < hi - lattice.TOL and lo < span[1] - lattice.TOL:
                 expr += g * b.m.b[oid]
         elif oid in contracted:
-            months = tuple(lattice.lattice_month(ph, day) for ph in b.phases[oid])
+            months = tuple(lattice.lattice_month(b.project.calendar, ph, day) for ph in b.phases[oid])
             expr += g * b.rented(oid, months)
         elif (oid, t) in busy:
             expr += pulp.LpAffineExpression(busy[(oid, t)])

@@ -9,7 +9,7 @@ import math
 
 import pulp
 
-from procure.models.units import DAYS_PER_MONTH
+from procure.models.calendar import MAX_MONTH_DAYS
 
 from .. import costs, lattice
 from ..costs import RentalContract
@@ -30,7 +30,7 @@ class RentalRows(BuilderState):
         ub = offer.max_nodes * (M // L + 1)
         for ph, phase in enumerate(self.phases[oid]):
             for mm in range(M):
-                up = ub if lattice.may_start(offer, phase, mm, self._from_day(oid)) else 0
+                up = ub if lattice.may_start(self.project.calendar, offer, phase, mm, self._from_day(oid)) else 0
                 m.S[(oid, L, ph, mm)] = self._var(f"S_{k}_{L}_{ph}_{mm}", 0, up, cat=self._contract_cat())
             for mm in range(M + 1):
                 m.E[(oid, L, ph, mm)] = self._var(
@@ -62,7 +62,7 @@ class RentalRows(BuilderState):
         shortest = min(t.months for t in terms)
         for ph, phase in enumerate(self.phases[oid]):
             for mm in range(M - shortest + 1):
-                if not lattice.may_start(offer, phase, mm, self._from_day(oid)):
+                if not lattice.may_start(self.project.calendar, offer, phase, mm, self._from_day(oid)):
                     continue
                 for length in range(shortest, M - mm + 1):
                     term = min((t for t in terms if t.months <= length), key=lambda t: (t.price, t.months))
@@ -70,7 +70,7 @@ class RentalRows(BuilderState):
                     var = self._var(f"T_{k}_{length}_{ph}_{mm}", 0, offer.max_nodes, cat=self._contract_cat())
                     m.T[(oid, length, ph, mm)] = var
                     m.T_signed[(oid, length, ph, mm)] = signed
-                    contract = RentalContract(oid, 1, mm, length, signed, phase)
+                    contract = RentalContract(oid, 1, mm, length, signed, phase, cal=self.project.calendar)
                     self._cost(
                         var,
                         costs.with_service_vat(offer, self.project, costs.rental_flows(offer, contract, self.project)),
@@ -86,11 +86,11 @@ class RentalRows(BuilderState):
                 continue
             for ph, phase in enumerate(self.phases[oid]):
                 for mm in range(M - t.months + 1):
-                    if not lattice.may_start(offer, phase, mm, self._from_day(oid)):
+                    if not lattice.may_start(self.project.calendar, offer, phase, mm, self._from_day(oid)):
                         continue
                     var = self._var(f"T_{k}_{t.months}_{ph}_{mm}", 0, offer.max_nodes, cat=self._contract_cat())
                     m.T[(oid, t.months, ph, mm)] = var
-                    contract = RentalContract(oid, 1, mm, t.months, t.months, phase)
+                    contract = RentalContract(oid, 1, mm, t.months, t.months, phase, cal=self.project.calendar)
                     self._cost(
                         var,
                         costs.with_service_vat(offer, self.project, costs.rental_flows(offer, contract, self.project)),
@@ -137,8 +137,10 @@ class RentalRows(BuilderState):
         phases = self.phases[opt.offer_id]
         day = self.grid.day_of_period(s)
         if len(phases) == 1:
-            return max(shortest, len(lattice.months_touched(phases[0], day, day + opt.wall_days)))
-        return max(shortest, math.ceil(opt.wall_days / DAYS_PER_MONTH - lattice.TOL))
+            return max(
+                shortest, len(lattice.months_touched(self.project.calendar, phases[0], day, day + opt.wall_days))
+            )
+        return max(shortest, math.ceil(opt.wall_days / MAX_MONTH_DAYS - lattice.TOL))  # no month is longer
 
     def add_rentals(self) -> None:
         """rent_order, rent_term (FIFO minimum term), rent_close per tier and phase; rent_avail per piece class."""
@@ -168,4 +170,9 @@ class RentalRows(BuilderState):
     def _piece_classes(self, oid: str) -> list[tuple[int, ...]]:
         """Every class of pieces of the horizon (the lattice month of each phase of the offer, lattice.pieces)."""
         phases = self.phases[oid]
-        return list(dict.fromkeys(k for _a, _b, k in lattice.pieces(phases, 0.0, costs.horizon_end_day(self.project))))
+        return list(
+            dict.fromkeys(
+                k
+                for _a, _b, k in lattice.pieces(self.project.calendar, phases, 0.0, costs.horizon_end_day(self.project))
+            )
+        )

@@ -215,7 +215,10 @@ class BuilderState:
         got = self._piece_cache.get((oid, t))
         if got is None:
             P = self.grid.period_days
-            got = [(lo, months) for lo, _hi, months in lattice.pieces(self.phases[oid], t * P, (t + 1) * P)]
+            got = [
+                (lo, months)
+                for lo, _hi, months in lattice.pieces(self.project.calendar, self.phases[oid], t * P, (t + 1) * P)
+            ]
             self._piece_cache[(oid, t)] = got
         return got
 
