@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+from procure.models.calendar import calendar
 from procure.models.offer import Offer
 from procure.models.project import Project
-from procure.models.units import DAYS_PER_MONTH
 from procure.offers.catalog import load_catalog
 
 MONTHS = 36
@@ -57,10 +57,11 @@ def programme_dict(period_days: int = 1) -> dict:
             checkpoints_kept=3,
         ),
     ]
-    horizon_days = int(MONTHS * DAYS_PER_MONTH)
+    cal = calendar(dt.date(2027, 1, 4))  # the start date below
+    horizon_days = cal.end_day(MONTHS)
     for k in range(MONTHS):
         preset, method, tokens = FINE_TUNES[k % len(FINE_TUNES)]
-        earliest = int(round(k * DAYS_PER_MONTH))
+        earliest = max(0, cal.first_day(k))
         # each within its month; the first may take two, while purchased servers are delivered
         window = 60 if k == 0 else 30
         workloads.append(

@@ -11,6 +11,7 @@ import datetime as dt
 import math
 import random
 
+from procure.models.calendar import calendar
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.offers.catalog import load_catalog
@@ -62,7 +63,7 @@ def generate(size: str, seed: int = 0) -> tuple[Project, list[Offer]]:
                 price_per_node_hour=round(t.price_per_node_hour * f, 4), max_nodes=rng.choice([t.max_nodes, 2, 4])
             )
         offers.append(t.model_copy(update=upd))
-    horizon_days = int(months * 365 / 12)
+    horizon_days = calendar(dt.date(2027, 1, 4)).end_day(months)  # calendar months from the start below
     workloads = []
     for k in range(n_w):
         preset, method, (lo, hi) = JOBS[rng.randrange(len(JOBS))]

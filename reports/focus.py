@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from procure.models.regions import REGIONS
-from procure.models.units import DAYS_PER_YEAR, HOURS_PER_MONTH
+from procure.models.units import HOURS_PER_MONTH
 from procure.solver.ledger import Entry
 from procure.solver.result import Result
 
@@ -187,8 +187,8 @@ _UNITS: dict[str, tuple[str, Callable[[Entry], float | None]]] = {
     "network": ("Servers", lambda e: e.nodes),
     "setup": ("Servers", lambda e: e.nodes),
     "reserved_setup": ("Servers", lambda e: e.nodes),
-    # maintenance: the nodes' owned days, in server-years (its rate is a share of the price per year)
-    "maintenance": ("Server-Years", lambda e: _times(e.nodes, e.quantity, 1 / DAYS_PER_YEAR)),
+    # maintenance: the nodes' owned days (its rate is a share of the price per year, paid by the day)
+    "maintenance": ("Server-Days", lambda e: _times(e.nodes, e.quantity)),
     # colocation: the nodes' owned calendar months (a month held in part by its days)
     "colocation": ("Server-Months", lambda e: _times(e.nodes, e.quantity)),
     "rent": ("Server-Months", lambda e: _times(e.nodes, e.quantity)),

@@ -666,7 +666,7 @@ def ledger(
     """Price a plan's decisions, purchases and contracts into its ledger (nothing here is optimized)."""
     pr = _Pricer(project, offers)
     bought = {oid: n for oid, n in sorted(purchases.items()) if n > 0}
-    signed = contract_order(contracts)
+    signed = contract_order(c.on(project.calendar) for c in contracts)
     books = [_purchase_entries(pr, offers[oid], n) for oid, n in bought.items()]
     for data_part in (False, True):
         for i, d in enumerate(decisions):

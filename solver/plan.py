@@ -197,6 +197,7 @@ def build_plan(
     ``contracts`` say of them (solver.holdings)."""
     from . import holdings
 
+    contracts = [c.on(project.calendar) for c in contracts]
     signed = [c for c in holdings.committed_contracts(project) if c.offer_id in offers]
     contracts = [c for c in contracts if not c.committed] + signed
     deadline = {w.name: w.deadline_days for w in project.workloads}

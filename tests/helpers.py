@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from dateutil.relativedelta import relativedelta
+
 from procure.models.offer import Offer
 from procure.models.project import Project
 from procure.solver import costs
@@ -124,23 +126,70 @@ def quoted_length_cost(o):
     return reserved
 
 
-def quoted_data_cost(o, data, wall_days: float) -> float:
+# --- the calendar, stated for the oracles (python-dateutil, not models.calendar) -----------------------------
+
+
+def month_first(project, m: int) -> float:
+    """The project day the calendar month m after the start's begins on (its 1st; ≤ 0 for month 0)."""
+    first = project.start_date.replace(day=1) + relativedelta(months=m)
+    return float((first - project.start_date).days)
+
+
+def horizon_days_of(project) -> float:
+    """The horizon's end: the 1st of the month horizon_months after the start's."""
+    return month_first(project, project.horizon_months)
+
+
+def month_of_day(project, day: float) -> int:
+    d = project.start_date + dt.timedelta(days=math.floor(day + 1e-9))
+    return (d.year - project.start_date.year) * 12 + d.month - project.start_date.month
+
+
+def calendar_months(project, lo: float, hi: float) -> float:
+    """Calendar months held over [lo, hi): each month by its days held / its days."""
+    total, m = 0.0, month_of_day(project, lo)
+    while month_first(project, m) < hi:
+        a, b = max(lo, month_first(project, m)), min(hi, month_first(project, m + 1))
+        if b > a:
+            total += (b - a) / (month_first(project, m + 1) - month_first(project, m))
+        m += 1
+    return total
+
+
+def anniversary(project, phase: float, m: int) -> float:
+    """The day a contract month on ``phase`` (days after a month's 1st) begins in month m: that many days after
+    its 1st, or its last day when the month is shorter."""
+    days = month_first(project, m + 1) - month_first(project, m)
+    whole = math.floor(phase + 1e-9)
+    return month_first(project, m) + (phase if whole <= days - 1 else days - 1 + phase - whole)
+
+
+def phase_of_day(project, day: float) -> float:
+    ph = day - month_first(project, month_of_day(project, day))
+    return 0.0 if ph < 1e-6 else ph
+
+
+def quoted_data_cost(project, o, data, start_day: float, end_day: float) -> float:
     """Storage and egress of one job, read from the offer's quoted fields (not the cost model): the dataset
-    and kept checkpoints for the job's days at storage_per_tb_month (a month = 365/12 days), and the final
-    checkpoint (plus the dataset when it moves on) at egress_per_tb."""
+    and kept checkpoints over the job's days at storage_per_tb_month per calendar month (a month held in part by
+    its days), and the final checkpoint (plus the dataset when it moves on) at egress_per_tb."""
     held = data.dataset_tb + data.kept * data.checkpoint_tb
     out = data.checkpoint_tb + (data.dataset_tb if data.dataset_moves_on else 0.0)
-    return held * (o.storage_per_tb_month or 0.0) * wall_days / (365 / 12) + out * (o.egress_per_tb or 0.0)
+    months = calendar_months(project, start_day, end_day)
+    return held * (o.storage_per_tb_month or 0.0) * months + out * (o.egress_per_tb or 0.0)
 
 
 def quoted_staff_cost(project, offer_by_id, bought: dict[str, int]) -> float:
     """Staff of bought nodes, from the staff block: ⌈nodes bought / nodes_per_fte⌉ FTEs at cost_per_fte_year / 12
-    from the first delivery month (⌊lead_time_days / (365/12)⌋) to the horizon's last month."""
+    from the first delivery month (the calendar month of day lead_time_days) to the horizon's last month, the
+    start's month by the share of its days in the project."""
     if project.staff is None or not bought:
         return 0.0
     ftes = math.ceil(sum(bought.values()) / project.staff.nodes_per_fte)
-    first = min(min(int(offer_by_id[oid].lead_time_days // (365 / 12)), project.horizon_months - 1) for oid in bought)
-    return ftes * project.staff.cost_per_fte_year / 12 * (project.horizon_months - first)
+    M = project.horizon_months
+    first = min(min(month_of_day(project, offer_by_id[oid].lead_time_days), M - 1) for oid in bought)
+    months = calendar_months(project, max(0.0, month_first(project, first)), horizon_days_of(project))
+    return ftes * project.staff.cost_per_fte_year / 12 * months
 
 
 def quoted_job_cost(project, o, nodes: int, hours: float) -> float:
@@ -160,17 +209,19 @@ def quoted_purchase_cost(project, o, nodes: int) -> float:
     the quote (not the cost model): the tier price p of ``nodes`` in total with import duty and VAT that is
     not recoverable, the loan interest of the instalments paid within the horizon when financed, less the
     resale at p × residual_value_pct; maintenance, colocation and idle energy (15 % of kW, 24 h a day) from
-    delivery (lead_time_days) to the horizon end (horizon_months × 365/12 days)."""
+    delivery (lead_time_days) to the horizon end (the 1st of the month horizon_months after the start's), the
+    colocation per calendar month held."""
     rate = project.fx_rates.get(o.currency, 1.0)
     tiers = [(t.min_nodes, t.price_per_node) for t in o.volume_prices] if o.volume_prices else [(1, o.price_per_node)]
     p = [price for least, price in tiers if least <= nodes][-1] * rate  # all-units: the highest tier reached
     vat = 0.0 if project.vat_recoverable else (o.vat_pct or 0.0)
     landed = p * (1 + (o.import_duty_pct or 0.0)) * (1 + vat)
-    days = max(0.0, project.horizon_months * 365 / 12 - o.lead_time_days)
+    end = horizon_days_of(project)
+    days = max(0.0, end - o.lead_time_days)
     idle = o.power_kw_per_node * 0.15 * 24 * days * project.pue * project.electricity_price_per_kwh
     running = p * (o.maintenance_pct_per_year or 0.0) * days / 365 + (
         o.colocation_per_node_month or 0.0
-    ) * rate * days / (365 / 12)
+    ) * rate * calendar_months(project, o.lead_time_days, end)
     return landed + _quoted_interest(project, o, landed) - p * (o.residual_value_pct or 0.0) + running + idle
 
 
@@ -183,7 +234,7 @@ def _quoted_interest(project, o, landed: float) -> float:
     i, n = fin.annual_rate / 12, fin.months
     balance = landed * (1 - fin.down_payment_pct)
     pay = balance * i / (1 - (1 + i) ** -n)
-    first = min(int(o.lead_time_days // (365 / 12)), project.horizon_months - 1) + 1
+    first = min(month_of_day(project, o.lead_time_days), project.horizon_months - 1) + 1
     paid = 0.0
     for _k in range(min(n, max(0, project.horizon_months - first))):
         paid += balance * i
@@ -234,7 +285,8 @@ def _brute_force_combo_cost(project, grid, offer_by_id, combo, data) -> float:
     intervals: dict[str, list[tuple[float, float, int]]] = {}
     for w, (o, n, h, s, wall_days) in zip(project.workloads, combo, strict=True):
         total += quoted_job_cost(project, o, n, h)
-        total += quoted_data_cost(o, data[w.name], wall_days)
+        begin = grid.day_of_period(s)
+        total += quoted_data_cost(project, o, data[w.name], begin, begin + wall_days)
         for t in grid.busy_periods(s, wall_days):
             usage[(o.id, t)] = usage.get((o.id, t), 0) + n
         intervals.setdefault(o.id, []).append((grid.day_of_period(s), grid.day_of_period(s) + wall_days, n))
@@ -269,10 +321,12 @@ def _brute_force_capacity_cost(project, grid, o, per_t, jobs) -> float | None:
         if o.mode != "rent" or o.term_prices
         else (lambda n: n * o.price_per_node_month + o.setup_fee if n >= o.min_term else math.inf)
     )
-    return contract_days_min_cost(jobs, contract_days(project, o), project.horizon_months, length_cost, o.max_nodes)
+    return contract_days_min_cost(
+        jobs, contract_days(project, o), project.horizon_months, length_cost, o.max_nodes, project
+    )
 
 
-MONTH = 365 / 12
+MONTH = 365 / 12  # the mean month: only which lattices to offer compares phases with it
 
 
 def contract_days(project, o) -> list[float]:
@@ -288,21 +342,20 @@ def contract_days(project, o) -> list[float]:
     ]
     phases: list[float] = []
     for d in first:
-        ph = d % MONTH
-        ph = 0.0 if ph < 1e-6 or ph > MONTH - 1e-6 else ph
+        ph = phase_of_day(project, d)
         if all((ph - q) % MONTH >= P - 1e-6 for q in phases):  # none begins less than a period before it
             phases.append(ph)
         if len(phases) == 6:
             break
     return sorted(
-        ph + m * MONTH
+        anniversary(project, ph, m)
         for ph in phases
         for m in range(project.horizon_months)
-        if ph + m * MONTH >= o.lead_time_days - 1e-6
+        if anniversary(project, ph, m) >= o.lead_time_days - 1e-6
     )
 
 
-def contract_days_min_cost(jobs, days: list[float], n_months: int, length_cost, cap: int) -> float:
+def contract_days_min_cost(jobs, days: list[float], n_months: int, length_cost, cap: int, project) -> float:
     """Cheapest contracts holding every job's nodes over its days (``jobs``: (start day, end day, nodes)), each
     beginning on one of ``days`` and lasting whole months from there, at most ``cap`` under contract at once,
     every month paid within the ``n_months`` of the horizon (a contract that begins in project month m lasts at
@@ -317,13 +370,24 @@ def contract_days_min_cost(jobs, days: list[float], n_months: int, length_cost, 
         return max(sum(n for a, b, n in jobs if a <= t + 1e-9 < b) for t in probe)
 
     def last_month(begin: float) -> int:  # the most months a contract that begins then may run
-        return n_months - math.floor(begin / MONTH + 1e-9)
+        return n_months - month_of_day(project, begin)
+
+    def months_to(begin: float, day: float) -> int:  # the fewest contract months from ``begin`` reaching ``day``
+        ph, m, k = phase_of_day(project, begin), month_of_day(project, begin), 0
+        while anniversary(project, ph, m + k) < day - 1e-6:
+            k += 1
+        return k
+
+    def ends_at(begin: float, day: float) -> int:  # k ≥ 1 when a contract from ``begin`` ends its k-th month on ``day``
+        k = months_to(begin, day)
+        ph, m = phase_of_day(project, begin), month_of_day(project, begin)
+        return k if k >= 1 and abs(anniversary(project, ph, m + k) - day) < 1e-6 else 0
 
     @cache
     def best(i: int, active: tuple[float, ...]) -> float:
         t = events[i]
-        closable = [(s, round((t - s) / MONTH)) for s in sorted(set(active))]
-        closable = [(s, k) for s, k in closable if k >= 1 and abs(t - s - k * MONTH) < 1e-6]
+        closable = [(s, ends_at(s, t)) for s in sorted(set(active))]
+        closable = [(s, k) for s, k in closable if k >= 1]
         if i == len(events) - 1:  # the rest end here, where a month of theirs ends, or run to the horizon's last month
             aligned = dict(closable)
             return sum(
@@ -340,7 +404,7 @@ def contract_days_min_cost(jobs, days: list[float], n_months: int, length_cost, 
             for (s, _k), e in zip(closable, ends, strict=True):
                 for _ in range(e):
                     kept.remove(s)
-            if any(k > last_month(s) for s, k in ((s, math.ceil((events[i + 1] - s) / MONTH - 1e-9)) for s in kept)):
+            if any(k > last_month(s) for s, k in ((s, months_to(s, events[i + 1])) for s in kept)):
                 continue  # a contract still running would be paid past the horizon
             want = need(t, events[i + 1])
             new_max = cap - len(kept) if t in starts else 0

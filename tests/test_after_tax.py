@@ -192,11 +192,11 @@ def test_cn_one_off_falls_back_to_the_straight_line_above_its_cap_and_after_its_
 
 
 def test_us_macrs_five_year_by_hand():
-    """A server of 100,000 USD delivered on day 40 (month 1, begins 2027-01-31) and sold at the horizon end (36
-    months: month 35 begins 2029-11-30) for 30 % of its price. MACRS 5-year half-year (IRS Pub 946 Table A-1): 2027
-    20 % over the 11 months held (1…11); 2028 32 % over 13 (12…24: 2028 has 366 days, so month 24 begins on
-    day 730 = 2028-12-31); 2029, the year of the sale, half of 19.2 % over its 11 months (25…35); deducted 61,600;
-    the sale's gain 30,000 − 38,400 = −8,400 saves 21 % of it."""
+    """A server of 100,000 USD delivered on day 40 (2027-02-10, month 1: February) and sold at the horizon end (36
+    months: month 35 is 2029-12) for 30 % of its price. MACRS 5-year half-year (IRS Pub 946 Table A-1): 2027
+    20 % over the 11 months held (1…11, February to December); 2028 32 % over its 12 months (12…23); 2029, the year
+    of the sale, half of 19.2 % over its 12 months (24…35); deducted 61,600; the sale's gain 30,000 − 38,400 =
+    −8,400 saves 21 % of it."""
     b = offer(
         mode="buy",
         id="b",
@@ -218,7 +218,7 @@ def test_us_macrs_five_year_by_hand():
     )
     _res, plan = _solve(p, [b], Objective.AFTER_TAX_NPV)
     dep = plan.ledger.tax_by_month("depreciation")
-    want = [0.0] + [-0.21 * 20_000 / 11] * 11 + [-0.21 * 32_000 / 13] * 13 + [-0.21 * 9_600 / 11] * 11
+    want = [0.0] + [-0.21 * 20_000 / 11] * 11 + [-0.21 * 32_000 / 12] * 12 + [-0.21 * 9_600 / 12] * 12
     assert dep == pytest.approx(want, abs=1e-6)
     sale = plan.ledger.tax_by_month("sale")
     assert sale[35] == pytest.approx(0.21 * (30_000 - 38_400), abs=0.01)

@@ -20,19 +20,18 @@ from procure.analysis import Context, montecarlo as mc
 from procure.analysis.engine import evaluate_scenario, solve_scenario
 from procure.analysis.recourse import RECOURSE_LP, RECOURSE_MIP, hindsight_lp, realized_applied
 from procure.analysis.scenario import Scenario
-from procure.models.units import DAYS_PER_MONTH
 from procure.solver.plan import build_plan
 from procure.solver.sizing.band import confidence_of as confidence
 from procure.solver.verify import verify_plan
 
 from helpers import UNCERTAIN, analysis_case as case, analysis_run as run, offer, project, solve_fixed, workload
 
-MONTH = DAYS_PER_MONTH
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def _rent_cost(t: float) -> float:
-    months = 3 if 90 * t <= 3 * MONTH + 1e-9 else 4
+    # contract months from 2027-01-01: three of them end on 2027-04-01, day 90
+    months = 3 if 90 * t <= 90 + 1e-9 else 4
     return months * 20_000.0
 
 

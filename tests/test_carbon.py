@@ -105,8 +105,8 @@ def test_no_vat_on_the_carbon_price():
 
 def test_a_bought_node_pays_each_years_price_on_its_idle_energy():
     """One node bought (power_kw_per_node 10.2) on eu-north over 24 months, a 100 h job on it, carbon 50 a tonne in
-    year 1 and 200 in year 2 (carbon_price_by_year). Idle: 10.2 × 0.15 × 8,760 h × 1.3 = 17,423.64 kWh a year;
-    × 45 / 10^6 = 0.7840638 t; so 39.20319 in year 1 and 156.81276 in year 2. The job (in year 1): 10.2 × 0.6 ×
+    year 1 and 200 in year 2 (carbon_price_by_year). Idle: 10.2 × 0.15 × 8,760 h × 1.3 = 17,423.64 kWh in 2027;
+    × 45 / 10^6 = 0.7840638 t → 39.20319; 2028 is a leap year, 8,784 h: 17,471.376 kWh → 157.24238 at 200. The job (in year 1): 10.2 × 0.6 ×
     100 h × 1.3 = 795.6 kWh → 0.035802 t × 50 = 1.7901."""
     p = project(
         [JOB],
@@ -120,10 +120,11 @@ def test_a_bought_node_pays_each_years_price_on_its_idle_energy():
     idle = 10.2 * 0.15 * 365 * 24 * PUE
     assert idle == pytest.approx(17_423.64)
     assert plan.ledger["buy:b:carbon:y1"].amount == pytest.approx(idle * 45e-6 * 50)
-    assert plan.ledger["buy:b:carbon:y2"].amount == pytest.approx(idle * 45e-6 * 200)
-    assert plan.ledger["buy:b:carbon:y2"].quantity == pytest.approx(idle)
+    leap = 10.2 * 0.15 * 366 * 24 * PUE  # the project's second year is the calendar year 2028
+    assert plan.ledger["buy:b:carbon:y2"].amount == pytest.approx(leap * 45e-6 * 200)
+    assert plan.ledger["buy:b:carbon:y2"].quantity == pytest.approx(leap)
     assert plan.ledger["job0:carbon:y1"].amount == pytest.approx(10.2 * 0.6 * HOURS * PUE * 45e-6 * 50)
-    assert plan.breakdown["carbon"] == pytest.approx(idle * 45e-6 * 250 + 795.6 * 45e-6 * 50)
+    assert plan.breakdown["carbon"] == pytest.approx(idle * 45e-6 * 50 + leap * 45e-6 * 200 + 795.6 * 45e-6 * 50)
     assert [y.operating for y in plan.pnl][1] >= idle * 45e-6 * 200  # an operating cost of year 2
 
 
@@ -141,12 +142,13 @@ def test_a_rising_path_moves_a_flexible_job_into_the_cheaper_year():
 
 def test_a_rented_node_pays_carbon_on_every_month_it_is_held():
     """A one-month rental on ap-in at 14,000 for a 100 h job, carbon 100 a tonne: the node idles the month through
-    (10.2 × 0.15 × 730 h × 1.3 = 1,451.97 kWh, the project month of 365/12 days) and draws 0.6 more while the job
-    runs (795.6 kWh): (1,451.97 + 795.6) × 713 / 10^6 × 100."""
+    and draws 0.6 more while the job runs (795.6 kWh). A held month idles for its days, so the plan rents in
+    February, the shortest month: 10.2 × 0.15 × 672 h × 1.3 = 1,336.61 kWh; (1,336.61 + 795.6) × 713 / 10^6 × 100."""
     p = project([JOB], allowed_modes=["rent"], carbon_price_per_t=100)
     r = offer(mode="rent", id="r", region="ap-in", price_per_node_month=14_000, min_term_months=1, max_nodes=1)
     _res, plan = _solve(p, [r])
-    held = 10.2 * 0.15 * 365 / 12 * 24 * PUE
+    assert [(x.start_month, x.months) for x in plan.rentals] == [(1, 1)]
+    held = 10.2 * 0.15 * 28 * 24 * PUE
     assert plan.ledger["rent0:carbon:y1"].amount == pytest.approx(held * 713e-6 * 100)
     assert plan.ledger["job0:carbon:y1"].amount == pytest.approx(795.6 * 713e-6 * 100)
     assert plan.total_cost == pytest.approx(14_000 + (held + 795.6) * 713e-6 * 100)
@@ -407,4 +409,5 @@ def test_owned_servers_and_signed_commitments_pay_the_carbon_price_whatever_the_
     assert own.committed and own.amount == pytest.approx(2 * 10.2 * 0.15 * 181 * 24 * 1.3 * 369e-6 * 100)
     signed = [e for e in plan.ledger if e.kind == "carbon" and e.key.startswith("rent")]
     assert signed and all(e.committed for e in signed)
-    assert sum(e.amount for e in signed) == pytest.approx(6 * 10.2 * 0.15 * 365 / 12 * 24 * 1.3 * 369e-6 * 100)
+    # the rental holds its node January to June 2027: 181 days
+    assert sum(e.amount for e in signed) == pytest.approx(10.2 * 0.15 * 181 * 24 * 1.3 * 369e-6 * 100)

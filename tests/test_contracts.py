@@ -7,7 +7,6 @@ import dataclasses
 
 import pytest
 
-from procure.models.units import DAYS_PER_MONTH
 from procure.solver import lattice
 from procure.solver.verify import VerificationError, verify_plan
 
@@ -24,12 +23,13 @@ def test_a_23_5_day_job_after_a_14_day_lead_pays_one_month_from_delivery():
     p, o, hours = _one_job(lead=14)
     res = solve_fixed(p, [o], hours)
     assert res.status == "optimal"
-    # by hand: the job runs day 14 to 37.5; one contract month from delivery (day 14 to 44.4) at 9,000
+    # by hand: the job runs day 14 to 37.5; one contract month from delivery (2027-01-15 to 2027-02-15, day 14 to
+    # day 45) at 9,000
     assert res.plan.total_cost == pytest.approx(9000.0)
     (r,) = res.plan.rentals
     assert (r.nodes, r.months) == (1, 1)
     assert r.start_day == pytest.approx(14.0)
-    assert r.end_day == pytest.approx(14.0 + 365 / 12)
+    assert r.end_day == pytest.approx(45.0)
 
 
 def test_billing_follows_the_contract_months_and_lands_in_the_project_month_it_falls_in():
@@ -82,11 +82,13 @@ def test_contract_days_follow_delivery_and_releases():
         period_days=7,
         horizon_months=3,
     )
-    # delivery day 10 → first period boundary day 14; b's release day 40 → day 42 (42 − 30.4167 = 11.58 into a month)
-    assert lattice.contract_phases(p, o) == pytest.approx((42 - 365 / 12, 14.0))
-    # a month boundary of either lattice on or after delivery (11.58 is b's lattice, a month before day 42)
+    # delivery day 10 → first period boundary day 14 (2027-01-15, 14 days after the 1st); b's release day 40 → day
+    # 42 (2027-02-12, 11 days after the 1st)
+    assert lattice.contract_phases(p, o) == pytest.approx((11.0, 14.0))
+    # a month boundary of either lattice on or after delivery: the 12th and the 15th of each month (day 11 is b's
+    # lattice, a month before day 42)
     days = contract_days(p, o)
-    assert days[:4] == pytest.approx([42 - 365 / 12, 14.0, 42.0, 14 + 365 / 12])
+    assert days[:4] == pytest.approx([11.0, 14.0, 42.0, 45.0])
 
 
 def _tampered(res, **change):
@@ -101,7 +103,7 @@ def test_the_verifier_refuses_a_contract_before_delivery_and_a_phase_beyond_a_mo
     with pytest.raises(VerificationError, match="rent_lead"):
         verify_plan(p, {o.id: o}, _tampered(res, phase_days=3.0), resize)
     with pytest.raises(VerificationError, match="rent_phase"):
-        verify_plan(p, {o.id: o}, _tampered(res, phase_days=DAYS_PER_MONTH + 14), resize)
+        verify_plan(p, {o.id: o}, _tampered(res, phase_days=31 + 14), resize)
 
 
 def test_the_verifier_refuses_a_contract_that_ends_before_its_job():

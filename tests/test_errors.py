@@ -108,11 +108,12 @@ BAD_WORKLOADS = {
     "deadline_beyond_horizon": (
         """\
         name: demo
+        start_date: 2027-01-01
         horizon_months: 1
         workloads:
           - {name: a, model: llama-2-7b, method: lora, tokens_b: 1, deadline_days: 60}
         """,
-        ["error: deadline_days of a lies beyond the horizon (1 months = 30 days); raise horizon_months"],
+        ["error: deadline_days of a lies beyond the horizon (1 months = 31 days); raise horizon_months"],
     ),
     "unknown_names_did_you_mean": (
         """\

@@ -42,7 +42,7 @@ def test_rows_add_up_to_the_tco_by_hand():
     assert bill["x_Workload"] == "a" and bill["SubAccountId"] == "a" and bill["ServiceProviderName"] == "Cloudy"
     # 2 nodes × 100 h: 200 node-hours, the quantity the 30 per node-hour prices (was the wall hours, 100)
     assert bill["ListUnitPrice"] == 30.0 and bill["ConsumedQuantity"] == pytest.approx(200.0)
-    assert bill["ChargePeriodStart"] == "2027-01-01T00:00:00Z" and bill["ChargePeriodEnd"] == "2027-01-31T00:00:00Z"
+    assert bill["ChargePeriodStart"] == "2027-01-01T00:00:00Z" and bill["ChargePeriodEnd"] == "2027-02-01T00:00:00Z"
     assert json.loads(bill["Tags"])["workload"] == "a"
     (rent,) = [r for r in rows if r["x_CostCategory"] == "rent"]
     # the contract's own rent is its purchase at the agreed rate: Standard in FOCUS 1.3 (Committed is for charges
@@ -62,7 +62,7 @@ def test_contract_commitments_by_hand():
     (c,) = commitment_rows(res)
     assert c["ContractId"] == "r/contract-1" and c["ContractCommitmentCost"] == pytest.approx(14_000)
     assert c["ContractCommitmentQuantity"] == 1 and c["ContractCommitmentUnit"] == "node-months"
-    assert c["ContractPeriodStart"] == "2027-01-01T00:00:00Z" and c["ContractPeriodEnd"] == "2027-01-31T00:00:00Z"
+    assert c["ContractPeriodStart"] == "2027-01-01T00:00:00Z" and c["ContractPeriodEnd"] == "2027-02-01T00:00:00Z"
 
 
 def test_spot_hours_are_dynamic_pricing():
@@ -127,7 +127,7 @@ def test_focus_must_be_csv_and_nothing_is_half_written(tmp_path):
 
 #: FOCUS 1.3 PricingUnit values this plan may use: each a unit a FinOps reader reads as a quantity of the
 #: thing bought (servers, node-hours, kWh, TB, staff time, loan instalments)
-_UNITS = {"Servers", "Server-Months", "Hours", "kWh", "TB", "TB-Months", "FTE-Months", "Instalments", "Charges"}
+_UNITS = {"Servers", "Server-Days", "Server-Months", "Hours", "kWh", "TB", "TB-Months", "FTE-Months", "Instalments", "Charges"}
 
 
 def _num(v):
@@ -239,9 +239,10 @@ def test_focus_rows_keep_the_specification_rules_row_by_row(tmp_path):
     assert {r["PricingUnit"] for r in rent} == {"Server-Months"}
     assert sum(float(r["PricingQuantity"]) for r in rent) == pytest.approx(3.0)
     assert {float(r["ListUnitPrice"]) for r in rent} == {14_000.0}
-    # maintenance is priced per server-month (5 %/year of 250,000 / 12), not at the server's price
+    # maintenance is priced per server-day (5 %/year of 250,000 / 365), not at the server's price
     maint = [r for r in by["maintenance"] if r["ResourceId"].startswith("dgx")]
-    assert {round(float(r["ListUnitPrice"]), 6) for r in maint} == {round(250_000 * 0.05 / 12, 6)}
+    assert {r["PricingUnit"] for r in maint} == {"Server-Days"}
+    assert {round(float(r["ListUnitPrice"]), 6) for r in maint} == {round(250_000 * 0.05 / 365, 6)}
     # energy in kWh at the electricity price
     assert {r["PricingUnit"] for r in by["energy"]} == {"kWh"}
     # the financed purchase: the loan's interest is recurring; the principal after the down payment too

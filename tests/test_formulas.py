@@ -131,10 +131,10 @@ def test_a_maintenance_rule_one_percent_off_its_formula_is_refused_naming_the_en
     said = err.value.violations
     # the template of its own fields, and the amount the verifier derives from the quote, both refuse it; nothing
     # else of the plan moved (the maintenance category, the total, the NPV and the P&L's operating cost follow
-    # from it, each 15.00 off: 1 % of 60,000 × 0.05 × 182.5 / 365)
+    # from it, each 14.88 off: 1 % of 60,000 × 0.05 × 181 / 365, the 181 days of January to June 2027)
     assert said[0].startswith("formula: buy:b:maintenance is ")
     assert any(v.startswith("ledger: buy:b:maintenance is ") and "from the quotes" in v for v in said)
     follows = ("cost: plan total ", "npv: plan NPV ", "pnl: year 1 ")
     assert all("maintenance" in v or v.startswith(follows) for v in said), said
     maintenance = plan.ledger["buy:b:maintenance"].amount
-    assert maintenance == pytest.approx(1.01 * 60_000 * 0.05 * (6 * 365 / 12) / 365)
+    assert maintenance == pytest.approx(1.01 * 60_000 * 0.05 * 181 / 365)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from dateutil.relativedelta import relativedelta
 
 from procure.common.errors import InputError
 from procure.models.project import Staff
@@ -18,7 +19,8 @@ from helpers import offer, project, solve_fixed, workload
 # a bought H100 node by hand (helpers.offer): 250,000, 5 %/year maintenance, 1,300 colocation a month, 10.2 kW,
 # idle at 15 % and busy at 75 % of it, PUE 1.3, 0.12 per kWh; a 12-month horizon is 365 days
 MAINT_YEAR = 250_000 * 0.05
-COLO_YEAR = 1300 * 12
+COLO_MONTH = 1300
+COLO_YEAR = COLO_MONTH * 12
 IDLE_YEAR = 10.2 * 0.15 * 24 * 365 * 1.3 * 0.12
 BUSY_HOUR = 10.2 * (0.75 - 0.15) * 1.3 * 0.12  # per node-hour above idle
 
@@ -67,7 +69,8 @@ def test_owned_window_and_residual_value():
     (a,) = res.plan.assignments
     assert a.offer_id == "dgx.owned" and a.start_day >= 31 and a.end_day <= 212
     days = 181
-    per_node = (MAINT_YEAR + COLO_YEAR + IDLE_YEAR) * days / 365 - 10_000
+    # maintenance and idle energy by the day; colocation per calendar month held: February to July, 6 months
+    per_node = (MAINT_YEAR + IDLE_YEAR) * days / 365 + COLO_MONTH * 6 - 10_000
     assert res.plan.total_cost == pytest.approx(2 * per_node + 2 * 720 * BUSY_HOUR)
 
 
@@ -309,7 +312,7 @@ def test_owned_commitments_quotas_and_windows_by_brute_force(seed):
 
     rng = random.Random(seed)
     period, months = 5, 3
-    horizon = months * 365 / 12
+    horizon = (dt.date(2027, 4, 1) - dt.date(2027, 1, 1)).days  # three calendar months from 2027-01-01: 90 days
     own_n, com_n, com_m = rng.choice([1, 2]), rng.choice([0, 1, 2]), rng.choice([1, 2, 3, 6])
     com_day = rng.choice([0, 30])  # signed on the project start, or on 2027-01-31
     win = sorted(rng.sample([0, 10, 20, 30, 45, 60, 75], 2))
@@ -363,8 +366,12 @@ def test_owned_commitments_quotas_and_windows_by_brute_force(seed):
         return
     res = solve_fixed(p, offers, hours)
     held_days = horizon
-    committed = own_n * (MAINT_YEAR + COLO_YEAR + IDLE_YEAR) * held_days / 365 + com_n * min(com_m, months) * 14_000
-    signed = {"r": (com_n, float(com_day), min(horizon, com_day + com_m * 365 / 12))} if com_n else {}
+    held = (MAINT_YEAR + IDLE_YEAR) * held_days / 365 + COLO_MONTH * months  # colocation per calendar month
+    committed = own_n * held + com_n * min(com_m, months) * 14_000
+    # a signed contract holds its nodes to the same day com_m months on (the month's last day when it is shorter)
+    signed_on = dt.date(2027, 1, 1) + dt.timedelta(days=com_day)
+    ends = (signed_on + relativedelta(months=com_m) - dt.date(2027, 1, 1)).days
+    signed = {"r": (com_n, float(com_day), min(horizon, ends))} if com_n else {}
     if not com_n:
         choices = {k: [c for c in v if c[0] != "r"] for k, v in choices.items()}
     best = holdings_min_cost(
@@ -423,11 +430,12 @@ def test_owned_servers_naming_a_missing_or_cloud_offer_are_an_input_error(tmp_pa
 
 
 def test_a_commitment_before_the_project_start_is_accepted_and_one_that_ended_is_refused():
-    # was refused ("give the project start and the months left"); the issue asks to accept it: 3 months from
-    # day −31 pay on days −31, −0.58 and 29.83, so one month is left
+    # was refused ("give the project start and the months left"); the issue asks to accept it: 3 months signed
+    # 2026-12-01 pay on 2026-12-01, 2027-01-01 and 2027-02-01, so one month is behind the start and two are left,
+    # the first on the start day (month 0, 0 days after its 1st)
     p = project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-12-01", "months": 3}])
     (c,) = holdings.committed_contracts(p)
-    assert (c.start_month, c.months) == (0, 1) and c.phase_days == pytest.approx(-31 + 2 * 365 / 12)
+    assert (c.start_month, c.months) == (0, 2) and c.phase_days == 0.0
     with pytest.raises(ValueError, match="ended before the project start_date"):
         project([workload()], commitments=[{"offer": "r", "nodes": 1, "start_date": "2026-09-01", "months": 3}])
 
@@ -686,13 +694,13 @@ def test_a_difference_under_one_percent_is_not_printed_as_zero():
 
 
 def test_a_commitment_signed_before_the_project_start_runs_its_months_left_on_its_own_day():
-    # signed 2026-11-16 for 6 months, project from 2027-01-01 (day −46): its payments fall every 365/12 days
-    # from day −46: −46, −15.58, 14.83, 45.25, … so 2 months were paid before the start; 4 are left, the
-    # first on day 14.83 (month 0, phase 14.83 days)
+    # signed 2026-11-16 for 6 months, project from 2027-01-01: its payments fall on the 16th of each month,
+    # 2026-11-16 and 2026-12-16 before the start; 4 are left, the first on 2027-01-16 (month 0, 15 days after
+    # its 1st)
     p, offers, hours = _rent_commitment(start="2026-11-16", months=6)
     (c,) = holdings.committed_contracts(p)
     assert (c.start_month, c.months, c.term_months) == (0, 4, 6)
-    assert c.phase_days == pytest.approx(-46 + 2 * 365 / 12)
+    assert c.phase_days == 15.0
     res = solve_fixed(p, offers, hours)
     assert res.status == "optimal"
     assert [(r.months, r.committed) for r in res.plan.rentals if r.committed] == [(4, True)]
@@ -724,7 +732,8 @@ def test_owned_servers_show_their_own_window_and_are_not_listed_as_purchases():
     from procure.reports.json_report import result_to_json
     from procure.reports.tables import capacity_rows
 
-    # owned until 2027-06-30: days 0 to 180 of a plan from 2027-01-01, 180 / (365/12) = 5.92 months
+    # owned until 2027-06-30: days 0 to 180 of a plan from 2027-01-01, January to May and 29 of June's 30 days:
+    # 5 + 29/30 = 5.97 calendar months
     p, offers, hours = _owned_case(until="2027-06-30", deadline=60)
     res = solve_fixed(p, offers, hours)
     (cap,) = capacity_rows(res)
@@ -732,7 +741,7 @@ def test_owned_servers_show_their_own_window_and_are_not_listed_as_purchases():
     out = io.StringIO()
     print_result(Console(file=out, width=200), res)
     (line,) = [ln for ln in out.getvalue().splitlines() if "dgx.owned" in ln and "owned (committed)" in ln]
-    assert "5.92 (owned)" in line and "12 (owned)" not in line
+    assert "5.97 (owned)" in line and "12 (owned)" not in line
     j = result_to_json(res, [])
     assert j["purchases"] == []
     (own,) = j["owned"]

@@ -203,9 +203,9 @@ def random_plans(draw):
     contracts = []
     for d in decisions:
         if d.offer_id == "r":
-            start = costs.contract_at("r", d.nodes, d.start_day, 1)
+            start = costs.contract_at("r", d.nodes, d.start_day, 1, p.calendar)
             end = costs.job_end_day(rent, d.start_day, d.hours)
-            months = max(1, math.ceil((end - start.start_day) / (365 / 12) - 1e-9))
+            months = max(1, p.calendar.months_until(start.phase_days, start.start_month, end))
             months = min(months, horizon - start.start_month)
             contracts.append(RentalContract("r", d.nodes, start.start_month, months, None, start.phase_days))
     return p, offers, decisions, purchases, contracts

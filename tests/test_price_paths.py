@@ -17,8 +17,8 @@ from procure.solver.verify_money import money_problems
 
 from helpers import cli, offer, project, recalculated, solve_fixed, workload
 
-#: the days of project month 0 from a start on the 1st (today's months are 365/12 days)
-FIRST_MONTH_DAYS = 365 / 12
+#: the days of project month 0 from a start on 2027-01-01: January's 31
+FIRST_MONTH_DAYS = 31
 
 
 def _renewal_case(**kw):
@@ -161,7 +161,9 @@ def test_without_paths_no_entry_has_an_index():
     p, o, hours = _renewal_case()
     plain = p.model_copy(update={"price_paths": []})
     res = solve_fixed(plain, [o], hours)
-    assert res.plan.total_cost == pytest.approx(240_000.0)  # one 24-month contract at today's rate, 24 × 10,000
+    # one contract at today's rate: 23 months from 2027-01-01 end on 2028-12-01, day 700, when the 700-day job
+    # ends: 23 × 10,000
+    assert res.plan.total_cost == pytest.approx(230_000.0)
     assert all(e.index is None for e in res.plan.ledger.entries)
 
 

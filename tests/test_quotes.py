@@ -8,6 +8,7 @@ the arithmetic is in each test. Electricity is 0 unless stated, so owned servers
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import math
 
@@ -127,8 +128,8 @@ def _cheapest_cover(months: int, horizon: int) -> float:
 
 @pytest.mark.parametrize("months", range(1, 31))
 def test_tiered_rent_for_every_job_length_from_1_to_30_months(months):
-    # a job of exactly ``months`` project months from day 0 (its last day inside month months − 1)
-    days = months * 365 / 12 - 1
+    # a job of exactly ``months`` calendar months from day 0, 2027-01-01 (its last day inside month months − 1)
+    days = (dt.date(2027 + months // 12, months % 12 + 1, 1) - dt.date(2027, 1, 1)).days - 1
     horizon = 36
     p = project([wl("a", math.ceil(days) + 1)], electricity_price_per_kwh=0, horizon_months=horizon, period_days=30)
     res = solve_fixed(p, [_tiered("1:30000; 6:24000; 12:20000")], {("a", "r", 1): days * 24}, compare=False)

@@ -19,7 +19,6 @@ from procure.solver.verify import VerificationError, verify_plan
 from helpers import brute_force_tco, cli, offer, project, solve_fixed
 
 CKPT_TB = 14 * 6.738e9 / 1e12  # 0.094332 TB
-MONTH = 365 / 12
 
 
 def wl(name, deadline, earliest=0, **kw):
@@ -124,15 +123,15 @@ def test_network_left_on_the_books_is_a_loss_on_disposal():
 
 def test_storage_and_egress_of_a_cloud_job():
     # 100 h on 1 node at 10/h = 1,000. Dataset 1 TB, 2 checkpoints kept of 0.094332 TB: 1.188664 TB held for
-    # 100/24 = 4.1667 days at 20 per TB-month → 1.188664 × 20 × 4.1667 / 30.4167 = 3.2566.
+    # 100/24 = 4.1667 days of January's 31 at 20 per TB-month → 1.188664 × 20 × 4.1667 / 31 = 3.1953.
     # Egress at 90/TB: the final checkpoint 0.094332 TB, and the dataset (dataset_moves_on) 1 TB → 1.094332 × 90 = 98.49.
     p = project([wl("a", 30, dataset_tb=1.0, checkpoints_kept=2, dataset_moves_on=True)], electricity_price_per_kwh=0)
     c = offer(mode="cloud", id="c", price_per_node_hour=10, storage_per_tb_month=20, egress_per_tb=90)
     res = solve_fixed(p, [c], {("a", "c", 1): 100}, compare=False)
     held = 1.0 + 2 * CKPT_TB
-    storage = held * 20 * (100 / 24) / MONTH
+    storage = held * 20 * (100 / 24) / 31
     egress = (CKPT_TB + 1.0) * 90
-    assert storage == pytest.approx(3.2566, abs=1e-4) and egress == pytest.approx(98.49, abs=0.01)
+    assert storage == pytest.approx(3.1953, abs=1e-4) and egress == pytest.approx(98.49, abs=0.01)
     assert res.plan.breakdown["storage"] == pytest.approx(storage)
     assert res.plan.breakdown["egress"] == pytest.approx(egress)
     assert res.plan.total_cost == pytest.approx(1_000 + storage + egress)
@@ -383,12 +382,12 @@ def test_bad_values_are_input_errors(tmp_path):
 def test_tornado_moves_staff_network_and_storage():
     # One 90-day job (2,160 h on one node), 12 months, electricity 0 (helpers.analysis_case's arithmetic), default ranges ×0.8 … ×1.2.
     # cloud c: 2,160 × 20 = 43,200 + storage of 0.1 TB + 2 × 0.094332 TB = 0.288664 TB × 10/TB-month × 90 / 30.4167 = 8.5413
-    #          → 43,208.54 (today's optimum);
+    #          → 43,208.66 (today's optimum);
     # buy b:   60,000 × (1 − 0.5) = 30,000 + fixed 5,000 + network 1,000 + staff ⌈1 / 8⌉ = 1 FTE × 8,000 × 12 / 12 = 44,000.
     # The tornado re-costs today's plan (the cloud) at each end: staff and network are not in it, so both ends stay
-    # 43,208.54 and nothing is re-optimized; storage is: 43,200 + 8.5413 × 0.8 / × 1.2. Whether another plan wins
+    # 43,208.66 and nothing is re-optimized; storage is: 43,200 + 8.5413 × 0.8 / × 1.2. Whether another plan wins
     # at an end is the break-even's question (below); re-solved by hand here, staff ×0.8 makes buying the optimum:
-    # 30,000 + 6,000 + 6,400 = 42,400 < 43,208.54, network ×0.8 (fixed and network): 30,000 + 4,800 + 8,000 = 42,800.
+    # 30,000 + 6,000 + 6,400 = 42,400 < 43,208.66, network ×0.8 (fixed and network): 30,000 + 4,800 + 8,000 = 42,800.
     from helpers import analysis_run
 
     def case(fte_year=8_000, network=1_000, fixed=5_000):
@@ -401,7 +400,7 @@ def test_tornado_moves_staff_network_and_storage():
         ]
         return p, offers, {("job", o.id, 1): 2160.0 for o in offers}
 
-    storage = (0.1 + 2 * CKPT_TB) * 10 * 90 / MONTH
+    storage = (0.1 + 2 * CKPT_TB) * 10 * 3  # 90 days from 2027-01-01: January, February, March, 3 whole months
     a = analysis_run(*case(), sensitivity=True)
     assert a.base.plan.total_cost == pytest.approx(43_200 + storage)
     bars = {b.driver: b for b in a.sensitivity}
@@ -430,10 +429,10 @@ def test_tornado_moves_staff_network_and_storage():
 
 
 def test_break_even_of_the_staff_and_fabric_costs():
-    # The tornado case above: today the cloud wins at 43,208.54; buying costs 30,000 + 6,000 fabric + 8,000 staff = 44,000.
-    # Staff at factor k: 36,000 + 8,000·k ≤ 43,208.54 ⇔ k ≤ 0.9011 → a plan that pays staff (buying) wins at or below ×0.9010.
-    # Fabric at factor k: 38,000 + 6,000·k ≤ 43,208.54 ⇔ k ≤ 0.8681. Storage is paid by today's plan (the cloud):
-    # the cloud at 43,200 + 8.5413·k stays below buying (44,000) up to k = 93.2, beyond the ×10 searched.
+    # The tornado case above: today the cloud wins at 43,208.66; buying costs 30,000 + 6,000 fabric + 8,000 staff = 44,000.
+    # Staff at factor k: 36,000 + 8,000·k ≤ 43,208.66 ⇔ k ≤ 0.9011 → a plan that pays staff (buying) wins at or below ×0.9010.
+    # Fabric at factor k: 38,000 + 6,000·k ≤ 43,208.66 ⇔ k ≤ 0.8681. Storage is paid by today's plan (the cloud):
+    # the cloud at 43,200 + 8.6599·k stays below buying (44,000) up to k = 93.2, beyond the ×10 searched.
     from helpers import analysis_run
 
     p = project([wl("job", 120)], electricity_price_per_kwh=0, staff={"nodes_per_fte": 8, "cost_per_fte_year": 8_000})
@@ -442,7 +441,7 @@ def test_break_even_of_the_staff_and_fabric_costs():
         bare_buy(price_per_node=60_000, residual_value_pct=0.5, fixed_cost=5_000, network_per_node=1_000),
     ]
     hours = {("job", o.id, 1): 2160.0 for o in offers}
-    storage = (0.1 + 2 * CKPT_TB) * 10 * 90 / MONTH
+    storage = (0.1 + 2 * CKPT_TB) * 10 * 3  # 90 days from 2027-01-01: January, February, March, 3 whole months
     a = analysis_run(p, offers, hours, break_even=True)
     got = {b.subject: b for b in a.break_even if b.kind == "driver"}
     assert got["staff"].break_even == pytest.approx(math.floor((43_200 + storage - 36_000) / 8_000 * 1e4) / 1e4)
