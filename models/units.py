@@ -1,7 +1,8 @@
 """Unit conversions, defined once.
 
-A month is 365/12 days (30.4167 d, 730 h), the convention cloud providers use to quote monthly
-prices from hourly ones (e.g. AWS: "730 hours in a month").
+The project's months are calendar months (models.calendar). DAYS_PER_MONTH = 365/12 (30.4167 d, 730 h) is the
+mean month, the convention cloud providers use to quote monthly prices from hourly ones (AWS: "730 hours in a
+month"): a reserved term's monthly payment is its hourly rate × 730 h.
 """
 
 from __future__ import annotations

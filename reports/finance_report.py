@@ -132,6 +132,7 @@ def finance_json(result: Result) -> dict:
             out["income_tax"] = [
                 {
                     "year": y + 1,
+                    "fiscal_year": py.label,
                     "pnl_cost": _r(py.cost),
                     "tax_expense": _r(current + deferred),
                     "current": _r(current),
@@ -144,6 +145,7 @@ def finance_json(result: Result) -> dict:
             out["ebitda"].append(
                 {
                     "year": y + 1,
+                    "fiscal_year": py.label,
                     "operating_costs": _r(py.operating),
                     "operating_costs_ifrs16": _r(py.operating - rent),
                     "lease_depreciation": _r(dep),

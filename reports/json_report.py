@@ -135,6 +135,9 @@ def result_to_json(result: Result, inputs=()) -> dict:
         out["pnl"] = [
             {
                 "year": y.year,
+                "fiscal_year": y.label,
+                "months": [y.months[0] + 1, y.months[1]],
+                "from": tables.month_start(p, y.months[0]).isoformat(),
                 "depreciation": _r(y.depreciation),
                 "operating": _r(y.operating),
                 "interest": _r(y.interest),

@@ -5,12 +5,16 @@ the tests all call these functions; reports read the ledger instead. The vocabul
 kept beside them and re-exported here: what a contract and a term are (solver.contracts), what a job
 keeps and moves (solver.jobdata), and the calendar amounts are placed on (solver.timeline). Money is in the project's reporting currency: a price quoted in another currency is
 multiplied by ``fx = project.fx_rates[offer.currency]`` (the value of one quoted unit) where it is read.
-Cash flows are placed in 0-based project months (month m covers days [m·D, (m+1)·D), D = 365/12, see
-``models.units``).
+Cash flows are placed in 0-based project months, calendar months (``models.calendar``): month 0 runs from the
+start date to the next 1st, month m is the calendar month m after the start's; an amount over a span of days is
+spread over the months by its days in each, and a price per month over part of one is paid by its days
+(``prorate``: per_month × days held in m / days in m). D = 365/12 is the mean month, used only for a reserved term's
+730 h a month.
 
-Formulas (per node unless stated; H = horizon end in days = horizon_months·D; M = horizon_months):
+Formulas (per node unless stated; H = horizon end in days, the 1st of the month horizon_months after the start's;
+M = horizon_months):
 
-buy (ordered on day 0, delivered and paid on day ``lead_time_days`` = ℓ, in month d = ⌊ℓ/D⌋, owned to H):
+buy (ordered on day 0, delivered and paid on day ``lead_time_days`` = ℓ, in its calendar month d, owned to H):
     unit price p     = the price of the volume tier reached by the total n bought of the offer (all-units:
                        every node pays it): p = price_per_node_k, k = max{k : min_nodes_k ≤ n}
     landed price P   = p · fx · (1 + import_duty_pct) · (1 + vat_pct if the project's VAT is not recoverable)
@@ -18,7 +22,7 @@ buy (ordered on day 0, delivered and paid on day ``lead_time_days`` = ℓ, in mo
     capex            = P                                                     (month d; or financed, below)
     residual value   = −p · fx · residual_value_pct                          (month M−1: resale, before taxes)
     maintenance      = p · fx · maintenance_pct_per_year · (H − ℓ)/365       (spread over owned days)
-    colocation       = colocation_per_node_month · fx · (H − ℓ)/D            (spread over owned days)
+    colocation       = colocation_per_node_month · fx per calendar month held from ℓ to H (a month in part by its days)
     idle energy      = kW · IDLE_POWER_FRACTION · 24·(H − ℓ) · PUE · price_per_kWh   (spread over owned days)
   and per job on bought nodes, the draw above idle while it trains:
     busy energy      = nodes · kW · (BUSY_POWER_FRACTION − IDLE_POWER_FRACTION) · hours · PUE · price_per_kWh
@@ -53,11 +57,11 @@ Costs beyond the servers (issue: TCO as a finance team counts it; all in the off
                        (leaf ports, optics, cables); capitalised and depreciated with the servers, no resale value
     fixed charge     = fixed_cost · fx once per offer if any node of it is used (a fabric spine, a reserved
                        cage, installation): the same for 2 nodes as for 32; paid in the month the offer can
-                       first be used, ⌊lead_time_days / D⌋ (a buy offer's delivery month); an operating cost
+                       first be used, the calendar month of day lead_time_days (a buy offer's delivery month); an operating cost
   per job on an offer (its TB from the sizing: dataset_tb, and one checkpoint = CHECKPOINT_BYTES_PER_PARAM ×
   trainable parameters, the bytes fit.nvme_reason reserves):
-    storage          = (dataset_tb + checkpoints_kept · checkpoint_tb) · storage_per_tb_month · fx · wall_days / D
-                       (spread over the job's days: the data is held on the offer while the job runs)
+    storage          = (dataset_tb + checkpoints_kept · checkpoint_tb) · storage_per_tb_month · fx per calendar month
+                       the job runs (a month in part by its days: the data is held on the offer while it runs)
     egress           = (checkpoint_tb + dataset_tb if the workload's dataset_moves_on) · egress_per_tb · fx,
                        paid in the month the job ends (its final checkpoint leaves the offer; so does the dataset
                        when it moves on to the next stage elsewhere)
@@ -67,7 +71,7 @@ Costs beyond the servers (issue: TCO as a finance team counts it; all in the off
     months held      = from the first to the last month m with held(m) > 0 (gaps in between included), within
                        the horizon
     FTEs             = ⌈max_m held(m) / nodes_per_fte⌉ (whole people; 65 nodes at 64 per FTE is 2 FTEs)
-    staff            = FTEs · cost_per_fte_year / 12 in every month held                 (operating cost)
+    staff            = FTEs · cost_per_fte_year / 12 in every month held, month 0 by its share (operating cost)
   Sources of the bundled reference figures: docs/quotes.md ("Costs beyond the servers").
 
 Price and FX paths (project ``price_paths`` and ``fx_paths``, models.paths; none given: every factor below is 1 and
@@ -1113,6 +1117,25 @@ def tax_year(project: Project, month: int) -> int:
     ``fiscal_year_start_month``), as a count of years."""
     d = month_start_date(project, month)
     return (d.year * MONTHS_PER_YEAR + d.month - project.fiscal_year_start_month) // MONTHS_PER_YEAR
+
+
+def fiscal_years(project: Project) -> list[tuple[int, int, str]]:
+    """The fiscal years the horizon touches, as (first month, month after the last, label): a year begins with the
+    calendar month ``fiscal_year_start_month`` (1: the calendar year), so the first and the last may be partial
+    (a project from 2027-01-04 with years from April: months 0–2, then 3–14, …). The label names the year by the
+    calendar year it begins in, "FY2027", and "FY2027/28" when it runs into the next (the UK's, India's, Japan's
+    usage). The P&L, the income tax and the leases are stated per fiscal year (IAS 1.36: financial statements are
+    presented for the entity's reporting period)."""
+    M = project.horizon_months
+    bounds = [m for m in range(1, M) if month_start_date(project, m).month == project.fiscal_year_start_month]
+    edges = [0, *bounds, M]
+    out = []
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        first = month_start_date(project, lo)
+        begins = first.year if first.month >= project.fiscal_year_start_month else first.year - 1
+        label = f"FY{begins}" if project.fiscal_year_start_month == 1 else f"FY{begins}/{(begins + 1) % 100:02d}"
+        out.append((lo, hi, label))
+    return out
 
 
 def tax_rule_of(asset: TaxAsset, project: Project) -> TaxRule:

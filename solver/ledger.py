@@ -38,7 +38,6 @@ reports lay the entries out as rows and read the views. Nothing else sums a plan
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -59,11 +58,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class PnlYear:
-    year: int  # 1-based project year (months 12·(year−1) … 12·year − 1)
+    year: int  # 1-based fiscal year of the horizon (costs.fiscal_years)
     depreciation: float
     operating: float
     interest: float
     disposal_gain: float
+    months: tuple[int, int] = (0, 0)  # its project months, first and the one after its last
+    label: str = ""  # "FY2027", "FY2027/28"
 
     @property
     def cost(self) -> float:
@@ -144,6 +145,9 @@ class Ledger:
     income_tax_rate: float = 0.0  # t (costs.income_tax_rate)
     # the contracts booked as leases (costs, "Leases"): (contract index j of rent<j>, its lease book)
     leases: tuple[tuple[int, costs.LeaseBook], ...] = ()
+    # the fiscal years of the horizon: (first month, month after the last, label) (costs.fiscal_years); none
+    # given: years of 12 months from the start
+    years: tuple[tuple[int, int, str], ...] = ()
 
     _by_key: dict[str, Entry] = field(init=False, repr=False, compare=False)
     _by_prefix: dict[str, tuple[Entry, ...]] = field(init=False, repr=False, compare=False)
@@ -245,6 +249,15 @@ class Ledger:
         """The after-tax NPV: the after-tax cash flow discounted at the after-tax rate (costs.after_tax_factors)."""
         return sum(v * f for v, f in zip(self.after_tax_by_month(), self.after_tax_factors, strict=True))
 
+    def year_months(self) -> list[tuple[int, int, str]]:
+        """The fiscal years (``years``), or years of 12 months from the start when none are given."""
+        if self.years:
+            return list(self.years)
+        M = self.n_months
+        return [
+            (y, min(y + MONTHS_PER_YEAR, M), f"year {y // MONTHS_PER_YEAR + 1}") for y in range(0, M, MONTHS_PER_YEAR)
+        ]
+
     def tax_years(self) -> list[tuple[float, float]]:
         """Per project year, (current tax, deferred tax): the income tax of the year's cash (``tax_by_month``) and
         the rest of the tax expense on the book P&L, −t × the year's P&L cost (IAS 12: book depreciation and the
@@ -252,22 +265,22 @@ class Ledger:
         adds up to 0 over the horizon)."""
         tax = self.tax_by_month()
         out = []
-        for y, py in enumerate(self.pnl_years()):
-            months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, self.n_months))
-            current = sum(tax[m] for m in months)
+        for py in self.pnl_years():
+            current = sum(tax[m] for m in range(*py.months))
             out.append((current, -self.income_tax_rate * py.cost - current))
         return out
 
     def lease_years(self) -> list[tuple[float, float, float]]:
         """Per project year, the leases' (rent no longer booked as an operating cost, right-of-use depreciation,
         lease interest): what IFRS 16 moves out of EBITDA."""
-        years = math.ceil(self.n_months / MONTHS_PER_YEAR)
-        out = [[0.0, 0.0, 0.0] for _ in range(years)]
+        spans = self.year_months()
+        year_of = {m: y for y, (lo, hi, _label) in enumerate(spans) for m in range(lo, hi)}
+        out = [[0.0, 0.0, 0.0] for _ in spans]
         for _j, lb in self.leases:
             for k, part in enumerate((lb.rent, lb.depreciation, lb.interest)):
                 for m, v in part.items():
                     if 0 <= m < self.n_months:
-                        out[m // MONTHS_PER_YEAR][k] += v
+                        out[year_of[m]][k] += v
         return [(a, b, c) for a, b, c in out]
 
     def committed_flows(self) -> Flows:
@@ -292,19 +305,19 @@ class Ledger:
         return out
 
     def pnl_years(self) -> list[PnlYear]:
-        """The P&L per project year: Σ over the years of (depreciation + operating + interest − disposal
-        gain) = the total (the module docstring of ``solver.costs``)."""
-        M = self.n_months
+        """The P&L per fiscal year (``year_months``): Σ over the years of (depreciation + operating + interest −
+        disposal gain) = the total (the module docstring of ``solver.costs``)."""
         flows = self.flows()
         dep = self.depreciation_by_month()
         gain = sum((b.disposal_gain for b in self.books), 0.0)
-        years = math.ceil(M / MONTHS_PER_YEAR)
+        spans = self.year_months()
         out = []
-        for y in range(years):
-            months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
+        for y, (lo, hi, label) in enumerate(spans):
+            months = range(lo, hi)
             op = sum(flows[c].get(m, 0.0) for c in OPERATING for m in months)
             interest = sum(flows["interest"].get(m, 0.0) for m in months)
-            out.append(PnlYear(y + 1, sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0))
+            last = gain if y == len(spans) - 1 else 0.0
+            out.append(PnlYear(y + 1, sum(dep[m] for m in months), op, interest, last, (lo, hi), label))
         return out
 
     def paid_by_month(self, prefix: str, categories: Iterable[str]) -> list[float]:
@@ -690,6 +703,7 @@ def ledger(
         taxed=project.tax is not None,
         leases=_leases(project, offers, entries, signed),
         income_tax_rate=costs.income_tax_rate(project),
+        years=tuple(costs.fiscal_years(project)),
     )
 
 

@@ -823,12 +823,19 @@ def _pnl_problems(project: Project, plan: Plan, want: Sequence[Entry], books) ->
     operating = (
         "maintenance", "colocation", "energy", "rent", "setup", "cloud", "fixed", "storage", "egress", "staff", "carbon"
     )  # fmt: skip
-    years = math.ceil(M / 12)
+    # fiscal years: a new one begins with each month (after the first) whose calendar month is the year's first
+    s, fy = project.start_date, project.fiscal_year_start_month
+    cuts = [m for m in range(1, M) if (s.month - 1 + m) % 12 + 1 == fy]
+    edges = [0, *cuts, M]
+    spans = list(zip(edges, edges[1:], strict=False))
+    years = len(spans)
     bad: list[str] = []
     if len(plan.pnl) != years:
-        return [f"pnl: the plan has {len(plan.pnl)} P&L years, the horizon {years}"]
+        return [f"pnl: the plan has {len(plan.pnl)} P&L years, the horizon's fiscal years {years}"]
     for y, said in enumerate(plan.pnl):
-        months = range(12 * y, min(12 * (y + 1), M))
+        months = range(*spans[y])
+        if said.months != spans[y]:
+            bad.append(f"pnl: year {y + 1} states months {said.months}; its fiscal year is months {spans[y]}")
         op = sum(v for e in want if e.category in operating for m, v in e.amounts if m in months)
         interest = sum(v for e in want if e.category == "interest" for m, v in e.amounts if m in months)
         derived = (sum(dep[m] for m in months), op, interest, gain if y == years - 1 else 0.0)

@@ -59,7 +59,9 @@ def _column_flows(b: Builder, project, offers) -> dict[object, costs.Flows]:
             term = next(t for t in costs.contract_terms(offers[oid]) if t.months == L)
             out[var] = {"rent": {mm: -costs.rental_month_cost(offers[oid], project, term)}}
     for (oid, L, ph, mm), var in m.T.items():
-        contract = RentalContract(oid, 1, mm, L, m.T_signed.get((oid, L, ph, mm), L), m.phases[oid][ph], cal=project.calendar)
+        contract = RentalContract(
+            oid, 1, mm, L, m.T_signed.get((oid, L, ph, mm), L), m.phases[oid][ph], cal=project.calendar
+        )
         out[var] = costs.rental_flows(offers[oid], contract, project)
     for oid, var in m.u.items():
         out[var] = costs.fixed_charge_flows(offers[oid], project)

@@ -127,7 +127,18 @@ def test_focus_must_be_csv_and_nothing_is_half_written(tmp_path):
 
 #: FOCUS 1.3 PricingUnit values this plan may use: each a unit a FinOps reader reads as a quantity of the
 #: thing bought (servers, node-hours, kWh, TB, staff time, loan instalments)
-_UNITS = {"Servers", "Server-Days", "Server-Months", "Hours", "kWh", "TB", "TB-Months", "FTE-Months", "Instalments", "Charges"}
+_UNITS = {
+    "Servers",
+    "Server-Days",
+    "Server-Months",
+    "Hours",
+    "kWh",
+    "TB",
+    "TB-Months",
+    "FTE-Months",
+    "Instalments",
+    "Charges",
+}
 
 
 def _num(v):

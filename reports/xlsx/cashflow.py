@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from procure.models.units import MONTHS_PER_YEAR
 from procure.solver.costs import CATEGORIES, OPERATING
 from procure.solver.enums import STRATEGIES
 
@@ -99,7 +98,7 @@ def write_cash_flow(ws: Worksheet, result: Result, items: list[LineItem], names:
     widths(ws, {"A": 44, "B": 15, "C": max(14, money_width([sum(totals), npv, *cum], p.currency))})
     # the month header in bold ("31 Dec 26", "2026年12月") needs 12.5 characters with Calibri's metrics (10 printed ###)
     month_w = max(12.5, money_width([*totals, *cum, *(it.amount for it in items)], "", bold=True))
-    _define_year_blocks(ws, names, n, c0, total_row)
+    _define_year_blocks(ws, names, [line.months for line in plan.pnl] if plan else [], n, c0, total_row)
     for m in range(n):
         ws.column_dimensions[L(c0 + m)].width = month_w
     print_setup(ws, "3:4")
@@ -241,11 +240,14 @@ def _fill_category_rows(
         formula(ws, r, 3, f"=SUM({L(c0)}{r}:{L(c0 + n - 1)}{r})", money, value=sum(per_month))
 
 
-def _define_year_blocks(ws: Worksheet, names: Names, n: int, c0: int, total_row: int) -> None:
-    """Per project year, the blocks the P&L sheet sums: operating categories, interest, total cash out."""
+def _define_year_blocks(
+    ws: Worksheet, names: Names, spans: list[tuple[int, int]], n: int, c0: int, total_row: int
+) -> None:
+    """Per fiscal year (its months, ``spans``), the blocks the P&L sheet sums: operating categories, interest,
+    total cash out."""
     ops = [names.category_rows[c] for c in OPERATING]
-    for y in range(math.ceil(n / MONTHS_PER_YEAR)):
-        lo, hi = c0 + y * MONTHS_PER_YEAR, c0 + min((y + 1) * MONTHS_PER_YEAR, n) - 1
+    for y, (first, stop) in enumerate(spans):
+        lo, hi = c0 + first, c0 + stop - 1
         names.year_blocks[y] = (
             define_block(ws, f"cf_operating_y{y + 1}", lo, min(ops), hi, max(ops)),
             define_block(

@@ -182,7 +182,6 @@ def _write_tax_years(ws: Worksheet, result: Result, row: int, t: str, tax_row: i
     (the year's months of the income tax row) and the deferred tax between them (IAS 12); the next row."""
     plan = result.planned()
     L = get_column_letter
-    n = result.project.horizon_months
     put(
         ws,
         row,
@@ -194,9 +193,9 @@ def _write_tax_years(ws: Worksheet, result: Result, row: int, t: str, tax_row: i
     header(ws, row, [tr("year"), "", tr("P&L cost"), tr("tax expense (−t × P&L cost)"), tr("current tax"),
                      tr("deferred tax"), tr("P&L cost after tax")], height=48)  # fmt: skip
     row += 1
-    for y, ((current, deferred), py) in enumerate(zip(plan.ledger.tax_years(), plan.pnl, strict=True)):
-        lo, hi = C0 + y * MONTHS_PER_YEAR, C0 + min((y + 1) * MONTHS_PER_YEAR, n) - 1
-        put(ws, row, 1, y + 1)
+    for (current, deferred), py in zip(plan.ledger.tax_years(), plan.pnl, strict=True):
+        lo, hi = C0 + py.months[0], C0 + py.months[1] - 1
+        put(ws, row, 1, py.label)
         put(ws, row, 3, py.cost, money)
         formula(ws, row, 4, f"=-{t}*C{row}", money, value=current + deferred)
         formula(ws, row, 5, f"=SUM({L(lo)}{tax_row}:{L(hi)}{tax_row})", money, value=current)
@@ -342,7 +341,7 @@ def _write_leases(ws: Worksheet, result: Result, names: Names, row: int, money: 
                      tr("lease interest")], height=62)  # fmt: skip
     row += 1
     for y, ((rent, dep, interest), py) in enumerate(zip(plan.ledger.lease_years(), plan.pnl, strict=True)):
-        put(ws, row, 1, y + 1)
+        put(ws, row, 1, py.label)
         block = names.year_blocks.get(y)
         if block:
             formula(ws, row, 3, f"=SUM({block[0]})", money, value=py.operating)

@@ -18,12 +18,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from procure.solver.result import Result
 
-import math
 
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
-
-from procure.models.units import MONTHS_PER_YEAR
 
 from ..i18n import EN, Lang, Ns
 from .names import Names
@@ -58,8 +55,8 @@ PNL_COLS = Ns(
 
 def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> None:
     p, plan = result.project, result.planned()
-    M = p.horizon_months
-    years = math.ceil(M / MONTHS_PER_YEAR)
+    spans = [line.months for line in plan.pnl]  # the fiscal years' months (solver.ledger, costs.fiscal_years)
+    years = len(spans)
     money = tr.money_fmt(p.currency, cents=True)
     L = get_column_letter
     put(
@@ -67,7 +64,7 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
         1,
         1,
         tr(
-            "P&L view by project year ({unit}): depreciation of bought servers vs operating costs",
+            "P&L view by fiscal year ({unit}): depreciation of bought servers vs operating costs",
             unit=tr.unit(p.currency),
         ),
         font=TITLE_FONT,
@@ -94,7 +91,7 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
         ws,
         block0,
         tr.each("offer", "nodes", "capitalised cost", "life (years)", "per month", "delivery month")
-        + [tr("year {y}", y=y + 1) for y in range(years)]
+        + [line.label for line in plan.pnl]
         + tr.each("book value at the end", "resale value", "gain on disposal"),
         height=30,
     )
@@ -121,7 +118,7 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
         put(ws, r, 6, book.delivery_month + 1, INT_FMT)
         depreciated = 0.0
         for y in range(years):
-            months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
+            months = range(*spans[y])
             count = sum(1 for m in months if m in per_month)
             amount = sum(per_month.get(m, 0.0) for m in months)
             depreciated += amount
@@ -140,11 +137,11 @@ def write_pnl(ws: Worksheet, result: Result, names: Names, tr: Lang = EN) -> Non
         formula(ws, r, gain_col, f"={L(resale_col)}{r}-{L(book_col)}{r}", money, value=resale - (landed - depreciated))
     last_block = block0 + max(len(purchases), 1)
     by_month = plan.ledger.by_month()
-    cash_by_year = [sum(by_month[y * MONTHS_PER_YEAR : min((y + 1) * MONTHS_PER_YEAR, M)]) for y in range(years)]
+    cash_by_year = [sum(by_month[lo:hi]) for lo, hi in spans]
     for y, line in enumerate(plan.pnl):
         r = year_row0 + y
-        months = range(y * MONTHS_PER_YEAR, min((y + 1) * MONTHS_PER_YEAR, M))
-        put(ws, r, 1, y + 1, INT_FMT)
+        months = range(*spans[y])
+        put(ws, r, 1, line.label)
         put(ws, r, 2, f"{months.start + 1}–{months.stop}")
         col = L(dep_cols0 + y)
         formula(
