@@ -716,7 +716,7 @@ def job_flows(
 
 
 def fixed_charge_month(offer: Offer, project: Project) -> int:
-    """The month an offer's fixed_cost is paid: the month it can first be used, ⌊lead_time_days / D⌋."""
+    """The month an offer's fixed_cost is paid: the month it can first be used (its calendar month of day lead_time_days)."""
     return delivery_month(offer, project)
 
 

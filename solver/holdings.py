@@ -213,6 +213,25 @@ def holding_problems(project: Project, offers: Mapping[str, Offer]) -> list[tupl
                     f"{c.offer} is a {o.mode} offer without a term; a commitment names a rent or reserved cloud offer",
                 )
             )
+    for i, path in enumerate(project.price_paths):  # a path that names no offer would price nothing, silently
+        if path.offer is None:
+            continue
+        o = offers.get(path.offer)
+        if o is None:
+            bad.append(
+                (
+                    f"price_paths[{i}].offer",
+                    f"no offer {path.offer!r} in the catalogs{_did_you_mean(path.offer, offers)}",
+                )
+            )
+        elif o.mode != ("buy" if path.mode == "energy" else path.mode):
+            bad.append(
+                (
+                    f"price_paths[{i}].mode",
+                    f"{path.offer} is a {o.mode} offer; a {path.mode} path of it would price nothing: give mode "
+                    f"{o.mode}" + (" (or energy, for its electricity)" if o.mode == "buy" else ""),
+                )
+            )
     return bad or _held_over_quota(project, offers)
 
 
@@ -230,6 +249,15 @@ def holding_warnings(project: Project, offers: Mapping[str, Offer]) -> list[tupl
     from . import costs
 
     out = []
+    gpus = {o.gpu for o in offers.values()}
+    for i, path in enumerate(project.price_paths):
+        if path.gpu is not None and path.gpu not in gpus:
+            out.append(
+                (
+                    f"price_paths[{i}].gpu",
+                    f"no offer quotes {path.gpu}{_did_you_mean(path.gpu, gpus)}: this path prices nothing",
+                )
+            )
     for i, q in enumerate(project.quotas):
         if any(matches(q, o) for o in offers.values()):
             continue

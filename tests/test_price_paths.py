@@ -253,3 +253,29 @@ def test_the_slope_is_a_tornado_bar_and_its_range_is_bounded():
     assert AnalysisSettings().ranges()["price_path_slope"].low == -10
     with pytest.raises(ValueError, match="price_path_slope.high: 150 %/year is outside"):
         AnalysisSettings.model_validate({"sensitivity": {"price_path_slope": {"low": -10, "high": 150}}})
+
+
+def test_a_path_that_names_no_offer_or_the_wrong_mode_is_refused_and_an_unquoted_gpu_warned(tmp_path):
+    import yaml
+
+    from helpers import ROOT, cli
+
+    data = yaml.safe_load((ROOT / "examples" / "existing-capacity.yaml").read_text())
+    data["offers"] = [str(ROOT / "examples" / "existing-capacity-offers.yaml")]
+    data["price_paths"] = [
+        {"mode": "rent", "offer": "metal-h100-monthy", "annual_pct": -20},
+        {"mode": "cloud", "offer": "metal-h100-monthly", "annual_pct": 10},
+    ]
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(data))
+    res = cli("solve", path, "--runner-ups", "0", "--out", tmp_path / "x.xlsx")
+    assert res.exit_code == 1, res.output
+    flat = " ".join(res.output.split())
+    assert "price_paths[0].offer" in flat and "did you mean 'metal-h100-monthly'?" in flat
+    assert "price_paths[1].mode" in flat and "metal-h100-monthly is a rent offer" in flat
+    assert not (tmp_path / "x.xlsx").exists()
+    data["price_paths"] = [{"mode": "rent", "gpu": "A100-SXM-80GB", "annual_pct": -20}]  # no offer quotes it
+    path.write_text(yaml.safe_dump(data))
+    res = cli("solve", path, "--runner-ups", "0", "--out", tmp_path / "x.xlsx")
+    flat = " ".join(res.output.split())
+    assert "price_paths[0].gpu" in flat and "this path prices nothing" in flat
