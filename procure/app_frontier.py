@@ -116,6 +116,25 @@ def carbon_frontier(
         )
 
 
+def write_carbon_frontier_outputs(f, planned: SolveOutputs, tr=None) -> list[str]:
+    """The carbon frontier's workbook and JSON, as one transaction (both or none)."""
+    from procure.reports.i18n import EN
+
+    tr = tr or EN
+    files = planned.files
+    if planned.json is not None:
+        files.put(planned.json, carbon_frontier_json(f).encode("utf-8"))
+    if planned.workbook is not None and f.points:
+        from procure.reports.xlsx.frontier import carbon_frontier_workbook_bytes
+
+        files.put(planned.workbook, carbon_frontier_workbook_bytes(f, tr))
+    files.commit()
+    written = [tr("wrote {path}", path=planned.json.path)] if planned.json is not None else []
+    if planned.workbook is not None and f.points:
+        written.append(tr("wrote {path}", path=planned.workbook.path))
+    return written
+
+
 def carbon_frontier_json(f) -> str:
     from procure.reports.frontier_report import carbon_frontier_to_json
 

@@ -70,7 +70,7 @@ def frontier(
         typer.Option(
             "--carbon",
             help="Trace the cost–emissions frontier instead: verified plans from the cheapest to the cleanest, each "
-            "the cheapest at a carbon price (TCO without a carbon price against operational tCO2e); console and JSON.",
+            "the cheapest at a carbon price (TCO without a carbon price against operational tCO2e); console, JSON and --out workbook.",
         ),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
@@ -135,7 +135,8 @@ def carbon_point_line(k: int, p) -> str:
 
 def _carbon_frontier(workload, offers, jobs, points, out, json_out, solver, time_limit, gap, objective, quiet,
                      all_errors, lang, amounts_in) -> None:  # fmt: skip
-    """``procure frontier --carbon``: the cost–emissions frontier (analysis.carbon_frontier), console and JSON."""
+    """``procure frontier --carbon``: the cost–emissions frontier (analysis.carbon_frontier): console, JSON and the
+    Carbon frontier workbook."""
     from procure import app as use, app_frontier as tracing
     from procure.common.errors import InputError, Problem, ProcureError
     from procure.common.runtime import Budget, Interrupted, guarded_run, process_started
@@ -144,23 +145,13 @@ def _carbon_frontier(workload, offers, jobs, points, out, json_out, solver, time
     try:
         if jobs is not None:
             raise InputError([Problem("command line", "--jobs", "--carbon traces the whole programme: drop --jobs")])
-        if out is not None:
-            raise InputError(
-                [
-                    Problem(
-                        "command line",
-                        "--out",
-                        "--carbon writes its frontier as JSON (--json) and prints it: drop --out",
-                    )
-                ]
-            )
         if objective != Objective.TCO:
             raise InputError(
                 [Problem("command line", "--objective", "--carbon traces the undiscounted TCO: give --objective tco")]
             )
         budget = Budget(use.parse_time_limit(time_limit), started=process_started())
         use.language(lang, amounts_in)
-        planned = tracing.check_frontier_outputs(None, json_out)
+        planned = tracing.check_frontier_outputs(out, json_out)
         inputs = use.load_inputs(workload, offers, objective=objective)
         tr = use.language(lang, amounts_in, inputs.project)
         planned.files.forbid_inputs(inputs.files)
@@ -186,10 +177,8 @@ def _carbon_frontier(workload, offers, jobs, points, out, json_out, solver, time
                 print_result(console, f.base, inputs=inputs.files, tr=tr)
             else:
                 print_carbon_frontier(console, f, tr)
-            if planned.json is not None:
-                planned.files.put(planned.json, tracing.carbon_frontier_json(f).encode("utf-8"))
-                planned.files.commit()
-                console.print(_esc(tr("wrote {path}", path=planned.json.path)))
+            for line in tracing.write_carbon_frontier_outputs(f, planned, tr):
+                console.print(_esc(line))
             if planned.json_stdout:
                 _echo_data(tracing.carbon_frontier_json(f), "--json")
     except ProcureError as exc:

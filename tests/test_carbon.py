@@ -374,7 +374,7 @@ def test_procure_frontier_carbon_on_the_two_region_example(tmp_path):
     ("extra", "message"),
     [
         (["--jobs", "a"], "--carbon traces the whole programme"),
-        (["--out", "f.xlsx"], "drop --out"),
+        (["--out", "f.csv"], ".xlsx"),
         (["--objective", "npv"], "give --objective tco"),
         (["--points", "1"], "give 2 to 50"),
     ],
@@ -411,3 +411,27 @@ def test_owned_servers_and_signed_commitments_pay_the_carbon_price_whatever_the_
     assert signed and all(e.committed for e in signed)
     # the rental holds its node January to June 2027: 181 days
     assert sum(e.amount for e in signed) == pytest.approx(10.2 * 0.15 * 181 * 24 * 1.3 * 369e-6 * 100)
+
+
+@pytest.mark.soffice
+@pytest.mark.slow
+def test_the_carbon_frontier_workbook_recalculates_to_the_break_even_price(tmp_path):
+    """``--out``: the Carbon frontier sheet of the two-region example, recalculated by LibreOffice: the clean plan's
+    cost per tonne avoided (=extra TCO / tCO2e avoided, formulas over its row) is p* = 1 / (9.945 × 668 / 10^6)."""
+    import shutil
+    from pathlib import Path
+
+    import openpyxl
+
+    from helpers import recalculated
+
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice (soffice) is not installed: cannot recalculate the workbook")
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "carbon.xlsx"
+    res = cli("frontier", root / "examples" / "carbon-two-regions.yaml", "--carbon", "--out", out, "--quiet")
+    assert res.exit_code == 0, res.output
+    ws = openpyxl.load_workbook(recalculated(out, tmp_path), data_only=True)["Carbon frontier"]
+    assert ws.cell(6, 1).value == 1 and ws.cell(7, 1).value == 2
+    assert ws.cell(7, 6).value == pytest.approx(1 / (9.945 * 668e-6), abs=0.01)
+    assert ws.cell(7, 5).value == pytest.approx(ws.cell(7, 3).value - ws.cell(6, 3).value, abs=0.01)

@@ -21,6 +21,7 @@ from ..i18n import EN, N_, Lang
 from .style import NOTE_FONT, NUM_FMT, PCT_FMT, TITLE_FONT, WRAP, align_top, formula, header, print_setup, put, widths
 
 if TYPE_CHECKING:
+    from procure.analysis.carbon_frontier import CarbonFrontier
     from procure.analysis.frontier import Frontier
 
 FRONTIER_SHEET = N_("Frontier")
@@ -139,4 +140,91 @@ def frontier_workbook_bytes(f: Frontier, tr: Lang = EN) -> bytes:
     wb = Workbook()
     wb.remove(wb.active)
     add_frontier_sheet(wb, f, tr)
+    return finish(wb, tr)
+
+
+CARBON_FRONTIER_SHEET = N_("Carbon frontier")
+
+
+def write_carbon_frontier(ws: Worksheet, f: CarbonFrontier, tr: Lang = EN) -> None:
+    """The cost–emissions frontier (``procure frontier --carbon --out``): one row per verified plan, cheapest first.
+    Columns: A point, B tCO2e, C TCO without a carbon price, D tCO2e avoided (=B of the cheapest − B), E extra TCO
+    (=C − C of the cheapest), F per tonne avoided (=E/D), G–H the carbon prices it is the cheapest plan at, I where
+    the jobs run. A scatter chart draws the TCO against the tCO2e."""
+    from ..frontier_report import _placed, carbon_sentence
+
+    cur = f.project.currency
+    money = tr.money_fmt(cur)
+    put(ws, 1, 1, tr("What cleaner costs: the cost–emissions frontier"), font=TITLE_FONT)
+    put(
+        ws,
+        2,
+        1,
+        tr(
+            "Each point is a full plan, verified, the cheapest at some carbon price (TCO without the carbon price "
+            "against the operational tCO2e of its energy); the first is the cheapest plan with no carbon price."
+        ),
+        font=NOTE_FONT,
+    )
+    if f.note:
+        put(ws, 3, 1, tr.say(f.note), font=NOTE_FONT)
+    labels = [
+        tr("point"),
+        "tCO2e",
+        tr("TCO ({unit})", unit=tr.unit(cur)),
+        tr("tCO2e avoided"),
+        tr("extra TCO"),
+        tr("per tonne avoided"),
+        tr("cheapest from (per tCO2e)"),
+        tr("up to (per tCO2e)"),
+        tr("where the jobs run"),
+    ]
+    header(ws, TOP, labels)
+    first = TOP + 1
+    for k, p in enumerate(f.points):
+        r = TOP + 1 + k
+        less, extra = f.cheapest.tco2e - p.tco2e, p.cost - f.cheapest.cost
+        put(ws, r, 1, k + 1)
+        put(ws, r, 2, p.tco2e, "#,##0.000")
+        put(ws, r, 3, p.cost, money)
+        formula(ws, r, 4, f"=B${first}-B{r}", "#,##0.000", value=less)
+        formula(ws, r, 5, f"=C{r}-C${first}", money, value=extra)
+        formula(ws, r, 6, f'=IF(D{r}>0,E{r}/D{r},"")', money, value=extra / less if less > 0 else "")
+        put(ws, r, 7, p.low, money)
+        put(ws, r, 8, p.high if p.high is not None else tr("any higher price"), money)
+        put(ws, r, 9, _placed(p), align=WRAP)
+        align_top(ws, r, 9)
+    last = TOP + len(f.points)
+    for k, p in enumerate(f.points):
+        put(ws, last + 2 + k, 1, carbon_sentence(f, p, tr), font=NOTE_FONT)
+    if len(f.points) > 1:
+        chart = ScatterChart()
+        chart.style = 13
+        chart.title = tr("TCO against tCO2e")
+        chart.y_axis.title = tr.unit(cur)
+        chart.x_axis.title = "tCO2e"
+        chart.x_axis.delete = False
+        chart.y_axis.delete = False
+        s = Series(
+            Reference(ws, min_col=3, min_row=first, max_row=last),
+            Reference(ws, min_col=2, min_row=first, max_row=last),
+            title="TCO",
+        )
+        s.marker.symbol = "circle"
+        s.smooth = False
+        chart.series.append(s)
+        chart.legend = None
+        chart.height, chart.width = 8.0, 18.0
+        ws.add_chart(chart, f"A{last + 3 + len(f.points)}")
+    widths(ws, {"A": 7, "B": 12, "C": 15, "D": 12, "E": 15, "F": 15, "G": 15, "H": 15, "I": 70})
+    print_setup(ws)
+
+
+def carbon_frontier_workbook_bytes(f: CarbonFrontier, tr: Lang = EN) -> bytes:
+    """The workbook of ``procure frontier --carbon --out``: the Carbon frontier sheet, formulas with their results."""
+    from .workbook import finish
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    write_carbon_frontier(wb.create_sheet(tr(CARBON_FRONTIER_SHEET)), f, tr)
     return finish(wb, tr)
