@@ -1359,8 +1359,45 @@ def irr_monthly(values: Sequence[float]) -> float | None:
     try:
         r = pyxirr.irr(list(values))
     except (pyxirr.InvalidPaymentsError, ValueError):
-        return None
-    return None if r is None or not math.isfinite(r) else float(r)
+        r = None
+    if r is not None and math.isfinite(r) and IRR_RANGE[0] < r <= IRR_RANGE[1]:
+        return float(r)
+    return _irr_in_range(values)
+
+
+#: the monthly rates an IRR is sought in: −99 % to +100 % a month. Flows that change sign more than once may have
+#: several IRRs (Descartes); a root far outside this range (pyxirr finds one at +2,000 % a month on some) says
+#: nothing a finance reader can use, so the root nearest 0 within it is taken, else none.
+IRR_RANGE = (-0.99, 1.0)
+
+
+def _irr_in_range(values: Sequence[float]) -> float | None:
+    """The root of Σ v_m/(1+r)^m nearest 0 within ``IRR_RANGE``, by a scan of 2,000 steps and bisection; None
+    without one."""
+
+    def npv(r: float) -> float:
+        return sum(v / (1.0 + r) ** m for m, v in enumerate(values))
+
+    lo, hi = IRR_RANGE
+    grid = [lo + (hi - lo) * k / 2000 for k in range(2001)]
+    roots = []
+    prev = npv(grid[0])
+    for a, b in zip(grid, grid[1:], strict=False):
+        cur = npv(b)
+        if prev == 0.0:
+            roots.append(a)
+        elif prev * cur < 0:
+            x, y, fx_ = a, b, prev
+            for _ in range(200):
+                mid = (x + y) / 2
+                fm = npv(mid)
+                if fx_ * fm <= 0:
+                    y = mid
+                else:
+                    x, fx_ = mid, fm
+            roots.append((x + y) / 2)
+        prev = cur
+    return min(roots, key=abs) if roots else None
 
 
 def annual_rate(monthly: float) -> float:

@@ -560,3 +560,17 @@ def test_a_cap_in_another_currency_needs_its_exchange_rate(tmp_path):
     assert r.exit_code == 1
     assert "fx_rates.CNY" in r.output and "cn-one-off caps a server at 5,000,000 CNY" in r.output
     assert not (tmp_path / "r.xlsx").exists()
+
+
+def test_an_irr_beyond_100_pct_a_month_is_not_reported_the_root_nearest_0_is():
+    """Flows with two IRRs, 10 % and 300 % a month: Σ v_m x^m with x = 1/(1+r) has roots x = 1/1.1 and 1/4, so
+    v = (x − 1/1.1)(x − 1/4) = 1/4.4 − (1/1.1 + 1/4)·x + x². The IRR reported is 10 %, whichever root a solver
+    meets first; flows whose only roots lie beyond +100 % a month have none."""
+    from procure.solver import costs
+
+    a, b = 1 / 1.1, 0.25
+    values = [a * b, -(a + b), 1.0]
+    assert costs.irr_monthly(values) == pytest.approx(0.1, abs=1e-9)
+    a = 1 / 4.0  # one root only, at 300 % a month: (x − 1/4) · (x + 2), the other x is negative (no rate)
+    values = [-2 * a, 2 - a, 1.0]
+    assert costs.irr_monthly(values) is None
