@@ -70,16 +70,22 @@ def frontier_json(f: Frontier) -> str:
 
 def write_frontier_outputs(f: Frontier, planned: SolveOutputs, tr=None) -> list[str]:
     """The frontier workbook and JSON, as one transaction (both or none)."""
+    from procure.reports.xlsx.frontier import frontier_workbook_bytes
+
+    return _write_outputs(f, planned, frontier_json, frontier_workbook_bytes, tr)
+
+
+def _write_outputs(f, planned: SolveOutputs, as_json, workbook_bytes, tr=None) -> list[str]:
+    """A frontier's JSON (``as_json(f)``) and workbook (``workbook_bytes(f, tr)``, when it has points), as one
+    transaction (both or none); the lines that say what was written."""
     from procure.reports.i18n import EN
 
     tr = tr or EN
     files = planned.files
     if planned.json is not None:
-        files.put(planned.json, frontier_json(f).encode("utf-8"))
+        files.put(planned.json, as_json(f).encode("utf-8"))
     if planned.workbook is not None and f.points:
-        from procure.reports.xlsx.frontier import frontier_workbook_bytes
-
-        files.put(planned.workbook, frontier_workbook_bytes(f, tr))
+        files.put(planned.workbook, workbook_bytes(f, tr))
     files.commit()
     written = [tr("wrote {path}", path=planned.json.path)] if planned.json is not None else []
     if planned.workbook is not None and f.points:
@@ -118,21 +124,9 @@ def carbon_frontier(
 
 def write_carbon_frontier_outputs(f, planned: SolveOutputs, tr=None) -> list[str]:
     """The carbon frontier's workbook and JSON, as one transaction (both or none)."""
-    from procure.reports.i18n import EN
+    from procure.reports.xlsx.frontier import carbon_frontier_workbook_bytes
 
-    tr = tr or EN
-    files = planned.files
-    if planned.json is not None:
-        files.put(planned.json, carbon_frontier_json(f).encode("utf-8"))
-    if planned.workbook is not None and f.points:
-        from procure.reports.xlsx.frontier import carbon_frontier_workbook_bytes
-
-        files.put(planned.workbook, carbon_frontier_workbook_bytes(f, tr))
-    files.commit()
-    written = [tr("wrote {path}", path=planned.json.path)] if planned.json is not None else []
-    if planned.workbook is not None and f.points:
-        written.append(tr("wrote {path}", path=planned.workbook.path))
-    return written
+    return _write_outputs(f, planned, carbon_frontier_json, carbon_frontier_workbook_bytes, tr)
 
 
 def carbon_frontier_json(f) -> str:
