@@ -131,8 +131,13 @@ def quoted_length_cost(o):
 
 def month_first(project, m: int) -> float:
     """The project day the calendar month m after the start's begins on (its 1st; ≤ 0 for month 0)."""
-    first = project.start_date.replace(day=1) + relativedelta(months=m)
-    return float((first - project.start_date).days)
+    return _month_first(project.start_date, m)
+
+
+@cache
+def _month_first(start: dt.date, m: int) -> float:
+    first = start.replace(day=1) + relativedelta(months=m)
+    return float((first - start).days)
 
 
 def horizon_days_of(project) -> float:
@@ -141,8 +146,13 @@ def horizon_days_of(project) -> float:
 
 
 def month_of_day(project, day: float) -> int:
-    d = project.start_date + dt.timedelta(days=math.floor(day + 1e-9))
-    return (d.year - project.start_date.year) * 12 + d.month - project.start_date.month
+    return _month_of_day(project.start_date, math.floor(day + 1e-9))
+
+
+@cache
+def _month_of_day(start: dt.date, day: int) -> int:
+    d = start + dt.timedelta(days=day)
+    return (d.year - start.year) * 12 + d.month - start.month
 
 
 def calendar_months(project, lo: float, hi: float) -> float:
@@ -372,12 +382,14 @@ def contract_days_min_cost(jobs, days: list[float], n_months: int, length_cost, 
     def last_month(begin: float) -> int:  # the most months a contract that begins then may run
         return n_months - month_of_day(project, begin)
 
+    @cache
     def months_to(begin: float, day: float) -> int:  # the fewest contract months from ``begin`` reaching ``day``
         ph, m, k = phase_of_day(project, begin), month_of_day(project, begin), 0
         while anniversary(project, ph, m + k) < day - 1e-6:
             k += 1
         return k
 
+    @cache
     def ends_at(begin: float, day: float) -> int:  # k ≥ 1 when a contract from ``begin`` ends its k-th month on ``day``
         k = months_to(begin, day)
         ph, m = phase_of_day(project, begin), month_of_day(project, begin)
