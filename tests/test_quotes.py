@@ -273,6 +273,9 @@ def test_depreciation_lines_sum_to_capex_and_the_pnl_to_the_tco():
     js = result_to_json(res)
     assert js["pnl"][4] == {
         "year": 5,
+        "fiscal_year": "FY2031",  # the calendar year from 2031-01-01, months 49 to 60 of the plan from 2027-01-01
+        "months": [49, 60],
+        "from": "2031-01-01",
         "depreciation": 30_240.0,
         "operating": 0.0,
         "interest": 0.0,
