@@ -434,7 +434,7 @@ def test_recalculated_pnl_equals_the_cost_model(name, results, recalculated):
     ws = recalculated[name]["P&L"]
     for k, y in enumerate(plan.pnl):
         row = 5 + k
-        assert ws.cell(row, 1).value == y.year
+        assert ws.cell(row, 1).value == y.label  # the fiscal year ("FY2027")
         got = [ws.cell(row, c).value for c in range(3, 8)]
         assert got == pytest.approx([y.depreciation, y.operating, y.interest, y.disposal_gain, y.cost], abs=CENT), y
     total_row = 5 + len(plan.pnl)

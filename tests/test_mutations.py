@@ -28,7 +28,6 @@ from types import ModuleType
 import pytest
 
 from procure.models.tax import TaxSettings
-from procure.models.units import DAYS_PER_MONTH
 from procure.solver import contracts, costs, holdings, jobdata, timeline
 from procure.solver.verify import VerificationError
 
@@ -159,7 +158,7 @@ def owned_case():
 
 
 def committed_case():
-    """A rental signed on 2026-12-01 for 3 months (one month is left after the 2027-01-01 start) and one signed on
+    """A rental signed on 2026-12-01 for 3 months (two months are left after the 2027-01-01 start) and one signed on
     the start for 6 months, without a stated rate (the offer's 14,000): the job runs on them."""
     r = offer(mode="rent", id="r", price_per_node_month=14_000, min_term_months=1, lead_time_days=30, max_nodes=2)
     signed = [
@@ -278,9 +277,9 @@ def check_owned(p, plan) -> None:
 
 def check_committed(p, plan) -> None:
     held = sorted((r.start_month, r.months, r.term_months) for r in plan.rentals if r.committed)
-    # the December one: signed on day −31, its payments fall every 365/12 days, the third on day 29.8 (month 0):
-    # two months lie behind the start, one is left
-    assert held == [(0, 1, 3), (0, 6, 6)]
+    # the December one: signed 2026-12-01, its payments fall on the 1st of each month: 2026-12-01 lies behind the
+    # start, two are left (2027-01-01 and 2027-02-01)
+    assert held == [(0, 2, 3), (0, 6, 6)]
     assert [a.offer_id for a in plan.assignments] == ["r"]
 
 
@@ -451,7 +450,12 @@ def _annuity_rate_times(k):
 
 
 def _storage_month_30_days(right):
-    return lambda offer, project, data, wall_days: right(offer, project, data, wall_days) * DAYS_PER_MONTH / 30.0
+    # a month held in part paid by its days over 30, not over the days of its calendar month
+    def wrong(offer, project, data, start_day, end_day):
+        cal = project.calendar
+        return {m: v * cal.month_days(m) / 30.0 for m, v in right(offer, project, data, start_day, end_day).items()}
+
+    return wrong
 
 
 def _egress_a_month_late(right):
@@ -489,8 +493,8 @@ def _no_setup(right):
 
 
 def _all_up_front(right):
-    def wrong(amount, start_day, end_day, n_months):
-        return {min(timeline.month_of(start_day), n_months - 1): amount}
+    def wrong(project, amount, start_day, end_day):
+        return {timeline.clamp_month(project, start_day): amount}
 
     return wrong
 
@@ -800,8 +804,8 @@ MUTATIONS = (
     # more, cheap ones
     Mutation(
         "storage-month-30-days",
-        "storage priced per 30-day month, not 365/12 days",
-        ((costs, "storage_cost"),),
+        "storage priced per 30-day month, not per calendar month's days",
+        ((costs, "storage_flows"),),
         _storage_month_30_days,
         "cloud",
     ),

@@ -32,9 +32,9 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
+from dateutil.relativedelta import relativedelta
 
 from procure.models.holdings import months_before_start
-from procure.models.units import months_to_days
 from procure.solver import holdings, planner
 from procure.solver.enums import Strategy
 from procure.solver.verify import VerificationError
@@ -71,6 +71,11 @@ class Programme:
 
 def _day(days: int) -> dt.date:
     return START + dt.timedelta(days=days)
+
+
+def _horizon_days(months: int) -> int:
+    """Days from START to the horizon's end, the 1st of the month ``months`` after START's (calendar months)."""
+    return (START.replace(day=1) + relativedelta(months=months) - START).days
 
 
 def _buy(rng: random.Random, oid: str, feats: list[str]) -> dict:
@@ -206,7 +211,7 @@ def _draw(seed: int) -> Programme:
     rng = random.Random(seed)
     feats: list[str] = []
     horizon = rng.choice([6, 9, 12, 18, 24])
-    H = months_to_days(horizon)
+    H = _horizon_days(horizon)
     pkw: dict = dict(
         start_date=START,
         horizon_months=horizon,
@@ -281,9 +286,9 @@ def _commitments(rng: random.Random, contracted: list[dict], horizon: int, feats
     out = []
     for _ in range(rng.choice([1, 1, 2])):
         c = rng.choice(contracted)
-        day = rng.randint(-75, months_to_days(horizon) // 2)
+        day = rng.randint(-75, _horizon_days(horizon) // 2)
         months = c.get("commitment_months") or rng.randint(1, 6)
-        if months_before_start(day) >= months:  # it ended before the project start: the model refuses it
+        if months_before_start(_day(day), _day(0)) >= months:  # it ended before the project start: the model refuses it
             day = 0
         entry = {"offer": c["id"], "nodes": rng.randint(1, 2), "start_date": _day(day), "months": months}
         if rng.random() < 0.3:
