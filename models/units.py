@@ -20,16 +20,6 @@ GIB = 2.0**30
 TB = 1e12
 
 
-def months_to_days(months: float) -> int:
-    """Whole days in ``months`` months (rounded down)."""
-    return int(math.floor(months * DAYS_PER_MONTH + 1e-9))
-
-
-def day_to_month(day: float) -> int:
-    """0-based month index that contains ``day`` (day 0 is in month 0)."""
-    return int(math.floor(day / DAYS_PER_MONTH + 1e-9))
-
-
 def day_date(start: dt.date, day: float) -> dt.date:
     """The calendar date of project day ``day`` (day 0 is ``start``; a fractional day is in its date)."""
     return start + dt.timedelta(days=math.floor(day + 1e-9))
